@@ -1,0 +1,147 @@
+"""Cards and counting: the decks Tonk is played with, what each card counts, and which
+counts a hand of a given size can hold.
+
+Cards are written as rank then suit, case-insensitive: ``KS``, ``10H``, ``AD``, and
+``JOKER`` for a joker. Aces count 1, number cards their face value, and J Q K count 10
+each (``face_value="ten"``) or 11, 12, 13 (``face_value="rank"``); a joker counts 0.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .errors import CardError
+
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+FACE_RANKS = frozenset({"J", "Q", "K"})
+JOKER = "JOKER"
+
+DECKS: dict[str, str] = {
+    "standard": "the standard 52-card deck",
+    "jokers": "52 cards and two jokers that count 0",
+    "forty": "the forty-card deck, without 8s, 9s and 10s",
+}
+FACE_VALUES: dict[str, str] = {
+    "ten": "J, Q and K count 10",
+    "rank": "J counts 11, Q 12, K 13",
+}
+_RANK_VALUE = {r: i + 1 for i, r in enumerate(RANKS)}
+_SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    """One playing card; ``suit`` is ``None`` for a joker."""
+
+    rank: str
+    suit: str | None = None
+
+    def __str__(self) -> str:
+        return self.rank if self.suit is None else f"{self.rank}{self.suit}"
+
+    @property
+    def is_face(self) -> bool:
+        return self.rank in FACE_RANKS
+
+    def value(self, face_value: str = "ten") -> int:
+        """What the card counts in a player's hand."""
+        if self.rank == JOKER:
+            return 0
+        if self.rank in FACE_RANKS and face_value == "ten":
+            return 10
+        return _RANK_VALUE[self.rank]
+
+
+def parse_card(text: object) -> Card:
+    """``"10h"`` → ``Card("10", "H")``; raises :class:`CardError` for anything else."""
+    if not isinstance(text, str):
+        raise CardError(f"a card is written like \"KS\" or \"10H\", not {text!r}")
+    word = text.strip().upper()
+    if word == JOKER:
+        return Card(JOKER)
+    rank, suit = word[:-1], word[-1:]
+    if rank not in _RANK_VALUE or suit not in _SUIT_NAMES:
+        raise CardError(
+            f"\"{text}\" is not a card: write the rank (A, 2–10, J, Q, K) then the suit "
+            "(S, H, D, C), like \"KS\" or \"10H\", or JOKER"
+        )
+    return Card(rank, suit)
+
+
+@lru_cache(maxsize=None)
+def deck_contents(deck: str) -> dict[Card, int]:
+    """Every card of ``deck`` with how many copies of it the deck holds."""
+    ranks = [r for r in RANKS if not (deck == "forty" and r in ("8", "9", "10"))]
+    contents = {Card(r, s): 1 for s in SUITS for r in ranks}
+    if deck == "jokers":
+        contents[Card(JOKER)] = 2
+    return contents
+
+
+def check_in_deck(card: Card, deck: str) -> None:
+    """Raises :class:`CardError` when ``deck`` has no such card."""
+    if card not in deck_contents(deck):
+        raise CardError(f"{card} is not in {DECKS[deck]}")
+
+
+def check_available(hands: dict[str, list[Card]], deck: str) -> None:
+    """Raises :class:`CardError` when the hands together hold a card more often than the deck."""
+    seen: Counter[Card] = Counter()
+    owners: dict[Card, list[str]] = {}
+    for player, cards in hands.items():
+        for card in cards:
+            seen[card] += 1
+            owners.setdefault(card, []).append(player)
+    contents = deck_contents(deck)
+    for card, times in seen.items():
+        if times > contents[card]:
+            copies = "once" if contents[card] == 1 else f"{contents[card]} times"
+            who = ", ".join(owners[card])
+            raise CardError(
+                f"{card} is given {times} times ({who}), but the deck holds it only {copies}"
+            )
+
+
+@lru_cache(maxsize=None)
+def card_values(deck: str, face_value: str) -> tuple[int, ...]:
+    """The value of every card in ``deck``, lowest first, one entry per copy."""
+    return tuple(
+        sorted(c.value(face_value) for c, n in deck_contents(deck).items() for _ in range(n))
+    )
+
+
+@lru_cache(maxsize=None)
+def _sums_by_size(deck: str, face_value: str, hand_size: int) -> tuple[frozenset[int], ...]:
+    """Element k: every total that exactly k cards of the deck can make (k = 0…hand_size)."""
+    copies = Counter(card_values(deck, face_value))
+    reach: list[set[int]] = [set() for _ in range(hand_size + 1)]
+    reach[0].add(0)
+    for value, count in copies.items():
+        new = [set(s) for s in reach]
+        for k in range(hand_size + 1):
+            for total in reach[k]:
+                for used in range(1, min(count, hand_size - k) + 1):
+                    new[k + used].add(total + used * value)
+        reach = new
+    return tuple(frozenset(s) for s in reach)
+
+
+@lru_cache(maxsize=None)
+def play_counts(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
+    """Every count a player can hold during play: any total of at most ``hand_size`` cards."""
+    return frozenset().union(*_sums_by_size(deck, face_value, hand_size))
+
+
+@lru_cache(maxsize=None)
+def deal_totals(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
+    """Every initial total of exactly ``hand_size`` cards."""
+    return _sums_by_size(deck, face_value, hand_size)[hand_size]
+
+
+def card_word(n: int) -> str:
+    """``5`` → ``"five cards"``, for messages."""
+    words = ["no cards", "one card", "two cards", "three cards", "four cards", "five cards",
+             "six cards", "seven cards", "eight cards", "nine cards", "ten cards"]
+    return words[n] if n < len(words) else f"{n} cards"

@@ -1,0 +1,407 @@
+"""One hand of Tonk as data (RULES.md §1–2): who sat where, how the hand ended, the counts.
+
+:func:`parse_hand` checks a hand given as JSON-like data and returns an immutable
+:class:`Hand`, or raises a :class:`HandError` (or another :class:`TonkError`) whose message
+names the field and the player. A :class:`Hand` that exists is valid: settling it cannot fail.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from .cards import Card, check_available, check_in_deck, parse_card
+from .errors import CardError, HandError
+from .rules import Rules, resolve_rules
+
+END_KINDS: dict[str, str] = {
+    "deal": "instant win on the deal",
+    "tonk_out": "tonk out",
+    "run_out": "run out",
+    "drop": "drop",
+    "stock_out": "stock ran out",
+    "dead": "dead hand",
+}
+METHODS = ("spread", "hits")
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_NAME = 40
+MAX_STAKE = Decimal(1_000_000)
+MAX_MULTIPLIER = 1000
+_CENT = Decimal("0.01")
+_END_FIELDS: dict[str, frozenset[str]] = {
+    "deal": frozenset({"kind", "five_face_cards"}),
+    "tonk_out": frozenset({"kind", "player", "method", "first_turn", "double_double"}),
+    "run_out": frozenset({"kind", "player"}),
+    "drop": frozenset({"kind", "player"}),
+    "stock_out": frozenset({"kind"}),
+    "dead": frozenset({"kind"}),
+}
+HAND_FIELDS = frozenset({"rules", "stake", "multiplier", "players", "dealer", "end", "counts",
+                         "cards"})
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """How the hand ended: its kind and the facts that kind needs."""
+
+    kind: str
+    player: str | None = None
+    method: str = "spread"
+    first_turn: bool = False
+    double_double: bool = False
+    five_face_cards: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.player is not None:
+            out["player"] = self.player
+        if self.kind == "tonk_out":
+            out["method"] = self.method
+            if self.first_turn:
+                out["first_turn"] = True
+            if self.double_double:
+                out["double_double"] = True
+        if self.five_face_cards:
+            out["five_face_cards"] = list(self.five_face_cards)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A valid hand. ``counts`` and ``cards`` follow the seat order of ``players``."""
+
+    rules: Rules
+    stake: Decimal
+    multiplier: int
+    players: tuple[str, ...]
+    dealer: int
+    end: End
+    counts: tuple[int | None, ...]
+    cards: tuple[tuple[Card, ...] | None, ...]
+
+    @property
+    def dealer_name(self) -> str:
+        return self.players[self.dealer]
+
+    @property
+    def from_left(self) -> tuple[int, ...]:
+        """Seats in order from the dealer's left, the dealer last."""
+        n = len(self.players)
+        return tuple((self.dealer + 1 + i) % n for i in range(n))
+
+    def count(self, player: str) -> int | None:
+        return self.counts[self.players.index(player)]
+
+    def to_json(self, *, with_table: bool = True) -> dict[str, Any]:
+        """The hand in the JSON shape of RULES.md §1; parse_hand of it gives the same hand."""
+        out: dict[str, Any] = {}
+        if with_table:
+            out["rules"] = self.rules.to_json()
+            out["stake"] = str(self.stake)
+            out["players"] = list(self.players)
+        out["multiplier"] = self.multiplier
+        out["dealer"] = self.dealer_name
+        out["end"] = self.end.to_json()
+        counts = {p: c for p, c in zip(self.players, self.counts, strict=True) if c is not None}
+        if counts:
+            out["counts"] = counts
+        cards = {p: [str(c) for c in cs] for p, cs in zip(self.players, self.cards, strict=True)
+                 if cs is not None}
+        if cards:
+            out["cards"] = cards
+        return out
+
+
+# -- small checks ---------------------------------------------------------------------------
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_stake(value: Any, rules: Rules) -> Decimal:
+    """A positive amount of at most 1,000,000 with at most two decimal places (whole under
+    points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
+    float."""
+    if value is None:
+        value = 1
+    if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
+        raise HandError(f'the stake must be an amount like "0.25", not {value!r}', "stake")
+    try:
+        amount = Decimal(value.strip() if isinstance(value, str) else value)
+    except (InvalidOperation, ValueError):
+        raise HandError(f'the stake must be an amount like "0.25", not {value!r}',
+                        "stake") from None
+    if not amount.is_finite() or amount <= 0:
+        raise HandError(f"the stake must be more than zero, not {value}", "stake")
+    if amount > MAX_STAKE:
+        raise HandError("the stake can be at most 1,000,000", "stake")
+    if rules.scoring != "points":  # push-ups take no stake, but a table may keep one
+        if amount != amount.quantize(_CENT):
+            raise HandError(f"the stake has at most two decimal places, not {value}", "stake")
+        return amount.quantize(_CENT)
+    if amount != amount.to_integral_value():
+        raise HandError(f"under points scoring the stake is a whole number of points, "
+                        f"not {value}", "stake")
+    return amount.quantize(Decimal(1))
+
+
+def parse_players(value: Any) -> tuple[str, ...]:
+    """2 to 8 distinct non-empty names in seat order."""
+    if not isinstance(value, list | tuple):
+        raise HandError("players must be a list of names in seat order", "players")
+    if not MIN_PLAYERS <= len(value) <= MAX_PLAYERS:
+        raise HandError(f"Tonk needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(value)}",
+                        "players")
+    names: list[str] = []
+    seen: dict[str, str] = {}
+    for i, name in enumerate(value):
+        if not isinstance(name, str) or not name.strip():
+            raise HandError(f"player {i + 1} has no name", f"players[{i}]")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME:
+            raise HandError(f"the name {name[:MAX_NAME]}… is longer than {MAX_NAME} characters",
+                            f"players[{i}]")
+        if name.casefold() in seen:
+            raise HandError(f"{name} sits at the table twice", f"players[{i}]")
+        seen[name.casefold()] = name
+        names.append(name)
+    return tuple(names)
+
+
+def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
+    if not isinstance(name, str):
+        raise HandError(f"{what} must be the name of a player, not {name!r}", field)
+    try:
+        return players.index(" ".join(name.split()))
+    except ValueError:
+        raise HandError(f"{what}: {name} is not at the table ({', '.join(players)})",
+                        field) from None
+
+
+def _flag(end: Mapping[str, Any], key: str) -> bool:
+    value = end.get(key, False)
+    if not isinstance(value, bool):
+        raise HandError(f"{key} must be true or false, not {value!r}", f"end.{key}")
+    return value
+
+
+def parse_end(value: Any, players: tuple[str, ...], rules: Rules) -> End:
+    """The ``end`` object of a hand (RULES.md §2)."""
+    if not isinstance(value, Mapping):
+        raise HandError('end must say how the hand ended, like {"kind": "drop", '
+                        '"player": "Ann"}', "end")
+    kind = value.get("kind")
+    if not isinstance(kind, str) or kind not in END_KINDS:
+        raise HandError(f"end.kind must be one of {', '.join(END_KINDS)}, not {kind!r}",
+                        "end.kind")
+    extra = sorted(set(value) - _END_FIELDS[kind])
+    if extra:
+        raise HandError(f"a {END_KINDS[kind]} has no field {extra[0]!r}", f"end.{extra[0]}")
+    if kind in ("tonk_out", "run_out", "drop"):
+        if value.get("player") is None:
+            raise HandError(f"a {END_KINDS[kind]} needs the player who "
+                            f"{'dropped' if kind == 'drop' else 'went out'}", "end.player")
+        player = players[_seat(players, value["player"], "end.player", "end.player")]
+    else:
+        player = None
+    if kind == "tonk_out":
+        method = value.get("method", "spread")
+        if method not in METHODS:
+            raise HandError(f'method must be "spread" or "hits", not {method!r}', "end.method")
+        double_double = _flag(value, "double_double")
+        if double_double and rules.double_double_pays is None:
+            raise HandError("these house rules do not play double-doubles", "end.double_double")
+        return End(kind, player, method, _flag(value, "first_turn"), double_double)
+    if kind == "deal" and "five_face_cards" in value:
+        listed = value["five_face_cards"]
+        if not rules.has_five_face_cards:
+            raise HandError("these house rules have no instant win for five face cards",
+                            "end.five_face_cards")
+        if not isinstance(listed, list | tuple):
+            raise HandError("five_face_cards must be a list of players",
+                            "end.five_face_cards")
+        seats = sorted({_seat(players, p, "end.five_face_cards", "five_face_cards")
+                        for p in listed})
+        return End(kind, five_face_cards=tuple(players[s] for s in seats))
+    return End(kind, player)
+
+
+def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
+                  ) -> list[int | None]:
+    counts: list[int | None] = [None] * len(players)
+    if value is None:
+        return counts
+    if not isinstance(value, Mapping):
+        raise HandError('counts must map players to their points, like {"Ann": 12}', "counts")
+    for name, count in value.items():
+        seat = _seat(players, name, f"counts.{name}", "counts")
+        field = f"counts.{players[seat]}"
+        if not _is_int(count):
+            raise HandError(f"{players[seat]}'s count must be a whole number, not {count!r}",
+                            field)
+        if kind == "deal":
+            _check_deal_total(rules, players[seat], count, field)
+        elif count not in rules.play_counts:
+            _bad_count(rules, players[seat], count, field)
+        counts[seat] = count
+    return counts
+
+
+def _bad_count(rules: Rules, player: str, count: int, field: str) -> None:
+    if count < 0:
+        raise HandError(f"{player}'s count cannot be negative ({count})", field)
+    if count > rules.max_count:
+        raise HandError(f"{player}'s count of {count} is more than {rules.hand_words} can "
+                        f"hold (at most {rules.max_count})", field)
+    raise HandError(f"no {rules.hand_words} of this deck add up to {count} ({player})", field)
+
+
+def _check_deal_total(rules: Rules, player: str, total: int, field: str) -> None:
+    if total in rules.deal_totals:
+        return
+    if 0 <= total < rules.min_deal_total:
+        raise HandError(f"{player}'s initial total of {total} is below what {rules.hand_words} "
+                        f"can make (at least {rules.min_deal_total})", field)
+    _bad_count(rules, player, total, field)
+
+
+def _parse_cards(value: Any, players: tuple[str, ...], rules: Rules
+                 ) -> list[tuple[Card, ...] | None]:
+    hands: list[tuple[Card, ...] | None] = [None] * len(players)
+    if value is None:
+        return hands
+    if not isinstance(value, Mapping):
+        raise HandError('cards must map players to their cards, like {"Ann": ["KS", "10H"]}',
+                        "cards")
+    by_name: dict[str, list[Card]] = {}
+    for name, cards in value.items():
+        seat = _seat(players, name, f"cards.{name}", "cards")
+        field = f"cards.{players[seat]}"
+        if not isinstance(cards, list | tuple):
+            raise HandError(f"{players[seat]}'s cards must be a list like [\"KS\", \"10H\"]",
+                            field)
+        if len(cards) > rules.hand_size:
+            raise HandError(f"{players[seat]} holds {len(cards)} cards, but a hand has at most "
+                            f"{rules.hand_words}", field)
+        try:
+            parsed = [parse_card(c) for c in cards]
+            for card in parsed:
+                check_in_deck(card, rules.deck)
+        except CardError as exc:
+            raise CardError(f"{players[seat]}: {exc.message}", field) from None
+        by_name[players[seat]] = parsed
+        hands[seat] = tuple(parsed)
+    check_available(by_name, rules.deck)
+    return hands
+
+
+# -- the hand -------------------------------------------------------------------------------
+
+def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None = None,
+               players: tuple[str, ...] | None = None) -> Hand:
+    """Check a hand given as JSON-like data and return it as a :class:`Hand`.
+
+    ``rules``, ``stake`` and ``players`` may come from the table (a session) instead of the
+    data; then the data must not give them. Raises a :class:`TonkError` naming the field.
+    """
+    if not isinstance(data, Mapping):
+        raise HandError("a hand must be a JSON object", None)
+    unknown = sorted(set(data) - HAND_FIELDS, key=str)
+    if unknown:
+        raise HandError(f"a hand has no field {unknown[0]!r}", str(unknown[0]))
+    for name, given in (("rules", rules), ("stake", stake), ("players", players)):
+        if given is not None and name in data:
+            raise HandError(f"{name} are set by the session, not by each hand"
+                            if name != "stake" else "the stake is set by the session", name)
+    if rules is None:
+        rules = resolve_rules(data.get("rules"))
+    stake = stake if stake is not None else parse_stake(data.get("stake"), rules)
+    players = players if players is not None else parse_players(data.get("players"))
+
+    multiplier = data.get("multiplier", 1)
+    if not _is_int(multiplier) or not 1 <= multiplier <= MAX_MULTIPLIER:
+        raise HandError(f"multiplier must be a whole number from 1 to {MAX_MULTIPLIER}, "
+                        f"not {multiplier!r}", "multiplier")
+    dealer = data.get("dealer")
+    dealer_seat = 0 if dealer is None else _seat(players, dealer, "dealer", "dealer")
+    end = parse_end(data.get("end"), players, rules)
+    counts = _parse_counts(data.get("counts"), players, rules, end.kind)
+    cards = _parse_cards(data.get("cards"), players, rules)
+    _counts_from_cards(counts, cards, players, rules, end)
+    _check_counts_needed(counts, players, rules, end)
+    hand = Hand(rules, stake, multiplier, players, dealer_seat, end, tuple(counts),
+                tuple(cards))
+    if end.kind == "deal":
+        from .settle import deal_claims  # the claim rules live with the settlement
+
+        if not deal_claims(hand):
+            raise HandError(_no_claim_message(hand), "counts")
+    return hand
+
+
+def _counts_from_cards(counts: list[int | None], cards: list[tuple[Card, ...] | None],
+                       players: tuple[str, ...], rules: Rules, end: End) -> None:
+    for seat, held in enumerate(cards):
+        if held is None:
+            continue
+        name, field = players[seat], f"cards.{players[seat]}"
+        total = sum(c.value(rules.face_value) for c in held)
+        if end.kind == "deal" and len(held) != rules.hand_size:
+            raise HandError(f"{name}: a hand on the deal has {rules.hand_words}, "
+                            f"not {len(held)}", field)
+        if name in end.five_face_cards and not all(c.is_face for c in held):
+            raise HandError(f"{name}'s cards are not five face cards", field)
+        given = counts[seat]
+        if given is not None and given != total:
+            raise HandError(f"{name}'s cards add up to {total}, not the {given} given",
+                            f"counts.{name}")
+        if end.kind == "deal":
+            _check_deal_total(rules, name, total, field)
+        counts[seat] = total
+
+
+def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rules: Rules,
+                         end: End) -> None:
+    kind = end.kind
+    if kind in ("tonk_out", "run_out"):
+        seat = players.index(end.player or "")
+        if counts[seat]:
+            raise HandError(f"{end.player} went out, so holds no points, not {counts[seat]}",
+                            f"counts.{end.player}")
+        counts[seat] = 0
+    if kind == "deal" and rules.hand_size == 5 and rules.face_value == "ten":
+        for name in end.five_face_cards:
+            seat = players.index(name)
+            if counts[seat] is None:
+                counts[seat] = 50
+            elif counts[seat] != 50:
+                raise HandError(f"five face cards count 50, not {counts[seat]} ({name})",
+                                f"counts.{name}")
+    needed: list[int] = []
+    if kind in ("drop", "stock_out"):
+        needed = list(range(len(players)))
+    elif rules.scoring == "push_ups" and kind in ("tonk_out", "run_out", "deal"):
+        needed = [s for s in range(len(players))
+                  if players[s] != end.player and players[s] not in end.five_face_cards]
+    for seat in needed:
+        if counts[seat] is None:
+            why = (f"a {END_KINDS[kind]} needs every player's count" if kind != "deal"
+                   else "under push-ups every loser's count is needed")
+            if kind in ("tonk_out", "run_out"):
+                why = "under push-ups every loser's count is needed"
+            raise HandError(f"{players[seat]}'s count is missing: {why}",
+                            f"counts.{players[seat]}")
+    if kind == "deal" and not any(c is not None for c in counts) and not end.five_face_cards:
+        raise HandError("an instant win on the deal needs the initial total of the player "
+                        "who claims it", "counts")
+
+
+def _no_claim_message(hand: Hand) -> str:
+    rules = hand.rules
+    if not rules.deal_wins:
+        return "these house rules have no instant wins on the deal"
+    wins = "; ".join(f"{w.describe()} pays {w.pays}" for w in rules.deal_wins)
+    given = ", ".join(f"{p} {c}" for p, c in zip(hand.players, hand.counts, strict=True)
+                      if c is not None)
+    return f"nobody wins on the deal with {given or 'these cards'} (these rules: {wins})"
