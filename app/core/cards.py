@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from .errors import CardError
 
@@ -70,7 +70,7 @@ def parse_card(text: object) -> Card:
     return Card(rank, suit)
 
 
-@lru_cache(maxsize=None)
+@cache
 def deck_contents(deck: str) -> dict[Card, int]:
     """Every card of ``deck`` with how many copies of it the deck holds."""
     ranks = [r for r in RANKS if not (deck == "forty" and r in ("8", "9", "10"))]
@@ -104,7 +104,7 @@ def check_available(hands: dict[str, list[Card]], deck: str) -> None:
             )
 
 
-@lru_cache(maxsize=None)
+@cache
 def card_values(deck: str, face_value: str) -> tuple[int, ...]:
     """The value of every card in ``deck``, lowest first, one entry per copy."""
     return tuple(
@@ -112,7 +112,7 @@ def card_values(deck: str, face_value: str) -> tuple[int, ...]:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sums_by_size(deck: str, face_value: str, hand_size: int) -> tuple[frozenset[int], ...]:
     """Element k: every total that exactly k cards of the deck can make (k = 0…hand_size)."""
     copies = Counter(card_values(deck, face_value))
@@ -128,13 +128,13 @@ def _sums_by_size(deck: str, face_value: str, hand_size: int) -> tuple[frozenset
     return tuple(frozenset(s) for s in reach)
 
 
-@lru_cache(maxsize=None)
+@cache
 def play_counts(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
     """Every count a player can hold during play: any total of at most ``hand_size`` cards."""
     return frozenset().union(*_sums_by_size(deck, face_value, hand_size))
 
 
-@lru_cache(maxsize=None)
+@cache
 def deal_totals(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
     """Every initial total of exactly ``hand_size`` cards."""
     return _sums_by_size(deck, face_value, hand_size)[hand_size]

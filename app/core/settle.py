@@ -177,9 +177,9 @@ def _deal(hand: Hand, n: int) -> tuple[str, list[int], list[_Pay], int]:
             tied = [next(s for s in hand.from_left if s in tied)]
         claims = [c for c in claims if c[0] == tied[0]]
     seat, index, _ = claims[0]
-    pays = rules.deal_wins[index].pays
-    return "deal_win", [seat], [(p, seat, pays, f"deal.{index}") for p in hand.from_left
-                                if p != seat], pays
+    m = rules.deal_wins[index].pays
+    return "deal_win", [seat], [(p, seat, m, f"deal.{index}") for p in hand.from_left
+                                if p != seat], m
 
 
 def _tonk_out(hand: Hand) -> tuple[int, str]:

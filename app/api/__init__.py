@@ -1,0 +1,7 @@
+"""The JSON API of ``shared/API.md`` under ``/api/v1``."""
+from flask import Blueprint
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+from . import errors as errors  # noqa: E402  (registers on bp)
+from . import routes as routes  # noqa: E402

@@ -1,0 +1,48 @@
+"""One JSON error shape for the whole API: ``{"error": message, "field": where}``, 4xx.
+
+Domain errors become 422, unreadable bodies 400; HTTP errors under ``/api/`` answer in the
+same shape, and nothing reaches a user as an HTML page or a 500 with a trace.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from ..core.errors import TonkError
+from . import bp
+
+
+class BadRequest(Exception):
+    """A request the API cannot read (not JSON, not an object, ...)."""
+
+    def __init__(self, message: str, field: str | None = None, status: int = 400) -> None:
+        super().__init__(message)
+        self.message, self.field, self.status = message, field, status
+
+
+def error_response(message: str, status: int, field: str | None = None) -> Response:
+    body: dict[str, Any] = {"error": message}
+    if field:
+        body["field"] = field
+    response = jsonify(body)
+    response.status_code = status
+    return response
+
+
+@bp.app_errorhandler(TonkError)
+def domain_error(exc: TonkError) -> Response:
+    return error_response(exc.message, 422, exc.field)
+
+
+@bp.errorhandler(BadRequest)
+def bad_request(exc: BadRequest) -> Response:
+    return error_response(exc.message, exc.status, exc.field)
+
+
+@bp.app_errorhandler(HTTPException)
+def http_error(exc: HTTPException) -> Response | HTTPException:
+    if not request.path.startswith("/api/"):
+        return exc
+    return error_response(exc.description or exc.name, exc.code or 500)

@@ -1,0 +1,57 @@
+"""The stateless endpoints: the dispute checker (settle), fewest transfers, and the OpenAPI
+document. They store nothing."""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from flask import Response, jsonify, request
+
+from ..core import parse_hand, settle
+from ..core.transfers import fewest_transfers, parse_balances
+from . import bp
+from .errors import BadRequest
+from .openapi import openapi_document
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+def json_body() -> dict[str, Any]:
+    """The request body as a JSON object, numbers with a fraction read as Decimal, never
+    float. Raises :class:`BadRequest` for anything else."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        raise BadRequest("the request has no body: send a JSON object")
+    try:
+        data = json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise BadRequest(f"the body is not valid JSON: {str(exc)[:120]}") from None
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    return data
+
+
+@bp.post("/settle")
+def settle_hand() -> Response:
+    result = settle(parse_hand(json_body()))
+    return jsonify(result.to_json())
+
+
+@bp.post("/transfers")
+def transfers() -> Response:
+    data = json_body()
+    if "balances" not in data:
+        raise BadRequest('send {"balances": {"Ann": "4.50", "Bob": "-4.50"}}', "balances")
+    balances = parse_balances(data["balances"])
+    return jsonify({"transfers": [
+        {"from": t.payer, "to": t.payee, "amount": str(t.amount)}
+        for t in fewest_transfers(balances)
+    ]})
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    return jsonify(openapi_document())

@@ -1,0 +1,19 @@
+"""Runs every benchmark and prints its figures; exits non-zero if a target is missed.
+
+    python benchmarks/run.py
+"""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import bench_settle  # noqa: E402
+import bench_transfers  # noqa: E402
+
+if __name__ == "__main__":
+    results = [bench_settle.main(), bench_transfers.main()]
+    sys.exit(1 if any(results) else 0)

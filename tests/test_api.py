@@ -1,0 +1,114 @@
+"""The stateless API: settle (the dispute checker), transfers, the OpenAPI document, and
+that no input, however malformed, gets anything but a 4xx with an error message."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import load_json
+
+EXAMPLES = load_json("examples.json")
+
+
+def post(client, path, body):
+    raw = body if isinstance(body, str | bytes) else json.dumps(body, default=str)
+    return client.post(path, data=raw, content_type="application/json")
+
+
+@pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
+def test_worked_hands_through_the_api(client, case):
+    resp = post(client, "/api/v1/settle", case["hand"])
+    body = resp.get_json()
+    expect = case["expect"]
+    if expect.get("error"):
+        assert 400 <= resp.status_code < 500
+        assert body["error"]
+        return
+    assert resp.status_code == 200, body
+    assert body["outcome"] == expect["outcome"]
+    assert sorted(body["winners"]) == sorted(expect["winners"])
+    key = "net" if "net" in expect else "pushed"
+    from decimal import Decimal
+
+    assert {k: Decimal(str(v)) for k, v in body[key].items()} == \
+        {k: Decimal(str(v)) for k, v in expect[key].items()}
+
+
+def test_settle_answers_in_the_documented_shape(client):
+    resp = post(client, "/api/v1/settle", {
+        "rules": {"preset": "pagat", "catch": "alt3"}, "stake": "0.25",
+        "players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee",
+        "end": {"kind": "drop", "player": "Bob"},
+        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}})
+    body = resp.get_json()
+    assert body["net"] == {"Ann": "-0.25", "Bob": "-0.50", "Cy": "1.00", "Dee": "-0.25"}
+    assert body["payments"][0]["from"] == "Bob" and body["payments"][0]["amount"] == "0.25"
+    assert body["explanation"][0].startswith("Bob dropped with 9; Cy holds 9")
+
+
+def test_a_float_stake_in_json_is_read_exactly(client):
+    resp = post(client, "/api/v1/settle", '{"stake": 0.1, "players": ["Ann", "Bob"], '
+                '"end": {"kind": "run_out", "player": "Ann"}}')
+    assert resp.get_json()["net"] == {"Ann": "0.10", "Bob": "-0.10"}
+    resp = post(client, "/api/v1/transfers", '{"balances": {"Ann": 0.1, "Bob": -0.1}}')
+    assert resp.get_json()["transfers"] == [{"from": "Bob", "to": "Ann", "amount": "0.1"}]
+
+
+def test_errors_name_the_field(client):
+    resp = post(client, "/api/v1/settle", {"players": ["Ann", "Bob"],
+                                           "end": {"kind": "drop", "player": "Ann"},
+                                           "counts": {"Ann": 3}})
+    assert resp.status_code == 422
+    assert resp.get_json() == {"error": "Bob's count is missing: a drop needs every "
+                                        "player's count", "field": "counts.Bob"}
+
+
+@pytest.mark.parametrize("raw", [
+    "", "not json", "[1, 2]", '"text"', "null", '{"players": NaN}', "{" * 5000,
+    '{"stake": 1e999999999, "players": ["A", "B"], "end": {"kind": "dead"}}',
+    '{"stake": "1e999999999", "players": ["A", "B"], "end": {"kind": "dead"}}',
+    '{"players": ["A", "B"], "end": {"kind": "drop", "player": "A"}, "counts": {"A": '
+    + "9" * 5000 + ', "B": 1}}',
+    b"\xff\xfe{}",
+])
+def test_malformed_bodies_get_a_4xx_with_a_message(client, raw):
+    resp = post(client, "/api/v1/settle", raw)
+    assert 400 <= resp.status_code < 500
+    assert resp.get_json()["error"]
+
+
+def test_wrong_method_and_unknown_path_answer_json(client):
+    assert client.get("/api/v1/settle").status_code == 405
+    assert client.get("/api/v1/settle").get_json()["error"]
+    assert client.get("/api/v1/nothing").get_json()["error"]
+
+
+def test_transfers_fewest(client):
+    resp = post(client, "/api/v1/transfers", {"balances": {
+        "Ann": "-4.00", "Bob": "-3.00", "Cy": "-3.00", "Dee": "6.00", "Eve": "4.00"}})
+    assert resp.status_code == 200
+    transfers = resp.get_json()["transfers"]
+    assert len(transfers) == 3
+    assert {"from": "Ann", "to": "Eve", "amount": "4.00"} in transfers
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"balances": {"Ann": "1.00", "Bob": "-0.95"}}, "balances"),
+    ({"balances": {"Ann": True, "Bob": "-1"}}, "balances.Ann"),
+    ({"balances": {"Ann": "lots", "Bob": "-1"}}, "balances.Ann"),
+    ({"balances": []}, "balances"),
+    ({"balance": {}}, "balances"),
+])
+def test_transfers_bad_input(client, body, field):
+    resp = post(client, "/api/v1/transfers", body)
+    assert 400 <= resp.status_code < 500
+    assert resp.get_json()["error"]
+    assert resp.get_json().get("field") == field
+
+
+def test_openapi_document_describes_the_endpoints(client):
+    doc = client.get("/api/v1/openapi.json").get_json()
+    assert doc["openapi"].startswith("3.")
+    assert {"/api/v1/settle", "/api/v1/transfers"} <= set(doc["paths"])
+    assert "pagat" in doc["components"]["schemas"]["Rules"]["oneOf"][0]["enum"]

@@ -1,0 +1,77 @@
+"""The ``tonk`` command: settle and transfers from files and standard input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import cli
+
+HAND = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"],
+        "dealer": "Dee", "end": {"kind": "drop", "player": "Bob"},
+        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_settle_one_hand_from_a_file(runner, tmp_path):
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(HAND))
+    out = runner.invoke(cli, ["settle", str(path)])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.stdout)
+    assert result["outcome"] == "caught" and result["net"]["Cy"] == "1.00"
+
+
+def test_settle_explain_from_stdin(runner):
+    out = runner.invoke(cli, ["settle", "--explain", "-"], input=json.dumps(HAND))
+    assert out.exit_code == 0
+    assert "Bob dropped with 9; Cy holds 9: a tie goes against the dropper" in out.stdout
+    assert "net Cy: 1.00" in out.stdout
+
+
+def test_json_lines_one_result_a_line(runner):
+    lines = [json.dumps(HAND), json.dumps({**HAND, "end": {"kind": "dead"}})]
+    out = runner.invoke(cli, ["settle", "-"], input="\n".join(lines) + "\n")
+    assert out.exit_code == 0
+    assert [json.loads(x)["outcome"] for x in out.stdout.splitlines()] == ["caught", "dead"]
+
+
+def test_bad_hand_is_one_line_on_stderr_and_nonzero(runner):
+    bad = {**HAND, "counts": {"Ann": 12}}
+    out = runner.invoke(cli, ["settle", "-"], input=json.dumps(bad))
+    assert out.exit_code == 1
+    assert out.stdout == ""
+    assert out.stderr.strip().count("\n") == 0
+    assert out.stderr.startswith("tonk: line 1: Bob's count is missing")
+
+
+def test_bad_line_among_good_ones(runner):
+    text = json.dumps(HAND) + "\n{not json\n" + json.dumps(HAND) + "\n"
+    out = runner.invoke(cli, ["settle", "-"], input=text)
+    assert out.exit_code == 1
+    assert len(out.stdout.splitlines()) == 2
+    assert out.stderr.startswith("tonk: line 2: not valid JSON")
+
+
+def test_empty_input(runner):
+    out = runner.invoke(cli, ["settle", "-"], input="")
+    assert out.exit_code == 2 and out.stderr == "tonk: the input is empty: give a hand as a " \
+        "JSON object\n"
+
+
+def test_transfers(runner):
+    body = {"balances": {"Ann": "-4", "Bob": "-3", "Cy": "-3", "Dee": "6", "Eve": "4"}}
+    out = runner.invoke(cli, ["transfers", "-"], input=json.dumps(body))
+    assert out.exit_code == 0
+    assert len(json.loads(out.stdout)["transfers"]) == 3
+
+
+def test_transfers_not_summing_to_zero(runner):
+    out = runner.invoke(cli, ["transfers", "-"], input='{"balances": {"Ann": "1", "Bob": "0"}}')
+    assert out.exit_code == 1
+    assert "do not add up to zero" in out.stderr
