@@ -36,6 +36,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.init_app(app)
     babel.init_app(app)
 
+    from . import models  # noqa: F401  (the tables, for the database and migrations)
     from .api import bp as api_bp
 
     app.register_blueprint(api_bp)

@@ -1,0 +1,414 @@
+"""The ledger of a night at the table: start a session, record, correct and void hands,
+change the house rules, keep running totals, settle up and close.
+
+The one place where stored sessions change. Pages and the API both call these functions,
+so they validate the same way (through the domain core) and keep the same invariants:
+every change of a hand writes a new :class:`HandVersion` (nothing is erased), and each
+seat's running total moves by exactly the change in that seat's net, in the same
+transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with messages for
+a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from sqlalchemy import delete, func, select
+
+from .core import Rules, TonkError, parse_hand, resolve_rules, settle
+from .core.hand import Hand as CoreHand
+from .core.hand import parse_players, parse_stake
+from .core.settle import Result
+from .core.transfers import Transfer, fewest_transfers
+from .extensions import db
+from .models import (
+    GameSession,
+    Hand,
+    HandEntry,
+    HandVersion,
+    Player,
+    RulesChange,
+    SessionPlayer,
+    SettlePayment,
+    User,
+    utcnow,
+)
+
+MAX_REASON = 500
+MAX_SESSION_NAME = 80
+_HUNDRED = Decimal(100)
+_CENT = Decimal("0.01")
+
+
+class LedgerError(TonkError):
+    """A change the ledger cannot make."""
+
+
+class NotFoundError(LedgerError):
+    """No such session or hand, or not one this account may see."""
+
+
+class SessionClosedError(LedgerError):
+    """The session is closed: its hands can no longer change."""
+
+
+def to_minor(amount: Decimal) -> int:
+    """An amount of at most two decimal places → integer hundredths, exactly."""
+    minor = amount * _HUNDRED
+    if minor != minor.to_integral_value():
+        raise ValueError(f"{amount} has more than two decimal places")
+    return int(minor)
+
+
+def from_minor(minor: int) -> Decimal:
+    """Integer hundredths → a Decimal with two places."""
+    return (Decimal(minor) / _HUNDRED).quantize(_CENT)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def rules_of(rules_json: str) -> Rules:
+    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text."""
+    rules = _RULES_CACHE.get(rules_json)
+    if rules is None:
+        rules = resolve_rules(json.loads(rules_json))
+        _RULES_CACHE[rules_json] = rules
+    return rules
+
+
+def session_rules(gs: GameSession) -> Rules:
+    return rules_of(gs.rules_json)
+
+
+def session_stake(gs: GameSession) -> Decimal:
+    stake = from_minor(gs.stake_minor)
+    return stake if session_rules(gs).scoring == "money" else stake.quantize(Decimal(1))
+
+
+def player_names(gs: GameSession) -> tuple[str, ...]:
+    return tuple(s.name for s in gs.seats)
+
+
+def owned_session(user: User, session_id: int) -> GameSession:
+    """The session ``session_id`` if ``user`` owns it, else :class:`NotFoundError`."""
+    gs = db.session.get(GameSession, session_id)
+    if gs is None or gs.owner_id != user.id:
+        raise NotFoundError(f"there is no session {session_id} in your account")
+    return gs
+
+
+def shared_session(token: str) -> GameSession:
+    """The session behind a share link."""
+    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token))
+    if gs is None:
+        raise NotFoundError("this share link does not lead to a session")
+    return gs
+
+
+def get_hand(gs: GameSession, number: int) -> Hand:
+    hand = db.session.scalar(select(Hand).where(Hand.session_id == gs.id,
+                                                Hand.number == number))
+    if hand is None:
+        raise NotFoundError(f"there is no hand {number} in this session")
+    return hand
+
+
+def known_player_names(user: User) -> list[str]:
+    """Names this account has played with, for suggestions."""
+    return list(db.session.scalars(select(Player.name).where(Player.owner_id == user.id)
+                                   .order_by(Player.name)))
+
+
+# -- sessions --------------------------------------------------------------------------------
+
+def _clean_name(name: Any, field: str, limit: int, what: str) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise LedgerError(f"{what} cannot be empty", field)
+    name = " ".join(name.split())
+    if len(name) > limit:
+        raise LedgerError(f"{what} can be at most {limit} characters", field)
+    return name
+
+
+def parse_currency(value: Any) -> str:
+    if value is None or value == "":
+        return "USD"
+    if not isinstance(value, str) or not 1 <= len(value.strip()) <= 8:
+        raise LedgerError("the currency is a short code or sign like USD, EUR or $", "currency")
+    return value.strip()
+
+
+def _player(user: User, name: str) -> Player:
+    found = db.session.scalar(select(Player).where(
+        Player.owner_id == user.id, func.lower(Player.name) == name.lower()))
+    if found is None:
+        found = Player(owner_id=user.id, name=name)
+        db.session.add(found)
+        db.session.flush()
+    return found
+
+
+def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
+                   stake: Any = None, currency: Any = None,
+                   first_dealer: Any = None) -> GameSession:
+    """Start a session: players in seat order, the first dealer, stake, house rules."""
+    name = _clean_name(name, "name", MAX_SESSION_NAME, "the session's name")
+    resolved = resolve_rules(rules)
+    amount = parse_stake(stake, resolved)
+    seats = parse_players(players)
+    if first_dealer in (None, ""):
+        dealer = 0
+    elif first_dealer in seats:
+        dealer = seats.index(first_dealer)
+    else:
+        raise LedgerError(f"the first dealer, {first_dealer}, is not at the table",
+                          "first_dealer")
+    gs = GameSession(owner_id=user.id, name=name, currency=parse_currency(currency),
+                     stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
+                     share_token=secrets.token_urlsafe(16), next_dealer=dealer, hand_count=0)
+    gs.seats = [SessionPlayer(seat=i, name=p, player=_player(user, p), total_minor=0)
+                for i, p in enumerate(seats)]
+    db.session.add(gs)
+    db.session.commit()
+    return gs
+
+
+def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> None:
+    """New house rules (and stake) for the hands recorded from now on."""
+    _check_open(gs)
+    resolved = resolve_rules(rules)
+    amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
+    gs.rules_json = json.dumps(resolved.to_json())
+    gs.stake_minor = to_minor(amount)
+    db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,
+                               rules_json=gs.rules_json, stake_minor=gs.stake_minor,
+                               created_by_id=user.id))
+    db.session.commit()
+
+
+def _check_open(gs: GameSession) -> None:
+    if gs.is_closed:
+        raise SessionClosedError("this session is closed: its hands can no longer change")
+
+
+# -- hands -----------------------------------------------------------------------------------
+
+def _nets(gs: GameSession, result: Result) -> list[int]:
+    """The hand's effect on each seat's total, in minor units (pushes under push-ups)."""
+    names = player_names(gs)
+    if result.pushed is not None:
+        return [result.pushed[n] * 100 for n in names]
+    assert result.net is not None
+    return [to_minor(result.net[n]) for n in names]
+
+
+def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> tuple[
+        CoreHand, Result]:
+    """Validate ``data`` under the session's rules (or a stored hand's own table facts)."""
+    if not isinstance(data, Mapping):
+        raise LedgerError("a hand must be a JSON object")
+    data = dict(data)
+    default_dealer: Any
+    if table is None:
+        rules, stake = session_rules(gs), session_stake(gs)
+        default_dealer = player_names(gs)[gs.next_dealer]
+    else:
+        rules, stake = rules_of(json.dumps(table["rules"])), Decimal(table["stake"])
+        default_dealer = table.get("dealer")
+    if data.get("dealer") in (None, ""):
+        data["dealer"] = default_dealer
+    hand = parse_hand(data, rules=rules, stake=stake, players=player_names(gs))
+    return hand, settle(hand)
+
+
+def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
+           result: Result | None) -> None:
+    """Move running totals by new − old and replace the hand's entries."""
+    for seat, (before, after) in zip(gs.seats, zip(old, new, strict=True), strict=True):
+        seat.total_minor += after - before
+    db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
+    if result is not None:
+        winners = set(result.winners)
+        db.session.add_all(HandEntry(hand_id=hand.id, session_id=gs.id,
+                                     player_id=seat.player_id, amount_minor=amount,
+                                     won=seat.name in winners)
+                           for seat, amount in zip(gs.seats, new, strict=True))
+    hand.nets_json = json.dumps(list(new))
+
+
+def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
+    """Record the next hand under the session's current rules; the dealer defaults to the
+    next seat after the last hand's dealer."""
+    _check_open(gs)
+    core, result = _settle_for(gs, data, None)
+    gs.hand_count += 1
+    hand_json = json.dumps(core.to_json())
+    result_json = json.dumps(result.to_json())
+    hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
+                outcome=result.outcome, hand_json=hand_json, result_json=result_json,
+                nets_json="[]")
+    db.session.add(hand)
+    db.session.flush()
+    hand.versions.append(HandVersion(version=1, action="recorded", hand_json=hand_json,
+                                     result_json=result_json, created_by_id=user.id))
+    _apply(gs, hand, [0] * len(gs.seats), _nets(gs, result), result)
+    gs.next_dealer = (core.dealer + 1) % len(gs.seats)
+    db.session.commit()
+    return hand
+
+
+def _reason(reason: Any) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise LedgerError("say why: a correction or a void needs a reason", "reason")
+    reason = reason.strip()
+    if len(reason) > MAX_REASON:
+        raise LedgerError(f"the reason can be at most {MAX_REASON} characters", "reason")
+    return reason
+
+
+def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any) -> Hand:
+    """Replace a hand's facts, under the rules it was first settled under. The old version
+    stays in the history; totals follow at once. Correcting a voided hand restores it."""
+    _check_open(gs)
+    why = _reason(reason)
+    hand = get_hand(gs, number)
+    core, result = _settle_for(gs, data, hand.data)
+    hand_json, result_json = json.dumps(core.to_json()), json.dumps(result.to_json())
+    old = [0] * len(gs.seats) if hand.voided else hand.nets
+    hand.version += 1
+    hand.versions.append(HandVersion(version=hand.version, action="corrected",
+                                     hand_json=hand_json, result_json=result_json,
+                                     reason=why, created_by_id=user.id))
+    hand.voided, hand.outcome = False, result.outcome
+    hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
+    _apply(gs, hand, old, _nets(gs, result), result)
+    db.session.commit()
+    return hand
+
+
+def void_hand(gs: GameSession, user: User, number: int, reason: Any) -> Hand:
+    """Void a hand: it stays in the history but no longer counts."""
+    _check_open(gs)
+    why = _reason(reason)
+    hand = get_hand(gs, number)
+    if hand.voided:
+        raise LedgerError(f"hand {number} is already void", "number")
+    hand.version += 1
+    hand.versions.append(HandVersion(version=hand.version, action="voided",
+                                     hand_json=hand.hand_json, result_json=hand.result_json,
+                                     reason=why, created_by_id=user.id))
+    _apply(gs, hand, hand.nets, [0] * len(gs.seats), None)
+    hand.voided, hand.updated_at = True, utcnow()
+    db.session.commit()
+    return hand
+
+
+def history(hand: Hand) -> list[dict[str, Any]]:
+    """Every version of a hand, oldest first, with when, by whom and why."""
+    return [{"version": v.version, "action": v.action, "at": v.created_at.isoformat(),
+             "by": v.created_by.name, "reason": v.reason, "hand": json.loads(v.hand_json),
+             "result": json.loads(v.result_json)} for v in hand.versions]
+
+
+# -- totals and settle-up --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ledger:
+    """A session's standing: totals, what has been paid, and what is still open."""
+
+    scoring: str
+    totals: dict[str, Decimal]
+    hands: int
+    paid: list[tuple[str, str, Decimal]]
+    open: dict[str, Decimal]
+    transfers: tuple[Transfer, ...]
+
+    @property
+    def all_paid(self) -> bool:
+        return not any(self.open.values())
+
+
+def ledger(gs: GameSession) -> Ledger:
+    """Totals from the running totals (never from all hands), settle-up from what is open."""
+    names = player_names(gs)
+    totals = {s.name: from_minor(s.total_minor) for s in gs.seats}
+    counted = db.session.scalar(select(func.count()).select_from(Hand).where(
+        Hand.session_id == gs.id, Hand.voided.is_(False))) or 0
+    scoring = session_rules(gs).scoring
+    paid_rows = db.session.scalars(select(SettlePayment).where(
+        SettlePayment.session_id == gs.id).order_by(SettlePayment.id)).all()
+    paid = [(names[p.payer_seat], names[p.payee_seat], from_minor(p.amount_minor))
+            for p in paid_rows]
+    if scoring == "push_ups":
+        return Ledger(scoring, totals, counted, [], dict.fromkeys(names, Decimal(0)), ())
+    open_ = dict(totals)
+    for payer, payee, amount in paid:
+        open_[payer] += amount
+        open_[payee] -= amount
+    return Ledger(scoring, totals, counted, paid, open_, fewest_transfers(open_))
+
+
+def _amount(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
+        raise LedgerError(f'the amount must be like "4.50", not {value!r}', "amount")
+    try:
+        amount = Decimal(value.strip() if isinstance(value, str) else value)
+    except (InvalidOperation, ValueError):
+        raise LedgerError(f'the amount must be like "4.50", not {value!r}', "amount") from None
+    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(_CENT):
+        raise LedgerError("the amount must be more than zero, with at most two decimal "
+                          "places", "amount")
+    return amount
+
+
+def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
+                   amount: Any) -> None:
+    """Mark money handed over at settle-up, in full or in part."""
+    _check_open(gs)
+    names = player_names(gs)
+    for who, field in ((payer, "payer"), (payee, "payee")):
+        if who not in names:
+            raise LedgerError(f"{who} is not at this table", field)
+    value = _amount(amount)
+    state = ledger(gs)
+    owes, owed = -state.open[payer], state.open[payee]
+    if owes <= 0:
+        raise LedgerError(f"{payer} owes nothing", "payer")
+    if owed <= 0:
+        raise LedgerError(f"{payee} is owed nothing", "payee")
+    if value > min(owes, owed):
+        raise LedgerError(f"that is more than is open: at most {min(owes, owed)}", "amount")
+    db.session.add(SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
+                                 payee_seat=names.index(payee), amount_minor=to_minor(value),
+                                 created_by_id=user.id))
+    db.session.commit()
+
+
+def close_session(gs: GameSession) -> None:
+    """Close the session once everything is paid."""
+    _check_open(gs)
+    if not ledger(gs).all_paid:
+        raise LedgerError("not everything is paid yet: mark the open transfers paid first")
+    gs.closed_at = utcnow()
+    db.session.commit()
+
+
+def running_totals(gs: GameSession) -> list[tuple[int, list[int]]]:
+    """(hand number, each seat's running total in minor units) after every counted hand,
+    for the chart: the one reader of every hand's nets, one small column a hand."""
+    rows = db.session.execute(select(Hand.number, Hand.nets_json).where(
+        Hand.session_id == gs.id, Hand.voided.is_(False)).order_by(Hand.number)).all()
+    running = [0] * len(gs.seats)
+    series = [(0, list(running))]
+    for number, nets_json in rows:
+        for seat, amount in enumerate(json.loads(nets_json)):
+            running[seat] += amount
+        series.append((number, list(running)))
+    return series
