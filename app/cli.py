@@ -10,27 +10,19 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import IO, Any
 
 import click
 from flask.cli import FlaskGroup
 
 from .core import TonkError, parse_hand, settle
+from .core.money import loads
 from .core.settle import Result, amount_formatter
 from .core.transfers import fewest_transfers, parse_balances
 
 
 class InputError(Exception):
     """Input the CLI cannot read; printed as one line on stderr."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
 
 
 def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
@@ -42,7 +34,7 @@ def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
     if not text.strip():
         raise InputError("the input is empty: give a hand as a JSON object")
     try:
-        whole = _loads(text)
+        whole = loads(text)
     except ValueError:
         whole = None
     except RecursionError:
@@ -57,7 +49,7 @@ def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, _loads(line)
+            yield number, loads(line)
         except (ValueError, RecursionError) as exc:
             yield number, InputError(f"not valid JSON: {exc}")
 

@@ -14,7 +14,7 @@ import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -22,6 +22,7 @@ from sqlalchemy import delete, func, select
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players, parse_stake
+from .core.money import parse_decimal
 from .core.settle import Result
 from .core.transfers import Transfer, fewest_transfers
 from .extensions import db
@@ -356,13 +357,9 @@ def ledger(gs: GameSession) -> Ledger:
 
 
 def _amount(value: Any) -> Decimal:
-    if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
-        raise LedgerError(f'the amount must be like "4.50", not {value!r}', "amount")
-    try:
-        amount = Decimal(value.strip() if isinstance(value, str) else value)
-    except (InvalidOperation, ValueError):
-        raise LedgerError(f'the amount must be like "4.50", not {value!r}', "amount") from None
-    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(_CENT):
+    amount = parse_decimal(value, LedgerError, f'the amount must be like "4.50", not {value!r}',
+                           "amount")
+    if amount <= 0 or amount != amount.quantize(_CENT):
         raise LedgerError("the amount must be more than zero, with at most two decimal "
                           "places", "amount")
     return amount

@@ -52,7 +52,7 @@ def fails(data, error=HandError):
     ({"stake": "1000000.01"}, HandError, "stake", "at most 1,000,000"),
     ({"stake": "0.255"}, HandError, "stake", "at most two decimal places"),
     ({"stake": "a quarter"}, HandError, "stake", 'like "0.25"'),
-    ({"stake": "NaN"}, HandError, "stake", "more than zero"),
+    ({"stake": "NaN"}, HandError, "stake", 'like "0.25"'),
     ({"stake": 0.25}, HandError, "stake", 'like "0.25"'),
     ({"stake": True}, HandError, "stake", 'like "0.25"'),
     ({"rules": "washington", "stake": "0.5"}, HandError, "stake", "whole number of points"),

@@ -2,21 +2,16 @@
 document. They store nothing."""
 from __future__ import annotations
 
-import json
-from decimal import Decimal
 from typing import Any
 
 from flask import Response, jsonify, request
 
 from ..core import parse_hand, settle
+from ..core.money import loads
 from ..core.transfers import fewest_transfers, parse_balances
 from . import bp
 from .errors import BadRequest
 from .openapi import openapi_document
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
 
 
 def json_body() -> dict[str, Any]:
@@ -26,7 +21,7 @@ def json_body() -> dict[str, Any]:
     if not raw.strip():
         raise BadRequest("the request has no body: send a JSON object")
     try:
-        data = json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+        data = loads(raw)
     except (ValueError, RecursionError) as exc:
         raise BadRequest(f"the body is not valid JSON: {str(exc)[:120]}") from None
     if not isinstance(data, dict):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from .cards import Card, check_available, check_in_deck, parse_card
 from .errors import CardError, HandError
+from .money import parse_decimal
 from .rules import Rules, resolve_rules
 
 END_KINDS: dict[str, str] = {
@@ -125,14 +126,9 @@ def parse_stake(value: Any, rules: Rules) -> Decimal:
     float."""
     if value is None:
         value = 1
-    if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
-        raise HandError(f'the stake must be an amount like "0.25", not {value!r}', "stake")
-    try:
-        amount = Decimal(value.strip() if isinstance(value, str) else value)
-    except (InvalidOperation, ValueError):
-        raise HandError(f'the stake must be an amount like "0.25", not {value!r}',
-                        "stake") from None
-    if not amount.is_finite() or amount <= 0:
+    amount = parse_decimal(value, HandError,
+                           f'the stake must be an amount like "0.25", not {value!r}', "stake")
+    if amount <= 0:
         raise HandError(f"the stake must be more than zero, not {value}", "stake")
     if amount > MAX_STAKE:
         raise HandError("the stake can be at most 1,000,000", "stake")

@@ -74,6 +74,7 @@ from decimal import Decimal
 from typing import Final
 
 from .errors import TonkError
+from .money import parse_decimal
 
 __all__ = ["EXACT_LIMIT", "MAX_PLACES", "MAX_PEOPLE", "Transfer", "TransferError",
            "fewest_transfers", "parse_balances"]
@@ -151,16 +152,9 @@ def parse_balances(data: object) -> dict[str, Decimal]:
         if not isinstance(name, str) or not name.strip():
             raise TransferError("every balance needs a name", "balances")
         field = f"balances.{name}"
-        if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
-            raise TransferError(
-                f"{name}'s balance must be an amount like \"4.50\", not {value!r}", field)
-        try:
-            amount = Decimal(value.strip() if isinstance(value, str) else value)
-        except ArithmeticError:
-            raise TransferError(
-                f"{name}'s balance must be an amount like \"4.50\", not {value!r}",
-                field) from None
-        out[name] = amount
+        out[name] = parse_decimal(
+            value, TransferError,
+            f"{name}'s balance must be an amount like \"4.50\", not {value!r}", field)
     return out
 
 
