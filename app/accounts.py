@@ -12,11 +12,12 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import func, select
 
 from .core.errors import TonkError
+from .core.hand import clean_text
 from .extensions import db
 from .models import ApiToken, User, utcnow
 
 _HASHER = PasswordHasher()
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$")
 MIN_PASSWORD = 8
 TOKEN_PREFIX = "tt_"
 
@@ -34,15 +35,14 @@ def normal_email(email: Any) -> str:
 def create_user(email: Any, name: Any, password: Any) -> User:
     """A new account; the email must not be taken."""
     address = normal_email(email)
-    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 80:
-        raise AccountError("enter your name (at most 80 characters)", "name")
+    name = clean_text(name, AccountError, "name", "your name", 80)
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
         raise AccountError(f"the password needs at least {MIN_PASSWORD} characters",
                            "password")
     if db.session.scalar(select(User.id).where(func.lower(User.email) == address)):
         raise AccountError("there is already an account with this email; sign in instead",
                            "email")
-    user = User(email=address, name=" ".join(name.split()),
+    user = User(email=address, name=name,
                 password_hash=_HASHER.hash(password))
     db.session.add(user)
     db.session.commit()
@@ -75,10 +75,9 @@ def _digest(token: str) -> str:
 
 def create_token(user: User, label: Any) -> str:
     """A new personal API token for ``user``; returns the token, which is not stored."""
-    if not isinstance(label, str) or not label.strip() or len(label.strip()) > 80:
-        raise AccountError("give the token a name (at most 80 characters)", "label")
+    label = clean_text(label, AccountError, "label", "the token's name", 80)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    db.session.add(ApiToken(user_id=user.id, label=label.strip(), token_hash=_digest(token)))
+    db.session.add(ApiToken(user_id=user.id, label=label, token_hash=_digest(token)))
     db.session.commit()
     return token
 

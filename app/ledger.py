@@ -18,10 +18,11 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
-from .core.hand import parse_players, parse_stake
+from .core.hand import clean_text, parse_players, parse_stake
 from .core.money import parse_decimal
 from .core.settle import Result
 from .core.transfers import Transfer, fewest_transfers
@@ -40,6 +41,8 @@ from .models import (
 )
 
 MAX_REASON = 500
+MAX_ID = 2**31 - 1  # the database's integer ids; a larger one names nothing
+MAX_AMOUNT = Decimal(10) ** 12
 MAX_SESSION_NAME = 80
 _HUNDRED = Decimal(100)
 _CENT = Decimal("0.01")
@@ -99,7 +102,7 @@ def player_names(gs: GameSession) -> tuple[str, ...]:
 
 def owned_session(user: User, session_id: int) -> GameSession:
     """The session ``session_id`` if ``user`` owns it, else :class:`NotFoundError`."""
-    gs = db.session.get(GameSession, session_id)
+    gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
     if gs is None or gs.owner_id != user.id:
         raise NotFoundError(f"there is no session {session_id} in your account")
     return gs
@@ -114,8 +117,8 @@ def shared_session(token: str) -> GameSession:
 
 
 def get_hand(gs: GameSession, number: int) -> Hand:
-    hand = db.session.scalar(select(Hand).where(Hand.session_id == gs.id,
-                                                Hand.number == number))
+    hand = None if not 0 < number <= MAX_ID else db.session.scalar(
+        select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
     if hand is None:
         raise NotFoundError(f"there is no hand {number} in this session")
     return hand
@@ -129,21 +132,11 @@ def known_player_names(user: User) -> list[str]:
 
 # -- sessions --------------------------------------------------------------------------------
 
-def _clean_name(name: Any, field: str, limit: int, what: str) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise LedgerError(f"{what} cannot be empty", field)
-    name = " ".join(name.split())
-    if len(name) > limit:
-        raise LedgerError(f"{what} can be at most {limit} characters", field)
-    return name
-
-
 def parse_currency(value: Any) -> str:
     if value is None or value == "":
         return "USD"
-    if not isinstance(value, str) or not 1 <= len(value.strip()) <= 8:
-        raise LedgerError("the currency is a short code or sign like USD, EUR or $", "currency")
-    return value.strip()
+    return clean_text(value, LedgerError, "currency",
+                      "the currency (a short code or sign like USD, EUR or $)", 8)
 
 
 def _player(user: User, name: str) -> Player:
@@ -160,7 +153,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                    stake: Any = None, currency: Any = None,
                    first_dealer: Any = None) -> GameSession:
     """Start a session: players in seat order, the first dealer, stake, house rules."""
-    name = _clean_name(name, "name", MAX_SESSION_NAME, "the session's name")
+    name = clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake, resolved)
     seats = parse_players(players)
@@ -246,7 +239,20 @@ def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
 
 def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
-    next seat after the last hand's dealer."""
+    next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
+    get their hand: the one that loses the race for a number takes the next."""
+    for attempt in range(3):
+        try:
+            return _record_hand(gs, user, data)
+        except IntegrityError:
+            db.session.rollback()
+            db.session.refresh(gs)
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     _check_open(gs)
     core, result = _settle_for(gs, data, None)
     gs.hand_count += 1
@@ -268,10 +274,7 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
 def _reason(reason: Any) -> str:
     if not isinstance(reason, str) or not reason.strip():
         raise LedgerError("say why: a correction or a void needs a reason", "reason")
-    reason = reason.strip()
-    if len(reason) > MAX_REASON:
-        raise LedgerError(f"the reason can be at most {MAX_REASON} characters", "reason")
-    return reason
+    return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
 def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any) -> Hand:
@@ -359,9 +362,9 @@ def ledger(gs: GameSession) -> Ledger:
 def _amount(value: Any) -> Decimal:
     amount = parse_decimal(value, LedgerError, f'the amount must be like "4.50", not {value!r}',
                            "amount")
-    if amount <= 0 or amount != amount.quantize(_CENT):
-        raise LedgerError("the amount must be more than zero, with at most two decimal "
-                          "places", "amount")
+    if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
+        raise LedgerError("the amount must be more than zero, at most 1,000,000,000,000, "
+                          "with at most two decimal places", "amount")
     return amount
 
 

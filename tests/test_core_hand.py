@@ -64,7 +64,7 @@ def fails(data, error=HandError):
     ({"players": ["Ann"]}, HandError, "players", "2 to 8 players, not 1"),
     ({"players": [f"P{i}" for i in range(9)]}, HandError, "players", "not 9"),
     ({"players": ["Ann", "ann"]}, HandError, "players[1]", "ann sits at the table twice"),
-    ({"players": ["Ann", " "]}, HandError, "players[1]", "player 2 has no name"),
+    ({"players": ["Ann", " "]}, HandError, "players[1]", "player 2's name cannot be empty"),
     ({"players": "Ann, Bob"}, HandError, "players", "list of names"),
     ({"dealer": "Zed"}, HandError, "dealer", "Zed is not at the table"),
     # end

@@ -5,3 +5,4 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 from . import errors as errors  # noqa: E402  (registers on bp)
 from . import routes as routes  # noqa: E402
+from . import sessions as sessions  # noqa: E402

@@ -1,6 +1,7 @@
 """One JSON error shape for the whole API: ``{"error": message, "field": where}``, 4xx.
 
-Domain errors become 422, unreadable bodies 400; HTTP errors under ``/api/`` answer in the
+Domain errors become 422 (no such session or hand: 404; a closed session: 409), unreadable
+bodies 400, a missing or bad personal token 401; HTTP errors under ``/api/`` answer in the
 same shape, and nothing reaches a user as an HTML page or a 500 with a trace.
 """
 from __future__ import annotations
@@ -11,7 +12,16 @@ from flask import Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..core.errors import TonkError
+from ..ledger import NotFoundError, SessionClosedError
 from . import bp
+from .auth import TokenError
+
+# Domain errors that are not 422, most specific first. Another account's session is a
+# NotFoundError too: 404 says nothing about whether it exists.
+DOMAIN_STATUS: tuple[tuple[type[TonkError], int], ...] = (
+    (NotFoundError, 404),
+    (SessionClosedError, 409),
+)
 
 
 class BadRequest(Exception):
@@ -31,14 +41,22 @@ def error_response(message: str, status: int, field: str | None = None) -> Respo
     return response
 
 
-@bp.app_errorhandler(TonkError)
+@bp.errorhandler(TonkError)
 def domain_error(exc: TonkError) -> Response:
-    return error_response(exc.message, 422, exc.field)
+    status = next((code for kind, code in DOMAIN_STATUS if isinstance(exc, kind)), 422)
+    return error_response(exc.message, status, exc.field)
 
 
 @bp.errorhandler(BadRequest)
 def bad_request(exc: BadRequest) -> Response:
     return error_response(exc.message, exc.status, exc.field)
+
+
+@bp.errorhandler(TokenError)
+def token_error(exc: TokenError) -> Response:
+    response = error_response(exc.message, 401, "Authorization")
+    response.headers["WWW-Authenticate"] = exc.challenge
+    return response
 
 
 @bp.app_errorhandler(HTTPException)

@@ -92,8 +92,161 @@ def _schemas() -> dict[str, Any]:
     }
 
 
+_SIGNED_IN: list[dict[str, list[str]]] = [{"bearer": []}]
+_ID = {"type": "integer", "minimum": 1}
+_SESSION_ID = {"name": "session_id", "in": "path", "required": True, "schema": _ID,
+               "description": "The session's id."}
+_NUMBER = {"name": "number", "in": "path", "required": True, "schema": _ID,
+           "description": "The hand's number in the session, from 1."}
+_WHEN = {"type": "string", "format": "date-time"}
+
+
+def _transfer_list() -> dict[str, Any]:
+    return {"type": "array", "items": _ref("Transfer")}
+
+
+def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
+    """The session endpoints' schemas; ``hand`` is the stateless Hand schema."""
+    table_hand = {k: v for k, v in hand["properties"].items()
+                  if k not in ("players", "rules", "stake")}
+    reason = {"type": "string", "minLength": 1, "maxLength": 500,
+              "description": "Why: kept in the hand's history."}
+    recorded = {
+        "hand": _ref("TableHand"),
+        "rules": {**_ref("Rules"), "description": "The house rules it was settled under."},
+        "stake": {"type": "string", "description": "The stake it was settled under."},
+        "result": _ref("Result")}
+    return {
+        "NewSession": {"type": "object", "required": ["name", "players"],
+                       "additionalProperties": False, "properties": {
+            "name": {"type": "string", "maxLength": 80},
+            "players": hand["properties"]["players"],
+            "rules": _ref("Rules"),
+            "stake": hand["properties"]["stake"],
+            "currency": {"type": "string", "maxLength": 8, "default": "USD"},
+            "first_dealer": {"type": "string", "description": "Default: the first player."}}},
+        "SessionSummary": {"type": "object", "properties": {
+            "id": _ID, "name": {"type": "string"},
+            "players": {"type": "array", "items": {"type": "string"}},
+            "currency": {"type": "string"}, "closed": {"type": "boolean"},
+            "hands": {"type": "integer"}, "created_at": _WHEN}},
+        "Session": {"type": "object", "properties": {
+            "id": _ID, "name": {"type": "string"},
+            "players": {"type": "array", "items": {"type": "string"},
+                        "description": "In seat order."},
+            "dealer": {"type": "string", "description": "Who deals the next hand."},
+            "rules": {**_ref("Rules"), "description": "As stored: a preset and overrides."},
+            "scoring": {"type": "string", "enum": ["money", "points", "push_ups"]},
+            "stake": {"type": "string"}, "currency": {"type": "string"},
+            "closed": {"type": "boolean"},
+            "closed_at": {"oneOf": [_WHEN, {"type": "null"}]},
+            "hands": {"type": "integer", "description": "Hands recorded, voided ones too."},
+            "share_url": {"type": "string", "description": "Path of the read-only page."},
+            "created_at": _WHEN}},
+        "RulesChange": {"type": "object", "additionalProperties": False,
+                        "description": "Applies to the hands recorded from now on.",
+                        "properties": {"rules": _ref("Rules"),
+                                       "stake": hand["properties"]["stake"]}},
+        "TableHand": {"type": "object", "required": ["end"], "additionalProperties": False,
+                      "description": "A hand of a session: its players, rules and stake are "
+                                     "the session's. The dealer defaults to the next one.",
+                      "properties": table_hand},
+        "Correction": {"type": "object", "required": ["end", "reason"],
+                       "additionalProperties": False,
+                       "properties": {**table_hand, "reason": reason}},
+        "Void": {"type": "object", "required": ["reason"], "additionalProperties": False,
+                 "properties": {"reason": reason}},
+        "RecordedHand": {"type": "object", "properties": {
+            "number": _ID, "version": _ID, "voided": {"type": "boolean"}, **recorded}},
+        "HandVersion": {"type": "object", "properties": {
+            "version": _ID, "action": {"type": "string",
+                                       "enum": ["recorded", "corrected", "voided"]},
+            "at": _WHEN, "by": {"type": "string", "description": "The account's name."},
+            "reason": {"type": ["string", "null"]}, **recorded}},
+        "Ledger": {"type": "object", "properties": {
+            "totals": {"type": "object", "additionalProperties": _MONEY},
+            "hands": {"type": "integer", "description": "Hands that count (not voided)."},
+            "transfers": {**_transfer_list(),
+                          "description": "The fewest transfers that settle what is open."},
+            "paid": {**_transfer_list(), "description": "Payments marked paid."},
+            "open": {"type": "object", "additionalProperties": _MONEY,
+                     "description": "Each total less what was paid or received."},
+            "all_paid": {"type": "boolean"},
+            "scoring": {"type": "string"}, "currency": {"type": "string"}}},
+        "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
+                       "additionalProperties": False, "properties": {
+            "from": {"type": "string"}, "to": {"type": "string"},
+            "amount": {"oneOf": [_MONEY, {"type": "number"}],
+                       "description": "In full or in part of an open transfer."}}},
+    }
+
+
+def _signed_in(summary: str, answers: dict[str, Any], body: str | None = None,
+               params: tuple[dict[str, Any], ...] = (), *, change: bool = True
+               ) -> dict[str, Any]:
+    """An operation that needs a personal token; ``change=False`` for one that only reads
+    (it answers no 400, 409 or 422)."""
+    errors = SESSION_ERRORS if change else {k: v for k, v in SESSION_ERRORS.items()
+                                            if k in ("401", "404")}
+    operation: dict[str, Any] = {"summary": summary, "security": _SIGNED_IN}
+    if params:
+        operation["parameters"] = list(params)
+    if body is not None:
+        operation["requestBody"] = _json_body(body)
+    operation["responses"] = {**answers, **errors}
+    return operation
+
+
+def _session_paths() -> dict[str, Any]:
+    """The session endpoints: each needs a personal token and sees only its own sessions."""
+    s, h = (_SESSION_ID,), (_SESSION_ID, _NUMBER)
+    return {
+        "/api/v1/sessions": {
+            "post": _signed_in("Start a session.", {
+                "201": _answer("The session.", "Session")}, "NewSession"),
+            "get": _signed_in("Your sessions, newest first.", {"200": {
+                "description": "Summaries.", "content": {"application/json": {"schema": {
+                    "type": "array", "items": _ref("SessionSummary")}}}}}, change=False)},
+        "/api/v1/sessions/{session_id}": {
+            "get": _signed_in("A session: players, dealer, rules, stake.", {
+                "200": _answer("The session.", "Session")}, params=s, change=False)},
+        "/api/v1/sessions/{session_id}/rules": {
+            "put": _signed_in("Change the house rules or stake for the hands to come.", {
+                "200": _answer("The session.", "Session")}, "RulesChange", s)},
+        "/api/v1/sessions/{session_id}/close": {
+            "post": _signed_in("Close a session once everything is paid.", {
+                "200": _answer("The session, closed.", "Session")}, params=s)},
+        "/api/v1/sessions/{session_id}/hands": {
+            "post": _signed_in("Record the next hand under the session's rules.", {
+                "201": _answer("The hand, its number and result.", "RecordedHand")},
+                "TableHand", s)},
+        "/api/v1/sessions/{session_id}/hands/{number}": {
+            "get": _signed_in("A hand's current version.", {
+                "200": _answer("The hand.", "RecordedHand")}, params=h, change=False),
+            "put": _signed_in("Correct a hand; the old version stays in its history.", {
+                "200": _answer("The new version.", "RecordedHand")}, "Correction", h),
+            "delete": _signed_in("Void a hand: it no longer counts, and stays in the "
+                                 "history.", {
+                "200": _answer("The voided hand.", "RecordedHand")}, "Void", h)},
+        "/api/v1/sessions/{session_id}/hands/{number}/history": {
+            "get": _signed_in("Every version of a hand, oldest first: when, by whom, why.", {
+                "200": {"description": "The versions.", "content": {"application/json": {
+                    "schema": {"type": "array", "items": _ref("HandVersion")}}}}},
+                params=h, change=False)},
+        "/api/v1/sessions/{session_id}/ledger": {
+            "get": _signed_in("Totals, what is paid and the transfers still open.", {
+                "200": _answer("The ledger.", "Ledger")}, params=s, change=False)},
+        "/api/v1/sessions/{session_id}/payments": {
+            "post": _signed_in("Mark a transfer paid, in full or in part.", {
+                "200": _answer("The ledger after the payment.", "Ledger")},
+                "NewPayment", s)},
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     """The whole document, as JSON-ready data."""
+    schemas = _schemas()
+    schemas.update(_session_schemas(schemas["Hand"]))
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tonk Tally API", "version": "1.0.0",
@@ -111,8 +264,9 @@ def openapi_document() -> dict[str, Any]:
             "/api/v1/openapi.json": {"get": {
                 "summary": "This document.",
                 "responses": {"200": _answer("The OpenAPI document.")}}},
+            **_session_paths(),
         },
-        "components": {"schemas": _schemas(), "securitySchemes": {
+        "components": {"schemas": schemas, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer",
                        "description": "A personal token made on the account page."}}},
     }

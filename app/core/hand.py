@@ -6,13 +6,14 @@ names the field and the player. A :class:`Hand` that exists is valid: settling i
 """
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from .cards import Card, check_available, check_in_deck, parse_card
-from .errors import CardError, HandError
+from .errors import CardError, HandError, TonkError
 from .money import parse_decimal
 from .rules import Rules, resolve_rules
 
@@ -116,6 +117,22 @@ class Hand:
 
 # -- small checks ---------------------------------------------------------------------------
 
+def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit: int,
+               *, multiline: bool = False) -> str:
+    """Typed text → trimmed text (one line: inner runs of spaces folded), or ``error``:
+    empty, longer than ``limit``, or holding control characters (which no name needs and
+    PostgreSQL cannot always store)."""
+    if not isinstance(value, str) or not value.strip():
+        raise error(f"{what} cannot be empty", field)
+    text = value.strip() if multiline else " ".join(value.split())
+    allowed = "\n\t\r" if multiline else ""
+    if any(unicodedata.category(c) == "Cc" and c not in allowed for c in text):
+        raise error(f"{what} cannot contain control characters", field)
+    if len(text) > limit:
+        raise error(f"{what} can be at most {limit} characters", field)
+    return text
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -151,13 +168,8 @@ def parse_players(value: Any) -> tuple[str, ...]:
                         "players")
     names: list[str] = []
     seen: dict[str, str] = {}
-    for i, name in enumerate(value):
-        if not isinstance(name, str) or not name.strip():
-            raise HandError(f"player {i + 1} has no name", f"players[{i}]")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME:
-            raise HandError(f"the name {name[:MAX_NAME]}… is longer than {MAX_NAME} characters",
-                            f"players[{i}]")
+    for i, raw in enumerate(value):
+        name = clean_text(raw, HandError, f"players[{i}]", f"player {i + 1}'s name", MAX_NAME)
         if name.casefold() in seen:
             raise HandError(f"{name} sits at the table twice", f"players[{i}]")
         seen[name.casefold()] = name

@@ -1,0 +1,72 @@
+"""Personal-token authentication for the JSON API: ``Authorization: Bearer <token>``.
+
+Only a bearer token signs an API call in, never the sign-in cookie of the pages: the API
+blueprint is exempt from CSRF, so a cookie must not be enough to change a ledger.
+:class:`TokenError` is answered 401 with a ``WWW-Authenticate: Bearer`` challenge by
+``errors.py``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Concatenate, ParamSpec, TypeVar
+
+from flask import request
+
+from ..accounts import user_for_token
+from ..models import User
+
+P = ParamSpec("P")
+R = TypeVar("R")
+REALM = "Tonk Tally API"
+MAX_TOKEN = 200  # personal tokens are 46 characters; anything far longer is not one
+
+
+class TokenError(Exception):
+    """No valid personal token: missing, not a bearer token, or unknown (revoked)."""
+
+    def __init__(self, message: str, *, invalid: bool) -> None:
+        super().__init__(message)
+        self.message = message
+        self.invalid = invalid
+
+    @property
+    def challenge(self) -> str:
+        """The ``WWW-Authenticate`` value (RFC 6750 §3)."""
+        if self.invalid:
+            return f'Bearer realm="{REALM}", error="invalid_token"'
+        return f'Bearer realm="{REALM}"'
+
+
+def bearer_token() -> str:
+    """The token of the request's ``Authorization: Bearer`` header, or :class:`TokenError`."""
+    header = request.headers.get("Authorization", "").strip()
+    if not header:
+        raise TokenError("sign in: send your personal token as "
+                         "'Authorization: Bearer <token>'", invalid=False)
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise TokenError("the Authorization header must be 'Bearer <token>'", invalid=True)
+    return token
+
+
+def token_user() -> User:
+    """The account whose personal token signs this request, or :class:`TokenError`."""
+    token = bearer_token()
+    user = user_for_token(token) if len(token) <= MAX_TOKEN else None
+    if user is None:
+        raise TokenError("this token is not valid (mistyped or revoked): make a new one on "
+                         "your account page", invalid=True)
+    return user
+
+
+def token_required(view: Callable[Concatenate[User, P], R]) -> Callable[P, R]:
+    """Decorate a view that needs a signed-in account; the view gets it as its first
+    argument."""
+
+    @wraps(view)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        return view(token_user(), *args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,250 @@
+"""The session endpoints of the JSON API: start a session, record, correct and void hands,
+read a hand's history, the ledger, settle-up payments, house-rule changes and closing.
+
+Every endpoint needs a personal token (``auth.py``) and sees only the caller's own
+sessions; another account's session is "not found". The views are thin: read the body,
+call :mod:`app.ledger`, answer JSON. Errors are raised, and answered in ``errors.py``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import InvalidOperation
+from typing import Any
+
+from flask import Response, jsonify, url_for
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+from werkzeug.routing import BuildError
+
+from .. import ledger as service
+from ..core.errors import TonkError
+from ..core.settle import amount_formatter
+from ..extensions import db
+from ..models import GameSession, Hand, User
+from . import bp
+from .auth import token_required
+from .routes import json_body
+
+SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
+TABLE_FIELDS = ("rules", "stake", "players")  # set by the session, not by each hand
+NEW_SESSION_FIELDS = frozenset({"name", "players", "rules", "stake", "currency",
+                                "first_dealer"})
+PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
+
+
+# -- reading the request ---------------------------------------------------------------------
+
+def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise TonkError(f"{what} has no field {unknown[0]!r} (it takes "
+                        f"{', '.join(sorted(allowed))})", unknown[0])
+
+
+# -- answers ---------------------------------------------------------------------------------
+
+def _time(moment: datetime | None) -> str | None:
+    """ISO 8601 in UTC (SQLite hands back naive times that were stored as UTC)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()
+
+
+def _share_path(gs: GameSession) -> str:
+    """The path of the session's read-only page: the pages' own route when it is there."""
+    try:
+        return url_for("web.shared", token=gs.share_token)
+    except BuildError:
+        return SHARE_PATH.format(token=gs.share_token)
+
+
+def session_summary(gs: GameSession) -> dict[str, Any]:
+    return {"id": gs.id, "name": gs.name, "players": list(service.player_names(gs)),
+            "currency": gs.currency, "closed": gs.is_closed, "hands": gs.hand_count,
+            "created_at": _time(gs.created_at)}
+
+
+def session_json(gs: GameSession) -> dict[str, Any]:
+    """A session: players in seat order, who deals next, its rules and stake as stored."""
+    names = service.player_names(gs)
+    return {"id": gs.id, "name": gs.name, "players": list(names),
+            "dealer": names[gs.next_dealer], "rules": gs.rules_spec,
+            "scoring": service.session_rules(gs).scoring,
+            "stake": str(service.session_stake(gs)), "currency": gs.currency,
+            "closed": gs.is_closed, "closed_at": _time(gs.closed_at), "hands": gs.hand_count,
+            "share_url": _share_path(gs),
+            "created_at": _time(gs.created_at)}
+
+
+def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored hand → the hand as a client sends it (no table facts, so it can be sent
+    back corrected), and the rules and stake it was settled under beside it."""
+    hand = {k: v for k, v in stored.items() if k not in TABLE_FIELDS}
+    return {"hand": hand, "rules": stored.get("rules"), "stake": stored.get("stake")}
+
+
+def hand_json(hand: Hand) -> dict[str, Any]:
+    """A hand's current version."""
+    return {"number": hand.number, "version": hand.version, "voided": hand.voided,
+            **_split(hand.data), "result": hand.result}
+
+
+def history_json(hand: Hand) -> list[dict[str, Any]]:
+    """Every version of a hand, oldest first, with when, by whom and why."""
+    return [{"version": v["version"], "action": v["action"],
+             "at": _time(datetime.fromisoformat(v["at"])), "by": v["by"],
+             "reason": v["reason"], **_split(v["hand"]), "result": v["result"]}
+            for v in service.history(hand)]
+
+
+def ledger_json(gs: GameSession) -> dict[str, Any]:
+    """Totals, counted hands, the transfers still open, what was paid, and what is open."""
+    state = service.ledger(gs)
+    fmt = amount_formatter(service.session_rules(gs))
+    return {
+        "totals": {name: fmt(amount) for name, amount in state.totals.items()},
+        "hands": state.hands,
+        "transfers": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
+                      for t in state.transfers],
+        "paid": [{"from": payer, "to": payee, "amount": fmt(amount)}
+                 for payer, payee, amount in state.paid],
+        "open": {name: fmt(amount) for name, amount in state.open.items()},
+        "all_paid": state.all_paid,
+        "scoring": state.scoring,
+        "currency": gs.currency,
+    }
+
+
+def _created(body: dict[str, Any], location: str) -> Response:
+    response = jsonify(body)
+    response.status_code = 201
+    response.headers["Location"] = location
+    return response
+
+
+# -- sessions --------------------------------------------------------------------------------
+
+@bp.post("/sessions")
+@token_required
+def create_session(user: User) -> Response:
+    data = json_body()
+    _only(data, NEW_SESSION_FIELDS, "a session")
+    gs = service.create_session(
+        user, name=data.get("name"), players=data.get("players"), rules=data.get("rules"),
+        stake=data.get("stake"), currency=data.get("currency"),
+        first_dealer=data.get("first_dealer"))
+    return _created(session_json(gs), url_for("api.get_session", session_id=gs.id))
+
+
+@bp.get("/sessions")
+@token_required
+def list_sessions(user: User) -> Response:
+    sessions = db.session.scalars(
+        select(GameSession).where(GameSession.owner_id == user.id)
+        .options(selectinload(GameSession.seats))
+        .order_by(GameSession.created_at.desc(), GameSession.id.desc()))
+    return jsonify([session_summary(gs) for gs in sessions])
+
+
+@bp.get("/sessions/<int:session_id>")
+@token_required
+def get_session(user: User, session_id: int) -> Response:
+    return jsonify(session_json(service.owned_session(user, session_id)))
+
+
+@bp.put("/sessions/<int:session_id>/rules")
+@token_required
+def change_rules(user: User, session_id: int) -> Response:
+    gs = service.owned_session(user, session_id)
+    data = json_body()
+    _only(data, frozenset({"rules", "stake"}), "a change of rules")
+    if not data:
+        raise TonkError('send the new house rules, the new stake or both: {"rules": '
+                        '"pagat", "stake": "0.50"}', "rules")
+    rules = data.get("rules")
+    service.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
+                         stake=data.get("stake"))
+    return jsonify(session_json(gs))
+
+
+@bp.post("/sessions/<int:session_id>/close")
+@token_required
+def close_session(user: User, session_id: int) -> Response:
+    gs = service.owned_session(user, session_id)
+    service.close_session(gs)
+    return jsonify(session_json(gs))
+
+
+# -- hands -----------------------------------------------------------------------------------
+
+@bp.post("/sessions/<int:session_id>/hands")
+@token_required
+def record_hand(user: User, session_id: int) -> Response:
+    gs = service.owned_session(user, session_id)
+    hand = service.record_hand(gs, user, json_body())
+    return _created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
+                                             number=hand.number))
+
+
+@bp.get("/sessions/<int:session_id>/hands/<int:number>")
+@token_required
+def get_hand(user: User, session_id: int, number: int) -> Response:
+    return jsonify(hand_json(service.get_hand(service.owned_session(user, session_id), number)))
+
+
+@bp.put("/sessions/<int:session_id>/hands/<int:number>")
+@token_required
+def correct_hand(user: User, session_id: int, number: int) -> Response:
+    gs = service.owned_session(user, session_id)
+    service.get_hand(gs, number)
+    data = json_body()
+    reason = data.pop("reason", None)
+    return jsonify(hand_json(service.correct_hand(gs, user, number, data, reason)))
+
+
+@bp.delete("/sessions/<int:session_id>/hands/<int:number>")
+@token_required
+def void_hand(user: User, session_id: int, number: int) -> Response:
+    gs = service.owned_session(user, session_id)
+    service.get_hand(gs, number)
+    data = json_body()
+    _only(data, frozenset({"reason"}), "voiding a hand")
+    return jsonify(hand_json(service.void_hand(gs, user, number, data.get("reason"))))
+
+
+@bp.get("/sessions/<int:session_id>/hands/<int:number>/history")
+@token_required
+def hand_history(user: User, session_id: int, number: int) -> Response:
+    return jsonify(history_json(service.get_hand(service.owned_session(user, session_id), number)))
+
+
+# -- totals and settle-up --------------------------------------------------------------------
+
+@bp.get("/sessions/<int:session_id>/ledger")
+@token_required
+def get_ledger(user: User, session_id: int) -> Response:
+    return jsonify(ledger_json(service.owned_session(user, session_id)))
+
+
+@bp.post("/sessions/<int:session_id>/payments")
+@token_required
+def record_payment(user: User, session_id: int) -> Response:
+    gs = service.owned_session(user, session_id)
+    data = json_body()
+    _only(data, frozenset(PAYMENT_FIELDS), "a payment")
+    for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
+        if data.get(field) in (None, ""):
+            raise TonkError(f'say {what}: {{"from": "Bob", "to": "Ann", "amount": "4.50"}}',
+                            field)
+    try:
+        service.record_payment(gs, user, data["from"], data["to"], data["amount"])
+    except TonkError as exc:  # the ledger names payer/payee; the API says from/to
+        exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
+        raise
+    except InvalidOperation:  # an amount too large for two decimal places, like "1e999"
+        raise TonkError(f"the amount must be like \"4.50\", not {data['amount']!r}",
+                        "amount") from None
+    return jsonify(ledger_json(gs))
