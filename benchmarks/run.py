@@ -12,8 +12,9 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import bench_settle  # noqa: E402
+import bench_table  # noqa: E402
 import bench_transfers  # noqa: E402
 
 if __name__ == "__main__":
-    results = [bench_settle.main(), bench_transfers.main()]
+    results = [bench_settle.main(), bench_transfers.main(), bench_table.main()]
     sys.exit(1 if any(results) else 0)
