@@ -20,7 +20,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. ``config`` overrides the configuration (``SQLALCHEMY_DATABASE_URI``,
     ``TESTING``, ``SECRET_KEY``, …), as in the Flask tutorial."""
     app = Flask(__name__, instance_relative_config=True,
-                template_folder=os.path.join(HERE, os.pardir, "templates"))
+                template_folder=os.path.join(HERE, os.pardir, "templates"),
+                static_folder=os.path.join(HERE, "static"))
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the documented order
     os.makedirs(app.instance_path, exist_ok=True)
     app.config.update(_config.defaults(app.instance_path))
@@ -34,11 +35,23 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
     login_manager.init_app(app)
-    babel.init_app(app)
+    from .web.site import select_locale
+
+    babel.init_app(app, locale_selector=select_locale)
 
     from . import models  # noqa: F401  (the tables, for the database and migrations)
     from .api import bp as api_bp
 
     app.register_blueprint(api_bp)
     csrf.exempt(api_bp)
+
+    from .auth import bp as auth_bp
+    from .auth import load_user, unauthorized
+    from .web import bp as web_bp
+
+    login_manager.login_view = "auth.signin"
+    login_manager.user_loader(load_user)
+    login_manager.unauthorized_handler(unauthorized)
+    app.register_blueprint(auth_bp)
+    app.register_blueprint(web_bp)
     return app

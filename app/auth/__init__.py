@@ -1,0 +1,32 @@
+"""Accounts on the web: sign up, sign in, sign out, and the account page with personal API
+tokens. The accounts themselves live in :mod:`app.accounts`."""
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, request, url_for
+from flask.typing import ResponseReturnValue
+from flask_babel import gettext as _
+
+from ..extensions import db
+from ..models import User
+from ..web.site import page_headers
+
+bp = Blueprint("auth", __name__)
+bp.after_request(page_headers)
+
+
+def load_user(user_id: str) -> User | None:
+    """Flask-Login's user loader: the account behind a sign-in cookie."""
+    try:
+        return db.session.get(User, int(user_id))
+    except ValueError:
+        return None
+
+
+def unauthorized() -> ResponseReturnValue:
+    """A page that needs an account: off to sign in, and back here afterwards."""
+    flash(_("Sign in to see that page."), "info")
+    here = request.full_path if request.query_string else request.path
+    return redirect(url_for("auth.signin", next=here))
+
+
+from . import routes as routes  # noqa: E402  (registers the views on bp)

@@ -1,0 +1,120 @@
+"""Sign up, sign in, sign out, and the account page with its personal API tokens."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+from flask_babel import gettext as _
+from flask_login import current_user, login_user, logout_user
+from flask_wtf import FlaskForm
+from sqlalchemy import select
+
+from ..accounts import AccountError, authenticate, create_token, create_user, revoke_token
+from ..extensions import db
+from ..models import ApiToken, User
+from ..web.site import login_required, me
+from . import bp
+from .forms import SignInForm, SignUpForm, TokenForm
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after signing in: a path on this site, never another site."""
+    if target:
+        parts = urlsplit(target)
+        if (not parts.scheme and not parts.netloc and target.startswith("/")
+                and not target.startswith("//") and "\\" not in target):
+            return target
+    return url_for("web.index")
+
+
+def show_error(form: FlaskForm, exc: AccountError, default: str) -> None:
+    """An account error beside the field it names."""
+    field = form[exc.field] if exc.field and exc.field in form else form[default]
+    field.errors = [*field.errors, exc.message]
+
+
+@bp.route("/signup", methods=["GET", "POST"])
+def signup() -> ResponseReturnValue:
+    if current_user.is_authenticated:
+        return redirect(url_for("web.index"))
+    form = SignUpForm()
+    if form.validate_on_submit():
+        try:
+            user = create_user(form.email.data, form.name.data, form.password.data)
+        except AccountError as exc:
+            db.session.rollback()
+            show_error(form, exc, "email")
+        else:
+            login_user(user, remember=True)
+            flash(_("Welcome, %(name)s. Start your first session below.", name=user.name), "ok")
+            return redirect(url_for("web.index"))
+    return render_template("auth/signup.html", form=form), 422 if form.errors else 200
+
+
+@bp.route("/signin", methods=["GET", "POST"])
+def signin() -> ResponseReturnValue:
+    if current_user.is_authenticated:
+        return redirect(safe_next(request.args.get("next")))
+    form = SignInForm()
+    if form.validate_on_submit():
+        user = authenticate(form.email.data, form.password.data)
+        if user is not None:
+            login_user(user, remember=bool(form.remember.data))
+            return redirect(safe_next(request.args.get("next")))
+        form.password.errors = [_("That email and password do not match an account.")]
+    return render_template("auth/signin.html", form=form), 422 if form.errors else 200
+
+
+@bp.post("/signout")
+def signout() -> ResponseReturnValue:
+    logout_user()
+    flash(_("You are signed out."), "ok")
+    return redirect(url_for("web.index"))
+
+
+def tokens_of(user: User) -> list[ApiToken]:
+    """The account's personal API tokens, newest first."""
+    return list(db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id)
+                                   .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())))
+
+
+def account_page(form: TokenForm, new_token: str | None = None) -> ResponseReturnValue:
+    page = render_template("auth/account.html", form=form, tokens=tokens_of(me()),
+                           new_token=new_token)
+    # The new token is shown once: no cache may keep the page that holds it.
+    return page, 422 if form.errors else 200, {"Cache-Control": "no-store"}
+
+
+@bp.get("/account")
+@login_required
+def account() -> ResponseReturnValue:
+    return account_page(TokenForm(formdata=None))
+
+
+@bp.post("/account/tokens")
+@login_required
+def new_token() -> ResponseReturnValue:
+    form = TokenForm()
+    if form.validate_on_submit():
+        try:
+            token = create_token(me(), form.label.data)
+        except AccountError as exc:
+            db.session.rollback()
+            show_error(form, exc, "label")
+        else:
+            return account_page(TokenForm(formdata=None), token)
+    return account_page(form)
+
+
+@bp.post("/account/tokens/<int:token_id>/revoke")
+@login_required
+def revoke(token_id: int) -> ResponseReturnValue:
+    try:
+        revoke_token(me(), token_id)
+    except AccountError as exc:
+        db.session.rollback()
+        flash(exc.message, "error")
+    else:
+        flash(_("The token is revoked: it no longer opens the API."), "ok")
+    return redirect(url_for("auth.account"))

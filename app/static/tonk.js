@@ -1,0 +1,165 @@
+/* Tonk Tally: a little help on top of forms that work without it.
+   Hand form: show only the facts the chosen end needs, check counts as they are typed,
+   and a card picker that fills the count. New session: name the first-dealer choices. */
+(function () {
+  "use strict";
+
+  function each(root, selector, fn) {
+    Array.prototype.forEach.call(root.querySelectorAll(selector), fn);
+  }
+
+  function handForm(form, cfg) {
+    var copies = {}, worth = {}, picker = null, current = null;
+    cfg.deck.forEach(function (c) { copies[c[0]] = (copies[c[0]] || 0) + 1; worth[c[0]] = c[1]; });
+
+    function checked(name) {
+      var el = form.querySelector('input[name="' + name + '"]:checked');
+      return el ? el.value : "";
+    }
+    function cardsOf(row) {
+      var text = row.querySelector(".cards").value.toUpperCase().replace(/,/g, " ").trim();
+      return text ? text.split(/\s+/) : [];
+    }
+    function total(cards) {
+      return cards.reduce(function (sum, c) { return sum + (worth[c] || 0); }, 0);
+    }
+    function check(row) {
+      var input = row.querySelector(".count"), value = input.value.trim(), msg = "";
+      if (value !== "") {
+        var deal = checked("kind") === "deal";
+        if (!/^\d+$/.test(value)) msg = cfg.msg.whole;
+        else if (+value > cfg.maxCount) msg = cfg.msg.max;
+        else if ((deal ? cfg.dealTotals : cfg.playCounts).indexOf(+value) < 0) {
+          msg = (deal ? cfg.msg.deal : cfg.msg.play).replace("{n}", value);
+        }
+      }
+      row.querySelector(".live").textContent = msg;
+      input.setAttribute("aria-invalid", msg ? "true" : "false");
+    }
+    function update() {
+      var kind = checked("kind"), who = checked("player"), mode = cfg.modes[kind] || "none";
+      each(form, "[data-kinds]", function (el) {
+        el.hidden = el.getAttribute("data-kinds").split(" ").indexOf(kind) < 0;
+      });
+      each(form, ".count-row", function (row) {
+        row.hidden = mode === "losers" && row.getAttribute("data-name") === who;
+        check(row);
+      });
+    }
+
+    function usedElsewhere(card) {
+      var n = 0;
+      each(form, ".count-row", function (row) {
+        if (row !== current) cardsOf(row).forEach(function (c) { if (c === card) n += 1; });
+      });
+      return n;
+    }
+    function refresh() {
+      if (!current) return;
+      var mine = cardsOf(current);
+      each(picker, "button[data-card]", function (b) {
+        var card = b.getAttribute("data-card");
+        var have = mine.filter(function (c) { return c === card; }).length;
+        var on = have > +b.getAttribute("data-copy");
+        b.setAttribute("aria-pressed", on ? "true" : "false");
+        b.disabled = !on && (have + usedElsewhere(card) >= copies[card] ||
+                             mine.length >= cfg.handSize);
+      });
+    }
+    function setCards(row, cards) {
+      row.querySelector(".cards").value = cards.join(" ");
+      row.querySelector(".count").value = cards.length ? String(total(cards)) : "";
+      check(row);
+    }
+    function toggle(card, copy) {
+      var mine = cardsOf(current), have = mine.filter(function (c) { return c === card; }).length;
+      if (have > copy) mine.splice(mine.lastIndexOf(card), 1);
+      else mine.push(card);
+      setCards(current, mine);
+      refresh();
+    }
+    function label(card) {
+      if (card === "JOKER") return cfg.msg.joker;
+      return card.slice(0, -1) + { S: "♠", H: "♥", D: "♦", C: "♣" }[card.slice(-1)];
+    }
+    function build() {
+      var seen = {};
+      picker = document.createElement("div");
+      picker.className = "picker";
+      cfg.deck.forEach(function (c) {
+        var card = c[0], copy = seen[card] || 0, b = document.createElement("button");
+        seen[card] = copy + 1;
+        b.type = "button";
+        b.textContent = label(card);
+        b.setAttribute("data-card", card);
+        b.setAttribute("data-copy", String(copy));
+        if (/[HD]$/.test(card)) b.className = "red";
+        if (card === "JOKER") b.className = "joker";
+        b.addEventListener("click", function () { toggle(card, copy); });
+        picker.appendChild(b);
+      });
+      var done = document.createElement("button");
+      done.type = "button";
+      done.className = "btn done";
+      done.textContent = cfg.msg.done;
+      done.addEventListener("click", function () { picker.remove(); current = null; });
+      picker.appendChild(done);
+    }
+    function open(row) {
+      if (!picker) build();
+      if (current === row) { picker.remove(); current = null; return; }
+      current = row;
+      row.appendChild(picker);
+      refresh();
+    }
+
+    each(form, ".count-row", function (row) {
+      var pick = row.querySelector(".pick"), count = row.querySelector(".count");
+      pick.hidden = false;
+      pick.addEventListener("click", function () { open(row); });
+      count.addEventListener("input", function () {
+        var cards = cardsOf(row);
+        if (cards.length && total(cards) !== +count.value) row.querySelector(".cards").value = "";
+        check(row);
+        refresh();
+      });
+      row.querySelector(".cards").addEventListener("input", function () {
+        var cards = cardsOf(row);
+        if (cards.every(function (c) { return c in worth; })) setCards(row, cards);
+        refresh();
+      });
+    });
+    form.addEventListener("change", function (e) {
+      var name = e.target.name;
+      if (name === "kind" || name === "player") update();
+    });
+    update();
+  }
+
+  function firstDealer(select) {
+    function label() {
+      each(select, "option", function (o) {
+        var input = document.getElementById("player-" + o.value);
+        o.textContent = (input && input.value.trim()) || o.getAttribute("data-seat");
+      });
+    }
+    each(document, "input[id^=player-]", function (input) {
+      input.addEventListener("input", label);
+    });
+    label();
+  }
+
+  function presetSummary(select, summary) {
+    select.addEventListener("change", function () {
+      summary.textContent = select.options[select.selectedIndex].getAttribute("data-summary");
+    });
+  }
+
+  var config = document.getElementById("hand-config");
+  var handEl = document.getElementById("hand-form");
+  if (config && handEl) handForm(handEl, JSON.parse(config.textContent));
+  var dealer = document.getElementById("first_dealer");
+  if (dealer) firstDealer(dealer);
+  var preset = document.getElementById("preset"), summary = document.getElementById("preset-summary");
+  if (preset && summary) presetSummary(preset, summary);
+})();

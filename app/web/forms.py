@@ -1,0 +1,429 @@
+"""The pages' forms: what the scorekeeper typed → the arguments the ledger takes, and a domain
+error's ``field`` → the form field beside which its message is shown.
+
+The forms are plain HTML whose fields depend on the table (a count a player, an input a rule
+option), so they are read here rather than declared as WTForms classes; CSRFProtect checks
+every POST. Only what a page itself must read (a whole number, the deal-wins shorthand) is
+checked here: every fact of the game is checked by the domain core, once, through the ledger.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from werkzeug.datastructures import MultiDict
+
+from ..core import OPTIONS, PRESETS, CardError, DealWin, Rules, TonkError
+from ..core.cards import DECKS, FACE_VALUES, deck_contents
+from ..core.hand import END_KINDS
+from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
+
+Errors = dict[str, str]
+Form = MultiDict[str, str]
+
+MAX_SEATS = 8
+FEW_SEATS = 4  # seats shown at once; the rest fold away
+MAX_TEXT = 500
+#: The ends that name a player: who went out, or who dropped.
+PLAYER_ENDS = ("tonk_out", "run_out", "drop")
+
+_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d{1,2}\s*$")
+
+
+def amount_text(text: str) -> str:
+    """Money as typed: ``"0,25"`` (a decimal comma, as the German pages write amounts) reads as
+    ``"0.25"``. Only one or two digits after the comma are read so, never ``"1,000"``."""
+    text = text.strip()[:MAX_TEXT]
+    return text.replace(",", ".") if _DECIMAL_COMMA.match(text) else text
+
+
+# -- house rules -----------------------------------------------------------------------------
+
+#: The options chosen from a list, with what each choice means (the core's own words).
+OPTION_CHOICES: dict[str, Mapping[str, str]] = {
+    "scoring": SCORINGS, "deck": DECKS, "face_value": FACE_VALUES,
+    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES, "catch": CATCHES,
+    "stock_out_tie": STOCK_OUT_TIES,
+}
+#: Multiples that may be switched off ("0" in the form stands for none).
+OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays",
+                                "double_double_pays"})
+OPTION_LABELS: dict[str, Any] = {
+    "scoring": _l("Scoring"), "deck": _l("Deck"), "face_value": _l("Face cards count"),
+    "hand_size": _l("Cards dealt"), "deal_wins": _l("Instant wins on the deal"),
+    "deal_conflict": _l("Several instant wins"), "deal_tie": _l("Equal instant wins"),
+    "tonk_out_pays": _l("Tonk out pays"), "tonk_out_by_hits_pays": _l("Tonk out by hits pays"),
+    "first_turn_spread_pays": _l("First-turn spreads pay"),
+    "double_double_pays": _l("Double-double pays"), "run_out_pays": _l("Run out pays"),
+    "drop_win_pays": _l("A won drop pays"), "catch": _l("Caught drop"),
+    "catch_factor": _l("Catch factor"), "stock_out_pays": _l("Stock out pays"),
+    "stock_out_tie": _l("Tied stock out"),
+}
+
+
+def option_widget(name: str) -> str:
+    """How an option is entered: ``choice``, ``optional`` (0 = none), ``deal_wins`` or
+    ``number``."""
+    if name in OPTION_CHOICES:
+        return "choice"
+    if name in OPTIONAL_MULTIPLES:
+        return "optional"
+    return "deal_wins" if name == "deal_wins" else "number"
+
+
+def option_label(name: str) -> str:
+    return str(OPTION_LABELS.get(name, name.replace("_", " ")))
+
+
+def parse_deal_wins(text: str) -> list[dict[str, Any]]:
+    """The deal-wins shorthand → the JSON the core reads: ``49 50 = 2; <=13 = 2; face = 2``
+    (best first), or ``-`` for none. Raises ValueError for anything else."""
+    if text.strip() == "-":
+        return []
+    wins: list[dict[str, Any]] = []
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        what, equals, pays = part.rpartition("=")
+        if not equals:
+            raise ValueError(part)
+        win: dict[str, Any] = {"pays": int(pays.strip())}
+        what = what.strip().lower()
+        if "face" in what:
+            win["five_face_cards"] = True
+        elif what.startswith(("<=", "≤")):
+            win["at_most"] = int(what.lstrip("<=≤ "))
+        else:
+            win["totals"] = [int(t) for t in what.replace(",", " ").replace("/", " ").split()]
+        wins.append(win)
+    if not wins:
+        raise ValueError(text)
+    return wins
+
+
+def format_deal_wins(wins: Sequence[DealWin]) -> str:
+    """The shorthand of :func:`parse_deal_wins` for ``wins``."""
+    if not wins:
+        return "-"
+    return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
+                      if w.at_most is not None else " ".join(map(str, w.totals)))
+                     + f" = {w.pays}" for w in wins)
+
+
+def option_text(name: str, value: Any) -> str:
+    """An option's value as the form shows it."""
+    if name == "deal_wins":
+        return format_deal_wins(value)
+    if value is None:
+        return "0"
+    return str(value)
+
+
+@dataclass
+class RulesValues:
+    """The house-rule part of a form: a preset and the options that override it."""
+
+    preset: str = "pagat"
+    options: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, rules: Rules) -> RulesValues:
+        overrides = rules.overrides()
+        return cls(rules.preset, {n: option_text(n, getattr(rules, n)) for n in overrides})
+
+
+def read_rules(form: Form) -> tuple[RulesValues, dict[str, Any], Errors]:
+    """The preset and every option filled in → (what to show again, the rules spec, errors).
+    An empty option keeps the preset's value."""
+    values = RulesValues(form.get("preset", "pagat").strip(),
+                         {n: form.get(f"opt-{n}", "").strip()[:MAX_TEXT] for n in OPTIONS})
+    spec: dict[str, Any] = {"preset": values.preset}
+    errors: Errors = {}
+    for name, text in values.options.items():
+        if not text:
+            continue
+        widget = option_widget(name)
+        try:
+            if widget == "choice":
+                spec[name] = text
+            elif widget == "deal_wins":
+                spec[name] = parse_deal_wins(text)
+            else:
+                number = int(text)
+                spec[name] = None if widget == "optional" and number == 0 else number
+        except ValueError:
+            errors[f"opt-{name}"] = (
+                _("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none.")
+                if widget == "deal_wins" else _("Enter a whole number."))
+    return values, spec, errors
+
+
+def rules_field(field: str | None) -> str | None:
+    """``rules.catch`` → ``opt-catch``, ``rules.deal_wins[0].pays`` → ``opt-deal_wins``,
+    ``rules.preset`` → ``preset``; None if the field is not about the rules."""
+    if field is None or not (field == "rules" or field.startswith("rules.")):
+        return None
+    name = field[len("rules."):].split("[")[0].split(".")[0]
+    return f"opt-{name}" if name in OPTIONS else "preset"
+
+
+@dataclass(frozen=True)
+class PresetChoice:
+    name: str
+    title: str
+    summary: str
+
+
+def preset_choices() -> list[PresetChoice]:
+    """Every preset with its title and summary, for the select."""
+    return [PresetChoice(p.name, _(p.title), _(p.summary)) for p in PRESETS.values()]
+
+
+@dataclass(frozen=True)
+class OptionField:
+    """One rule option as the form shows it: its label, its one-line explanation (the
+    core's), how it is entered and, for a list, the choices with what each means."""
+
+    name: str
+    label: str
+    help: str
+    widget: str
+    choices: tuple[tuple[str, str], ...] = ()
+
+
+def option_fields() -> list[OptionField]:
+    return [OptionField(name, option_label(name), _(explained), option_widget(name),
+                        tuple((value, f"{value}: {_(meaning)}") for value, meaning
+                              in OPTION_CHOICES.get(name, {}).items()))
+            for name, (_check, explained) in OPTIONS.items()]
+
+
+# -- a new session ---------------------------------------------------------------------------
+
+@dataclass
+class SessionValues:
+    """What the new-session form shows: a name, up to eight seats, the first dealer's seat,
+    stake, currency and house rules."""
+
+    name: str = ""
+    players: list[str] = field(default_factory=lambda: [""] * MAX_SEATS)
+    first_dealer: int = 0
+    stake: str = "1.00"
+    currency: str = "USD"
+    rules: RulesValues = field(default_factory=RulesValues)
+
+
+def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors]:
+    """The new-session form → (what to show again, arguments of ``create_session``,
+    errors). Empty seats are skipped; the first dealer is chosen by seat."""
+    rules, spec, errors = read_rules(form)
+    players = [" ".join(form.get(f"player-{i}", "").split())[:MAX_TEXT]
+               for i in range(MAX_SEATS)]
+    try:
+        dealer_seat = int(form.get("first_dealer", "0"))
+    except ValueError:
+        dealer_seat = -1
+    values = SessionValues(form.get("name", "").strip()[:MAX_TEXT], players,
+                           dealer_seat, amount_text(form.get("stake", "")),
+                           form.get("currency", "").strip()[:MAX_TEXT], rules)
+    seated = [p for p in players if p]
+    if not 0 <= dealer_seat < MAX_SEATS or not players[dealer_seat]:
+        errors["first_dealer"] = _("Choose a seat that has a player.")
+    args = {"name": values.name, "players": seated, "rules": spec, "stake": values.stake,
+            "currency": values.currency,
+            "first_dealer": players[dealer_seat] if "first_dealer" not in errors else None}
+    return values, args, errors
+
+
+def session_field(field: str | None, players: Sequence[str]) -> str:
+    """A domain error's field → the new-session form's field. ``players[i]`` counts only the
+    filled-in seats, so it is mapped back to the seat's input."""
+    where = rules_field(field)
+    if where is not None:
+        return where
+    if field and field.startswith("players[") and field.endswith("]"):
+        filled = [i for i, p in enumerate(players) if p]
+        index = int(field[len("players["):-1])
+        return f"player-{filled[index]}" if index < len(filled) else "players"
+    return field if field in ("name", "stake", "currency", "first_dealer", "players") \
+        else "form"
+
+
+def change_rules_field(field: str | None) -> str:
+    return rules_field(field) or ("stake" if field == "stake" else "form")
+
+
+# -- a hand ----------------------------------------------------------------------------------
+
+def count_mode(kind: str, rules: Rules) -> str:
+    """Which counts a hand that ended this way needs under ``rules``: ``all``; ``claimants``
+    (the initial totals of who won on the deal); ``losers`` (every count but the winner's,
+    under push-ups); or ``none``."""
+    push_ups = rules.scoring == "push_ups"
+    if kind in ("drop", "stock_out") or (kind == "deal" and push_ups):
+        return "all"
+    if kind == "deal":
+        return "claimants"
+    if kind in ("tonk_out", "run_out") and push_ups:
+        return "losers"
+    return "none"
+
+
+@dataclass(frozen=True)
+class Asks:
+    """The facts a hand form asks for beyond the end and the counts, under these rules."""
+
+    method: bool
+    first_turn: bool
+    double_double: bool
+    five_face: bool
+    modes: dict[str, str]
+
+    @classmethod
+    def of(cls, rules: Rules) -> Asks:
+        hits = rules.tonk_out_by_hits_pays
+        return cls(method=hits is not None and hits != rules.tonk_out_pays,
+                   first_turn=rules.first_turn_spread_pays is not None,
+                   double_double=rules.double_double_pays is not None,
+                   five_face=rules.has_five_face_cards,
+                   modes={k: count_mode(k, rules) for k in END_KINDS})
+
+    @property
+    def count_kinds(self) -> str:
+        """The ends that need counts, space-separated, for ``data-kinds``."""
+        return " ".join(k for k, mode in self.modes.items() if mode != "none")
+
+
+@dataclass
+class HandValues:
+    """What a hand form shows: the facts as typed (counts by seat, as text)."""
+
+    kind: str = ""
+    player: str = ""
+    method: str = "spread"
+    first_turn: bool = False
+    double_double: bool = False
+    five_face: list[str] = field(default_factory=list)
+    counts: dict[int, str] = field(default_factory=dict)
+    cards: dict[int, str] = field(default_factory=dict)
+    dealer: str = ""
+    multiplier: int = 1
+    reason: str = ""
+
+    @property
+    def big_one(self) -> bool:
+        return self.multiplier > 1
+
+    @property
+    def big_value(self) -> int:
+        """What the Big One toggle sends: double, or a stored hand's own multiplier."""
+        return self.multiplier if self.multiplier > 1 else 2
+
+    @classmethod
+    def of_hand(cls, data: Mapping[str, Any], names: Sequence[str]) -> HandValues:
+        """A stored hand (RULES.md §1) → the form, for a correction."""
+        end = data["end"]
+        counts, cards = data.get("counts", {}), data.get("cards", {})
+        return cls(kind=end["kind"], player=end.get("player", ""),
+                   method=end.get("method", "spread"), first_turn=end.get("first_turn", False),
+                   double_double=end.get("double_double", False),
+                   five_face=list(end.get("five_face_cards", [])),
+                   counts={i: str(counts[n]) for i, n in enumerate(names) if n in counts},
+                   cards={i: " ".join(cards[n]) for i, n in enumerate(names) if n in cards},
+                   dealer=data.get("dealer", ""), multiplier=data.get("multiplier", 1))
+
+
+def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
+                   ) -> tuple[HandValues, dict[str, Any], Errors]:
+    """The hand form → (what to show again, the hand for the ledger, errors). Only the facts
+    the end and the rules use are sent, so a count left in a field the page hid is ignored."""
+    errors: Errors = {}
+    values = HandValues(
+        kind=form.get("kind", ""), player=form.get("player", ""),
+        method=form.get("method", "spread"), first_turn="first_turn" in form,
+        double_double="double_double" in form, five_face=form.getlist("five_face"),
+        counts={i: form.get(f"count-{i}", "").strip()[:MAX_TEXT] for i in range(len(names))},
+        cards={i: form.get(f"cards-{i}", "").strip()[:MAX_TEXT] for i in range(len(names))},
+        dealer=form.get("dealer", ""), reason=form.get("reason", "")[:MAX_TEXT * 2])
+    if "big_one" in form:
+        try:
+            values.multiplier = int(form["big_one"])
+        except ValueError:
+            errors["big_one"] = _("The Big One doubles the stakes: tick it or leave it.")
+    kind = values.kind
+    if not kind:
+        errors["kind"] = _("Choose how the hand ended.")
+    end: dict[str, Any] = {"kind": kind}
+    if kind in PLAYER_ENDS:
+        end["player"] = values.player or None
+    if kind == "tonk_out":
+        if asks.method:
+            end["method"] = values.method
+        if asks.first_turn and values.first_turn:
+            end["first_turn"] = True
+        if asks.double_double and values.double_double:
+            end["double_double"] = True
+    if kind == "deal" and asks.five_face and values.five_face:
+        end["five_face_cards"] = values.five_face
+    counts: dict[str, int] = {}
+    cards: dict[str, list[str]] = {}
+    mode = asks.modes.get(kind, "none")
+    for seat, name in enumerate(names):
+        if mode == "none" or (mode == "losers" and name == values.player):
+            continue
+        if values.counts[seat]:
+            try:
+                counts[name] = int(values.counts[seat])
+            except ValueError:
+                errors[f"count-{seat}"] = _("Enter a whole number of points.")
+        if values.cards[seat]:
+            cards[name] = values.cards[seat].replace(",", " ").split()
+    data: dict[str, Any] = {"end": end, "dealer": values.dealer or None,
+                            "multiplier": values.multiplier}
+    if counts:
+        data["counts"] = counts
+    if cards:
+        data["cards"] = cards
+    return values, data, errors
+
+
+_HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "method",
+                "end.first_turn": "first_turn", "end.double_double": "double_double",
+                "end.five_face_cards": "five_face", "dealer": "dealer", "multiplier": "big_one",
+                "reason": "reason", "counts": "counts", "cards": "counts"}
+
+
+def hand_field(exc: TonkError, names: Sequence[str]) -> str:
+    """A domain error about a hand → the form field it belongs beside: ``counts.Bob`` →
+    ``count-1``, ``cards.Bob`` → ``cards-1``, ``end.player`` → ``player``; ``form`` when it
+    is about the whole hand."""
+    where = exc.field
+    if where is None:
+        return "counts" if isinstance(exc, CardError) else "form"
+    head, _dot, name = where.partition(".")
+    if head in ("counts", "cards") and name:
+        if name in names:
+            return f"{'count' if head == 'counts' else 'cards'}-{names.index(name)}"
+        return "counts"
+    return _HAND_FIELDS.get(where, "form")
+
+
+def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
+    """What the hand page's script needs: which counts each end needs, the counts and initial
+    totals the deck allows (to check as the scorekeeper types), and the deck for the card
+    picker (one entry a copy: the jokers deck holds JOKER twice)."""
+    return {
+        "modes": asks.modes,
+        "playCounts": sorted(rules.play_counts), "dealTotals": sorted(rules.deal_totals),
+        "maxCount": rules.max_count, "handSize": rules.hand_size,
+        "deck": [[str(card), card.value(rules.face_value)]
+                 for card, copies in deck_contents(rules.deck).items() for _i in range(copies)],
+        "msg": {"whole": _("Enter a whole number."),
+                "max": _("At most %(max)s points.", max=rules.max_count),
+                "play": _("No hand of this deck adds up to {n}."),
+                "deal": _("No hand of this deck is dealt {n}."),
+                "full": _("A hand holds %(n)s cards.", n=rules.hand_size),
+                "joker": _("Joker"), "done": _("Done")},
+    }

@@ -1,0 +1,275 @@
+"""What the pages show, built from the ledger's values: amounts in the table's own terms,
+rows of hands, one hand in full, sessions at a glance, and house rules in words.
+
+Every number a template shows is made here, so templates hold no arithmetic.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from flask_babel import format_decimal
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
+
+from ..core import PRESETS, Rules
+from ..core.hand import END_KINDS
+from ..core.rules import multiple_word
+from ..ledger import from_minor, history, rules_of, session_rules, session_stake
+from ..models import GameSession, Hand
+from .forms import OPTION_CHOICES, option_label
+
+OUTCOMES: dict[str, Any] = {
+    "deal_win": _l("Won on the deal"), "tonk_out": _l("Tonk out"), "run_out": _l("Run out"),
+    "drop_won": _l("Drop won"), "caught": _l("Caught drop"), "stock_out": _l("Stock ran out"),
+    "draw": _l("Draw"), "dead": _l("Dead hand"),
+}
+ACTIONS: dict[str, Any] = {"recorded": _l("Recorded"), "corrected": _l("Corrected"),
+                           "voided": _l("Voided")}
+MINUS = "\u2212"
+
+
+# -- amounts ---------------------------------------------------------------------------------
+
+def amount(value: Decimal, scoring: str) -> str:
+    """``1234.5`` → ``1,234.50`` in money, ``1,235`` in points (in the reader's locale),
+    without a sign."""
+    return str(format_decimal(abs(value), format="#,##0.00" if scoring == "money" else "#,##0"))
+
+
+def signed(value: Decimal, scoring: str) -> str:
+    """An amount with its sign spelled out: ``+1.50``, ``−1.50``, ``0.00``."""
+    sign = "+" if value > 0 else MINUS if value < 0 else ""
+    return sign + amount(value, scoring)
+
+
+def score(value: Decimal, scoring: str) -> Markup:
+    """A gain or loss as the pages show it: the sign and a colour that says the same (blue up,
+    orange down). Under push-ups a number is points pushed up, without a sign."""
+    if scoring == "push_ups":
+        return Markup('<span class="amt">{}</span>').format(amount(value, scoring))
+    tone = "pos" if value > 0 else "neg" if value < 0 else "zero"
+    return Markup('<span class="amt {}">{}</span>').format(tone, signed(value, scoring))
+
+
+def minor_label(scoring: str) -> Callable[[int], str]:
+    """How the chart writes a running total given in minor units."""
+    if scoring == "push_ups":
+        return lambda minor: amount(from_minor(minor), scoring)
+    return lambda minor: signed(from_minor(minor), scoring)
+
+
+def end_word(kind: str) -> str:
+    """``tonk_out`` → the words of ``END_KINDS``, translated where a catalogue has them."""
+    return _(END_KINDS[kind]) if kind in END_KINDS else kind
+
+
+def outcome_word(outcome: str) -> str:
+    return str(OUTCOMES.get(outcome, outcome))
+
+
+# -- hands -----------------------------------------------------------------------------------
+
+def _values(result: Mapping[str, Any]) -> tuple[tuple[str, Decimal], ...]:
+    """Each player's net (or push-up) in a stored result, as Decimals."""
+    values = result.get("net") or result.get("pushed") or {}
+    return tuple((name, Decimal(str(v))) for name, v in values.items())
+
+
+@dataclass(frozen=True)
+class HandRow:
+    """One hand in a list: its number, how it ended, who won and each player's net."""
+
+    number: int
+    outcome: str
+    winners: tuple[str, ...]
+    nets: tuple[tuple[str, Decimal], ...]
+    voided: bool
+    multiplier: int
+
+
+def hand_row(hand: Hand) -> HandRow:
+    result = hand.result
+    return HandRow(hand.number, outcome_word(hand.outcome), tuple(result["winners"]),
+                   _values(result), hand.voided, hand.data.get("multiplier", 1))
+
+
+@dataclass(frozen=True)
+class PaymentRow:
+    payer: str
+    payee: str
+    amount: Decimal
+    rule: str
+
+
+def payments(result: Mapping[str, Any]) -> list[PaymentRow]:
+    return [PaymentRow(p["from"], p["to"], Decimal(p["amount"]), p["rule"])
+            for p in result["payments"]]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A hand just recorded, for the box on the session page: what it paid."""
+
+    row: HandRow
+    payments: list[PaymentRow]
+
+
+def recorded(hand: Hand) -> Recorded:
+    return Recorded(hand_row(hand), payments(hand.result))
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of a hand in its history."""
+
+    version: int
+    action: str
+    at: datetime
+    by: str
+    reason: str | None
+    outcome: str
+    winners: tuple[str, ...]
+    nets: tuple[tuple[str, Decimal], ...]
+    facts: list[str]
+
+
+@dataclass(frozen=True)
+class Seat:
+    """What one player held at the end of a hand."""
+
+    name: str
+    count: int | None
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HandDetail:
+    """One hand in full: what happened, who paid whom under which rule, the rules it was
+    settled under and every version."""
+
+    row: HandRow
+    end: str
+    dealer: str
+    stake: Decimal
+    explanation: list[str]
+    payments: list[PaymentRow]
+    seats: list[Seat]
+    rules_title: str
+    rules_words: list[tuple[str, str]]
+    history: list[Version]
+
+
+def facts(data: Mapping[str, Any]) -> list[str]:
+    """A hand's facts in short words: how it ended, by whom, the counts."""
+    end = data["end"]
+    said = [end_word(end["kind"])]
+    if end.get("player"):
+        said.append(end["player"])
+    if end.get("method") == "hits":
+        said.append(_("by hits"))
+    if end.get("first_turn"):
+        said.append(_("first turn"))
+    if end.get("double_double"):
+        said.append(_("double-double"))
+    if end.get("five_face_cards"):
+        said.append(_("five face cards: %(names)s", names=", ".join(end["five_face_cards"])))
+    counts = data.get("counts", {})
+    if counts:
+        said.append(", ".join(f"{n} {c}" for n, c in counts.items()))
+    if data.get("multiplier", 1) > 1:
+        said.append(_("The Big One ×%(n)s", n=data["multiplier"]))
+    return said
+
+
+def hand_rules(hand: Hand) -> Rules:
+    """The rules a stored hand was settled under (a correction keeps them)."""
+    return rules_of(json.dumps(hand.data["rules"]))
+
+
+def hand_detail(hand: Hand) -> HandDetail:
+    data, result = hand.data, hand.result
+    rules = hand_rules(hand)
+    counts, cards = data.get("counts", {}), data.get("cards", {})
+    versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
+                        datetime.fromisoformat(v["at"]), v["by"], v["reason"],
+                        outcome_word(v["result"]["outcome"]), tuple(v["result"]["winners"]),
+                        _values(v["result"]), facts(v["hand"]))
+                for v in history(hand)]
+    return HandDetail(
+        row=hand_row(hand), end=end_word(data["end"]["kind"]), dealer=data["dealer"],
+        stake=Decimal(data["stake"]), explanation=list(result["explanation"]),
+        payments=payments(result),
+        seats=[Seat(n, counts.get(n), tuple(cards.get(n, ()))) for n in data["players"]],
+        rules_title=rules_title(rules), rules_words=rules_words(rules), history=versions)
+
+
+# -- rules -----------------------------------------------------------------------------------
+
+def rules_title(rules: Rules) -> str:
+    return _(PRESETS[rules.preset].title)
+
+
+def rules_words(rules: Rules) -> list[tuple[str, str]]:
+    """Each option that differs from the preset, as (what it is, its value in words)."""
+    said = []
+    for name in rules.overrides():
+        value = getattr(rules, name)
+        if name in OPTION_CHOICES:
+            text = _(OPTION_CHOICES[name][value])
+        elif name == "deal_wins":
+            text = "; ".join(_("%(what)s pays %(pays)s", what=w.describe(),
+                               pays=_(multiple_word(w.pays))) for w in value) or _("none")
+        elif value is None:
+            text = _("none")
+        else:
+            text = str(value)
+        said.append((option_label(name), text))
+    return said
+
+
+# -- sessions --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SessionCard:
+    """A session at a glance: its name, state and each player's running total."""
+
+    id: int
+    name: str
+    created_at: datetime
+    closed: bool
+    hands: int
+    scoring: str
+    currency: str
+    totals: tuple[tuple[str, Decimal], ...]
+
+
+def session_card(gs: GameSession) -> SessionCard:
+    return SessionCard(gs.id, gs.name, gs.created_at, gs.is_closed, gs.hand_count,
+                       session_rules(gs).scoring, gs.currency,
+                       tuple((s.name, from_minor(s.total_minor)) for s in gs.seats))
+
+
+@dataclass(frozen=True)
+class Table:
+    """The facts about a session every one of its pages shows in its header."""
+
+    scoring: str
+    stake: Decimal
+    rules_title: str
+    rules_words: list[tuple[str, str]]
+
+
+def table(gs: GameSession) -> Table:
+    rules = session_rules(gs)
+    return Table(rules.scoring, session_stake(gs), rules_title(rules), rules_words(rules))
+
+
+def standings(totals: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
+    """Push-ups: the players, lowest total (the best) first."""
+    return sorted(totals.items(), key=lambda item: item[1])

@@ -1,0 +1,382 @@
+"""The pages. Each view is thin: read the form, call the ledger, flash, redirect; on a
+domain error show the form again with the message beside its field, nothing stored.
+
+Sessions are reached only by their owner (anyone else gets 404) or, read-only, through
+their share link ``/s/<token>``. A closed session refuses every change with a flash.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import segno
+from flask import (
+    Response,
+    flash,
+    get_flashed_messages,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from flask_babel import gettext as _
+from flask_login import current_user
+from markupsafe import Markup
+
+from ..core import Rules, TonkError
+from ..core.hand import END_KINDS
+from ..extensions import db
+from ..ledger import (
+    NotFoundError,
+    SessionClosedError,
+    change_rules,
+    close_session,
+    correct_hand,
+    create_session,
+    get_hand,
+    known_player_names,
+    ledger,
+    owned_session,
+    player_names,
+    record_hand,
+    record_payment,
+    running_totals,
+    session_rules,
+    session_stake,
+    shared_session,
+    void_hand,
+)
+from ..models import GameSession, Hand
+from . import bp
+from .chart import chart_svg
+from .forms import (
+    FEW_SEATS,
+    MAX_SEATS,
+    PLAYER_ENDS,
+    Asks,
+    Errors,
+    HandValues,
+    RulesValues,
+    SessionValues,
+    amount_text,
+    change_rules_field,
+    hand_field,
+    option_fields,
+    picker_config,
+    preset_choices,
+    read_hand_form,
+    read_rules,
+    read_session_form,
+    session_field,
+)
+from .present import (
+    amount,
+    end_word,
+    hand_detail,
+    hand_row,
+    hand_rules,
+    minor_label,
+    recorded,
+    session_card,
+    standings,
+    table,
+)
+from .queries import hands_page, sessions_page
+from .site import login_required, me
+
+T = TypeVar("T")
+
+
+MAX_PAGE = 1_000_000  # far past any real night; keeps the database's OFFSET in range
+
+
+def page_arg() -> int:
+    """The ``?page=`` asked for, from 1 to :data:`MAX_PAGE`."""
+    return min(max(1, request.args.get("page", 1, type=int) or 1), MAX_PAGE)
+
+
+def attempt(action: Callable[[], T]) -> tuple[T | None, TonkError | None]:
+    """Run a ledger change; a domain error comes back (nothing stored) to be shown beside its
+    field. Not found and closed are not form errors: their handlers answer them."""
+    try:
+        return action(), None
+    except (NotFoundError, SessionClosedError):
+        raise
+    except TonkError as exc:
+        db.session.rollback()
+        return None, exc
+
+
+def form_page(template: str, errors: Errors, **context: Any) -> ResponseReturnValue:
+    """A form page; 422 when it is shown again with errors."""
+    return render_template(template, errors=errors, **context), 422 if errors else 200
+
+
+def open_session(session_id: int) -> GameSession:
+    """The signed-in account's session, which must still be open."""
+    gs = owned_session(me(), session_id)
+    if gs.is_closed:
+        raise SessionClosedError("closed")
+    return gs
+
+
+@bp.errorhandler(NotFoundError)
+def not_found(exc: Exception) -> ResponseReturnValue:
+    return render_template("web/not_found.html"), 404
+
+
+@bp.errorhandler(SessionClosedError)
+def closed(exc: SessionClosedError) -> ResponseReturnValue:
+    flash(_("This session is closed: nothing in it can change any more."), "error")
+    session_id = (request.view_args or {}).get("session_id")
+    return redirect(url_for(".session", session_id=session_id) if session_id
+                    else url_for(".index"))
+
+
+# -- home and new sessions -------------------------------------------------------------------
+
+@bp.get("/")
+def index() -> ResponseReturnValue:
+    if not current_user.is_authenticated:
+        return render_template("web/welcome.html")
+    pages = sessions_page(me(), page_arg())
+    return render_template("web/home.html", pages=pages,
+                           cards=[session_card(gs) for gs in pages.items])
+
+
+def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
+    """The house-rule part of a form; the options stay open when one is set or wrong."""
+    options_open = any(values.options.values()) or any(k.startswith("opt-") for k in errors)
+    return {"rules": values, "presets": preset_choices(), "options": option_fields(),
+            "options_open": options_open}
+
+
+@bp.route("/sessions/new", methods=["GET", "POST"])
+@login_required
+def new_session() -> ResponseReturnValue:
+    values = SessionValues()
+    errors: Errors = {}
+    if request.method == "POST":
+        values, args, errors = read_session_form(request.form)
+        if not errors:
+            gs, exc = attempt(lambda: create_session(me(), **args))
+            if gs is not None:
+                flash(_("%(name)s has started. Shuffle up and deal!", name=gs.name), "ok")
+                return redirect(url_for(".session", session_id=gs.id))
+            assert exc is not None
+            errors = {session_field(exc.field, values.players): exc.message}
+    return form_page("web/new_session.html", errors, values=values, seats=range(MAX_SEATS),
+                     more_seats=any(values.players[FEW_SEATS:]), few_seats=FEW_SEATS,
+                     known=known_player_names(me()), **rules_context(values.rules, errors))
+
+
+# -- the session page and its chart ----------------------------------------------------------
+
+def session_page(gs: GameSession, token: str | None,
+                 just_recorded: list[Hand]) -> ResponseReturnValue:
+    """The session page, for its owner (``token`` None) or read-only through its share link."""
+    pages = hands_page(gs, page_arg())
+    context: dict[str, Any] = {}
+    if token is None:
+        share_url = url_for(".shared", token=gs.share_token, _external=True)
+        context = {"share_url": share_url,
+                   "qr": Markup(segno.make(share_url, error="m").svg_inline(scale=3))}
+    return render_template(
+        "web/session.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
+        rows=[hand_row(h) for h in pages.items], next_dealer=player_names(gs)[gs.next_dealer],
+        token=token, can_edit=token is None and not gs.is_closed,
+        recorded=[recorded(h) for h in just_recorded], **context)
+
+
+@bp.get("/sessions/<int:session_id>")
+@login_required
+def session(session_id: int) -> ResponseReturnValue:
+    gs = owned_session(me(), session_id)
+    numbers = [int(n) for n in map(str, get_flashed_messages(category_filter=["hand"]))
+               if n.isdigit()]
+    return session_page(gs, None, [get_hand(gs, n) for n in numbers])
+
+
+def chart(gs: GameSession) -> Response:
+    svg = chart_svg(player_names(gs), running_totals(gs),
+                    label=minor_label(session_rules(gs).scoring),
+                    title=_("Running totals: %(name)s", name=gs.name))
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/sessions/<int:session_id>/chart.svg")
+@login_required
+def session_chart(session_id: int) -> ResponseReturnValue:
+    return chart(owned_session(me(), session_id))
+
+
+# -- recording and correcting hands ----------------------------------------------------------
+
+def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
+              correcting: Hand | None = None) -> ResponseReturnValue:
+    asks = Asks.of(rules)
+    return form_page("web/hand_form.html", errors, gs=gs, values=values, asks=asks,
+                     names=player_names(gs), kinds=[(k, end_word(k)) for k in END_KINDS],
+                     player_ends=" ".join(PLAYER_ENDS), config=picker_config(rules, asks),
+                     correcting=correcting)
+
+
+def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand]
+              ) -> tuple[HandValues, Errors, Hand | None]:
+    """Read the hand form and hand it to ``save`` (record or correct)."""
+    names = player_names(gs)
+    values, data, errors = read_hand_form(request.form, names, rules, Asks.of(rules))
+    if errors:
+        return values, errors, None
+    hand, exc = attempt(lambda: save(data))
+    if exc is not None:
+        return values, {hand_field(exc, names): exc.message}, None
+    return values, {}, hand
+
+
+@bp.route("/sessions/<int:session_id>/hands/new", methods=["GET", "POST"])
+@login_required
+def record(session_id: int) -> ResponseReturnValue:
+    gs = open_session(session_id)
+    rules = session_rules(gs)
+    values = HandValues(dealer=player_names(gs)[gs.next_dealer])
+    errors: Errors = {}
+    if request.method == "POST":
+        values, errors, hand = save_hand(gs, rules, lambda data: record_hand(gs, me(), data))
+        if hand is not None:
+            flash(str(hand.number), "hand")
+            return redirect(url_for(".session", session_id=gs.id))
+    return hand_form(gs, rules, values, errors)
+
+
+@bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
+@login_required
+def correct(session_id: int, number: int) -> ResponseReturnValue:
+    gs = open_session(session_id)
+    hand = get_hand(gs, number)
+    rules = hand_rules(hand)
+    values = HandValues.of_hand(hand.data, player_names(gs))
+    errors: Errors = {}
+    if request.method == "POST":
+        reason = request.form.get("reason", "")
+        values, errors, saved = save_hand(
+            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason))
+        if saved is not None:
+            flash(_("Hand %(n)s is corrected; the totals follow.", n=number), "ok")
+            return redirect(url_for(".hand", session_id=gs.id, number=number))
+    return hand_form(gs, rules, values, errors, correcting=hand)
+
+
+def hand_page(gs: GameSession, hand: Hand, token: str | None,
+              errors: Errors | None = None) -> ResponseReturnValue:
+    return render_template("web/hand.html", gs=gs, detail=hand_detail(hand), token=token,
+                           scoring=hand_rules(hand).scoring, errors=errors or {},
+                           can_edit=token is None and not gs.is_closed), \
+        422 if errors else 200
+
+
+@bp.get("/sessions/<int:session_id>/hands/<int:number>")
+@login_required
+def hand(session_id: int, number: int) -> ResponseReturnValue:
+    gs = owned_session(me(), session_id)
+    return hand_page(gs, get_hand(gs, number), None)
+
+
+@bp.post("/sessions/<int:session_id>/hands/<int:number>/void")
+@login_required
+def void(session_id: int, number: int) -> ResponseReturnValue:
+    gs = open_session(session_id)
+    hand = get_hand(gs, number)
+    _done, exc = attempt(lambda: void_hand(gs, me(), number, request.form.get("reason", "")))
+    if exc is not None:
+        return hand_page(gs, hand, None, {"reason" if exc.field == "reason" else "void":
+                                          exc.message})
+    flash(_("Hand %(n)s is void: it no longer counts.", n=number), "ok")
+    return redirect(url_for(".hand", session_id=gs.id, number=number))
+
+
+# -- settle up -------------------------------------------------------------------------------
+
+def settle_page(gs: GameSession, errors: Mapping[tuple[str, str], str] | None = None,
+                typed: Mapping[tuple[str, str], str] | None = None) -> ResponseReturnValue:
+    state = ledger(gs)
+    return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
+                           standings=standings(state.totals), errors=errors or {},
+                           typed=typed or {}, can_edit=not gs.is_closed), \
+        422 if errors else 200
+
+
+@bp.get("/sessions/<int:session_id>/settle")
+@login_required
+def settle(session_id: int) -> ResponseReturnValue:
+    return settle_page(owned_session(me(), session_id))
+
+
+@bp.post("/sessions/<int:session_id>/payments")
+@login_required
+def pay(session_id: int) -> ResponseReturnValue:
+    gs = open_session(session_id)
+    payer, payee = request.form.get("payer", ""), request.form.get("payee", "")
+    typed = amount_text(request.form.get("amount", ""))
+    _done, exc = attempt(lambda: record_payment(gs, me(), payer, payee, typed))
+    if exc is not None:
+        return settle_page(gs, {(payer, payee): exc.message}, {(payer, payee): typed})
+    flash(_("%(payer)s paid %(payee)s %(amount)s %(currency)s.", payer=payer, payee=payee,
+            amount=amount(Decimal(typed), session_rules(gs).scoring), currency=gs.currency),
+          "ok")
+    return redirect(url_for(".settle", session_id=gs.id))
+
+
+@bp.post("/sessions/<int:session_id>/close")
+@login_required
+def close(session_id: int) -> ResponseReturnValue:
+    gs = open_session(session_id)
+    _done, exc = attempt(lambda: close_session(gs))
+    if exc is not None:
+        flash(exc.message, "error")
+        return redirect(url_for(".settle", session_id=gs.id))
+    flash(_("The session is closed. Good game!"), "ok")
+    return redirect(url_for(".session", session_id=gs.id))
+
+
+# -- house rules -----------------------------------------------------------------------------
+
+@bp.route("/sessions/<int:session_id>/rules", methods=["GET", "POST"])
+@login_required
+def rules(session_id: int) -> ResponseReturnValue:
+    gs = open_session(session_id)
+    values, stake = RulesValues.of(session_rules(gs)), str(session_stake(gs))
+    errors: Errors = {}
+    if request.method == "POST":
+        values, spec, errors = read_rules(request.form)
+        stake = amount_text(request.form.get("stake", ""))
+        if not errors:
+            _done, exc = attempt(lambda: change_rules(gs, me(), rules=spec, stake=stake or None))
+            if exc is None:
+                flash(_("New house rules from hand %(n)s on.", n=gs.hand_count + 1), "ok")
+                return redirect(url_for(".session", session_id=gs.id))
+            errors = {change_rules_field(exc.field): exc.message}
+    return form_page("web/rules.html", errors, gs=gs, table=table(gs), stake=stake,
+                     **rules_context(values, errors))
+
+
+# -- the share link --------------------------------------------------------------------------
+
+@bp.get("/s/<token>")
+def shared(token: str) -> ResponseReturnValue:
+    return session_page(shared_session(token), token, [])
+
+
+@bp.get("/s/<token>/chart.svg")
+def shared_chart(token: str) -> ResponseReturnValue:
+    return chart(shared_session(token))
+
+
+@bp.get("/s/<token>/hands/<int:number>")
+def shared_hand(token: str, number: int) -> ResponseReturnValue:
+    gs = shared_session(token)
+    return hand_page(gs, get_hand(gs, number), token)

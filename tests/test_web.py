@@ -1,0 +1,740 @@
+"""The scorekeeper's pages, through Flask's test client: every page renders, sessions start,
+every end of a hand is recorded through the form, bad input is shown beside its field and
+changes nothing, other accounts see nothing, the share link is read-only, settle-up and
+closing work, and pages stay light."""
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+
+import pytest
+from argon2 import PasswordHasher
+from markupsafe import escape
+
+from app import accounts, ledger
+from app.core import TonkError
+from app.extensions import db
+from app.models import GameSession, Hand
+from app.web.chart import MAX_POINTS, chart_svg, downsample
+from tests.conftest import make_app
+
+EVIL = "<script>alert(1)</script>"
+
+
+@pytest.fixture(autouse=True)
+def quick_hashing(monkeypatch):
+    """The cheapest argon2: these tests are about pages, not password hashing."""
+    monkeypatch.setattr(accounts, "_HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def sign_up(client, email="sam@example.com", name="Sam", password="secret123"):
+    resp = client.post("/signup", data={"name": name, "email": email, "password": password})
+    assert resp.status_code == 302, resp.data
+    return resp
+
+
+def start(client, players=("Ann", "Bob", "Cy"), preset="pagat", stake="0.25", **extra):
+    data = {"name": "Friday", "first_dealer": "0", "stake": stake, "currency": "USD",
+            "preset": preset, **{f"player-{i}": p for i, p in enumerate(players)}, **extra}
+    resp = client.post("/sessions/new", data=data)
+    assert resp.status_code == 302, errors_of(resp)
+    return int(resp.location.rsplit("/", 1)[1])
+
+
+def record(client, sid, **form):
+    return client.post(f"/sessions/{sid}/hands/new", data=form)
+
+
+def errors_of(resp) -> list[str]:
+    """The messages shown beside fields."""
+    return [m.replace("&#39;", "'").replace("&#34;", '"').replace("&lt;", "<")
+            .replace("&gt;", ">").replace("&amp;", "&")
+            for m in re.findall(r'class="err"[^>]*>([^<]*)<', resp.get_data(as_text=True))]
+
+
+def shown_beside(resp, field, message):
+    """``message`` is on the page, beside the form field ``field``."""
+    assert f'id="err-{field}">{escape(message)}<' in resp.get_data(as_text=True), \
+        (field, message, errors_of(resp))
+
+
+def ledger_says(app, sid, call) -> str:
+    """The message of the domain error that ``call(session, owner)`` raises: what the page
+    must show (the wording is the domain's, tested with the domain)."""
+    with app.app_context():
+        gs = db.session.get(GameSession, sid)
+        with pytest.raises(TonkError) as caught:
+            call(gs, gs.owner)
+        db.session.rollback()
+    return caught.value.message
+
+
+def state(app, sid):
+    """(hands recorded, each player's total in minor units, versions of each hand)."""
+    with app.app_context():
+        gs = db.session.get(GameSession, sid)
+        hands = db.session.scalars(db.select(Hand).where(Hand.session_id == sid)
+                                   .order_by(Hand.number)).all()
+        return (gs.hand_count, {s.name: s.total_minor for s in gs.seats},
+                [len(h.versions) for h in hands])
+
+
+def stored_hand(app, sid, number=1):
+    with app.app_context():
+        gs = db.session.get(GameSession, sid)
+        from app.ledger import get_hand
+
+        hand = get_hand(gs, number)
+        return hand.data, hand.result, hand.voided
+
+
+def share_token(app, sid):
+    with app.app_context():
+        return db.session.get(GameSession, sid).share_token
+
+
+@pytest.fixture
+def scorer(db_app):
+    """A signed-in client with a session of Ann, Bob and Cy at 0.25 (pagat)."""
+    client = db_app.test_client()
+    sign_up(client)
+    return client, start(client)
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+def test_every_page_renders(db_app, scorer):
+    client, sid = scorer
+    assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    token = share_token(db_app, sid)
+    pages = ["/", "/sessions/new", f"/sessions/{sid}", f"/sessions/{sid}/hands/new",
+             f"/sessions/{sid}/hands/1", f"/sessions/{sid}/hands/1/correct",
+             f"/sessions/{sid}/settle", f"/sessions/{sid}/rules", "/account",
+             f"/s/{token}", f"/s/{token}/hands/1"]
+    for path in pages:
+        resp = client.get(path)
+        assert resp.status_code == 200, path
+        assert resp.content_type.startswith("text/html")
+        assert "Content-Security-Policy" in resp.headers
+    for path in (f"/sessions/{sid}/chart.svg", f"/s/{token}/chart.svg"):
+        resp = client.get(path)
+        assert resp.status_code == 200 and resp.mimetype == "image/svg+xml"
+        assert resp.get_data(as_text=True).startswith("<svg")
+    for path in ("/static/tonk.css", "/static/tonk.js"):
+        resp = client.get(path)
+        assert resp.status_code == 200
+        resp.close()
+    signed_out = db_app.test_client()
+    assert b"Sign up" in signed_out.get("/").data
+
+
+def test_home_lists_my_sessions_open_first_with_totals(db_app, scorer):
+    client, first = scorer
+    record(client, first, kind="run_out", player="Bob")
+    second = start(client, players=("Dee", "Eve"))
+    assert client.post(f"/sessions/{second}/close").status_code == 302
+    third = start(client, players=("Fay", "Gus"))
+    page = client.get("/").get_data(as_text=True)
+    assert page.index(f"/sessions/{third}") < page.index(f"/sessions/{first}") \
+        < page.index(f"/sessions/{second}")
+    assert "+0.50" in page and "\u22120.25" in page  # Bob won a run out from Ann and Cy
+    assert 'href="/sessions/new"' in page
+
+
+def test_start_a_session_with_house_rules(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "", "Bob", "Cy"), preset="newark", stake="0.50",
+                first_dealer="2", **{"opt-catch": "alt3", "opt-first_turn_spread_pays": "0",
+                                     "opt-deal_wins": "50 = 2; <=13 = 3; face = 2"})
+    with db_app.app_context():
+        from app.ledger import player_names, session_rules, session_stake
+
+        gs = db.session.get(GameSession, sid)
+        rules = session_rules(gs)
+        assert player_names(gs) == ("Ann", "Bob", "Cy")
+        assert gs.next_dealer == 1  # seat 3 of the form: Bob
+        assert session_stake(gs) == Decimal("0.50")
+        assert (rules.preset, rules.catch, rules.first_turn_spread_pays) == ("newark", "alt3",
+                                                                             None)
+        assert [w.to_json() for w in rules.deal_wins] == [
+            {"totals": [50], "pays": 2}, {"at_most": 13, "pays": 3},
+            {"five_face_cards": True, "pays": 2}]
+    page = client.get(f"/sessions/{sid}/rules").get_data(as_text=True)
+    assert 'value="50 = 2; &lt;=13 = 3; face = 2"' in page  # shown again as typed
+    assert "<details class=\"options\" open>" in page
+
+
+@pytest.mark.parametrize("form, args, field", [
+    ({"player-1": ""}, {"players": ["Ann"]}, "players"),
+    ({"player-1": "ann"}, {"players": ["Ann", "ann"]}, "player-1"),
+    ({"player-0": "", "player-3": "ann", "player-5": "Ann"}, {"players": ["Bob", "ann", "Ann"]},
+     "player-5"),
+    ({"stake": "lots"}, {"stake": "lots"}, "stake"),
+    ({"stake": "0.001"}, {"stake": "0.001"}, "stake"),
+    ({"name": " "}, {"name": " "}, "name"),
+    ({"currency": "DOUBLOONS"}, {"currency": "DOUBLOONS"}, "currency"),
+    ({"opt-catch": "nope"}, {"rules": {"catch": "nope"}}, "opt-catch"),
+    ({"opt-hand_size": "40"}, {"rules": {"hand_size": 40}}, "opt-hand_size"),
+    ({"opt-deal_wins": "52 = 2"}, {"rules": {"deal_wins": [{"totals": [52], "pays": 2}]}},
+     "opt-deal_wins"),
+    ({"preset": "vegas"}, {"rules": {"preset": "vegas"}}, "preset"),
+])
+def test_new_session_errors_show_beside_the_field(app, form, args, field):
+    client = app.test_client()
+    sign_up(client)
+    data = {"name": "Friday", "player-0": "Ann", "player-1": "Bob", "first_dealer": "0",
+            "stake": "0.25", "currency": "USD", "preset": "pagat", **form}
+    if field == "player-5":
+        data["first_dealer"] = "1"
+    resp = client.post("/sessions/new", data=data)
+    assert resp.status_code == 422
+    with app.app_context():
+        user = db.session.scalar(db.select(accounts.User))
+        call = {"name": "Friday", "players": ["Ann", "Bob"], "stake": "0.25", **args}
+        with pytest.raises(TonkError) as caught:
+            ledger.create_session(user, **call)
+        db.session.rollback()
+    shown_beside(resp, field, caught.value.message)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(GameSession)) == 0
+
+
+@pytest.mark.parametrize("form, field, message", [
+    ({"opt-catch_factor": "x"}, "opt-catch_factor", "Enter a whole number."),
+    ({"opt-deal_wins": "whatever"}, "opt-deal_wins",
+     "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none."),
+    ({"first_dealer": "5"}, "first_dealer", "Choose a seat that has a player."),
+])
+def test_what_the_page_itself_cannot_read(app, form, field, message):
+    client = app.test_client()
+    sign_up(client)
+    data = {"name": "Friday", "player-0": "Ann", "player-1": "Bob", "first_dealer": "0",
+            "stake": "0.25", "preset": "pagat", **form}
+    resp = client.post("/sessions/new", data=data)
+    assert resp.status_code == 422
+    shown_beside(resp, field, message)
+
+
+# -- recording hands -------------------------------------------------------------------------
+
+END_CASES = {
+    "deal": ({"count-0": "50"}, "deal_win", {"Ann": 100, "Bob": -50, "Cy": -50}),
+    "tonk_out": ({"player": "Ann", "count-1": "30"}, "tonk_out",
+                 {"Ann": 100, "Bob": -50, "Cy": -50}),
+    "run_out": ({"player": "Bob"}, "run_out", {"Ann": -25, "Bob": 50, "Cy": -25}),
+    "drop": ({"player": "Bob", "count-0": "12", "count-1": "9", "count-2": "9"}, "caught",
+             {"Ann": -25, "Bob": -50, "Cy": 75}),
+    "stock_out": ({"count-0": "5", "count-1": "9", "count-2": "12"}, "stock_out",
+                  {"Ann": 50, "Bob": -25, "Cy": -25}),
+    "dead": ({"count-0": "5"}, "dead", {"Ann": 0, "Bob": 0, "Cy": 0}),
+}
+
+
+@pytest.mark.parametrize("kind", END_CASES)
+def test_record_every_kind_of_end(db_app, scorer, kind):
+    client, sid = scorer
+    form, outcome, totals = END_CASES[kind]
+    resp = record(client, sid, kind=kind, dealer="Cy", **form)
+    assert resp.status_code == 302 and resp.location.endswith(f"/sessions/{sid}")
+    data, result, _ = stored_hand(db_app, sid)
+    assert result["outcome"] == outcome
+    assert state(db_app, sid)[1] == totals
+    if kind in ("tonk_out", "run_out", "dead"):
+        assert set(data.get("counts", {})) <= {form.get("player")}  # unused counts not sent
+    page = client.get(resp.location).get_data(as_text=True)
+    assert 'class="recorded"' in page  # the hand's payments, flashed once
+    for payment in result["payments"]:
+        assert payment["rule"] in page
+    assert 'class="recorded"' not in client.get(resp.location).get_data(as_text=True)
+
+
+def test_record_flashes_payments_and_new_totals(db_app, scorer):
+    client, sid = scorer
+    page = client.post(f"/sessions/{sid}/hands/new", follow_redirects=True,
+                       data={"kind": "tonk_out", "player": "Ann"}).get_data(as_text=True)
+    box = page[page.index('class="recorded"'):page.index("</section>")]
+    assert "Bob</span> → <span class=\"who\">Ann" in box and "0.50" in box
+    assert "tonk out pays double" in box
+    totals = page[page.index('class="totals"'):]
+    assert "+1.00" in totals and "\u22120.50" in totals
+
+
+def test_the_big_one_and_the_dealer(db_app, scorer):
+    client, sid = scorer
+    assert 'value="Ann" selected' in client.get(f"/sessions/{sid}/hands/new").get_data(
+        as_text=True)  # the first dealer deals first
+    record(client, sid, kind="run_out", player="Cy", dealer="Bob", big_one="2")
+    data, result, _ = stored_hand(db_app, sid)
+    assert data["multiplier"] == 2 and data["dealer"] == "Bob"
+    assert result["net"]["Cy"] == "1.00"
+    assert 'value="Cy" selected' in client.get(f"/sessions/{sid}/hands/new").get_data(
+        as_text=True)  # then the next seat
+
+
+def test_cards_from_the_card_picker(db_app, scorer):
+    client, sid = scorer
+    resp = record(client, sid, kind="deal", **{"cards-0": "KS QH jd 10C 10S"})
+    assert resp.status_code == 302, errors_of(resp)
+    data, result, _ = stored_hand(db_app, sid)
+    assert data["counts"]["Ann"] == 50 and data["cards"]["Ann"] == ["KS", "QH", "JD", "10C",
+                                                                     "10S"]
+    assert result["winners"] == ["Ann"]
+    drop = {"kind": "drop", "player": "Ann"}
+    resp = record(client, sid, **drop,
+                  **{"count-0": "4", "cards-0": "AS 2S", "count-1": "9", "count-2": "20"})
+    assert resp.status_code == 422
+    shown_beside(resp, "count-0", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": drop, "counts": {"Ann": 4, "Bob": 9, "Cy": 20},
+                   "cards": {"Ann": ["AS", "2S"]}})))
+    resp = record(client, sid, **drop, **{"cards-0": "AS 2S", "cards-1": "as", "count-2": "20"})
+    assert resp.status_code == 422
+    shown_beside(resp, "counts", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": drop, "counts": {"Cy": 20},
+                   "cards": {"Ann": ["AS", "2S"], "Bob": ["as"]}})))
+    assert state(db_app, sid)[0] == 1
+
+
+def test_card_picker_knows_the_deck(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+
+    def config(preset):
+        sid = start(client, preset=preset)
+        page = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+        raw = re.search(r'<script type="application/json" id="hand-config">(.*?)</script>',
+                        page, re.S).group(1)
+        return page, json.loads(raw)
+
+    page, cfg = config("baton_rouge")
+    cards = [c for c, _ in cfg["deck"]]
+    assert len(cards) == 40 and "10H" not in cards and "8S" not in cards
+    assert 'inputmode="numeric" min="0" max="50"' in page
+    page, cfg = config("wikipedia")
+    assert [c for c, _ in cfg["deck"]].count("JOKER") == 2
+    assert cfg["maxCount"] == 50 and 51 not in cfg["playCounts"]
+    page, cfg = config("pagat")
+    assert cfg["modes"] == {"deal": "claimants", "tonk_out": "none", "run_out": "none",
+                            "drop": "all", "stock_out": "all", "dead": "none"}
+    assert 6 in cfg["dealTotals"] and 5 not in cfg["dealTotals"]
+
+
+@pytest.mark.parametrize("preset, extra, asked, not_asked", [
+    ("pagat", {}, [], ["method", "first_turn", "double_double", "five_face"]),
+    ("pagat", {"opt-tonk_out_by_hits_pays": "1"}, ["method"], ["first_turn"]),
+    ("pagat", {"opt-tonk_out_by_hits_pays": "2"}, [], ["method"]),  # same pay: not asked
+    ("chicago", {}, ["first_turn"], ["method", "double_double", "five_face"]),
+    ("wikipedia", {}, ["double_double"], ["method", "first_turn", "five_face"]),
+    ("rushville", {}, ["five_face"], ["method", "first_turn", "double_double"]),
+])
+def test_the_form_asks_only_what_the_rules_use(app, preset, extra, asked, not_asked):
+    client = app.test_client()
+    sign_up(client)
+    sid = start(client, preset=preset, **extra)
+    page = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    for name in asked:
+        assert f'name="{name}"' in page, name
+    for name in not_asked:
+        assert f'name="{name}"' not in page, name
+
+
+def test_special_tonk_outs_and_five_face_cards(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    chicago = start(client, preset="chicago")
+    record(client, chicago, kind="tonk_out", player="Ann", first_turn="1")
+    assert stored_hand(db_app, chicago)[1]["net"]["Ann"] == "1.00"  # first turn pays 2
+    hits = start(client, **{"opt-tonk_out_by_hits_pays": "1"})
+    record(client, hits, kind="tonk_out", player="Ann", method="hits")
+    assert stored_hand(db_app, hits)[1]["net"]["Ann"] == "0.50"
+    encyclopedia = start(client, preset="wikipedia")
+    record(client, encyclopedia, kind="tonk_out", player="Bob", double_double="1")
+    assert stored_hand(db_app, encyclopedia)[1]["net"]["Bob"] == "2.00"
+    rushville = start(client, preset="rushville")
+    resp = record(client, rushville, kind="deal", five_face="Cy")
+    assert resp.status_code == 302, errors_of(resp)
+    assert stored_hand(db_app, rushville)[1]["winners"] == ["Cy"]
+
+
+def test_push_ups_need_every_losers_count(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, preset="push_ups")
+    resp = record(client, sid, kind="tonk_out", player="Ann", **{"count-1": "7"})
+    assert resp.status_code == 422
+    shown_beside(resp, "count-2", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": {"kind": "tonk_out", "player": "Ann"}, "counts": {"Bob": 7}})))
+    resp = record(client, sid, kind="tonk_out", player="Ann",
+                  **{"count-0": "99", "count-1": "7", "count-2": "3"})  # Ann's own: ignored
+    assert resp.status_code == 302, errors_of(resp)
+    assert stored_hand(db_app, sid)[1]["pushed"] == {"Ann": 0, "Bob": 14, "Cy": 6}
+
+
+DROP = {"kind": "drop", "player": "Bob"}
+BAD_HANDS = {  # form → (the same hand for the ledger, the field its error is shown beside)
+    "unknown player": ({"kind": "tonk_out", "player": "Zed"},
+                       {"end": {"kind": "tonk_out", "player": "Zed"}}, "player"),
+    "count out of range": ({**DROP, "count-0": "51", "count-1": "9", "count-2": "9"},
+                           {"end": DROP, "counts": {"Ann": 51, "Bob": 9, "Cy": 9}}, "count-0"),
+    "count the deck cannot make": (
+        {**DROP, "count-0": "4", "count-1": "9", "count-2": "-2"},
+        {"end": DROP, "counts": {"Ann": 4, "Bob": 9, "Cy": -2}}, "count-2"),
+    "missing count": ({**DROP, "count-0": "4", "count-1": "9"},
+                      {"end": DROP, "counts": {"Ann": 4, "Bob": 9}}, "count-2"),
+    "no player": ({"kind": "run_out"}, {"end": {"kind": "run_out", "player": None}}, "player"),
+    "no deal win": ({"kind": "deal", "count-0": "30"},
+                    {"end": {"kind": "deal"}, "counts": {"Ann": 30}}, "counts"),
+    "deal total too low": ({"kind": "deal", "count-0": "3"},
+                           {"end": {"kind": "deal"}, "counts": {"Ann": 3}}, "count-0"),
+    "unknown dealer": ({"kind": "dead", "dealer": "Zed"},
+                       {"end": {"kind": "dead"}, "dealer": "Zed"}, "dealer"),
+    "not a card": ({**DROP, "cards-0": "1H", "count-1": "9", "count-2": "9"},
+                   {"end": DROP, "counts": {"Bob": 9, "Cy": 9}, "cards": {"Ann": ["1H"]}},
+                   "cards-0"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_HANDS)
+def test_bad_hands_show_the_message_and_change_nothing(db_app, scorer, case):
+    client, sid = scorer
+    form, data, field = BAD_HANDS[case]
+    resp = record(client, sid, **form)
+    assert resp.status_code == 422
+    shown_beside(resp, field, ledger_says(
+        db_app, sid, lambda gs, user: ledger.record_hand(gs, user, data)))
+    assert state(db_app, sid) == (0, {"Ann": 0, "Bob": 0, "Cy": 0}, [])
+
+
+@pytest.mark.parametrize("form, field, message", [
+    ({**DROP, "count-0": "ten", "count-1": "9", "count-2": "9"}, "count-0",
+     "Enter a whole number of points."),
+    ({"player": "Ann"}, "kind", "Choose how the hand ended."),
+    ({"kind": "dead", "big_one": "lots"}, "big_one",
+     "The Big One doubles the stakes: tick it or leave it."),
+])
+def test_what_the_hand_form_itself_cannot_read(db_app, scorer, form, field, message):
+    client, sid = scorer
+    resp = record(client, sid, **form)
+    assert resp.status_code == 422
+    shown_beside(resp, field, message)
+    assert state(db_app, sid)[0] == 0
+
+
+def test_error_is_shown_beside_the_right_field(db_app, scorer):
+    client, sid = scorer
+    page = record(client, sid, kind="drop", player="Bob",
+                  **{"count-0": "4", "count-1": "51", "count-2": "9"}).get_data(as_text=True)
+    row = page[page.index('id="count-1"'):]
+    row = row[:row.index("</div>")]
+    assert "at most 50" in row
+    assert 'value="51"' in row  # what was typed stays
+    assert 'id="kind-drop" value="drop" checked' in page
+
+
+# -- correcting and voiding ------------------------------------------------------------------
+
+def test_correct_a_hand_keeps_the_old_version(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="run_out", player="Bob")
+    form = client.get(f"/sessions/{sid}/hands/1/correct").get_data(as_text=True)
+    assert 'id="kind-run_out" value="run_out" checked' in form
+    assert 'value="Bob" checked' in form and 'name="reason"' in form
+    resp = client.post(f"/sessions/{sid}/hands/1/correct",
+                       data={"kind": "tonk_out", "player": "Ann", "dealer": "Ann"})
+    assert resp.status_code == 422
+    shown_beside(resp, "reason", ledger_says(db_app, sid, lambda gs, user: ledger.correct_hand(
+        gs, user, 1, {"end": {"kind": "tonk_out", "player": "Ann"}}, "")))
+    assert state(db_app, sid)[1:] == ({"Ann": -25, "Bob": 50, "Cy": -25}, [1])
+    resp = client.post(f"/sessions/{sid}/hands/1/correct",
+                       data={"kind": "tonk_out", "player": "Ann", "dealer": "Ann",
+                             "reason": "It was Ann, by a tonk"})
+    assert resp.status_code == 302
+    assert state(db_app, sid)[1:] == ({"Ann": 100, "Bob": -50, "Cy": -50}, [2])
+    page = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    history = page[page.index('class="history"'):]
+    assert "Recorded" in history and "Corrected" in history
+    assert "It was Ann, by a tonk" in history and "run out · Bob" in history
+
+
+def test_void_a_hand_needs_a_reason_and_strikes_it_through(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="run_out", player="Bob")
+    resp = client.post(f"/sessions/{sid}/hands/1/void", data={"reason": "  "})
+    assert resp.status_code == 422
+    shown_beside(resp, "reason", ledger_says(
+        db_app, sid, lambda gs, user: ledger.void_hand(gs, user, 1, "  ")))
+    assert stored_hand(db_app, sid)[2] is False
+    resp = client.post(f"/sessions/{sid}/hands/1/void", data={"reason": "misdeal"})
+    assert resp.status_code == 302
+    assert stored_hand(db_app, sid)[2] is True
+    assert state(db_app, sid)[1] == {"Ann": 0, "Bob": 0, "Cy": 0}
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert 'class="hand void"' in page
+    detail = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    assert "misdeal" in detail and "Void this hand" not in detail
+    resp = client.post(f"/sessions/{sid}/hands/1/correct",
+                       data={"kind": "run_out", "player": "Bob", "reason": "not a misdeal"})
+    assert resp.status_code == 302
+    assert state(db_app, sid)[1] == {"Ann": -25, "Bob": 50, "Cy": -25}
+
+
+# -- who may see and change what -------------------------------------------------------------
+
+def test_a_closed_session_refuses_changes(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="dead")
+    assert client.post(f"/sessions/{sid}/close").status_code == 302
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert f"/sessions/{sid}/hands/new" not in page and "closed" in page
+    assert "Correct this hand" not in client.get(f"/sessions/{sid}/hands/1").get_data(
+        as_text=True)
+    for path, form in [(f"/sessions/{sid}/hands/new", {"kind": "run_out", "player": "Ann"}),
+                       (f"/sessions/{sid}/hands/1/correct", {"kind": "dead", "reason": "x"}),
+                       (f"/sessions/{sid}/hands/1/void", {"reason": "x"}),
+                       (f"/sessions/{sid}/rules", {"preset": "chicago"}),
+                       (f"/sessions/{sid}/payments", {"payer": "Ann", "payee": "Bob",
+                                                      "amount": "1"})]:
+        resp = client.post(path, data=form)
+        assert resp.status_code == 302 and resp.location.endswith(f"/sessions/{sid}"), path
+        page = client.get(resp.location).get_data(as_text=True)
+        assert "This session is closed: nothing in it can change any more." in page
+    assert client.get(f"/sessions/{sid}/hands/new").status_code == 302
+    assert state(db_app, sid) == (1, {"Ann": 0, "Bob": 0, "Cy": 0}, [1])
+
+
+def test_another_account_gets_404(db_app, scorer):
+    owner, sid = scorer
+    record(owner, sid, kind="run_out", player="Bob")
+    other = db_app.test_client()
+    sign_up(other, email="eve@example.com", name="Eve")
+    for path in (f"/sessions/{sid}", f"/sessions/{sid}/hands/new", f"/sessions/{sid}/hands/1",
+                 f"/sessions/{sid}/hands/1/correct", f"/sessions/{sid}/settle",
+                 f"/sessions/{sid}/rules", f"/sessions/{sid}/chart.svg", "/sessions/999"):
+        assert other.get(path).status_code == 404, path
+    for path, form in [(f"/sessions/{sid}/hands/new", {"kind": "dead"}),
+                       (f"/sessions/{sid}/hands/1/correct", {"kind": "dead", "reason": "x"}),
+                       (f"/sessions/{sid}/hands/1/void", {"reason": "x"}),
+                       (f"/sessions/{sid}/payments", {"payer": "Ann", "payee": "Bob",
+                                                      "amount": "0.25"}),
+                       (f"/sessions/{sid}/close", {}),
+                       (f"/sessions/{sid}/rules", {"preset": "chicago"})]:
+        assert other.post(path, data=form).status_code == 404, path
+    assert owner.get(f"/sessions/{sid}/hands/7").status_code == 404
+    assert state(db_app, sid) == (1, {"Ann": -25, "Bob": 50, "Cy": -25}, [1])
+    assert "Friday" not in other.get("/").get_data(as_text=True)
+
+
+def test_signed_out_visitors_are_sent_to_sign_in(db_app, scorer):
+    _client, sid = scorer
+    visitor = db_app.test_client()
+    resp = visitor.post(f"/sessions/{sid}/hands/new", data={"kind": "dead"})
+    assert resp.status_code == 302 and "/signin?next=" in resp.location
+    assert visitor.get(f"/sessions/{sid}").status_code == 302
+    assert state(db_app, sid)[0] == 0
+
+
+def csrf_token(page: str) -> str:
+    return re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page).group(1)
+
+
+def test_a_post_without_the_csrf_token_is_refused(tmp_path):
+    app = make_app(f"sqlite:///{tmp_path / 'csrf.sqlite'}", WTF_CSRF_ENABLED=True)
+    with app.app_context():
+        db.create_all()
+    client = app.test_client()
+    token = csrf_token(client.get("/signup").get_data(as_text=True))
+    assert client.post("/signup", data={"name": "Sam", "email": "sam@example.com",
+                                        "password": "secret123"}).status_code == 400
+    resp = client.post("/signup", data={"name": "Sam", "email": "sam@example.com",
+                                        "password": "secret123", "csrf_token": token})
+    assert resp.status_code == 302
+    token = csrf_token(client.get("/sessions/new").get_data(as_text=True))
+    session = {"name": "Friday", "player-0": "Ann", "player-1": "Bob", "first_dealer": "0",
+               "stake": "1", "preset": "pagat"}
+    assert client.post("/sessions/new", data=session).status_code == 400
+    resp = client.post("/sessions/new", data={**session, "csrf_token": token})
+    assert resp.status_code == 302
+    sid = int(resp.location.rsplit("/", 1)[1])
+    hand = {"kind": "run_out", "player": "Ann"}
+    assert client.post(f"/sessions/{sid}/hands/new", data=hand).status_code == 400
+    assert client.post(f"/sessions/{sid}/close").status_code == 400
+    assert client.post("/signout").status_code == 400
+    with app.app_context():
+        gs = db.session.get(GameSession, sid)
+        assert gs.hand_count == 0 and not gs.is_closed
+        assert db.session.scalar(db.select(db.func.count()).select_from(GameSession)) == 1
+    resp = client.post(f"/sessions/{sid}/hands/new", data={**hand, "csrf_token": token})
+    assert resp.status_code == 302
+    with app.app_context():
+        db.engine.dispose()
+
+
+def test_names_are_escaped_everywhere(db_app):
+    client = db_app.test_client()
+    sign_up(client, name=EVIL)
+    sid = start(client, players=("Ann", EVIL))
+    record(client, sid, kind="run_out", player=EVIL)
+    token = share_token(db_app, sid)
+    for path in ("/", f"/sessions/{sid}", f"/sessions/{sid}/hands/1",
+                 f"/sessions/{sid}/hands/new", f"/sessions/{sid}/settle", "/account",
+                 f"/s/{token}", f"/s/{token}/hands/1", f"/sessions/{sid}/chart.svg"):
+        body = client.get(path).get_data(as_text=True)
+        assert EVIL not in body, path
+        assert "&lt;script&gt;" in body, path
+
+
+def test_the_share_link_is_read_only(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="run_out", player="Bob")
+    token = share_token(db_app, sid)
+    visitor = db_app.test_client()
+    page = visitor.get(f"/s/{token}").get_data(as_text=True)
+    assert "Bob" in page and "+0.50" in page and f"/s/{token}/chart.svg" in page
+    assert 'method="post"' not in page
+    assert "/sessions/" not in page  # no way to the scorekeeper's pages
+    detail = visitor.get(f"/s/{token}/hands/1").get_data(as_text=True)
+    assert "Bob ran out" in detail and 'method="post"' not in detail
+    assert "/sessions/" not in detail
+    assert visitor.get(f"/s/{token}/chart.svg").status_code == 200
+    assert visitor.get("/s/not-a-token").status_code == 404
+    assert visitor.get(f"/s/{token}/hands/2").status_code == 404
+    assert visitor.post(f"/s/{token}", data={"kind": "dead"}).status_code == 405
+
+
+# -- settle up -------------------------------------------------------------------------------
+
+def test_settle_up_in_full_and_in_part_then_close(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="tonk_out", player="Ann")  # Bob and Cy owe Ann 0.50 each
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    assert page.count("Paid in full") == 2 and "Close the session" not in page
+    resp = client.post(f"/sessions/{sid}/payments",
+                       data={"payer": "Bob", "payee": "Ann", "amount": "0.20"})
+    assert resp.status_code == 302
+    page = client.get(resp.location).get_data(as_text=True)
+    assert "Bob paid Ann 0.20 USD." in page and 'class="paid"' in page
+    for payer, amount in (("Bob", "0.40"), ("Cy", "-1"), ("Cy", "0.505")):
+        resp = client.post(f"/sessions/{sid}/payments",
+                           data={"payer": payer, "payee": "Ann", "amount": amount})
+        assert resp.status_code == 422
+        assert ledger_says(db_app, sid, lambda gs, user, payer=payer, amount=amount:
+                           ledger.record_payment(gs, user, payer, "Ann", amount)) \
+            in errors_of(resp)
+    assert 'value="0.505"' in resp.get_data(as_text=True)  # what was typed stays
+    resp = client.post(f"/sessions/{sid}/payments",
+                       data={"payer": "Cy", "payee": "Ann", "amount": "1,000"})
+    assert resp.status_code == 422  # never read as 1.000
+    not_yet = ledger_says(db_app, sid, lambda gs, user: ledger.close_session(gs))
+    assert client.post(f"/sessions/{sid}/close").status_code == 302
+    assert str(escape(not_yet)) in client.get(f"/sessions/{sid}/settle").get_data(
+        as_text=True)
+    for payer, amount in (("Bob", "0,30"), ("Cy", "0.50")):  # a decimal comma reads too
+        assert client.post(f"/sessions/{sid}/payments", data={
+            "payer": payer, "payee": "Ann", "amount": amount}).status_code == 302
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    assert "Everything is paid." in page and "Close the session" in page
+    resp = client.post(f"/sessions/{sid}/close", follow_redirects=True)
+    assert "The session is closed. Good game!" in resp.get_data(as_text=True)
+    with db_app.app_context():
+        assert db.session.get(GameSession, sid).is_closed
+
+
+def test_push_ups_settle_up_shows_standings_and_closes(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, preset="push_ups", stake="1")
+    record(client, sid, kind="tonk_out", player="Bob", **{"count-0": "9", "count-2": "3"})
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    standings = page[page.index('class="totals standings"'):]
+    assert standings.index("Bob") < standings.index("Cy") < standings.index("Ann")
+    assert "Paid in full" not in page and "Close the session" in page
+    assert client.post(f"/sessions/{sid}/close").status_code == 302
+    with db_app.app_context():
+        assert db.session.get(GameSession, sid).is_closed
+
+
+# -- house rules -----------------------------------------------------------------------------
+
+def test_change_rules_applies_to_later_hands(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="tonk_out", player="Ann")
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "chicago", "stake": "-1"})
+    assert resp.status_code == 422
+    shown_beside(resp, "stake", ledger_says(db_app, sid, lambda gs, user: ledger.change_rules(
+        gs, user, rules="chicago", stake="-1")))
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "chicago", "stake": "0.50"})
+    assert resp.status_code == 302
+    record(client, sid, kind="tonk_out", player="Ann")  # chicago: a tonk out pays single
+    assert stored_hand(db_app, sid, 2)[1]["net"]["Ann"] == "1.00"
+    assert stored_hand(db_app, sid, 1)[1]["net"]["Ann"] == "1.00"  # 2 × 0.25 × 2, as it was
+    first = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    assert "Standard (pagat.com)" in first
+    second = client.get(f"/sessions/{sid}/hands/2").get_data(as_text=True)
+    assert "Chicago" in second
+
+
+# -- weight ----------------------------------------------------------------------------------
+
+def test_pages_stay_light_with_many_hands(db_app, scorer):
+    client, sid = scorer
+    with db_app.app_context():
+        from app.ledger import record_hand
+        from app.models import User
+
+        gs = db.session.get(GameSession, sid)
+        user = db.session.get(User, gs.owner_id)
+        for i in range(30):
+            record_hand(gs, user, {"end": {"kind": "drop", "player": "Bob"},
+                                   "counts": {"Ann": 12, "Bob": i % 10, "Cy": 9}})
+    static = sum(len(client.get(f"/static/{f}").data) for f in ("tonk.css", "tonk.js"))
+    chart = len(client.get(f"/sessions/{sid}/chart.svg").data)
+    for path in (f"/sessions/{sid}", f"/sessions/{sid}/hands/new", f"/sessions/{sid}/hands/30",
+                 f"/sessions/{sid}/settle", f"/sessions/{sid}/rules", "/sessions/new", "/",
+                 f"/s/{share_token(db_app, sid)}"):
+        size = len(client.get(path).data)
+        assert size < 60_000, (path, size)
+        assert size + static + chart < 150_000, path
+    first = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert first.count('<li class="hand') == 25 and "#30<" in first and "#5<" not in first
+    second = client.get(f"/sessions/{sid}?page=2").get_data(as_text=True)
+    assert second.count('<li class="hand') == 5 and "#5<" in second
+    for page in ("0", "-3", "x", "9" * 30):
+        assert client.get(f"/sessions/{sid}?page={page}").status_code == 200, page
+
+
+# -- the chart -------------------------------------------------------------------------------
+
+def test_downsample_keeps_ends_and_extremes():
+    points = [(x, (x * 37) % 101 - 50) for x in range(5000)]
+    points[2500] = (2500, 10_000)
+    kept = downsample(points)
+    assert len(kept) <= MAX_POINTS
+    assert kept[0] == points[0] and kept[-1] == points[-1]
+    assert (2500, 10_000) in kept and min(p[1] for p in kept) == -50
+    assert [p[0] for p in kept] == sorted(p[0] for p in kept)
+    assert downsample(points[:10]) == points[:10]
+
+
+def test_chart_draws_every_player_within_the_limit():
+    names = [f"P{i}" for i in range(7)] + [EVIL]
+    series = [(n, [n * (s - 3) * 25 for s in range(8)]) for n in range(2000)]
+    svg = chart_svg(names, series, label=str, title="Friday")
+    lines = re.findall(r'points="([^"]*)"', svg)
+    assert len(lines) == 8
+    assert all(len(line.split()) <= MAX_POINTS for line in lines)
+    assert EVIL not in svg and "&lt;script&gt;" in svg
+    assert len(svg) < 40_000
+
+
+def test_amounts_and_dates_follow_the_readers_locale(db_app, scorer):
+    client, sid = scorer
+    record(client, sid, kind="tonk_out", player="Ann")
+    german = client.get(f"/sessions/{sid}", headers={"Accept-Language": "de"})
+    assert "+1,00" in german.get_data(as_text=True)
+    for lang in ("de", "ja"):
+        for path in (f"/sessions/{sid}/hands/1", "/", f"/sessions/{sid}/settle"):
+            assert client.get(path, headers={"Accept-Language": lang}).status_code == 200
