@@ -1,0 +1,85 @@
+"""Browser tests: the app served on a free local port, driven by Playwright in Debian's
+headless Chromium at a phone-sized viewport (390x844). Screenshots are kept in
+``test-artifacts/screenshots`` for people to look at.
+
+Skipped, saying why, when Chromium or Playwright is missing (scripts/test.sh installs both).
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import socket
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from tests.conftest import make_app
+
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """The app on an empty SQLite database, served over HTTP; yields its base URL."""
+    from app.extensions import db
+
+    app = make_app(f"sqlite:///{tmp_path / 'browser.sqlite'}", WTF_CSRF_ENABLED=True)
+    with app.app_context():
+        db.create_all()
+    port = _free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    server.shutdown()
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser tests need playwright (pip install -e '.[test]')")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def shot(page, request):
+    """shot("name") saves a full-page screenshot as test-artifacts/screenshots/<test>-name.png."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    prefix = request.node.name.replace("[", "-").replace("]", "")
+
+    def take(name: str) -> pathlib.Path:
+        path = ARTIFACTS / f"{prefix}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+    return take
