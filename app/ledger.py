@@ -32,7 +32,9 @@ from .models import (
     Hand,
     HandEntry,
     HandVersion,
+    LeagueAdmin,
     Player,
+    PlayerSessionStat,
     RulesChange,
     SessionPlayer,
     SettlePayment,
@@ -100,10 +102,15 @@ def player_names(gs: GameSession) -> tuple[str, ...]:
     return tuple(s.name for s in gs.seats)
 
 
+def is_league_admin(user: User, league_id: int | None) -> bool:
+    return league_id is not None and db.session.get(LeagueAdmin, (league_id, user.id)) is not None
+
+
 def owned_session(user: User, session_id: int) -> GameSession:
-    """The session ``session_id`` if ``user`` owns it, else :class:`NotFoundError`."""
+    """The session ``session_id`` if ``user`` keeps its score (owns it, or is an admin of
+    its league), else :class:`NotFoundError`."""
     gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
-    if gs is None or gs.owner_id != user.id:
+    if gs is None or (gs.owner_id != user.id and not is_league_admin(user, gs.league_id)):
         raise NotFoundError(f"there is no session {session_id} in your account")
     return gs
 
@@ -139,20 +146,26 @@ def parse_currency(value: Any) -> str:
                       "the currency (a short code or sign like USD, EUR or $)", 8)
 
 
-def _player(user: User, name: str) -> Player:
-    found = db.session.scalar(select(Player).where(
-        Player.owner_id == user.id, func.lower(Player.name) == name.lower()))
+def _player(user: User, name: str, league_id: int | None = None) -> Player:
+    """The player called ``name``: among the league's members for a league session (a new
+    name becomes a member), else among the account's own players."""
+    scope = (Player.league_id == league_id if league_id is not None
+             else (Player.owner_id == user.id) & Player.league_id.is_(None))
+    found = db.session.scalar(select(Player).where(scope, func.lower(Player.name) == name.lower()))
     if found is None:
-        found = Player(owner_id=user.id, name=name)
+        found = Player(owner_id=user.id, league_id=league_id, name=name)
         db.session.add(found)
         db.session.flush()
     return found
 
 
 def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
-                   stake: Any = None, currency: Any = None,
-                   first_dealer: Any = None) -> GameSession:
-    """Start a session: players in seat order, the first dealer, stake, house rules."""
+                   stake: Any = None, currency: Any = None, first_dealer: Any = None,
+                   league_id: int | None = None) -> GameSession:
+    """Start a session: players in seat order, the first dealer, stake, house rules; in a
+    league (whose admins may start sessions), its players are the league's members."""
+    if league_id is not None and not is_league_admin(user, league_id):
+        raise NotFoundError(f"there is no league {league_id} that you run", "league")
     name = clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake, resolved)
@@ -166,9 +179,11 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                           "first_dealer")
     gs = GameSession(owner_id=user.id, name=name, currency=parse_currency(currency),
                      stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
-                     share_token=secrets.token_urlsafe(16), next_dealer=dealer, hand_count=0)
-    gs.seats = [SessionPlayer(seat=i, name=p, player=_player(user, p), total_minor=0)
-                for i, p in enumerate(seats)]
+                     share_token=secrets.token_urlsafe(16), next_dealer=dealer, hand_count=0,
+                     league_id=league_id, created_at=utcnow())
+    members = [_player(user, p, league_id) for p in seats]
+    gs.seats = [SessionPlayer(seat=i, name=m.name, player=m, total_minor=0)
+                for i, m in enumerate(members)]
     db.session.add(gs)
     db.session.commit()
     return gs
@@ -222,18 +237,55 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand)
 
 
+def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
+             result: Result) -> list[HandEntry]:
+    """Each player's part in a hand's current version: net, and what the record counts."""
+    winners, outcome = set(result.winners), result.outcome
+    dropper = result.hand.end.player if outcome == "caught" else None
+    scoring = result.hand.rules.scoring
+    return [HandEntry(hand_id=hand.id, session_id=gs.id, player_id=seat.player_id,
+                      scoring=scoring, amount_minor=amount, won=seat.name in winners,
+                      tonked_out=outcome == "tonk_out" and seat.name in winners,
+                      drop_won=outcome == "drop_won" and seat.name in winners,
+                      caught=seat.name == dropper)
+            for seat, amount in zip(gs.seats, new, strict=True)]
+
+
+def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
+           entry: HandEntry, sign: int) -> None:
+    key = (entry.player_id, entry.scoring)
+    stat = stats.get(key)
+    if stat is None:
+        stat = PlayerSessionStat(session_id=gs.id, player_id=entry.player_id,
+                                 scoring=entry.scoring, league_id=gs.league_id,
+                                 played_at=gs.created_at, net_minor=0, hands=0, hands_won=0,
+                                 tonks_out=0, drops_won=0, times_caught=0)
+        db.session.add(stat)
+        stats[key] = stat
+    stat.net_minor += sign * entry.amount_minor
+    stat.hands += sign
+    stat.hands_won += sign * entry.won
+    stat.tonks_out += sign * entry.tonked_out
+    stat.drops_won += sign * entry.drop_won
+    stat.times_caught += sign * entry.caught
+
+
 def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
            result: Result | None) -> None:
-    """Move running totals by new − old and replace the hand's entries."""
+    """Move running totals by new − old, replace the hand's entries, and move each
+    player's session record by the same change."""
     for seat, (before, after) in zip(gs.seats, zip(old, new, strict=True), strict=True):
         seat.total_minor += after - before
+    stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
+        select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
+    for entry in db.session.scalars(select(HandEntry).where(HandEntry.hand_id == hand.id)):
+        _count(stats, gs, entry, -1)
     db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
     if result is not None:
-        winners = set(result.winners)
-        db.session.add_all(HandEntry(hand_id=hand.id, session_id=gs.id,
-                                     player_id=seat.player_id, amount_minor=amount,
-                                     won=seat.name in winners)
-                           for seat, amount in zip(gs.seats, new, strict=True))
+        entries = _entries(gs, hand, new, result)
+        db.session.add_all(entries)
+        for entry in entries:
+            _count(stats, gs, entry, +1)
     hand.nets_json = json.dumps(list(new))
 
 

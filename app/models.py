@@ -1,28 +1,34 @@
-"""Stored data: accounts, players, sessions (a night at the table), hands and every version
-of every hand. Money and points are integer hundredths (``*_minor``), never floats.
+"""Stored data: accounts, leagues, players, sessions (a night at the table), hands and every
+version of every hand. Money and points are integer hundredths (``*_minor``), never floats.
 
 A :class:`Hand` holds its current state; :class:`HandVersion` keeps every version ever
 settled (nothing is erased). :class:`HandEntry` rows are the current version's net per
 player, for sums in the database; :attr:`SessionPlayer.total_minor` is the running total,
-kept up to date in the same transaction as every change, so no page sums all hands.
+kept up to date in the same transaction as every change, so no page sums all hands;
+:class:`PlayerSessionStat` does the same for each player's record in each session, so league
+standings sum one row per player and session, never every hand.
 """
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import uuid
+from datetime import UTC, date, datetime
 from typing import Any
 
 from flask_login import UserMixin
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -57,13 +63,71 @@ class ApiToken(db.Model):  # type: ignore[name-defined,misc]
     user: Mapped[User] = relationship()
 
 
+def new_uid() -> str:
+    return uuid.uuid4().hex
+
+
+class League(db.Model):  # type: ignore[name-defined,misc]
+    """Tables that meet again and again: members, admins, default rules, seasons."""
+
+    __tablename__ = "leagues"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uid: Mapped[str] = mapped_column(String(32), unique=True, default=new_uid)
+    name: Mapped[str] = mapped_column(String(80))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"),
+                                          index=True)
+    rules_json: Mapped[str] = mapped_column(Text)
+    stake_minor: Mapped[int] = mapped_column(BigInteger)
+    currency: Mapped[str] = mapped_column(String(8))
+    share_token: Mapped[str] = mapped_column(String(43), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    owner: Mapped[User] = relationship()
+    seasons: Mapped[list[Season]] = relationship(
+        order_by="Season.starts_on", back_populates="league", cascade="all, delete-orphan")
+
+
+class LeagueAdmin(db.Model):  # type: ignore[name-defined,misc]
+    """An account that may start and correct sessions in a league (its owner is one too)."""
+
+    __tablename__ = "league_admins"
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"),
+                                         primary_key=True)
+
+
+class Season(db.Model):  # type: ignore[name-defined,misc]
+    """A named date range of a league (both days included)."""
+
+    __tablename__ = "seasons"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"),
+                                           index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    starts_on: Mapped[date] = mapped_column(Date)
+    ends_on: Mapped[date] = mapped_column(Date)
+
+    league: Mapped[League] = relationship(back_populates="seasons")
+
+
 class Player(db.Model):  # type: ignore[name-defined,misc]
-    """A person who plays, known by name to the account that keeps score."""
+    """A person who plays: known by name to the account that keeps score, or, in a league,
+    a member of the league (the same person across all its sessions)."""
 
     __tablename__ = "players"
-    __table_args__ = (UniqueConstraint("owner_id", "name"),)
+    __table_args__ = (
+        Index("uq_players_personal", "owner_id", "name", unique=True,
+              sqlite_where=text("league_id IS NULL"),
+              postgresql_where=text("league_id IS NULL")),
+        Index("uq_players_league", "league_id", "name", unique=True,
+              sqlite_where=text("league_id IS NOT NULL"),
+              postgresql_where=text("league_id IS NOT NULL")),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    league_id: Mapped[int | None] = mapped_column(
+        ForeignKey("leagues.id", ondelete="CASCADE", name="fk_players_league_id"))
     name: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -72,7 +136,12 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     """A night at the table: players in seat order, stake, house rules, and its hands."""
 
     __tablename__ = "game_sessions"
+    __table_args__ = (UniqueConstraint("uid", name="uq_game_sessions_uid"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uid: Mapped[str] = mapped_column(String(32), default=new_uid)
+    league_id: Mapped[int | None] = mapped_column(
+        ForeignKey("leagues.id", ondelete="CASCADE", name="fk_game_sessions_league_id"),
+        index=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"),
                                           index=True)
     name: Mapped[str] = mapped_column(String(80))
@@ -86,6 +155,7 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     next_dealer: Mapped[int] = mapped_column(Integer, default=0)
 
     owner: Mapped[User] = relationship()
+    league: Mapped[League | None] = relationship()
     seats: Mapped[list[SessionPlayer]] = relationship(
         order_by="SessionPlayer.seat", back_populates="session", cascade="all, delete-orphan")
 
@@ -181,8 +251,48 @@ class HandEntry(db.Model):  # type: ignore[name-defined,misc]
     session_id: Mapped[int] = mapped_column(
         ForeignKey("game_sessions.id", ondelete="CASCADE"))
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    scoring: Mapped[str] = mapped_column(String(10))
     amount_minor: Mapped[int] = mapped_column(BigInteger)
     won: Mapped[bool] = mapped_column(Boolean, default=False)
+    tonked_out: Mapped[bool] = mapped_column(Boolean, default=False)
+    drop_won: Mapped[bool] = mapped_column(Boolean, default=False)
+    caught: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class PlayerSessionStat(db.Model):  # type: ignore[name-defined,misc]
+    """A player's record in one session under one scoring, kept up to date with every change
+    of a hand: what league standings add up."""
+
+    __tablename__ = "player_session_stats"
+    __table_args__ = (Index("ix_player_session_stats_league", "league_id", "played_at"),
+                      Index("ix_player_session_stats_player", "player_id", "played_at"))
+    session_id: Mapped[int] = mapped_column(
+        ForeignKey("game_sessions.id", ondelete="CASCADE"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    scoring: Mapped[str] = mapped_column(String(10), primary_key=True)
+    league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
+    played_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    net_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    hands_won: Mapped[int] = mapped_column(Integer, default=0)
+    tonks_out: Mapped[int] = mapped_column(Integer, default=0)
+    drops_won: Mapped[int] = mapped_column(Integer, default=0)
+    times_caught: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Rating(db.Model):  # type: ignore[name-defined,misc]
+    """A player's league rating (openskill: mu and its uncertainty sigma), updated as each of
+    the league's sessions closes."""
+
+    __tablename__ = "ratings"
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    sessions: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class SettlePayment(db.Model):  # type: ignore[name-defined,misc]

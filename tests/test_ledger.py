@@ -14,7 +14,7 @@ from app import ledger
 from app.accounts import create_user
 from app.core import TonkError
 from app.extensions import db
-from app.models import Hand, HandEntry, HandVersion, User
+from app.models import Hand, HandEntry, HandVersion, PlayerSessionStat, User
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 DROP = {"end": {"kind": "drop", "player": "Bob"},
@@ -207,6 +207,25 @@ def test_totals_always_equal_the_sum_of_current_nets(db_app, steps, rules):
         assert stored == recomputed
         if rules != "push_ups":
             assert sum(stored.values()) == 0
+        assert _records(gs) == _records_from_entries(gs)
+
+
+def _records(gs):
+    rows = db.session.scalars(select(PlayerSessionStat).where(
+        PlayerSessionStat.session_id == gs.id)).all()
+    return {(r.player_id, r.scoring): (r.net_minor, r.hands, r.hands_won, r.tonks_out,
+                                       r.drops_won, r.times_caught)
+            for r in rows if r.hands}
+
+
+def _records_from_entries(gs):
+    out = {}
+    for e in db.session.scalars(select(HandEntry).where(HandEntry.session_id == gs.id)):
+        row = out.setdefault((e.player_id, e.scoring), [0, 0, 0, 0, 0, 0])
+        for i, value in enumerate((e.amount_minor, 1, e.won, e.tonked_out, e.drop_won,
+                                   e.caught)):
+            row[i] += int(value)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 @PROPERTY

@@ -22,3 +22,47 @@ def test_migrations_match_the_models(db_app):
         assert diff == []
         downgrade(revision="base")
         assert set(inspect(db.engine).get_table_names()) <= {"alembic_version"}
+
+
+def test_upgrading_keeps_and_counts_hands_recorded_before_leagues(db_app):
+    """A database at 0001 with a recorded hand: 0002 adds league support and backfills each
+    player's session record from the stored hand; downgrading and upgrading again works."""
+    with db_app.app_context():
+        db.drop_all()
+        with db.engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        upgrade(revision="0001")
+        with db.engine.begin() as conn:
+            for sql in [
+                "INSERT INTO users (id, email, name, password_hash, created_at) "
+                "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')",
+                "INSERT INTO players (id, owner_id, name, created_at) "
+                "VALUES (1, 1, 'Ann', '2026-01-01'), (2, 1, 'Bob', '2026-01-01')",
+                "INSERT INTO game_sessions (id, owner_id, name, currency, stake_minor, "
+                "rules_json, share_token, created_at, hand_count, next_dealer) VALUES "
+                "(1, 1, 'x', 'USD', 100, '{\"preset\": \"pagat\"}', 't', '2026-01-01', 1, 1)",
+                "INSERT INTO session_players (id, session_id, seat, player_id, name, "
+                "total_minor) VALUES (1, 1, 0, 1, 'Ann', 200), (2, 1, 1, 2, 'Bob', -200)",
+                "INSERT INTO hands (id, session_id, number, version, voided, outcome, hand_json, "
+                "result_json, nets_json, created_at, updated_at) VALUES (1, 1, 1, 1, false, "
+                "'tonk_out', '{\"rules\": {\"preset\": \"pagat\"}, \"end\": {\"kind\": "
+                "\"tonk_out\", \"player\": \"Ann\"}}', '{\"outcome\": \"tonk_out\", "
+                "\"winners\": [\"Ann\"]}', '[200, -200]', '2026-01-01', '2026-01-01')",
+                "INSERT INTO hand_entries (id, hand_id, session_id, player_id, amount_minor, won)"
+                " VALUES (1, 1, 1, 1, 200, true), (2, 1, 1, 2, -200, false)",
+            ]:
+                conn.execute(text(sql))
+        upgrade()
+        with db.engine.connect() as conn:
+            rows = conn.execute(text(
+                "SELECT player_id, scoring, net_minor, hands, hands_won, tonks_out "
+                "FROM player_session_stats ORDER BY player_id")).all()
+            assert [tuple(r) for r in rows] == [(1, "money", 200, 1, 1, 1),
+                                                 (2, "money", -200, 1, 0, 0)]
+            assert conn.execute(text("SELECT uid FROM game_sessions")).scalar()
+        downgrade(revision="0001")
+        upgrade()
+        with db.engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(
+                conn, opts={"compare_type": True}), db.metadata) == []
+        downgrade(revision="base")
