@@ -316,7 +316,8 @@ def _record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     db.session.add(hand)
     db.session.flush()
     hand.versions.append(HandVersion(version=1, action="recorded", hand_json=hand_json,
-                                     result_json=result_json, created_by_id=user.id))
+                                     result_json=result_json, created_by_id=user.id,
+                                     by_name=user.name))
     _apply(gs, hand, [0] * len(gs.seats), _nets(gs, result), result)
     gs.next_dealer = (core.dealer + 1) % len(gs.seats)
     db.session.commit()
@@ -341,7 +342,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="corrected",
                                      hand_json=hand_json, result_json=result_json,
-                                     reason=why, created_by_id=user.id))
+                                     reason=why, created_by_id=user.id, by_name=user.name))
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
     _apply(gs, hand, old, _nets(gs, result), result)
@@ -359,7 +360,7 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any) -> Hand:
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,
-                                     reason=why, created_by_id=user.id))
+                                     reason=why, created_by_id=user.id, by_name=user.name))
     _apply(gs, hand, hand.nets, [0] * len(gs.seats), None)
     hand.voided, hand.updated_at = True, utcnow()
     db.session.commit()
@@ -369,7 +370,7 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any) -> Hand:
 def history(hand: Hand) -> list[dict[str, Any]]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v.version, "action": v.action, "at": v.created_at.isoformat(),
-             "by": v.created_by.name, "reason": v.reason, "hand": json.loads(v.hand_json),
+             "by": v.by_name, "reason": v.reason, "hand": json.loads(v.hand_json),
              "result": json.loads(v.result_json)} for v in hand.versions]
 
 

@@ -234,6 +234,7 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     result_json: Mapped[str] = mapped_column(Text)
     reason: Mapped[str | None] = mapped_column(Text)
     created_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    by_name: Mapped[str] = mapped_column(String(80))  # who, as the history shows it
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")

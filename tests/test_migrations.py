@@ -60,6 +60,7 @@ def test_upgrading_keeps_and_counts_hands_recorded_before_leagues(db_app):
             assert [tuple(r) for r in rows] == [(1, "money", 200, 1, 1, 1),
                                                  (2, "money", -200, 1, 0, 0)]
             assert conn.execute(text("SELECT uid FROM game_sessions")).scalar()
+            assert conn.execute(text("SELECT by_name FROM hand_versions")).all() == []
         downgrade(revision="0001")
         upgrade()
         with db.engine.connect() as conn:
