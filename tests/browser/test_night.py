@@ -178,4 +178,13 @@ def test_a_whole_night(live_server, page, shot, preset, stake):
     assert "closed" in page.locator("p.meta").inner_text()
     assert page.get_by_role("link", name="+ Record hand").count() == 0
     shot("11-closed")
+
+    # The narrowest phones: nothing may scroll sideways.
+    page.set_viewport_size({"width": 360, "height": 740})
+    for path in ("", "/hands/1", f"/hands/{CORRECTION[0]}", "/settle", "/hands/new"):
+        page.goto(session_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, (path, width)
+    page.goto(session_url)
+    shot("12-at-360px")
     assert errors == []
