@@ -48,8 +48,13 @@ def pytest_report_header(config):
 def make_app(url: str, **extra: Any):
     from app import create_app
 
-    return create_app({"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
-                       "SQLALCHEMY_DATABASE_URI": url, **extra})
+    config: dict[str, Any] = {"TESTING": True, "SECRET_KEY": "test",
+                              "WTF_CSRF_ENABLED": False, "SQLALCHEMY_DATABASE_URI": url}
+    if url.startswith("postgresql"):
+        # A transaction a test leaves open must fail the next test quickly, not hang the run.
+        config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+            "pool_pre_ping": True, "connect_args": {"options": "-c lock_timeout=15000"}}
+    return create_app({**config, **extra})
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from typing import Any
 from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
 from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
+from ..leagues import RATING_SORTS, SCORINGS, SORTS
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
           "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
@@ -124,7 +125,10 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "rules": _ref("Rules"),
             "stake": hand["properties"]["stake"],
             "currency": {"type": "string", "maxLength": 8, "default": "USD"},
-            "first_dealer": {"type": "string", "description": "Default: the first player."}}},
+            "first_dealer": {"type": "string", "description": "Default: the first player."},
+            "league": {**_ID, "description": "A league you run: the players are its members "
+                       "(a new name becomes one), and its default rules, stake and currency "
+                       "fill in what is not sent."}}},
         "SessionSummary": {"type": "object", "properties": {
             "id": _ID, "name": {"type": "string"},
             "players": {"type": "array", "items": {"type": "string"}},
@@ -142,6 +146,8 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "closed_at": {"oneOf": [_WHEN, {"type": "null"}]},
             "hands": {"type": "integer", "description": "Hands recorded, voided ones too."},
             "share_url": {"type": "string", "description": "Path of the read-only page."},
+            "league": {"oneOf": [_ID, {"type": "null"}],
+                       "description": "The league it belongs to, if any."},
             "created_at": _WHEN}},
         "RulesChange": {"type": "object", "additionalProperties": False,
                         "description": "Applies to the hands recorded from now on.",
@@ -243,10 +249,172 @@ def _session_paths() -> dict[str, Any]:
     }
 
 
+_LEAGUE_ID = {"name": "league_id", "in": "path", "required": True, "schema": _ID,
+              "description": "The league's id."}
+_PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": _ID,
+              "description": "The member's id."}
+_DAY = {"type": "string", "format": "date", "examples": ["2026-01-31"]}
+_SCORING = {"type": "string", "enum": list(SCORINGS)}
+_COUNT = {"type": "integer", "minimum": 0}
+
+
+def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema,
+            "description": description}
+
+
+def _league_schemas() -> dict[str, Any]:
+    """The league endpoints' schemas. Money and points are decimal strings (points whole)."""
+    member = {"type": "object", "properties": {"id": _ID, "name": {"type": "string"}}}
+    record = {"type": "object", "properties": {
+        "player": _ref("Member"),
+        "net": {**_MONEY, "description": "Money or points won; under push-ups, points "
+                                         "pushed up (lower is better)."},
+        "sessions": _COUNT, "hands": _COUNT, "hands_won": _COUNT, "tonks_out": _COUNT,
+        "drops_won": _COUNT, "times_caught": _COUNT,
+        "win_rate": {"type": "string", "description": "Hands won / hands, 4 places."},
+        "average": {"type": "string", "description": "Net per hand, 2 places."}}}
+    result = {"type": "object", "properties": {
+        "session": _ID, "name": {"type": "string"}, "played_at": _WHEN, "net": _MONEY,
+        "hands": _COUNT}}
+    return {
+        "NewLeague": {"type": "object", "required": ["name"], "additionalProperties": False,
+                      "properties": {
+            "name": {"type": "string", "maxLength": 80},
+            "rules": {**_ref("Rules"), "description": "Default house rules of its sessions."},
+            "stake": {"oneOf": [{"type": "string"}, {"type": "number"}],
+                      "description": "Default stake of its sessions."},
+            "currency": {"type": "string", "maxLength": 8, "default": "USD"}}},
+        "LeagueSummary": {"type": "object", "properties": {
+            "id": _ID, "name": {"type": "string"}, "scoring": _SCORING,
+            "currency": {"type": "string"}, "created_at": _WHEN}},
+        "Member": member,
+        "NewMember": {"type": "object", "required": ["name"], "additionalProperties": False,
+                      "properties": {"name": {"type": "string", "maxLength": 40,
+                                              "description": "Unique in the league, "
+                                                             "whatever its case."}}},
+        "Admin": {"type": "object", "properties": {
+            "email": {"type": "string"}, "name": {"type": "string"},
+            "owner": {"type": "boolean"}}},
+        "NewAdmin": {"type": "object", "required": ["email"], "additionalProperties": False,
+                     "properties": {"email": {"type": "string",
+                                              "description": "Of an existing account."}}},
+        "Season": {"type": "object", "properties": {
+            "id": _ID, "name": {"type": "string"}, "starts_on": _DAY, "ends_on": _DAY}},
+        "NewSeason": {"type": "object", "required": ["name", "starts_on", "ends_on"],
+                      "additionalProperties": False,
+                      "description": "Both days included (UTC days); seasons may overlap.",
+                      "properties": {"name": {"type": "string", "maxLength": 80},
+                                     "starts_on": _DAY, "ends_on": _DAY}},
+        "League": {"type": "object", "properties": {
+            "id": _ID, "name": {"type": "string"},
+            "rules": {**_ref("Rules"), "description": "Default house rules."},
+            "scoring": _SCORING, "stake": {"type": "string"}, "currency": {"type": "string"},
+            "members": {"type": "array", "items": _ref("Member")},
+            "admins": {"type": "array", "items": _ref("Admin")},
+            "seasons": {"type": "array", "items": _ref("Season")},
+            "created_at": _WHEN}},
+        "Record": record,
+        "Standing": {"allOf": [_ref("Record"), {"type": "object", "properties": {
+            "place": {"type": "integer", "minimum": 1,
+                      "description": "By net, best first (push-ups: lowest total first); "
+                                     "equal nets share a place."}}}]},
+        "Standings": {"type": "object", "properties": {
+            "season": {"oneOf": [_ref("Season"), {"type": "null"}],
+                       "description": "null: all time."},
+            "scoring": _SCORING,
+            "scorings": {"type": "array", "items": _SCORING,
+                         "description": "The scorings played in the league."},
+            "currency": {"type": "string"}, "sort": {"type": "string"},
+            "dir": {"type": "string", "enum": ["asc", "desc"]},
+            "rows": {"type": "array", "items": _ref("Standing")}}},
+        "SessionResult": result,
+        "PlayerRecord": {"type": "object", "properties": {
+            "player": _ref("Member"), "scoring": _SCORING,
+            "scorings": {"type": "array", "items": _SCORING}, "sessions": _COUNT,
+            "all_time": {"oneOf": [_ref("Record"), {"type": "null"}]},
+            "seasons": {"type": "array", "items": {"type": "object", "properties": {
+                "season": _ref("Season"),
+                "record": {"oneOf": [_ref("Record"), {"type": "null"}]}}}},
+            "running": {"type": "array", "description": "Running total after each "
+                        "session (thinned to at most 150 points, keeping every swing).",
+                        "items": {"type": "object", "properties": {
+                            "session": _COUNT, "total": _MONEY}}},
+            "best": {"type": "array", "items": _ref("SessionResult"),
+                     "description": "Biggest wins (push-ups: lowest totals), at most 5."},
+            "worst": {"type": "array", "items": _ref("SessionResult"),
+                      "description": "Biggest losses (push-ups: highest totals), at most 5."},
+            "head_to_head": {"type": "array", "items": {"type": "object", "properties": {
+                "player": _ref("Member"), "sessions": _COUNT, "ahead": _COUNT,
+                "behind": _COUNT, "even": _COUNT, "net": _MONEY, "their_net": _MONEY}}}}},
+        "Rating": {"type": "object", "properties": {
+            "player": _ref("Member"),
+            "mu": {"type": "number", "description": "openskill (Plackett-Luce) rating."},
+            "sigma": {"type": "number", "description": "Its uncertainty."},
+            "ordinal": {"type": "number", "description": "mu - 3 sigma: the skill shown."},
+            "sessions": _COUNT}},
+    }
+
+
+def _league_paths() -> dict[str, Any]:
+    """The league endpoints: each needs a personal token and answers only for leagues the
+    caller runs."""
+    lg, pl = (_LEAGUE_ID,), (_LEAGUE_ID, _PLAYER_ID)
+    scoring = _query("scoring", _SCORING, "Default: the league's own scoring if played.")
+    sort_dir = _query("dir", {"type": "string", "enum": ["asc", "desc"]},
+                      "Default: best first.")
+    return {
+        "/api/v1/leagues": {
+            "get": _signed_in("The leagues you run.", {"200": {
+                "description": "Summaries.", "content": {"application/json": {"schema": {
+                    "type": "array", "items": _ref("LeagueSummary")}}}}}, change=False),
+            "post": _signed_in("Start a league: you are its owner and first admin.", {
+                "201": _answer("The league.", "League")}, "NewLeague")},
+        "/api/v1/leagues/{league_id}": {
+            "get": _signed_in("A league: defaults, members, admins, seasons.", {
+                "200": _answer("The league.", "League")}, params=lg, change=False)},
+        "/api/v1/leagues/{league_id}/members": {
+            "post": _signed_in("Add a member.", {
+                "201": _answer("The member.", "Member")}, "NewMember", lg)},
+        "/api/v1/leagues/{league_id}/admins": {
+            "post": _signed_in("Let another account run the league.", {
+                "201": _answer("The admin.", "Admin")}, "NewAdmin", lg)},
+        "/api/v1/leagues/{league_id}/seasons": {
+            "post": _signed_in("Add a season.", {
+                "201": _answer("The season.", "Season")}, "NewSeason", lg)},
+        "/api/v1/leagues/{league_id}/standings": {
+            "get": _signed_in("Standings for a season or all time.", {
+                "200": _answer("The standings.", "Standings"),
+                "422": _answer("An unknown scoring, sort or direction.", "Error")},
+                params=(_LEAGUE_ID,
+                        _query("season", {"type": "string"},
+                               "A season's id, or all (the default): all time."),
+                        scoring,
+                        _query("sort", {"type": "string", "enum": list(SORTS)},
+                               "Default: net."),
+                        sort_dir), change=False)},
+        "/api/v1/leagues/{league_id}/players/{player_id}": {
+            "get": _signed_in("A member's record: by season, running total, best and worst "
+                              "sessions, head to head.", {
+                "200": _answer("The record.", "PlayerRecord"),
+                "422": _answer("An unknown scoring.", "Error")},
+                params=(*pl, scoring), change=False)},
+        "/api/v1/leagues/{league_id}/ratings": {
+            "get": _signed_in("The members' openskill ratings, best skill first.", {
+                "200": {"description": "The ratings.", "content": {"application/json": {
+                    "schema": {"type": "array", "items": _ref("Rating")}}}},
+                "422": _answer("An unknown sort or direction.", "Error")},
+                params=(_LEAGUE_ID,
+                        _query("sort", {"type": "string", "enum": list(RATING_SORTS)},
+                               "Default: ordinal."), sort_dir), change=False)},
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     """The whole document, as JSON-ready data."""
     schemas = _schemas()
     schemas.update(_session_schemas(schemas["Hand"]))
+    schemas.update(_league_schemas())
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tonk Tally API", "version": "1.0.0",
@@ -265,6 +433,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "This document.",
                 "responses": {"200": _answer("The OpenAPI document.")}}},
             **_session_paths(),
+            **_league_paths(),
         },
         "components": {"schemas": schemas, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer",

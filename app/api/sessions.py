@@ -21,6 +21,7 @@ from .. import ledger as service
 from ..core.errors import TonkError
 from ..core.settle import amount_formatter
 from ..extensions import db
+from ..leagues import session_table
 from ..models import GameSession, Hand, User
 from . import bp
 from .auth import token_required
@@ -29,7 +30,7 @@ from .routes import json_body
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
 TABLE_FIELDS = ("rules", "stake", "players")  # set by the session, not by each hand
 NEW_SESSION_FIELDS = frozenset({"name", "players", "rules", "stake", "currency",
-                                "first_dealer"})
+                                "first_dealer", "league"})
 PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 
 
@@ -75,7 +76,7 @@ def session_json(gs: GameSession) -> dict[str, Any]:
             "scoring": service.session_rules(gs).scoring,
             "stake": str(service.session_stake(gs)), "currency": gs.currency,
             "closed": gs.is_closed, "closed_at": _time(gs.closed_at), "hands": gs.hand_count,
-            "share_url": _share_path(gs),
+            "share_url": _share_path(gs), "league": gs.league_id,
             "created_at": _time(gs.created_at)}
 
 
@@ -132,10 +133,9 @@ def _created(body: dict[str, Any], location: str) -> Response:
 def create_session(user: User) -> Response:
     data = json_body()
     _only(data, NEW_SESSION_FIELDS, "a session")
-    gs = service.create_session(
-        user, name=data.get("name"), players=data.get("players"), rules=data.get("rules"),
-        stake=data.get("stake"), currency=data.get("currency"),
-        first_dealer=data.get("first_dealer"))
+    gs = service.create_session(  # in a league, its defaults fill in rules, stake, currency
+        user, name=data.get("name"), players=data.get("players"),
+        first_dealer=data.get("first_dealer"), **session_table(user, data))
     return _created(session_json(gs), url_for("api.get_session", session_id=gs.id))
 
 

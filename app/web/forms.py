@@ -213,6 +213,7 @@ class SessionValues:
     stake: str = "1.00"
     currency: str = "USD"
     rules: RulesValues = field(default_factory=RulesValues)
+    league: str = ""  # the league's id, or "" for a session of the account's own
 
 
 def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors]:
@@ -227,14 +228,23 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
         dealer_seat = -1
     values = SessionValues(form.get("name", "").strip()[:MAX_TEXT], players,
                            dealer_seat, amount_text(form.get("stake", "")),
-                           form.get("currency", "").strip()[:MAX_TEXT], rules)
+                           form.get("currency", "").strip()[:MAX_TEXT], rules,
+                           form.get("league", "").strip()[:MAX_TEXT])
     seated = [p for p in players if p]
     if not 0 <= dealer_seat < MAX_SEATS or not players[dealer_seat]:
         errors["first_dealer"] = _("Choose a seat that has a player.")
     args = {"name": values.name, "players": seated, "rules": spec, "stake": values.stake,
             "currency": values.currency,
-            "first_dealer": players[dealer_seat] if "first_dealer" not in errors else None}
+            "first_dealer": players[dealer_seat] if "first_dealer" not in errors else None,
+            "league_id": int(values.league) if _whole(values.league) else None}
+    if values.league and not _whole(values.league):
+        errors["league"] = _("Choose one of the leagues you run.")
     return values, args, errors
+
+
+def _whole(text: str) -> bool:
+    """Plain digits (``isdigit`` alone also takes ``"²"``, which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
 
 
 def session_field(field: str | None, players: Sequence[str]) -> str:
@@ -247,8 +257,8 @@ def session_field(field: str | None, players: Sequence[str]) -> str:
         filled = [i for i, p in enumerate(players) if p]
         index = int(field[len("players["):-1])
         return f"player-{filled[index]}" if index < len(filled) else "players"
-    return field if field in ("name", "stake", "currency", "first_dealer", "players") \
-        else "form"
+    return field if field in ("name", "stake", "currency", "first_dealer", "players",
+                              "league") else "form"
 
 
 def change_rules_field(field: str | None) -> str:

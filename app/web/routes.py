@@ -28,6 +28,7 @@ from markupsafe import Markup
 from ..core import Rules, TonkError
 from ..core.hand import END_KINDS
 from ..extensions import db
+from ..leagues import league_rules, league_stake, members, my_leagues
 from ..ledger import (
     NotFoundError,
     SessionClosedError,
@@ -143,7 +144,8 @@ def index() -> ResponseReturnValue:
         return render_template("web/welcome.html")
     pages = sessions_page(me(), page_arg())
     return render_template("web/home.html", pages=pages,
-                           cards=[session_card(gs) for gs in pages.items])
+                           cards=[session_card(gs) for gs in pages.items],
+                           leagues=my_leagues(me()))
 
 
 def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
@@ -156,10 +158,18 @@ def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
 @bp.route("/sessions/new", methods=["GET", "POST"])
 @login_required
 def new_session() -> ResponseReturnValue:
+    leagues = {str(league.id): league for league in my_leagues(me())}
     values = SessionValues()
     errors: Errors = {}
+    league = leagues.get(request.args.get("league", ""))
+    if league is not None:  # "New session in this league": the league's defaults
+        values = SessionValues(stake=str(league_stake(league)), currency=league.currency,
+                               rules=RulesValues.of(league_rules(league)), league=str(league.id))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
+        league = leagues.get(values.league)
+        if values.league and league is None:
+            errors["league"] = _("Choose one of the leagues you run.")
         if not errors:
             gs, exc = attempt(lambda: create_session(me(), **args))
             if gs is not None:
@@ -167,9 +177,12 @@ def new_session() -> ResponseReturnValue:
                 return redirect(url_for(".session", session_id=gs.id))
             assert exc is not None
             errors = {session_field(exc.field, values.players): exc.message}
+    known = ([m.name for m in members(league)] if league is not None
+             else known_player_names(me()))
     return form_page("web/new_session.html", errors, values=values, seats=range(MAX_SEATS),
                      more_seats=any(values.players[FEW_SEATS:]), few_seats=FEW_SEATS,
-                     known=known_player_names(me()), **rules_context(values.rules, errors))
+                     known=known, leagues=list(leagues.values()),
+                     **rules_context(values.rules, errors))
 
 
 # -- the session page and its chart ----------------------------------------------------------

@@ -1,0 +1,211 @@
+"""The league endpoints of the JSON API: a caller's leagues, a new league, its members,
+admins and seasons, standings, a player's record, and ratings.
+
+Every endpoint needs a personal token and answers only for the leagues the caller runs
+(owns or is an admin of); any other league is "not found". Money and points travel as
+decimal strings; ratings (not money) as numbers. The views are thin: read, call
+:mod:`app.leagues`, answer JSON; errors are raised and answered in ``errors.py``.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from typing import Any
+
+from flask import Response, jsonify, request, url_for
+
+from .. import leagues as service
+from ..ledger import from_minor
+from ..models import League, Player, Season, User
+from . import bp
+from .auth import token_required
+from .routes import json_body
+from .sessions import _created, _only, _time
+
+NEW_LEAGUE_FIELDS = frozenset({"name", "rules", "stake", "currency"})
+_RATE = Decimal("0.0001")
+
+
+def _amounts(scoring: str) -> Callable[[int], str]:
+    """Hundredths → a decimal string: money with two places, points as whole numbers."""
+    if scoring == "money":
+        return lambda minor: f"{from_minor(minor):.2f}"
+    return lambda minor: f"{from_minor(minor):.0f}"
+
+
+def _exact(value: Fraction, places: Decimal) -> str:
+    return str((Decimal(value.numerator) / Decimal(value.denominator))
+               .quantize(places, rounding=ROUND_HALF_EVEN))
+
+
+def season_json(season: Season) -> dict[str, Any]:
+    return {"id": season.id, "name": season.name, "starts_on": season.starts_on.isoformat(),
+            "ends_on": season.ends_on.isoformat()}
+
+
+def member_json(player: Player) -> dict[str, Any]:
+    return {"id": player.id, "name": player.name}
+
+
+def admin_json(user: User, league: League) -> dict[str, Any]:
+    return {"email": user.email, "name": user.name, "owner": user.id == league.owner_id}
+
+
+def league_summary(league: League) -> dict[str, Any]:
+    return {"id": league.id, "name": league.name,
+            "scoring": service.league_scoring(league), "currency": league.currency,
+            "created_at": _time(league.created_at)}
+
+
+def league_json(league: League) -> dict[str, Any]:
+    """A league: its defaults for new sessions, members, admins and seasons."""
+    return {"id": league.id, "name": league.name,
+            "rules": json.loads(league.rules_json),
+            "scoring": service.league_scoring(league),
+            "stake": str(service.league_stake(league)), "currency": league.currency,
+            "members": [member_json(p) for p in service.members(league)],
+            "admins": [admin_json(u, league) for u in service.admins(league)],
+            "seasons": [season_json(s) for s in league.seasons],
+            "created_at": _time(league.created_at)}
+
+
+def standing_json(row: service.Standing, scoring: str) -> dict[str, Any]:
+    """A row of the standings: its place, the player and their numbers."""
+    return {"place": row.place, **record_json(row, scoring)}
+
+
+def record_json(row: service.Standing, scoring: str) -> dict[str, Any]:
+    """A player's numbers over a season or all time."""
+    amount = _amounts(scoring)
+    return {"player": {"id": row.player_id, "name": row.name},
+            "net": amount(row.net_minor), "sessions": row.sessions, "hands": row.hands,
+            "hands_won": row.hands_won, "tonks_out": row.tonks_out,
+            "drops_won": row.drops_won, "times_caught": row.times_caught,
+            "win_rate": _exact(row.win_rate, _RATE),
+            "average": _exact(row.average_minor / 100, Decimal("0.01"))}
+
+
+def _query(name: str) -> str | None:
+    value = request.args.get(name, "").strip()
+    return value or None
+
+
+def _season(league: League) -> Season | None:
+    """``?season=``: a season's id; absent or ``all``: all time."""
+    value = _query("season")
+    return None if value in (None, "all") else service.get_season(league, value)
+
+
+def _league(user: User, league_id: int) -> League:
+    return service.admin_league(user, league_id)
+
+
+@bp.get("/leagues")
+@token_required
+def list_leagues(user: User) -> Response:
+    return jsonify([league_summary(league) for league in service.my_leagues(user)])
+
+
+@bp.post("/leagues")
+@token_required
+def create_league(user: User) -> Response:
+    data = json_body()
+    _only(data, NEW_LEAGUE_FIELDS, "a league")
+    league = service.create_league(user, name=data.get("name"),
+                                   rules=data.get("rules", "pagat"), stake=data.get("stake"),
+                                   currency=data.get("currency"))
+    return _created(league_json(league), url_for("api.get_league", league_id=league.id))
+
+
+@bp.get("/leagues/<int:league_id>")
+@token_required
+def get_league(user: User, league_id: int) -> Response:
+    return jsonify(league_json(_league(user, league_id)))
+
+
+@bp.post("/leagues/<int:league_id>/members")
+@token_required
+def add_member(user: User, league_id: int) -> Response:
+    league = _league(user, league_id)
+    data = json_body()
+    _only(data, frozenset({"name"}), "a member")
+    player = service.add_member(league, user, data.get("name"))
+    return _created(member_json(player), url_for("api.get_player", league_id=league.id,
+                                                 player_id=player.id))
+
+
+@bp.post("/leagues/<int:league_id>/admins")
+@token_required
+def add_admin(user: User, league_id: int) -> Response:
+    league = _league(user, league_id)
+    data = json_body()
+    _only(data, frozenset({"email"}), "an admin")
+    admin = service.add_admin(league, data.get("email"))
+    return _created(admin_json(admin, league), url_for("api.get_league", league_id=league.id))
+
+
+@bp.post("/leagues/<int:league_id>/seasons")
+@token_required
+def add_season(user: User, league_id: int) -> Response:
+    league = _league(user, league_id)
+    data = json_body()
+    _only(data, frozenset({"name", "starts_on", "ends_on"}), "a season")
+    season = service.add_season(league, name=data.get("name"), starts_on=data.get("starts_on"),
+                                ends_on=data.get("ends_on"))
+    return _created(season_json(season), url_for("api.get_league", league_id=league.id))
+
+
+@bp.get("/leagues/<int:league_id>/standings")
+@token_required
+def get_standings(user: User, league_id: int) -> Response:
+    league = _league(user, league_id)
+    table = service.standings(league, _season(league), _query("scoring"),
+                              sort=_query("sort") or "net", direction=_query("dir"))
+    return jsonify({
+        "season": season_json(table.season) if table.season else None,
+        "scoring": table.scoring, "scorings": list(table.scorings),
+        "currency": league.currency, "sort": table.sort, "dir": table.direction,
+        "rows": [standing_json(row, table.scoring) for row in table.rows]})
+
+
+@bp.get("/leagues/<int:league_id>/players/<int:player_id>")
+@token_required
+def get_player(user: User, league_id: int, player_id: int) -> Response:
+    league = _league(user, league_id)
+    player = service.get_member(league, player_id)
+    record = service.player_record(league, player, _query("scoring"))
+    amount = _amounts(record.scoring)
+
+    def result(r: service.SessionResult) -> dict[str, Any]:
+        return {"session": r.session_id, "name": r.name, "played_at": _time(r.played_at),
+                "net": amount(r.net_minor), "hands": r.hands}
+
+    return jsonify({
+        "player": member_json(player), "scoring": record.scoring,
+        "scorings": list(record.scorings), "sessions": record.sessions,
+        "all_time": record_json(record.all_time, record.scoring)
+        if record.all_time else None,
+        "seasons": [{"season": season_json(s),
+                     "record": record_json(row, record.scoring) if row else None}
+                    for s, row in record.seasons],
+        "running": [{"session": n, "total": amount(total)} for n, total in record.running],
+        "best": [result(r) for r in record.best],
+        "worst": [result(r) for r in record.worst],
+        "head_to_head": [{"player": {"id": h.opponent_id, "name": h.name},
+                          "sessions": h.sessions, "ahead": h.ahead, "behind": h.behind,
+                          "even": h.even, "net": amount(h.net_minor),
+                          "their_net": amount(h.their_net_minor)}
+                         for h in record.head_to_head]})
+
+
+@bp.get("/leagues/<int:league_id>/ratings")
+@token_required
+def get_ratings(user: User, league_id: int) -> Response:
+    league = _league(user, league_id)
+    sort = _query("sort") or "ordinal"
+    direction = _query("dir") or ("asc" if sort == "player" else "desc")
+    return jsonify([{"player": {"id": r.player_id, "name": r.name}, "mu": r.mu,
+                     "sigma": r.sigma, "ordinal": r.ordinal, "sessions": r.sessions}
+                    for r in service.ratings(league, sort, direction)])
