@@ -48,10 +48,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from .auth import bp as auth_bp
     from .auth import load_user, unauthorized
     from .web import bp as web_bp
+    from .web.exchange import bp as exchange_bp
+    from .web.leagues import bp as leagues_bp
 
     login_manager.login_view = "auth.signin"
     login_manager.user_loader(load_user)
     login_manager.unauthorized_handler(unauthorized)
     app.register_blueprint(auth_bp)
     app.register_blueprint(web_bp)
+    app.register_blueprint(leagues_bp)
+    app.register_blueprint(exchange_bp)
     return app

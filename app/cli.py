@@ -1,4 +1,5 @@
-"""The ``tonk`` command: settle hands and balances from files, and run the app.
+"""The ``tonk`` command: settle hands and balances from files, run the app, export and
+import leagues and sessions, and make a demo league.
 
 ``tonk settle FILE`` reads one hand (a JSON object), a JSON list of hands, or JSON lines
 (one hand a line), ``-`` for standard input, and prints each result as one line of JSON, or
@@ -149,6 +150,130 @@ def serve_command(host: str, port: int, workers: int) -> None:
 
     click.echo(f"Tonk Tally is at http://{host}:{port}/  (Ctrl+C to stop)")
     Server().run()
+
+
+# -- export, import and the demo league ----------------------------------------------------
+
+def _account(email: str) -> Any:
+    from sqlalchemy import select
+
+    from .accounts import AccountError, normal_email
+    from .extensions import db
+    from .models import User
+
+    try:
+        address = normal_email(email)
+    except AccountError as exc:
+        raise click.UsageError(exc.message) from None
+    user = db.session.scalar(select(User).where(User.email == address))
+    if user is None:
+        raise click.UsageError(f"there is no account {address}: sign up first")
+    return user
+
+
+@cli.command("export")
+@click.option("--league", "league_id", type=int, help="The league's id (all its sessions).")
+@click.option("--session", "session_id", type=int, help="One session's id.")
+@click.option("--format", "what", type=click.Choice(["json", "hands-csv", "payments-csv"]),
+              default="json", show_default=True,
+              help="The whole document (JSON), or one row per hand or per payment (CSV).")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True),
+              default="-", help="Where to write it (default: standard output).")
+def export_command(league_id: int | None, session_id: int | None, what: str,
+                   output: IO[str]) -> None:
+    """Export a league or a session: JSON to import again, or CSV for a spreadsheet."""
+    from . import exchange
+    from .extensions import db
+    from .models import GameSession, League
+
+    if (league_id is None) == (session_id is None):
+        raise click.UsageError("give either --league ID or --session ID")
+    if league_id is not None:
+        league = db.session.get(League, league_id)
+        if league is None:
+            raise click.UsageError(f"there is no league {league_id}")
+        ids = exchange.league_session_ids(league)
+        document = exchange.export_league(league)
+    else:
+        gs = db.session.get(GameSession, session_id)
+        if gs is None:
+            raise click.UsageError(f"there is no session {session_id}")
+        ids = [gs.id]
+        document = exchange.export_session(gs)
+    chunks = {"json": document, "hands-csv": exchange.hands_csv(ids),
+              "payments-csv": exchange.payments_csv(ids)}[what]
+    exchange.write_document(chunks, output)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--owner", required=True, help="Email of the account that will own it all.")
+@click.option("--jobs", type=click.IntRange(0, 64), default=None,
+              help="Processes that check the hands while this one writes "
+                   "(default: one per core, at most four; 0: none).")
+def import_command(file: str, owner: str, jobs: int | None) -> None:
+    """Import a JSON export (FILE, - for standard input): all or nothing, every hand checked
+    again; sessions already here are skipped."""
+    from . import exchange
+
+    user = _account(owner)
+    if file == "-":
+        report = exchange.import_file(sys.stdin.buffer, user)
+    else:
+        try:
+            report = exchange.import_path(file, user, jobs=jobs)
+        except OSError as exc:
+            raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
+    for line in report.lines():
+        click.echo(line, err=not report.ok)
+    sys.exit(0 if report.ok else 1)
+
+
+@cli.command("demo-data")
+@click.option("--hands", type=click.IntRange(1, 10_000_000), default=100_000,
+              show_default=True, help="How many hands the league holds in all.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="The same seed and size make the same league.")
+@click.option("--owner", default="demo@tonk-tally.example", show_default=True,
+              help="Email of the owner; the account is made if it is not there.")
+@click.option("--jobs", type=click.IntRange(0, 64), default=None,
+              help="Processes that make and check sessions (default: one per core, at "
+                   "most four; 0: none).")
+def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> None:
+    """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
+    import time
+
+    from flask_migrate import upgrade
+    from sqlalchemy import inspect
+
+    from . import demo, exchange
+    from .accounts import AccountError
+    from .extensions import db
+
+    if not inspect(db.engine).has_table("users"):
+        upgrade()
+    try:
+        user, password = demo.owner_account(owner)
+    except AccountError as exc:
+        raise click.UsageError(exc.message) from None
+    started = time.perf_counter()
+    report, facts = demo.make_demo(user, hands=hands, seed=seed,
+                                   jobs=exchange.default_jobs() if jobs is None else jobs)
+    if not report.ok:
+        for line in report.lines():
+            click.echo(line, err=True)
+        sys.exit(1)
+    seconds = time.perf_counter() - started
+    if report.sessions == 0:
+        click.echo(f"this demo league (seed {seed}, {hands} hands) is already here: "
+                   "nothing added")
+    else:
+        click.echo(f"made {report.league_name} (league {report.league_id}) in "
+                   f"{seconds:.1f} s:")
+        for line in demo.describe(facts):
+            click.echo(f"  {line}")
+    click.echo(f"owner: {user.email}" + (f"  password: {password}" if password else
+                                        "  (an account that was already there)"))
 
 
 def main() -> None:

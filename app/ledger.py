@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
@@ -93,9 +93,14 @@ def session_rules(gs: GameSession) -> Rules:
     return rules_of(gs.rules_json)
 
 
+def stake_of(stake_minor: int, rules: Rules) -> Decimal:
+    """A stored stake as the rules write it: money to the cent, points whole."""
+    stake = from_minor(stake_minor)
+    return stake if rules.scoring == "money" else stake.quantize(Decimal(1))
+
+
 def session_stake(gs: GameSession) -> Decimal:
-    stake = from_minor(gs.stake_minor)
-    return stake if session_rules(gs).scoring == "money" else stake.quantize(Decimal(1))
+    return stake_of(gs.stake_minor, session_rules(gs))
 
 
 def player_names(gs: GameSession) -> tuple[str, ...]:
@@ -209,13 +214,65 @@ def _check_open(gs: GameSession) -> None:
 
 # -- hands -----------------------------------------------------------------------------------
 
-def _nets(gs: GameSession, result: Result) -> list[int]:
-    """The hand's effect on each seat's total, in minor units (pushes under push-ups)."""
-    names = player_names(gs)
+# The pure arithmetic of a hand's version, shared with the bulk importer (app.exchange):
+# what it moves each seat's total by, each seat's entry, and what an entry adds to the
+# player's session record.
+
+def seat_nets(names: Sequence[str], result: Result) -> list[int]:
+    """A hand's effect on each seat's total, in minor units (pushes under push-ups)."""
     if result.pushed is not None:
         return [result.pushed[n] * 100 for n in names]
     assert result.net is not None
     return [to_minor(result.net[n]) for n in names]
+
+
+class Part(NamedTuple):
+    """A seat's part in a hand's current version: what its :class:`HandEntry` holds."""
+
+    amount_minor: int
+    won: bool
+    tonked_out: bool
+    drop_won: bool
+    caught: bool
+
+
+def seat_parts(names: Sequence[str], nets: Sequence[int], result: Result) -> list[Part]:
+    """Each seat's part in a hand: its net, and what the player's record counts."""
+    winners, outcome = set(result.winners), result.outcome
+    dropper = result.hand.end.player if outcome == "caught" else None
+    return [Part(amount, name in winners, outcome == "tonk_out" and name in winners,
+                 outcome == "drop_won" and name in winners, name == dropper)
+            for name, amount in zip(names, nets, strict=True)]
+
+
+class _Counted(Protocol):
+    """A :class:`Part` or a stored :class:`HandEntry`: whatever a record counts."""
+
+    @property
+    def amount_minor(self) -> int: ...
+    @property
+    def won(self) -> bool: ...
+    @property
+    def tonked_out(self) -> bool: ...
+    @property
+    def drop_won(self) -> bool: ...
+    @property
+    def caught(self) -> bool: ...
+
+
+#: The counters of a :class:`PlayerSessionStat`, in the order :func:`stat_counts` gives them.
+STAT_FIELDS = ("net_minor", "hands", "hands_won", "tonks_out", "drops_won", "times_caught")
+
+
+def stat_counts(part: _Counted) -> tuple[int, int, int, int, int, int]:
+    """What one entry adds to its player's session record, in :data:`STAT_FIELDS` order."""
+    return (part.amount_minor, 1, int(part.won), int(part.tonked_out), int(part.drop_won),
+            int(part.caught))
+
+
+def _nets(gs: GameSession, result: Result) -> list[int]:
+    """The hand's effect on each seat's total, in minor units (pushes under push-ups)."""
+    return seat_nets(player_names(gs), result)
 
 
 def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> tuple[
@@ -240,15 +297,12 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
 def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
              result: Result) -> list[HandEntry]:
     """Each player's part in a hand's current version: net, and what the record counts."""
-    winners, outcome = set(result.winners), result.outcome
-    dropper = result.hand.end.player if outcome == "caught" else None
     scoring = result.hand.rules.scoring
+    parts = seat_parts(player_names(gs), new, result)
     return [HandEntry(hand_id=hand.id, session_id=gs.id, player_id=seat.player_id,
-                      scoring=scoring, amount_minor=amount, won=seat.name in winners,
-                      tonked_out=outcome == "tonk_out" and seat.name in winners,
-                      drop_won=outcome == "drop_won" and seat.name in winners,
-                      caught=seat.name == dropper)
-            for seat, amount in zip(gs.seats, new, strict=True)]
+                      scoring=scoring, amount_minor=part.amount_minor, won=part.won,
+                      tonked_out=part.tonked_out, drop_won=part.drop_won, caught=part.caught)
+            for seat, part in zip(gs.seats, parts, strict=True)]
 
 
 def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
@@ -262,12 +316,8 @@ def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
                                  tonks_out=0, drops_won=0, times_caught=0)
         db.session.add(stat)
         stats[key] = stat
-    stat.net_minor += sign * entry.amount_minor
-    stat.hands += sign
-    stat.hands_won += sign * entry.won
-    stat.tonks_out += sign * entry.tonked_out
-    stat.drops_won += sign * entry.drop_won
-    stat.times_caught += sign * entry.caught
+    for name, value in zip(STAT_FIELDS, stat_counts(entry), strict=True):
+        setattr(stat, name, getattr(stat, name) + sign * value)
 
 
 def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
@@ -324,7 +374,7 @@ def _record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     return hand
 
 
-def _reason(reason: Any) -> str:
+def parse_reason(reason: Any) -> str:
     if not isinstance(reason, str) or not reason.strip():
         raise LedgerError("say why: a correction or a void needs a reason", "reason")
     return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
@@ -334,7 +384,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     """Replace a hand's facts, under the rules it was first settled under. The old version
     stays in the history; totals follow at once. Correcting a voided hand restores it."""
     _check_open(gs)
-    why = _reason(reason)
+    why = parse_reason(reason)
     hand = get_hand(gs, number)
     core, result = _settle_for(gs, data, hand.data)
     hand_json, result_json = json.dumps(core.to_json()), json.dumps(result.to_json())
@@ -353,7 +403,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
 def void_hand(gs: GameSession, user: User, number: int, reason: Any) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
     _check_open(gs)
-    why = _reason(reason)
+    why = parse_reason(reason)
     hand = get_hand(gs, number)
     if hand.voided:
         raise LedgerError(f"hand {number} is already void", "number")
@@ -412,7 +462,7 @@ def ledger(gs: GameSession) -> Ledger:
     return Ledger(scoring, totals, counted, paid, open_, fewest_transfers(open_))
 
 
-def _amount(value: Any) -> Decimal:
+def parse_amount(value: Any) -> Decimal:
     amount = parse_decimal(value, LedgerError, f'the amount must be like "4.50", not {value!r}',
                            "amount")
     if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
@@ -429,7 +479,7 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     for who, field in ((payer, "payer"), (payee, "payee")):
         if who not in names:
             raise LedgerError(f"{who} is not at this table", field)
-    value = _amount(amount)
+    value = parse_amount(amount)
     state = ledger(gs)
     owes, owed = -state.open[payer], state.open[payee]
     if owes <= 0:
@@ -445,11 +495,16 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
 
 
 def close_session(gs: GameSession) -> None:
-    """Close the session once everything is paid."""
+    """Close the session once everything is paid; a league session's result moves its
+    players' ratings, in the same transaction."""
     _check_open(gs)
     if not ledger(gs).all_paid:
         raise LedgerError("not everything is paid yet: mark the open transfers paid first")
     gs.closed_at = utcnow()
+    if gs.league_id is not None:
+        from .leagues import rate_session  # the league service builds on the ledger
+
+        rate_session(gs)
     db.session.commit()
 
 

@@ -1,0 +1,160 @@
+"""Export and import pages: a league's or a session's JSON document and its hands and
+payments as CSV, for whoever runs it (the session's owner, or the league's owner or an
+admin; anyone else gets 404); and the page that imports a JSON export and shows its report.
+
+Downloads stream: a large league is written as it is read, never held whole in memory.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    render_template,
+    request,
+    stream_with_context,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileAllowed, FileField, FileRequired
+from werkzeug.routing import BuildError
+
+from ..exchange import (
+    export_league,
+    export_session,
+    exportable_league,
+    hands_csv,
+    import_file,
+    league_session_ids,
+    may_export_league,
+    payments_csv,
+)
+from ..extensions import csrf
+from ..ledger import NotFoundError, is_league_admin, owned_session
+from ..models import GameSession, League
+from .site import login_required, me, page_headers
+
+bp = Blueprint("exchange", __name__)
+bp.after_request(page_headers)
+
+#: The largest file the import page takes (the rest of the app takes 2 MB).
+IMPORT_MAX_BYTES = 256 * 1024 * 1024
+
+
+class ImportForm(FlaskForm):  # type: ignore[misc]  # flask_wtf is untyped
+    file = FileField(_l("A JSON export from Tonk Tally"), validators=[
+        FileRequired(_l("Choose the file to import.")),
+        FileAllowed(["json"], _l("Choose a .json file: an export from Tonk Tally."))])
+
+
+@bp.app_template_global("may_export_league")
+def may_export_league_here(league: League) -> bool:
+    """Whether the signed-in account may export ``league`` (for the link blocks)."""
+    return bool(current_user.is_authenticated) and may_export_league(me(), league)
+
+
+@bp.app_template_global("may_export_session")
+def may_export_session_here(gs: GameSession) -> bool:
+    """Whether the signed-in account may export ``gs`` (for the link blocks)."""
+    if not current_user.is_authenticated:
+        return False
+    return gs.owner_id == me().id or is_league_admin(me(), gs.league_id)
+
+
+@bp.errorhandler(NotFoundError)
+def not_found(exc: Exception) -> ResponseReturnValue:
+    return render_template("web/not_found.html"), 404
+
+
+def _filename(name: str, suffix: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "tonk"
+    return f"tonk-{slug}.{suffix}"
+
+
+def _download(chunks: Iterator[str], filename: str, mimetype: str) -> Response:
+    response = Response(stream_with_context(chunks), mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# -- a league --------------------------------------------------------------------------------
+
+@bp.get("/leagues/<int:league_id>/export.json")
+@login_required
+def league_json(league_id: int) -> ResponseReturnValue:
+    league = exportable_league(me(), league_id)
+    return _download(export_league(league), _filename(league.name, "json"),
+                     "application/json")
+
+
+@bp.get("/leagues/<int:league_id>/hands.csv")
+@login_required
+def league_hands(league_id: int) -> ResponseReturnValue:
+    league = exportable_league(me(), league_id)
+    return _download(hands_csv(league_session_ids(league)),
+                     _filename(league.name + " hands", "csv"), "text/csv")
+
+
+@bp.get("/leagues/<int:league_id>/payments.csv")
+@login_required
+def league_payments(league_id: int) -> ResponseReturnValue:
+    league = exportable_league(me(), league_id)
+    return _download(payments_csv(league_session_ids(league)),
+                     _filename(league.name + " payments", "csv"), "text/csv")
+
+
+# -- a session -------------------------------------------------------------------------------
+
+@bp.get("/sessions/<int:session_id>/export.json")
+@login_required
+def session_json(session_id: int) -> ResponseReturnValue:
+    gs = owned_session(me(), session_id)
+    return _download(export_session(gs), _filename(gs.name, "json"), "application/json")
+
+
+@bp.get("/sessions/<int:session_id>/hands.csv")
+@login_required
+def session_hands(session_id: int) -> ResponseReturnValue:
+    gs = owned_session(me(), session_id)
+    return _download(hands_csv([gs.id]), _filename(gs.name + " hands", "csv"), "text/csv")
+
+
+@bp.get("/sessions/<int:session_id>/payments.csv")
+@login_required
+def session_payments(session_id: int) -> ResponseReturnValue:
+    gs = owned_session(me(), session_id)
+    return _download(payments_csv([gs.id]), _filename(gs.name + " payments", "csv"),
+                     "text/csv")
+
+
+# -- import ----------------------------------------------------------------------------------
+
+@bp.route("/import", methods=["GET", "POST"])
+@login_required
+def import_page() -> ResponseReturnValue:
+    request.max_content_length = current_app.config.get("IMPORT_MAX_BYTES", IMPORT_MAX_BYTES)
+    form = ImportForm()
+    report = None
+    if form.validate_on_submit():
+        report = import_file(form.file.data.stream, me())
+    league_url = None
+    if report is not None and report.league_id is not None:
+        try:
+            league_url = url_for("leagues.league", league_id=report.league_id)
+        except BuildError:  # no league pages in this app
+            league_url = None
+    status = 422 if (report is not None and not report.ok) or form.errors else 200
+    return render_template("exchange/import.html", form=form, report=report,
+                           league_url=league_url), status
+
+
+# The app-wide CSRF check would read the upload under the app's 2 MB limit before the view
+# could raise it; the import form checks its own token instead (FlaskForm).
+csrf.exempt(import_page)

@@ -1,0 +1,98 @@
+"""Import: a 100,000-hand league from its JSON export into an empty SQLite database, every
+version of every hand settled again (target: at least 10,000 hands a second).
+
+The document is the demo league (app.demo) written as an export; it is made once and kept
+in ``instance/bench/``. The figure is the whole of ``tonk import``: reading the file,
+checking every hand through the core, writing every row, committing, rating the league.
+It is measured as ``tonk import`` runs by default (hands checked in other processes while
+this one writes; the best of three, as a shared machine is noisy), and once with everything
+in one process.
+
+    python benchmarks/bench_import.py [--hands N] [--seed S]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from app import create_app, demo, exchange  # noqa: E402
+from app.accounts import create_user  # noqa: E402
+from app.extensions import db  # noqa: E402
+
+HANDS = 100_000
+SEED = 11
+TARGET = 10_000  # hands a second
+CACHE = HERE.parent / "instance" / "bench"
+
+
+def document(hands: int, seed: int) -> pathlib.Path:
+    """The demo league as an export file (made once, then kept)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"import-s{seed}-h{hands}.json"
+    if path.exists():
+        return path
+    started = time.perf_counter()
+    header, sessions = demo.demo_documents(seed, hands)
+    partial = path.with_suffix(".part")
+    with open(partial, "w", encoding="utf-8") as out:
+        out.write(f'{{"format": "{exchange.FORMAT}", "version": {exchange.VERSION}, '
+                  f'"league": {json.dumps(header["league"])},\n"sessions": [')
+        sep = "\n"
+        for session in sessions:
+            out.write(sep + json.dumps(session))
+            sep = ",\n"
+        out.write("\n]}\n")
+    partial.rename(path)
+    print(f"(made {path.name}: {path.stat().st_size / 1e6:.0f} MB in "
+          f"{time.perf_counter() - started:.0f} s)")
+    return path
+
+
+def timed_import(path: pathlib.Path, hands: int, jobs: int) -> float:
+    """Hands a second for one import of ``path`` into an empty SQLite database."""
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/bench.sqlite",
+                          "SECRET_KEY": "bench"})
+        with app.app_context():
+            db.create_all()
+            owner = create_user("keeper@example.com", "Keeper", "correct horse")
+            started = time.perf_counter()
+            report = exchange.import_path(str(path), owner, jobs=jobs)
+            seconds = time.perf_counter() - started
+            if not report.ok or report.hands != hands:
+                raise SystemExit(f"the import failed: {report.lines()[:3]}")
+            db.session.remove()
+            db.engine.dispose()
+    return hands / seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=HANDS)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--trials", type=int, default=3,
+                        help="imports timed; the best counts (a shared machine is noisy)")
+    args = parser.parse_args(argv)
+    path = document(args.hands, args.seed)
+    jobs = exchange.default_jobs()
+    rates = [timed_import(path, args.hands, jobs) for _ in range(args.trials)]
+    alone = timed_import(path, args.hands, 0)
+    rate = max(rates)
+    ok = rate >= TARGET
+    print(f"import {args.hands:,} hands ({path.stat().st_size / 1e6:.0f} MB of JSON) into an "
+          f"empty SQLite database: {rate:,.0f} hands/s with {jobs} checking process(es), "
+          f"best of {args.trials} (all: {', '.join(f'{r:,.0f}' for r in rates)}) "
+          f"(target >= {TARGET:,}) {'OK' if ok else 'MISSED'}")
+    print(f"the same in one process: {alone:,.0f} hands/s")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

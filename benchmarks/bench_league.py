@@ -1,0 +1,226 @@
+"""A big league: 1,000,000 recorded hands (the demo league), then its standings page and a
+player's page, through Flask's test client signed in as the owner (targets: median and
+99th percentile under 200 ms, on SQLite; PostgreSQL too when it can be reached).
+
+The league is made once per seed, size and schema, and kept: a SQLite file in
+``instance/bench/``, and a PostgreSQL database of its own (``tonk_bench_…`` on the server
+of ``TEST_POSTGRES_URL``, default 127.0.0.1:5432). Making it takes minutes; later runs
+reuse it. If the league pages are not in the app, the league service's calls behind them
+are timed instead, and the output says so. When the service remembers its answers until
+the next change of a hand, both are timed: "cold" (as after any change) and "warm".
+
+    python benchmarks/bench_league.py [--hands N] [--seed S] [--requests R] [--no-postgres]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import pathlib
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import sqlalchemy as sa  # noqa: E402
+from sqlalchemy.schema import CreateTable  # noqa: E402
+
+from app import create_app, demo, exchange  # noqa: E402
+from app.extensions import db  # noqa: E402
+from app.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
+
+HANDS = 1_000_000
+SEED = 1
+REQUESTS = 30
+TARGET_MS = 200.0
+OWNER = "bench@tonk-tally.example"
+CACHE = HERE.parent / "instance" / "bench"
+PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def schema_mark() -> str:
+    """A short mark of the tables' definitions: a changed schema makes a new league."""
+    ddl = "\n".join(str(CreateTable(t)) for t in sorted(db.metadata.tables.values(),
+                                                        key=lambda t: t.name))
+    return hashlib.sha256(ddl.encode()).hexdigest()[:8]
+
+
+def build(app: Any, hands: int, seed: int) -> None:
+    """The demo league, made through the importer (as ``tonk demo-data``)."""
+    with app.app_context():
+        db.create_all()
+        owner, _password = demo.owner_account(OWNER)
+        started = time.perf_counter()
+        report, _facts = demo.make_demo(owner, hands=hands, seed=seed,
+                                        jobs=exchange.default_jobs())
+        if not report.ok:
+            raise SystemExit(f"making the league failed: {report.lines()[:3]}")
+        seconds = time.perf_counter() - started
+        print(f"  (made the league: {report.sessions:,} sessions, {report.hands:,} hands in "
+              f"{seconds:.0f} s, {report.hands / seconds:,.0f} hands/s)", flush=True)
+        db.session.remove()
+
+
+def hands_in(app: Any) -> int:
+    with app.app_context():
+        try:
+            return db.session.scalar(sa.select(sa.func.count()).select_from(Hand)) or 0
+        except sa.exc.DBAPIError:
+            db.session.rollback()
+            return 0
+        finally:
+            db.session.remove()
+
+
+def sqlite_app(hands: int, seed: int) -> Any:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    mark = schema_mark()
+    path = CACHE / f"league-s{seed}-h{hands}-{mark}.sqlite"
+    if not path.exists():
+        partial = path.with_suffix(".part")
+        partial.unlink(missing_ok=True)
+        print(f"  making {path.name} (once; later runs reuse it)…", flush=True)
+        build(create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{partial}",
+                          "SECRET_KEY": "bench"}), hands, seed)
+        partial.rename(path)
+    return create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{path}", "SECRET_KEY": "bench"})
+
+
+def postgres_app(hands: int, seed: int) -> Any | None:
+    """The league's own PostgreSQL database (made if missing), or None if the server cannot
+    be reached."""
+    name = f"tonk_bench_s{seed}_h{hands}_{schema_mark()}"
+    try:
+        admin = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT",
+                                 connect_args={"connect_timeout": 3})
+        with admin.connect() as conn:
+            exists = conn.scalar(sa.text("SELECT 1 FROM pg_database WHERE datname = :n"),
+                                 {"n": name})
+    except sa.exc.OperationalError as exc:
+        print(f"PostgreSQL at {PG_URL} is not reachable ({str(exc).strip()[:80]}): skipped")
+        return None
+    url = PG_URL.rsplit("/", 1)[0] + "/" + name
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
+    if exists and hands_in(app) == hands:
+        return app
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    print(f"  making PostgreSQL database {name} (once; later runs reuse it)…", flush=True)
+    build(app, hands, seed)
+    with app.app_context():
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(sa.text("VACUUM ANALYZE"))  # as autovacuum would, soon after a load
+    admin.dispose()
+    return app
+
+
+def percentiles(timings: list[float]) -> tuple[float, float]:
+    timings = sorted(timings)
+    return statistics.median(timings), timings[max(0, int(len(timings) * 0.99 + 0.5) - 1)]
+
+
+def timed(call: Callable[[], Any], requests: int) -> tuple[float, float]:
+    for _ in range(3):  # warm the caches
+        call()
+    timings = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        call()
+        timings.append((time.perf_counter() - started) * 1000)
+    return percentiles(timings)
+
+
+def measure(app: Any, label: str, requests: int) -> bool:
+    """Time the standings page and the busiest player's page; print one line each."""
+    with app.app_context():
+        owner = db.session.scalar(sa.select(User).where(User.email == OWNER))
+        league = db.session.scalar(sa.select(League).where(League.owner_id == owner.id))
+        pss = PlayerSessionStat
+        player_id = db.session.execute(
+            sa.select(pss.player_id).where(pss.league_id == league.id).group_by(pss.player_id)
+            .order_by(sa.func.count().desc()).limit(1)).scalar()
+        sessions = db.session.scalar(sa.select(sa.func.count()).select_from(GameSession)
+                                     .where(GameSession.league_id == league.id))
+        hands = hands_in(app)
+        owner_id, league_id = owner.id, league.id
+        db.session.remove()
+    pages = "leagues.league" in app.view_functions and "leagues.player" in app.view_functions
+    if pages:
+        client = app.test_client()
+        with client.session_transaction() as cookie:
+            cookie["_user_id"] = str(owner_id)
+            cookie["_fresh"] = True
+
+        def get(url: str) -> Callable[[], Any]:
+            def call() -> Any:
+                resp = client.get(url)
+                if resp.status_code != 200:
+                    raise SystemExit(f"GET {url}: {resp.status_code}")
+                return resp
+            return call
+
+        subjects = {"standings page": get(f"/leagues/{league_id}"),
+                    "player's page": get(f"/leagues/{league_id}/players/{player_id}")}
+    else:
+        print("  (the league pages are not in the app: timing app.leagues.standings and "
+              "player_record, the calls behind them)")
+        from app import leagues as service
+
+        def in_context(call: Callable[[Any], Any]) -> Callable[[], Any]:
+            def run() -> Any:
+                with app.app_context():
+                    league = db.session.get(League, league_id)
+                    result = call(league)
+                    db.session.remove()
+                    return result
+            return run
+
+        subjects = {
+            "standings (service)": in_context(lambda lg: service.standings(lg)),
+            "player record (service)": in_context(lambda lg: service.player_record(
+                lg, service.get_member(lg, player_id)))}
+    # The league service may remember its answers until the next change of a hand: time
+    # the pages both as they come after any change (forgotten first) and as remembered.
+    from app import leagues as service
+
+    forget = getattr(service, "forget", None)
+    ways = [("cold", forget), ("warm", None)] if forget is not None else [("", None)]
+    ok = True
+    for what, call in subjects.items():
+        for way, before in ways:
+            def each(call: Callable[[], Any] = call, before: Any = before) -> Any:
+                if before is not None:
+                    before()
+                return call()
+            median, p99 = timed(each, requests)
+            good = median < TARGET_MS and p99 < TARGET_MS
+            ok &= good
+            print(f"{label}, league of {hands:,} hands in {sessions:,} sessions: {what}"
+                  f"{f' ({way})' if way else ''} median {median:.0f} ms, p99 {p99:.0f} ms "
+                  f"over {requests} requests (target < {TARGET_MS:.0f} ms) "
+                  f"{'OK' if good else 'MISSED'}", flush=True)
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=HANDS)
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--requests", type=int, default=REQUESTS)
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args(argv)
+    ok = measure(sqlite_app(args.hands, args.seed), "SQLite", args.requests)
+    if not args.no_postgres:
+        app = postgres_app(args.hands, args.seed)
+        if app is not None:
+            ok &= measure(app, "PostgreSQL", args.requests)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

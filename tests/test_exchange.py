@@ -1,0 +1,703 @@
+"""Export and import (app.exchange) on SQLite and PostgreSQL: a league made hand by hand
+through the ledger, exported, imported into an empty database, comes back exactly
+(standings, totals, histories, ratings, and the document itself); importing twice adds nothing
+twice; every kind of broken file is refused with a clear message and leaves the database
+as it was; the CSV files have one row per hand and per payment; and the pages."""
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+from sqlalchemy import func, select
+
+from app import accounts, exchange, ledger
+from app.extensions import db
+from app.models import (
+    GameSession,
+    Hand,
+    HandEntry,
+    HandVersion,
+    League,
+    LeagueAdmin,
+    Player,
+    PlayerSessionStat,
+    Rating,
+    RulesChange,
+    Season,
+    SessionPlayer,
+    SettlePayment,
+    User,
+)
+from tests.conftest import make_app
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+DROP = {"end": {"kind": "drop", "player": "Bob"},
+        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
+TABLES = (GameSession, SessionPlayer, Hand, HandVersion, HandEntry, PlayerSessionStat,
+          SettlePayment, RulesChange, Player, League, LeagueAdmin, Season)
+
+
+@pytest.fixture(autouse=True)
+def quick_hashing(monkeypatch):
+    """The cheapest argon2: these tests are about data, not password hashing."""
+    monkeypatch.setattr(accounts, "_HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def user(email: str = "keeper@example.com", name: str = "Keeper") -> User:
+    return accounts.create_user(email, name, "correct horse")
+
+
+def make_league(owner: User, uid: str = "a" * 32) -> League:
+    """A league with two seasons and a member who never played (rows only: the league
+    service is not what these tests are about)."""
+    league = League(uid=uid, name="Thursday Tonk", owner_id=owner.id,
+                    rules_json=json.dumps({"preset": "pagat"}), stake_minor=50, currency="USD",
+                    share_token="league-share-" + uid[:8])
+    db.session.add(league)
+    db.session.flush()
+    db.session.add(LeagueAdmin(league_id=league.id, user_id=owner.id))
+    from datetime import date
+
+    db.session.add_all([Season(league_id=league.id, name="Spring", starts_on=date(2025, 3, 1),
+                               ends_on=date(2025, 5, 31)),
+                        Season(league_id=league.id, name="All 2025",
+                               starts_on=date(2025, 1, 1), ends_on=date(2025, 12, 31)),
+                        Player(owner_id=owner.id, league_id=league.id, name="Zoe")])
+    db.session.commit()
+    return league
+
+
+def play_league(owner: User, helper: User) -> League:
+    """Sessions played through the ledger: corrections (by another scorekeeper), voids, a
+    void restored, a rules change, push-ups, payments, a closed session."""
+    league = make_league(owner)
+    friday = ledger.create_session(owner, name="Friday", players=PLAYERS, stake="0.25",
+                                   first_dealer="Dee", league_id=league.id)
+    ledger.record_hand(friday, owner, DROP)
+    ledger.record_hand(friday, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
+    ledger.record_hand(friday, helper, {"end": {"kind": "stock_out"},
+                                        "counts": {"Ann": 3, "Bob": 3, "Cy": 9, "Dee": 30}})
+    ledger.correct_hand(friday, helper, 1, {"end": {"kind": "run_out", "player": "Cy"}},
+                        "counts were misread")
+    ledger.void_hand(friday, owner, 2, "misdeal")
+    ledger.void_hand(friday, owner, 3, "recorded twice")
+    ledger.correct_hand(friday, owner, 3, {"end": {"kind": "dead"}}, "it was a dead hand")
+    ledger.change_rules(friday, owner, rules="chicago", stake="0.50")
+    ledger.record_hand(friday, owner, {"end": {"kind": "deal"}, "counts": {"Bob": 50},
+                                       "multiplier": 2})
+    ledger.record_hand(friday, owner, {"end": {"kind": "drop", "player": "Cy"},
+                                       "counts": {"Ann": 30, "Bob": 20, "Cy": 2, "Dee": 9}})
+    state = ledger.ledger(friday)
+    for t in state.transfers:
+        ledger.record_payment(friday, owner, t.payer, t.payee, str(t.amount))
+    ledger.close_session(friday)
+
+    saturday = ledger.create_session(owner, name="Saturday", players=["Cy", "Eve", "Ann"],
+                                     rules="push_ups", league_id=league.id)
+    ledger.record_hand(saturday, owner, {"end": {"kind": "run_out", "player": "Eve"},
+                                         "counts": {"Cy": 12, "Ann": 30}})
+    ledger.record_hand(saturday, owner, {"end": {"kind": "stock_out"},
+                                         "counts": {"Cy": 4, "Eve": 9, "Ann": 4}})
+    sunday = ledger.create_session(owner, name="Sunday", players=["Bob", "Dee"],
+                                   rules={"preset": "texas", "catch": "alt3"}, stake="1",
+                                   league_id=league.id)
+    ledger.record_hand(sunday, owner, {"end": {"kind": "drop", "player": "Dee"},
+                                       "counts": {"Bob": 7, "Dee": 7}})
+    ledger.record_payment(sunday, owner, "Dee", "Bob", "0.50")
+    return league
+
+
+def snapshot() -> dict[str, Any]:
+    """Everything a league's pages show, by stable keys (uids and names, never ids)."""
+    sessions = {gs.id: gs for gs in db.session.scalars(select(GameSession))}
+    uid = {i: gs.uid for i, gs in sessions.items()}
+    names = {p.id: p.name for p in db.session.scalars(select(Player))}
+    out: dict[str, Any] = {"sessions": sorted(
+        (gs.uid, gs.name, exchange.iso(gs.created_at),
+         gs.closed_at and exchange.iso(gs.closed_at), gs.currency, gs.stake_minor,
+         gs.rules_json, gs.hand_count, gs.next_dealer, gs.league.uid if gs.league else None)
+        for gs in sessions.values())}
+    out["totals"] = sorted((uid[s.session_id], s.seat, s.name, names[s.player_id],
+                            s.total_minor) for s in db.session.scalars(select(SessionPlayer)))
+    hands = {h.id: h for h in db.session.scalars(select(Hand))}
+    out["hands"] = sorted((uid[h.session_id], h.number, h.version, h.voided, h.outcome,
+                           h.hand_json, h.result_json, h.nets_json) for h in hands.values())
+    out["histories"] = {f"{uid[h.session_id]}/{h.number}": ledger.history(h)
+                        for h in hands.values()}
+    out["entries"] = sorted((uid[e.session_id], hands[e.hand_id].number, names[e.player_id],
+                             e.scoring, e.amount_minor, e.won, e.tonked_out, e.drop_won,
+                             e.caught) for e in db.session.scalars(select(HandEntry)))
+    out["records"] = sorted((uid[r.session_id], names[r.player_id], r.scoring,
+                             exchange.iso(r.played_at), r.net_minor, r.hands, r.hands_won,
+                             r.tonks_out, r.drops_won, r.times_caught)
+                            for r in db.session.scalars(select(PlayerSessionStat)))
+    pss = PlayerSessionStat
+    out["standings"] = sorted(tuple(row) for row in db.session.execute(
+        select(Player.name, pss.scoring, func.sum(pss.net_minor), func.sum(pss.hands),
+               func.sum(pss.hands_won), func.sum(pss.tonks_out), func.sum(pss.drops_won),
+               func.sum(pss.times_caught), func.count())
+        .join(Player, Player.id == pss.player_id).group_by(Player.name, pss.scoring)))
+    out["payments"] = sorted((uid[p.session_id], p.payer_seat, p.payee_seat, p.amount_minor,
+                              exchange.iso(p.created_at))
+                             for p in db.session.scalars(select(SettlePayment)))
+    out["rules_changes"] = sorted((uid[c.session_id], c.from_hand, c.rules_json,
+                                   c.stake_minor, exchange.iso(c.created_at))
+                                  for c in db.session.scalars(select(RulesChange)))
+    out["leagues"] = sorted((lg.uid, lg.name, lg.rules_json, lg.stake_minor, lg.currency,
+                             sorted((s.name, s.starts_on, s.ends_on) for s in lg.seasons))
+                            for lg in db.session.scalars(select(League)))
+    out["members"] = sorted((p.name, p.league_id is not None)
+                            for p in db.session.scalars(select(Player)))
+    out["ratings"] = sorted((names[r.player_id], round(r.mu, 9), round(r.sigma, 9), r.sessions)
+                            for r in db.session.scalars(select(Rating)))
+    return out
+
+
+def counts() -> dict[str, int]:
+    return {t.__tablename__: db.session.scalar(select(func.count()).select_from(t))
+            for t in TABLES}
+
+
+def wipe(app) -> None:
+    db.session.remove()
+    db.drop_all()
+    db.create_all()
+
+
+def document(chunks) -> str:
+    return "".join(chunks)
+
+
+def importing(text: str, who: User, **kw: Any) -> exchange.ImportReport:
+    return exchange.import_file(io.BytesIO(text.encode()), who, **kw)
+
+
+# -- the round trip --------------------------------------------------------------------------
+
+def test_export_then_import_into_an_empty_database_gives_it_all_back(db_app):
+    with db_app.app_context():
+        owner, helper = user(), user("helper@example.com", "Helper")
+        league = play_league(owner, helper)
+        before = snapshot()
+        text = document(exchange.export_league(league))
+        parsed = json.loads(text)
+        assert (parsed["format"], parsed["version"]) == ("tonk-tally", 1)
+        assert [s["name"] for s in parsed["sessions"]] == ["Friday", "Saturday", "Sunday"]
+        friday = parsed["sessions"][0]
+        assert [v["by"] for v in friday["hands"][0]["versions"]] == ["Keeper", "Helper"]
+        assert [v["action"] for v in friday["hands"][2]["versions"]] == [
+            "recorded", "voided", "corrected"]
+        assert friday["hands"][1]["voided"] is True
+        assert friday["rules_changes"][0]["from_hand"] == 4
+        assert friday["closed_at"] is not None and friday["payments"]
+
+        wipe(db_app)
+        stranger = user("new@example.com", "Newcomer")
+        report = importing(text, stranger)
+        assert report.ok, report.problems
+        assert (report.sessions, report.hands, report.league_created) == (3, 8, True)
+        after = snapshot()
+        for key in before:
+            assert after[key] == before[key], key
+        assert document(exchange.export_league(
+            db.session.scalar(select(League)))) == text
+        # the importer owns it all and runs the league; the history keeps who did what
+        assert {gs.owner_id for gs in db.session.scalars(select(GameSession))} == {stranger.id}
+        assert db.session.get(LeagueAdmin, (report.league_id, stranger.id)) is not None
+        assert {v.created_by_id for v in db.session.scalars(select(HandVersion))} == {
+            stranger.id}
+
+
+def test_a_session_round_trip_and_the_ledger_goes_on_from_there(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Solo", players=["Ann", "Bob"], stake="2",
+                                   rules="washington")
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob",
+                                               "method": "hits"}})
+        ledger.record_hand(gs, owner, DROP | {"counts": {"Ann": 1, "Bob": 5}})
+        before, text = snapshot(), document(exchange.export_session(gs))
+        wipe(db_app)
+        owner = user()
+        assert importing(text, owner).ok
+        assert snapshot() == before
+        gs = db.session.scalar(select(GameSession))
+        hand = ledger.record_hand(gs, owner, {"end": {"kind": "run_out", "player": "Ann"}})
+        assert hand.number == 3 and hand.data["dealer"] == "Ann"
+        assert sum(s.total_minor for s in gs.seats) == 0
+        assert len(ledger.history(ledger.get_hand(gs, 2))) == 1
+
+
+def test_importing_the_same_file_twice_adds_nothing_twice(db_app):
+    with db_app.app_context():
+        owner = user()
+        league = play_league(owner, owner)
+        text = document(exchange.export_league(league))
+        wipe(db_app)
+        owner = user()
+        assert importing(text, owner).ok
+        before, rows = snapshot(), counts()
+        again = importing(text, owner)
+        assert again.ok and (again.sessions, again.hands) == (0, 0)
+        assert len(again.skipped) == 3 and all("already there" in s for s in again.skipped)
+        assert (snapshot(), counts()) == (before, rows)
+
+
+def test_sessions_not_there_yet_are_added_to_the_league(db_app):
+    with db_app.app_context():
+        owner = user()
+        league = play_league(owner, owner)
+        whole = json.loads(document(exchange.export_league(league)))
+        wipe(db_app)
+        owner = user()
+        first = copy.deepcopy(whole)
+        first["sessions"] = whole["sessions"][:1]
+        assert importing(json.dumps(first), owner).ok
+        report = importing(json.dumps(whole), owner)
+        assert report.ok and (report.sessions, len(report.skipped)) == (2, 1)
+        assert not report.league_created
+        assert db.session.scalar(select(func.count()).select_from(League)) == 1
+        assert db.session.scalar(select(func.count()).select_from(GameSession)) == 3
+
+
+def test_a_league_run_by_another_account_is_not_merged_into(db_app):
+    with db_app.app_context():
+        owner = user()
+        league = play_league(owner, owner)
+        text = document(exchange.export_league(league))
+        rows = counts()
+        other = user("other@example.com", "Other")
+        report = importing(text, other)
+        assert not report.ok and "another account" in report.problems[0]
+        assert counts() == rows
+
+
+# -- broken files ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory) -> dict[str, Any]:
+    """A small valid document (made once, on SQLite)."""
+    app = make_app(f"sqlite:///{tmp_path_factory.mktemp('good') / 'good.sqlite'}")
+    with app.app_context():
+        db.create_all()
+        owner = accounts.create_user("maker@example.com", "Maker", "correct horse")
+        gs = ledger.create_session(owner, name="Friday", players=PLAYERS, stake="0.25")
+        ledger.record_hand(gs, owner, DROP)
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        ledger.correct_hand(gs, owner, 2, {"end": {"kind": "run_out", "player": "Cy"}},
+                            "it was a run out")
+        ledger.record_hand(gs, owner, {"end": {"kind": "stock_out"},
+                                       "counts": {"Ann": 3, "Bob": 7, "Cy": 9, "Dee": 30}})
+        doc = json.loads(document(exchange.export_session(gs)))
+        db.session.remove()
+        db.engine.dispose()
+    return doc
+
+
+def _hand(doc, number):
+    return doc["sessions"][0]["hands"][number - 1]
+
+
+def _unknown_player(doc):
+    _hand(doc, 1)["versions"][0]["hand"]["end"]["player"] = "Zed"
+
+
+def _count_too_high(doc):
+    _hand(doc, 1)["versions"][0]["hand"]["counts"]["Ann"] = 51
+
+
+def _result_off(doc):
+    _hand(doc, 3)["versions"][0]["result"]["net"]["Ann"] = "9.99"
+
+
+def _wrong_winner(doc):
+    _hand(doc, 1)["versions"][0]["result"]["winners"] = ["Bob"]
+
+
+def _version_gap(doc):
+    _hand(doc, 2)["versions"][1]["version"] = 3
+
+
+def _duplicate_number(doc):
+    _hand(doc, 2)["number"] = 1
+
+
+def _missing_hand(doc):
+    del doc["sessions"][0]["hands"][1]
+
+
+def _correction_first(doc):
+    _hand(doc, 1)["versions"][0]["action"] = "corrected"
+
+
+def _correction_without_reason(doc):
+    _hand(doc, 2)["versions"][1]["reason"] = " "
+
+
+def _other_rules_in_correction(doc):
+    _hand(doc, 2)["versions"][1]["hand"]["stake"] = "5.00"
+
+
+def _not_the_table(doc):
+    _hand(doc, 1)["versions"][0]["hand"]["players"] = ["Ann", "Bob", "Cy", "Eve"]
+
+
+def _totals_off(doc):
+    doc["sessions"][0]["totals"]["Ann"] = "100.00"
+
+
+def _no_players(doc):
+    del doc["sessions"][0]["players"]
+
+
+def _no_uid(doc):
+    del doc["sessions"][0]["uid"]
+
+
+def _bad_time(doc):
+    _hand(doc, 1)["versions"][0]["at"] = "yesterday"
+
+
+def _not_a_hand(doc):
+    doc["sessions"][0]["hands"][0] = "hand one"
+
+
+def _twice_in_the_file(doc):
+    doc["sessions"].append(copy.deepcopy(doc["sessions"][0]))
+
+
+def _wrong_format(doc):
+    doc["format"] = "some-other-app"
+
+
+def _wrong_version(doc):
+    doc["version"] = 2
+
+
+BROKEN = [
+    (_unknown_player, "hand 1, version 1: end.player: Zed is not at the table"),
+    (_count_too_high, "hand 1, version 1: Ann's count of 51 is more than five cards can hold"),
+    (_result_off, "hand 3, version 1: the stored result does not match the hand: Ann"),
+    (_wrong_winner, "hand 1, version 1: the stored result does not match the hand: it says "
+                    "the winners are Bob"),
+    (_version_gap, "hand 2: the versions must run 1, 2, 3… without gaps"),
+    (_duplicate_number, "there are two hands numbered 1"),
+    (_missing_hand, "hand 2 is missing"),
+    (_correction_first, "hand 1, version 1: the first version is recorded"),
+    (_correction_without_reason, "hand 2, version 2: say why"),
+    (_other_rules_in_correction, "a correction keeps the house rules and stake"),
+    (_not_the_table, "are not the session's"),
+    (_totals_off, "the totals do not match the hands: Ann's total"),
+    (_no_players, "players must be a list of names"),
+    (_no_uid, "a session needs a uid"),
+    (_bad_time, "at must be a time like"),
+    (_not_a_hand, "a hand must be a JSON object"),
+    (_twice_in_the_file, "this uid appears twice in the file"),
+    (_wrong_format, 'this is not a Tonk Tally export: it does not say "format": "tonk-tally"'),
+    (_wrong_version, "this export is version 2 of the format; this app reads version 1"),
+]
+
+
+@pytest.mark.parametrize("breaks, message", BROKEN, ids=[b.__name__[1:] for b, _ in BROKEN])
+def test_a_broken_document_is_refused_whole_with_a_clear_message(db_app, good, breaks,
+                                                                 message):
+    doc = copy.deepcopy(good)
+    breaks(doc)
+    with db_app.app_context():
+        owner = user()
+        rows = counts()
+        report = importing(json.dumps(doc), owner)
+        assert not report.ok and (report.sessions, report.hands) == (0, 0)
+        assert any(message in p for p in report.problems), report.problems
+        session = doc["sessions"][0]
+        if isinstance(session.get("uid"), str) and "format" not in message and \
+                "version 2" not in message:
+            assert any(f"session Friday ({session['uid']})" in p for p in report.problems)
+        assert counts() == rows
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "the file is empty"),
+    ("hello", "this is not a Tonk Tally export"),
+    ('[{"format": "tonk-tally"}]', "this is not a Tonk Tally export"),
+    ('{"format": "tonk-tally", "version": 1, "league": null, "sessions": [{"uid": ',
+     "the file ends too soon, at line 1"),
+    ('{"format": "tonk-tally", "version": 1, "league": null, "sessions": [] } extra',
+     "there is more after the end of the document"),
+    ('{"format": "tonk-tally", "version": 1, "league": null}', "the file has no list of "
+     "sessions"),
+    ('{"format": "tonk-tally", "version": 1, "league": null, "sessions": [1}',
+     "not valid JSON at line 1"),
+    ('{"format": "tonk-tally", "version": 1, "league": null, "sessions": [7]}',
+     "session #1: a session must be a JSON object"),
+    ('{"format": "tonk-tally", "version": 1, "league": "x", "sessions": []}',
+     "the league must be a JSON object"),
+])
+def test_files_that_are_not_a_document(db_app, text, message):
+    with db_app.app_context():
+        owner = user()
+        report = importing(text, owner)
+        assert not report.ok and any(message in p for p in report.problems), report.problems
+        assert counts()["game_sessions"] == 0
+
+
+def test_a_truncated_file_imports_nothing_even_after_whole_batches(db_app, good):
+    """Sessions are written batch by batch inside one transaction: a file cut off after
+    many of them leaves nothing behind."""
+    doc = copy.deepcopy(good)
+    base = doc["sessions"][0]
+    doc["sessions"] = [dict(base, uid=f"{i:032x}") for i in range(12)]
+    text = json.dumps(doc)
+    cut = text[:text.rindex('{"uid"') + 40]
+    with db_app.app_context():
+        owner = user()
+        report = importing(cut, owner, batch_hands=6)
+        assert not report.ok and "cut off" in report.problems[-1]
+        assert counts()["hands"] == 0 and counts()["game_sessions"] == 0
+        assert importing(text, owner, batch_hands=6).ok
+        assert counts()["game_sessions"] == 12
+
+
+def test_every_problem_is_listed_not_only_the_first(db_app, good):
+    doc = copy.deepcopy(good)
+    second = dict(copy.deepcopy(doc["sessions"][0]), uid="b" * 32, name="Saturday")
+    doc["sessions"].append(second)
+    _count_too_high(doc)
+    second["hands"][0]["versions"][0]["hand"]["counts"]["Dee"] = -1
+    second["hands"][2]["versions"][0]["result"]["outcome"] = "dead"
+    with db_app.app_context():
+        owner = user()
+        report = importing(json.dumps(doc), owner)
+        assert len(report.problems) == 3, report.problems
+        assert report.problems[0].startswith(f"session Friday ({good['sessions'][0]['uid']}), "
+                                             "hand 1, version 1: Ann's count of 51")
+        assert report.problems[1].startswith(f"session Saturday ({'b' * 32}), hand 1, "
+                                             "version 1: Dee's count cannot be negative")
+        assert report.problems[2].startswith(f"session Saturday ({'b' * 32}), hand 3, "
+                                             "version 1: the stored result does not match")
+
+
+def test_problems_are_capped_and_counted(db_app, good):
+    doc = copy.deepcopy(good)
+    base = doc["sessions"][0]
+    _unknown_player(doc)
+    doc["sessions"] = [dict(base, uid=f"{i:032x}") for i in range(130)]
+    with db_app.app_context():
+        report = importing(json.dumps(doc), user())
+        assert len(report.problems) == exchange.MAX_PROBLEMS
+        assert report.more_problems == 30
+        assert report.lines()[0] == "nothing was imported: 130 problem(s)"
+
+
+def test_a_hand_written_result_may_leave_out_the_explanation(db_app, good):
+    doc = copy.deepcopy(good)
+    del _hand(doc, 1)["versions"][0]["result"]["explanation"]
+    del _hand(doc, 3)["versions"][0]["result"]
+    with db_app.app_context():
+        assert importing(json.dumps(doc), user()).ok
+        hand = db.session.scalar(select(Hand).where(Hand.number == 1))
+        assert hand.result == _hand(good, 1)["versions"][0]["result"]
+
+
+# -- CSV -------------------------------------------------------------------------------------
+
+def test_csv_has_one_row_per_hand_and_per_payment(db_app):
+    with db_app.app_context():
+        owner = user()
+        league = play_league(owner, owner)
+        ids = exchange.league_session_ids(league)
+        hands = list(csv.DictReader(io.StringIO(document(exchange.hands_csv(ids)))))
+        assert len(hands) == 8
+        friday = [r for r in hands if r["session"] == "Friday"]
+        assert [r["hand"] for r in friday] == ["1", "2", "3", "4", "5"]
+        assert [r["voided"] for r in friday] == ["no", "yes", "no", "no", "no"]
+        assert friday[0]["outcome"] == "run_out" and friday[0]["winners"] == "Cy"
+        assert (friday[0]["Ann"], friday[0]["Cy"], friday[0]["Eve"]) == ("-0.25", "0.75", "")
+        assert friday[1]["Ann"] == "0.00"  # void: counts nothing
+        assert friday[3]["multiplier"] == "2" and friday[3]["Bob"] == "6.00"
+        saturday = [r for r in hands if r["session"] == "Saturday"]
+        assert saturday[0]["scoring"] == "push_ups" and saturday[0]["Ann"] == "30"
+        assert "Zoe" not in hands[0]  # a member who never sat: no column
+        for row in hands:
+            nets = [Decimal(row[p]) for p in ("Ann", "Bob", "Cy", "Dee", "Eve") if row[p]]
+            if row["scoring"] == "money":
+                assert sum(nets) == 0
+
+        payments = list(csv.DictReader(io.StringIO(document(exchange.payments_csv(ids)))))
+        expected = sum(len(h.result["payments"]) for h in db.session.scalars(
+            select(Hand).where(Hand.voided.is_(False))))
+        assert len(payments) == expected > 0
+        first = [(p["from"], p["to"], p["amount"], p["rule"]) for p in payments
+                 if (p["session"], p["hand"]) == ("Friday", "1")]
+        assert sorted(first) == [(who, "Cy", "0.25", "run out pays single")
+                                 for who in ("Ann", "Bob", "Dee")]
+        assert not [p for p in payments if (p["session"], p["hand"]) == ("Friday", "2")]
+
+
+def test_csv_cells_never_start_a_formula(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="=HYPERLINK(1)", players=["+Ann", "Bob"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "run_out", "player": "+Ann"}})
+        text = document(exchange.hands_csv([gs.id]))
+        rows = list(csv.reader(io.StringIO(text)))
+        assert rows[0][-2:] == ["'+Ann", "Bob"]
+        assert rows[1][0] == "'=HYPERLINK(1)" and rows[1][6] == "'+Ann"
+
+
+# -- in other processes ----------------------------------------------------------------------
+
+def test_checking_in_another_process_gives_the_same(tmp_path):
+    """import_path with a checking process (SQLite only: it is the same code)."""
+    source = make_app(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    with source.app_context():
+        db.create_all()
+        owner = user()
+        league = play_league(owner, owner)
+        path = tmp_path / "league.json"
+        with open(path, "w", encoding="utf-8") as f:
+            exchange.write_document(exchange.export_league(league), f)
+        before = snapshot()
+        db.session.remove()
+    target = make_app(f"sqlite:///{tmp_path / 'b.sqlite'}")
+    with target.app_context():
+        db.create_all()
+        owner = user()
+        report = exchange.import_path(str(path), owner, jobs=1)
+        assert report.ok, report.problems
+        assert snapshot() == before
+        again = exchange.import_path(str(path), owner, jobs=1)
+        assert again.ok and len(again.skipped) == 3
+        (tmp_path / "cut.json").write_text(path.read_text()[:-300])
+        cut = exchange.import_path(str(tmp_path / "cut.json"), owner, jobs=1)
+        assert not cut.ok and "cut off" in cut.problems[0]
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+def signed_in(app, who: User):
+    client = app.test_client()
+    with client.session_transaction() as cookie:
+        cookie["_user_id"] = str(who.id)
+        cookie["_fresh"] = True
+    return client
+
+
+def test_export_downloads_only_for_whoever_runs_it(db_app):
+    with db_app.app_context():
+        owner, other = user(), user("other@example.com", "Other")
+        league = play_league(owner, owner)
+        gs = db.session.scalar(select(GameSession).where(GameSession.name == "Friday"))
+        league_id, session_id, token = league.id, gs.id, gs.share_token
+        mine, theirs = signed_in(db_app, owner), signed_in(db_app, other)
+    for url in (f"/leagues/{league_id}/export.json", f"/leagues/{league_id}/hands.csv",
+                f"/leagues/{league_id}/payments.csv", f"/sessions/{session_id}/export.json",
+                f"/sessions/{session_id}/hands.csv", f"/sessions/{session_id}/payments.csv"):
+        resp = mine.get(url)
+        assert resp.status_code == 200, url
+        assert "attachment" in resp.headers["Content-Disposition"]
+        assert resp.get_data(as_text=True)
+        assert theirs.get(url).status_code == 404, url
+        assert db_app.test_client().get(url).status_code in (302, 401)
+    doc = json.loads(mine.get(f"/leagues/{league_id}/export.json").get_data(as_text=True))
+    assert len(doc["sessions"]) == 3
+    assert mine.get("/leagues/999999/export.json").status_code == 404
+    page = mine.get(f"/sessions/{session_id}").get_data(as_text=True)
+    assert f"/sessions/{session_id}/export.json" in page
+    assert f"/leagues/{league_id}/export.json" in mine.get(
+        f"/leagues/{league_id}").get_data(as_text=True)
+    shared = db_app.test_client().get(f"/s/{token}").get_data(as_text=True)
+    assert "export.json" not in shared
+
+
+def upload(client, doc: Any, name: str = "friday.json"):
+    data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return client.post("/import", data={"file": (io.BytesIO(data), name)},
+                       content_type="multipart/form-data")
+
+
+def hands_here(app) -> int:
+    with app.app_context():
+        return counts()["hands"]
+
+
+def test_the_import_page_imports_and_reports(db_app, good):
+    with db_app.app_context():
+        client = signed_in(db_app, user())
+    assert client.get("/import").status_code == 200
+    resp = upload(client, good)
+    assert resp.status_code == 200 and "Imported 1 session" in resp.get_data(as_text=True)
+    assert hands_here(db_app) == 3
+    assert "already here" in upload(client, good).get_data(as_text=True)
+
+    broken = copy.deepcopy(good)
+    broken["sessions"][0]["uid"] = "c" * 32
+    _count_too_high(broken)
+    resp = upload(client, broken, "broken.json")
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422 and "Nothing was imported" in page
+    assert "is more than five cards can hold" in page
+    assert hands_here(db_app) == 3
+    resp = upload(client, b"x", "notes.txt")
+    assert resp.status_code == 422 and ".json" in resp.get_data(as_text=True)
+
+
+def test_the_import_form_needs_its_csrf_token(tmp_path, good):
+    app = make_app(f"sqlite:///{tmp_path / 'csrf.sqlite'}", WTF_CSRF_ENABLED=True)
+    with app.app_context():
+        db.create_all()
+        client = signed_in(app, user())
+    resp = upload(client, good)
+    assert resp.status_code == 422 and hands_here(app) == 0
+    page = client.get("/import").get_data(as_text=True)
+    token = page.split('name="csrf_token" type="hidden" value="')[1].split('"')[0]
+    body = {"file": (io.BytesIO(json.dumps(good).encode()), "friday.json"),
+            "csrf_token": token}
+    resp = client.post("/import", data=body, content_type="multipart/form-data")
+    assert resp.status_code == 200 and hands_here(app) == 3
+
+
+# -- the command line ------------------------------------------------------------------------
+
+def test_tonk_export_and_import(db_app, tmp_path):
+    from app.cli import cli
+
+    with db_app.app_context():
+        owner = user()
+        league = play_league(owner, owner)
+        league_id = league.id
+        session_id = db.session.scalar(select(GameSession.id).where(
+            GameSession.name == "Friday"))
+        before = snapshot()
+    runner = db_app.test_cli_runner()
+    path = tmp_path / "league.json"
+    out = runner.invoke(cli, ["export", "--league", str(league_id), "-o", str(path)])
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(cli, ["export", "--session", str(session_id), "--format", "hands-csv"])
+    assert out.exit_code == 0 and out.output.count("\n") == 1 + 5
+    assert runner.invoke(cli, ["export", "--league", "999"]).exit_code != 0
+    assert runner.invoke(cli, ["export"]).exit_code != 0
+    with db_app.app_context():
+        wipe(db_app)
+        user("new@example.com", "New")
+    out = runner.invoke(cli, ["import", str(path), "--owner", "new@example.com",
+                              "--jobs", "0"])
+    assert out.exit_code == 0 and "imported 3 session(s), 8 hand(s)" in out.output
+    with db_app.app_context():
+        assert snapshot() == before
+    out = runner.invoke(cli, ["import", str(path), "--owner", "new@example.com",
+                              "--jobs", "0"])
+    assert out.exit_code == 0 and "skipped 3 session(s) already here" in out.output
+    path.write_text(path.read_text()[:500])
+    out = runner.invoke(cli, ["import", str(path), "--owner", "new@example.com",
+                              "--jobs", "0"])
+    assert out.exit_code == 1 and "cut off" in out.output
+    out = runner.invoke(cli, ["import", str(path), "--owner", "nobody@example.com"])
+    assert out.exit_code != 0 and "no account" in out.output
