@@ -1388,17 +1388,18 @@ def _ready(row: tuple[Any, ...], ready: list[tuple[int, Callable[[Any], Any]]]
 
 
 def _hand_stake(value: Any, rules: Rules) -> Decimal:
-    """A stored hand's stake, as the ledger writes it: money to the cent; under points and
-    push-ups a whole number (the session's stake rounded: push-ups pay nothing, so a stake
-    under 0.50 is written 0)."""
+    """A stored hand's stake, as the ledger writes it: money to the cent; points whole;
+    push-ups the table's stake to the cent, kept exactly as written (push-ups pay nothing,
+    and files from before push-ups kept their table's stake hold it rounded, even to 0)."""
     if rules.scoring == "money":
         return parse_stake(value, rules)
     amount = parse_decimal(value, ExchangeError, f"the stake must be a number, not {value!r}",
                            "stake")
-    if amount != amount.to_integral_value() or not 0 <= amount <= MAX_STAKE:
-        raise ExchangeError(f"under {rules.scoring} scoring a hand's stake is a whole number "
-                            f"of points, not {value}")
-    return amount.quantize(Decimal(1))
+    exact = amount == amount.to_integral_value() if rules.scoring == "points" \
+        else amount == amount.quantize(Decimal("0.01"))
+    if not exact or not 0 <= amount <= MAX_STAKE:
+        raise ExchangeError(f"a hand's stake under {rules.scoring} scoring cannot be {value}")
+    return amount.quantize(Decimal(1)) if rules.scoring == "points" else amount
 
 
 def _names(value: Any) -> str:

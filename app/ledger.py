@@ -94,9 +94,10 @@ def session_rules(gs: GameSession) -> Rules:
 
 
 def stake_of(stake_minor: int, rules: Rules) -> Decimal:
-    """A stored stake as the rules write it: money to the cent, points whole."""
+    """A stored stake as the rules write it: points whole; money, and the stake a push-ups
+    table keeps (push-ups use none), to the cent."""
     stake = from_minor(stake_minor)
-    return stake if rules.scoring == "money" else stake.quantize(Decimal(1))
+    return stake.quantize(Decimal(1)) if rules.scoring == "points" else stake
 
 
 def session_stake(gs: GameSession) -> Decimal:

@@ -260,3 +260,14 @@ def _user():
     db.session.add(user)
     db.session.commit()
     return user
+
+
+def test_push_ups_keep_the_tables_stake(db_app):
+    """Push-ups use no stake, but the table's own stays as it was set (not rounded to 0)."""
+    with db_app.app_context():
+        user = _user()
+        gs = ledger.create_session(user, name="P", players=PLAYERS, rules="push_ups",
+                                   stake="0.25")
+        hand = ledger.record_hand(gs, user, {"end": {"kind": "dead"}})
+        assert hand.data["stake"] == "0.25"
+        assert ledger.session_stake(gs) == Decimal("0.25")
