@@ -1503,12 +1503,27 @@ def _run(events: Iterator[tuple[str, str, Any]], user: User,
         return _read_and_import(events, Importer(user, batch_hands=batch_hands))
 
 
+@contextmanager
+def _reported(importer: Importer) -> Iterator[None]:
+    """An unreadable file or a write the database refuses becomes a problem in the report;
+    anything else rolls the import back and goes on up."""
+    try:
+        yield
+    except _ReadError as exc:
+        importer.problem(str(exc))
+    except IntegrityError as exc:
+        importer.refused(exc)
+    except BaseException:
+        db.session.rollback()
+        raise
+
+
 def _read_and_import(events: Iterator[tuple[str, str, Any]], importer: Importer
                      ) -> ImportReport:
     header: dict[str, Any] = {}
     held: list[Any] = []  # sessions read before the header was complete
     started = has_sessions = False
-    try:
+    with _reported(importer):
         for kind, key, value in events:
             if kind == "field":
                 header[key] = value
@@ -1530,13 +1545,6 @@ def _read_and_import(events: Iterator[tuple[str, str, Any]], importer: Importer
             elif importer.start(header):
                 for value in held:
                     importer.add(value)
-    except _ReadError as exc:
-        importer.problem(str(exc))
-    except IntegrityError as exc:
-        importer.refused(exc)
-    except BaseException:
-        db.session.rollback()
-        raise
     return importer.finish()
 
 
@@ -1714,13 +1722,6 @@ def import_path(path: str, user: User, *, jobs: int | None = None,
     with no_gc_pauses():
         if not importer.start(header):
             return importer.finish()
-        try:
+        with _reported(importer):
             check_elsewhere(importer, FileShare(path), jobs)
-        except _ReadError as exc:
-            importer.problem(str(exc))
-        except IntegrityError as exc:
-            importer.refused(exc)
-        except BaseException:
-            db.session.rollback()
-            raise
         return importer.finish()
