@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask
 
 from . import config as _config
+from . import storage
 from .extensions import babel, csrf, db, login_manager, migrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,8 +30,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _config.secret_key(app.instance_path)
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS",
+                          storage.engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
 
     db.init_app(app)
+    with app.app_context():
+        storage.configure(db.engine)
     migrate.init_app(app, db, directory=os.path.join(HERE, os.pardir, "migrations"),
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
@@ -58,4 +63,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(web_bp)
     app.register_blueprint(leagues_bp)
     app.register_blueprint(exchange_bp)
+
+    from .web.faults import register as register_faults
+
+    register_faults(app)
     return app

@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from datetime import UTC, timedelta
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import func, select
+from sqlalchemy.exc import DBAPIError
 
 from .core.errors import TonkError
 from .core.hand import clean_text
@@ -20,6 +22,7 @@ _HASHER = PasswordHasher()
 _EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$")
 MIN_PASSWORD = 8
 TOKEN_PREFIX = "tt_"
+NOTE_USE = timedelta(minutes=1)
 
 
 class AccountError(TonkError):
@@ -83,13 +86,22 @@ def create_token(user: User, label: Any) -> str:
 
 
 def user_for_token(token: str) -> User | None:
-    """The owner of a personal token, or None."""
+    """The owner of a personal token, or None. When the token was last used is noted at most
+    once a minute, and only if the database can take it: a busy or read-only database still
+    answers every read."""
     row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token)))
     if row is None:
         return None
-    row.last_used_at = utcnow()
-    db.session.commit()
-    return row.user
+    user = row.user
+    now = utcnow()
+    last = row.last_used_at
+    if last is None or (last if last.tzinfo else last.replace(tzinfo=UTC)) < now - NOTE_USE:
+        try:
+            row.last_used_at = now
+            db.session.commit()
+        except DBAPIError:
+            db.session.rollback()
+    return user
 
 
 def revoke_token(user: User, token_id: int) -> None:

@@ -6,7 +6,14 @@ so they validate the same way (through the domain core) and keep the same invari
 every change of a hand writes a new :class:`HandVersion` (nothing is erased), and each
 seat's running total moves by exactly the change in that seat's net, in the same
 transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with messages for
-a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409.
+a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409,
+:class:`VersionConflictError` 409 with who changed the hand meanwhile.
+
+Every change of a session's money (record, correct, void, payment, rules, close) runs under
+the session's lock (:func:`_locked`): it reads the session afresh once no other change of it
+can be under way, so two scorekeepers saving at once are applied one after the other, hand
+numbers are allocated without gaps or duplicates, and a payment is checked against what is
+still open.
 """
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ from .models import (
     User,
     utcnow,
 )
+from .storage import begin_write
 
 MAX_REASON = 500
 MAX_ID = 2**31 - 1  # the database's integer ids; a larger one names nothing
@@ -60,6 +68,22 @@ class NotFoundError(LedgerError):
 
 class SessionClosedError(LedgerError):
     """The session is closed: its hands can no longer change."""
+
+
+class VersionConflictError(LedgerError):
+    """The hand changed since the version a correction or void was made from."""
+
+    def __init__(self, hand: Hand, expected: int) -> None:
+        last = hand.versions[-1]
+        super().__init__(f"hand {hand.number} was {last.action} by {last.by_name} at "
+                         f"{_clock(last.created_at)} (now version {hand.version}) while you "
+                         f"were looking at version {expected}: look at it again first",
+                         "version")
+        self.hand, self.expected = hand, expected
+
+
+def _clock(moment: Any) -> str:
+    return f"{moment:%H:%M} UTC"
 
 
 def to_minor(amount: Decimal) -> int:
@@ -157,11 +181,17 @@ def _player(user: User, name: str, league_id: int | None = None) -> Player:
     name becomes a member), else among the account's own players."""
     scope = (Player.league_id == league_id if league_id is not None
              else (Player.owner_id == user.id) & Player.league_id.is_(None))
-    found = db.session.scalar(select(Player).where(scope, func.lower(Player.name) == name.lower()))
+    query = select(Player).where(scope, func.lower(Player.name) == name.lower())
+    found = db.session.scalar(query)
     if found is None:
-        found = Player(owner_id=user.id, league_id=league_id, name=name)
-        db.session.add(found)
-        db.session.flush()
+        try:
+            with db.session.begin_nested():  # another session may add the name meanwhile
+                found = Player(owner_id=user.id, league_id=league_id, name=name)
+                db.session.add(found)
+        except IntegrityError:
+            found = db.session.scalar(query)
+            if found is None:
+                raise
     return found
 
 
@@ -197,6 +227,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
 
 def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> None:
     """New house rules (and stake) for the hands recorded from now on."""
+    gs = _locked(gs)
     _check_open(gs)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
@@ -206,6 +237,33 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
                                rules_json=gs.rules_json, stake_minor=gs.stake_minor,
                                created_by_id=user.id))
     db.session.commit()
+
+
+def _locked(gs: GameSession) -> GameSession:
+    """The session again, read afresh under its lock: no other change of its money can be
+    under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
+    write lock, taken before anything is read)."""
+    session_id = gs.id
+    begin_write()
+    db.session.expire_all()
+    fresh = db.session.get(GameSession, session_id, with_for_update=True,
+                           populate_existing=True)
+    if fresh is None:
+        raise NotFoundError(f"there is no session {session_id} in your account")
+    return fresh
+
+
+def _check_version(hand: Hand, expected: Any) -> None:
+    """A correction or void made from version ``expected`` (None: from whatever is there)."""
+    if expected is None or expected == "":
+        return
+    try:
+        version = int(expected)
+    except (TypeError, ValueError):
+        raise LedgerError(f"the version must be a whole number, not {expected!r}",
+                          "version") from None
+    if isinstance(expected, bool) or version != hand.version:
+        raise VersionConflictError(hand, version)
 
 
 def _check_open(gs: GameSession) -> None:
@@ -343,19 +401,8 @@ def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
 def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
-    get their hand: the one that loses the race for a number takes the next."""
-    for attempt in range(3):
-        try:
-            return _record_hand(gs, user, data)
-        except IntegrityError:
-            db.session.rollback()
-            db.session.refresh(gs)
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
-
-
-def _record_hand(gs: GameSession, user: User, data: Any) -> Hand:
+    get their hand, numbered in the order they were saved."""
+    gs = _locked(gs)
     _check_open(gs)
     core, result = _settle_for(gs, data, None)
     gs.hand_count += 1
@@ -381,12 +428,16 @@ def parse_reason(reason: Any) -> str:
     return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
-def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any) -> Hand:
+def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any,
+                 version: Any = None) -> Hand:
     """Replace a hand's facts, under the rules it was first settled under. The old version
-    stays in the history; totals follow at once. Correcting a voided hand restores it."""
+    stays in the history; totals follow at once. Correcting a voided hand restores it.
+    ``version``: the version the correction was made from; another one is a conflict."""
+    gs = _locked(gs)
     _check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
+    _check_version(hand, version)
     core, result = _settle_for(gs, data, hand.data)
     hand_json, result_json = json.dumps(core.to_json()), json.dumps(result.to_json())
     old = [0] * len(gs.seats) if hand.voided else hand.nets
@@ -401,11 +452,14 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     return hand
 
 
-def void_hand(gs: GameSession, user: User, number: int, reason: Any) -> Hand:
+def void_hand(gs: GameSession, user: User, number: int, reason: Any,
+              version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
+    gs = _locked(gs)
     _check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
+    _check_version(hand, version)
     if hand.voided:
         raise LedgerError(f"hand {number} is already void", "number")
     hand.version += 1
@@ -474,7 +528,9 @@ def parse_amount(value: Any) -> Decimal:
 
 def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
                    amount: Any) -> None:
-    """Mark money handed over at settle-up, in full or in part."""
+    """Mark money handed over at settle-up, in full or in part: never more than is still
+    open, checked under the session's lock (eight taps of one debt record one payment)."""
+    gs = _locked(gs)
     _check_open(gs)
     names = player_names(gs)
     for who, field in ((payer, "payer"), (payee, "payee")):
@@ -498,6 +554,7 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
 def close_session(gs: GameSession) -> None:
     """Close the session once everything is paid; a league session's result moves its
     players' ratings, in the same transaction."""
+    gs = _locked(gs)
     _check_open(gs)
     if not ledger(gs).all_paid:
         raise LedgerError("not everything is paid yet: mark the open transfers paid first")

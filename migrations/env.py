@@ -92,14 +92,25 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
-        context.configure(
-            connection=connection,
-            target_metadata=get_metadata(),
-            **conf_args
-        )
+        # SQLite rebuilds a table to alter it (copy, drop, rename): with foreign keys on,
+        # dropping the old table would delete the rows that refer to it. The app turns
+        # them on for every connection (app.storage); off while migrating, on again after.
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")
+        try:
+            context.configure(
+                connection=connection,
+                target_metadata=get_metadata(),
+                **conf_args
+            )
 
-        with context.begin_transaction():
-            context.run_migrations()
+            with context.begin_transaction():
+                context.run_migrations()
+        finally:
+            if sqlite:
+                connection.rollback()
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys = ON")
 
 
 if context.is_offline_mode():

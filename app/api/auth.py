@@ -2,8 +2,8 @@
 
 Only a bearer token signs an API call in, never the sign-in cookie of the pages: the API
 blueprint is exempt from CSRF, so a cookie must not be enough to change a ledger.
-:class:`TokenError` is answered 401 with a ``WWW-Authenticate: Bearer`` challenge by
-``errors.py``.
+:class:`~.errors.TokenError` is answered 401 with a ``WWW-Authenticate: Bearer``
+challenge.
 """
 from __future__ import annotations
 
@@ -15,27 +15,12 @@ from flask import request
 
 from ..accounts import user_for_token
 from ..models import User
+from .errors import TokenError
+from .once import idempotent
 
 P = ParamSpec("P")
 R = TypeVar("R")
-REALM = "Tonk Tally API"
 MAX_TOKEN = 200  # personal tokens are 46 characters; anything far longer is not one
-
-
-class TokenError(Exception):
-    """No valid personal token: missing, not a bearer token, or unknown (revoked)."""
-
-    def __init__(self, message: str, *, invalid: bool) -> None:
-        super().__init__(message)
-        self.message = message
-        self.invalid = invalid
-
-    @property
-    def challenge(self) -> str:
-        """The ``WWW-Authenticate`` value (RFC 6750 §3)."""
-        if self.invalid:
-            return f'Bearer realm="{REALM}", error="invalid_token"'
-        return f'Bearer realm="{REALM}"'
 
 
 def bearer_token() -> str:
@@ -63,10 +48,11 @@ def token_user() -> User:
 
 def token_required(view: Callable[Concatenate[User, P], R]) -> Callable[P, R]:
     """Decorate a view that needs a signed-in account; the view gets it as its first
-    argument."""
+    argument. Its writes honour ``Idempotency-Key`` (``once.py``)."""
 
     @wraps(view)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        return view(token_user(), *args, **kwargs)
+        user = token_user()
+        return idempotent(user, lambda: view(user, *args, **kwargs))  # type: ignore[arg-type,return-value]
 
     return wrapper

@@ -38,8 +38,19 @@ SESSION_ERRORS = {
     **ERRORS,
     "401": _answer("No valid personal token (Authorization: Bearer …).", "Error"),
     "404": _answer("No such session or hand for this account.", "Error"),
-    "409": _answer("The session is closed.", "Error"),
+    "409": _answer("The session is closed; or the hand is no longer at the version the "
+                   "request names (the answer's current says who changed it, and when); or "
+                   "the first request with this Idempotency-Key is still under way.", "Error"),
+    "503": _answer("The database cannot take the change now (busy, read-only, disk full): "
+                   "nothing was changed; try again after Retry-After seconds.", "Error"),
 }
+#: Every change may name itself, so that sending it again changes nothing.
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key", "in": "header", "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "Your unique string for this change: the same key and body again answer "
+                   "the first answer again (Idempotent-Replayed: true) and change nothing; "
+                   "the same key with another request is a 422."}
 
 
 def _schemas() -> dict[str, Any]:
@@ -112,6 +123,8 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                   if k not in ("players", "rules", "stake")}
     reason = {"type": "string", "minLength": 1, "maxLength": 500,
               "description": "Why: kept in the hand's history."}
+    version = {**_ID, "description": "The version this change was made from: if the hand "
+               "has changed since, 409 and nothing changes."}
     recorded = {
         "hand": _ref("TableHand"),
         "rules": {**_ref("Rules"), "description": "The house rules it was settled under."},
@@ -159,9 +172,9 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                       "properties": table_hand},
         "Correction": {"type": "object", "required": ["end", "reason"],
                        "additionalProperties": False,
-                       "properties": {**table_hand, "reason": reason}},
+                       "properties": {**table_hand, "reason": reason, "version": version}},
         "Void": {"type": "object", "required": ["reason"], "additionalProperties": False,
-                 "properties": {"reason": reason}},
+                 "properties": {"reason": reason, "version": version}},
         "RecordedHand": {"type": "object", "properties": {
             "number": _ID, "version": _ID, "voided": {"type": "boolean"}, **recorded}},
         "HandVersion": {"type": "object", "properties": {
@@ -195,6 +208,8 @@ def _signed_in(summary: str, answers: dict[str, Any], body: str | None = None,
     errors = SESSION_ERRORS if change else {k: v for k, v in SESSION_ERRORS.items()
                                             if k in ("401", "404")}
     operation: dict[str, Any] = {"summary": summary, "security": _SIGNED_IN}
+    if change:
+        params = (*params, IDEMPOTENCY_KEY)
     if params:
         operation["parameters"] = list(params)
     if body is not None:

@@ -201,8 +201,8 @@ def correct_hand(user: User, session_id: int, number: int) -> Response:
     gs = service.owned_session(user, session_id)
     service.get_hand(gs, number)
     data = json_body()
-    reason = data.pop("reason", None)
-    return jsonify(hand_json(service.correct_hand(gs, user, number, data, reason)))
+    reason, version = data.pop("reason", None), data.pop("version", None)
+    return jsonify(hand_json(service.correct_hand(gs, user, number, data, reason, version)))
 
 
 @bp.delete("/sessions/<int:session_id>/hands/<int:number>")
@@ -211,8 +211,9 @@ def void_hand(user: User, session_id: int, number: int) -> Response:
     gs = service.owned_session(user, session_id)
     service.get_hand(gs, number)
     data = json_body()
-    _only(data, frozenset({"reason"}), "voiding a hand")
-    return jsonify(hand_json(service.void_hand(gs, user, number, data.get("reason"))))
+    _only(data, frozenset({"reason", "version"}), "voiding a hand")
+    return jsonify(hand_json(service.void_hand(gs, user, number, data.get("reason"),
+                                               data.get("version"))))
 
 
 @bp.get("/sessions/<int:session_id>/hands/<int:number>/history")

@@ -1,6 +1,7 @@
 /* Tonk Tally: a little help on top of forms that work without it.
    Hand form: show only the facts the chosen end needs, check counts as they are typed,
-   and a card picker that fills the count. New session: name the first-dealer choices. */
+   and a card picker that fills the count. New session: name the first-dealer choices.
+   Every form: its button rests while it is sent. */
 (function () {
   "use strict";
 
@@ -154,6 +155,28 @@
       summary.textContent = select.options[select.selectedIndex].getAttribute("data-summary");
     });
   }
+
+  // A form is sent once: its button says so while it saves (the server also keeps each
+  // form's one-time token, so a second tap that gets through still saves nothing twice).
+  function sendOnce(form) {
+    form.addEventListener("submit", function () {
+      if (form.getAttribute("data-sending")) return;
+      form.setAttribute("data-sending", "1");
+      setTimeout(function () {  // after the button's own value has gone with the form
+        each(form, "button:not([type=button])", function (b) {
+          b.disabled = true;
+          b.setAttribute("aria-busy", "true");
+        });
+      }, 0);
+    });
+  }
+  each(document, 'form[method="post"]', sendOnce);
+  window.addEventListener("pageshow", function () {  // back to a page kept in memory
+    each(document, "form[data-sending]", function (form) {
+      form.removeAttribute("data-sending");
+      each(form, "button", function (b) { b.disabled = false; b.removeAttribute("aria-busy"); });
+    });
+  });
 
   var config = document.getElementById("hand-config");
   var handEl = document.getElementById("hand-form");

@@ -10,4 +10,8 @@ bp.app_context_processor(template_context)
 for _name, _filter in FILTERS.items():
     bp.add_app_template_filter(_filter, _name)
 
+from .once import once_token  # noqa: E402
+
+bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
+
 from . import routes as routes  # noqa: E402  (registers the views on bp)

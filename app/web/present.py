@@ -163,6 +163,8 @@ class HandDetail:
     rules_title: str
     rules_words: list[tuple[str, str]]
     history: list[Version]
+    version: int  # the current one: a correction or void is made from it
+    scoring: str
 
 
 def facts(data: Mapping[str, Any]) -> list[str]:
@@ -206,7 +208,8 @@ def hand_detail(hand: Hand) -> HandDetail:
         stake=Decimal(data["stake"]), explanation=list(result["explanation"]),
         payments=payments(result),
         seats=[Seat(n, counts.get(n), tuple(cards.get(n, ()))) for n in data["players"]],
-        rules_title=rules_title(rules), rules_words=rules_words(rules), history=versions)
+        rules_title=rules_title(rules), rules_words=rules_words(rules), history=versions,
+        version=hand.version, scoring=rules.scoring)
 
 
 # -- rules -----------------------------------------------------------------------------------

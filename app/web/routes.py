@@ -32,6 +32,7 @@ from ..leagues import league_rules, league_stake, members, my_leagues
 from ..ledger import (
     NotFoundError,
     SessionClosedError,
+    VersionConflictError,
     change_rules,
     close_session,
     correct_hand,
@@ -72,6 +73,7 @@ from .forms import (
     read_session_form,
     session_field,
 )
+from .once import once_per_form
 from .present import (
     amount,
     end_word,
@@ -157,6 +159,7 @@ def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
 
 @bp.route("/sessions/new", methods=["GET", "POST"])
 @login_required
+@once_per_form
 def new_session() -> ResponseReturnValue:
     leagues = {str(league.id): league for league in my_leagues(me())}
     values = SessionValues()
@@ -230,36 +233,42 @@ def session_chart(session_id: int) -> ResponseReturnValue:
 # -- recording and correcting hands ----------------------------------------------------------
 
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
-              correcting: Hand | None = None) -> ResponseReturnValue:
+              correcting: Hand | None = None, version: int | None = None,
+              conflict: Hand | None = None) -> ResponseReturnValue:
+    """The record or correct form; ``version``: the one a correction is made from;
+    ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
     asks = Asks.of(rules)
     return form_page("web/hand_form.html", errors, gs=gs, values=values, asks=asks,
                      names=player_names(gs), kinds=[(k, end_word(k)) for k in END_KINDS],
                      player_ends=" ".join(PLAYER_ENDS), config=picker_config(rules, asks),
-                     correcting=correcting)
+                     correcting=correcting, version=version,
+                     conflict=hand_detail(conflict) if conflict is not None else None)
 
 
 def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand]
-              ) -> tuple[HandValues, Errors, Hand | None]:
+              ) -> tuple[HandValues, Errors, Hand | None, TonkError | None]:
     """Read the hand form and hand it to ``save`` (record or correct)."""
     names = player_names(gs)
     values, data, errors = read_hand_form(request.form, names, rules, Asks.of(rules))
     if errors:
-        return values, errors, None
+        return values, errors, None, None
     hand, exc = attempt(lambda: save(data))
     if exc is not None:
-        return values, {hand_field(exc, names): exc.message}, None
-    return values, {}, hand
+        return values, {hand_field(exc, names): exc.message}, None, exc
+    return values, {}, hand, None
 
 
 @bp.route("/sessions/<int:session_id>/hands/new", methods=["GET", "POST"])
 @login_required
+@once_per_form
 def record(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     rules = session_rules(gs)
     values = HandValues(dealer=player_names(gs)[gs.next_dealer])
     errors: Errors = {}
     if request.method == "POST":
-        values, errors, hand = save_hand(gs, rules, lambda data: record_hand(gs, me(), data))
+        values, errors, hand, _exc = save_hand(gs, rules,
+                                               lambda data: record_hand(gs, me(), data))
         if hand is not None:
             flash(str(hand.number), "hand")
             return redirect(url_for(".session", session_id=gs.id))
@@ -268,20 +277,28 @@ def record(session_id: int) -> ResponseReturnValue:
 
 @bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
 @login_required
+@once_per_form
 def correct(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     hand = get_hand(gs, number)
     rules = hand_rules(hand)
     values = HandValues.of_hand(hand.data, player_names(gs))
     errors: Errors = {}
+    version, conflict = hand.version, None
     if request.method == "POST":
-        reason = request.form.get("reason", "")
-        values, errors, saved = save_hand(
-            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason))
+        reason, seen = request.form.get("reason", ""), request.form.get("version")
+        values, errors, saved, exc = save_hand(
+            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason, seen))
         if saved is not None:
             flash(_("Hand %(n)s is corrected; the totals follow.", n=number), "ok")
             return redirect(url_for(".hand", session_id=gs.id, number=number))
-    return hand_form(gs, rules, values, errors, correcting=hand)
+        if isinstance(exc, VersionConflictError):  # saving again corrects what is there now
+            hand = get_hand(gs, number)
+            version, conflict = hand.version, hand
+        else:
+            version = int(seen) if seen and seen.isdigit() else hand.version
+    return hand_form(gs, rules, values, errors, correcting=hand, version=version,
+                     conflict=conflict)
 
 
 def hand_page(gs: GameSession, hand: Hand, token: str | None,
@@ -301,13 +318,15 @@ def hand(session_id: int, number: int) -> ResponseReturnValue:
 
 @bp.post("/sessions/<int:session_id>/hands/<int:number>/void")
 @login_required
+@once_per_form
 def void(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
-    hand = get_hand(gs, number)
-    _done, exc = attempt(lambda: void_hand(gs, me(), number, request.form.get("reason", "")))
-    if exc is not None:
-        return hand_page(gs, hand, None, {"reason" if exc.field == "reason" else "void":
-                                          exc.message})
+    get_hand(gs, number)
+    _done, exc = attempt(lambda: void_hand(gs, me(), number, request.form.get("reason", ""),
+                                           request.form.get("version")))
+    if exc is not None:  # a conflict: the page shows the hand as it is now
+        return hand_page(gs, get_hand(gs, number), None,
+                         {"reason" if exc.field == "reason" else "void": exc.message})
     flash(_("Hand %(n)s is void: it no longer counts.", n=number), "ok")
     return redirect(url_for(".hand", session_id=gs.id, number=number))
 
@@ -331,6 +350,7 @@ def settle(session_id: int) -> ResponseReturnValue:
 
 @bp.post("/sessions/<int:session_id>/payments")
 @login_required
+@once_per_form
 def pay(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     payer, payee = request.form.get("payer", ""), request.form.get("payee", "")
@@ -360,6 +380,7 @@ def close(session_id: int) -> ResponseReturnValue:
 
 @bp.route("/sessions/<int:session_id>/rules", methods=["GET", "POST"])
 @login_required
+@once_per_form
 def rules(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     values, stake = RulesValues.of(session_rules(gs)), str(session_stake(gs))

@@ -1,0 +1,56 @@
+"""``Idempotency-Key`` for the API: a POST, PUT or DELETE sent again with the same key and
+body gets the first answer again (with ``Idempotent-Replayed: true``) and changes nothing;
+the same key with another request is a 422 naming the header. How keys are kept is
+:mod:`app.idempotency`; this is the HTTP side of it."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import Response, request
+
+from .. import idempotency
+from ..core.errors import TonkError
+from ..extensions import db
+from ..models import User
+from .errors import BadRequest, known_error
+
+HEADER = "Idempotency-Key"
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def idempotent(user: User, run: Callable[[], Response]) -> Response:
+    """Run a write once per ``Idempotency-Key`` (when the request carries one)."""
+    key = request.headers.get(HEADER)
+    if request.method not in WRITES or key is None:
+        return run()
+    idempotency.check_key(key, HEADER)
+    held = idempotency.claim(user.id, key, idempotency.fingerprint(
+        request.method, request.path, request.get_data(cache=True)))
+    if isinstance(held, idempotency.Replay):
+        response = Response(held.body, status=held.status, mimetype="application/json")
+        if held.location:
+            response.headers["Location"] = held.location
+        response.headers["Idempotent-Replayed"] = "true"
+        return response
+    try:
+        try:
+            response = run()
+        except (TonkError, BadRequest) as exc:
+            db.session.rollback()
+            response = known_error(exc)
+    except BaseException:
+        _release(held)
+        raise
+    if response.status_code >= 500:
+        _release(held)
+    else:
+        idempotency.finish(held, response.status_code, response.get_data(as_text=True),
+                           response.headers.get("Location"))
+    return response
+
+
+def _release(held: idempotency.Claim) -> None:
+    try:
+        idempotency.release(held)
+    except Exception:  # noqa: BLE001 - the fault itself is what the client hears about
+        db.session.rollback()

@@ -1,0 +1,124 @@
+"""How the app holds its database: SQLite set up as a server database, write transactions
+taken up front, and database faults named for a person.
+
+SQLite serves several app processes at once: WAL journal (readers never wait for the
+writer), a busy timeout (a writer waits its turn instead of failing at once), foreign keys
+on. A change of money starts its transaction with :func:`begin_write`: on SQLite that is
+``BEGIN IMMEDIATE``, which takes the one write lock before anything is read, so what the
+change reads cannot be changed by another writer before it commits (on PostgreSQL the
+caller locks the rows it reads, ``SELECT … FOR UPDATE``).
+
+:func:`fault` names what went wrong when the database itself refuses (busy past the
+timeout, read-only, disk full, unreachable): the pages and the API answer 503 with that
+sentence and ``Retry-After``, never a 500.
+"""
+from __future__ import annotations
+
+import sqlite3
+from contextvars import ContextVar
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+
+from .extensions import db
+
+#: How long a SQLite writer waits for the one before it; past that the request answers 503.
+BUSY_TIMEOUT_MS = 5_000
+#: How long a PostgreSQL change waits for a row another change holds, likewise.
+LOCK_TIMEOUT_MS = 10_000
+#: What a 503 asks the client to wait before trying again, in seconds.
+RETRY_AFTER = 2
+
+_IMMEDIATE: ContextVar[bool] = ContextVar("tonk_begin_immediate", default=False)
+
+
+def configure(engine: Engine) -> None:
+    """Set up an engine the app will use: on SQLite, WAL, a busy timeout, foreign keys, and
+    transactions begun by this module (so a write can begin ``IMMEDIATE``)."""
+    if engine.dialect.name != "sqlite":
+        return
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver no longer begins on its own
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError:  # a read-only file: reads still work without it
+            pass
+        cursor.execute("PRAGMA synchronous = NORMAL")  # durable with WAL at each checkpoint
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
+
+
+def engine_options(url: str) -> dict[str, Any]:
+    """Engine options for a database URL: on PostgreSQL a lock wait that gives up (and
+    answers 503) rather than hanging a request."""
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if url.startswith("postgresql"):
+        options["connect_args"] = {"options": f"-c lock_timeout={LOCK_TIMEOUT_MS}"}
+    return options
+
+
+def begin_write() -> None:
+    """End what the request was reading and begin a write transaction. On SQLite it holds
+    the write lock from its first statement (waiting up to the busy timeout for it)."""
+    session = db.session()
+    if session.in_transaction():
+        session.commit()
+    token = _IMMEDIATE.set(True)
+    try:
+        session.connection()
+    finally:
+        _IMMEDIATE.reset(token)
+
+
+# -- faults ----------------------------------------------------------------------------------
+
+# (a fragment of the driver's message or PostgreSQL's SQLSTATE, what it means for a person)
+_FAULTS: tuple[tuple[str, str], ...] = (
+    ("database is locked", "the database is busy with another change: try again in a moment"),
+    ("database table is locked", "the database is busy with another change: try again in a "
+                                 "moment"),
+    ("readonly database", "the database is read-only: nothing can be saved until its file can "
+                          "be written again (reading still works)"),
+    ("read-only", "the database is read-only: nothing can be saved until it can be written "
+                  "again (reading still works)"),
+    ("25006", "the database is read-only: nothing can be saved until it can be written again "
+              "(reading still works)"),
+    ("disk is full", "the disk is full: nothing can be saved until there is room again "
+                     "(reading still works)"),
+    ("disk i/o error", "the database's disk failed to read or write: nothing was saved"),
+    ("53100", "the disk is full: nothing can be saved until there is room again (reading still "
+              "works)"),
+    ("no space left", "the disk is full: nothing can be saved until there is room again "
+                      "(reading still works)"),
+    ("55p03", "the database is busy with another change: try again in a moment"),
+    ("lock timeout", "the database is busy with another change: try again in a moment"),
+    ("40001", "the database is busy with another change: try again in a moment"),
+    ("40p01", "the database is busy with another change: try again in a moment"),
+    ("unable to open database", "the database cannot be opened: check its file and folder"),
+    ("connection refused", "the database server cannot be reached: try again in a moment"),
+    ("could not connect", "the database server cannot be reached: try again in a moment"),
+    ("server closed the connection", "the database server cannot be reached: try again in a "
+                                     "moment"),
+    ("too many clients", "the database server is full: try again in a moment"),
+)
+
+
+def fault(exc: BaseException) -> str | None:
+    """What a database error means for a person, if it is a fault of the database rather
+    than of the app (busy, read-only, disk full, unreachable); else None."""
+    if not isinstance(exc, DBAPIError):
+        return None
+    orig = exc.orig
+    text = " ".join(str(part) for part in (
+        getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "", orig)).lower()
+    return next((meaning for fragment, meaning in _FAULTS if fragment in text), None)

@@ -1,0 +1,69 @@
+"""A form saved once, however often it is sent: each form carries a one-time token (the
+``once`` field, beside the CSRF token), and a view decorated with :func:`once_per_form`
+carries out the first POST of it only. A double tap, a back-and-resubmit or a retry after a
+lost reply is sent on to where the first one went, with a note that it was saved once.
+How the tokens are kept is :mod:`app.idempotency`.
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar, cast
+
+from flask import flash, make_response, redirect, request, url_for
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response
+
+from .. import idempotency
+from ..core.errors import TonkError
+from ..extensions import db
+from .site import me
+
+FIELD = "once"
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def once_token() -> str:
+    """A new one-time token for a form."""
+    return secrets.token_urlsafe(18)
+
+
+def once_per_form(view: View) -> View:
+    """Carry out each sent form (by its one-time token) once."""
+
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        token = request.form.get(FIELD, "") if request.method == "POST" else ""
+        if not token:
+            return view(*args, **kwargs)
+        try:
+            idempotency.check_key(token, FIELD)
+            held = idempotency.claim(me().id, "form:" + token,
+                                     idempotency.fingerprint("form", request.path), FIELD)
+        except TonkError as exc:
+            db.session.rollback()
+            flash(exc.message, "error")
+            return redirect(request.referrer or url_for("web.index"))
+        if isinstance(held, idempotency.Replay):
+            flash(_("That was sent twice: it is saved once."), "info")
+            return redirect(held.location or url_for("web.index"))
+        try:
+            response = make_response(view(*args, **kwargs))
+        except BaseException:
+            _release(held)
+            raise
+        if response.status_code in (301, 302, 303) and response.location:
+            idempotency.finish(held, response.status_code, None, response.location)
+        else:  # shown again with its errors: nothing was saved, and the page has a new token
+            _release(held)
+        return cast(Response, response)
+
+    return cast(View, wrapper)
+
+
+def _release(held: idempotency.Claim) -> None:
+    try:
+        idempotency.release(held)
+    except Exception:  # noqa: BLE001 - the fault itself is what the page says
+        db.session.rollback()
