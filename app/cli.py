@@ -276,5 +276,84 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
                                         "  (an account that was already there)"))
 
 
+# -- the stored data: check, backup, restore -------------------------------------------------
+
+def _upgraded() -> None:
+    """A fresh database gets its tables first, so no command meets a missing table."""
+    from flask_migrate import upgrade
+    from sqlalchemy import inspect
+
+    from .extensions import db
+
+    if not inspect(db.engine).has_table("users"):
+        upgrade()
+
+
+@cli.command("check")
+def check_command() -> None:
+    """Check every invariant of the stored data (totals equal the hands and sum to zero,
+    hand numbers without gaps, complete histories, player records, payments): print what is
+    wrong and exit 1, or say all is well."""
+    from .integrity import problems
+
+    _upgraded()
+    found = problems()
+    for problem in found:
+        click.echo(problem)
+    if found:
+        sys.exit(1)
+    click.echo("all well: every total equals its hands, every session sums to zero")
+
+
+@cli.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+def backup_command(file: str) -> None:
+    """Write the whole database to FILE (- for standard output): a .gz file that `tonk
+    restore` reads into an empty SQLite or PostgreSQL database. On SQLite, a FILE ending in
+    .sqlite is an online copy of the live file instead."""
+    from pathlib import Path
+
+    from .backup import BackupError, copy_sqlite, dump
+
+    try:
+        if file.endswith((".sqlite", ".sqlite3", ".db")):
+            copy_sqlite(Path(file))
+            click.echo(f"copied the database to {file}", err=True)
+            return
+        if file == "-":
+            rows = dump(sys.stdout.buffer)
+        else:
+            partial = Path(file + ".partial")
+            with open(partial, "wb") as out:
+                rows = dump(out)
+            partial.replace(file)  # a backup that stopped half-way never has the name
+    except BackupError as exc:
+        raise click.ClickException(exc.message) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {file}: {exc.strerror}") from None
+    click.echo(f"backed up {rows} rows to {file}", err=True)
+
+
+@cli.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+def restore_command(file: str) -> None:
+    """Restore a backup made by `tonk backup` into this database, which must be empty (its
+    tables are made first if need be): all or nothing."""
+    from .backup import BackupError, restore
+
+    _upgraded()
+    try:
+        if file == "-":
+            rows = restore(sys.stdin.buffer)
+        else:
+            with open(file, "rb") as stream:
+                rows = restore(stream)
+    except BackupError as exc:
+        raise click.ClickException(exc.message) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {file}: {exc.strerror}") from None
+    click.echo(f"restored {rows} rows from {file}", err=True)
+
+
 def main() -> None:
     cli.main(prog_name="tonk")

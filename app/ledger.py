@@ -39,6 +39,7 @@ from .models import (
     Hand,
     HandEntry,
     HandVersion,
+    League,
     LeagueAdmin,
     Player,
     PlayerSessionStat,
@@ -559,7 +560,8 @@ def close_session(gs: GameSession) -> None:
     if not ledger(gs).all_paid:
         raise LedgerError("not everything is paid yet: mark the open transfers paid first")
     gs.closed_at = utcnow()
-    if gs.league_id is not None:
+    if gs.league_id is not None:  # ratings are the league's: one closing at a time
+        db.session.get(League, gs.league_id, with_for_update=True)
         from .leagues import rate_session  # the league service builds on the ledger
 
         rate_session(gs)

@@ -1,5 +1,6 @@
 """Shared fixtures: the app on a throw-away database, its test client, a signed-in helper,
-and the worked hands of ``tests/data``.
+and the worked hands of ``tests/data``. After every test on a database, what ``tonk check``
+checks must hold of whatever the test left stored.
 
 Database tests take ``db_app`` and run twice: on SQLite, and on the PostgreSQL server at
 ``TEST_POSTGRES_URL`` (default 127.0.0.1:5432, database ``test``) in a database of their own
@@ -83,6 +84,20 @@ def _fresh(app):
         db.create_all()
 
 
+def stored_problems(app) -> list[str]:
+    """What ``tonk check`` finds wrong with the app's stored data (nothing, always)."""
+    from sqlalchemy import inspect
+
+    from app.extensions import db
+    from app.integrity import problems
+
+    with app.app_context():
+        db.session.remove()
+        if not inspect(db.engine).has_table("game_sessions"):
+            return []
+        return problems()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_app(request, tmp_path):
     """The app on an empty database: SQLite, then PostgreSQL."""
@@ -95,9 +110,11 @@ def db_app(request, tmp_path):
     yield app
     from app.extensions import db
 
+    found = stored_problems(app)
     with app.app_context():
         db.session.remove()
         db.engine.dispose()
+    assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
 @pytest.fixture
@@ -105,7 +122,9 @@ def app(tmp_path):
     """The app on an empty SQLite database (for tests that are not about the database)."""
     app = make_app(f"sqlite:///{tmp_path / 'test.sqlite'}")
     _fresh(app)
-    return app
+    yield app
+    found = stored_problems(app)
+    assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
 @pytest.fixture

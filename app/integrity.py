@@ -1,0 +1,212 @@
+"""What must always hold of the stored data, checked from the rows themselves: ``tonk check``,
+and the test suite after every scenario.
+
+- each seat's running total equals the sum of its player's current entries, and the sum of
+  the hands' stored nets for that seat;
+- every session sums to zero (money and points; push-ups count pushes, which do not);
+- hand numbers run 1, 2, … without a gap, up to the session's count;
+- every hand has each of its versions, 1 to its current one, the first "recorded", the
+  last one's facts and result the hand's own, voided exactly when the last is a void;
+- a counted hand has one entry per seat, a voided hand none;
+- each player's session record equals what their entries add up to;
+- payments never take anyone past what they owed or were owed.
+
+Each problem is one sentence naming the session (and hand, and player) it is about.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+
+from sqlalchemy import and_, case, func, select
+
+from .extensions import db
+from .ledger import STAT_FIELDS, from_minor
+from .models import (
+    GameSession,
+    Hand,
+    HandEntry,
+    HandVersion,
+    PlayerSessionStat,
+    SessionPlayer,
+    SettlePayment,
+)
+
+MAX_LISTED = 200
+Where = Callable[[int], str]  # a session's id → how a problem names it
+
+
+def problems(limit: int = MAX_LISTED) -> list[str]:
+    """Every broken invariant, one sentence each (at most ``limit``, then how many more)."""
+    found: list[str] = []
+    more = 0
+    for problem in _all():
+        if len(found) < limit:
+            found.append(problem)
+        else:
+            more += 1
+    if more:
+        found.append(f"… and {more} more")
+    return found
+
+
+def _all() -> Iterator[str]:
+    names: dict[int, str] = {i: n for i, n in db.session.execute(
+        select(GameSession.id, GameSession.name))}
+
+    def where(session_id: int) -> str:
+        return f"session {session_id} ({names.get(session_id, '?')})"
+
+    yield from _totals(where)
+    yield from _numbers(where)
+    yield from _versions(where)
+    yield from _entries(where)
+    yield from _records(where)
+    yield from _payments(where)
+
+
+def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
+    """Each session's seats in order: (seat, player id, name, total)."""
+    seats: dict[int, list[tuple[int, int, str, int]]] = defaultdict(list)
+    for row in db.session.execute(select(
+            SessionPlayer.session_id, SessionPlayer.seat, SessionPlayer.player_id,
+            SessionPlayer.name, SessionPlayer.total_minor).order_by(
+            SessionPlayer.session_id, SessionPlayer.seat)):
+        seats[row.session_id].append((row.seat, row.player_id, row.name, row.total_minor))
+    return seats
+
+
+def _totals(at: Where) -> Iterator[str]:
+    seats = _seats()
+    by_entries: dict[tuple[int, int], int] = {}
+    zero_sum: dict[int, int] = defaultdict(int)
+    pushed: dict[int, int] = defaultdict(int)
+    for session_id, player_id, scoring, amount in db.session.execute(select(
+            HandEntry.session_id, HandEntry.player_id, HandEntry.scoring,
+            func.sum(HandEntry.amount_minor)).group_by(
+            HandEntry.session_id, HandEntry.player_id, HandEntry.scoring)):
+        amount = int(amount or 0)
+        key = (session_id, player_id)
+        by_entries[key] = by_entries.get(key, 0) + amount
+        if scoring == "push_ups":
+            pushed[session_id] += amount
+        else:
+            zero_sum[session_id] += amount
+    by_nets: dict[int, list[int]] = {}
+    for session_id, nets_json in db.session.execute(select(Hand.session_id, Hand.nets_json)
+                                                    .where(Hand.voided.is_(False))):
+        sums = by_nets.setdefault(session_id, [0] * len(seats.get(session_id, ())))
+        nets = json.loads(nets_json)
+        if len(nets) != len(sums):
+            yield f"{at(session_id)}: a hand has {len(nets)} nets for {len(sums)} seats"
+            continue
+        for i, amount in enumerate(nets):
+            sums[i] += amount
+    for session_id, seated in seats.items():
+        total = 0
+        for seat, player_id, name, total_minor in seated:
+            total += total_minor
+            entries = by_entries.get((session_id, player_id), 0)
+            if entries != total_minor:
+                yield (f"{at(session_id)}: {name}'s total is {from_minor(total_minor)} but "
+                       f"their hands add up to {from_minor(entries)}")
+            nets = by_nets.get(session_id, [0] * len(seated))[seat]
+            if nets != total_minor:
+                yield (f"{at(session_id)}: {name}'s total is {from_minor(total_minor)} but "
+                       f"the hands' nets for that seat add up to {from_minor(nets)}")
+        if zero_sum.get(session_id, 0) != 0:
+            yield (f"{at(session_id)}: the hands do not sum to zero (they sum to "
+                   f"{from_minor(zero_sum[session_id])})")
+        if total != zero_sum.get(session_id, 0) + pushed.get(session_id, 0):
+            yield (f"{at(session_id)}: the totals sum to {from_minor(total)}, not to what "
+                   "the hands add up to")
+
+
+def _numbers(at: Where) -> Iterator[str]:
+    for session_id, hand_count, count, low, high in db.session.execute(select(
+            GameSession.id, GameSession.hand_count, func.count(Hand.id), func.min(Hand.number),
+            func.max(Hand.number)).outerjoin(Hand, Hand.session_id == GameSession.id)
+            .group_by(GameSession.id, GameSession.hand_count)):
+        if count != hand_count or (count and (low != 1 or high != count)):
+            yield (f"{at(session_id)}: it says {hand_count} hands, but holds {count} "
+                   f"numbered {low} to {high}" if count else
+                   f"{at(session_id)}: it says {hand_count} hands but holds none")
+
+
+def _versions(at: Where) -> Iterator[str]:
+    last = HandVersion.__table__.alias("last")
+    rows = db.session.execute(select(
+        Hand.session_id, Hand.number, Hand.version, Hand.voided,
+        func.count(HandVersion.id), func.min(HandVersion.version), func.max(HandVersion.version),
+        func.sum(case((and_(HandVersion.version == 1, HandVersion.action == "recorded"), 1),
+                      else_=0)))
+        .outerjoin(HandVersion, HandVersion.hand_id == Hand.id)
+        .group_by(Hand.id, Hand.session_id, Hand.number, Hand.version, Hand.voided))
+    for session_id, number, version, _voided, count, low, high, recorded in rows:
+        if count != version or low != 1 or high != version:
+            yield (f"{at(session_id)}, hand {number}: it is at version {version} but has "
+                   f"{count} versions ({low} to {high})")
+        elif recorded != 1:
+            yield f"{at(session_id)}, hand {number}: its first version is not \"recorded\""
+    rows = db.session.execute(select(
+        Hand.session_id, Hand.number, Hand.voided, Hand.hand_json, Hand.result_json,
+        last.c.action, last.c.hand_json, last.c.result_json)
+        .join(last, and_(last.c.hand_id == Hand.id, last.c.version == Hand.version)))
+    for session_id, number, voided, hand_json, result_json, action, v_hand, v_result in rows:
+        if hand_json != v_hand or result_json != v_result:
+            yield (f"{at(session_id)}, hand {number}: its facts or result differ from its "
+                   "last version's")
+        if voided != (action == "voided"):
+            yield (f"{at(session_id)}, hand {number}: it is {'void' if voided else 'counted'} "
+                   f"but its last version was {action}")
+
+
+def _entries(at: Where) -> Iterator[str]:
+    seats = {session_id: len(seated) for session_id, seated in _seats().items()}
+    for session_id, number, voided, count in db.session.execute(select(
+            Hand.session_id, Hand.number, Hand.voided, func.count(HandEntry.id))
+            .outerjoin(HandEntry, HandEntry.hand_id == Hand.id)
+            .group_by(Hand.id, Hand.session_id, Hand.number, Hand.voided)):
+        want = 0 if voided else seats.get(session_id, 0)
+        if count != want:
+            yield (f"{at(session_id)}, hand {number}: {count} entries where there should be "
+                   f"{want}")
+
+
+def _records(at: Where) -> Iterator[str]:
+    counted = {
+        (row[0], row[1], row[2]): tuple(int(v or 0) for v in row[3:])
+        for row in db.session.execute(select(
+            HandEntry.session_id, HandEntry.player_id, HandEntry.scoring,
+            func.sum(HandEntry.amount_minor), func.count(HandEntry.id),
+            func.sum(case((HandEntry.won, 1), else_=0)),
+            func.sum(case((HandEntry.tonked_out, 1), else_=0)),
+            func.sum(case((HandEntry.drop_won, 1), else_=0)),
+            func.sum(case((HandEntry.caught, 1), else_=0)))
+            .group_by(HandEntry.session_id, HandEntry.player_id, HandEntry.scoring))}
+    kept = {(s.session_id, s.player_id, s.scoring):
+            tuple(getattr(s, name) for name in STAT_FIELDS)
+            for s in db.session.scalars(select(PlayerSessionStat))}
+    for key in sorted(set(counted) | set(kept)):
+        zero = (0,) * len(STAT_FIELDS)
+        if counted.get(key, zero) != kept.get(key, zero):
+            session_id, player_id, scoring = key
+            yield (f"{at(session_id)}: player {player_id}'s {scoring} record says "
+                   f"{dict(zip(STAT_FIELDS, kept.get(key, zero), strict=True))} but the "
+                   f"hands say {dict(zip(STAT_FIELDS, counted.get(key, zero), strict=True))}")
+
+
+def _payments(at: Where) -> Iterator[str]:
+    moved: dict[tuple[int, int], int] = defaultdict(int)
+    for session_id, payer, payee, amount in db.session.execute(select(
+            SettlePayment.session_id, SettlePayment.payer_seat, SettlePayment.payee_seat,
+            SettlePayment.amount_minor)):
+        moved[(session_id, payer)] += amount
+        moved[(session_id, payee)] -= amount
+    for session_id, seated in _seats().items():
+        for seat, _player, name, total in seated:
+            paid = moved.get((session_id, seat), 0)
+            if paid and (total + paid) * total < 0 or (total == 0 and paid):
+                yield (f"{at(session_id)}: {name} has paid or been paid "
+                       f"{from_minor(abs(paid))} against a total of {from_minor(total)}")

@@ -1,0 +1,287 @@
+"""A real server for concurrency tests and benchmarks: gunicorn with several workers on a
+free loopback port, on a database of the caller's, stopped by its PID; and scorekeepers
+that talk to it over HTTP as phones at a table would (standard library only).
+
+Everything here talks to 127.0.0.1 only, with bounded counts and time.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def prepare(url: str, email: str = "keeper@example.com") -> str:
+    """An empty database at ``url`` with the schema, one account, and its API token."""
+    from app import create_app
+    from app.accounts import create_token, create_user
+    from app.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "live"})
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+        user = create_user(email, "Keeper", "correct horse battery staple")
+        token = create_token(user, "live")
+        db.session.remove()
+        db.engine.dispose()
+    return token
+
+
+@contextmanager
+def server(url: str, workers: int = 4, threads: int = 1,
+           timeout: float = 30.0) -> Iterator[str]:
+    """gunicorn serving the app on ``url``'s database; yields the base URL."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "live"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-w", str(workers), "--threads", str(threads),
+         "-b", f"{HOST}:{port}", "--timeout", "30", "--graceful-timeout", "5",
+         "--no-control-socket", "app:create_app()"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True)
+    base = f"http://{HOST}:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError("gunicorn stopped: " + process.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
+                                   )
+            try:
+                with urllib.request.urlopen(base + "/api/v1/openapi.json", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield base
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        if process.stderr:
+            process.stderr.close()
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any
+    headers: dict[str, str]
+    seconds: float
+
+
+class Client:
+    """A phone talking JSON to the API with a personal token."""
+
+    def __init__(self, base: str, token: str) -> None:
+        self.base, self.token = base, token
+
+    def call(self, method: str, path: str, body: Any = None, key: str | None = None,
+             timeout: float = 30.0) -> Answer:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {self.token}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if key is not None:
+            request.add_header("Idempotency-Key", key)
+        started = time.perf_counter()
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                status, raw, headers = response.status, response.read(), dict(response.headers)
+        except urllib.error.HTTPError as exc:
+            status, raw, headers = exc.code, exc.read(), dict(exc.headers)
+        seconds = time.perf_counter() - started
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw.decode(errors="replace")
+        return Answer(status, parsed, headers, seconds)
+
+
+class Browser:
+    """A phone using the pages: cookies, CSRF token and the form's one-time token."""
+
+    INPUT = re.compile(r"<input[^>]*>")
+    NAME, VALUE = re.compile(r'name="(csrf_token|once)"'), re.compile(r'value="([^"]*)"')
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(CookieJar()), _NoRedirect())
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with self.opener.open(self.base + path, timeout=30) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def tokens(self, path: str) -> dict[str, str]:
+        """The hidden tokens of the first form on ``path``."""
+        status, page = self.get(path)
+        assert status == 200, (status, path)
+        found: dict[str, str] = {}
+        for tag in self.INPUT.findall(page):
+            name, value = self.NAME.search(tag), self.VALUE.search(tag)
+            if name and value:
+                found.setdefault(name.group(1), value.group(1))
+        return found
+
+    def post(self, path: str, form: dict[str, str]) -> tuple[int, str]:
+        data = urllib.parse.urlencode(form).encode()
+        try:
+            with self.opener.open(urllib.request.Request(self.base + path, data=data),
+                                  timeout=30) as response:
+                return response.status, response.headers.get("Location", "")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("Location", "")
+
+    def sign_in(self, email: str, password: str) -> None:
+        status, _where = self.post("/signin", {**self.tokens("/signin"), "email": email,
+                                               "password": password})
+        assert status in (302, 303), status
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+# -- a night of scorekeepers writing at once -------------------------------------------------
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+
+
+def new_session(client: Client, stake: str = "0.25") -> int:
+    answer = client.call("POST", "/api/v1/sessions", {
+        "name": "Busy night", "players": PLAYERS, "rules": "pagat", "stake": stake})
+    assert answer.status == 201, answer
+    return int(answer.body["id"])
+
+
+def a_hand(i: int) -> dict[str, Any]:
+    """A hand of many kinds, by number: tonk outs, won and caught drops, stock outs."""
+    who = PLAYERS[i % len(PLAYERS)]
+    kind = i % 4
+    if kind == 0:
+        return {"end": {"kind": "tonk_out", "player": who}}
+    counts = {p: 5 + (i * 7 + j * 3) % 30 for j, p in enumerate(PLAYERS)}
+    if kind == 1:
+        counts[who] = 2
+        return {"end": {"kind": "drop", "player": who}, "counts": counts}
+    if kind == 2:
+        counts[who] = 40
+        return {"end": {"kind": "drop", "player": who}, "counts": counts}
+    return {"end": {"kind": "stock_out"}, "counts": counts}
+
+
+@dataclass
+class Tally:
+    """What the scorekeepers saw."""
+
+    recorded: list[int] = field(default_factory=list)  # hand numbers answered 201
+    statuses: dict[int, int] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # every 5xx, and any surprise
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def note(self, what: str, answer: Answer, allowed: tuple[int, ...]) -> None:
+        with self.lock:
+            self.statuses[answer.status] = self.statuses.get(answer.status, 0) + 1
+            self.latencies.append(answer.seconds)
+            if answer.status >= 500 or answer.status not in allowed:
+                self.errors.append(f"{what}: {answer.status} {str(answer.body)[:200]}")
+
+
+def scorekeeper(client: Client, session_id: int, me: int, hands: int, tally: Tally,
+                corrections: bool = True, retry_every: int = 5) -> None:
+    """Record ``hands`` hands; now and then correct or void one (naming its version), and
+    send some records twice with the same Idempotency-Key, as after a lost reply."""
+    base = f"/api/v1/sessions/{session_id}"
+    for i in range(hands):
+        key = uuid.uuid4().hex
+        body = a_hand(me * 1000 + i)
+        answer = client.call("POST", base + "/hands", body, key=key)
+        tally.note("record", answer, (201,))
+        if answer.status != 201:
+            continue
+        number = answer.body["number"]
+        if retry_every and i % retry_every == 0:  # the reply was "lost": send it again
+            again = client.call("POST", base + "/hands", body, key=key)
+            tally.note("record again", again, (201,))
+            if again.body != answer.body:
+                with tally.lock:
+                    tally.errors.append(f"a retry answered {again.body} after {answer.body}")
+        with tally.lock:
+            tally.recorded.append(number)
+        if not corrections or i % 3 != 2:
+            continue
+        target = max(1, number - 1 - (me % 3))
+        seen = client.call("GET", f"{base}/hands/{target}")
+        tally.note("read", seen, (200,))
+        if seen.status != 200:
+            continue
+        version = seen.body["version"]
+        if i % 2:
+            change = client.call("PUT", f"{base}/hands/{target}", {
+                **a_hand(me * 1000 + i + 1), "reason": "miscounted", "version": version},
+                key=uuid.uuid4().hex)
+        else:
+            change = client.call("DELETE", f"{base}/hands/{target}", {
+                "reason": "misdeal", "version": version}, key=uuid.uuid4().hex)
+        # 409: someone changed it since it was read; 422: voiding a hand already void
+        tally.note("correct/void", change, (200, 409, 422))
+
+
+def run_scorekeepers(client: Client, session_id: int, keepers: int, hands: int,
+                     **options: Any) -> tuple[Tally, float]:
+    tally = Tally()
+    threads = [threading.Thread(target=scorekeeper, args=(client, session_id, k, hands, tally),
+                                kwargs=options, daemon=True) for k in range(keepers)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    return tally, time.perf_counter() - started
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+

@@ -1,0 +1,140 @@
+"""Several people writing at once, against a real multi-worker server (gunicorn on
+127.0.0.1) on SQLite and on PostgreSQL: afterwards every 201 is one stored hand, the
+totals equal the hands and sum to zero, ``tonk check`` finds nothing, and no answer was a
+5xx. Retried requests (the same Idempotency-Key) and double-submitted forms store once;
+eight identical payments of one debt record one.
+
+Bounded: a few hundred requests per database, a few seconds each.
+"""
+from __future__ import annotations
+
+import threading
+import uuid
+from decimal import Decimal
+
+import pytest
+
+from tests.conftest import make_app, stored_problems
+from tests.live import (
+    Browser,
+    Client,
+    new_session,
+    prepare,
+    run_scorekeepers,
+    server,
+)
+
+KEEPERS = 8
+HANDS = 12  # each: with retries, reads, corrections and voids about 300 requests in all
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'live.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def live(database):
+    token = prepare(database)
+    with server(database, workers=4) as base:
+        yield base, Client(base, token)
+    assert stored_problems(make_app(database)) == []
+
+
+def _stored(client: Client, session_id: int) -> tuple[list[dict], dict]:
+    base = f"/api/v1/sessions/{session_id}"
+    ledger = client.call("GET", base + "/ledger").body
+    count = client.call("GET", base).body["hands"]
+    hands = [client.call("GET", f"{base}/hands/{n}").body for n in range(1, count + 1)]
+    return hands, ledger
+
+
+def test_eight_scorekeepers_at_once_leave_totals_equal_to_the_hands(live):
+    _base, client = live
+    session_id = new_session(client)
+    tally, _seconds = run_scorekeepers(client, session_id, KEEPERS, HANDS)
+    assert tally.errors == []
+    assert not any(status >= 500 for status in tally.statuses)
+    hands, ledger = _stored(client, session_id)
+    # every 201 is one stored hand, numbered 1…n without a gap or a double
+    assert sorted(tally.recorded) == [h["number"] for h in hands] == list(
+        range(1, KEEPERS * HANDS + 1))
+    nets = {p: Decimal(0) for p in ledger["totals"]}
+    for hand in hands:
+        if not hand["voided"]:
+            for player, net in hand["result"]["net"].items():
+                nets[player] += Decimal(net)
+    assert {p: Decimal(v) for p, v in ledger["totals"].items()} == nets
+    assert sum(nets.values()) == 0
+
+
+def test_a_retried_record_with_the_same_key_stores_one_hand(live):
+    _base, client = live
+    session_id = new_session(client)
+    path = f"/api/v1/sessions/{session_id}/hands"
+    body, key = {"end": {"kind": "tonk_out", "player": "Ann"}}, uuid.uuid4().hex
+    answers = []
+
+    def send() -> None:
+        answers.append(client.call("POST", path, body, key=key))
+
+    threads = [threading.Thread(target=send) for _ in range(6)]  # sent at once, too
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    answers.append(client.call("POST", path, body, key=key))  # and again, later
+    assert {a.status for a in answers} == {201}
+    assert {a.body["number"] for a in answers} == {1}
+    assert sum(a.headers.get("Idempotent-Replayed") == "true" for a in answers) == 6
+    assert client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"] == 1
+    other = client.call("POST", path, {"end": {"kind": "tonk_out", "player": "Bob"}}, key=key)
+    assert other.status == 422 and other.body["field"] == "Idempotency-Key"
+
+
+def test_eight_identical_payments_of_one_debt_record_one(live):
+    _base, client = live
+    session_id = new_session(client, stake="1.00")
+    base = f"/api/v1/sessions/{session_id}"
+    assert client.call("POST", base + "/hands",
+                       {"end": {"kind": "tonk_out", "player": "Ann"}}).status == 201
+    transfer = client.call("GET", base + "/ledger").body["transfers"][0]
+    payment = {"from": transfer["from"], "to": transfer["to"], "amount": transfer["amount"]}
+    answers = []
+
+    def pay() -> None:
+        answers.append(client.call("POST", base + "/payments", payment))
+
+    threads = [threading.Thread(target=pay) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(a.status for a in answers) == [200] + [422] * 7
+    ledger = client.call("GET", base + "/ledger").body
+    assert ledger["paid"] == [payment]
+
+
+def test_a_double_submitted_form_stores_one_hand(live):
+    base, client = live
+    session_id = new_session(client)
+    phone = Browser(base)
+    phone.sign_in("keeper@example.com", "correct horse battery staple")
+    path = f"/sessions/{session_id}/hands/new"
+    form = {**phone.tokens(path), "kind": "tonk_out", "player": "Cy"}
+    answers = []
+
+    def tap() -> None:
+        answers.append(phone.post(path, form))
+
+    threads = [threading.Thread(target=tap) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    answers.append(phone.post(path, form))  # back, and "Save hand" again
+    assert {status for status, _ in answers} == {302}
+    assert {where for _, where in answers} == {f"/sessions/{session_id}"}
+    assert client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"] == 1

@@ -1,0 +1,329 @@
+"""What keeps the ledger trustworthy on a real night, on SQLite and PostgreSQL: corrections
+and voids that name their version (409 with who changed it), Idempotency-Key and the forms'
+one-time tokens, a database that refuses (503 naming the cause, reads still working),
+``tonk check`` finding what is broken, and backup → restore into the other kind of
+database giving the same sessions back. (Many writers at once: ``test_concurrency.py``.)
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+import uuid
+
+import pytest
+from flask_migrate import stamp
+from sqlalchemy import event, text, update
+
+from app.cli import cli
+from app.extensions import db
+from app.models import SessionPlayer
+from tests.conftest import make_app, stored_problems
+from tests.test_api_sessions import DROP_CAUGHT, EVERY_END, Api, _account
+from tests.test_web import quick_hashing as quick_hashing  # noqa: F401  (autouse)
+from tests.test_web import record, sign_up, start
+
+TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
+
+
+@pytest.fixture
+def api(db_app):
+    return Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
+
+
+# -- versions --------------------------------------------------------------------------------
+
+def test_a_correction_from_an_old_version_is_a_conflict_naming_who_and_when(api):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", TONK_OUT, 201)
+    fixed = api.ok("PUT", f"/sessions/{sid}/hands/1",
+                   {**DROP_CAUGHT, "reason": "it was a drop", "version": 1})
+    assert fixed["version"] == 2
+    stale = api("PUT", f"/sessions/{sid}/hands/1",
+                {**TONK_OUT, "reason": "no, a tonk out", "version": 1})
+    assert stale.status_code == 409
+    body = stale.get_json()
+    assert body["field"] == "version"
+    assert body["current"]["version"] == 2 and body["current"]["by"] == "Ann"
+    assert body["current"]["action"] == "corrected"
+    assert re.match(r"hand 1 was corrected by Ann at \d\d:\d\d UTC \(now version 2\) while "
+                    r"you were looking at version 1", body["error"])
+    void = api("DELETE", f"/sessions/{sid}/hands/1", {"reason": "misdeal", "version": 1})
+    assert void.status_code == 409
+    assert api.ok("GET", f"/sessions/{sid}/hands/1")["version"] == 2  # nothing changed
+    assert api.ok("DELETE", f"/sessions/{sid}/hands/1",
+                  {"reason": "misdeal", "version": 2})["voided"] is True
+    bad = api("DELETE", f"/sessions/{sid}/hands/1", {"reason": "x", "version": "two"})
+    assert bad.status_code == 422 and bad.get_json()["field"] == "version"
+
+
+def test_the_correction_form_shows_both_when_someone_changed_the_hand(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client)
+    assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    page = client.get(f"/sessions/{sid}/hands/1/correct").get_data(as_text=True)
+    assert 'name="version" value="1"' in page
+    # meanwhile someone else voids it
+    assert client.post(f"/sessions/{sid}/hands/1/void",
+                       data={"reason": "misdeal", "version": "1"}).status_code == 302
+    resp = client.post(f"/sessions/{sid}/hands/1/correct", data={
+        "kind": "tonk_out", "player": "Bob", "reason": "it was Bob", "version": "1"})
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    assert "hand 1 was voided by Sam at" in page
+    assert "Hand 1 as it is now" in page  # the hand as it is now …
+    assert 'value="Bob" checked' in page  # … beside the correction as typed
+    assert 'name="version" value="2"' in page  # saving again knowingly replaces it
+    resp = client.post(f"/sessions/{sid}/hands/1/correct", data={
+        "kind": "tonk_out", "player": "Bob", "reason": "it was Bob", "version": "2"})
+    assert resp.status_code == 302
+
+
+# -- retries ---------------------------------------------------------------------------------
+
+def test_idempotency_key_answers_the_first_answer_again(api):
+    key = uuid.uuid4().hex
+    first = api("POST", "/sessions", {"name": "Fri", "players": ["Ann", "Bob"]},
+                headers={"Idempotency-Key": key})
+    again = api("POST", "/sessions", {"name": "Fri", "players": ["Ann", "Bob"]},
+                headers={"Idempotency-Key": key})
+    assert first.status_code == again.status_code == 201
+    assert again.get_json() == first.get_json()
+    assert again.headers["Location"] == first.headers["Location"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert len(api.ok("GET", "/sessions")) == 1
+    reused = api("POST", "/sessions", {"name": "Sat", "players": ["Ann", "Bob"]},
+                 headers={"Idempotency-Key": key})
+    assert reused.status_code == 422
+    assert reused.get_json()["field"] == "Idempotency-Key"
+    assert "already used for another request" in reused.get_json()["error"]
+
+
+def test_an_error_answer_is_kept_too_and_bad_keys_are_refused(api):
+    sid = api.start()
+    key = uuid.uuid4().hex
+    bad = {"end": {"kind": "drop", "player": "Bob"}}  # no counts
+    first = api("POST", f"/sessions/{sid}/hands", bad, headers={"Idempotency-Key": key})
+    again = api("POST", f"/sessions/{sid}/hands", bad, headers={"Idempotency-Key": key})
+    assert first.status_code == again.status_code == 422
+    assert first.get_json() == again.get_json()
+    for wrong in ("", "x" * 256, "é"):
+        resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
+                   headers={"Idempotency-Key": wrong})
+        assert resp.status_code == 422, wrong
+        assert resp.get_json()["field"] == "Idempotency-Key"
+    assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
+
+
+def test_a_resent_form_saves_once(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client)
+    page = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    once = re.search(r'name="once" value="([^"]+)"', page).group(1)
+    form = {"kind": "tonk_out", "player": "Ann", "once": once}
+    first = record(client, sid, **form)
+    again = record(client, sid, **form)
+    assert first.status_code == again.status_code == 302
+    assert first.location == again.location
+    assert "That was sent twice: it is saved once." in client.get(
+        again.location).get_data(as_text=True)
+    with db_app.app_context():
+        assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 1
+    # a form shown again with its errors can be sent again, corrected, with its new token
+    resp = record(client, sid, kind="drop", player="Ann", once="another")
+    assert resp.status_code == 422
+    assert record(client, sid, kind="tonk_out", player="Bob", once="another").status_code == 302
+
+
+# -- faults ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def read_only(db_app, tmp_path):
+    """The same database, opened read-only (as after a mount goes read-only)."""
+    url = db_app.config["SQLALCHEMY_DATABASE_URI"]
+    if url.startswith("sqlite"):
+        path = url.removeprefix("sqlite:///")
+        return make_app(f"sqlite:///file:{path}?mode=ro&uri=true")
+    return make_app(url, SQLALCHEMY_ENGINE_OPTIONS={
+        "connect_args": {"options": "-c default_transaction_read_only=on"}})
+
+
+def test_a_read_only_database_answers_503_naming_it_and_reads_still_work(db_app, read_only):
+    token = _account(db_app, "ann@example.com", "Ann")
+    writer = Api(db_app.test_client(), token)
+    sid = writer.start()
+    writer.ok("POST", f"/sessions/{sid}/hands", TONK_OUT, 201)
+    api = Api(read_only.test_client(), token)
+    assert api.ok("GET", f"/sessions/{sid}/ledger")["totals"]["Ann"] == "1.50"
+    resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
+               headers={"Idempotency-Key": "k1"})
+    assert resp.status_code == 503
+    assert resp.headers["Retry-After"] == "2"
+    assert "read-only" in resp.get_json()["error"]
+    page = read_only.test_client()
+    assert page.post("/signin", data={"email": "ann@example.com",
+                                      "password": "correct horse"}).status_code == 302
+    assert page.get(f"/sessions/{sid}").status_code == 200
+    resp = page.post(f"/sessions/{sid}/hands/new", data={"kind": "tonk_out", "player": "Bob"})
+    assert resp.status_code == 503
+    assert "the database is read-only" in resp.get_data(as_text=True)
+    assert api.ok("GET", f"/sessions/{sid}")["hands"] == 1
+
+
+def test_a_full_disk_answers_503_and_keeps_what_was_saved(tmp_path):
+    app = make_app(f"sqlite:///{tmp_path / 'full.sqlite'}")
+    token = _account(app, "ann@example.com", "Ann") if _created(app) else ""
+    api = Api(app.test_client(), token)
+    sid = api.start()
+    with app.app_context():
+        pages = db.session.execute(text("PRAGMA page_count")).scalar()
+
+        @event.listens_for(db.engine, "connect")
+        def _no_room(dbapi_connection, _record):  # the disk fills a few pages from now
+            dbapi_connection.execute(f"PRAGMA max_page_count = {pages + 3}")
+
+        db.session.remove()
+        db.engine.dispose()
+    for _ in range(200):
+        resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT)
+        if resp.status_code != 201:
+            break
+    assert resp.status_code == 503
+    assert "the disk is full" in resp.get_json()["error"]
+    saved = api.ok("GET", f"/sessions/{sid}")["hands"]
+    assert saved >= 1
+    assert api.ok("GET", f"/sessions/{sid}/ledger")["totals"]["Ann"] == f"{saved * 1.5:.2f}"
+    assert stored_problems(app) == []
+
+
+def _created(app) -> bool:
+    with app.app_context():
+        db.create_all()
+    return True
+
+
+# -- tonk check ------------------------------------------------------------------------------
+
+def test_tonk_check_finds_a_total_that_drifted(db_app):
+    api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
+    sid = api.start()
+    for hand, _outcome, _net in EVERY_END:
+        api.ok("POST", f"/sessions/{sid}/hands", hand, 201)
+    runner = db_app.test_cli_runner()
+    clean = runner.invoke(cli, ["check"])
+    assert clean.exit_code == 0, clean.output
+    with db_app.app_context():
+        db.session.execute(update(SessionPlayer).where(SessionPlayer.name == "Bob")
+                           .values(total_minor=SessionPlayer.total_minor + 25))
+        db.session.execute(text("UPDATE hands SET number = 9 WHERE number = 3"))
+        db.session.commit()
+    broken = runner.invoke(cli, ["check"])
+    assert broken.exit_code == 1
+    assert re.search(r"session \d+ \(Friday\): Bob's total is -?\d+\.\d\d but their hands "
+                     r"add up to -?\d+\.\d\d", broken.output)
+    assert "do not sum" not in broken.output  # the hands themselves still do
+    assert "the totals sum to 0.25" in broken.output
+    assert "it says 7 hands, but holds 7 numbered 1 to 9" in broken.output
+    with db_app.app_context():  # put it back, for the check after the test
+        db.session.execute(update(SessionPlayer).where(SessionPlayer.name == "Bob")
+                           .values(total_minor=SessionPlayer.total_minor - 25))
+        db.session.execute(text("UPDATE hands SET number = 3 WHERE number = 9"))
+        db.session.commit()
+    assert stored_problems(db_app) == []
+
+
+# -- backup and restore ----------------------------------------------------------------------
+
+def _everything(api: Api, sid: int) -> dict:
+    """All a session shows through the API: itself, every hand with its history, the
+    ledger."""
+    session = api.ok("GET", f"/sessions/{sid}")
+    hands = {n: (api.ok("GET", f"/sessions/{sid}/hands/{n}"),
+                 api.ok("GET", f"/sessions/{sid}/hands/{n}/history"))
+             for n in range(1, session["hands"] + 1)}
+    return {"session": session, "hands": hands,
+            "ledger": api.ok("GET", f"/sessions/{sid}/ledger")}
+
+
+@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+def test_backup_restores_into_an_empty_database_of_either_kind(db_app, target, tmp_path,
+                                                                request):
+    token = _account(db_app, "ann@example.com", "Ann")
+    api = Api(db_app.test_client(), token)
+    sid = api.start()
+    for hand, _outcome, _net in EVERY_END:
+        api.ok("POST", f"/sessions/{sid}/hands", hand, 201)
+    api.ok("PUT", f"/sessions/{sid}/hands/2", {**DROP_CAUGHT, "reason": "a drop, really"})
+    api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "misdeal"})
+    transfer = api.ok("GET", f"/sessions/{sid}/ledger")["transfers"][0]
+    api.ok("POST", f"/sessions/{sid}/payments", {"from": transfer["from"],
+                                                 "to": transfer["to"], "amount": "0.05"})
+    before = _everything(api, sid)
+    page_before = _page(db_app, sid)
+
+    runner = db_app.test_cli_runner()
+    with db_app.app_context():  # as if made by the migrations: it has a schema revision
+        stamp()
+    file = tmp_path / "club.tonk.gz"
+    made = runner.invoke(cli, ["backup", str(file)])
+    assert made.exit_code == 0, made.output
+
+    url = (f"sqlite:///{tmp_path / 'restored.sqlite'}" if target == "sqlite"
+           else _other_pg(request))
+    restored = make_app(url)
+    with restored.app_context():
+        db.drop_all()
+        db.session.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        db.session.commit()
+    runner = restored.test_cli_runner()
+    done = runner.invoke(cli, ["restore", str(file)])
+    assert done.exit_code == 0, done.output
+    assert _everything(Api(restored.test_client(), token), sid) == before
+    assert _page(restored, sid) == page_before
+    assert stored_problems(restored) == []
+    again = runner.invoke(cli, ["restore", str(file)])  # not into a database with data
+    assert again.exit_code == 1
+    assert "restore into an empty database" in again.output
+    with restored.app_context():  # the next id follows the restored ones
+        Api(restored.test_client(), token).ok("POST", f"/sessions/{sid}/hands", TONK_OUT, 201)
+        db.session.remove()
+        db.engine.dispose()
+
+
+def _page(app, sid: int) -> str:
+    client = app.test_client()
+    assert client.post("/signin", data={"email": "ann@example.com",
+                                        "password": "correct horse"}).status_code == 302
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    return re.sub(r'name="(csrf_token|once)" value="[^"]*"', "", page)
+
+
+def _other_pg(request) -> str:
+    """A second PostgreSQL database of this run's own (the first holds the source)."""
+    url = request.getfixturevalue("pg_url")
+    import sqlalchemy as sa
+
+    name = url.rsplit("/", 1)[1] + "_restore"
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def test_a_damaged_backup_restores_nothing(db_app, tmp_path):
+    runner = db_app.test_cli_runner()
+    cut = tmp_path / "cut.gz"
+    with gzip.open(cut, "wt") as out:
+        out.write(json.dumps({"format": "tonk-tally-backup", "version": 1,
+                              "schema": None}) + "\n")
+    resp = runner.invoke(cli, ["restore", str(cut)])
+    assert resp.exit_code == 1
+    not_gz = tmp_path / "x.gz"
+    not_gz.write_bytes(io.BytesIO(b"hello").getvalue())
+    resp = runner.invoke(cli, ["restore", str(not_gz)])
+    assert resp.exit_code == 1 and "not a readable Tonk Tally backup" in resp.output
