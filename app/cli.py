@@ -357,3 +357,7 @@ def restore_command(file: str) -> None:
 
 def main() -> None:
     cli.main(prog_name="tonk")
+
+
+if __name__ == "__main__":
+    main()

@@ -35,9 +35,13 @@ import json
 import logging
 import multiprocessing
 import os
+import pickle
 import queue as queue_module
 import re
 import secrets
+import tempfile
+import threading
+import time
 import traceback
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -89,6 +93,7 @@ from .models import (
     User,
     utcnow,
 )
+from .storage import begin_write
 
 log = logging.getLogger(__name__)
 
@@ -682,6 +687,19 @@ def _list(value: Any, what: str) -> list[Any]:
     return value
 
 
+class _LeaguePlan(NamedTuple):
+    """The league of a document, checked, to be made or merged into when writing starts."""
+
+    uid: str
+    name: str
+    rules: Rules
+    stake: Decimal
+    currency: str
+    created: datetime
+    seasons: list[tuple[str, date, date]]
+    members: dict[str, tuple[str, datetime]]
+
+
 class _Checked(NamedTuple):
     """One session of a document, checked: ready to be written, or its problems."""
 
@@ -1010,6 +1028,11 @@ class Importer:
         self._statements: dict[str, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
         self._checker = _Checker()
         self._started = False
+        self._league_plan: _LeaguePlan | None = None
+        # SQLite has one write lock for the whole database: read and check everything
+        # first, keeping the checked batches in a file, and hold the lock only to write.
+        self._spill: IO[bytes] | None = None
+        self._deferred = db.engine.dialect.name == "sqlite"
 
     # -- problems ----------------------------------------------------------------------------
 
@@ -1082,8 +1105,26 @@ class Importer:
             if member.lower() in members:
                 raise ExchangeError(f"{member} is a member twice")
             members[member.lower()] = (member, joined)
+        self._league_plan = _LeaguePlan(uid, name, rules, stake, currency, created, seasons,
+                                        members)
+        self._may_import_into(db.session.scalar(select(League).where(League.uid == uid)))
+        self.report.league_name = name
 
+    def _may_import_into(self, league: League | None) -> None:
+        if league is not None and league.owner_id != self.user_id and not is_league_admin(
+                self.user, league.id):
+            raise ExchangeError("a league with this uid is already here, run by another "
+                                "account: only its owner or an admin can import into it")
+
+    def _write_league(self) -> None:
+        """Make the league of the document, or merge into the one with its uid: its seasons
+        and members (before the first session is written)."""
+        plan, self._league_plan = self._league_plan, None
+        if plan is None:
+            return
+        uid, name, rules, stake, currency, created, seasons, members = plan
         league = db.session.scalar(select(League).where(League.uid == uid))
+        self._may_import_into(league)
         if league is None:
             league = League(uid=uid, name=name, owner_id=self.user_id,
                             rules_json=json.dumps(rules.to_json()), stake_minor=to_minor(stake),
@@ -1093,9 +1134,6 @@ class Importer:
             db.session.flush()
             db.session.add(LeagueAdmin(league_id=league.id, user_id=self.user_id))
             self.report.league_created = True
-        elif league.owner_id != self.user_id and not is_league_admin(self.user, league.id):
-            raise ExchangeError("a league with this uid is already here, run by another "
-                                "account: only its owner or an admin can import into it")
         have = {(s.name, s.starts_on, s.ends_on) for s in league.seasons}
         for season_name, starts, ends in seasons:
             if (season_name, starts, ends) not in have:
@@ -1155,7 +1193,29 @@ class Importer:
             if checked.session is not None:
                 built.append(checked.session)
         if built and not self.failed:
-            self._write(built)
+            if self._deferred:
+                if self._spill is None:
+                    self._spill = tempfile.TemporaryFile(prefix="tonk-import-")
+                pickle.dump(built, self._spill, protocol=pickle.HIGHEST_PROTOCOL)
+            else:
+                self._write(built)
+
+    def _write_deferred(self) -> None:
+        """The writing part, when everything was checked first: under the write lock,
+        taken now and held only while the checked batches are written."""
+        begin_write()
+        self._write_league()
+        spill, self._spill = self._spill, None
+        if spill is None:
+            return
+        with spill:
+            spill.seek(0)
+            while True:
+                try:
+                    batch = pickle.load(spill)  # noqa: S301 - our own file, just written
+                except EOFError:
+                    break
+                self._write(batch)
 
     def _flush_safely(self) -> None:
         try:
@@ -1181,6 +1241,23 @@ class Importer:
                              "Tally export")
             else:
                 self._flush_safely()
+        if not self.failed:
+            try:
+                if self._deferred:
+                    self._write_deferred()
+                else:
+                    self._write_league()  # a document with a league and no new session
+            except TonkError as exc:
+                db.session.rollback()
+                self.problem(f"league {self.report.league_name}: {exc.message}")
+            except IntegrityError as exc:
+                self.refused(exc)
+            except BaseException:
+                db.session.rollback()
+                raise
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
         if self.failed:
             db.session.rollback()
             self.report.sessions = self.report.hands = 0
@@ -1288,6 +1365,7 @@ class Importer:
 
     def _write(self, sessions: list[_Session]) -> None:
         """Insert the batch's rows, table by table, as the ledger would have left them."""
+        self._write_league()
         self._connection()
         players = self._player_ids(sessions)
         session_ids = self._ids(cast(Table, GameSession.__table__), len(sessions))
@@ -1614,8 +1692,24 @@ def default_jobs() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def _check_share(share: Share, k: int, of: int, out: Any) -> None:
+def _end_with_parent(parent: int) -> None:
+    """A checking process ends as soon as the import that started it (``parent``) is gone,
+    however it went (even killed with -9, before this process was ready): nothing is left
+    behind working for nobody."""
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.25)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tonk-parent-watch", daemon=True).start()
+
+
+def _check_share(share: Share, k: int, of: int, out: Any, parent: int) -> None:
     """The work of one checking process: check its share, send it back in batches."""
+    _end_with_parent(parent)
     gc.disable()  # a short-lived process of short-lived objects: see no_gc_pauses
     checker = _Checker()
     batch: list[_Checked] = []
@@ -1658,7 +1752,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     when the document cannot be read to its end."""
     context = multiprocessing.get_context("spawn")
     queues = [context.Queue(maxsize=16) for _ in range(jobs)]
-    workers = [context.Process(target=_check_share, args=(share, k, jobs, queue),
+    workers = [context.Process(target=_check_share, args=(share, k, jobs, queue, os.getpid()),
                                daemon=True, name=f"tonk-check-{k}")
                for k, queue in enumerate(queues)]
     for worker in workers:

@@ -66,6 +66,7 @@ from .models import (
     User,
     utcnow,
 )
+from .storage import begin_write
 
 MAX_LEAGUE_NAME = 80
 MAX_SEASON_NAME = 80
@@ -938,7 +939,10 @@ def rate_session(gs: GameSession) -> None:
 
 def rerate_league(league: League) -> None:
     """Rate the league afresh: every closed session replayed in the order it was played
-    (then by id), from the model's starting rating. Deterministic; commits."""
+    (then by id), from the model's starting rating. Deterministic; commits. Under the
+    league's lock, as a session closing is (no rating is lost between read and write)."""
+    begin_write()
+    db.session.get(League, league.id, with_for_update=True)
     rows = db.session.execute(
         _stat_rows(GameSession.league_id == league.id, GameSession.closed_at.is_not(None),
                    PSS.league_id == league.id)

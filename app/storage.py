@@ -6,7 +6,8 @@ writer), a busy timeout (a writer waits its turn instead of failing at once), fo
 on. A change of money starts its transaction with :func:`begin_write`: on SQLite that is
 ``BEGIN IMMEDIATE``, which takes the one write lock before anything is read, so what the
 change reads cannot be changed by another writer before it commits (on PostgreSQL the
-caller locks the rows it reads, ``SELECT … FOR UPDATE``).
+caller locks the rows it reads, ``SELECT … FOR UPDATE``). Every other write request begins
+its transactions the same way on SQLite (:func:`write_requests`).
 
 :func:`fault` names what went wrong when the database itself refuses (busy past the
 timeout, read-only, disk full, unreachable): the pages and the API answer 503 with that
@@ -18,6 +19,7 @@ import sqlite3
 from contextvars import ContextVar
 from typing import Any
 
+from flask import Flask, g, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
@@ -55,7 +57,36 @@ def configure(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if _IMMEDIATE.get() else "BEGIN")
+        if not _IMMEDIATE.get():
+            connection.exec_driver_sql("BEGIN")
+            return
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except DBAPIError as exc:  # a read-only file: a request that only reads still can
+            if "readonly" not in str(exc.orig):
+                raise
+            connection.exec_driver_sql("BEGIN")
+
+
+def write_requests(app: Flask) -> None:
+    """On SQLite, every transaction of a request that may write (POST, PUT, PATCH, DELETE)
+    begins ``IMMEDIATE``: it waits its turn up front instead of failing half-way when
+    another writer got in between its reads and its writes. Pages and API reads stay
+    concurrent readers."""
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        app.before_request(_write_request)
+        app.teardown_request(_end_request)
+
+
+def _write_request() -> None:
+    if request.method in ("POST", "PUT", "PATCH", "DELETE"):
+        g.tonk_immediate = _IMMEDIATE.set(True)
+
+
+def _end_request(_exc: BaseException | None) -> None:
+    token = g.pop("tonk_immediate", None)
+    if token is not None:
+        _IMMEDIATE.reset(token)
 
 
 def engine_options(url: str) -> dict[str, Any]:

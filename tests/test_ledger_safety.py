@@ -17,6 +17,7 @@ from flask_migrate import stamp
 from sqlalchemy import event, text, update
 
 from app.cli import cli
+from app.core.errors import TonkError
 from app.extensions import db
 from app.models import SessionPlayer
 from tests.conftest import make_app, stored_problems
@@ -115,6 +116,40 @@ def test_an_error_answer_is_kept_too_and_bad_keys_are_refused(api):
         assert resp.status_code == 422, wrong
         assert resp.get_json()["field"] == "Idempotency-Key"
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
+
+
+def test_a_claim_is_marked_applied_with_the_change_it_guards(db_app):
+    """A request that dies after its change committed but before its answer was kept is
+    never carried out again: the key says "applied", and a retry is told so, not re-run."""
+    from app import idempotency, ledger
+    from app.models import GameSession, RequestKey, User
+
+    api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
+    sid = api.start()
+    with db_app.app_context():
+        user = db.session.scalar(db.select(User))
+        user_id = user.id
+        held = idempotency.claim(user_id, "k", "print")
+        assert isinstance(held, idempotency.Claim)
+        with pytest.raises(TonkError):  # a refused change marks nothing
+            ledger.record_hand(db.session.get(GameSession, sid), user, {"end": {}})
+        db.session.rollback()
+        assert db.session.get(RequestKey, held.id).applied is False
+        ledger.record_hand(db.session.get(GameSession, sid), user, TONK_OUT)
+        assert db.session.get(RequestKey, held.id).applied is True  # committed with it
+        db.session.info.clear()  # the request "dies" here: no answer is kept
+        db.session.remove()
+    with db_app.app_context():
+        monkey = pytest.MonkeyPatch()
+        monkey.setattr(idempotency, "WAIT_SECONDS", 0.2)
+        try:
+            with pytest.raises(idempotency.InProgressError, match="carried out, but its "
+                               "answer was lost"):
+                idempotency.claim(user_id, "k", "print")
+        finally:
+            monkey.undo()
+        assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 1
+        db.session.remove()
 
 
 def test_a_resent_form_saves_once(db_app):

@@ -1,0 +1,102 @@
+"""Eight scorekeepers at once on one session, through a real server: gunicorn with four sync
+workers on 127.0.0.1, on SQLite and on PostgreSQL. Each records hands over the JSON API
+(every record with an Idempotency-Key, every fifth sent twice as after a lost reply) and
+now and then corrects or voids a recent hand naming its version. Prints hands recorded per
+second, all requests per second, latency (p50, p99) and errors, which must be 0 (no 5xx,
+no answer other than the expected ones), and that ``tonk check`` finds nothing.
+
+    python benchmarks/bench_scorekeepers.py [--hands 40] [--keepers 8]
+
+PostgreSQL: TEST_POSTGRES_URL (default the local server's ``test`` database); a database of
+the run's own is made and dropped.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import sys
+import tempfile
+import uuid
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.live import (  # noqa: E402
+    Client,
+    new_session,
+    percentile,
+    prepare,
+    run_scorekeepers,
+    server,
+)
+
+PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def _problems(url: str) -> list[str]:
+    from app import create_app
+    from app.extensions import db
+    from app.integrity import problems
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
+    with app.app_context():
+        found = problems()
+        db.session.remove()
+        db.engine.dispose()
+    return found
+
+
+def run(label: str, url: str, keepers: int, hands: int, corrections: bool) -> bool:
+    token = prepare(url)
+    with server(url, workers=4) as base:
+        client = Client(base, token)
+        session_id = new_session(client)
+        tally, seconds = run_scorekeepers(client, session_id, keepers, hands,
+                                          corrections=corrections)
+    problems = _problems(url)
+    requests = sum(tally.statuses.values())
+    kind = "records, corrections, voids" if corrections else "records only"
+    p50, p99 = (percentile(tally.latencies, q) * 1000 for q in (.5, .99))
+    print(f"  {label:<10} {kind:<28} {len(tally.recorded) / seconds:7.1f} hands/s  "
+          f"{requests / seconds:7.1f} requests/s  p50 {p50:6.1f} ms"
+          f"  p99 {p99:6.1f} ms  errors {len(tally.errors)}"
+          f"  statuses {dict(sorted(tally.statuses.items()))}  tonk check: "
+          f"{'clean' if not problems else problems[:3]}")
+    for error in tally.errors[:5]:
+        print(f"    {error}")
+    return not tally.errors and not problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=40, help="hands per scorekeeper")
+    parser.add_argument("--keepers", type=int, default=8)
+    args = parser.parse_args(argv)
+    print(f"{args.keepers} scorekeepers at once, {args.hands} hands each, gunicorn -w 4 "
+          "(sync) on 127.0.0.1:")
+    ok = True
+    with tempfile.TemporaryDirectory() as folder:
+        for corrections in (False, True):
+            ok &= run("SQLite", f"sqlite:///{folder}/bench-{corrections}.sqlite",
+                      args.keepers, args.hands, corrections)
+    import sqlalchemy as sa
+
+    name = f"tonk_bench_keepers_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        url = PG_URL.rsplit("/", 1)[0] + "/" + name
+        for corrections in (False, True):
+            ok &= run("PostgreSQL", url, args.keepers, args.hands, corrections)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+    print("errors must be 0:", "met" if ok else "MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

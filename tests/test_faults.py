@@ -1,0 +1,201 @@
+"""Faults on a real night, on SQLite and PostgreSQL: ``tonk import`` killed with -9 half-way
+leaves no checking process behind and nothing imported; scorekeepers recording while a
+large import runs are never answered 500 (on SQLite the import checks everything before it
+takes the write lock); a server worker killed with -9 in the middle of recording loses no
+hand and counts none twice, because the phone sends the same Idempotency-Key again.
+
+Everything talks to servers on 127.0.0.1 that these tests start and stop themselves.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from app import create_app, demo, exchange
+from app.extensions import db
+from app.models import League
+from tests.conftest import make_app, stored_problems
+from tests.live import ROOT, Client, a_hand, new_session, prepare, server
+
+IMPORT_HANDS = 30_000
+
+
+@pytest.fixture(scope="module")
+def big_export(tmp_path_factory) -> Path:
+    """A demo league of 30,000 hands, exported: an import that takes a few seconds."""
+    folder = tmp_path_factory.mktemp("export")
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder / 'demo.sqlite'}",
+                      "SECRET_KEY": "x"})
+    with app.app_context():
+        db.create_all()
+        user, _password = demo.owner_account("demo@example.com")
+        report, _facts = demo.make_demo(user, hands=IMPORT_HANDS, seed=3, jobs=0)
+        assert report.ok
+        path = folder / "league.json"
+        with open(path, "w", encoding="utf-8") as out:
+            exchange.write_document(exchange.export_league(
+                db.session.get(League, report.league_id)), out)
+        db.session.remove()
+        db.engine.dispose()
+    return path
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'faults.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+def _tonk(*args: str, url: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "app.cli", *args], cwd=ROOT,
+                            env={**os.environ, "DATABASE_URL": url},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _counts(url: str) -> tuple[int, int]:
+    app = make_app(url)
+    with app.app_context():
+        sessions = db.session.execute(db.text("SELECT count(*) FROM game_sessions")).scalar()
+        hands = db.session.execute(db.text("SELECT count(*) FROM hands")).scalar()
+        db.session.remove()
+        db.engine.dispose()
+    return int(sessions or 0), int(hands or 0)
+
+
+def test_killing_an_import_leaves_no_checker_and_nothing_imported(big_export, database):
+    prepare(database)
+    process = _tonk("import", str(big_export), "--owner", "keeper@example.com",
+                    "--jobs", "2", url=database)
+    deadline = time.monotonic() + 60
+    checkers: set[int] = set()
+    while len(checkers) < 2 and time.monotonic() < deadline:  # both are checking
+        assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+        checkers = {pid for pid in _children(process.pid)
+                    if "spawn" in (Path("/proc") / str(pid) / "cmdline").read_text()}
+        time.sleep(0.05)
+    assert len(checkers) == 2
+    time.sleep(0.5)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in checkers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in checkers), "checking processes were left behind"
+    assert _counts(database) == (0, 0)
+    assert stored_problems(make_app(database)) == []
+    for stream in (process.stdout, process.stderr):
+        assert stream is not None
+        stream.close()
+
+
+def test_scorekeepers_recording_during_a_large_import_get_no_500(big_export, database):
+    token = prepare(database)
+    with server(database, workers=2) as base:
+        client = Client(base, token)
+        session_id = new_session(client)
+        statuses: list[int] = []
+        stop = threading.Event()
+
+        def keep_score() -> None:
+            i = 0
+            while not stop.is_set() and i < 400:
+                answer = client.call("POST", f"/api/v1/sessions/{session_id}/hands", a_hand(i))
+                statuses.append(answer.status)
+                if answer.status == 503:
+                    assert answer.headers.get("Retry-After") == "2"
+                i += 1
+
+        keepers = [threading.Thread(target=keep_score) for _ in range(2)]
+        for keeper in keepers:
+            keeper.start()
+        started = time.monotonic()
+        imported = _tonk("import", str(big_export), "--owner", "keeper@example.com",
+                         "--jobs", "1", url=database)
+        out, err = imported.communicate(timeout=240)
+        took = time.monotonic() - started
+        stop.set()
+        for keeper in keepers:
+            keeper.join(timeout=60)
+    assert imported.returncode == 0, err.decode()
+    assert f"{IMPORT_HANDS} hand(s)" in out.decode()
+    assert took > 1  # the scorekeepers really did write during the import
+    assert statuses and set(statuses) <= {201, 503}
+    assert statuses.count(201) >= len(statuses) * 0.9
+    assert stored_problems(make_app(database)) == []
+
+
+def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(database):
+    token = prepare(database)
+    recorded: list[int] = []
+    with server(database, workers=2) as base:
+        client = Client(base, token)
+        session_id = new_session(client)
+        path = f"/api/v1/sessions/{session_id}/hands"
+        workers = _children(_gunicorn_pid(base))
+        assert len(workers) == 2
+
+        def killer() -> None:
+            for pid in sorted(workers):
+                time.sleep(0.4)
+                os.kill(pid, signal.SIGKILL)
+
+        threading.Thread(target=killer, daemon=True).start()
+        for i in range(60):
+            key, body = uuid.uuid4().hex, a_hand(i)
+            for _attempt in range(20):  # a lost reply: send the same request again
+                try:
+                    answer = client.call("POST", path, body, key=key, timeout=10)
+                except OSError:
+                    time.sleep(0.1)
+                    continue
+                if answer.status in (502, 503):
+                    time.sleep(0.1)
+                    continue
+                assert answer.status == 201, answer
+                recorded.append(answer.body["number"])
+                break
+            time.sleep(0.01)
+        stored = client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"]
+    assert sorted(recorded) == list(range(1, 61)) and stored == 60
+    assert stored_problems(make_app(database)) == []
+
+
+def _gunicorn_pid(base: str) -> int:
+    """The gunicorn arbiter listening on ``base``'s port (a child of this test process)."""
+    port = base.rsplit(":", 1)[1]
+    for pid in _children(os.getpid()):
+        cmdline = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+        if b"gunicorn" in b" ".join(cmdline) and f"127.0.0.1:{port}".encode() in cmdline:
+            return pid
+    raise AssertionError("no gunicorn")
