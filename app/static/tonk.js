@@ -171,6 +171,35 @@
     });
   }
   each(document, 'form[method="post"]', sendOnce);
+
+  // Back to a form already sent, and "Save" again: the browser may fetch the page anew (a
+  // new one-time token) yet put back what was typed. The same form sent unchanged after a
+  // back or forward step goes with the token it was first sent with, so it is saved once.
+  function sameFormAgain(form) {
+    var once = form.querySelector('input[name="once"]');
+    if (!once || !window.sessionStorage) return;
+    var key = "tonk-sent:" + (form.getAttribute("action") || location.pathname);
+    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    var back = nav && nav.type === "back_forward";
+    function typed() {
+      var parts = [];
+      new FormData(form).forEach(function (v, k) {
+        if (k !== "once" && k !== "csrf_token") parts.push(k + "=" + v);
+      });
+      return parts.join("&");
+    }
+    form.addEventListener("submit", function () {
+      var sent = null;
+      try { sent = JSON.parse(sessionStorage.getItem(key)); } catch (e) { sent = null; }
+      if (back && sent && sent.typed === typed()) {
+        once.value = sent.once;
+      } else {
+        try { sessionStorage.setItem(key, JSON.stringify({once: once.value, typed: typed()})); }
+        catch (e) { /* storage full or off: the server's token still guards each page */ }
+      }
+    });
+  }
+  each(document, 'form[method="post"]', sameFormAgain);
   window.addEventListener("pageshow", function () {  // back to a page kept in memory
     each(document, "form[data-sending]", function (form) {
       form.removeAttribute("data-sending");
