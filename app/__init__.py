@@ -6,20 +6,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask
-
-from . import config as _config
-from . import storage
-from .extensions import babel, csrf, db, login_manager, migrate
+if TYPE_CHECKING:
+    from flask import Flask
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. ``config`` overrides the configuration (``SQLALCHEMY_DATABASE_URI``,
-    ``TESTING``, ``SECRET_KEY``, …), as in the Flask tutorial."""
+    ``TESTING``, ``SECRET_KEY``, …), as in the Flask tutorial. (Flask and the database are
+    imported here, not when the package is: ``tonk settle`` needs only the core.)"""
+    from flask import Flask
+
+    from . import config as _config
+    from . import storage
+    from .extensions import babel, csrf, db, login_manager, migrate
+
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=os.path.join(HERE, os.pardir, "templates"),
                 static_folder=os.path.join(HERE, "static"))

@@ -1,5 +1,7 @@
-"""The ``tonk`` command: settle hands and balances from files, run the app, export and
-import leagues and sessions, and make a demo league.
+"""The ``tonk`` command: settle hands and balances from files (this module: it needs only
+the domain core, so it starts at once), and everything that needs the app and its database
+(:mod:`app.commands`, loaded only when one of those runs: serve, db, check, backup,
+restore, export, import, demo-data).
 
 ``tonk settle FILE`` reads one hand (a JSON object), a JSON list of hands, or JSON lines
 (one hand a line), ``-`` for standard input, and prints each result as one line of JSON, or
@@ -14,7 +16,6 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 import click
-from flask.cli import FlaskGroup
 
 from .core import TonkError, parse_hand, settle
 from .core.money import loads
@@ -87,19 +88,7 @@ def _run(stream: IO[str], one: Any) -> int:
     return 1 if failed else 0
 
 
-def _create_app() -> Any:
-    from . import create_app
-
-    return create_app()
-
-
-@click.group(cls=FlaskGroup, create_app=_create_app, add_default_commands=True,
-             help="Tonk Tally: settle hands of Tonk, settle up, and keep score.")
-def cli() -> None:
-    pass
-
-
-@cli.command("settle")
+@click.command("settle")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 @click.option("--explain", is_flag=True, help="Readable sentences instead of JSON.")
 def settle_command(file: IO[str], explain: bool) -> None:
@@ -110,7 +99,7 @@ def settle_command(file: IO[str], explain: bool) -> None:
     sys.exit(_run(file, one))
 
 
-@cli.command("transfers")
+@click.command("transfers")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 def transfers_command(file: IO[str]) -> None:
     """The fewest transfers for the balances in FILE: {"balances": {"Ann": "4.50", …}}."""
@@ -124,238 +113,16 @@ def transfers_command(file: IO[str]) -> None:
     sys.exit(_run(file, one))
 
 
-@cli.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; 0.0.0.0 lets phones on the same network in.")
-@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
-def serve_command(host: str, port: int, workers: int) -> None:
-    """Bring the database up to date and serve the app (gunicorn)."""
-    from flask_migrate import upgrade
-    from gunicorn.app.base import BaseApplication
-
-    app = _create_app()
-    with app.app_context():
-        upgrade()
-
-    class Server(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("workers", workers)
-            self.cfg.set("threads", 4)
-            self.cfg.set("accesslog", "-")
-
-        def load(self) -> Any:
-            return app
-
-    click.echo(f"Tonk Tally is at http://{host}:{port}/  (Ctrl+C to stop)")
-    Server().run()
-
-
-# -- export, import and the demo league ----------------------------------------------------
-
-def _account(email: str) -> Any:
-    from sqlalchemy import select
-
-    from .accounts import AccountError, normal_email
-    from .extensions import db
-    from .models import User
-
-    try:
-        address = normal_email(email)
-    except AccountError as exc:
-        raise click.UsageError(exc.message) from None
-    user = db.session.scalar(select(User).where(User.email == address))
-    if user is None:
-        raise click.UsageError(f"there is no account {address}: sign up first")
-    return user
-
-
-@cli.command("export")
-@click.option("--league", "league_id", type=int, help="The league's id (all its sessions).")
-@click.option("--session", "session_id", type=int, help="One session's id.")
-@click.option("--format", "what", type=click.Choice(["json", "hands-csv", "payments-csv"]),
-              default="json", show_default=True,
-              help="The whole document (JSON), or one row per hand or per payment (CSV).")
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True),
-              default="-", help="Where to write it (default: standard output).")
-def export_command(league_id: int | None, session_id: int | None, what: str,
-                   output: IO[str]) -> None:
-    """Export a league or a session: JSON to import again, or CSV for a spreadsheet."""
-    from . import exchange
-    from .extensions import db
-    from .models import GameSession, League
-
-    if (league_id is None) == (session_id is None):
-        raise click.UsageError("give either --league ID or --session ID")
-    if league_id is not None:
-        league = db.session.get(League, league_id)
-        if league is None:
-            raise click.UsageError(f"there is no league {league_id}")
-        ids = exchange.league_session_ids(league)
-        document = exchange.export_league(league)
-    else:
-        gs = db.session.get(GameSession, session_id)
-        if gs is None:
-            raise click.UsageError(f"there is no session {session_id}")
-        ids = [gs.id]
-        document = exchange.export_session(gs)
-    chunks = {"json": document, "hands-csv": exchange.hands_csv(ids),
-              "payments-csv": exchange.payments_csv(ids)}[what]
-    exchange.write_document(chunks, output)
-
-
-@cli.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--owner", required=True, help="Email of the account that will own it all.")
-@click.option("--jobs", type=click.IntRange(0, 64), default=None,
-              help="Processes that check the hands while this one writes "
-                   "(default: one per core, at most four; 0: none).")
-def import_command(file: str, owner: str, jobs: int | None) -> None:
-    """Import a JSON export (FILE, - for standard input): all or nothing, every hand checked
-    again; sessions already here are skipped."""
-    from . import exchange
-
-    user = _account(owner)
-    if file == "-":
-        report = exchange.import_file(sys.stdin.buffer, user)
-    else:
-        try:
-            report = exchange.import_path(file, user, jobs=jobs)
-        except OSError as exc:
-            raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
-    for line in report.lines():
-        click.echo(line, err=not report.ok)
-    sys.exit(0 if report.ok else 1)
-
-
-@cli.command("demo-data")
-@click.option("--hands", type=click.IntRange(1, 10_000_000), default=100_000,
-              show_default=True, help="How many hands the league holds in all.")
-@click.option("--seed", type=int, default=1, show_default=True,
-              help="The same seed and size make the same league.")
-@click.option("--owner", default="demo@tonk-tally.example", show_default=True,
-              help="Email of the owner; the account is made if it is not there.")
-@click.option("--jobs", type=click.IntRange(0, 64), default=None,
-              help="Processes that make and check sessions (default: one per core, at "
-                   "most four; 0: none).")
-def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> None:
-    """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
-    import time
-
-    from flask_migrate import upgrade
-    from sqlalchemy import inspect
-
-    from . import demo, exchange
-    from .accounts import AccountError
-    from .extensions import db
-
-    if not inspect(db.engine).has_table("users"):
-        upgrade()
-    try:
-        user, password = demo.owner_account(owner)
-    except AccountError as exc:
-        raise click.UsageError(exc.message) from None
-    started = time.perf_counter()
-    report, facts = demo.make_demo(user, hands=hands, seed=seed,
-                                   jobs=exchange.default_jobs() if jobs is None else jobs)
-    if not report.ok:
-        for line in report.lines():
-            click.echo(line, err=True)
-        sys.exit(1)
-    seconds = time.perf_counter() - started
-    if report.sessions == 0:
-        click.echo(f"this demo league (seed {seed}, {hands} hands) is already here: "
-                   "nothing added")
-    else:
-        click.echo(f"made {report.league_name} (league {report.league_id}) in "
-                   f"{seconds:.1f} s:")
-        for line in demo.describe(facts):
-            click.echo(f"  {line}")
-    click.echo(f"owner: {user.email}" + (f"  password: {password}" if password else
-                                        "  (an account that was already there)"))
-
-
-# -- the stored data: check, backup, restore -------------------------------------------------
-
-def _upgraded() -> None:
-    """A fresh database gets its tables first, so no command meets a missing table."""
-    from flask_migrate import upgrade
-    from sqlalchemy import inspect
-
-    from .extensions import db
-
-    if not inspect(db.engine).has_table("users"):
-        upgrade()
-
-
-@cli.command("check")
-def check_command() -> None:
-    """Check every invariant of the stored data (totals equal the hands and sum to zero,
-    hand numbers without gaps, complete histories, player records, payments): print what is
-    wrong and exit 1, or say all is well."""
-    from .integrity import problems
-
-    _upgraded()
-    found = problems()
-    for problem in found:
-        click.echo(problem)
-    if found:
-        sys.exit(1)
-    click.echo("all well: every total equals its hands, every session sums to zero")
-
-
-@cli.command("backup")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
-def backup_command(file: str) -> None:
-    """Write the whole database to FILE (- for standard output): a .gz file that `tonk
-    restore` reads into an empty SQLite or PostgreSQL database. On SQLite, a FILE ending in
-    .sqlite is an online copy of the live file instead."""
-    from pathlib import Path
-
-    from .backup import BackupError, copy_sqlite, dump
-
-    try:
-        if file.endswith((".sqlite", ".sqlite3", ".db")):
-            copy_sqlite(Path(file))
-            click.echo(f"copied the database to {file}", err=True)
-            return
-        if file == "-":
-            rows = dump(sys.stdout.buffer)
-        else:
-            partial = Path(file + ".partial")
-            with open(partial, "wb") as out:
-                rows = dump(out)
-            partial.replace(file)  # a backup that stopped half-way never has the name
-    except BackupError as exc:
-        raise click.ClickException(exc.message) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {file}: {exc.strerror}") from None
-    click.echo(f"backed up {rows} rows to {file}", err=True)
-
-
-@cli.command("restore")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
-def restore_command(file: str) -> None:
-    """Restore a backup made by `tonk backup` into this database, which must be empty (its
-    tables are made first if need be): all or nothing."""
-    from .backup import BackupError, restore
-
-    _upgraded()
-    try:
-        if file == "-":
-            rows = restore(sys.stdin.buffer)
-        else:
-            with open(file, "rb") as stream:
-                rows = restore(stream)
-    except BackupError as exc:
-        raise click.ClickException(exc.message) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {file}: {exc.strerror}") from None
-    click.echo(f"restored {rows} rows from {file}", err=True)
+#: The commands that need nothing but the core.
+CORE_COMMANDS = {"settle": settle_command, "transfers": transfers_command}
 
 
 def main() -> None:
+    name = sys.argv[1] if len(sys.argv) > 1 else ""
+    if name in CORE_COMMANDS:
+        CORE_COMMANDS[name].main(args=sys.argv[2:], prog_name=f"tonk {name}")
+    from .commands import cli
+
     cli.main(prog_name="tonk")
 
 

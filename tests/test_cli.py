@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
-from app.cli import cli
+from app.commands import cli
 
 HAND = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"],
         "dealer": "Dee", "end": {"kind": "drop", "player": "Bob"},
@@ -75,3 +77,28 @@ def test_transfers_not_summing_to_zero(runner):
     out = runner.invoke(cli, ["transfers", "-"], input='{"balances": {"Ann": "1", "Bob": "0"}}')
     assert out.exit_code == 1
     assert "do not add up to zero" in out.stderr
+
+
+def test_settle_and_transfers_need_only_the_core():
+    """`tonk settle` and `tonk transfers` start at once: no Flask, no database."""
+    code = ("import sys\nsys.argv = ['tonk', 'transfers', '-']\nfrom app import cli\n"
+            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'flask', 'sqlalchemy', 'alembic', 'flask_sqlalchemy'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         input='{"balances": {"Ann": "1.50", "Bob": "-1.50"}}', timeout=60)
+    assert out.stdout.splitlines() == [
+        '{"transfers": [{"from": "Bob", "to": "Ann", "amount": "1.50"}]}', "[]"]
+
+
+def test_help_builds_no_app(runner, monkeypatch):
+    """`tonk --help` and `tonk db --help` list the commands without making the app (which
+    would write a secret key and open the database)."""
+    def no(*_args, **_kwargs):
+        raise AssertionError("the app was built")
+
+    monkeypatch.setattr("app.create_app", no)
+    for args in (["--help"], ["db", "--help"], ["check", "--help"]):
+        out = runner.invoke(cli, args)
+        assert out.exit_code == 0, out.output
+    assert "backup" in runner.invoke(cli, ["--help"]).output

@@ -8,7 +8,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import func, select
 
 from app import accounts, demo
-from app.cli import cli
+from app.commands import cli
 from app.extensions import db
 from app.models import GameSession, Hand, HandVersion, League, PlayerSessionStat, Season, User
 

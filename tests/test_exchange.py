@@ -667,7 +667,7 @@ def test_the_import_form_needs_its_csrf_token(tmp_path, good):
 # -- the command line ------------------------------------------------------------------------
 
 def test_tonk_export_and_import(db_app, tmp_path):
-    from app.cli import cli
+    from app.commands import cli
 
     with db_app.app_context():
         owner = user()

@@ -16,7 +16,7 @@ import pytest
 from flask_migrate import stamp
 from sqlalchemy import event, text, update
 
-from app.cli import cli
+from app.commands import cli
 from app.core.errors import TonkError
 from app.extensions import db
 from app.models import SessionPlayer

@@ -2,6 +2,7 @@
 PostgreSQL, and can be undone: every schema change has its migration."""
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from flask_migrate import downgrade, upgrade
@@ -66,4 +67,31 @@ def test_upgrading_keeps_and_counts_hands_recorded_before_leagues(db_app):
         with db.engine.connect() as conn:
             assert compare_metadata(MigrationContext.configure(
                 conn, opts={"compare_type": True}), db.metadata) == []
+        downgrade(revision="base")
+
+
+def test_going_back_before_leagues_refuses_while_a_league_is_there(db_app, capfd):
+    """Downgrading past 0002 would delete every league with its sessions: it refuses, and
+    nothing is lost."""
+    with db_app.app_context():
+        db.drop_all()
+        with db.engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        upgrade()
+        with db.engine.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO users (id, email, name, password_hash, created_at) "
+                "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')"))
+            conn.execute(text(
+                "INSERT INTO leagues (id, uid, name, owner_id, rules_json, stake_minor, "
+                "currency, share_token, created_at) VALUES (1, 'u', 'Club', 1, '\"pagat\"', "
+                "25, 'USD', 't', '2026-01-01')"))
+        with pytest.raises(SystemExit):
+            downgrade(revision="0001")
+        assert "this database holds 1 league(s): going back before leagues would delete" \
+            in capfd.readouterr().err
+        with db.engine.connect() as conn:
+            assert conn.execute(text("SELECT name FROM leagues")).scalar() == "Club"
+        with db.engine.begin() as conn:
+            conn.execute(text("DELETE FROM leagues"))
         downgrade(revision="base")
