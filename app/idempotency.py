@@ -1,14 +1,14 @@
 """Writes the network may repeat are carried out once: a retried API call with the same
 ``Idempotency-Key``, a double-tapped or re-sent form with the same one-time token.
 
-:func:`claim` takes a key for an account before the write runs. The first request with the
-key goes ahead; the same request again gets the first one's answer (:class:`Replay`) and
-changes nothing, waiting for it if the first is still under way; another request with the
-same key is refused (:class:`KeyReusedError`). The claim is marked *applied* in the same
-transaction as the change it guards (a listener on the database session), so a request
-that died before its change committed can be tried again, and one whose change committed
-is never carried out twice. :func:`finish` keeps the answer; :func:`release` lets a key be
-used again when nothing was changed (a form shown again with its errors, a fault).
+:func:`claim` takes a key for an account in the write transaction of the change it guards
+(:func:`app.storage.begin_write`): the key's row commits together with the change, or not
+at all. So a request that dies half-way leaves no trace and may simply be sent again,
+while one whose change committed is never carried out twice. Meanwhile a repeat waits:
+on PostgreSQL on the key's unique index, on SQLite for the write lock. The same request
+again gets the first one's answer (:class:`Replay`); another request with the same key is
+refused (:class:`KeyReusedError`). :func:`finish` keeps the answer (an error's too, when
+nothing changed); :func:`release` gives the key back when the request failed.
 """
 from __future__ import annotations
 
@@ -17,11 +17,9 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
-from sqlalchemy import delete, event, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from .core.errors import TonkError
 from .extensions import db
@@ -31,13 +29,8 @@ from .storage import begin_write
 MAX_KEY = 255
 #: How long an answer is kept for a retry.
 KEEP = timedelta(hours=24)
-#: A claim still pending after this long belongs to a request that died (gunicorn ends a
-#: request after 30 s): its change never committed, so the key may be taken again.
-ABANDONED = timedelta(seconds=60)
-#: How long a repeat waits for the first request's answer before it says "still under way".
+#: How long a repeat waits for the answer of a first request whose change has committed.
 WAIT_SECONDS = 8.0
-_INFO = "tonk_request_claim"
-_WROTE = "tonk_request_wrote"
 
 
 class KeyReusedError(TonkError):
@@ -45,7 +38,7 @@ class KeyReusedError(TonkError):
 
 
 class InProgressError(TonkError):
-    """The first request with this key has not finished yet."""
+    """The first request with this key has not finished yet, or its answer was lost."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +54,9 @@ class Replay:
 class Claim:
     """This request holds the key: its change is the one that counts."""
 
-    id: int
+    user_id: int
+    key: str
+    fingerprint: str
 
 
 def fingerprint(*parts: bytes | str) -> str:
@@ -80,27 +75,31 @@ def check_key(key: str, field: str) -> str:
     return key
 
 
+def _row(user_id: int, key: str) -> RequestKey | None:
+    return db.session.scalar(select(RequestKey).where(
+        RequestKey.user_id == user_id, RequestKey.key == key))
+
+
 def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
           ) -> Claim | Replay:
-    """Take ``key`` for this request, or the answer of the first request that took it."""
+    """Take ``key`` for this request (uncommitted: it commits with the change), or the
+    answer of the first request that took it."""
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         begin_write()
-        now = utcnow()
         if random.random() < 0.01:  # noqa: S311 - forget old answers now and then
-            db.session.execute(delete(RequestKey).where(RequestKey.created_at < now - KEEP))
-        row = db.session.scalar(select(RequestKey).where(
-            RequestKey.user_id == user_id, RequestKey.key == key).with_for_update())
+            db.session.execute(delete(RequestKey).where(
+                RequestKey.created_at < utcnow() - KEEP))
+        row = _row(user_id, key)
         if row is None:
-            row = RequestKey(user_id=user_id, key=key, fingerprint=print_, state="pending",
-                             applied=False, created_at=now)
-            db.session.add(row)
+            db.session.add(RequestKey(user_id=user_id, key=key, fingerprint=print_,
+                                      state="pending", created_at=utcnow()))
             try:
-                db.session.commit()
-            except IntegrityError:  # the same key at the same moment: look again
+                db.session.flush()  # a repeat under way holds the key: wait for its end
+            except IntegrityError:  # … which committed it: look again
                 db.session.rollback()
                 continue
-            return _hold(row.id)
+            return Claim(user_id, key, print_)
         if row.fingerprint != print_:
             db.session.rollback()
             raise KeyReusedError(f"this {field} was already used for another request: "
@@ -109,70 +108,32 @@ def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
             replay = Replay(row.status or 200, row.body, row.location)
             db.session.rollback()
             return replay
-        if not row.applied and _aware(row.created_at) < now - ABANDONED:
-            row.created_at = now  # the first request died before its change: take over
-            db.session.commit()
-            return _hold(row.id)
-        applied = row.applied
-        db.session.rollback()
+        db.session.rollback()  # its change committed; its answer is on its way
         if time.monotonic() > deadline:
-            if applied:
-                raise InProgressError("this request was carried out, but its answer was "
-                                      "lost: look at the session to see it", field)
-            raise InProgressError("the first request with this key is still under way: try "
-                                  "again in a moment", field)
+            raise InProgressError("this request was carried out, but its answer was lost: "
+                                  "look at the session to see it", field)
         time.sleep(0.05)
 
 
-def _aware(moment: Any) -> Any:
-    from datetime import UTC
-
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _hold(claim_id: int) -> Claim:
-    db.session().info[_INFO] = claim_id
-    return Claim(claim_id)
-
-
-def finish(claim_: Claim, status: int, body: str | None, location: str | None) -> None:
-    """Keep the answer of the request that held the key."""
-    db.session().info.pop(_INFO, None)
+def finish(held: Claim, status: int, body: str | None, location: str | None) -> None:
+    """Keep the answer of the request that held the key (when its change committed, on its
+    key's row; when it changed nothing, on a row of its own)."""
     db.session.rollback()
-    db.session.execute(update(RequestKey).where(RequestKey.id == claim_.id).values(
-        state="done", status=status, body=body, location=location))
-    db.session.commit()
+    try:
+        done = db.session.execute(update(RequestKey).where(
+            RequestKey.user_id == held.user_id, RequestKey.key == held.key).values(
+            state="done", status=status, body=body, location=location))
+        if not getattr(done, "rowcount", 0):
+            db.session.add(RequestKey(user_id=held.user_id, key=held.key,
+                                      fingerprint=held.fingerprint, state="done",
+                                      status=status, body=body, location=location,
+                                      created_at=utcnow()))
+        db.session.commit()
+    except IntegrityError:  # a repeat got in meanwhile and carried it out: its answer stands
+        db.session.rollback()
 
 
-def release(claim_: Claim) -> None:
-    """Give the key back when the request changed nothing, so it can be sent again."""
-    db.session().info.pop(_INFO, None)
+def release(held: Claim) -> None:
+    """The request failed: whatever it had not committed, its claim included, is undone,
+    so the key can be sent again (a claim that committed with its change stays)."""
     db.session.rollback()
-    db.session.execute(delete(RequestKey).where(RequestKey.id == claim_.id,
-                                                RequestKey.applied.is_(False)))
-    db.session.commit()
-
-
-# -- marking the claim applied with the change it guards -------------------------------------
-
-@event.listens_for(Session, "after_flush")
-def _wrote(session: Session, _context: Any) -> None:
-    if _INFO in session.info:
-        session.info[_WROTE] = True
-
-
-@event.listens_for(Session, "before_commit")
-def _applied(session: Session) -> None:
-    claim_id = session.info.get(_INFO)
-    if claim_id is None:
-        return
-    if session.new or session.dirty or session.deleted:
-        session.flush()
-    if session.info.pop(_WROTE, False):
-        session.execute(update(RequestKey).where(RequestKey.id == claim_id)
-                        .values(applied=True))
-
-
-@event.listens_for(Session, "after_rollback")
-def _forget(session: Session) -> None:
-    session.info.pop(_WROTE, None)

@@ -327,7 +327,8 @@ class RulesChange(db.Model):  # type: ignore[name-defined,misc]
 class RequestKey(db.Model):  # type: ignore[name-defined,misc]
     """A write the network may repeat, by its key (an API ``Idempotency-Key``, or the one-time
     token of a form), with the answer it got: the same request again gets the same answer
-    and changes nothing. ``applied`` is set in the same transaction as the change itself."""
+    and changes nothing. Written in the same transaction as the change itself: ``pending``
+    until the answer is kept beside it, then ``done``."""
 
     __tablename__ = "request_keys"
     __table_args__ = (UniqueConstraint("user_id", "key", name="uq_request_keys_user_key"),)
@@ -336,7 +337,6 @@ class RequestKey(db.Model):  # type: ignore[name-defined,misc]
     key: Mapped[str] = mapped_column(String(255))
     fingerprint: Mapped[str] = mapped_column(String(64))  # SHA-256 of method, path, body
     state: Mapped[str] = mapped_column(String(8))  # pending, done
-    applied: Mapped[bool] = mapped_column(Boolean, default=False)
     status: Mapped[int | None] = mapped_column(Integer)
     body: Mapped[str | None] = mapped_column(Text)
     location: Mapped[str | None] = mapped_column(String(2000))

@@ -23,6 +23,7 @@ from flask import Flask, g, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from .extensions import db
 
@@ -34,6 +35,7 @@ LOCK_TIMEOUT_MS = 10_000
 RETRY_AFTER = 2
 
 _IMMEDIATE: ContextVar[bool] = ContextVar("tonk_begin_immediate", default=False)
+_WRITING = "tonk_writing"  # in a session's info: its transaction was begun to write
 
 
 def configure(engine: Engine) -> None:
@@ -99,16 +101,26 @@ def engine_options(url: str) -> dict[str, Any]:
 
 
 def begin_write() -> None:
-    """End what the request was reading and begin a write transaction. On SQLite it holds
-    the write lock from its first statement (waiting up to the busy timeout for it)."""
+    """End what the request was reading and begin a write transaction (or go on with the
+    one already begun: a change and the key that guards it commit together). On SQLite it
+    holds the write lock from its first statement (waiting up to the busy timeout)."""
     session = db.session()
     if session.in_transaction():
+        if session.info.get(_WRITING):
+            return
         session.commit()
     token = _IMMEDIATE.set(True)
     try:
         session.connection()
     finally:
         _IMMEDIATE.reset(token)
+    session.info[_WRITING] = True
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _written(session: Session) -> None:
+    session.info.pop(_WRITING, None)
 
 
 # -- faults ----------------------------------------------------------------------------------

@@ -118,28 +118,36 @@ def test_an_error_answer_is_kept_too_and_bad_keys_are_refused(api):
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
 
 
-def test_a_claim_is_marked_applied_with_the_change_it_guards(db_app):
-    """A request that dies after its change committed but before its answer was kept is
-    never carried out again: the key says "applied", and a retry is told so, not re-run."""
+def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
+    """A request that dies before its change commits leaves its key free to be sent again;
+    one whose change committed is never carried out twice, even if its answer was lost."""
     from app import idempotency, ledger
     from app.models import GameSession, RequestKey, User
 
     api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
     sid = api.start()
     with db_app.app_context():
-        user = db.session.scalar(db.select(User))
-        user_id = user.id
+        user_id = db.session.scalar(db.select(User.id))
+
+        def keys() -> int:
+            return db.session.scalar(db.select(db.func.count()).select_from(RequestKey))
+
+        def record(data):
+            user = db.session.get(User, user_id)
+            return ledger.record_hand(db.session.get(GameSession, sid), user, data)
+
         held = idempotency.claim(user_id, "k", "print")
         assert isinstance(held, idempotency.Claim)
-        with pytest.raises(TonkError):  # a refused change marks nothing
-            ledger.record_hand(db.session.get(GameSession, sid), user, {"end": {}})
-        db.session.rollback()
-        assert db.session.get(RequestKey, held.id).applied is False
-        ledger.record_hand(db.session.get(GameSession, sid), user, TONK_OUT)
-        assert db.session.get(RequestKey, held.id).applied is True  # committed with it
-        db.session.info.clear()  # the request "dies" here: no answer is kept
-        db.session.remove()
-    with db_app.app_context():
+        with pytest.raises(TonkError):  # the change is refused …
+            record({"end": {}})
+        idempotency.release(held)  # … and the request ends: its key is free again
+        assert keys() == 0
+        assert isinstance(idempotency.claim(user_id, "k", "print"), idempotency.Claim)
+        db.session.rollback()  # the process "dies" before its change: nothing is left
+        assert keys() == 0
+        assert isinstance(idempotency.claim(user_id, "k", "print"), idempotency.Claim)
+        record(TONK_OUT)  # the key commits with the hand; then the process dies
+        assert keys() == 1
         monkey = pytest.MonkeyPatch()
         monkey.setattr(idempotency, "WAIT_SECONDS", 0.2)
         try:

@@ -39,18 +39,11 @@ def idempotent(user: User, run: Callable[[], Response]) -> Response:
             db.session.rollback()
             response = known_error(exc)
     except BaseException:
-        _release(held)
+        idempotency.release(held)
         raise
     if response.status_code >= 500:
-        _release(held)
+        idempotency.release(held)
     else:
         idempotency.finish(held, response.status_code, response.get_data(as_text=True),
                            response.headers.get("Location"))
     return response
-
-
-def _release(held: idempotency.Claim) -> None:
-    try:
-        idempotency.release(held)
-    except Exception:  # noqa: BLE001 - the fault itself is what the client hears about
-        db.session.rollback()

@@ -51,19 +51,12 @@ def once_per_form(view: View) -> View:
         try:
             response = make_response(view(*args, **kwargs))
         except BaseException:
-            _release(held)
+            idempotency.release(held)
             raise
         if response.status_code in (301, 302, 303) and response.location:
             idempotency.finish(held, response.status_code, None, response.location)
         else:  # shown again with its errors: nothing was saved, and the page has a new token
-            _release(held)
+            idempotency.release(held)
         return cast(Response, response)
 
     return cast(View, wrapper)
-
-
-def _release(held: idempotency.Claim) -> None:
-    try:
-        idempotency.release(held)
-    except Exception:  # noqa: BLE001 - the fault itself is what the page says
-        db.session.rollback()

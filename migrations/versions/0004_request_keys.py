@@ -24,7 +24,6 @@ def upgrade():
         sa.Column('key', sa.String(length=255), nullable=False),
         sa.Column('fingerprint', sa.String(length=64), nullable=False),
         sa.Column('state', sa.String(length=8), nullable=False),
-        sa.Column('applied', sa.Boolean(), nullable=False),
         sa.Column('status', sa.Integer(), nullable=True),
         sa.Column('body', sa.Text(), nullable=True),
         sa.Column('location', sa.String(length=2000), nullable=True),
