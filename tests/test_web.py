@@ -249,7 +249,7 @@ def test_record_every_kind_of_end(db_app, scorer, kind):
     page = client.get(resp.location).get_data(as_text=True)
     assert 'class="recorded"' in page  # the hand's payments, flashed once
     for payment in result["payments"]:
-        assert payment["rule"] in page
+        assert str(escape(payment["rule"])) in page
     assert 'class="recorded"' not in client.get(resp.location).get_data(as_text=True)
 
 

@@ -43,7 +43,8 @@ SESSION_ERRORS = {
 
 
 def _schemas() -> dict[str, Any]:
-    options: dict[str, Any] = {name: {"description": text} for name, (_, text) in OPTIONS.items()}
+    options: dict[str, Any] = {name: {"description": str(text)}
+                               for name, (_, text) in OPTIONS.items()}
     options["catch"]["enum"] = list(CATCHES)
     return {
         "Error": {"type": "object", "required": ["error"], "properties": {

@@ -17,7 +17,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
 
-from ..core import OPTIONS, PRESETS, CardError, DealWin, Rules, TonkError
+from ..core import OPTIONS, PRESETS, CardError, DealWin, Message, Rules, TonkError
 from ..core.cards import DECKS, FACE_VALUES, deck_contents
 from ..core.hand import END_KINDS
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
@@ -44,7 +44,7 @@ def amount_text(text: str) -> str:
 # -- house rules -----------------------------------------------------------------------------
 
 #: The options chosen from a list, with what each choice means (the core's own words).
-OPTION_CHOICES: dict[str, Mapping[str, str]] = {
+OPTION_CHOICES: dict[str, Mapping[str, Message]] = {
     "scoring": SCORINGS, "deck": DECKS, "face_value": FACE_VALUES,
     "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES, "catch": CATCHES,
     "stock_out_tie": STOCK_OUT_TIES,
@@ -178,7 +178,7 @@ class PresetChoice:
 
 def preset_choices() -> list[PresetChoice]:
     """Every preset with its title and summary, for the select."""
-    return [PresetChoice(p.name, _(p.title), _(p.summary)) for p in PRESETS.values()]
+    return [PresetChoice(p.name, str(p.title), str(p.summary)) for p in PRESETS.values()]
 
 
 @dataclass(frozen=True)
@@ -194,8 +194,8 @@ class OptionField:
 
 
 def option_fields() -> list[OptionField]:
-    return [OptionField(name, option_label(name), _(explained), option_widget(name),
-                        tuple((value, f"{value}: {_(meaning)}") for value, meaning
+    return [OptionField(name, option_label(name), str(explained), option_widget(name),
+                        tuple((value, f"{value}: {meaning}") for value, meaning
                               in OPTION_CHOICES.get(name, {}).items()))
             for name, (_check, explained) in OPTIONS.items()]
 

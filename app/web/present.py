@@ -65,8 +65,8 @@ def minor_label(scoring: str) -> Callable[[int], str]:
 
 
 def end_word(kind: str) -> str:
-    """``tonk_out`` → the words of ``END_KINDS``, translated where a catalogue has them."""
-    return _(END_KINDS[kind]) if kind in END_KINDS else kind
+    """``tonk_out`` → the words of ``END_KINDS``, from the core's catalogue."""
+    return str(END_KINDS[kind]) if kind in END_KINDS else kind
 
 
 def outcome_word(outcome: str) -> str:
@@ -212,7 +212,7 @@ def hand_detail(hand: Hand) -> HandDetail:
 # -- rules -----------------------------------------------------------------------------------
 
 def rules_title(rules: Rules) -> str:
-    return _(PRESETS[rules.preset].title)
+    return str(PRESETS[rules.preset].title)
 
 
 def rules_words(rules: Rules) -> list[tuple[str, str]]:
@@ -221,10 +221,10 @@ def rules_words(rules: Rules) -> list[tuple[str, str]]:
     for name in rules.overrides():
         value = getattr(rules, name)
         if name in OPTION_CHOICES:
-            text = _(OPTION_CHOICES[name][value])
+            text = str(OPTION_CHOICES[name][value])
         elif name == "deal_wins":
             text = "; ".join(_("%(what)s pays %(pays)s", what=w.describe(),
-                               pays=_(multiple_word(w.pays))) for w in value) or _("none")
+                               pays=multiple_word(w.pays)) for w in value) or _("none")
         elif value is None:
             text = _("none")
         else:
