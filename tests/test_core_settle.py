@@ -9,7 +9,8 @@ import pytest
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
 from tests.conftest import load_json
 
-EXAMPLES = load_json("examples.json")
+#: RULES.md's worked hands, and those of its three changes (issue 11).
+EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
