@@ -65,11 +65,14 @@ class Ruling:
 
 def compare(data: Mapping[str, Any]) -> list[Ruling]:
     """``data`` (a hand, RULES.md §1) under its own ``rules`` if it gives them, then under
-    every preset. Raises the first error when no rule set can settle it."""
+    every other preset. Raises the first error when no rule set can settle it."""
     rulings: list[Ruling] = []
     if data.get("rules") is not None:
         rulings.append(_ruling(data, "own", data["rules"], own=True))
-    rulings += [_ruling(data, name, name, own=False) for name in PRESETS]
+    own_rules = rulings[0].rules if rulings else None
+    # A table that plays a preset as written sees it once, as its own.
+    rulings += [_ruling(data, name, name, own=False) for name, preset in PRESETS.items()
+                if preset.rules != own_rules]
     base = next((r for r in rulings if r.result is not None), None)
     if base is None:
         assert rulings[0].error is not None

@@ -1,5 +1,5 @@
 """The scorekeeper's pages: sessions, recording and correcting hands, the chart, settle-up,
-house rules, and the read-only share view."""
+house rules, the read-only share view, and the dispute checker for anyone."""
 from flask import Blueprint
 
 from .site import FILTERS, page_headers, template_context
@@ -10,4 +10,5 @@ bp.app_context_processor(template_context)
 for _name, _filter in FILTERS.items():
     bp.add_app_template_filter(_filter, _name)
 
+from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import routes as routes  # noqa: E402  (registers the views on bp)

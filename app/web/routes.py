@@ -6,7 +6,7 @@ their share link ``/s/<token>``. A closed session refuses every change with a fl
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -229,13 +229,18 @@ def session_chart(session_id: int) -> ResponseReturnValue:
 
 # -- recording and correcting hands ----------------------------------------------------------
 
+def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
+    """What the hand fields (templates/web/_hand.html) need under ``rules``: also used by the
+    dispute checker."""
+    asks = Asks.of(rules)
+    return {"asks": asks, "names": list(names), "kinds": [(k, end_word(k)) for k in END_KINDS],
+            "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
+
+
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               correcting: Hand | None = None) -> ResponseReturnValue:
-    asks = Asks.of(rules)
-    return form_page("web/hand_form.html", errors, gs=gs, values=values, asks=asks,
-                     names=player_names(gs), kinds=[(k, end_word(k)) for k in END_KINDS],
-                     player_ends=" ".join(PLAYER_ENDS), config=picker_config(rules, asks),
-                     correcting=correcting)
+    return form_page("web/hand_form.html", errors, gs=gs, values=values,
+                     correcting=correcting, **hand_fields_context(rules, player_names(gs)))
 
 
 def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand]
