@@ -28,6 +28,7 @@ class Ruling:
     name: str
     title: Message
     own: bool
+    spec: Any = None
     rules: Rules | None = None
     result: Result | None = None
     error: TonkError | None = None
@@ -45,8 +46,9 @@ class Ruling:
 
     def to_json(self) -> dict[str, Any]:
         """One entry of ``POST /api/v1/compare`` (API.md)."""
-        out: dict[str, Any] = {"rules": self.rules.to_json() if self.own and self.rules
-                               else self.name, "title": str(self.title)}
+        rules = self.rules.to_json() if self.rules is not None else self.spec
+        out: dict[str, Any] = {"rules": rules if self.own else self.name,
+                               "title": str(self.title)}
         if self.own:
             out["own"] = True
         if self.result is not None:
@@ -81,18 +83,22 @@ def compare(data: Mapping[str, Any]) -> list[Ruling]:
 
 
 def _ruling(data: Mapping[str, Any], name: str, spec: Any, *, own: bool) -> Ruling:
-    title = Message("list.one", item=name)
     try:
         rules = resolve_rules(spec)
-        preset_title = PRESETS[rules.preset].title
-        title = Message("compare.own", title=preset_title) if own else preset_title
-        hand_data, note = dict(data), None
-        if rules.scoring == "points" and not _whole_stake(data.get("stake")):
-            hand_data["stake"], note = 1, Message("compare.points_stake")
+    except TonkError as exc:
+        return Ruling(name, Message("compare.own", title=Message("list.one", item=spec))
+                      if own else PRESETS[name].title, own, spec=spec, error=exc)
+    title = PRESETS[rules.preset].title
+    if own:
+        title = Message("compare.own", title=title)
+    hand_data, note = dict(data), None
+    if rules.scoring == "points" and not _whole_stake(data.get("stake")):
+        hand_data["stake"], note = 1, Message("compare.points_stake")
+    try:
         result = settle(parse_hand({**hand_data, "rules": rules}))
     except TonkError as exc:
-        return Ruling(name, title, own, error=exc)
-    return Ruling(name, title, own, rules=rules, result=result, note=note)
+        return Ruling(name, title, own, spec, rules, error=exc)
+    return Ruling(name, title, own, spec, rules, result=result, note=note)
 
 
 def _whole_stake(stake: Any) -> bool:
@@ -109,6 +115,6 @@ def _with_differences(ruling: Ruling, base: Ruling) -> Ruling:
     mine, theirs = ruling.values(), base.values()
     winners_differ = (ruling.result.outcome, ruling.result.winners) != (
         base.result.outcome, base.result.winners)
-    return Ruling(ruling.name, ruling.title, ruling.own, ruling.rules, ruling.result,
-                  ruling.error, ruling.note, winners_differ,
+    return Ruling(ruling.name, ruling.title, ruling.own, ruling.spec, ruling.rules,
+                  ruling.result, ruling.error, ruling.note, winners_differ,
                   frozenset(p for p in mine if mine[p] != theirs.get(p)))

@@ -18,9 +18,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from ..core import PRESETS, Result, Rules
-from ..core.compare import Ruling
-from ..core.hand import END_KINDS
+from ..core import PRESETS, Result, Rules, TonkError
+from ..core.compare import Ruling, compare
+from ..core.hand import END_KINDS, HAND_FIELDS
 from ..core.rules import multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import from_minor, history, rules_of, session_rules, session_stake
@@ -330,3 +330,13 @@ def ruling_rows(rulings: list[Ruling], players: tuple[str, ...]) -> list[RulingR
             tuple((values.get(p), p in r.differs) for p in players),
             r.error.message if r.error else None, str(r.note) if r.note else None))
     return rows
+
+
+def other_rules(hand: Hand) -> list[RulingRow]:
+    """A recorded hand under every preset, the rules it was settled under first (none if
+    it cannot be settled any more, e.g. a void hand's facts)."""
+    data = {k: v for k, v in hand.data.items() if k in HAND_FIELDS}
+    try:
+        return ruling_rows(compare(data), tuple(hand.data["players"]))
+    except TonkError:
+        return []

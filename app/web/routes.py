@@ -79,6 +79,7 @@ from .present import (
     hand_row,
     hand_rules,
     minor_label,
+    other_rules,
     recorded,
     session_card,
     standings,
@@ -293,6 +294,7 @@ def hand_page(gs: GameSession, hand: Hand, token: str | None,
               errors: Errors | None = None) -> ResponseReturnValue:
     return render_template("web/hand.html", gs=gs, detail=hand_detail(hand), token=token,
                            scoring=hand_rules(hand).scoring, errors=errors or {},
+                           other_rulings=other_rules(hand),
                            can_edit=token is None and not gs.is_closed), \
         422 if errors else 200
 
