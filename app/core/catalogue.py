@@ -324,6 +324,7 @@ CATALOGUE: dict[str, str] = {
     # -- comparing house rules ---------------------------------------------------------------
     "compare.own": "Your table's rules: {title}",
     "compare.points_stake": "points scoring: a stake of 1 point",
+    "compare.pushed": "points each player is pushed up, not money",
     # -- errors: text, players, seats --------------------------------------------------------
     "text.empty": "{what} cannot be empty",
     "text.control": "{what} cannot contain control characters",

@@ -91,7 +91,8 @@ def _ruling(data: Mapping[str, Any], name: str, spec: Any, *, own: bool) -> Ruli
     title = PRESETS[rules.preset].title
     if own:
         title = Message("compare.own", title=title)
-    hand_data, note = dict(data), None
+    hand_data = dict(data)
+    note = Message("compare.pushed") if rules.scoring == "push_ups" else None
     if rules.scoring == "points" and not _whole_stake(data.get("stake")):
         hand_data["stake"], note = 1, Message("compare.points_stake")
     try:
