@@ -68,6 +68,7 @@ def text(resp) -> str:
     return resp.get_data(as_text=True)
 
 
+
 def permalink_token(url: str) -> str:
     return url.split("hand=", 1)[1]
 
@@ -278,6 +279,29 @@ def test_face_value_rank_on_check_refuses_a_49_claim(client):
     resp = client.post("/check", data=form)
     assert resp.status_code == 422
     shown_beside(resp, "counts", "these house rules have no instant wins on the deal")
+
+
+def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
+    """RULES.md §4: Chicago's Big 50s go to the player nearest the dealer's left, while its
+    tied low hands stay unpaid: written ``50 = 2 left`` in the form."""
+    from app.web.forms import format_deal_wins, parse_deal_wins
+
+    shorthand = "50 = 2 left; <=13 = 2; 49 = 1"
+    wins = parse_deal_wins(shorthand)
+    assert wins[0] == {"pays": 2, "tie": "nearest_left", "totals": [50]}
+    form = {**hand_form("chicago", "deal"), "opt-deal_wins": shorthand,
+            "count-0": "50", "count-1": "", "count-2": "50", "count-3": ""}
+    resp = client.post("/check", data=form)
+    assert resp.status_code == 302, errors_of(resp)
+    hand = parse_hand(decode_hand(permalink_token(resp.location)))
+    assert format_deal_wins(hand.rules.deal_wins) == shorthand
+    assert settle(hand).winners == ("Ann",)
+    page = text(client.get(resp.location))
+    assert "Only the best instant win is paid; the best are equal, and Ann, nearest the " \
+           "dealer&#39;s left (Dee dealt), wins." in page
+    resp = client.post("/check", data={**form, "opt-deal_wins": "50 = 2 first"})
+    shown_beside(resp, "opt-deal_wins",
+                 "deal_wins[0].tie must be one of draw, nearest_left, not 'first'")
 
 
 # -- a recorded hand's page ----------------------------------------------------------------------

@@ -207,7 +207,8 @@ def test_new_session_errors_show_beside_the_field(app, form, args, field):
 @pytest.mark.parametrize("form, field, message", [
     ({"opt-catch_factor": "x"}, "opt-catch_factor", "Enter a whole number."),
     ({"opt-deal_wins": "whatever"}, "opt-deal_wins",
-     "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none."),
+     "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
+     "50 = 2 left gives a rule its own tie."),
     ({"first_dealer": "5"}, "first_dealer", "Choose a seat that has a player."),
 ])
 def test_what_the_page_itself_cannot_read(app, form, field, message):

@@ -79,9 +79,14 @@ def option_label(name: str) -> str:
     return str(OPTION_LABELS.get(name, name.replace("_", " ")))
 
 
+#: How the deal-wins shorthand writes an entry's own tie rule (RULES.md §4).
+TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
+
+
 def parse_deal_wins(text: str) -> list[dict[str, Any]]:
     """The deal-wins shorthand → the JSON the core reads: ``49 50 = 2; <=13 = 2; face = 2``
-    (best first), or ``-`` for none. Raises ValueError for anything else."""
+    (best first), or ``-`` for none; ``50 = 2 left`` (or ``draw``) gives the entry its own
+    tie rule. Raises ValueError for anything else."""
     if text.strip() == "-":
         return []
     wins: list[dict[str, Any]] = []
@@ -89,7 +94,11 @@ def parse_deal_wins(text: str) -> list[dict[str, Any]]:
         what, equals, pays = part.rpartition("=")
         if not equals:
             raise ValueError(part)
-        win: dict[str, Any] = {"pays": int(pays.strip())}
+        pays, _space, tie = pays.strip().partition(" ")
+        win: dict[str, Any] = {"pays": int(pays)}
+        if tie.strip():
+            win["tie"] = TIE_WORDS[tie.strip().lower()] if tie.strip().lower() in TIE_WORDS \
+                else tie.strip()
         what = what.strip().lower()
         if "face" in what:
             win["five_face_cards"] = True
@@ -107,9 +116,10 @@ def format_deal_wins(wins: Sequence[DealWin]) -> str:
     """The shorthand of :func:`parse_deal_wins` for ``wins``."""
     if not wins:
         return "-"
+    words = {rule: word for word, rule in TIE_WORDS.items()}
     return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
                       if w.at_most is not None else " ".join(map(str, w.totals)))
-                     + f" = {w.pays}" for w in wins)
+                     + f" = {w.pays}" + (f" {words[w.tie]}" if w.tie else "") for w in wins)
 
 
 def option_text(name: str, value: Any) -> str:
@@ -155,7 +165,8 @@ def read_rules(form: Form) -> tuple[RulesValues, dict[str, Any], Errors]:
                 spec[name] = None if widget == "optional" and number == 0 else number
         except ValueError:
             errors[f"opt-{name}"] = (
-                _("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none.")
+                _("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
+                  "50 = 2 left gives a rule its own tie.")
                 if widget == "deal_wins" else _("Enter a whole number."))
     return values, spec, errors
 

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
-from ..core.rules import multiple_word
+from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import from_minor, history, rules_of, session_rules, session_stake
 from ..models import GameSession, Hand
@@ -227,7 +227,9 @@ def rules_words(rules: Rules) -> list[tuple[str, str]]:
             text = str(OPTION_CHOICES[name][value])
         elif name == "deal_wins":
             text = "; ".join(_("%(what)s pays %(pays)s", what=w.describe(),
-                               pays=multiple_word(w.pays)) for w in value) or _("none")
+                               pays=multiple_word(w.pays))
+                             + (f" ({DEAL_TIES[w.tie]})" if w.tie else "")
+                             for w in value) or _("none")
         elif value is None:
             text = _("none")
         else:
