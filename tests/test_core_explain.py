@@ -39,6 +39,13 @@ def test_rushville_catch_names_every_bumper_in_its_own_words():
     assert not any("has the lowest count" in line for line in lines)
 
 
+def test_rushville_words_only_while_the_catch_is_double_rum():
+    lines = explained({"preset": "rushville", "catch_factor": 3},
+                      {"kind": "drop", "player": "Bob"}, {"Ann": 5, "Bob": 9, "Cy": 9, "Dee": 30})
+    assert lines[1] == ("Every player at or below Bob's count caught Bob and is paid triple, "
+                        "not only the lowest: Ann and Cy.")
+
+
 def test_chicago_catch_says_every_catcher_is_paid():
     lines = explained("chicago", {"kind": "drop", "player": "Bob"},
                       {"Ann": 5, "Bob": 9, "Cy": 9, "Dee": 30})

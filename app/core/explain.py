@@ -128,7 +128,9 @@ def _catch_winners(result: Result, caught: CaughtDrop) -> list[Message]:
     dropper = players[caught.dropper]
     if hand.rules.catch == "catchers":
         names = join_and(players[s] for s in caught.catchers)
-        if hand.rules.preset == "rushville":  # its own words: a bumped head, double rum
+        rules = hand.rules
+        if rules.preset == "rushville" and rules.catch_factor == 2 * rules.run_out_pays:
+            # Rushville's own words: a bumped head pays double rum
             return [Message("explain.bumped_head", catchers=names, dropper=dropper)]
         return [Message("explain.catchers_paid", catchers=names, dropper=dropper,
                         pays=multiple_word(hand.rules.catch_factor))]
