@@ -271,6 +271,10 @@ CATALOGUE: dict[str, str] = {
                                  "49; with both dealt, only 50 is paid.",
     "source.pagat.low_deal": "Some tables let a very low initial hand win on the deal (15 or "
                              "fewer for double, or 9 or fewer).",
+    "source.pagat.dead_stock": "Some tables make the hand dead, with no payments, when the "
+                               "stock runs out.",
+    "source.pagat.rushville.7": "Rushville: a tie when the deck is exhausted pays nothing; "
+                                "the hand is dead.",
     "source.pagat.alt1": "The lowest collects double from the dropper and the basic stake "
                          "from everyone else; the dropper pays only the lowest.",
     "source.pagat.alt2": "The dropper alone pays the lowest everyone's stake.",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .messages import Message
 from .rules import DealWin, Rules
+from .settle import Result, deal_claims
 
 PAGAT_URL = "https://www.pagat.com/rummy/tonk.html"
 ENCYCLOPEDIA_URL = "https://en.wikipedia.org/wiki/Tonk_(card_game)"
@@ -64,6 +65,7 @@ SOURCES: dict[str, Source] = {s.id: s for s in (
     Source("pagat.hits", "pagat", "Variations"),
     Source("pagat.fifty_double", "pagat", "Variations"),
     Source("pagat.low_deal", "pagat", "Variations"),
+    Source("pagat.dead_stock", "pagat", "Variations"),
     *(Source(f"pagat.alt{n}", "pagat", _ALTERNATIVES, n) for n in range(1, 6)),
     Source("pagat.dc", "pagat", "Variations: Washington DC"),
     Source("pagat.newark", "pagat", "Variations: Newark"),
@@ -71,6 +73,7 @@ SOURCES: dict[str, Source] = {s.id: s for s in (
     Source("pagat.rushville.2", "pagat", "Variations: Rushville, Indiana", 2),
     Source("pagat.rushville.4", "pagat", "Variations: Rushville, Indiana", 4),
     Source("pagat.rushville.5", "pagat", "Variations: Rushville, Indiana", 5),
+    Source("pagat.rushville.7", "pagat", "Variations: Rushville, Indiana", 7),
     Source("pagat.chicago.2", "pagat", "Variations: Chicago", 2),
     Source("pagat.chicago.3", "pagat", "Variations: Chicago", 3),
     Source("pagat.chicago.4", "pagat", "Variations: Chicago", 4),
@@ -113,6 +116,21 @@ def source_of(rules: Rules, key: str) -> Source:
     return SOURCES[{"tonk_out.hits": "pagat.hits",
                     "tonk_out.double_double": "encyclopedia.double_double",
                     "drop_won": "pagat.drop_won", "stock_out": "pagat.stock_out"}[key]]
+
+
+def ruling_sources(result: Result) -> list[Source]:
+    """The sources behind a ruling, each once: those of its payments or, when nobody pays
+    (a draw, a dead stock), the rule that says so."""
+    hand, rules = result.hand, result.hand.rules
+    keys = [p.key for p in result.payments]
+    if not keys and hand.end.kind == "deal":
+        keys = [f"deal.{index}" for _seat, index, _rank in deal_claims(hand)]
+    found = [source_of(rules, key) for key in keys]
+    if not keys and hand.end.kind == "stock_out":
+        found = [SOURCES["pagat.dead_stock" if result.outcome == "dead" else
+                         "pagat.rushville.7" if rules.preset == "rushville" else
+                         "encyclopedia.play"]]
+    return list({s.id: s for s in found}.values())
 
 
 def _deal_source(rules: Rules, win: DealWin) -> str:

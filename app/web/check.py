@@ -23,6 +23,7 @@ from markupsafe import Markup
 from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
 from ..core.money import loads
+from ..core.sources import ruling_sources
 from . import bp
 from .forms import (
     Asks,
@@ -35,7 +36,7 @@ from .forms import (
     read_rules,
     rules_field,
 )
-from .present import outcome_word, ruling_rows, sourced_payments, sources_of
+from .present import outcome_word, ruling_rows, sourced_payments
 from .routes import hand_fields_context, rules_context
 
 MAX_LINK = 6000  # characters of ?hand=: far more than eight players' cards need
@@ -111,7 +112,7 @@ def _page(check: CheckForm, rules: Rules, errors: Errors, result: Result | None 
         payments = sourced_payments(result)
         context = {
             "result": result, "outcome": outcome_word(result.outcome), "payments": payments,
-            "sources": sources_of(payments), "scoring": hand.rules.scoring,
+            "sources": ruling_sources(result), "scoring": hand.rules.scoring,
             "net_values": list((result.pushed or result.net or {}).items()),
             "permalink": link, "rows": ruling_rows(compare(hand.to_json()), hand.players),
             "qr": Markup(segno.make(link, error="m").svg_inline(scale=3))}

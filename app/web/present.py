@@ -299,11 +299,6 @@ def sourced_payments(result: Result) -> list[SourcedPayment]:
             for p in result.payments]
 
 
-def sources_of(payments: list[SourcedPayment]) -> list[Source]:
-    """Each source once, in the order the payments cite them."""
-    return list({p.source.id: p.source for p in payments}.values())
-
-
 @dataclass(frozen=True)
 class RulingRow:
     """One row of "under other house rules": a rule set's ruling, each player's net (or
