@@ -45,9 +45,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
     login_manager.init_app(app)
-    from .web.site import select_locale
+    from .core import set_translator
+    from .web.site import catalogue_translator, select_locale
 
     babel.init_app(app, locale_selector=select_locale)
+    set_translator(catalogue_translator)  # the core's sentences in the reader's language
 
     from . import models  # noqa: F401  (the tables, for the database and migrations)
     from .api import bp as api_bp

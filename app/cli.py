@@ -19,7 +19,7 @@ import click
 
 from .core import TonkError, parse_hand, settle
 from .core.money import loads
-from .core.settle import Result, amount_formatter
+from .core.settle import Result
 from .core.transfers import fewest_transfers, parse_balances
 
 
@@ -57,15 +57,11 @@ def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
 
 
 def _explained(result: Result) -> str:
-    fmt = amount_formatter(result.hand.rules)
+    """The outcome, then the explanation, which already ends with the net (or who is pushed
+    up): said once."""
     lines = [f"Outcome: {result.outcome.replace('_', ' ')}"
              + (f" — {', '.join(result.winners)}" if result.winners else "")]
     lines += [f"  {sentence}" for sentence in result.explanation]
-    if result.pushed is not None:
-        lines += [f"  pushed {p}: {v}" for p, v in result.pushed.items()]
-    else:
-        assert result.net is not None
-        lines += [f"  net {p}: {fmt(v)}" for p, v in result.net.items()]
     return "\n".join(lines)
 
 

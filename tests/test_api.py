@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import load_json
 
-EXAMPLES = load_json("examples.json")
+EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 
 
 def post(client, path, body):

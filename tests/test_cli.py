@@ -33,7 +33,14 @@ def test_settle_explain_from_stdin(runner):
     out = runner.invoke(cli, ["settle", "--explain", "-"], input=json.dumps(HAND))
     assert out.exit_code == 0
     assert "Bob dropped with 9; Cy holds 9: a tie goes against the dropper" in out.stdout
-    assert "net Cy: 1.00" in out.stdout
+    assert "Net: Ann -0.25, Bob -0.50, Cy +1.00, Dee -0.25." in out.stdout
+
+
+def test_settle_explain_says_the_net_once(runner):
+    """Issue 11: --explain printed the net twice (the explanation's line and its own)."""
+    out = runner.invoke(cli, ["settle", "--explain", "-"], input=json.dumps(HAND))
+    assert out.stdout.count("Net:") == 1
+    assert "net Cy" not in out.stdout
 
 
 def test_json_lines_one_result_a_line(runner):

@@ -9,7 +9,8 @@ import pytest
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
 from tests.conftest import load_json
 
-EXAMPLES = load_json("examples.json")
+#: RULES.md's worked hands, and those of its three changes (issue 11).
+EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
@@ -42,7 +43,8 @@ def test_payments_carry_their_rule_and_explanation_reads_as_sentences():
     result = settle(hand())
     assert result.payments[0] == Payment(
         "Bob", "Cy", Decimal("0.50"),
-        "standard catch: the dropper pays double to each player at or below their count")
+        "standard catch: the dropper pays double to each player at or below the dropper's "
+        "count", "catch.standard.dropper")
     assert result.explanation[0] == (
         "Bob dropped with 9; Cy holds 9: a tie goes against the dropper, so Bob is caught.")
     assert "Bob pays Cy 0.50" in " ".join(result.explanation)

@@ -207,7 +207,8 @@ def test_new_session_errors_show_beside_the_field(app, form, args, field):
 @pytest.mark.parametrize("form, field, message", [
     ({"opt-catch_factor": "x"}, "opt-catch_factor", "Enter a whole number."),
     ({"opt-deal_wins": "whatever"}, "opt-deal_wins",
-     "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none."),
+     "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
+     "50 = 2 left gives a rule its own tie."),
     ({"first_dealer": "5"}, "first_dealer", "Choose a seat that has a player."),
 ])
 def test_what_the_page_itself_cannot_read(app, form, field, message):
@@ -249,7 +250,7 @@ def test_record_every_kind_of_end(db_app, scorer, kind):
     page = client.get(resp.location).get_data(as_text=True)
     assert 'class="recorded"' in page  # the hand's payments, flashed once
     for payment in result["payments"]:
-        assert payment["rule"] in page
+        assert str(escape(payment["rule"])) in page
     assert 'class="recorded"' not in client.get(resp.location).get_data(as_text=True)
 
 

@@ -54,7 +54,8 @@ IDEMPOTENCY_KEY = {
 
 
 def _schemas() -> dict[str, Any]:
-    options: dict[str, Any] = {name: {"description": text} for name, (_, text) in OPTIONS.items()}
+    options: dict[str, Any] = {name: {"description": str(text)}
+                               for name, (_, text) in OPTIONS.items()}
     options["catch"]["enum"] = list(CATCHES)
     return {
         "Error": {"type": "object", "required": ["error"], "properties": {
@@ -95,6 +96,25 @@ def _schemas() -> dict[str, Any]:
             "net": {"type": "object", "additionalProperties": _MONEY},
             "pushed": {"type": "object", "additionalProperties": {"type": "integer"}},
             "explanation": {"type": "array", "items": {"type": "string"}}}},
+        "Ruling": {"type": "object", "required": ["rules", "title"], "properties": {
+            "rules": {**_ref("Rules"), "description": "A preset's name, or the table's own "
+                      "rules as sent (then own is true)."},
+            "title": {"type": "string"},
+            "own": {"type": "boolean", "description": "The table's own rules."},
+            "result": _ref("Result"),
+            "differs": {"type": "object", "description": "What is not as under the first "
+                        "ruling that could be settled (the table's own rules when given).",
+                        "properties": {
+                "winners": {"type": "boolean"},
+                "players": {"type": "array", "items": {"type": "string"},
+                            "description": "Whose net (or push-up) differs."}}},
+            "note": {"type": "string", "description": "A change the comparison had to make, "
+                     "e.g. a stake of 1 point under points scoring."},
+            "error": {"type": "string", "description": "Why the hand cannot be settled "
+                      "under these rules (instead of result)."},
+            "field": {"type": "string"}}},
+        "Comparison": {"type": "object", "properties": {
+            "results": {"type": "array", "items": _ref("Ruling")}}},
         "Balances": {"type": "object", "required": ["balances"], "properties": {
             "balances": {"type": "object", "additionalProperties": _MONEY}}},
         "Transfer": {"type": "object", "properties": {
@@ -440,6 +460,12 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Settle one hand (the dispute checker). Stores nothing.",
                 "requestBody": _json_body("Hand"),
                 "responses": {"200": _answer("The hand's result.", "Result"), **ERRORS}}},
+            "/api/v1/compare": {"post": {
+                "summary": "The same hand under every preset, the table's own rules (if the "
+                           "hand gives them) first. Stores nothing.",
+                "requestBody": _json_body("Hand"),
+                "responses": {"200": _answer("One ruling a rule set.", "Comparison"),
+                              **ERRORS}}},
             "/api/v1/transfers": {"post": {
                 "summary": "The fewest transfers that settle balances summing to zero.",
                 "requestBody": _json_body("Balances"),

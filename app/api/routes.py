@@ -1,5 +1,5 @@
-"""The stateless endpoints: the dispute checker (settle), fewest transfers, and the OpenAPI
-document. They store nothing."""
+"""The stateless endpoints: the dispute checker (settle, and compare under every preset),
+fewest transfers, and the OpenAPI document. They store nothing."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,6 +7,7 @@ from typing import Any
 from flask import Response, jsonify, request
 
 from ..core import parse_hand, settle
+from ..core.compare import compare
 from ..core.money import loads
 from ..core.transfers import fewest_transfers, parse_balances
 from . import bp
@@ -33,6 +34,11 @@ def json_body() -> dict[str, Any]:
 def settle_hand() -> Response:
     result = settle(parse_hand(json_body()))
     return jsonify(result.to_json())
+
+
+@bp.post("/compare")
+def compare_hand() -> Response:
+    return jsonify({"results": [ruling.to_json() for ruling in compare(json_body())]})
 
 
 @bp.post("/transfers")

@@ -11,13 +11,15 @@ from .errors import (
     UnknownOptionError,
     UnknownPresetError,
 )
+from .explain import explain
 from .hand import End, Hand, parse_hand
+from .messages import Message, render, set_translator
 from .rules import OPTIONS, PRESETS, DealWin, Preset, Rules, find_preset, resolve_rules
-from .settle import Payment, Result, explain, settle
+from .settle import Payment, Result, settle
 
 __all__ = [
     "OPTIONS", "PRESETS", "Card", "CardError", "DealWin", "End", "Hand", "HandError",
-    "Payment", "Preset", "Result", "Rules", "RulesError", "TonkError", "UnknownOptionError",
-    "UnknownPresetError", "explain", "find_preset", "parse_card", "parse_hand",
-    "resolve_rules", "settle",
+    "Message", "Payment", "Preset", "Result", "Rules", "RulesError", "TonkError",
+    "UnknownOptionError", "UnknownPresetError", "explain", "find_preset", "parse_card",
+    "parse_hand", "render", "resolve_rules", "set_translator", "settle",
 ]

@@ -10,23 +10,20 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from itertools import combinations
 
 from .errors import CardError
+from .messages import Message
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 FACE_RANKS = frozenset({"J", "Q", "K"})
 JOKER = "JOKER"
 
-DECKS: dict[str, str] = {
-    "standard": "the standard 52-card deck",
-    "jokers": "52 cards and two jokers that count 0",
-    "forty": "the forty-card deck, without 8s, 9s and 10s",
-}
-FACE_VALUES: dict[str, str] = {
-    "ten": "J, Q and K count 10",
-    "rank": "J counts 11, Q 12, K 13",
-}
+DECKS: dict[str, Message] = {name: Message(f"deck.{name}") for name in
+                             ("standard", "jokers", "forty")}
+FACE_VALUES: dict[str, Message] = {name: Message(f"face_value.{name}") for name in
+                                   ("ten", "rank")}
 _RANK_VALUE = {r: i + 1 for i, r in enumerate(RANKS)}
 _SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
@@ -57,16 +54,13 @@ class Card:
 def parse_card(text: object) -> Card:
     """``"10h"`` → ``Card("10", "H")``; raises :class:`CardError` for anything else."""
     if not isinstance(text, str):
-        raise CardError(f"a card is written like \"KS\" or \"10H\", not {text!r}")
+        raise CardError(Message("card.not_text", value=repr(text)))
     word = text.strip().upper()
     if word == JOKER:
         return Card(JOKER)
     rank, suit = word[:-1], word[-1:]
     if rank not in _RANK_VALUE or suit not in _SUIT_NAMES:
-        raise CardError(
-            f"\"{text}\" is not a card: write the rank (A, 2–10, J, Q, K) then the suit "
-            "(S, H, D, C), like \"KS\" or \"10H\", or JOKER"
-        )
+        raise CardError(Message("card.unknown", text=text))
     return Card(rank, suit)
 
 
@@ -83,7 +77,7 @@ def deck_contents(deck: str) -> dict[Card, int]:
 def check_in_deck(card: Card, deck: str) -> None:
     """Raises :class:`CardError` when ``deck`` has no such card."""
     if card not in deck_contents(deck):
-        raise CardError(f"{card} is not in {DECKS[deck]}")
+        raise CardError(Message("card.not_in_deck", card=str(card), deck=DECKS[deck]))
 
 
 def check_available(hands: dict[str, list[Card]], deck: str) -> None:
@@ -97,11 +91,10 @@ def check_available(hands: dict[str, list[Card]], deck: str) -> None:
     contents = deck_contents(deck)
     for card, times in seen.items():
         if times > contents[card]:
-            copies = "once" if contents[card] == 1 else f"{contents[card]} times"
-            who = ", ".join(owners[card])
-            raise CardError(
-                f"{card} is given {times} times ({who}), but the deck holds it only {copies}"
-            )
+            raise CardError(Message(
+                "card.too_often" if contents[card] == 1 else "card.too_often_copies",
+                card=str(card), times=times, who=", ".join(owners[card]),
+                copies=contents[card]))
 
 
 @cache
@@ -140,8 +133,14 @@ def deal_totals(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
     return _sums_by_size(deck, face_value, hand_size)[hand_size]
 
 
-def card_word(n: int) -> str:
-    """``5`` → ``"five cards"``, for messages."""
-    words = ["no cards", "one card", "two cards", "three cards", "four cards", "five cards",
-             "six cards", "seven cards", "eight cards", "nine cards", "ten cards"]
-    return words[n] if n < len(words) else f"{n} cards"
+def card_word(n: int) -> Message:
+    """``5`` → "five cards", for messages."""
+    return Message(f"cards.{n}") if n <= 10 else Message("cards.n", n=n)
+
+
+@cache
+def five_face_totals(face_value: str) -> frozenset[int]:
+    """Every total five face cards can make: 50 when J, Q, K count 10; 56 to 64 when they
+    count their rank (four copies of each rank in the deck)."""
+    values = [Card(r, s).value(face_value) for r in sorted(FACE_RANKS) for s in SUITS]
+    return frozenset(sum(c) for c in combinations(values, 5))

@@ -3,17 +3,28 @@
 Every one is a ``ValueError`` and carries ``field``: where in the input the problem is
 (``"counts.Bob"``, ``"rules.catch"``), or ``None`` when it is about the whole input. Only the
 web layer turns them into HTTP answers or form errors, in one place.
+
+The core's own errors carry a :class:`~app.core.messages.Message` (an id of the catalogue and
+its values), rendered only when read, so that it can be read in the reader's language; the
+services above the core may still pass plain text.
 """
 from __future__ import annotations
+
+from .messages import Message
 
 
 class TonkError(ValueError):
     """Base of every domain error: bad input, named by field."""
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(self, message: str | Message, field: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
+        self.said = message
         self.field = field
+
+    @property
+    def message(self) -> str:
+        """What is wrong, for a person, in the language the catalogue renders."""
+        return str(self.said)
 
     def __str__(self) -> str:
         return self.message

@@ -12,19 +12,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from .cards import Card, check_available, check_in_deck, parse_card
+from .cards import Card, check_available, check_in_deck, five_face_totals, parse_card
 from .errors import CardError, HandError, TonkError
+from .messages import Message
 from .money import parse_decimal
 from .rules import Rules, resolve_rules
 
-END_KINDS: dict[str, str] = {
-    "deal": "instant win on the deal",
-    "tonk_out": "tonk out",
-    "run_out": "run out",
-    "drop": "drop",
-    "stock_out": "stock ran out",
-    "dead": "dead hand",
-}
+END_KINDS: dict[str, Message] = {kind: Message(f"end.{kind}") for kind in (
+    "deal", "tonk_out", "run_out", "drop", "stock_out", "dead")}
 METHODS = ("spread", "hits")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_NAME = 40
@@ -117,19 +112,19 @@ class Hand:
 
 # -- small checks ---------------------------------------------------------------------------
 
-def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit: int,
-               *, multiline: bool = False) -> str:
+def clean_text(value: Any, error: type[TonkError], field: str, what: str | Message,
+               limit: int, *, multiline: bool = False) -> str:
     """Typed text → trimmed text (one line: inner runs of spaces folded), or ``error``:
     empty, longer than ``limit``, or holding control characters (which no name needs and
     PostgreSQL cannot always store)."""
     if not isinstance(value, str) or not value.strip():
-        raise error(f"{what} cannot be empty", field)
+        raise error(Message("text.empty", what=what), field)
     text = value.strip() if multiline else " ".join(value.split())
     allowed = "\n\t\r" if multiline else ""
     if any(unicodedata.category(c) == "Cc" and c not in allowed for c in text):
-        raise error(f"{what} cannot contain control characters", field)
+        raise error(Message("text.control", what=what), field)
     if len(text) > limit:
-        raise error(f"{what} can be at most {limit} characters", field)
+        raise error(Message("text.too_long", what=what, limit=limit), field)
     return text
 
 
@@ -144,34 +139,34 @@ def parse_stake(value: Any, rules: Rules) -> Decimal:
     if value is None:
         value = 1
     amount = parse_decimal(value, HandError,
-                           f'the stake must be an amount like "0.25", not {value!r}', "stake")
+                           Message("stake.not_amount", value=repr(value)), "stake")
     if amount <= 0:
-        raise HandError(f"the stake must be more than zero, not {value}", "stake")
+        raise HandError(Message("stake.not_positive", value=value), "stake")
     if amount > MAX_STAKE:
-        raise HandError("the stake can be at most 1,000,000", "stake")
+        raise HandError(Message("stake.too_large"), "stake")
     if rules.scoring != "points":  # push-ups take no stake, but a table may keep one
         if amount != amount.quantize(_CENT):
-            raise HandError(f"the stake has at most two decimal places, not {value}", "stake")
+            raise HandError(Message("stake.places", value=value), "stake")
         return amount.quantize(_CENT)
     if amount != amount.to_integral_value():
-        raise HandError(f"under points scoring the stake is a whole number of points, "
-                        f"not {value}", "stake")
+        raise HandError(Message("stake.whole_points", value=value), "stake")
     return amount.quantize(Decimal(1))
 
 
 def parse_players(value: Any) -> tuple[str, ...]:
     """2 to 8 distinct non-empty names in seat order."""
     if not isinstance(value, list | tuple):
-        raise HandError("players must be a list of names in seat order", "players")
+        raise HandError(Message("players.not_list"), "players")
     if not MIN_PLAYERS <= len(value) <= MAX_PLAYERS:
-        raise HandError(f"Tonk needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(value)}",
-                        "players")
+        raise HandError(Message("players.how_many", low=MIN_PLAYERS, high=MAX_PLAYERS,
+                                n=len(value)), "players")
     names: list[str] = []
     seen: dict[str, str] = {}
     for i, raw in enumerate(value):
-        name = clean_text(raw, HandError, f"players[{i}]", f"player {i + 1}'s name", MAX_NAME)
+        name = clean_text(raw, HandError, f"players[{i}]", Message("players.name", n=i + 1),
+                          MAX_NAME)
         if name.casefold() in seen:
-            raise HandError(f"{name} sits at the table twice", f"players[{i}]")
+            raise HandError(Message("players.twice", player=name), f"players[{i}]")
         seen[name.casefold()] = name
         names.append(name)
     return tuple(names)
@@ -179,56 +174,54 @@ def parse_players(value: Any) -> tuple[str, ...]:
 
 def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
     if not isinstance(name, str):
-        raise HandError(f"{what} must be the name of a player, not {name!r}", field)
+        raise HandError(Message("seat.not_name", what=what, value=repr(name)), field)
     try:
         return players.index(" ".join(name.split()))
     except ValueError:
-        raise HandError(f"{what}: {name} is not at the table ({', '.join(players)})",
-                        field) from None
+        raise HandError(Message("seat.not_at_table", what=what, player=name,
+                                players=", ".join(players)), field) from None
 
 
 def _flag(end: Mapping[str, Any], key: str) -> bool:
     value = end.get(key, False)
     if not isinstance(value, bool):
-        raise HandError(f"{key} must be true or false, not {value!r}", f"end.{key}")
+        raise HandError(Message("end.not_flag", key=key, value=repr(value)), f"end.{key}")
     return value
 
 
 def parse_end(value: Any, players: tuple[str, ...], rules: Rules) -> End:
     """The ``end`` object of a hand (RULES.md §2)."""
     if not isinstance(value, Mapping):
-        raise HandError('end must say how the hand ended, like {"kind": "drop", '
-                        '"player": "Ann"}', "end")
+        raise HandError(Message("end.not_object"), "end")
     kind = value.get("kind")
     if not isinstance(kind, str) or kind not in END_KINDS:
-        raise HandError(f"end.kind must be one of {', '.join(END_KINDS)}, not {kind!r}",
-                        "end.kind")
+        raise HandError(Message("end.unknown_kind", kinds=", ".join(END_KINDS),
+                                value=repr(kind)), "end.kind")
     extra = sorted(set(value) - _END_FIELDS[kind])
     if extra:
-        raise HandError(f"a {END_KINDS[kind]} has no field {extra[0]!r}", f"end.{extra[0]}")
+        raise HandError(Message("end.no_field", end=END_KINDS[kind], field=repr(extra[0])),
+                        f"end.{extra[0]}")
     if kind in ("tonk_out", "run_out", "drop"):
         if value.get("player") is None:
-            raise HandError(f"a {END_KINDS[kind]} needs the player who "
-                            f"{'dropped' if kind == 'drop' else 'went out'}", "end.player")
+            raise HandError(Message("end.needs_dropper" if kind == "drop" else
+                                    "end.needs_winner", end=END_KINDS[kind]), "end.player")
         player = players[_seat(players, value["player"], "end.player", "end.player")]
     else:
         player = None
     if kind == "tonk_out":
         method = value.get("method", "spread")
         if method not in METHODS:
-            raise HandError(f'method must be "spread" or "hits", not {method!r}', "end.method")
+            raise HandError(Message("end.method", value=repr(method)), "end.method")
         double_double = _flag(value, "double_double")
         if double_double and rules.double_double_pays is None:
-            raise HandError("these house rules do not play double-doubles", "end.double_double")
+            raise HandError(Message("end.no_double_double"), "end.double_double")
         return End(kind, player, method, _flag(value, "first_turn"), double_double)
     if kind == "deal" and "five_face_cards" in value:
         listed = value["five_face_cards"]
         if not rules.has_five_face_cards:
-            raise HandError("these house rules have no instant win for five face cards",
-                            "end.five_face_cards")
+            raise HandError(Message("end.no_five_face_cards"), "end.five_face_cards")
         if not isinstance(listed, list | tuple):
-            raise HandError("five_face_cards must be a list of players",
-                            "end.five_face_cards")
+            raise HandError(Message("end.five_face_not_list"), "end.five_face_cards")
         seats = sorted({_seat(players, p, "end.five_face_cards", "five_face_cards")
                         for p in listed})
         return End(kind, five_face_cards=tuple(players[s] for s in seats))
@@ -241,13 +234,13 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
     if value is None:
         return counts
     if not isinstance(value, Mapping):
-        raise HandError('counts must map players to their points, like {"Ann": 12}', "counts")
+        raise HandError(Message("counts.not_object"), "counts")
     for name, count in value.items():
         seat = _seat(players, name, f"counts.{name}", "counts")
         field = f"counts.{players[seat]}"
         if not _is_int(count):
-            raise HandError(f"{players[seat]}'s count must be a whole number, not {count!r}",
-                            field)
+            raise HandError(Message("counts.not_whole", player=players[seat],
+                                    value=repr(count)), field)
         if kind == "deal":
             _check_deal_total(rules, players[seat], count, field)
         elif count not in rules.play_counts:
@@ -258,19 +251,20 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
 
 def _bad_count(rules: Rules, player: str, count: int, field: str) -> None:
     if count < 0:
-        raise HandError(f"{player}'s count cannot be negative ({count})", field)
+        raise HandError(Message("counts.negative", player=player, count=count), field)
     if count > rules.max_count:
-        raise HandError(f"{player}'s count of {count} is more than {rules.hand_words} can "
-                        f"hold (at most {rules.max_count})", field)
-    raise HandError(f"no {rules.hand_words} of this deck add up to {count} ({player})", field)
+        raise HandError(Message("counts.too_high", player=player, count=count,
+                                cards=rules.hand_words, max=rules.max_count), field)
+    raise HandError(Message("counts.impossible", player=player, count=count,
+                            cards=rules.hand_words), field)
 
 
 def _check_deal_total(rules: Rules, player: str, total: int, field: str) -> None:
     if total in rules.deal_totals:
         return
     if 0 <= total < rules.min_deal_total:
-        raise HandError(f"{player}'s initial total of {total} is below what {rules.hand_words} "
-                        f"can make (at least {rules.min_deal_total})", field)
+        raise HandError(Message("counts.deal_too_low", player=player, total=total,
+                                cards=rules.hand_words, min=rules.min_deal_total), field)
     _bad_count(rules, player, total, field)
 
 
@@ -280,24 +274,23 @@ def _parse_cards(value: Any, players: tuple[str, ...], rules: Rules
     if value is None:
         return hands
     if not isinstance(value, Mapping):
-        raise HandError('cards must map players to their cards, like {"Ann": ["KS", "10H"]}',
-                        "cards")
+        raise HandError(Message("cards.not_object"), "cards")
     by_name: dict[str, list[Card]] = {}
     for name, cards in value.items():
         seat = _seat(players, name, f"cards.{name}", "cards")
         field = f"cards.{players[seat]}"
         if not isinstance(cards, list | tuple):
-            raise HandError(f"{players[seat]}'s cards must be a list like [\"KS\", \"10H\"]",
-                            field)
+            raise HandError(Message("cards.not_list", player=players[seat]), field)
         if len(cards) > rules.hand_size:
-            raise HandError(f"{players[seat]} holds {len(cards)} cards, but a hand has at most "
-                            f"{rules.hand_words}", field)
+            raise HandError(Message("cards.too_many", player=players[seat], n=len(cards),
+                                    cards=rules.hand_words), field)
         try:
             parsed = [parse_card(c) for c in cards]
             for card in parsed:
                 check_in_deck(card, rules.deck)
         except CardError as exc:
-            raise CardError(f"{players[seat]}: {exc.message}", field) from None
+            raise CardError(Message("cards.of_player", player=players[seat], error=exc.said),
+                            field) from None
         by_name[players[seat]] = parsed
         hands[seat] = tuple(parsed)
     check_available(by_name, rules.deck)
@@ -314,14 +307,13 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
     data; then the data must not give them. Raises a :class:`TonkError` naming the field.
     """
     if not isinstance(data, Mapping):
-        raise HandError("a hand must be a JSON object", None)
+        raise HandError(Message("hand.not_object"), None)
     unknown = sorted(set(data) - HAND_FIELDS, key=str)
     if unknown:
-        raise HandError(f"a hand has no field {unknown[0]!r}", str(unknown[0]))
+        raise HandError(Message("hand.no_field", field=repr(unknown[0])), str(unknown[0]))
     for name, given in (("rules", rules), ("stake", stake), ("players", players)):
         if given is not None and name in data:
-            raise HandError(f"{name} are set by the session, not by each hand"
-                            if name != "stake" else "the stake is set by the session", name)
+            raise HandError(Message(f"hand.{name}_by_session"), name)
     if rules is None:
         rules = resolve_rules(data.get("rules"))
     stake = stake if stake is not None else parse_stake(data.get("stake"), rules)
@@ -329,8 +321,8 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
 
     multiplier = data.get("multiplier", 1)
     if not _is_int(multiplier) or not 1 <= multiplier <= MAX_MULTIPLIER:
-        raise HandError(f"multiplier must be a whole number from 1 to {MAX_MULTIPLIER}, "
-                        f"not {multiplier!r}", "multiplier")
+        raise HandError(Message("hand.multiplier", max=MAX_MULTIPLIER,
+                                value=repr(multiplier)), "multiplier")
     dealer = data.get("dealer")
     dealer_seat = 0 if dealer is None else _seat(players, dealer, "dealer", "dealer")
     end = parse_end(data.get("end"), players, rules)
@@ -356,14 +348,14 @@ def _counts_from_cards(counts: list[int | None], cards: list[tuple[Card, ...] | 
         name, field = players[seat], f"cards.{players[seat]}"
         total = sum(c.value(rules.face_value) for c in held)
         if end.kind == "deal" and len(held) != rules.hand_size:
-            raise HandError(f"{name}: a hand on the deal has {rules.hand_words}, "
-                            f"not {len(held)}", field)
+            raise HandError(Message("cards.deal_size", player=name, cards=rules.hand_words,
+                                    n=len(held)), field)
         if name in end.five_face_cards and not all(c.is_face for c in held):
-            raise HandError(f"{name}'s cards are not five face cards", field)
+            raise HandError(Message("cards.not_five_face", player=name), field)
         given = counts[seat]
         if given is not None and given != total:
-            raise HandError(f"{name}'s cards add up to {total}, not the {given} given",
-                            f"counts.{name}")
+            raise HandError(Message("cards.sum_differs", player=name, total=total,
+                                    given=given), f"counts.{name}")
         if end.kind == "deal":
             _check_deal_total(rules, name, total, field)
         counts[seat] = total
@@ -375,17 +367,11 @@ def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rul
     if kind in ("tonk_out", "run_out"):
         seat = players.index(end.player or "")
         if counts[seat]:
-            raise HandError(f"{end.player} went out, so holds no points, not {counts[seat]}",
-                            f"counts.{end.player}")
+            raise HandError(Message("counts.winner_holds", player=end.player,
+                                    count=counts[seat]), f"counts.{end.player}")
         counts[seat] = 0
-    if kind == "deal" and rules.hand_size == 5 and rules.face_value == "ten":
-        for name in end.five_face_cards:
-            seat = players.index(name)
-            if counts[seat] is None:
-                counts[seat] = 50
-            elif counts[seat] != 50:
-                raise HandError(f"five face cards count 50, not {counts[seat]} ({name})",
-                                f"counts.{name}")
+    if kind == "deal":
+        _check_five_face_counts(counts, players, rules, end)
     needed: list[int] = []
     if kind in ("drop", "stock_out"):
         needed = list(range(len(players)))
@@ -394,22 +380,39 @@ def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rul
                   if players[s] != end.player and players[s] not in end.five_face_cards]
     for seat in needed:
         if counts[seat] is None:
-            why = (f"a {END_KINDS[kind]} needs every player's count" if kind != "deal"
-                   else "under push-ups every loser's count is needed")
-            if kind in ("tonk_out", "run_out"):
-                why = "under push-ups every loser's count is needed"
-            raise HandError(f"{players[seat]}'s count is missing: {why}",
+            why = (Message("counts.every_count", end=END_KINDS[kind])
+                   if kind in ("drop", "stock_out") else Message("counts.every_loser"))
+            raise HandError(Message("counts.missing", player=players[seat], why=why),
                             f"counts.{players[seat]}")
     if kind == "deal" and not any(c is not None for c in counts) and not end.five_face_cards:
-        raise HandError("an instant win on the deal needs the initial total of the player "
-                        "who claims it", "counts")
+        raise HandError(Message("counts.deal_needs_total"), "counts")
 
 
-def _no_claim_message(hand: Hand) -> str:
+def _check_five_face_counts(counts: list[int | None], players: tuple[str, ...], rules: Rules,
+                            end: End) -> None:
+    """Five face cards count 50 when J, Q, K count 10 (a missing count is 50), and 56 to 64
+    when they count their rank, so never 50: such a claim is refused (RULES.md §2)."""
+    if rules.hand_size != 5:
+        return
+    totals = five_face_totals(rules.face_value)
+    for name in end.five_face_cards:
+        seat = players.index(name)
+        if counts[seat] is None and len(totals) == 1:
+            counts[seat] = min(totals)
+        elif counts[seat] is not None and counts[seat] not in totals:
+            low, high = min(totals), max(totals)
+            raise HandError(Message("counts.five_face" if low == high else
+                                    "counts.five_face_range", player=name,
+                                    count=counts[seat], low=low, high=high),
+                            f"counts.{name}")
+
+
+def _no_claim_message(hand: Hand) -> Message:
     rules = hand.rules
     if not rules.deal_wins:
-        return "these house rules have no instant wins on the deal"
-    wins = "; ".join(f"{w.describe()} pays {w.pays}" for w in rules.deal_wins)
+        return Message("deal.no_instant_wins")
+    wins = "; ".join(str(Message("deal.win_pays", what=w.describe(), pays=w.pays))
+                     for w in rules.deal_wins)
     given = ", ".join(f"{p} {c}" for p, c in zip(hand.players, hand.counts, strict=True)
                       if c is not None)
-    return f"nobody wins on the deal with {given or 'these cards'} (these rules: {wins})"
+    return Message("deal.no_claim", given=given or Message("deal.these_cards"), wins=wins)

@@ -7,9 +7,11 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .errors import TonkError
+from .messages import Message
 
 
-def parse_decimal(value: Any, error: type[TonkError], message: str, field: str) -> Decimal:
+def parse_decimal(value: Any, error: type[TonkError], message: str | Message,
+                  field: str) -> Decimal:
     """A decimal string, an int or a Decimal → a finite Decimal; anything else (a float, a
     bool, words, NaN) raises ``error(message, field)``."""
     if isinstance(value, bool) or not isinstance(value, str | int | Decimal):

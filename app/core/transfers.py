@@ -74,6 +74,7 @@ from decimal import Decimal
 from typing import Final
 
 from .errors import TonkError
+from .messages import Message
 from .money import parse_decimal
 
 __all__ = ["EXACT_LIMIT", "MAX_PLACES", "MAX_PEOPLE", "Transfer", "TransferError",
@@ -116,11 +117,8 @@ def fewest_transfers(balances: Mapping[str, Decimal]) -> tuple[Transfer, ...]:
     people, places = _read_balances(balances)
     total = sum(units for _, units in people)
     if total != 0:
-        raise TransferError(
-            "the balances do not add up to zero: they sum to "
-            f"{_to_decimal(total, places)}",
-            "balances",
-        )
+        raise TransferError(Message("balances.not_zero", total=_to_decimal(total, places)),
+                            "balances")
     nonzero = [(name, units) for name, units in people if units]
     settled, rest = _cancel_pairs(nonzero)
     if len(rest) <= EXACT_LIMIT:
@@ -143,18 +141,17 @@ def parse_balances(data: object) -> dict[str, Decimal]:
     """Balances as JSON gives them (``{"Ann": "4.50", "Bob": -4.5}``: decimal strings, whole
     numbers or Decimals, never binary floats) → name to Decimal. Raises TransferError."""
     if not isinstance(data, Mapping) or not data:
-        raise TransferError('balances must map each name to an amount, like '
-                            '{"Ann": "4.50", "Bob": "-4.50"}', "balances")
+        raise TransferError(Message("balances.not_object"), "balances")
     if len(data) > MAX_PEOPLE:
-        raise TransferError(f"a settle-up takes at most {MAX_PEOPLE} people", "balances")
+        raise TransferError(Message("balances.too_many", n=MAX_PEOPLE), "balances")
     out: dict[str, Decimal] = {}
     for name, value in data.items():
         if not isinstance(name, str) or not name.strip():
-            raise TransferError("every balance needs a name", "balances")
+            raise TransferError(Message("balances.no_name"), "balances")
         field = f"balances.{name}"
         out[name] = parse_decimal(
             value, TransferError,
-            f"{name}'s balance must be an amount like \"4.50\", not {value!r}", field)
+            Message("balances.not_amount", name=name, value=repr(value)), field)
     return out
 
 
@@ -162,30 +159,28 @@ def parse_balances(data: object) -> dict[str, Decimal]:
 def _read_balances(balances: Mapping[str, Decimal]) -> tuple[list[tuple[str, int]], int]:
     """The balances as (name, integer units) sorted by name, and the number of places."""
     if not isinstance(balances, Mapping):
-        raise TransferError("the balances must map each name to an amount", "balances")
+        raise TransferError(Message("balances.not_mapping"), "balances")
     checked: list[tuple[str, Decimal, int]] = []
     places = 0
     for name, value in balances.items():
         if not isinstance(name, str):
-            raise TransferError(f"every name must be text, not {name!r}", "balances")
+            raise TransferError(Message("balances.name_not_text", value=repr(name)),
+                                "balances")
         field = f"balances.{name}"
         if not isinstance(value, Decimal):
-            raise TransferError(
-                f"{name}'s balance must be an exact decimal amount, not {value!r}", field
-            )
+            raise TransferError(Message("balances.not_decimal", name=name, value=repr(value)),
+                                field)
         if not value.is_finite():
-            raise TransferError(f"{name}'s balance is not an amount of money: {value}", field)
+            raise TransferError(Message("balances.not_finite", name=name, value=value), field)
         exponent = value.as_tuple().exponent
         assert isinstance(exponent, int)  # finite
         value_places = max(0, -exponent)
         if value_places > MAX_PLACES:
-            raise TransferError(
-                f"{name}'s balance {value:f} has {value_places} decimal places; "
-                f"at most {MAX_PLACES} are allowed",
-                field,
-            )
+            raise TransferError(Message("balances.places", name=name, value=f"{value:f}",
+                                        places=value_places, max=MAX_PLACES), field)
         if value and value.adjusted() > _MAX_ADJUSTED:
-            raise TransferError(f"{name}'s balance {value:f} is too large to be money", field)
+            raise TransferError(Message("balances.too_large", name=name, value=f"{value:f}"),
+                                field)
         places = max(places, value_places)
         checked.append((name, value, exponent))
     checked.sort(key=lambda item: item[0])

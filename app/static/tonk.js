@@ -1,6 +1,7 @@
 /* Tonk Tally: a little help on top of forms that work without it.
    Hand form: show only the facts the chosen end needs, check counts as they are typed,
    and a card picker that fills the count. New session: name the first-dealer choices.
+   Dispute checker: another preset redraws the form for its rules (what the button does).
    Every form: its button rests while it is sent. */
 (function () {
   "use strict";
@@ -207,6 +208,13 @@
     });
   });
 
+  function redrawOnPreset(select, button) {
+    select.addEventListener("change", function () {
+      if (button.form.requestSubmit) button.form.requestSubmit(button);
+      else button.click();
+    });
+  }
+
   var config = document.getElementById("hand-config");
   var handEl = document.getElementById("hand-form");
   if (config && handEl) handForm(handEl, JSON.parse(config.textContent));
@@ -214,4 +222,6 @@
   if (dealer) firstDealer(dealer);
   var preset = document.getElementById("preset"), summary = document.getElementById("preset-summary");
   if (preset && summary) presetSummary(preset, summary);
+  var setup = document.getElementById("setup");
+  if (preset && setup) redrawOnPreset(preset, setup);
 })();

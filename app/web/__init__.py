@@ -1,5 +1,5 @@
 """The scorekeeper's pages: sessions, recording and correcting hands, the chart, settle-up,
-house rules, and the read-only share view."""
+house rules, the read-only share view, and the dispute checker for anyone."""
 from flask import Blueprint
 
 from .site import FILTERS, page_headers, template_context
@@ -14,4 +14,5 @@ from .once import once_token  # noqa: E402
 
 bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
 
+from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import routes as routes  # noqa: E402  (registers the views on bp)

@@ -17,7 +17,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
 
-from ..core import OPTIONS, PRESETS, CardError, DealWin, Rules, TonkError
+from ..core import OPTIONS, PRESETS, CardError, DealWin, Message, Rules, TonkError
 from ..core.cards import DECKS, FACE_VALUES, deck_contents
 from ..core.hand import END_KINDS
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
@@ -44,7 +44,7 @@ def amount_text(text: str) -> str:
 # -- house rules -----------------------------------------------------------------------------
 
 #: The options chosen from a list, with what each choice means (the core's own words).
-OPTION_CHOICES: dict[str, Mapping[str, str]] = {
+OPTION_CHOICES: dict[str, Mapping[str, Message]] = {
     "scoring": SCORINGS, "deck": DECKS, "face_value": FACE_VALUES,
     "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES, "catch": CATCHES,
     "stock_out_tie": STOCK_OUT_TIES,
@@ -79,9 +79,14 @@ def option_label(name: str) -> str:
     return str(OPTION_LABELS.get(name, name.replace("_", " ")))
 
 
+#: How the deal-wins shorthand writes an entry's own tie rule (RULES.md §4).
+TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
+
+
 def parse_deal_wins(text: str) -> list[dict[str, Any]]:
     """The deal-wins shorthand → the JSON the core reads: ``49 50 = 2; <=13 = 2; face = 2``
-    (best first), or ``-`` for none. Raises ValueError for anything else."""
+    (best first), or ``-`` for none; ``50 = 2 left`` (or ``draw``) gives the entry its own
+    tie rule. Raises ValueError for anything else."""
     if text.strip() == "-":
         return []
     wins: list[dict[str, Any]] = []
@@ -89,7 +94,11 @@ def parse_deal_wins(text: str) -> list[dict[str, Any]]:
         what, equals, pays = part.rpartition("=")
         if not equals:
             raise ValueError(part)
-        win: dict[str, Any] = {"pays": int(pays.strip())}
+        pays, _space, tie = pays.strip().partition(" ")
+        win: dict[str, Any] = {"pays": int(pays)}
+        if tie.strip():
+            win["tie"] = TIE_WORDS[tie.strip().lower()] if tie.strip().lower() in TIE_WORDS \
+                else tie.strip()
         what = what.strip().lower()
         if "face" in what:
             win["five_face_cards"] = True
@@ -107,9 +116,10 @@ def format_deal_wins(wins: Sequence[DealWin]) -> str:
     """The shorthand of :func:`parse_deal_wins` for ``wins``."""
     if not wins:
         return "-"
+    words = {rule: word for word, rule in TIE_WORDS.items()}
     return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
                       if w.at_most is not None else " ".join(map(str, w.totals)))
-                     + f" = {w.pays}" for w in wins)
+                     + f" = {w.pays}" + (f" {words[w.tie]}" if w.tie else "") for w in wins)
 
 
 def option_text(name: str, value: Any) -> str:
@@ -155,7 +165,8 @@ def read_rules(form: Form) -> tuple[RulesValues, dict[str, Any], Errors]:
                 spec[name] = None if widget == "optional" and number == 0 else number
         except ValueError:
             errors[f"opt-{name}"] = (
-                _("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none.")
+                _("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
+                  "50 = 2 left gives a rule its own tie.")
                 if widget == "deal_wins" else _("Enter a whole number."))
     return values, spec, errors
 
@@ -178,7 +189,7 @@ class PresetChoice:
 
 def preset_choices() -> list[PresetChoice]:
     """Every preset with its title and summary, for the select."""
-    return [PresetChoice(p.name, _(p.title), _(p.summary)) for p in PRESETS.values()]
+    return [PresetChoice(p.name, str(p.title), str(p.summary)) for p in PRESETS.values()]
 
 
 @dataclass(frozen=True)
@@ -194,8 +205,8 @@ class OptionField:
 
 
 def option_fields() -> list[OptionField]:
-    return [OptionField(name, option_label(name), _(explained), option_widget(name),
-                        tuple((value, f"{value}: {_(meaning)}") for value, meaning
+    return [OptionField(name, option_label(name), str(explained), option_widget(name),
+                        tuple((value, f"{value}: {meaning}") for value, meaning
                               in OPTION_CHOICES.get(name, {}).items()))
             for name, (_check, explained) in OPTIONS.items()]
 

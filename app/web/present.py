@@ -1,5 +1,6 @@
 """What the pages show, built from the ledger's values: amounts in the table's own terms,
-rows of hands, one hand in full, sessions at a glance, and house rules in words.
+rows of hands, one hand in full, sessions at a glance, house rules in words, and the same
+hand under other house rules.
 
 Every number a template shows is made here, so templates hold no arithmetic.
 """
@@ -17,9 +18,11 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from ..core import PRESETS, Rules
-from ..core.hand import END_KINDS
-from ..core.rules import multiple_word
+from ..core import PRESETS, Result, Rules, TonkError
+from ..core.compare import Ruling, compare
+from ..core.hand import END_KINDS, HAND_FIELDS
+from ..core.rules import DEAL_TIES, multiple_word
+from ..core.sources import Source, source_of
 from ..ledger import from_minor, history, rules_of, session_rules, session_stake
 from ..models import GameSession, Hand
 from .forms import OPTION_CHOICES, option_label
@@ -65,8 +68,8 @@ def minor_label(scoring: str) -> Callable[[int], str]:
 
 
 def end_word(kind: str) -> str:
-    """``tonk_out`` → the words of ``END_KINDS``, translated where a catalogue has them."""
-    return _(END_KINDS[kind]) if kind in END_KINDS else kind
+    """``tonk_out`` → the words of ``END_KINDS``, from the core's catalogue."""
+    return str(END_KINDS[kind]) if kind in END_KINDS else kind
 
 
 def outcome_word(outcome: str) -> str:
@@ -215,7 +218,7 @@ def hand_detail(hand: Hand) -> HandDetail:
 # -- rules -----------------------------------------------------------------------------------
 
 def rules_title(rules: Rules) -> str:
-    return _(PRESETS[rules.preset].title)
+    return str(PRESETS[rules.preset].title)
 
 
 def rules_words(rules: Rules) -> list[tuple[str, str]]:
@@ -224,10 +227,12 @@ def rules_words(rules: Rules) -> list[tuple[str, str]]:
     for name in rules.overrides():
         value = getattr(rules, name)
         if name in OPTION_CHOICES:
-            text = _(OPTION_CHOICES[name][value])
+            text = str(OPTION_CHOICES[name][value])
         elif name == "deal_wins":
             text = "; ".join(_("%(what)s pays %(pays)s", what=w.describe(),
-                               pays=_(multiple_word(w.pays))) for w in value) or _("none")
+                               pays=multiple_word(w.pays))
+                             + (f" ({DEAL_TIES[w.tie]})" if w.tie else "")
+                             for w in value) or _("none")
         elif value is None:
             text = _("none")
         else:
@@ -276,3 +281,62 @@ def table(gs: GameSession) -> Table:
 def standings(totals: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
     """Push-ups: the players, lowest total (the best) first."""
     return sorted(totals.items(), key=lambda item: item[1])
+
+
+# -- rulings: the sources behind a payment, the same hand under other rules -----------------
+
+@dataclass(frozen=True)
+class SourcedPayment:
+    """A payment with the rule that made it and where that rule is written."""
+
+    payer: str
+    payee: str
+    amount: Decimal
+    rule: str
+    source: Source
+
+
+def sourced_payments(result: Result) -> list[SourcedPayment]:
+    rules = result.hand.rules
+    return [SourcedPayment(p.payer, p.payee, p.amount, p.rule, source_of(rules, p.key))
+            for p in result.payments]
+
+
+@dataclass(frozen=True)
+class RulingRow:
+    """One row of "under other house rules": a rule set's ruling, each player's net (or
+    push-up) and whether it differs from the table's own ruling; or why it cannot be
+    settled under them."""
+
+    title: str
+    own: bool
+    scoring: str
+    outcome: str
+    winners: tuple[str, ...]
+    winners_differ: bool
+    cells: tuple[tuple[Decimal | None, bool], ...]
+    error: str | None
+    note: str | None
+
+
+def ruling_rows(rulings: list[Ruling], players: tuple[str, ...]) -> list[RulingRow]:
+    rows = []
+    for r in rulings:
+        values = r.values()
+        rows.append(RulingRow(
+            str(r.title), r.own, r.rules.scoring if r.rules else "money",
+            outcome_word(r.result.outcome) if r.result else "",
+            r.result.winners if r.result else (), r.winners_differ,
+            tuple((values.get(p), p in r.differs) for p in players),
+            r.error.message if r.error else None, str(r.note) if r.note else None))
+    return rows
+
+
+def other_rules(hand: Hand) -> list[RulingRow]:
+    """A recorded hand under every preset, the rules it was settled under first (none if
+    it cannot be settled any more, e.g. a void hand's facts)."""
+    data = {k: v for k, v in hand.data.items() if k in HAND_FIELDS}
+    try:
+        return ruling_rows(compare(data), tuple(hand.data["players"]))
+    except TonkError:
+        return []

@@ -6,7 +6,7 @@ their share link ``/s/<token>``. A closed session refuses every change with a fl
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -81,6 +81,7 @@ from .present import (
     hand_row,
     hand_rules,
     minor_label,
+    other_rules,
     recorded,
     session_card,
     standings,
@@ -232,17 +233,23 @@ def session_chart(session_id: int) -> ResponseReturnValue:
 
 # -- recording and correcting hands ----------------------------------------------------------
 
+def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
+    """What the hand fields (templates/web/_hand.html) need under ``rules``: also used by the
+    dispute checker."""
+    asks = Asks.of(rules)
+    return {"asks": asks, "names": list(names), "kinds": [(k, end_word(k)) for k in END_KINDS],
+            "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
+
+
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               correcting: Hand | None = None, version: int | None = None,
               conflict: Hand | None = None) -> ResponseReturnValue:
     """The record or correct form; ``version``: the one a correction is made from;
     ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
-    asks = Asks.of(rules)
-    return form_page("web/hand_form.html", errors, gs=gs, values=values, asks=asks,
-                     names=player_names(gs), kinds=[(k, end_word(k)) for k in END_KINDS],
-                     player_ends=" ".join(PLAYER_ENDS), config=picker_config(rules, asks),
+    return form_page("web/hand_form.html", errors, gs=gs, values=values,
                      correcting=correcting, version=version,
-                     conflict=hand_detail(conflict) if conflict is not None else None)
+                     conflict=hand_detail(conflict) if conflict is not None else None,
+                     **hand_fields_context(rules, player_names(gs)))
 
 
 def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand]
@@ -305,6 +312,7 @@ def hand_page(gs: GameSession, hand: Hand, token: str | None,
               errors: Errors | None = None) -> ResponseReturnValue:
     return render_template("web/hand.html", gs=gs, detail=hand_detail(hand), token=token,
                            scoring=hand_rules(hand).scoring, errors=errors or {},
+                           other_rulings=other_rules(hand),
                            can_edit=token is None and not gs.is_closed), \
         422 if errors else 200
 

@@ -1,0 +1,434 @@
+"""The catalogue: every message id of the core with its English template.
+
+Placeholders are named (``{player}``) and filled in by :func:`app.core.messages.render`; a
+translation gives the same placeholders in another order. Ids are grouped by what they are:
+words (``end.*``, ``multiple.*``), choices of a rule option, preset and catch-scheme titles
+and summaries, rule texts (``rule.*``, the words each payment carries), explanation
+sentences (``explain.*``), sources (``source.*``) and error messages (the rest).
+"""
+from __future__ import annotations
+
+CATALOGUE: dict[str, str] = {
+    # -- joining words -----------------------------------------------------------------------
+    "list.one": "{item}",
+    "list.separator": ", ",
+    "list.and": "{head} and {last}",
+    "list.or": "{head} or {last}",
+    # -- words -------------------------------------------------------------------------------
+    "cards.0": "no cards", "cards.1": "one card", "cards.2": "two cards",
+    "cards.3": "three cards", "cards.4": "four cards", "cards.5": "five cards",
+    "cards.6": "six cards", "cards.7": "seven cards", "cards.8": "eight cards",
+    "cards.9": "nine cards", "cards.10": "ten cards", "cards.n": "{n} cards",
+    "multiple.1": "single", "multiple.2": "double", "multiple.3": "triple",
+    "multiple.4": "quadruple", "multiple.n": "{n}×",
+    "end.deal": "instant win on the deal", "end.tonk_out": "tonk out",
+    "end.run_out": "run out", "end.drop": "drop", "end.stock_out": "stock ran out",
+    "end.dead": "dead hand",
+    "deal_win.five_face_cards": "five face cards",
+    "deal_win.at_most": "{n} or fewer",
+    # -- the choices of rule options ---------------------------------------------------------
+    "scoring.money": "each hand is paid in money at the table's stake",
+    "scoring.points": "whole points instead of money, the same payments; settle up at the end",
+    "scoring.push_ups": "losers are pushed up by the points left in their hands; "
+                        "lowest total is best",
+    "deck.standard": "the standard 52-card deck",
+    "deck.jokers": "52 cards and two jokers that count 0",
+    "deck.forty": "the forty-card deck, without 8s, 9s and 10s",
+    "face_value.ten": "J, Q and K count 10",
+    "face_value.rank": "J counts 11, Q 12, K 13; 49 and 50 are then no instant wins on the "
+                       "deal (they would come too often)",
+    "deal_conflict.draw": "several instant wins on the deal make a draw",
+    "deal_conflict.best": "only the best instant win is paid",
+    "deal_conflict.all_paid": "every instant win is paid",
+    "deal_tie.draw": "equal best instant wins make a draw",
+    "deal_tie.nearest_left": "equal best instant wins go to the one nearest the dealer's left",
+    "stock_out_tie.all_paid": "tied lowest counts are all paid",
+    "stock_out_tie.draw": "tied lowest counts make a draw",
+    # -- what each option means --------------------------------------------------------------
+    "option.scoring": "Money, whole points, or push-ups (lowest total wins).",
+    "option.deck": "Standard 52 cards, with two jokers that count 0, or forty cards "
+                   "without 8s, 9s and 10s.",
+    "option.face_value": "J, Q, K count 10, or 11, 12 and 13 (then 49 and 50 win nothing "
+                         "on the deal).",
+    "option.hand_size": "How many cards each player is dealt.",
+    "option.deal_wins": "Initial totals that win at once on the deal, best first, what each "
+                        "pays and, if it has its own, how equal claims are decided.",
+    "option.deal_conflict": "What happens when several players win on the deal: a draw, "
+                            "only the best is paid, or all are paid.",
+    "option.deal_tie": "When the best instant wins are equal: a draw, or the one nearest "
+                       "the dealer's left wins.",
+    "option.tonk_out_pays": "What each player pays for a tonk out (going out without a final "
+                            "discard).",
+    "option.tonk_out_by_hits_pays": "What a tonk out by hitting spreads pays, if less than "
+                                    "one by spreading (empty: the same).",
+    "option.first_turn_spread_pays": "What going out with two spreads on the first turn pays "
+                                     "(empty: no special payment).",
+    "option.double_double_pays": "What a double-double pays (empty: not played).",
+    "option.run_out_pays": "What each player pays when someone discards their last card.",
+    "option.drop_win_pays": "What each player pays a dropper who has the lowest count.",
+    "option.catch": "Who pays whom when a dropper is caught.",
+    "option.catch_factor": "Under the catchers scheme: what the caught dropper pays each "
+                           "catcher.",
+    "option.stock_out_pays": "What each player pays the lowest count when the stock runs out "
+                             "(0: the hand is dead).",
+    "option.stock_out_tie": "When the stock runs out and the lowest counts tie: all paid, "
+                            "or a draw.",
+    # -- catch schemes -----------------------------------------------------------------------
+    "catch.standard.title": "standard catch",
+    "catch.standard.summary": "the dropper pays double to each other player at or below the "
+                              "dropper's count; everyone else pays the lowest the stake",
+    "catch.alt1.title": "catch, alternative 1",
+    "catch.alt1.summary": "the lowest gets double from the dropper and the stake from "
+                          "everyone else",
+    "catch.alt2.title": "catch, alternative 2",
+    "catch.alt2.summary": "the dropper pays the lowest the stake for every other player at "
+                          "the table",
+    "catch.alt3.title": "catch, alternative 3",
+    "catch.alt3.summary": "the dropper pays the stake to each other player at or below the "
+                          "dropper's count; the lowest also gets the stake from the dropper "
+                          "and from everyone else",
+    "catch.alt4.title": "catch, alternative 4",
+    "catch.alt4.summary": "the dropper pays double to every other player",
+    "catch.alt5.title": "catch, alternative 5",
+    "catch.alt5.summary": "the dropper pays five times the stake to the lowest, nothing else",
+    "catch.wikipedia.title": "encyclopedia catch",
+    "catch.wikipedia.summary": "the dropper pays the stake to each player with fewer points, "
+                               "and once more to a winner tied with the dropper; everyone, "
+                               "the dropper too, pays the winner the stake",
+    "catch.catchers.title": "catchers' catch",
+    "catch.catchers.summary": "the dropper pays the catch factor to each other player at or "
+                              "below the dropper's count, nothing else",
+    "catch.washington.title": "Washington State catch",
+    "catch.washington.summary": "the dropper pays the lowest twice the number of players, "
+                                "nothing else",
+    # -- presets -----------------------------------------------------------------------------
+    "preset.pagat.title": "Standard (pagat.com)",
+    "preset.pagat.source": "pagat.com, main rules",
+    "preset.pagat.summary": "49 or 50 on the deal and a tonk out pay double; a caught dropper "
+                            "pays double to each player at or below the dropper's count.",
+    "preset.wikipedia.title": "Encyclopedia",
+    "preset.wikipedia.source": "the encyclopedia article",
+    "preset.wikipedia.summary": "Two jokers; no instant wins; a caught dropper pays everyone "
+                                "lower; double-double pays four; a tied stock-out is a draw.",
+    "preset.texas.title": "Texas Tonk",
+    "preset.texas.source": "the encyclopedia article, Texas Tonk",
+    "preset.texas.summary": "50 on the deal pays double and beats 49, which pays single; a "
+                            "caught dropper pays the lowest double.",
+    "preset.rushville.title": "Rushville, Indiana",
+    "preset.rushville.source": "pagat.com, Rushville",
+    "preset.rushville.summary": "Five face cards win on the deal; a rum pays double; a bumped "
+                                "head pays double rum to each bumper; a tied stock-out is dead.",
+    "preset.chicago.title": "Chicago",
+    "preset.chicago.source": "pagat.com, Chicago",
+    "preset.chicago.summary": "Jokers; Big 50 and 13 or fewer pay double, 49 single; a tonk "
+                              "out pays single unless off the deal; a caught dropper pays each "
+                              "catcher double.",
+    "preset.washington.title": "Washington State",
+    "preset.washington.source": "pagat.com, Washington State",
+    "preset.washington.summary": "Points; 49, 50 or 14 or fewer on the deal pay double, all "
+                                 "of them; a caught dropper loses two points per player to "
+                                 "the lowest.",
+    "preset.dc.title": "Washington DC",
+    "preset.dc.source": "pagat.com, Washington DC",
+    "preset.dc.summary": "11 or fewer, 50 or 49 on the deal pay double; 11 or fewer beats 50 "
+                         "beats 49.",
+    "preset.newark.title": "Newark",
+    "preset.newark.source": "pagat.com, Newark",
+    "preset.newark.summary": "50, 49 or 13 or fewer on the deal pay double, ties to the "
+                             "dealer's left; two spreads on the first turn pay four.",
+    "preset.baton_rouge.title": "Baton Rouge",
+    "preset.baton_rouge.source": "pagat.com, Baton Rouge",
+    "preset.baton_rouge.summary": "Forty cards without 8s, 9s and 10s; 47 or 50 on the deal "
+                                  "pays double.",
+    "preset.seattle.title": "Seattle",
+    "preset.seattle.source": "pagat.com, Seattle",
+    "preset.seattle.summary": "Seven cards each.",
+    "preset.push_ups.title": "Push-ups",
+    "preset.push_ups.source": "pagat.com, push-ups",
+    "preset.push_ups.summary": "Losers are pushed up by the points in their hands; lowest "
+                               "total is best.",
+    # -- rule texts (what each payment is for) ----------------------------------------------
+    "rule.deal": "instant win on the deal: {what} pays {pays}",
+    "rule.tonk_out": "tonk out pays {pays}",
+    "rule.tonk_out.hits": "tonk out by hitting spreads pays {pays}",
+    "rule.tonk_out.first_turn": "two spreads on the first turn pay {pays}",
+    "rule.tonk_out.double_double": "double-double pays {pays}",
+    "rule.run_out": "run out pays {pays}",
+    "rule.drop_won": "a won drop pays {pays}",
+    "rule.stock_out": "stock out: the lowest count is paid {pays}",
+    "rule.catch.standard.dropper": "standard catch: the dropper pays double to each player "
+                                   "at or below the dropper's count",
+    "rule.catch.standard.others": "standard catch: each other player pays the lowest the stake",
+    "rule.catch.alt1.dropper": "catch, alternative 1: the dropper pays the lowest double",
+    "rule.catch.alt1.others": "catch, alternative 1: each other player pays the lowest the "
+                              "stake",
+    "rule.catch.alt2.dropper": "catch, alternative 2: the dropper pays the lowest one stake "
+                               "per other player",
+    "rule.catch.alt3.dropper": "catch, alternative 3: the dropper pays the stake to each "
+                               "player at or below the dropper's count",
+    "rule.catch.alt3.everyone": "catch, alternative 3: everyone, the dropper too, pays the "
+                                "lowest the stake",
+    "rule.catch.alt4.dropper": "catch, alternative 4: the dropper pays double to every other "
+                               "player",
+    "rule.catch.alt5.dropper": "catch, alternative 5: the dropper pays five times the stake "
+                               "to the lowest",
+    "rule.catch.wikipedia.lower": "encyclopedia catch: the dropper pays the stake to each "
+                                  "player with fewer points",
+    "rule.catch.wikipedia.tie": "encyclopedia catch: the dropper pays the stake once more to "
+                                "a winner tied with the dropper",
+    "rule.catch.wikipedia.everyone": "encyclopedia catch: each player pays the winner the "
+                                     "stake",
+    "rule.catch.catchers.dropper": "catchers' catch: the dropper pays {pays} to each player "
+                                   "at or below the dropper's count",
+    "rule.catch.washington.dropper": "Washington State catch: the dropper pays the lowest two "
+                                     "per player at the table",
+    # -- explanation sentences ---------------------------------------------------------------
+    "explain.sentence": "{text}.",
+    "explain.how.spread": "with a spread",
+    "explain.how.hits": "by hitting spreads",
+    "explain.how.spread_first_turn": "with a spread on the first turn",
+    "explain.how.hits_first_turn": "by hitting spreads on the first turn",
+    "explain.how.double_double": "with a double-double",
+    "explain.tonk_out": "{player} tonked out {how}, without a final discard.",
+    "explain.run_out": "{player} ran out, discarding the last card.",
+    "explain.dead": "The hand is dead (thrown in, misdealt or void): nobody pays.",
+    "explain.big_one": "The Big One: every amount is multiplied by {n}.",
+    "explain.push_ups_none": "Push-ups: nobody is pushed up.",
+    "explain.push_ups_one": "Push-ups: {winners} scores 0; the others are pushed up by their "
+                            "count × {factor}: {pushed}.",
+    "explain.push_ups_many": "Push-ups: {winners} score 0; the others are pushed up by their "
+                             "count × {factor}: {pushed}.",
+    "explain.amount.money": "{amount}",
+    "explain.amount.points": "{amount} points",
+    "explain.pays": "{payers} pays {payee} {amount} ({rule}).",
+    "explain.each_pay": "{payers} each pay {payee} {amount} ({rule}).",
+    "explain.pays_in_all": "{payer} pays {payee} {amount} in all: {parts}.",
+    "explain.part": "{amount} ({rule})",
+    "explain.net": "Net: {parts}.",
+    "explain.net_part": "{player} {amount}",
+    "explain.drop_won": "{dropper} dropped with {count}; the next lowest is {next} with "
+                        "{next_count}, so {dropper} has the lowest count and wins.",
+    "explain.holds": "{player} holds {count}",
+    "explain.caught": "{dropper} dropped with {count}; {holds}, so {dropper} is caught.",
+    "explain.caught_tie": "{dropper} dropped with {count}; {holds}: a tie goes against the "
+                          "dropper, so {dropper} is caught.",
+    "explain.caught_unpaid": "{players}: at or below {dropper}'s count too, but paid nothing "
+                             "under this rule.",
+    "explain.lowest": "{player} has the lowest count, {count}.",
+    "explain.lowest_tie": "{players} tie for the lowest count, {count}.",
+    "explain.alt5_nearest": "Only the one nearest the dealer's left is paid ({dealer} dealt): "
+                            "{player}.",
+    "explain.catchers_paid": "Every player at or below {dropper}'s count caught {dropper} and "
+                             "is paid {pays}, not only the lowest: {catchers}.",
+    "explain.bumped_head": "{catchers} bumped {dropper}'s head (an equal or lower count): "
+                           "{dropper} pays double rum to each who did, and nobody else pays.",
+    "explain.catch_rule": "Catch rule ({title}): {summary}.",
+    "explain.stock_out_dead": "The stock ran out; under these house rules that makes the hand "
+                              "dead, and nobody pays.",
+    "explain.stock_out_all_equal": "The stock ran out with every player on {count}: a draw, "
+                                   "nobody pays.",
+    "explain.stock_out_tie_draw": "The stock ran out; {players} tie for the lowest count, "
+                                  "{count}: under these house rules that is a draw, and nobody "
+                                  "pays.",
+    "explain.stock_out": "The stock ran out; {player} holds the lowest count, {count}, and "
+                         "wins.",
+    "explain.stock_out_tie_paid": "The stock ran out; {players} tie for the lowest count, "
+                                  "{count}: each of them is paid by every player not tied "
+                                  "with them, and they do not pay each other.",
+    "explain.dealt": "{player} was dealt {what} ({rule} pays {pays})",
+    "explain.deal_win": "{player} wins on the deal; the hand is not played.",
+    "explain.deal_conflict_draw": "Several players won on the deal: under these house rules "
+                                  "that is a draw, and nobody pays.",
+    "explain.deal_everyone": "Everyone won on the deal, so nobody pays.",
+    "explain.deal_all_paid": "Under these house rules every instant win on the deal is paid.",
+    "explain.deal_best_tie_draw": "Only the best instant win is paid, and the best are equal: "
+                                  "under these house rules that is a draw, and nobody pays.",
+    "explain.deal_best_tie_nearest": "Only the best instant win is paid; the best are equal, "
+                                     "and {player}, nearest the dealer's left ({dealer} "
+                                     "dealt), wins.",
+    "explain.deal_best": "Only the best instant win is paid: {player}'s.",
+    # -- sources: where each rule is written, in the app's own words -------------------------
+    "source.text.pagat": "pagat.com rules",
+    "source.text.encyclopedia": "encyclopedia article",
+    "source.where": "{text}, “{section}”",
+    "source.where_numbered": "{text}, “{section}”, rule {number}",
+    "source.pagat.deal": "Dealt 49 or 50: shown at once, the hand is not played and each "
+                         "other player pays double; two such hands make a draw.",
+    "source.pagat.tonk_out": "Going out with no final discard (a second spread, or hitting) "
+                             "is a tonk: each other player pays double.",
+    "source.pagat.run_out": "Discarding your last card wins the basic stake from each other "
+                            "player.",
+    "source.pagat.drop_won": "A dropper who holds the lowest count is paid the basic stake by "
+                             "each other player.",
+    "source.pagat.caught": "A dropper who is not lowest pays double to each player at or "
+                           "below the dropper's count, and the lowest also collects the basic "
+                           "stake from everyone else; tied lowest are both paid.",
+    "source.pagat.stock_out": "When the stock runs out, the lowest count is paid the basic "
+                              "stake by each other player.",
+    "source.pagat.hits": "Some tables pay only a single stake for going out by hitting "
+                         "spreads.",
+    "source.pagat.fifty_double": "Some tables pay double for 50 on the deal and single for "
+                                 "49; with both dealt, only 50 is paid.",
+    "source.pagat.low_deal": "Some tables let a very low initial hand win on the deal (15 or "
+                             "fewer for double, or 9 or fewer).",
+    "source.pagat.dead_stock": "Some tables make the hand dead, with no payments, when the "
+                               "stock runs out.",
+    "source.pagat.rushville.7": "Rushville: a tie when the deck is exhausted pays nothing; "
+                                "the hand is dead.",
+    "source.pagat.alt1": "The lowest collects double from the dropper and the basic stake "
+                         "from everyone else; the dropper pays only the lowest.",
+    "source.pagat.alt2": "The dropper alone pays the lowest everyone's stake.",
+    "source.pagat.alt3": "The dropper pays the basic stake to each player at or below the "
+                         "dropper's count, and the lowest collects a basic stake from each "
+                         "other player.",
+    "source.pagat.alt4": "The dropper pays double to every other player.",
+    "source.pagat.alt5": "The dropper pays five stakes to the lowest and nobody else; of two "
+                         "tied lowest, the one nearest the dealer's left is paid.",
+    "source.pagat.dc": "Washington DC: 49, 50 or 11 or fewer win on the deal; of several, the "
+                       "best is paid: 11 or fewer beats 50, which beats 49.",
+    "source.pagat.newark": "Newark: 50, 49 or 13 or fewer win double on the deal, in that "
+                           "order, the lowest of the low; a tie goes to the player nearest "
+                           "the dealer's left. Two spreads of your own on your first turn "
+                           "pay four.",
+    "source.pagat.baton_rouge": "Baton Rouge: forty cards without 8s, 9s and 10s; only 47 or "
+                                "50 win on the deal.",
+    "source.pagat.rushville.2": "Rushville: five face cards on the deal win at once (tens do "
+                                "not count as face cards here).",
+    "source.pagat.rushville.4": "Rushville: a rum, getting rid of every card, pays twice the "
+                                "basic stake (a dime against a nickel).",
+    "source.pagat.rushville.5": "Rushville: a bumped head pays double rum to each player who "
+                                "bumped it, and nobody else pays or is paid.",
+    "source.pagat.chicago.2": "Chicago: a “Big 50” on the deal wins double; two of them "
+                              "usually make a dead hand, though some pay the one earliest "
+                              "from the dealer.",
+    "source.pagat.chicago.3": "Chicago: of the initial hands of 13 or fewer, the lowest wins "
+                              "double; a tie pays nothing.",
+    "source.pagat.chicago.4": "Chicago: 49 dealt claims a single win.",
+    "source.pagat.chicago.6": "Chicago: a dropper who gets caught pays a double stake to the "
+                              "player with an equal or lower count.",
+    "source.pagat.chicago.7": "Chicago: two spreads on your first turn pay double; a later "
+                              "double spread pays only single.",
+    "source.pagat.washington.2": "Washington State: 50, 49 or 14 or fewer on the deal is a "
+                                 "double tonk, two points from each opponent; all such hands "
+                                 "are paid.",
+    "source.pagat.washington.4": "Washington State: a caught dropper loses two points for "
+                                 "each player in the game to the lowest; the others neither "
+                                 "win nor lose.",
+    "source.encyclopedia.play": "Encyclopedia: a caught dropper pays the stake to each player "
+                                "with fewer points, double to a winner tied with the dropper, "
+                                "and each player pays the winner the stake; a tied stock-out "
+                                "is a draw.",
+    "source.encyclopedia.double_double": "Encyclopedia: a tonk out on a run that lets the "
+                                         "next player tonk out on it too is a double-double.",
+    "source.encyclopedia.low_count": "Encyclopedia: some tables pay double for 13 or under "
+                                     "on the deal, triple for 9 or under.",
+    "source.encyclopedia.texas": "Encyclopedia, Texas Tonk: 50 dealt pays double, 49 dealt "
+                                 "single; a dropper beaten by a lower hand pays that hand "
+                                 "double.",
+    # -- comparing house rules ---------------------------------------------------------------
+    "compare.own": "Your table's rules: {title}",
+    "compare.points_stake": "points scoring: a stake of 1 point",
+    "compare.pushed": "points each player is pushed up, not money",
+    # -- errors: text, players, seats --------------------------------------------------------
+    "text.empty": "{what} cannot be empty",
+    "text.control": "{what} cannot contain control characters",
+    "text.too_long": "{what} can be at most {limit} characters",
+    "players.not_list": "players must be a list of names in seat order",
+    "players.how_many": "Tonk needs {low} to {high} players, not {n}",
+    "players.name": "player {n}'s name",
+    "players.twice": "{player} sits at the table twice",
+    "seat.not_name": "{what} must be the name of a player, not {value}",
+    "seat.not_at_table": "{what}: {player} is not at the table ({players})",
+    # -- errors: the hand --------------------------------------------------------------------
+    "hand.not_object": "a hand must be a JSON object",
+    "hand.no_field": "a hand has no field {field}",
+    "hand.rules_by_session": "rules are set by the session, not by each hand",
+    "hand.players_by_session": "players are set by the session, not by each hand",
+    "hand.stake_by_session": "the stake is set by the session",
+    "hand.multiplier": "multiplier must be a whole number from 1 to {max}, not {value}",
+    "stake.not_amount": 'the stake must be an amount like "0.25", not {value}',
+    "stake.not_positive": "the stake must be more than zero, not {value}",
+    "stake.too_large": "the stake can be at most 1,000,000",
+    "stake.places": "the stake has at most two decimal places, not {value}",
+    "stake.whole_points": "under points scoring the stake is a whole number of points, "
+                          "not {value}",
+    "end.not_object": 'end must say how the hand ended, like {{"kind": "drop", '
+                      '"player": "Ann"}}',
+    "end.unknown_kind": "end.kind must be one of {kinds}, not {value}",
+    "end.no_field": "a {end} has no field {field}",
+    "end.needs_dropper": "a {end} needs the player who dropped",
+    "end.needs_winner": "a {end} needs the player who went out",
+    "end.not_flag": "{key} must be true or false, not {value}",
+    "end.method": 'method must be "spread" or "hits", not {value}',
+    "end.no_double_double": "these house rules do not play double-doubles",
+    "end.no_five_face_cards": "these house rules have no instant win for five face cards",
+    "end.five_face_not_list": "five_face_cards must be a list of players",
+    "counts.not_object": 'counts must map players to their points, like {{"Ann": 12}}',
+    "counts.not_whole": "{player}'s count must be a whole number, not {value}",
+    "counts.negative": "{player}'s count cannot be negative ({count})",
+    "counts.too_high": "{player}'s count of {count} is more than {cards} can hold "
+                       "(at most {max})",
+    "counts.impossible": "no {cards} of this deck add up to {count} ({player})",
+    "counts.deal_too_low": "{player}'s initial total of {total} is below what {cards} can "
+                           "make (at least {min})",
+    "counts.winner_holds": "{player} went out, so holds no points, not {count}",
+    "counts.five_face": "five face cards count {low}, not {count} ({player})",
+    "counts.five_face_range": "with J, Q and K counting 11, 12 and 13, five face cards count "
+                              "{low} to {high}, not {count} ({player})",
+    "counts.every_count": "a {end} needs every player's count",
+    "counts.every_loser": "under push-ups every loser's count is needed",
+    "counts.missing": "{player}'s count is missing: {why}",
+    "counts.deal_needs_total": "an instant win on the deal needs the initial total of the "
+                               "player who claims it",
+    "cards.not_object": 'cards must map players to their cards, like {{"Ann": ["KS", "10H"]}}',
+    "cards.not_list": "{player}'s cards must be a list like [\"KS\", \"10H\"]",
+    "cards.too_many": "{player} holds {n} cards, but a hand has at most {cards}",
+    "cards.of_player": "{player}: {error}",
+    "cards.deal_size": "{player}: a hand on the deal has {cards}, not {n}",
+    "cards.not_five_face": "{player}'s cards are not five face cards",
+    "cards.sum_differs": "{player}'s cards add up to {total}, not the {given} given",
+    "card.not_text": 'a card is written like "KS" or "10H", not {value}',
+    "card.unknown": '"{text}" is not a card: write the rank (A, 2–10, J, Q, K) then the suit '
+                    '(S, H, D, C), like "KS" or "10H", or JOKER',
+    "card.not_in_deck": "{card} is not in {deck}",
+    "card.too_often": "{card} is given {times} times ({who}), but the deck holds it only once",
+    "card.too_often_copies": "{card} is given {times} times ({who}), but the deck holds it "
+                             "only {copies} times",
+    "deal.no_instant_wins": "these house rules have no instant wins on the deal",
+    "deal.win_pays": "{what} pays {pays}",
+    "deal.these_cards": "these cards",
+    "deal.no_claim": "nobody wins on the deal with {given} (these rules: {wins})",
+    # -- errors: house rules -----------------------------------------------------------------
+    "rules.not_whole": "{name} must be a whole number from {low} to {high}, not {value}",
+    "rules.out_of_range": "{name} must be from {low} to {high}, not {value}",
+    "rules.not_a_choice": "{name} must be one of {choices}, not {value}",
+    "rules.deal_wins_not_list": "deal_wins must be a list of instant-win rules",
+    "rules.deal_wins_too_many": "deal_wins has at most {n} rules",
+    "rules.deal_win_not_object": 'each deal win is an object like {{"totals": [49, 50], '
+                                 '"pays": 2}}',
+    "rules.deal_win_unknown": "a deal win has no option {option}",
+    "rules.deal_win_kind": "a deal win names exactly one of totals, at_most or "
+                           "five_face_cards",
+    "rules.totals_not_list": "totals must be a non-empty list of whole numbers",
+    "rules.totals_twice": "totals lists a number twice",
+    "rules.five_face_not_true": "five_face_cards must be true",
+    "rules.unknown_option": "there is no rule option called {name}",
+    "rules.totals_impossible": "no {cards} of this deck add up to {totals}",
+    "rules.unknown_preset": "there are no house rules called {name}; choose one of {presets}",
+    "rules.not_rules": 'rules must be a preset name like "pagat" or an object of options',
+    "rules.preset_not_name": "rules.preset must be the name of a preset",
+    # -- errors: settle-up -------------------------------------------------------------------
+    "balances.not_zero": "the balances do not add up to zero: they sum to {total}",
+    "balances.not_object": 'balances must map each name to an amount, like '
+                           '{{"Ann": "4.50", "Bob": "-4.50"}}',
+    "balances.too_many": "a settle-up takes at most {n} people",
+    "balances.no_name": "every balance needs a name",
+    "balances.not_amount": "{name}'s balance must be an amount like \"4.50\", not {value}",
+    "balances.not_mapping": "the balances must map each name to an amount",
+    "balances.name_not_text": "every name must be text, not {value}",
+    "balances.not_decimal": "{name}'s balance must be an exact decimal amount, not {value}",
+    "balances.not_finite": "{name}'s balance is not an amount of money: {value}",
+    "balances.places": "{name}'s balance {value} has {places} decimal places; at most {max} "
+                       "are allowed",
+    "balances.too_large": "{name}'s balance {value} is too large to be money",
+}

@@ -1,0 +1,85 @@
+"""Everything the core says to a person, in one catalogue of message ids.
+
+Explanation sentences, rule texts, error messages, preset titles and summaries are written
+once, here (:data:`CATALOGUE`, English templates with named placeholders such as
+``{player}``), and the core builds :class:`Message` values (an id and its values) instead of
+English strings. A message is rendered only when it is read (``str(message)``), through
+:func:`render`, so a translator hooked in with :func:`set_translator` (Flask-Babel's gettext,
+in the app) can give the template in the reader's language. Pure Python: no Flask here.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .catalogue import CATALOGUE
+
+#: (message id, English template) → the template in the reader's language.
+Translator = Callable[[str, str], str]
+
+
+def _untranslated(msg_id: str, template: str) -> str:
+    return template
+
+
+_translator: Translator = _untranslated
+
+
+def set_translator(translator: Translator | None) -> None:
+    """Hook a translator into :func:`render` (None: English, as written)."""
+    global _translator
+    _translator = translator or _untranslated
+
+
+def render(msg_id: str, /, **params: object) -> str:
+    """The message ``msg_id`` with its placeholders filled in. A value that is itself a
+    :class:`Message` is rendered first."""
+    template = _translator(msg_id, CATALOGUE[msg_id])
+    return template.format_map({k: str(v) for k, v in params.items()})
+
+
+class Message:
+    """One thing to say: a catalogue id and the values of its placeholders. Immutable;
+    ``str()`` renders it."""
+
+    __slots__ = ("id", "params")
+    id: str
+    params: tuple[tuple[str, object], ...]
+
+    def __init__(self, msg_id: str, /, **params: object) -> None:
+        if msg_id not in CATALOGUE:
+            raise KeyError(f"no message {msg_id!r} in the catalogue")
+        object.__setattr__(self, "id", msg_id)
+        object.__setattr__(self, "params", tuple(sorted(params.items())))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Message cannot change")
+
+    def __str__(self) -> str:
+        return render(self.id, **dict(self.params))
+
+    def __repr__(self) -> str:
+        return f"Message({self.id!r}, {dict(self.params)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and (self.id, self.params) == (other.id,
+                                                                           other.params)
+
+    def __hash__(self) -> int:
+        return hash((self.id, tuple((k, str(v)) for k, v in self.params)))
+
+
+def join_and(items: Iterable[object]) -> Message:
+    """``Ann, Bob and Cy`` (one item: itself)."""
+    return _join(list(items), "list.and")
+
+
+def join_or(items: Iterable[object]) -> Message:
+    """``49, 50 or 51`` (one item: itself)."""
+    return _join(list(items), "list.or")
+
+
+def _join(items: list[object], msg_id: str) -> Message:
+    if len(items) <= 1:
+        return Message("list.one", item="".join(map(str, items)))
+    head = render("list.separator").join(map(str, items[:-1]))
+    return Message(msg_id, head=head, last=items[-1])

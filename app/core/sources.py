@@ -1,0 +1,147 @@
+"""Where each rule comes from: which source text makes it (the pagat.com rules or the
+encyclopedia article, ``../shared/seeds/``), its section and rule number, and a link to the
+public page, with what the text says summed up in the app's own words (the catalogue's
+``source.*``; nothing is copied from the texts).
+
+:func:`source_of` answers for one payment's rule key under a rule set, so a dispute can be
+settled by reading the text the table trusts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .messages import Message
+from .rules import DealWin, Rules
+from .settle import Result, deal_claims
+
+PAGAT_URL = "https://www.pagat.com/rummy/tonk.html"
+ENCYCLOPEDIA_URL = "https://en.wikipedia.org/wiki/Tonk_(card_game)"
+TEXTS = {"pagat": PAGAT_URL, "encyclopedia": ENCYCLOPEDIA_URL}
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One rule of a source text: ``text`` is ``pagat`` or ``encyclopedia``; ``section`` the
+    heading it stands under, as the text writes it; ``number`` its number in a numbered list
+    (None when the text does not number it)."""
+
+    id: str
+    text: str
+    section: str
+    number: int | None = None
+
+    @property
+    def url(self) -> str:
+        return TEXTS[self.text]
+
+    @property
+    def title(self) -> Message:
+        return Message(f"source.text.{self.text}")
+
+    @property
+    def summary(self) -> Message:
+        """What the rule says, in the app's own words."""
+        return Message(f"source.{self.id}")
+
+    @property
+    def where(self) -> Message:
+        """"pagat.com, End of the play – payments, rule 3"."""
+        if self.number is None:
+            return Message("source.where", text=self.title, section=self.section)
+        return Message("source.where_numbered", text=self.title, section=self.section,
+                       number=self.number)
+
+
+_END = "End of the play - payments"
+_ALTERNATIVES = "Variations: five alternative ways of paying"
+#: Every rule the app pays by, with where it is written.
+SOURCES: dict[str, Source] = {s.id: s for s in (
+    Source("pagat.deal", "pagat", "The Deal"),
+    Source("pagat.tonk_out", "pagat", _END, 1),
+    Source("pagat.run_out", "pagat", _END, 2),
+    Source("pagat.drop_won", "pagat", _END, 3),
+    Source("pagat.caught", "pagat", _END, 3),
+    Source("pagat.stock_out", "pagat", _END, 4),
+    Source("pagat.hits", "pagat", "Variations"),
+    Source("pagat.fifty_double", "pagat", "Variations"),
+    Source("pagat.low_deal", "pagat", "Variations"),
+    Source("pagat.dead_stock", "pagat", "Variations"),
+    *(Source(f"pagat.alt{n}", "pagat", _ALTERNATIVES, n) for n in range(1, 6)),
+    Source("pagat.dc", "pagat", "Variations: Washington DC"),
+    Source("pagat.newark", "pagat", "Variations: Newark"),
+    Source("pagat.baton_rouge", "pagat", "Variations: Baton Rouge"),
+    Source("pagat.rushville.2", "pagat", "Variations: Rushville, Indiana", 2),
+    Source("pagat.rushville.4", "pagat", "Variations: Rushville, Indiana", 4),
+    Source("pagat.rushville.5", "pagat", "Variations: Rushville, Indiana", 5),
+    Source("pagat.rushville.7", "pagat", "Variations: Rushville, Indiana", 7),
+    Source("pagat.chicago.2", "pagat", "Variations: Chicago", 2),
+    Source("pagat.chicago.3", "pagat", "Variations: Chicago", 3),
+    Source("pagat.chicago.4", "pagat", "Variations: Chicago", 4),
+    Source("pagat.chicago.6", "pagat", "Variations: Chicago", 6),
+    Source("pagat.chicago.7", "pagat", "Variations: Chicago", 7),
+    Source("pagat.washington.2", "pagat", "Variations: Washington State", 2),
+    Source("pagat.washington.4", "pagat", "Variations: Washington State", 4),
+    Source("encyclopedia.play", "encyclopedia", "Play"),
+    Source("encyclopedia.double_double", "encyclopedia", "Tonking out (Doubles)"),
+    Source("encyclopedia.low_count", "encyclopedia", "High count or Low count"),
+    Source("encyclopedia.texas", "encyclopedia", "Texas Tonk"),
+)}
+
+_CATCH_SOURCES = {"standard": "pagat.caught", "alt1": "pagat.alt1", "alt2": "pagat.alt2",
+                  "alt3": "pagat.alt3", "alt4": "pagat.alt4", "alt5": "pagat.alt5",
+                  "wikipedia": "encyclopedia.play", "washington": "pagat.washington.4"}
+_REGIONAL_DEALS = {"dc": "pagat.dc", "newark": "pagat.newark",
+                   "baton_rouge": "pagat.baton_rouge", "washington": "pagat.washington.2",
+                   "texas": "encyclopedia.texas"}
+
+
+def source_of(rules: Rules, key: str) -> Source:
+    """The source of the rule a payment was made by (its key: ``tonk_out``, ``deal.0``,
+    ``catch.alt3.dropper`` …) under ``rules``."""
+    if key.startswith("deal."):
+        return SOURCES[_deal_source(rules, rules.deal_wins[int(key[5:])])]
+    if key.startswith("catch."):
+        scheme = key.split(".")[1]
+        if scheme == "catchers":  # Rushville pays double rum (4), Chicago double
+            return SOURCES["pagat.rushville.5" if rules.catch_factor == 4 else
+                           "pagat.chicago.6"]
+        return SOURCES[_CATCH_SOURCES[scheme]]
+    if key == "tonk_out":
+        return SOURCES["pagat.chicago.7" if rules.tonk_out_pays == 1 else "pagat.tonk_out"]
+    if key == "tonk_out.first_turn":
+        return SOURCES["pagat.newark" if rules.first_turn_spread_pays == 4 else
+                       "pagat.chicago.7"]
+    if key == "run_out":
+        return SOURCES["pagat.rushville.4" if rules.run_out_pays == 2 else "pagat.run_out"]
+    return SOURCES[{"tonk_out.hits": "pagat.hits",
+                    "tonk_out.double_double": "encyclopedia.double_double",
+                    "drop_won": "pagat.drop_won", "stock_out": "pagat.stock_out"}[key]]
+
+
+def ruling_sources(result: Result) -> list[Source]:
+    """The sources behind a ruling, each once: those of its payments or, when nobody pays
+    (a draw, a dead stock), the rule that says so."""
+    hand, rules = result.hand, result.hand.rules
+    keys = [p.key for p in result.payments]
+    if not keys and hand.end.kind == "deal":
+        keys = [f"deal.{index}" for _seat, index, _rank in deal_claims(hand)]
+    found = [source_of(rules, key) for key in keys]
+    if not keys and hand.end.kind == "stock_out":
+        found = [SOURCES["pagat.dead_stock" if result.outcome == "dead" else
+                         "pagat.rushville.7" if rules.preset == "rushville" else
+                         "encyclopedia.play"]]
+    return list({s.id: s for s in found}.values())
+
+
+def _deal_source(rules: Rules, win: DealWin) -> str:
+    if win.five_face_cards:
+        return "pagat.rushville.2"
+    if rules.preset == "chicago":
+        if win.at_most is not None:
+            return "pagat.chicago.3"
+        return "pagat.chicago.4" if 49 in win.totals else "pagat.chicago.2"
+    if rules.preset in _REGIONAL_DEALS:
+        return _REGIONAL_DEALS[rules.preset]
+    if win.at_most is not None:
+        return "encyclopedia.low_count" if win.at_most == 13 else "pagat.low_deal"
+    return "pagat.deal" if set(win.totals) == {49, 50} else "pagat.fifty_double"

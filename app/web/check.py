@@ -1,0 +1,159 @@
+"""The dispute checker for anyone at the table, no account needed: ``/check``.
+
+The form is the record-hand form's fields (templates/web/_hand.html) with the players, the
+stake and the house rules (the session form's rules part). A hand that settles is sent on to
+its permalink, ``/check?hand=<base64url of the hand's JSON>``, which shows the ruling, its
+explanation, the source behind each payment, a QR code of the link and the same hand under
+every preset. Nothing is stored.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import segno
+from flask import redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
+from ..core.compare import compare
+from ..core.money import loads
+from ..core.sources import ruling_sources
+from . import bp
+from .forms import (
+    Asks,
+    Errors,
+    HandValues,
+    RulesValues,
+    amount_text,
+    hand_field,
+    read_hand_form,
+    read_rules,
+    rules_field,
+)
+from .present import outcome_word, ruling_rows, sourced_payments
+from .routes import hand_fields_context, rules_context
+
+MAX_LINK = 6000  # characters of ?hand=: far more than eight players' cards need
+MAX_PLAYERS_TEXT = 400
+
+
+def encode_hand(hand: Hand) -> str:
+    """The permalink's ``hand``: the hand's JSON (RULES.md §1), base64url without padding."""
+    text = json.dumps(hand.to_json(), separators=(",", ":"), ensure_ascii=False)
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def decode_hand(token: str) -> Any:
+    """``?hand=`` back to JSON-like data; ValueError when it is not such a link."""
+    if len(token) > MAX_LINK:
+        raise ValueError("too long")
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        return loads(raw.decode())
+    except (binascii.Error, UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def player_list(text: str) -> list[str]:
+    """``"Ann, Bob,Cy"`` → the names in seat order (the core checks them)."""
+    return [" ".join(name.split()) for name in text[:MAX_PLAYERS_TEXT].split(",")
+            if name.strip()]
+
+
+class CheckForm:
+    """What the checker's form shows and reads: players, stake, rules and the hand."""
+
+    def __init__(self, players: str = "", stake: str = "1",
+                 rules: RulesValues | None = None, hand: HandValues | None = None) -> None:
+        self.players, self.stake = players, stake
+        self.rules = rules or RulesValues()
+        self.hand = hand or HandValues()
+
+    @classmethod
+    def of_hand(cls, hand: Hand) -> CheckForm:
+        data = hand.to_json()
+        return cls(", ".join(hand.players), str(hand.stake), RulesValues.of(hand.rules),
+                   HandValues.of_hand(data, hand.players))
+
+
+def _table_rules(spec: Mapping[str, Any], errors: Errors) -> Rules:
+    """The rules typed in, or the preset's own (the error shown beside its field)."""
+    try:
+        return resolve_rules(spec)
+    except TonkError as exc:
+        errors[rules_field(exc.field) or "preset"] = exc.message
+        return resolve_rules(spec.get("preset") if spec.get("preset") in PRESETS else None)
+
+
+def read_check_form(form: Any) -> tuple[CheckForm, Rules, dict[str, Any], Errors]:
+    """The form → (what to show again, the rules it is drawn for, the hand, errors)."""
+    values, spec, errors = read_rules(form)
+    rules = _table_rules(spec, errors)
+    names = player_list(form.get("players", ""))
+    hand_values, data, hand_errors = read_hand_form(form, names, rules, Asks.of(rules))
+    check = CheckForm(form.get("players", "")[:MAX_PLAYERS_TEXT], amount_text(
+        form.get("stake", "")), values, hand_values)
+    data.update({"rules": spec, "players": names, "stake": check.stake or None})
+    return check, rules, data, {**errors, **hand_errors}
+
+
+def _page(check: CheckForm, rules: Rules, errors: Errors, result: Result | None = None,
+          link: str | None = None) -> ResponseReturnValue:
+    names = player_list(check.players)
+    context: dict[str, Any] = {}
+    if result is not None and link is not None:
+        hand = result.hand
+        payments = sourced_payments(result)
+        context = {
+            "result": result, "outcome": outcome_word(result.outcome), "payments": payments,
+            "sources": ruling_sources(result), "scoring": hand.rules.scoring,
+            "net_values": list((result.pushed or result.net or {}).items()),
+            "permalink": link, "rows": ruling_rows(compare(hand.to_json()), hand.players),
+            "qr": Markup(segno.make(link, error="m").svg_inline(scale=3))}
+    return render_template(
+        "web/check.html", check=check, values=check.hand, errors=errors,
+        ready=bool(names), **rules_context(check.rules, errors),
+        **hand_fields_context(rules, names), **context), 422 if errors else 200
+
+
+@bp.route("/check", methods=["GET", "POST"])
+def check() -> ResponseReturnValue:
+    if request.method == "POST":
+        form, rules, data, errors = read_check_form(request.form)
+        if request.form.get("step") == "setup" or not form.players.strip():
+            if not form.players.strip() and request.form.get("step") != "setup":
+                errors = {"players": _("Write the players’ names, clockwise, with commas.")}
+            return _page(form, rules, {k: v for k, v in errors.items()
+                                       if k in ("players", "preset") or k.startswith("opt-")})
+        if not errors:
+            try:
+                hand = parse_hand(data)
+            except TonkError as exc:
+                errors = {_check_field(exc, data["players"]): exc.message}
+            else:
+                return redirect(url_for(".check", hand=encode_hand(hand)))
+        return _page(form, rules, errors)
+    token = request.args.get("hand")
+    if token is None:
+        return _page(CheckForm(), resolve_rules(None), {})
+    try:
+        hand = parse_hand(decode_hand(token))
+    except ValueError as exc:
+        message = exc.message if isinstance(exc, TonkError) else _(
+            "This link does not hold a hand: ask for it again, or enter the hand below.")
+        return _page(CheckForm(), resolve_rules(None), {"form": message})
+    link = url_for(".check", hand=token, _external=True)
+    return _page(CheckForm.of_hand(hand), hand.rules, {}, settle(hand), link)
+
+
+def _check_field(exc: TonkError, names: list[str]) -> str:
+    """A domain error → the checker's field: its own fields, the rules' or the hand's."""
+    if exc.field in ("players", "stake") or (exc.field or "").startswith("players["):
+        return "players" if exc.field != "stake" else "stake"
+    return rules_field(exc.field) or hand_field(exc, names)

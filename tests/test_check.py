@@ -1,0 +1,320 @@
+"""The dispute checker for anyone (``/check``) and ``POST /api/v1/compare``: every preset ×
+every end kind through both, permalinks that round-trip, bad input beside its field (never
+a 500), and the same hand under other house rules on a recorded hand's page."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from markupsafe import escape
+
+from app.core import PRESETS, parse_hand, settle
+from app.web.check import decode_hand, encode_hand
+from tests.test_web import (
+    errors_of,
+    quick_hashing,  # noqa: F401  (autouse: cheap password hashing)
+    record,
+    shown_beside,
+    sign_up,
+    start,
+)
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+COUNTS = {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}
+#: An instant win on the deal each preset pays (Ann claims); the encyclopedia has none.
+DEAL_CLAIM = {"pagat": 49, "wikipedia": 49, "texas": 50, "rushville": 50, "chicago": 50,
+              "washington": 49, "dc": 50, "newark": 49, "baton_rouge": 47, "seattle": 49,
+              "push_ups": 49}
+END_KINDS = ("deal", "tonk_out", "run_out", "drop", "stock_out", "dead")
+
+
+def hand_json(preset: str, kind: str) -> dict:
+    """A hand that ends with ``kind`` under ``preset``, as RULES.md §1 writes it."""
+    stake = "1" if PRESETS[preset].rules.scoring == "points" else "0.25"
+    end: dict = {"kind": kind}
+    counts = dict(COUNTS)
+    if kind in ("tonk_out", "run_out", "drop"):
+        end["player"] = "Bob"
+    if kind in ("tonk_out", "run_out"):
+        counts["Bob"] = 0
+    if kind == "deal":
+        counts = {"Ann": DEAL_CLAIM[preset], "Bob": 20, "Cy": 25, "Dee": 30}
+        if preset == "rushville":
+            end["five_face_cards"] = ["Ann"]
+    if kind == "dead":
+        counts = {}
+    return {"rules": preset, "stake": stake, "players": PLAYERS, "dealer": "Dee", "end": end,
+            **({"counts": counts} if counts else {})}
+
+
+def hand_form(preset: str, kind: str) -> dict:
+    """The same hand as the /check form sends it."""
+    data = hand_json(preset, kind)
+    form = {"players": ", ".join(PLAYERS), "stake": data["stake"], "preset": preset,
+            "step": "check", "kind": kind, "dealer": "Dee",
+            "player": data["end"].get("player", "")}
+    for seat, name in enumerate(PLAYERS):
+        if name in data.get("counts", {}):
+            form[f"count-{seat}"] = str(data["counts"][name])
+    if data["end"].get("five_face_cards"):
+        form["five_face"] = "Ann"
+    return form
+
+
+def text(resp) -> str:
+    return resp.get_data(as_text=True)
+
+
+
+def permalink_token(url: str) -> str:
+    return url.split("hand=", 1)[1]
+
+
+class _FormReader(HTMLParser):
+    """What a browser would send from the page's #hand-form as it is shown."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, str] = {}
+        self.select: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "input" and a.get("name"):
+            if a.get("type") in ("radio", "checkbox") and "checked" not in a:
+                return
+            if a.get("value"):
+                self.fields[a["name"]] = a["value"]
+        elif tag == "select":
+            self.select = a.get("name")
+        elif tag == "option" and self.select and "selected" in a:
+            self.fields[self.select] = a.get("value", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self.select = None
+
+
+def shown_form(page: str) -> dict[str, str]:
+    reader = _FormReader()
+    reader.feed(page[page.index('id="hand-form"'):])
+    return reader.fields
+
+
+# -- the page ---------------------------------------------------------------------------------
+
+def test_check_is_open_to_anyone_and_linked_from_the_welcome_page(client):
+    assert 'href="/check"' in text(client.get("/"))
+    resp = client.get("/check")
+    assert resp.status_code == 200
+    page = text(resp)
+    assert 'name="players"' in page and 'name="preset"' in page
+    assert "Change single rules" in page  # the session form's rules part
+    assert 'id="hand-config"' not in page  # the hand's fields come once players are known
+
+
+def test_check_is_linked_from_the_home_page(client):
+    sign_up(client)
+    assert 'href="/check"' in text(client.get("/"))
+
+
+def test_next_draws_the_record_hand_fields_for_the_players(client):
+    resp = client.post("/check", data={"players": "Ann, Bob ,Cy", "preset": "rushville",
+                                       "stake": "0.05", "step": "setup"})
+    page = text(resp)
+    assert resp.status_code == 200
+    for seat, name in enumerate(["Ann", "Bob", "Cy"]):
+        assert f'id="count-{seat}"' in page and f'value="{name}"' in page
+    assert 'name="five_face"' in page  # Rushville's five face cards, from the same macro
+    assert 'id="hand-config"' in page
+
+
+@pytest.mark.parametrize("kind", END_KINDS)
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_and_end_through_check(client, preset, kind):
+    resp = client.post("/check", data=hand_form(preset, kind))
+    if preset == "wikipedia" and kind == "deal":
+        assert resp.status_code == 422
+        shown_beside(resp, "counts",
+                            "these house rules have no instant wins on the deal")
+        return
+    assert resp.status_code == 302, errors_of(resp)
+    expected = settle(parse_hand(hand_json(preset, kind)))
+    linked = settle(parse_hand(decode_hand(permalink_token(resp.location))))
+    assert linked.to_json() == expected.to_json()
+    page = client.get(resp.location)
+    assert page.status_code == 200
+    body = text(page)
+    for line in expected.explanation:
+        assert str(escape(line)) in body
+    assert "Under other house rules" in body and "<svg" in body
+    assert body.count('<tr class="own">') == 1
+
+
+@pytest.mark.parametrize("kind", END_KINDS)
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_and_end_through_the_compare_api(client, preset, kind):
+    resp = client.post("/api/v1/compare", json=hand_json(preset, kind))
+    assert resp.status_code == 200
+    results = resp.get_json()["results"]
+    assert results[0]["own"] is True and results[0]["rules"] == {"preset": preset}
+    assert [r["rules"] for r in results[1:]] == [p for p in PRESETS if p != preset]
+    for entry in results:
+        assert ("result" in entry) != ("error" in entry)
+        assert entry["title"]
+    own = results[0]
+    if preset == "wikipedia" and kind == "deal":
+        assert own["error"] == "these house rules have no instant wins on the deal"
+        assert own["field"] == "counts"
+    else:
+        assert own["result"] == settle(parse_hand(hand_json(preset, kind))).to_json()
+        assert own["result"]["outcome"] in ("deal_win", kind, "drop_won", "caught", "draw")
+
+
+def test_compare_marks_what_differs_from_the_tables_ruling(client):
+    resp = client.post("/api/v1/compare", json=hand_json("pagat", "drop"))
+    by_rules = {json.dumps(r["rules"]): r for r in resp.get_json()["results"]}
+    chicago = by_rules['"chicago"']
+    assert chicago["differs"] == {"winners": False, "players": ["Ann", "Cy", "Dee"]}
+    assert chicago["result"]["net"] == {"Ann": "0.00", "Bob": "-0.50", "Cy": "0.50",
+                                        "Dee": "0.00"}
+    assert by_rules['"seattle"']["differs"] == {"winners": False, "players": []}
+    washington = by_rules['"washington"']
+    assert washington["note"] == "points scoring: a stake of 1 point"
+
+
+def test_compare_without_rules_lists_every_preset(client):
+    body = hand_json("pagat", "stock_out")
+    del body["rules"]
+    results = client.post("/api/v1/compare", json=body).get_json()["results"]
+    assert [r["rules"] for r in results] == list(PRESETS)
+
+
+def test_compare_errors_in_the_one_shape(client):
+    assert client.post("/api/v1/compare", data="[", content_type="application/json"
+                       ).status_code == 400
+    resp = client.post("/api/v1/compare", json={**hand_json("pagat", "dead"), "players": ["A"]})
+    assert resp.status_code == 422
+    assert resp.get_json() == {"error": "Tonk needs 2 to 8 players, not 1", "field": "players"}
+    resp = client.post("/api/v1/compare", json={**hand_json("pagat", "dead"),
+                                                 "rules": {"preset": "nowhere"}})
+    assert resp.status_code == 200  # the table's rules are wrong; every preset still answers
+    assert resp.get_json()["results"][0]["field"] == "rules.preset"
+
+
+def test_compare_is_in_the_openapi_document(client):
+    doc = client.get("/api/v1/openapi.json").get_json()
+    assert "post" in doc["paths"]["/api/v1/compare"]
+    assert "Ruling" in doc["components"]["schemas"]
+
+
+# -- permalinks -------------------------------------------------------------------------------
+
+ROUND_TRIPS = [
+    hand_json("pagat", "drop"),
+    {**hand_json("chicago", "tonk_out"), "multiplier": 2,
+     "end": {"kind": "tonk_out", "player": "Bob", "first_turn": True}},
+    {"rules": {"preset": "pagat", "catch": "alt5", "deck": "jokers"}, "stake": "0.10",
+     "players": ["Zoë", "Jürgen", "恵美"], "dealer": "恵美",
+     "end": {"kind": "drop", "player": "Zoë"}, "counts": {"Zoë": 7, "Jürgen": 7},
+     "cards": {"恵美": ["KS", "JOKER", "2H"]}},
+]
+
+
+@pytest.mark.parametrize("data", ROUND_TRIPS, ids=["drop", "big-one", "cards"])
+def test_permalinks_round_trip(client, data):
+    hand = parse_hand(data)
+    token = encode_hand(hand)
+    assert "=" not in token and re.fullmatch(r"[A-Za-z0-9_-]+", token)
+    assert parse_hand(decode_hand(token)) == hand
+    page = client.get(f"/check?hand={token}")
+    assert page.status_code == 200
+    body = text(page)
+    assert f"/check?hand={token}" in body  # the permalink, shown to copy and as a QR code
+    assert f'value="{escape(", ".join(hand.players))}"' in body  # the form, filled in again
+    # Sending the form as it is shown gives the same link back.
+    form = {**shown_form(body), "step": "check"}
+    again = client.post("/check", data=form)
+    assert again.status_code == 302, errors_of(again)
+    # (counts the end does not use are not sent again, as when recording a hand)
+    again_hand = parse_hand(decode_hand(permalink_token(again.location)))
+    assert settle(again_hand).to_json() == settle(hand).to_json()
+
+
+@pytest.mark.parametrize("token", [
+    "abc", "!!!!", base64.urlsafe_b64encode(b"not json").decode(),
+    base64.urlsafe_b64encode(b"[1, 2]").decode(),
+    base64.urlsafe_b64encode(json.dumps({"players": ["Ann"]}).encode()).decode(),
+    base64.urlsafe_b64encode(b"\xff\xfe").decode(), "A" * 7000])
+def test_a_damaged_permalink_is_a_message_not_a_500(client, token):
+    resp = client.get(f"/check?hand={token}")
+    assert resp.status_code == 422
+    assert errors_of(resp)
+
+
+# -- bad input beside its field ----------------------------------------------------------------
+
+def test_check_shows_each_error_beside_its_field(client):
+    resp = client.post("/check", data={"players": "", "step": "check"})
+    shown_beside(resp, "players", "Write the players’ names, clockwise, with commas.")
+    resp = client.post("/check", data={"players": "Ann, ann", "step": "check", "kind": "dead"})
+    shown_beside(resp, "players", "ann sits at the table twice")
+    form = hand_form("pagat", "drop")
+    resp = client.post("/check", data={**form, "stake": "0.001"})
+    shown_beside(resp, "stake", "the stake has at most two decimal places, not 0.001")
+    resp = client.post("/check", data={**form, "opt-catch_factor": "x"})
+    shown_beside(resp, "opt-catch_factor", "Enter a whole number.")
+    resp = client.post("/check", data={**form, "opt-hand_size": "40"})
+    shown_beside(resp, "opt-hand_size", "hand_size must be from 1 to 13, not 40")
+    resp = client.post("/check", data={**form, "count-3": "60"})
+    shown_beside(resp, "count-3", "Dee's count of 60 is more than five cards can hold "
+                                         "(at most 50)")
+
+
+def test_face_value_rank_on_check_refuses_a_49_claim(client):
+    form = {**hand_form("pagat", "deal"), "opt-face_value": "rank"}
+    resp = client.post("/check", data=form)
+    assert resp.status_code == 422
+    shown_beside(resp, "counts", "these house rules have no instant wins on the deal")
+
+
+def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
+    """RULES.md §4: Chicago's Big 50s go to the player nearest the dealer's left, while its
+    tied low hands stay unpaid: written ``50 = 2 left`` in the form."""
+    from app.web.forms import format_deal_wins, parse_deal_wins
+
+    shorthand = "50 = 2 left; <=13 = 2; 49 = 1"
+    wins = parse_deal_wins(shorthand)
+    assert wins[0] == {"pays": 2, "tie": "nearest_left", "totals": [50]}
+    form = {**hand_form("chicago", "deal"), "opt-deal_wins": shorthand,
+            "count-0": "50", "count-1": "", "count-2": "50", "count-3": ""}
+    resp = client.post("/check", data=form)
+    assert resp.status_code == 302, errors_of(resp)
+    hand = parse_hand(decode_hand(permalink_token(resp.location)))
+    assert format_deal_wins(hand.rules.deal_wins) == shorthand
+    assert settle(hand).winners == ("Ann",)
+    page = text(client.get(resp.location))
+    assert "Only the best instant win is paid; the best are equal, and Ann, nearest the " \
+           "dealer&#39;s left (Dee dealt), wins." in page
+    resp = client.post("/check", data={**form, "opt-deal_wins": "50 = 2 first"})
+    shown_beside(resp, "opt-deal_wins",
+                 "deal_wins[0].tie must be one of draw, nearest_left, not 'first'")
+
+
+# -- a recorded hand's page ----------------------------------------------------------------------
+
+def test_a_recorded_hand_shows_the_other_house_rules(client):
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), preset="chicago")
+    resp = record(client, sid, kind="drop", player="Bob", dealer="Cy",
+                  **{"count-0": "5", "count-1": "9", "count-2": "9"})
+    assert resp.status_code == 302
+    page = text(client.get(f"/sessions/{sid}/hands/1"))
+    assert "Under other house rules" in page
+    section = page[page.index('class="rulings"'):]
+    assert "Your table&#39;s rules: Chicago" in section
+    assert section.count('<tr class="own">') == 1
+    assert 'class="num diff"' in section  # Standard pays Ann more than Chicago does
