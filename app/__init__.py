@@ -11,6 +11,7 @@ from typing import Any
 from flask import Flask
 
 from . import config as _config
+from . import security
 from .extensions import babel, csrf, db, login_manager, migrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,6 +31,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _config.secret_key(app.instance_path)
 
+    security.init_app(app)
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(HERE, os.pardir, "migrations"),
                      render_as_batch=True, compare_type=True)

@@ -129,11 +129,27 @@ def transfers_command(file: IO[str]) -> None:
               help="Address to listen on; 0.0.0.0 lets phones on the same network in.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
-def serve_command(host: str, port: int, workers: int) -> None:
+@click.option("--proxy", is_flag=True,
+              help="Behind a reverse proxy that terminates HTTPS: trust its X-Forwarded-* "
+                   "headers, Secure cookies, HSTS (as TONK_PROXY=1).")
+@click.option("--certfile", type=click.Path(exists=True, dir_okay=False),
+              help="Serve HTTPS with this certificate (PEM); needs --keyfile.")
+@click.option("--keyfile", type=click.Path(exists=True, dir_okay=False),
+              help="The certificate's private key (PEM).")
+def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
+                  keyfile: str | None) -> None:
     """Bring the database up to date and serve the app (gunicorn)."""
+    import os
+
     from flask_migrate import upgrade
     from gunicorn.app.base import BaseApplication
 
+    if (certfile is None) != (keyfile is None):
+        raise click.UsageError("give both --certfile and --keyfile, or neither")
+    if proxy:
+        os.environ["TONK_PROXY"] = "1"
+    if certfile:
+        os.environ["TONK_HTTPS"] = "1"
     app = _create_app()
     with app.app_context():
         upgrade()
@@ -144,11 +160,15 @@ def serve_command(host: str, port: int, workers: int) -> None:
             self.cfg.set("workers", workers)
             self.cfg.set("threads", 4)
             self.cfg.set("accesslog", "-")
+            if certfile:
+                self.cfg.set("certfile", certfile)
+                self.cfg.set("keyfile", keyfile)
 
         def load(self) -> Any:
             return app
 
-    click.echo(f"Tonk Tally is at http://{host}:{port}/  (Ctrl+C to stop)")
+    scheme = "https" if certfile else "http"
+    click.echo(f"Tonk Tally is at {scheme}://{host}:{port}/  (Ctrl+C to stop)")
     Server().run()
 
 

@@ -34,7 +34,10 @@ def secret_key(instance_path: str) -> str:
 
 
 def defaults(instance_path: str) -> dict[str, Any]:
+    from .security import transport_config
+
     return {
+        **transport_config(),
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,

@@ -8,10 +8,8 @@ from flask_babel import gettext as _
 
 from ..extensions import db
 from ..models import User
-from ..web.site import page_headers
 
 bp = Blueprint("auth", __name__)
-bp.after_request(page_headers)
 
 
 def load_user(user_id: str) -> User | None:

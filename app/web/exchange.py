@@ -38,10 +38,9 @@ from ..exchange import (
 from ..extensions import csrf
 from ..ledger import NotFoundError, is_league_admin, owned_session
 from ..models import GameSession, League
-from .site import login_required, me, page_headers
+from .site import login_required, me
 
 bp = Blueprint("exchange", __name__)
-bp.after_request(page_headers)
 
 #: The largest file the import page takes (the rest of the app takes 2 MB).
 IMPORT_MAX_BYTES = 256 * 1024 * 1024

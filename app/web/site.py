@@ -1,22 +1,16 @@
 """What every page shares: who is signed in, the reader's language, the template filters that
-write amounts, and the security headers of the HTML pages."""
+write amounts. (The security headers of every answer: :mod:`app.security`.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import flask_login
-from flask import Response, current_app, request
+from flask import current_app, request
 from flask_babel import get_locale
 
 from ..models import User
 from .present import amount, score
-
-#: A strict policy: nothing from outside, no inline script. Pages work offline by design.
-CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
-                           "script-src 'self'; object-src 'none'; base-uri 'none'; "
-                           "form-action 'self'; frame-ancestors 'none'")
-
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -34,13 +28,6 @@ def login_required(view: View) -> View:
 def select_locale() -> str | None:
     """English, German or Japanese, whichever the browser's Accept-Language prefers."""
     return request.accept_languages.best_match(current_app.config["LANGUAGES"])
-
-
-def page_headers(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    return response
 
 
 def template_context() -> dict[str, Any]:
