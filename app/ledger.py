@@ -22,8 +22,9 @@ from sqlalchemy.exc import IntegrityError
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
-from .core.hand import clean_text, parse_players, parse_stake
+from .core.hand import parse_players, parse_stake
 from .core.money import parse_decimal
+from .core.names import clean_text, name_key
 from .core.settle import Result
 from .core.transfers import Transfer, fewest_transfers
 from .extensions import db
@@ -157,7 +158,7 @@ def _player(user: User, name: str, league_id: int | None = None) -> Player:
     name becomes a member), else among the account's own players."""
     scope = (Player.league_id == league_id if league_id is not None
              else (Player.owner_id == user.id) & Player.league_id.is_(None))
-    found = db.session.scalar(select(Player).where(scope, func.lower(Player.name) == name.lower()))
+    found = db.session.scalar(select(Player).where(scope, Player.name_key == name_key(name)))
     if found is None:
         found = Player(owner_id=user.id, league_id=league_id, name=name)
         db.session.add(found)

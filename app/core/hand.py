@@ -6,15 +6,15 @@ names the field and the player. A :class:`Hand` that exists is valid: settling i
 """
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from .cards import Card, check_available, check_in_deck, parse_card
-from .errors import CardError, HandError, TonkError
+from .errors import CardError, HandError
 from .money import parse_decimal
+from .names import MAX_NAME, clean_text, name_key
 from .rules import Rules, resolve_rules
 
 END_KINDS: dict[str, str] = {
@@ -27,7 +27,6 @@ END_KINDS: dict[str, str] = {
 }
 METHODS = ("spread", "hits")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-MAX_NAME = 40
 MAX_STAKE = Decimal(1_000_000)
 MAX_MULTIPLIER = 1000
 _CENT = Decimal("0.01")
@@ -117,22 +116,6 @@ class Hand:
 
 # -- small checks ---------------------------------------------------------------------------
 
-def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit: int,
-               *, multiline: bool = False) -> str:
-    """Typed text → trimmed text (one line: inner runs of spaces folded), or ``error``:
-    empty, longer than ``limit``, or holding control characters (which no name needs and
-    PostgreSQL cannot always store)."""
-    if not isinstance(value, str) or not value.strip():
-        raise error(f"{what} cannot be empty", field)
-    text = value.strip() if multiline else " ".join(value.split())
-    allowed = "\n\t\r" if multiline else ""
-    if any(unicodedata.category(c) == "Cc" and c not in allowed for c in text):
-        raise error(f"{what} cannot contain control characters", field)
-    if len(text) > limit:
-        raise error(f"{what} can be at most {limit} characters", field)
-    return text
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -170,9 +153,10 @@ def parse_players(value: Any) -> tuple[str, ...]:
     seen: dict[str, str] = {}
     for i, raw in enumerate(value):
         name = clean_text(raw, HandError, f"players[{i}]", f"player {i + 1}'s name", MAX_NAME)
-        if name.casefold() in seen:
-            raise HandError(f"{name} sits at the table twice", f"players[{i}]")
-        seen[name.casefold()] = name
+        if name_key(name) in seen:
+            raise HandError(f"{name} sits at the table twice (as {seen[name_key(name)]})",
+                            f"players[{i}]")
+        seen[name_key(name)] = name
         names.append(name)
     return tuple(names)
 
@@ -180,11 +164,11 @@ def parse_players(value: Any) -> tuple[str, ...]:
 def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
     if not isinstance(name, str):
         raise HandError(f"{what} must be the name of a player, not {name!r}", field)
-    try:
-        return players.index(" ".join(name.split()))
-    except ValueError:
-        raise HandError(f"{what}: {name} is not at the table ({', '.join(players)})",
-                        field) from None
+    key = name_key(name)
+    for seat, player in enumerate(players):
+        if name_key(player) == key:
+            return seat
+    raise HandError(f"{what}: {name} is not at the table ({', '.join(players)})", field)
 
 
 def _flag(end: Mapping[str, Any], key: str) -> bool:
@@ -245,6 +229,8 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
     for name, count in value.items():
         seat = _seat(players, name, f"counts.{name}", "counts")
         field = f"counts.{players[seat]}"
+        if counts[seat] is not None:
+            raise HandError(f"{players[seat]}'s count is given twice", field)
         if not _is_int(count):
             raise HandError(f"{players[seat]}'s count must be a whole number, not {count!r}",
                             field)
@@ -286,6 +272,8 @@ def _parse_cards(value: Any, players: tuple[str, ...], rules: Rules
     for name, cards in value.items():
         seat = _seat(players, name, f"cards.{name}", "cards")
         field = f"cards.{players[seat]}"
+        if hands[seat] is not None:
+            raise HandError(f"{players[seat]}'s cards are given twice", field)
         if not isinstance(cards, list | tuple):
             raise HandError(f"{players[seat]}'s cards must be a list like [\"KS\", \"10H\"]",
                             field)

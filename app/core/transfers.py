@@ -74,7 +74,8 @@ from decimal import Decimal
 from typing import Final
 
 from .errors import TonkError
-from .money import parse_decimal
+from .money import CENT_PLACES, parse_decimal
+from .names import MAX_NAME, clean_text, name_key
 
 __all__ = ["EXACT_LIMIT", "MAX_PLACES", "MAX_PEOPLE", "Transfer", "TransferError",
            "fewest_transfers", "parse_balances"]
@@ -148,13 +149,19 @@ def parse_balances(data: object) -> dict[str, Decimal]:
     if len(data) > MAX_PEOPLE:
         raise TransferError(f"a settle-up takes at most {MAX_PEOPLE} people", "balances")
     out: dict[str, Decimal] = {}
-    for name, value in data.items():
-        if not isinstance(name, str) or not name.strip():
-            raise TransferError("every balance needs a name", "balances")
+    keys: dict[str, str] = {}
+    for raw, value in data.items():
+        name = clean_text(raw, TransferError, f"balances.{raw}", "every balance's name",
+                          MAX_NAME)
         field = f"balances.{name}"
+        if name_key(name) in keys:
+            raise TransferError(f"{name} has two balances (as {keys[name_key(name)]} too)",
+                                field)
+        keys[name_key(name)] = name
         out[name] = parse_decimal(
             value, TransferError,
-            f"{name}'s balance must be an amount like \"4.50\", not {value!r}", field)
+            f"{name}'s balance must be an amount like \"4.50\", not {value!r}", field,
+            places=CENT_PLACES)
     return out
 
 

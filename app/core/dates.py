@@ -1,0 +1,37 @@
+"""Days a person types (a season's first and last day, an imported time): one rule for the
+whole app. Years 2000 to 2100 only: a table's records need no other, and a season that
+"ends" on 9999-12-31 would break every sum that looks a day past its end."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from .errors import TonkError
+
+FIRST_YEAR, LAST_YEAR = 2000, 2100
+
+
+def check_year(day: date, error: type[TonkError], field: str | None, what: str) -> None:
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        raise error(f"{what} must be in the years {FIRST_YEAR} to {LAST_YEAR}, not "
+                    f"{day.isoformat()}", field)
+
+
+def parse_day(value: Any, error: type[TonkError], field: str | None, what: str) -> date:
+    """A date, or text like ``2026-01-31``, in the years 2000 to 2100."""
+    if isinstance(value, datetime):
+        day = value.date()
+    elif isinstance(value, date):
+        day = value
+    elif value is None or (isinstance(value, str) and not value.strip()):
+        raise error(f"say {what}, like 2026-01-31", field)
+    else:
+        try:
+            if not isinstance(value, str):
+                raise ValueError(value)
+            day = date.fromisoformat(value.strip())
+        except ValueError:
+            raise error(f"{what} must be a date like 2026-01-31, not {value!r}",
+                        field) from None
+    check_year(day, error, field, what)
+    return day

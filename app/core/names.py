@@ -1,0 +1,46 @@
+"""Names and short texts a person types, one rule for the whole app (the core, the ledger,
+leagues, import): NFC-normalised, trimmed, inner runs of spaces folded; no control,
+format (zero-width, direction marks) or surrogate characters; and a key that compares
+names the way people do, whatever their case or Unicode form.
+
+:func:`name_key` is computed here, in Python, and stored in its own column, so SQLite
+(whose ``lower()`` folds ASCII only) and PostgreSQL find the same player.
+"""
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from .errors import TonkError
+
+#: The longest name of a player.
+MAX_NAME = 40
+#: Categories no typed name needs: controls, format characters (zero-width spaces and
+#: joiners, direction marks, soft hyphens), surrogates (half a character), private use.
+_REFUSED = {"Cc": "control characters", "Cf": "invisible characters",
+            "Cs": "broken characters (a lone surrogate)", "Co": "private-use characters"}
+
+
+def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit: int,
+               *, multiline: bool = False) -> str:
+    """Typed text → NFC, trimmed text (one line: inner runs of spaces folded), or
+    ``error``: empty, longer than ``limit``, or holding a character no typed text needs."""
+    if not isinstance(value, str) or not value.strip():
+        raise error(f"{what} cannot be empty", field)
+    text = value.strip() if multiline else " ".join(value.split())  # tabs, newlines fold
+    allowed = "\n\t\r" if multiline else ""
+    for c in text:
+        kind = unicodedata.category(c)
+        if kind in _REFUSED and c not in allowed:
+            raise error(f"{what} cannot contain {_REFUSED[kind]} (U+{ord(c):04X})", field)
+    text = unicodedata.normalize("NFC", text)
+    if len(text) > limit:
+        raise error(f"{what} can be at most {limit} characters", field)
+    return text
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same person: case-folded, NFC, spaces folded ("Zoë" in
+    either Unicode form, "ZOË" and " zoë " share one key)."""
+    folded = unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+    return unicodedata.normalize("NFC", folded)
