@@ -11,7 +11,7 @@ from typing import Any
 from flask import Flask
 
 from . import config as _config
-from . import security
+from . import limits, security
 from .extensions import babel, csrf, db, login_manager, migrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,6 +37,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
     login_manager.init_app(app)
+    limits.init_app(app)
     from .web.site import select_locale
 
     babel.init_app(app, locale_selector=select_locale)

@@ -172,6 +172,63 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     Server().run()
 
 
+# -- accounts ------------------------------------------------------------------------------
+
+@cli.group("user")
+def user_group() -> None:
+    """Accounts: make the first one, or a password-reset link (this server sends no email)."""
+
+
+def _fail(message: str) -> None:
+    click.echo(f"tonk: {message}", err=True)
+    sys.exit(1)
+
+
+@user_group.command("create")
+@click.option("--email", required=True, help="The account's email (it signs in with it).")
+@click.option("--name", required=True, help="The name the pages show.")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from standard input instead of asking for it.")
+def user_create(email: str, name: str, password_stdin: bool) -> None:
+    """Make an account (e.g. the first one on a new server)."""
+    from .accounts import AccountError, create_user
+    from .extensions import db
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True,
+                                err=True)
+    try:
+        user = create_user(email, name, password)
+    except AccountError as exc:
+        db.session.rollback()
+        _fail(f"{exc.message} ({exc.field})" if exc.field else exc.message)
+    else:
+        click.echo(f"Made the account {user.email} ({user.name}).")
+
+
+@user_group.command("reset-password")
+@click.argument("email")
+@click.option("--url", "base_url", envvar="TONK_URL", default="http://127.0.0.1:5000",
+              show_default=True, help="Where phones reach this server (or TONK_URL).")
+def user_reset_password(email: str, base_url: str) -> None:
+    """Print a one-time link, valid for an hour, that sets a new password for EMAIL."""
+    from flask import current_app
+
+    from .accounts import RESET_SECONDS, reset_token, user_by_email
+
+    user = user_by_email(email)
+    if user is None:
+        _fail(f"there is no account with the email {email.strip()}")
+        return
+    token = reset_token(user, current_app.config["SECRET_KEY"])
+    click.echo(f"{base_url.rstrip('/')}/reset/{token}")
+    click.echo(f"Give this link to {user.email} only. It works once, for "
+               f"{RESET_SECONDS // 60} minutes; using it signs the account out everywhere.",
+               err=True)
+
+
 # -- export, import and the demo league ----------------------------------------------------
 
 def _account(email: str) -> Any:

@@ -38,6 +38,9 @@ def defaults(instance_path: str) -> dict[str, Any]:
 
     return {
         **transport_config(),
+        # Where the rate limits count: memory (one process) unless a store is given, e.g.
+        # redis://127.0.0.1:6379 for several workers.
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,

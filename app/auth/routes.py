@@ -26,6 +26,7 @@ from ..accounts import (
     start_sign_in,
 )
 from ..extensions import db
+from ..limits import limited
 from ..models import ApiToken, User
 from ..web.site import login_required, me
 from . import bp
@@ -49,6 +50,7 @@ def show_error(form: FlaskForm, exc: AccountError, default: str) -> None:
 
 
 @bp.route("/signup", methods=["GET", "POST"])
+@limited("SIGNUP")
 def signup() -> ResponseReturnValue:
     if current_user.is_authenticated:
         return redirect(url_for("web.index"))
@@ -67,6 +69,7 @@ def signup() -> ResponseReturnValue:
 
 
 @bp.route("/signin", methods=["GET", "POST"])
+@limited("SIGNIN")
 def signin() -> ResponseReturnValue:
     if current_user.is_authenticated:
         return redirect(safe_next(request.args.get("next")))
@@ -100,6 +103,7 @@ def signout_everywhere() -> ResponseReturnValue:
 
 @bp.route("/account/password", methods=["GET", "POST"])
 @login_required
+@limited("PASSWORD")
 def password() -> ResponseReturnValue:
     form = PasswordForm()
     if form.validate_on_submit():
@@ -117,6 +121,7 @@ def password() -> ResponseReturnValue:
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])
+@limited("RESET")
 def reset(token: str) -> ResponseReturnValue:
     """The page of a one-time reset link: choose a new password."""
     secret = current_app.config["SECRET_KEY"]
@@ -163,6 +168,7 @@ def account() -> ResponseReturnValue:
 
 @bp.post("/account/tokens")
 @login_required
+@limited("TOKEN")
 def new_token() -> ResponseReturnValue:
     form = TokenForm()
     if form.validate_on_submit():
