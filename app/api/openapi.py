@@ -10,10 +10,37 @@ from typing import Any
 from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
 from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
+from ..core.transfers import MAX_PEOPLE
 from ..leagues import RATING_SORTS, SCORINGS, SORTS
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
           "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
+#: An amount as the API reads it (app.core.money): a string of ASCII digits with an optional
+#: sign and fraction (spaces around are ignored), or a JSON number read exactly.
+_AMOUNT_TEXT = {"type": "string", "pattern": r"^[ \t\r\n]*[+-]?[0-9]+(\.[0-9]+)?[ \t\r\n]*$",
+                "examples": ["0.25"]}
+_STAKE = {"anyOf": [_AMOUNT_TEXT, {"type": "number"}, {"type": "null"}],
+          "description": "More than 0 and at most 1,000,000, at most two decimal places "
+                         "(whole under points scoring); null or absent: 1 (a session's or "
+                         "league's: its own)."}
+#: A name as typed: it must hold more than spaces; it is trimmed, inner spaces folded and
+#: NFC-normalised, and may then be at most so long, without control, invisible
+#: (zero-width, direction) or broken (lone surrogate) characters.
+_NAME = {"type": "string", "pattern": r"\S", "examples": ["Ann"],
+         "description": "At most 40 characters once trimmed; no control or invisible "
+                        "characters. Names that differ only in case or Unicode form are the "
+                        "same person."}
+
+
+def _TEXT(limit: int) -> dict[str, Any]:  # noqa: N802  (a schema, named like one)
+    return {"type": "string", "pattern": r"\S",
+            "description": f"At most {limit} characters once trimmed (inner spaces folded); "
+                           "no control or invisible characters."}
+
+
+_CURRENCY = {"type": ["string", "null"], "default": "USD",
+             "description": "A short code or sign (at most 8 characters), USD if null or "
+                            "empty."}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -31,7 +58,9 @@ def _answer(description: str, name: str | None = None) -> dict[str, Any]:
 
 
 ERRORS = {
-    "400": _answer("The body is not a JSON object.", "Error"),
+    "400": _answer("The body cannot be read: not JSON (the error says at which line and "
+                   "column), a key given twice (field: its path), or not a JSON object.",
+                   "Error"),
     "422": _answer("The input cannot be settled; the message says why, for a person.", "Error"),
 }
 SESSION_ERRORS = {
@@ -49,26 +78,28 @@ def _schemas() -> dict[str, Any]:
         "Error": {"type": "object", "required": ["error"], "properties": {
             "error": {"type": "string", "description": "What is wrong, for a person."},
             "field": {"type": "string", "description": "Where, e.g. counts.Bob."}}},
-        "Rules": {"oneOf": [
+        "Rules": {"description": "A preset's name, or a preset and the options that differ; "
+                                 "null or absent: pagat (a session's: its own).",
+                  "oneOf": [
+            {"type": "null"},
             {"type": "string", "enum": list(PRESETS)},
             {"type": "object", "additionalProperties": False, "properties": {
                 "preset": {"type": "string", "enum": list(PRESETS)}, **options}}]},
         "End": {"type": "object", "required": ["kind"], "properties": {
             "kind": {"type": "string", "enum": list(END_KINDS)},
-            "player": {"type": "string"},
+            "player": _NAME,
             "method": {"type": "string", "enum": ["spread", "hits"]},
             "first_turn": {"type": "boolean"},
             "double_double": {"type": "boolean"},
-            "five_face_cards": {"type": "array", "items": {"type": "string"}}}},
+            "five_face_cards": {"type": "array", "items": _NAME}}},
         "Hand": {"type": "object", "required": ["players", "end"],
                  "additionalProperties": False, "properties": {
             "rules": _ref("Rules"),
-            "stake": {"oneOf": [{"type": "string"}, {"type": "number"}],
-                      "description": "Positive, at most 1,000,000, two decimal places."},
+            "stake": _STAKE,
             "multiplier": {"type": "integer", "minimum": 1, "maximum": MAX_MULTIPLIER},
-            "players": {"type": "array", "items": {"type": "string"},
+            "players": {"type": "array", "items": _NAME,
                         "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS},
-            "dealer": {"type": "string"},
+            "dealer": _NAME,
             "end": _ref("End"),
             "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
             "cards": {"type": "object", "additionalProperties": {
@@ -85,7 +116,11 @@ def _schemas() -> dict[str, Any]:
             "pushed": {"type": "object", "additionalProperties": {"type": "integer"}},
             "explanation": {"type": "array", "items": {"type": "string"}}}},
         "Balances": {"type": "object", "required": ["balances"], "properties": {
-            "balances": {"type": "object", "additionalProperties": _MONEY}}},
+            "balances": {"type": "object", "minProperties": 1, "maxProperties": MAX_PEOPLE,
+                         "propertyNames": _NAME,
+                         "additionalProperties": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
+                                                  "description": "At most two decimal "
+                                                                 "places."}}}},
         "Transfer": {"type": "object", "properties": {
             "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY}},
         "Transfers": {"type": "object", "properties": {
@@ -110,7 +145,7 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
     """The session endpoints' schemas; ``hand`` is the stateless Hand schema."""
     table_hand = {k: v for k, v in hand["properties"].items()
                   if k not in ("players", "rules", "stake")}
-    reason = {"type": "string", "minLength": 1, "maxLength": 500,
+    reason = {"type": "string", "pattern": r"\S",
               "description": "Why: kept in the hand's history."}
     recorded = {
         "hand": _ref("TableHand"),
@@ -120,12 +155,13 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
     return {
         "NewSession": {"type": "object", "required": ["name", "players"],
                        "additionalProperties": False, "properties": {
-            "name": {"type": "string", "maxLength": 80},
+            "name": _TEXT(80),
             "players": hand["properties"]["players"],
             "rules": _ref("Rules"),
             "stake": hand["properties"]["stake"],
-            "currency": {"type": "string", "maxLength": 8, "default": "USD"},
-            "first_dealer": {"type": "string", "description": "Default: the first player."},
+            "currency": _CURRENCY,
+            "first_dealer": {"type": ["string", "null"],
+                             "description": "Default (null or empty): the first player."},
             "league": {**_ID, "description": "A league you run: the players are its members "
                        "(a new name becomes one), and its default rules, stake and currency "
                        "fill in what is not sent."}}},
@@ -182,7 +218,7 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
         "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
                        "additionalProperties": False, "properties": {
             "from": {"type": "string"}, "to": {"type": "string"},
-            "amount": {"oneOf": [_MONEY, {"type": "number"}],
+            "amount": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
                        "description": "In full or in part of an open transfer."}}},
     }
 
@@ -219,6 +255,11 @@ def _session_paths() -> dict[str, Any]:
         "/api/v1/sessions/{session_id}/rules": {
             "put": _signed_in("Change the house rules or stake for the hands to come.", {
                 "200": _answer("The session.", "Session")}, "RulesChange", s)},
+        "/api/v1/sessions/{session_id}/share": {
+            "post": _signed_in("Revoke the share link and make a new one: the old link "
+                               "stops working at once.", {
+                "200": _answer("The session, with its new share_url.", "Session")},
+                params=s, change=False)},
         "/api/v1/sessions/{session_id}/close": {
             "post": _signed_in("Close a session once everything is paid.", {
                 "200": _answer("The session, closed.", "Session")}, params=s)},
@@ -253,7 +294,8 @@ _LEAGUE_ID = {"name": "league_id", "in": "path", "required": True, "schema": _ID
               "description": "The league's id."}
 _PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": _ID,
               "description": "The member's id."}
-_DAY = {"type": "string", "format": "date", "examples": ["2026-01-31"]}
+_DAY = {"type": "string", "format": "date", "pattern": r"^\s*\d{4}-\d{2}-\d{2}\s*$",
+        "examples": ["2026-01-31"], "description": "A day of the years 2000 to 2100."}
 _SCORING = {"type": "string", "enum": list(SCORINGS)}
 _COUNT = {"type": "integer", "minimum": 0}
 
@@ -280,17 +322,16 @@ def _league_schemas() -> dict[str, Any]:
     return {
         "NewLeague": {"type": "object", "required": ["name"], "additionalProperties": False,
                       "properties": {
-            "name": {"type": "string", "maxLength": 80},
+            "name": _TEXT(80),
             "rules": {**_ref("Rules"), "description": "Default house rules of its sessions."},
-            "stake": {"oneOf": [{"type": "string"}, {"type": "number"}],
-                      "description": "Default stake of its sessions."},
-            "currency": {"type": "string", "maxLength": 8, "default": "USD"}}},
+            "stake": _STAKE,
+            "currency": _CURRENCY}},
         "LeagueSummary": {"type": "object", "properties": {
             "id": _ID, "name": {"type": "string"}, "scoring": _SCORING,
             "currency": {"type": "string"}, "created_at": _WHEN}},
         "Member": member,
         "NewMember": {"type": "object", "required": ["name"], "additionalProperties": False,
-                      "properties": {"name": {"type": "string", "maxLength": 40,
+                      "properties": {"name": {**_NAME,
                                               "description": "Unique in the league, "
                                                              "whatever its case."}}},
         "Admin": {"type": "object", "properties": {
@@ -304,7 +345,7 @@ def _league_schemas() -> dict[str, Any]:
         "NewSeason": {"type": "object", "required": ["name", "starts_on", "ends_on"],
                       "additionalProperties": False,
                       "description": "Both days included (UTC days); seasons may overlap.",
-                      "properties": {"name": {"type": "string", "maxLength": 80},
+                      "properties": {"name": _TEXT(80),
                                      "starts_on": _DAY, "ends_on": _DAY}},
         "League": {"type": "object", "properties": {
             "id": _ID, "name": {"type": "string"},

@@ -3,12 +3,14 @@ whole app. Years 2000 to 2100 only: a table's records need no other, and a seaso
 "ends" on 9999-12-31 would break every sum that looks a day past its end."""
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Any
 
 from .errors import TonkError
 
 FIRST_YEAR, LAST_YEAR = 2000, 2100
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # not the other forms fromisoformat reads
 
 
 def check_year(day: date, error: type[TonkError], field: str | None, what: str) -> None:
@@ -27,7 +29,7 @@ def parse_day(value: Any, error: type[TonkError], field: str | None, what: str) 
         raise error(f"say {what}, like 2026-01-31", field)
     else:
         try:
-            if not isinstance(value, str):
+            if not isinstance(value, str) or not _DAY.fullmatch(value.strip()):
                 raise ValueError(value)
             day = date.fromisoformat(value.strip())
         except ValueError:
