@@ -8,6 +8,7 @@ error) that says when to try again. The limits are configuration (``TONK_LIMIT_*
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -36,10 +37,12 @@ limiter = Limiter(key_func=get_remote_address, headers_enabled=True)
 
 
 def limits_config() -> dict[str, str]:
+    """``TONK_LIMIT_<NAME>_IP`` and ``…_ACCOUNT``: from the environment, else the defaults."""
     out = {}
     for name, (per_ip, per_account) in DEFAULT_LIMITS.items():
-        out[f"TONK_LIMIT_{name}_IP"] = per_ip
-        out[f"TONK_LIMIT_{name}_ACCOUNT"] = per_account
+        for key, default in ((f"TONK_LIMIT_{name}_IP", per_ip),
+                             (f"TONK_LIMIT_{name}_ACCOUNT", per_account)):
+            out[key] = os.environ.get(key, default)
     return out
 
 

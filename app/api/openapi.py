@@ -43,6 +43,12 @@ _CURRENCY = {"type": ["string", "null"], "default": "USD",
                             "empty."}
 
 
+HAND_EXAMPLE = {"rules": "pagat", "stake": "0.25", "multiplier": 1,
+                "players": ["Ann", "Bob", "Cy"], "dealer": "Cy",
+                "end": {"kind": "drop", "player": "Bob"},
+                "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
+
+
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -81,10 +87,10 @@ def _schemas() -> dict[str, Any]:
         "Rules": {"description": "A preset's name, or a preset and the options that differ; "
                                  "null or absent: pagat (a session's: its own).",
                   "oneOf": [
-            {"type": "null"},
             {"type": "string", "enum": list(PRESETS)},
             {"type": "object", "additionalProperties": False, "properties": {
-                "preset": {"type": "string", "enum": list(PRESETS)}, **options}}]},
+                "preset": {"type": "string", "enum": list(PRESETS)}, **options}},
+            {"type": "null"}]},
         "End": {"type": "object", "required": ["kind"], "properties": {
             "kind": {"type": "string", "enum": list(END_KINDS)},
             "player": _NAME,
@@ -93,16 +99,20 @@ def _schemas() -> dict[str, Any]:
             "double_double": {"type": "boolean"},
             "five_face_cards": {"type": "array", "items": _NAME}}},
         "Hand": {"type": "object", "required": ["players", "end"],
-                 "additionalProperties": False, "properties": {
+                 "additionalProperties": False, "examples": [HAND_EXAMPLE], "properties": {
             "rules": _ref("Rules"),
             "stake": _STAKE,
             "multiplier": {"type": "integer", "minimum": 1, "maximum": MAX_MULTIPLIER},
             "players": {"type": "array", "items": _NAME,
                         "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS},
-            "dealer": _NAME,
+            "dealer": {"anyOf": [_NAME, {"type": "null"}],
+                       "description": "Default: the first player (a session's: who deals "
+                                      "next)."},
             "end": _ref("End"),
-            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
-            "cards": {"type": "object", "additionalProperties": {
+            "counts": {"type": ["object", "null"], "propertyNames": _NAME,
+                       "additionalProperties": {"type": "integer"}},
+            "cards": {"type": ["object", "null"], "propertyNames": _NAME,
+                      "additionalProperties": {
                 "type": "array", "items": {"type": "string", "examples": ["KS", "10H"]}}}}},
         "Payment": {"type": "object", "properties": {
             "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY,
@@ -115,7 +125,9 @@ def _schemas() -> dict[str, Any]:
             "net": {"type": "object", "additionalProperties": _MONEY},
             "pushed": {"type": "object", "additionalProperties": {"type": "integer"}},
             "explanation": {"type": "array", "items": {"type": "string"}}}},
-        "Balances": {"type": "object", "required": ["balances"], "properties": {
+        "Balances": {"type": "object", "required": ["balances"],
+                     "examples": [{"balances": {"Ann": "4.50", "Bob": "-4.50"}}],
+                     "properties": {
             "balances": {"type": "object", "minProperties": 1, "maxProperties": MAX_PEOPLE,
                          "propertyNames": _NAME,
                          "additionalProperties": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
@@ -145,6 +157,8 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
     """The session endpoints' schemas; ``hand`` is the stateless Hand schema."""
     table_hand = {k: v for k, v in hand["properties"].items()
                   if k not in ("players", "rules", "stake")}
+    table_hand["dealer"] = {"type": ["string", "null"],
+                            "description": "Default (null or empty): who deals next."}
     reason = {"type": "string", "pattern": r"\S",
               "description": "Why: kept in the hand's history."}
     recorded = {
@@ -154,7 +168,11 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
         "result": _ref("Result")}
     return {
         "NewSession": {"type": "object", "required": ["name", "players"],
-                       "additionalProperties": False, "properties": {
+                       "additionalProperties": False,
+                       "examples": [{"name": "Friday", "players": ["Ann", "Bob", "Cy"],
+                                     "rules": "pagat", "stake": "0.25", "currency": "USD",
+                                     "first_dealer": "Bob"}],
+                       "properties": {
             "name": _TEXT(80),
             "players": hand["properties"]["players"],
             "rules": _ref("Rules"),
@@ -162,7 +180,8 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "currency": _CURRENCY,
             "first_dealer": {"type": ["string", "null"],
                              "description": "Default (null or empty): the first player."},
-            "league": {**_ID, "description": "A league you run: the players are its members "
+            "league": {"anyOf": [_ID, {"type": "null"}],
+                       "description": "A league you run: the players are its members "
                        "(a new name becomes one), and its default rules, stake and currency "
                        "fill in what is not sent."}}},
         "SessionSummary": {"type": "object", "properties": {
@@ -186,17 +205,24 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                        "description": "The league it belongs to, if any."},
             "created_at": _WHEN}},
         "RulesChange": {"type": "object", "additionalProperties": False,
+                        "examples": [{"rules": {"preset": "pagat", "catch": "alt3"},
+                                      "stake": "0.50"}],
                         "description": "Applies to the hands recorded from now on.",
                         "properties": {"rules": _ref("Rules"),
                                        "stake": hand["properties"]["stake"]}},
         "TableHand": {"type": "object", "required": ["end"], "additionalProperties": False,
+                      "examples": [{"end": {"kind": "tonk_out", "player": "Ann"},
+                                    "multiplier": 2}],
                       "description": "A hand of a session: its players, rules and stake are "
                                      "the session's. The dealer defaults to the next one.",
                       "properties": table_hand},
         "Correction": {"type": "object", "required": ["end", "reason"],
                        "additionalProperties": False,
+                       "examples": [{"end": {"kind": "run_out", "player": "Cy"},
+                                     "reason": "it was Cy"}],
                        "properties": {**table_hand, "reason": reason}},
         "Void": {"type": "object", "required": ["reason"], "additionalProperties": False,
+                 "examples": [{"reason": "never played"}],
                  "properties": {"reason": reason}},
         "RecordedHand": {"type": "object", "properties": {
             "number": _ID, "version": _ID, "voided": {"type": "boolean"}, **recorded}},
@@ -216,7 +242,9 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "all_paid": {"type": "boolean"},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
         "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
-                       "additionalProperties": False, "properties": {
+                       "additionalProperties": False,
+                       "examples": [{"from": "Ann", "to": "Cy", "amount": "0.25"}],
+                       "properties": {
             "from": {"type": "string"}, "to": {"type": "string"},
             "amount": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
                        "description": "In full or in part of an open transfer."}}},
@@ -321,6 +349,8 @@ def _league_schemas() -> dict[str, Any]:
         "hands": _COUNT}}
     return {
         "NewLeague": {"type": "object", "required": ["name"], "additionalProperties": False,
+                      "examples": [{"name": "Fridays", "rules": "chicago", "stake": "0.50",
+                                    "currency": "EUR"}],
                       "properties": {
             "name": _TEXT(80),
             "rules": {**_ref("Rules"), "description": "Default house rules of its sessions."},
@@ -331,6 +361,7 @@ def _league_schemas() -> dict[str, Any]:
             "currency": {"type": "string"}, "created_at": _WHEN}},
         "Member": member,
         "NewMember": {"type": "object", "required": ["name"], "additionalProperties": False,
+                      "examples": [{"name": "Dee"}],
                       "properties": {"name": {**_NAME,
                                               "description": "Unique in the league, "
                                                              "whatever its case."}}},
@@ -344,6 +375,8 @@ def _league_schemas() -> dict[str, Any]:
             "id": _ID, "name": {"type": "string"}, "starts_on": _DAY, "ends_on": _DAY}},
         "NewSeason": {"type": "object", "required": ["name", "starts_on", "ends_on"],
                       "additionalProperties": False,
+                      "examples": [{"name": "Spring", "starts_on": "2026-03-01",
+                                    "ends_on": "2026-05-31"}],
                       "description": "Both days included (UTC days); seasons may overlap.",
                       "properties": {"name": _TEXT(80),
                                      "starts_on": _DAY, "ends_on": _DAY}},

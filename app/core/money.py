@@ -35,10 +35,24 @@ def parse_decimal(value: Any, error: type[TonkError], message: str, field: str,
         amount = Decimal(value)
     if not amount.is_finite():
         raise error(message, field)
-    if places is not None and amount != amount.quantize(Decimal(1).scaleb(-places)):
+    if places is not None and decimal_places(amount) > places:
         raise error(f"{message}: at most {places} decimal places" if places
                     else f"{message}: a whole number", field)
     return amount
+
+
+def decimal_places(amount: Decimal) -> int:
+    """How many decimal places ``amount`` needs (``0.250`` needs 2; ``1E+26`` none),
+    exactly, whatever its size (no rounding context involved)."""
+    _sign, digits, exponent = amount.as_tuple()
+    assert isinstance(exponent, int)  # finite
+    if not any(digits):
+        return 0
+    for digit in reversed(digits):
+        if digit or exponent >= 0:
+            break
+        exponent += 1
+    return max(0, -exponent)
 
 
 def _reject_constant(name: str) -> Any:
