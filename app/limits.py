@@ -33,7 +33,7 @@ DEFAULT_LIMITS: dict[str, tuple[str, str]] = {
 }
 
 #: Its store is ``RATELIMIT_STORAGE_URI`` (``app.config``; memory unless set).
-limiter = Limiter(key_func=get_remote_address, headers_enabled=True)
+limiter = Limiter(key_func=get_remote_address, headers_enabled=False)  # Retry-After: too_many
 
 
 def limits_config() -> dict[str, str]:

@@ -270,3 +270,19 @@ def test_migration_backfills_keys_and_keeps_old_lookalikes_apart(db_app):
         with db.engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM players")).scalar() == 3
         downgrade(revision="base")
+
+
+@pytest.mark.parametrize("value, places", [("0.250", 2), ("1E+26", 0), ("0.000", 0),
+                                           ("-0.5", 1), ("0.001", 3), ("12", 0)])
+def test_decimal_places_are_counted_exactly_whatever_the_size(value, places):
+    from decimal import Decimal
+
+    from app.core.money import decimal_places
+
+    assert decimal_places(Decimal(value)) == places
+
+
+def test_a_huge_balance_is_a_422_not_a_500(client):
+    resp = client.post("/api/v1/transfers", data='{"balances": {"Ann": 1e+26, "Bob": 0}}',
+                       content_type="application/json")
+    assert resp.status_code == 422 and resp.get_json()["field"] == "balances.Ann"

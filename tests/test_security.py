@@ -86,3 +86,23 @@ def test_the_environment_turns_https_and_the_proxy_on(monkeypatch, tmp_path):
     monkeypatch.delenv("TONK_PROXY")
     monkeypatch.setenv("TONK_HTTPS", "0")
     assert not make_app(f"sqlite:///{tmp_path / 'q.sqlite'}").config["TONK_HTTPS"]
+
+
+def test_a_server_error_carries_the_headers_too(app):
+    """(No input reaches a 500: tests/test_api_schema.py; but a bug must not drop them.)"""
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+
+    @app.get("/_boom")
+    def boom():
+        raise RuntimeError("a bug")
+
+    @app.get("/api/v1/_boom")
+    def api_boom():
+        raise RuntimeError("a bug")
+
+    for path in ("/_boom", "/api/v1/_boom"):
+        resp = app.test_client().get(path)
+        assert resp.status_code == 500
+        assert resp.headers["X-Content-Type-Options"] == "nosniff"
+        assert "frame-ancestors 'none'" in resp.headers["Content-Security-Policy"]
+    assert app.test_client().get("/api/v1/_boom").get_json()["error"]
