@@ -66,7 +66,7 @@ def _reset_key() -> str:
 
 
 def _user_key() -> str:
-    return f"user:{current_user.get_id()}" if current_user.is_authenticated else \
+    return f"user:{current_user.id}" if current_user.is_authenticated else \
         f"ip:{get_remote_address()}"
 
 

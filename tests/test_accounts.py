@@ -257,6 +257,10 @@ def test_token_making_and_reset_tries_are_limited(tmp_path):
     for i in range(2):
         assert client.post("/account/tokens", data={"label": f"t{i}"}).status_code == 200
     assert client.post("/account/tokens", data={"label": "t3"}).status_code == 429
+    again = app.test_client()  # a new sign-in of the same account counts with the first
+    sign_in(again)
+    assert again.post("/account/tokens", data={"label": "t4"},
+                      environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code == 429
     for _ in range(2):
         assert client.post("/reset/forged", data={"password": GOOD}).status_code == 404
     assert client.post("/reset/forged", data={"password": GOOD}).status_code == 429
