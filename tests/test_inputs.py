@@ -50,6 +50,16 @@ def test_names_refuse_what_no_typed_name_needs(raw, words):
     assert words in caught.value.message and caught.value.field == "players[0]"
 
 
+@pytest.mark.parametrize("name", ["\u0645\u06cc\u200c\u0631\u0632\u0627",  # Persian ZWNJ
+                                  "\U0001f468\u200d\U0001f469"])  # an emoji sequence
+def test_joiners_between_visible_characters_are_kept_but_do_not_count(name):
+    assert clean_text(name, HandError, "f", "name", 40) == name
+    assert name_key(name) == name_key(name.replace("\u200c", "").replace("\u200d", ""))
+    for stray in ("\u200d" + name, name + "\u200c", "Ann \u200d Lee"):
+        with pytest.raises(HandError):
+            clean_text(stray, HandError, "f", "name", 40)
+
+
 def test_names_are_nfc_and_lookalikes_share_a_key():
     assert clean_text(NFD_ZOE, HandError, "f", "name", 40) == "Zoë"
     assert clean_text("  Ann \t  Lee ", HandError, "f", "name", 40) == "Ann Lee"

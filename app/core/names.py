@@ -19,6 +19,18 @@ MAX_NAME = 40
 #: joiners, direction marks, soft hyphens), surrogates (half a character), private use.
 _REFUSED = {"Cc": "control characters", "Cf": "invisible characters",
             "Cs": "broken characters (a lone surrogate)", "Co": "private-use characters"}
+#: Zero-width non-joiner and joiner: invisible, but part of how some names are written
+#: (Persian, Indic scripts, emoji sequences), so allowed between two visible characters;
+#: :func:`name_key` ignores them, so they make no lookalike.
+JOINERS = "\u200c\u200d"
+
+
+def _joins(text: str, i: int) -> bool:
+    """Whether the joiner at ``i`` stands between two visible characters."""
+    if not 0 < i < len(text) - 1:
+        return False
+    return all(not n.isspace() and unicodedata.category(n) not in _REFUSED
+               for n in (text[i - 1], text[i + 1]))
 
 
 def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit: int,
@@ -29,9 +41,9 @@ def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit:
         raise error(f"{what} cannot be empty", field)
     text = value.strip() if multiline else " ".join(value.split())  # tabs, newlines fold
     allowed = "\n\t\r" if multiline else ""
-    for c in text:
+    for i, c in enumerate(text):
         kind = unicodedata.category(c)
-        if kind in _REFUSED and c not in allowed:
+        if kind in _REFUSED and c not in allowed and not (c in JOINERS and _joins(text, i)):
             raise error(f"{what} cannot contain {_REFUSED[kind]} (U+{ord(c):04X})", field)
     text = unicodedata.normalize("NFC", text)
     if len(text) > limit:
@@ -40,7 +52,8 @@ def clean_text(value: Any, error: type[TonkError], field: str, what: str, limit:
 
 
 def name_key(name: str) -> str:
-    """What makes two names the same person: case-folded, NFC, spaces folded ("Zoë" in
-    either Unicode form, "ZOË" and " zoë " share one key)."""
-    folded = unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+    """What makes two names the same person: case-folded, NFC, spaces folded, joiners
+    dropped ("Zoë" in either Unicode form, "ZOË" and " zoë " share one key)."""
+    visible = "".join(c for c in name if c not in JOINERS)
+    folded = unicodedata.normalize("NFC", " ".join(visible.split())).casefold()
     return unicodedata.normalize("NFC", folded)

@@ -30,7 +30,8 @@ depends_on = None
 
 def _key(name):
     # app.core.names.name_key as of this revision (a migration must not change later).
-    folded = unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+    visible = "".join(c for c in name if c not in "\u200c\u200d")
+    folded = unicodedata.normalize("NFC", " ".join(visible.split())).casefold()
     return unicodedata.normalize("NFC", folded)
 
 
