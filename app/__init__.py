@@ -21,7 +21,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from . import config as _config
-    from . import storage
+    from . import limits, security, storage
     from .extensions import babel, csrf, db, login_manager, migrate
 
     app = Flask(__name__, instance_relative_config=True,
@@ -37,6 +37,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS",
                           storage.engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
 
+    security.init_app(app)
     db.init_app(app)
     with app.app_context():
         storage.configure(db.engine)
@@ -45,6 +46,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
     login_manager.init_app(app)
+    limits.init_app(app)
     from .core import set_translator
     from .web.site import catalogue_translator, select_locale
 

@@ -1,28 +1,37 @@
-"""Accounts: sign-up and sign-in with argon2-hashed passwords, and personal API tokens
-(only a token's SHA-256 is stored; the token itself is shown once)."""
+"""Accounts: sign-up and sign-in with argon2-hashed passwords, the password policy,
+sign-ins kept on the server (signing out ends them for good), password change and reset,
+and personal API tokens (only a token's or a sign-in's SHA-256 is stored; the token itself
+is shown once)."""
 from __future__ import annotations
 
 import hashlib
 import re
 import secrets
+import unicodedata
 from datetime import UTC, timedelta
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import func, select
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import DBAPIError
 
 from .core.errors import TonkError
-from .core.hand import clean_text
+from .core.names import clean_text
 from .extensions import db
-from .models import ApiToken, User, utcnow
+from .models import ApiToken, SignIn, User, utcnow
 
 _HASHER = PasswordHasher()
 _EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$")
-MIN_PASSWORD = 8
+MIN_PASSWORD = 10
+MAX_PASSWORD = 1000  # a pass phrase, not a file: argon2 need not hash megabytes
 TOKEN_PREFIX = "tt_"
 NOTE_USE = timedelta(minutes=1)
+RESET_SECONDS = 3600
+COMMON_PASSWORDS = Path(__file__).parent / "data" / "common-passwords.txt"
 
 
 class AccountError(TonkError):
@@ -35,13 +44,35 @@ def normal_email(email: Any) -> str:
     return email.strip().lower()
 
 
+@cache
+def common_passwords() -> frozenset[str]:
+    """The 10,000 most common passwords (``data/common-passwords.txt``), case-folded."""
+    lines = COMMON_PASSWORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.casefold() for line in lines if line and not line.startswith("#"))
+
+
+def check_password(password: Any, field: str = "password") -> str:
+    """A password the account may have: at least 10 characters, not only spaces or
+    control characters, not one of the 10,000 most common. Raises :class:`AccountError`."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise AccountError(f"the password needs at least {MIN_PASSWORD} characters", field)
+    if len(password) > MAX_PASSWORD:
+        raise AccountError(f"the password can be at most {MAX_PASSWORD} characters", field)
+    if all(c.isspace() or unicodedata.category(c)[0] in "CZ" for c in password):
+        raise AccountError("the password needs letters, digits or signs, not only spaces "
+                           "or invisible characters", field)
+    if password.casefold() in common_passwords() or \
+            " ".join(password.split()).casefold() in common_passwords():
+        raise AccountError("this password is one of the most common ones, the first an "
+                           "attacker tries: choose another", field)
+    return password
+
+
 def create_user(email: Any, name: Any, password: Any) -> User:
     """A new account; the email must not be taken."""
     address = normal_email(email)
     name = clean_text(name, AccountError, "name", "your name", 80)
-    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-        raise AccountError(f"the password needs at least {MIN_PASSWORD} characters",
-                           "password")
+    check_password(password)
     if db.session.scalar(select(User.id).where(func.lower(User.email) == address)):
         raise AccountError("there is already an account with this email; sign in instead",
                            "email")
@@ -52,14 +83,18 @@ def create_user(email: Any, name: Any, password: Any) -> User:
     return user
 
 
-def authenticate(email: Any, password: Any) -> User | None:
-    """The user with this email and password, or None."""
+def user_by_email(email: Any) -> User | None:
     try:
         address = normal_email(email)
     except AccountError:
         return None
-    user = db.session.scalar(select(User).where(User.email == address))
-    if user is None or not isinstance(password, str):
+    return db.session.scalar(select(User).where(User.email == address))
+
+
+def authenticate(email: Any, password: Any) -> User | None:
+    """The user with this email and password, or None."""
+    user = user_by_email(email)
+    if user is None or not isinstance(password, str) or len(password) > MAX_PASSWORD:
         _HASHER.hash("timing")  # answer as slowly as for a real account
         return None
     try:
@@ -74,6 +109,106 @@ def authenticate(email: Any, password: Any) -> User | None:
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+# -- sign-ins --------------------------------------------------------------------------------
+
+def start_sign_in(user: User) -> User:
+    """A new sign-in for ``user`` (for :func:`flask_login.login_user`, which keeps
+    ``user.get_id()`` in the cookies)."""
+    key = secrets.token_urlsafe(24)
+    db.session.add(SignIn(user_id=user.id, key_hash=_digest(key)))
+    db.session.commit()
+    user.sign_in_key = key
+    return user
+
+
+def signed_in_user(cookie_id: str) -> User | None:
+    """The account behind a cookie's ``"<user id>:<sign-in key>"``, while that sign-in
+    lasts; None for an ended sign-in, or a cookie from before sign-ins were kept."""
+    user_id, _, key = cookie_id.partition(":")
+    if not key or not user_id.isdigit() or len(key) > 64:
+        return None
+    row = db.session.scalar(select(SignIn).where(SignIn.key_hash == _digest(key)))
+    if row is None or str(row.user_id) != user_id:
+        return None
+    user: User = row.user
+    user.sign_in_key = key
+    return user
+
+
+def end_sign_in(user: User) -> None:
+    """Sign this browser out: its cookies, copied or not, no longer open the account."""
+    if user.sign_in_key:
+        db.session.execute(delete(SignIn).where(SignIn.key_hash == _digest(user.sign_in_key)))
+        db.session.commit()
+
+
+def end_sign_ins(user: User, *, keep_this_one: bool = False) -> int:
+    """Sign the account out everywhere (but here, with ``keep_this_one``); how many ended."""
+    query = delete(SignIn).where(SignIn.user_id == user.id)
+    if keep_this_one and user.sign_in_key:
+        query = query.where(SignIn.key_hash != _digest(user.sign_in_key))
+    ended = getattr(db.session.execute(query), "rowcount", 0)
+    db.session.commit()
+    return int(ended or 0)
+
+
+def change_password(user: User, current: Any, new: Any) -> None:
+    """A new password, given the current one; every other sign-in ends."""
+    if not isinstance(current, str) or len(current) > MAX_PASSWORD:
+        raise AccountError("that is not your current password", "current")
+    try:
+        _HASHER.verify(user.password_hash, current)
+    except (VerificationError, InvalidHashError):
+        raise AccountError("that is not your current password", "current") from None
+    user.password_hash = _HASHER.hash(check_password(new))
+    end_sign_ins(user, keep_this_one=True)
+
+
+# -- password reset (no email: the server's keeper hands the link over) ----------------------
+
+def _resets(secret_key: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(secret_key, salt="tonk-password-reset")
+
+
+def _seal(user: User) -> str:
+    """Part of the link that changes with the password: a used link is spent."""
+    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:16]
+
+
+def reset_token(user: User, secret_key: str) -> str:
+    """A one-time token to set a new password, valid for an hour."""
+    return str(_resets(secret_key).dumps({"u": user.id, "s": _seal(user)}))
+
+
+def reset_user(token: str, secret_key: str) -> User:
+    """The account a reset token is for, or :class:`AccountError` (expired, used, forged)."""
+    try:
+        data = _resets(secret_key).loads(token, max_age=RESET_SECONDS)
+    except SignatureExpired:
+        raise AccountError("this link has expired (it lasts an hour): ask for a new one",
+                           "token") from None
+    except BadSignature:
+        data = None
+    user = db.session.get(User, data.get("u")) if isinstance(data, dict) and \
+        isinstance(data.get("u"), int) else None
+    if user is None or data.get("s") != _seal(user):
+        raise AccountError("this link is not valid, or was used already: ask for a new one",
+                           "token")
+    return user
+
+
+def reset_password(token: str, secret_key: str, new: Any) -> User:
+    """Set the password of a reset link's account; the link is spent and every sign-in
+    ends."""
+    user = reset_user(token, secret_key)
+    user.password_hash = _HASHER.hash(check_password(new))
+    end_sign_ins(user)
+    return user
+
+
+# -- personal API tokens ---------------------------------------------------------------------
 
 
 def create_token(user: User, label: Any) -> str:

@@ -46,16 +46,32 @@ cli.add_command(migrations)  # here, not through the app: `tonk db --help` build
               help="Address to listen on; 0.0.0.0 lets phones on the same network in.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
-def serve_command(host: str, port: int, workers: int) -> None:
+@click.option("--proxy", is_flag=True,
+              help="Behind a reverse proxy that terminates HTTPS: trust its X-Forwarded-* "
+                   "headers, Secure cookies, HSTS (as TONK_PROXY=1).")
+@click.option("--certfile", type=click.Path(exists=True, dir_okay=False),
+              help="Serve HTTPS with this certificate (PEM); needs --keyfile.")
+@click.option("--keyfile", type=click.Path(exists=True, dir_okay=False),
+              help="The certificate's private key (PEM).")
+def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
+                  keyfile: str | None) -> None:
     """Bring the database up to date and serve the app (gunicorn)."""
+    import os
+
     from flask_migrate import upgrade
     from gunicorn.app.base import BaseApplication
 
+    if (certfile is None) != (keyfile is None):
+        raise click.UsageError("give both --certfile and --keyfile, or neither")
+    if proxy:
+        os.environ["TONK_PROXY"] = "1"
+    if certfile:
+        os.environ["TONK_HTTPS"] = "1"
     _check_free(host, port)
     app = _create_app()
     with app.app_context():
         upgrade()
-    addresses = _addresses(host, port)
+    addresses = _addresses("https" if certfile else "http", host, port)
 
     def ready(_server: Any) -> None:  # gunicorn is listening: now say where
         click.echo("Tonk Tally is at " + "  or  ".join(addresses) + "  (Ctrl+C to stop)")
@@ -68,6 +84,9 @@ def serve_command(host: str, port: int, workers: int) -> None:
             self.cfg.set("accesslog", "-")
             self.cfg.set("control_socket_disable", True)  # no ~/.gunicorn/gunicorn.ctl
             self.cfg.set("when_ready", ready)
+            if certfile:
+                self.cfg.set("certfile", certfile)
+                self.cfg.set("keyfile", keyfile)
 
         def load(self) -> Any:
             return app
@@ -95,13 +114,13 @@ def _check_free(host: str, port: int) -> None:
                 f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
-def _addresses(host: str, port: int) -> list[str]:
+def _addresses(scheme: str, host: str, port: int) -> list[str]:
     """Where phones reach the server: for 0.0.0.0 this computer's own addresses on the
     network (from its host name; nothing is sent anywhere)."""
     import socket
 
     if host not in ("0.0.0.0", "::"):
-        return [f"http://{host}:{port}/"]
+        return [f"{scheme}://{host}:{port}/"]
     try:
         found = {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None,
                                                             socket.AF_INET)}
@@ -109,8 +128,68 @@ def _addresses(host: str, port: int) -> list[str]:
         found = set()
     lan = sorted(a for a in found if not a.startswith("127."))
     if not lan:
-        return [f"http://<this computer's address>:{port}/", f"http://127.0.0.1:{port}/"]
-    return [f"http://{a}:{port}/" for a in lan]
+        return [f"{scheme}://<this computer's address>:{port}/",
+                f"{scheme}://127.0.0.1:{port}/"]
+    return [f"{scheme}://{a}:{port}/" for a in lan]
+
+
+# -- accounts ------------------------------------------------------------------------------
+
+@cli.group("user")
+def user_group() -> None:
+    """Accounts: make the first one, or a password-reset link (this server sends no email)."""
+
+
+def _fail(message: str) -> None:
+    click.echo(f"tonk: {message}", err=True)
+    sys.exit(1)
+
+
+@user_group.command("create")
+@click.option("--email", required=True, help="The account's email (it signs in with it).")
+@click.option("--name", required=True, help="The name the pages show.")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from standard input instead of asking for it.")
+def user_create(email: str, name: str, password_stdin: bool) -> None:
+    """Make an account (e.g. the first one on a new server)."""
+    from .accounts import AccountError, create_user
+    from .extensions import db
+
+    _upgraded()
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True,
+                                err=True)
+    try:
+        user = create_user(email, name, password)
+    except AccountError as exc:
+        db.session.rollback()
+        _fail(f"{exc.message} ({exc.field})" if exc.field else exc.message)
+    else:
+        click.echo(f"Made the account {user.email} ({user.name}).")
+
+
+@user_group.command("reset-password")
+@click.argument("email")
+@click.option("--url", "base_url", envvar="TONK_URL", default="http://127.0.0.1:5000",
+              show_default=True, help="Where phones reach this server (or TONK_URL).")
+def user_reset_password(email: str, base_url: str) -> None:
+    """Print a one-time link, valid for an hour, that sets a new password for EMAIL."""
+    from flask import current_app
+
+    from .accounts import RESET_SECONDS, reset_token, user_by_email
+
+    _upgraded()
+    user = user_by_email(email)
+    if user is None:
+        _fail(f"there is no account with the email {email.strip()}")
+        return
+    token = reset_token(user, current_app.config["SECRET_KEY"])
+    click.echo(f"{base_url.rstrip('/')}/reset/{token}")
+    click.echo(f"Give this link to {user.email} only. It works once, for "
+               f"{RESET_SECONDS // 60} minutes; using it signs the account out everywhere.",
+               err=True)
 
 
 # -- export, import and the demo league ----------------------------------------------------
@@ -128,7 +207,8 @@ def _account(email: str) -> Any:
         raise click.UsageError(exc.message) from None
     user = db.session.scalar(select(User).where(User.email == address))
     if user is None:
-        raise click.UsageError(f"there is no account {address}: sign up first")
+        raise click.UsageError(f"there is no account {address}: sign up on the app's page, "
+                               "or make one with: tonk user create --email EMAIL --name NAME")
     return user
 
 

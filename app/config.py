@@ -34,7 +34,13 @@ def secret_key(instance_path: str) -> str:
 
 
 def defaults(instance_path: str) -> dict[str, Any]:
+    from .security import transport_config
+
     return {
+        **transport_config(),
+        # Where the rate limits count: memory (one process) unless a store is given, e.g.
+        # redis://127.0.0.1:6379 for several workers.
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
         "BABEL_DEFAULT_LOCALE": "en",

@@ -57,8 +57,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
-from .core.hand import MAX_NAME, MAX_STAKE, clean_text, parse_players, parse_stake
-from .core.money import parse_decimal
+from .core.dates import check_year, parse_day
+from .core.hand import MAX_STAKE, parse_players, parse_stake
+from .core.money import DuplicateKeyError, parse_decimal, refuse_repeats
+from .core.names import MAX_NAME, clean_text, name_key
 from .core.settle import Result, amount_formatter
 from .extensions import db
 from .ledger import (
@@ -136,18 +138,16 @@ def parse_time(value: Any, what: str) -> datetime:
     except ValueError:
         raise ExchangeError(f"{what} must be a time like \"2025-01-31T20:15:00+00:00\", "
                             f"not {value!r}") from None
+    check_year(moment.date(), ExchangeError, None, what)
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
 
 
 def _day(value: Any, what: str) -> date:
-    if isinstance(value, str):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise ExchangeError(f"{what} must be a day like \"2025-01-31\", not {value!r}")
+    if not isinstance(value, str):
+        raise ExchangeError(f"{what} must be a day like \"2025-01-31\", not {value!r}")
+    return parse_day(value, ExchangeError, None, what)
 
 
 # == export ===================================================================================
@@ -297,11 +297,17 @@ HANDS_CSV = ("session", "session_uid", "played_at", "hand", "dealer", "outcome",
 PAYMENTS_CSV = ("session", "session_uid", "played_at", "hand", "from", "to", "amount",
                 "currency", "scoring", "rule")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
 
 
-def _cell(value: str) -> str:
-    """Text as a spreadsheet cell that no spreadsheet runs as a formula."""
-    return "'" + value if value.startswith(_FORMULA) else value
+def _cell(value: Any) -> Any:
+    """A spreadsheet cell that no spreadsheet runs as a formula: text starting with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``; numbers the app
+    writes (``-0.25``) stay numbers."""
+    if (isinstance(value, str) and value.startswith(_FORMULA)
+            and not _NUMBER.fullmatch(value)):
+        return "'" + value
+    return value
 
 
 class _CsvOut:
@@ -310,6 +316,10 @@ class _CsvOut:
     def __init__(self) -> None:
         self.buffer = io.StringIO()
         self.writer = csv.writer(self.buffer, lineterminator="\r\n")
+
+    def row(self, cells: Sequence[Any]) -> None:
+        """One row, every cell neutralised (:func:`_cell`)."""
+        self.writer.writerow([_cell(c) for c in cells])
 
     def take(self) -> str:
         text = self.buffer.getvalue()
@@ -371,7 +381,7 @@ def hands_csv(ids: Sequence[int]) -> Iterator[str]:
     players = csv_players(ids)
     column = {name: i for i, name in enumerate(players)}
     out = _CsvOut()
-    out.writer.writerow([*HANDS_CSV, *(_cell(p) for p in players)])
+    out.row([*HANDS_CSV, *players])
     yield out.take()
     rules_for = _RulesCache()
     for n, (session, names, hand) in enumerate(_csv_rows(ids), start=1):
@@ -380,10 +390,10 @@ def hands_csv(ids: Sequence[int]) -> Iterator[str]:
         nets: list[str] = [""] * len(players)
         for name, net in zip(names, json.loads(hand.nets_json), strict=True):
             nets[column[name]] = fmt(from_minor(net))
-        out.writer.writerow([
-            _cell(session.name), session.uid, iso(session.created_at), hand.number,
-            _cell(data["dealer"]), result["outcome"],
-            "; ".join(_cell(w) for w in result["winners"]), "yes" if hand.voided else "no",
+        out.row([
+            session.name, session.uid, iso(session.created_at), hand.number,
+            data["dealer"], result["outcome"],
+            "; ".join(result["winners"]), "yes" if hand.voided else "no",
             data.get("multiplier", 1), rules.scoring, data["stake"], session.currency, *nets])
         if n % 500 == 0:
             yield out.take()
@@ -394,7 +404,7 @@ def payments_csv(ids: Sequence[int]) -> Iterator[str]:
     """One row per payment of every counted hand (its current version): who paid whom how
     much under which rule. Voided hands pay nothing; push-ups pay nothing."""
     out = _CsvOut()
-    out.writer.writerow(PAYMENTS_CSV)
+    out.row(PAYMENTS_CSV)
     yield out.take()
     rules_for = _RulesCache()
     for n, (session, _names, hand) in enumerate(_csv_rows(ids), start=1):
@@ -405,9 +415,9 @@ def payments_csv(ids: Sequence[int]) -> Iterator[str]:
             continue
         rules, _fmt = rules_for(json.loads(hand.hand_json)["rules"])
         for p in result["payments"]:
-            out.writer.writerow([
-                _cell(session.name), session.uid, iso(session.created_at), hand.number,
-                _cell(p["from"]), _cell(p["to"]), p["amount"], session.currency,
+            out.row([
+                session.name, session.uid, iso(session.created_at), hand.number,
+                p["from"], p["to"], p["amount"], session.currency,
                 rules.scoring, p["rule"]])
         if n % 500 == 0:
             yield out.take()
@@ -436,7 +446,7 @@ class _Reader:
         self.eof = False
         self.offset = 0  # characters dropped from the front of the buffer
         self.line = 1  # the line the buffer starts on
-        self.decoder = json.JSONDecoder()
+        self.decoder = json.JSONDecoder(object_pairs_hook=refuse_repeats)
 
     def _more(self) -> bool:
         if self.eof:
@@ -488,6 +498,9 @@ class _Reader:
                     raise self._cut() from None
                 self.pos = exc.pos
                 raise _ReadError(f"the file is not valid JSON at {self._where()}: {exc.msg}"
+                                 ) from None
+            except DuplicateKeyError as exc:
+                raise _ReadError(f"the file gives a key twice near {self._where()}: {exc}"
                                  ) from None
             except RecursionError:
                 raise _ReadError("the file is nested too deeply to be an export") from None
@@ -1102,9 +1115,9 @@ class Importer:
                 if m.get("joined_at") is not None:
                     joined = parse_time(m["joined_at"], f"member {i}'s joined_at")
             member = clean_text(raw, ExchangeError, "name", f"member {i}'s name", MAX_NAME)
-            if member.lower() in members:
+            if name_key(member) in members:
                 raise ExchangeError(f"{member} is a member twice")
-            members[member.lower()] = (member, joined)
+            members[name_key(member)] = (member, joined)
         self._league_plan = _LeaguePlan(uid, name, rules, stake, currency, created, seasons,
                                         members)
         self._may_import_into(db.session.scalar(select(League).where(League.uid == uid)))
@@ -1139,8 +1152,8 @@ class Importer:
             if (season_name, starts, ends) not in have:
                 db.session.add(Season(league_id=league.id, name=season_name,
                                       starts_on=starts, ends_on=ends))
-        known = {n.lower() for n in db.session.scalars(select(Player.name).where(
-            Player.league_id == league.id))}
+        known = set(db.session.scalars(select(Player.name_key).where(
+            Player.league_id == league.id)))
         db.session.add_all(Player(owner_id=self.user_id, league_id=league.id, name=m,
                                   created_at=joined)
                            for key, (m, joined) in members.items() if key not in known)
@@ -1304,22 +1317,22 @@ class Importer:
             scope = (Player.league_id == self.league_id if self.league_id is not None else
                      (Player.owner_id == self.user_id) & Player.league_id.is_(None))
             self._players = {}
-            for pid, name in db.session.execute(select(Player.id, Player.name).where(scope)
-                                                .order_by(Player.id)):
-                self._players.setdefault(name.lower(), pid)
+            for pid, key in db.session.execute(select(Player.id, Player.name_key)
+                                               .where(scope).order_by(Player.id)):
+                self._players.setdefault(key, pid)
         players = self._players
         new: dict[str, tuple[str, datetime]] = {}
         for s in sessions:
             for name in s.names:
-                if name.lower() not in players and name.lower() not in new:
-                    new[name.lower()] = (name, s.played_at)
+                if name_key(name) not in players and name_key(name) not in new:
+                    new[name_key(name)] = (name, s.played_at)
         ids = self._ids(cast(Table, Player.__table__), len(new))
         rows = []
         for pid, (key, (name, since)) in zip(ids, new.items(), strict=True):
             players[key] = pid
-            rows.append((pid, self.user_id, self.league_id, name, since))
+            rows.append((pid, self.user_id, self.league_id, name, key, since))
         self._insert(Player, rows)
-        return [[players[n.lower()] for n in s.names] for s in sessions]
+        return [[players[name_key(n)] for n in s.names] for s in sessions]
 
     def _insert(self, model: Any, rows: list[tuple[Any, ...]]) -> None:
         """Insert rows (tuples in :data:`_COLUMNS` order): on PostgreSQL with COPY, on
@@ -1418,7 +1431,7 @@ class Importer:
 
 #: The columns the importer writes, in the order of its row tuples.
 _COLUMNS: dict[str, tuple[str, ...]] = {
-    "players": ("id", "owner_id", "league_id", "name", "created_at"),
+    "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
     "game_sessions": ("id", "uid", "league_id", "owner_id", "name", "currency", "stake_minor",
                       "rules_json", "share_token", "closed_at", "created_at", "hand_count",
                       "next_dealer"),

@@ -49,7 +49,9 @@ from sqlalchemy.orm import aliased
 
 from .accounts import normal_email
 from .core import Rules, TonkError, resolve_rules
-from .core.hand import MAX_NAME, clean_text, parse_stake
+from .core.dates import parse_day
+from .core.hand import parse_stake
+from .core.names import MAX_NAME, clean_text, name_key
 from .extensions import db
 from .ledger import MAX_ID, NotFoundError, from_minor, parse_currency, rules_of, to_minor
 from .models import (
@@ -299,14 +301,14 @@ def remove_admin(league: League, user_id: Any) -> None:
 def _member_name(league: League, value: Any, keep: Player | None = None) -> str:
     name = clean_text(value, LeagueError, "name", "the member's name", MAX_NAME)
     taken = db.session.scalar(select(Player).where(
-        Player.league_id == league.id, func.lower(Player.name) == name.lower()))
+        Player.league_id == league.id, Player.name_key == name_key(name)))
     if taken is not None and taken is not keep:
         raise LeagueError(f"{taken.name} is already a member of this league", "name")
     return name
 
 
 def add_member(league: League, user: User, name: Any) -> Player:
-    """A new member (names are unique in a league, whatever their case)."""
+    """A new member (names are unique in a league, whatever their case or Unicode form)."""
     player = Player(owner_id=user.id, league_id=league.id, name=_member_name(league, name))
     db.session.add(player)
     db.session.commit()
@@ -323,20 +325,7 @@ def rename_member(league: League, player_id: Any, name: Any) -> Player:
 
 
 def _day(value: Any, field: str, what: str) -> date:
-    """A day: a date, or text like ``2026-01-31``."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise LeagueError(f"say {what}, like 2026-01-31", field)
-    try:
-        if not isinstance(value, str):
-            raise ValueError(value)
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        raise LeagueError(f"{what} must be a date like 2026-01-31, not {value!r}",
-                          field) from None
+    return parse_day(value, LeagueError, field, what)
 
 
 def add_season(league: League, *, name: Any, starts_on: Any, ends_on: Any) -> Season:
@@ -388,8 +377,10 @@ class Window:
     def of(cls, season: Season | None) -> Window:
         if season is None:
             return cls()
+        # A season stored before days were limited to 2000-2100 may end on 9999-12-31.
+        last = min(season.ends_on, date.max - timedelta(days=1))
         return cls(datetime.combine(season.starts_on, day_start(), UTC),
-                   datetime.combine(season.ends_on + timedelta(days=1), day_start(), UTC))
+                   datetime.combine(last + timedelta(days=1), day_start(), UTC))
 
     def where(self, column: Any) -> list[Any]:
         """The conditions that keep ``column`` (a played-at moment) in the window."""

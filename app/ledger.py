@@ -29,8 +29,9 @@ from sqlalchemy.exc import IntegrityError
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
-from .core.hand import clean_text, parse_players, parse_stake
+from .core.hand import parse_players, parse_stake
 from .core.money import parse_decimal
+from .core.names import clean_text, name_key
 from .core.settle import Result
 from .core.transfers import Transfer, fewest_transfers
 from .extensions import db
@@ -137,11 +138,28 @@ def is_league_admin(user: User, league_id: int | None) -> bool:
     return league_id is not None and db.session.get(LeagueAdmin, (league_id, user.id)) is not None
 
 
+def keeps_score(user: User, gs: GameSession) -> bool:
+    """Whether ``user`` keeps ``gs``'s score now, decided from the roles as they are at
+    this request: a league session by the league's admins (whoever started it loses it
+    with the role), any other by its owner."""
+    if gs.league_id is not None:
+        return is_league_admin(user, gs.league_id)
+    return gs.owner_id == user.id
+
+
+def started_by(user: User) -> Any:
+    """The condition on :class:`GameSession` for the sessions ``user`` started and still
+    keeps (for lists; :func:`keeps_score` for one session)."""
+    runs = select(LeagueAdmin.league_id).where(LeagueAdmin.user_id == user.id)
+    return (GameSession.owner_id == user.id) & (
+        GameSession.league_id.is_(None) | GameSession.league_id.in_(runs))
+
+
 def owned_session(user: User, session_id: int) -> GameSession:
-    """The session ``session_id`` if ``user`` keeps its score (owns it, or is an admin of
-    its league), else :class:`NotFoundError`."""
+    """The session ``session_id`` if ``user`` keeps its score (:func:`keeps_score`), else
+    :class:`NotFoundError`."""
     gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
-    if gs is None or (gs.owner_id != user.id and not is_league_admin(user, gs.league_id)):
+    if gs is None or not keeps_score(user, gs):
         raise NotFoundError(f"there is no session {session_id} in your account")
     return gs
 
@@ -152,6 +170,18 @@ def shared_session(token: str) -> GameSession:
     if gs is None:
         raise NotFoundError("this share link does not lead to a session")
     return gs
+
+
+def new_share_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def replace_share_link(gs: GameSession) -> str:
+    """A new read-only link for the session: the old one stops working at once (anyone
+    who had it sees "not found"). Returns the new token."""
+    gs.share_token = new_share_token()
+    db.session.commit()
+    return gs.share_token
 
 
 def get_hand(gs: GameSession, number: int) -> Hand:
@@ -182,7 +212,7 @@ def _player(user: User, name: str, league_id: int | None = None) -> Player:
     name becomes a member), else among the account's own players."""
     scope = (Player.league_id == league_id if league_id is not None
              else (Player.owner_id == user.id) & Player.league_id.is_(None))
-    query = select(Player).where(scope, func.lower(Player.name) == name.lower())
+    query = select(Player).where(scope, Player.name_key == name_key(name))
     found = db.session.scalar(query)
     if found is None:
         try:
@@ -216,7 +246,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                           "first_dealer")
     gs = GameSession(owner_id=user.id, name=name, currency=parse_currency(currency),
                      stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
-                     share_token=secrets.token_urlsafe(16), next_dealer=dealer, hand_count=0,
+                     share_token=new_share_token(), next_dealer=dealer, hand_count=0,
                      league_id=league_id, created_at=utcnow())
     members = [_player(user, p, league_id) for p in seats]
     gs.seats = [SessionPlayer(seat=i, name=m.name, player=m, total_minor=0)

@@ -30,8 +30,9 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
+from .core.names import name_key
 from .extensions import db
 
 
@@ -48,6 +49,29 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(80))
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    #: The key of the sign-in this request came with (see :class:`SignIn`); not stored.
+    __allow_unmapped__ = True
+    sign_in_key: str | None = None
+
+    def get_id(self) -> str:
+        """What Flask-Login keeps in the session and the remember-me cookie: the account
+        and its sign-in, so that ending the sign-in ends both cookies."""
+        return f"{self.id}:{self.sign_in_key}"
+
+
+class SignIn(db.Model):  # type: ignore[name-defined,misc]
+    """One signed-in browser: its cookies open the account only while this row exists.
+    Signing out deletes it; "sign out everywhere", a new password or a reset delete them
+    all. Only the key's SHA-256 is kept."""
+
+    __tablename__ = "sign_ins"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    user: Mapped[User] = relationship()
 
 
 class ApiToken(db.Model):  # type: ignore[name-defined,misc]
@@ -117,10 +141,10 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
 
     __tablename__ = "players"
     __table_args__ = (
-        Index("uq_players_personal", "owner_id", "name", unique=True,
+        Index("uq_players_personal", "owner_id", "name_key", unique=True,
               sqlite_where=text("league_id IS NULL"),
               postgresql_where=text("league_id IS NULL")),
-        Index("uq_players_league", "league_id", "name", unique=True,
+        Index("uq_players_league", "league_id", "name_key", unique=True,
               sqlite_where=text("league_id IS NOT NULL"),
               postgresql_where=text("league_id IS NOT NULL")),
     )
@@ -129,7 +153,15 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     league_id: Mapped[int | None] = mapped_column(
         ForeignKey("leagues.id", ondelete="CASCADE", name="fk_players_league_id"))
     name: Mapped[str] = mapped_column(String(40))
+    #: :func:`app.core.names.name_key` of the name, kept by :meth:`_keyed`: players are
+    #: found and kept unique by it (the same on SQLite and PostgreSQL).
+    name_key: Mapped[str] = mapped_column(String(160))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    @validates("name")
+    def _keyed(self, _key: str, name: str) -> str:
+        self.name_key = name_key(name)
+        return name
 
 
 class GameSession(db.Model):  # type: ignore[name-defined,misc]

@@ -25,7 +25,7 @@ def test_sign_up_sign_out_and_sign_in(db_app):
     resp = client.post("/signout", follow_redirects=True)
     assert "You are signed out." in resp.get_data(as_text=True)
     assert client.get("/sessions/new").status_code == 302
-    resp = client.post("/signin", data={"email": "SAM@example.com ", "password": "secret123"})
+    resp = client.post("/signin", data={"email": "SAM@example.com ", "password": "secret-table-9"})
     assert resp.status_code == 302 and resp.location == "/"
     assert client.get("/sessions/new").status_code == 200
 
@@ -41,7 +41,7 @@ def test_sign_up_errors_show_beside_the_field(db_app, form, field):
     client = db_app.test_client()
     sign_up(client, email="taken@example.com")
     client.post("/signout")
-    data = {"name": "Ann", "email": "ann@example.com", "password": "secret123", **form}
+    data = {"name": "Ann", "email": "ann@example.com", "password": "secret-table-9", **form}
     resp = client.post("/signup", data=data)
     assert resp.status_code == 422
     with db_app.app_context():
@@ -64,12 +64,12 @@ def test_sign_in_refuses_a_wrong_password_and_follows_next_safely(db_app):
     resp = client.get("/sessions/new")
     assert resp.status_code == 302 and resp.location == "/signin?next=/sessions/new"
     resp = client.post("/signin?next=/sessions/new",
-                       data={"email": "sam@example.com", "password": "secret123"})
+                       data={"email": "sam@example.com", "password": "secret-table-9"})
     assert resp.location == "/sessions/new"
     client.post("/signout")
     for target in ("https://evil.example/", "//evil.example/", "/\\evil.example"):
         resp = client.post("/signin", query_string={"next": target},
-                           data={"email": "sam@example.com", "password": "secret123"})
+                           data={"email": "sam@example.com", "password": "secret-table-9"})
         assert resp.location == "/", target
         client.post("/signout")
 

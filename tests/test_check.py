@@ -201,8 +201,8 @@ def test_compare_errors_in_the_one_shape(client):
     assert resp.get_json() == {"error": "Tonk needs 2 to 8 players, not 1", "field": "players"}
     resp = client.post("/api/v1/compare", json={**hand_json("pagat", "dead"),
                                                  "rules": {"preset": "nowhere"}})
-    assert resp.status_code == 200  # the table's rules are wrong; every preset still answers
-    assert resp.get_json()["results"][0]["field"] == "rules.preset"
+    assert resp.status_code == 422  # the table's own rules cannot be read: that is the answer
+    assert resp.get_json()["field"] == "rules.preset"
 
 
 def test_compare_is_in_the_openapi_document(client):
@@ -261,7 +261,7 @@ def test_check_shows_each_error_beside_its_field(client):
     resp = client.post("/check", data={"players": "", "step": "check"})
     shown_beside(resp, "players", "Write the players’ names, clockwise, with commas.")
     resp = client.post("/check", data={"players": "Ann, ann", "step": "check", "kind": "dead"})
-    shown_beside(resp, "players", "ann sits at the table twice")
+    shown_beside(resp, "players", "ann sits at the table twice (as Ann)")
     form = hand_form("pagat", "drop")
     resp = client.post("/check", data={**form, "stake": "0.001"})
     shown_beside(resp, "stake", "the stake has at most two decimal places, not 0.001")

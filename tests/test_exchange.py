@@ -583,9 +583,12 @@ def test_checking_in_another_process_gives_the_same(tmp_path):
 # -- pages -----------------------------------------------------------------------------------
 
 def signed_in(app, who: User):
+    """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes)."""
     client = app.test_client()
+    with app.app_context():
+        cookie_id = accounts.start_sign_in(db.session.get(User, who.id)).get_id()
     with client.session_transaction() as cookie:
-        cookie["_user_id"] = str(who.id)
+        cookie["_user_id"] = cookie_id
         cookie["_fresh"] = True
     return client
 

@@ -27,7 +27,7 @@ def quick_hashing(monkeypatch):
 
 def sign_up(client, email="sam@example.com", name="Sam"):
     resp = client.post("/signup", data={"name": name, "email": email,
-                                        "password": "secret123"})
+                                        "password": "secret-table-9"})
     assert resp.status_code == 302, resp.data
     return resp
 
@@ -215,7 +215,7 @@ def test_new_league_errors_show_beside_the_field(db_app):
 def test_settings_change_the_league(db_app, keeper):
     client, lid, ids = keeper
     with db_app.app_context():
-        accounts.create_user("pat@example.com", "Pat", "secret123")
+        accounts.create_user("pat@example.com", "Pat", "secret-table-9")
     ok = [(f"/leagues/{lid}/members", {"member-name": "Gus"}),
           (f"/leagues/{lid}/members/{ids['Bob']}", {f"rename-{ids['Bob']}-name": "Bobby"}),
           (f"/leagues/{lid}/admins", {"admin-email": "pat@example.com"}),

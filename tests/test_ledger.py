@@ -135,7 +135,7 @@ def test_rules_change_applies_to_later_hands_only(ctx):
 
 def test_push_ups_totals_are_points_and_nothing_to_transfer(db_app):
     with db_app.app_context():
-        user = create_user("p@example.com", "P", "password1")
+        user = create_user("p@example.com", "P", "password-one-1")
         gs = ledger.create_session(user, name="Pushes", players=PLAYERS, rules="push_ups")
         ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"},
                                       "counts": {"Bob": 12, "Cy": 3, "Dee": 20}})

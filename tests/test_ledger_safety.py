@@ -206,10 +206,15 @@ def test_a_read_only_database_answers_503_naming_it_and_reads_still_work(db_app,
     assert resp.status_code == 503
     assert resp.headers["Retry-After"] == "2"
     assert "read-only" in resp.get_json()["error"]
+    signed_in = db_app.test_client()  # signing in writes (a sign-in row): before the fault
+    assert signed_in.post("/signin", data={"email": "ann@example.com",
+                                           "password": "correct horse"}).status_code == 302
     page = read_only.test_client()
-    assert page.post("/signin", data={"email": "ann@example.com",
-                                      "password": "correct horse"}).status_code == 302
+    page.set_cookie("session", signed_in.get_cookie("session").value)
     assert page.get(f"/sessions/{sid}").status_code == 200
+    cannot = read_only.test_client().post("/signin", data={"email": "ann@example.com",
+                                                           "password": "correct horse"})
+    assert cannot.status_code == 503 and "read-only" in cannot.get_data(as_text=True)
     resp = page.post(f"/sessions/{sid}/hands/new", data={"kind": "tonk_out", "player": "Bob"})
     assert resp.status_code == 503
     assert "the database is read-only" in resp.get_data(as_text=True)

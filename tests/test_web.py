@@ -31,7 +31,7 @@ def quick_hashing(monkeypatch):
 
 # -- helpers ---------------------------------------------------------------------------------
 
-def sign_up(client, email="sam@example.com", name="Sam", password="secret123"):
+def sign_up(client, email="sam@example.com", name="Sam", password="secret-table-9"):
     resp = client.post("/signup", data={"name": name, "email": email, "password": password})
     assert resp.status_code == 302, resp.data
     return resp
@@ -549,9 +549,9 @@ def test_a_post_without_the_csrf_token_is_refused(tmp_path):
     client = app.test_client()
     token = csrf_token(client.get("/signup").get_data(as_text=True))
     assert client.post("/signup", data={"name": "Sam", "email": "sam@example.com",
-                                        "password": "secret123"}).status_code == 400
+                                        "password": "secret-table-9"}).status_code == 400
     resp = client.post("/signup", data={"name": "Sam", "email": "sam@example.com",
-                                        "password": "secret123", "csrf_token": token})
+                                        "password": "secret-table-9", "csrf_token": token})
     assert resp.status_code == 302
     token = csrf_token(client.get("/sessions/new").get_data(as_text=True))
     session = {"name": "Friday", "player-0": "Ann", "player-1": "Bob", "first_dealer": "0",

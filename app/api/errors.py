@@ -103,4 +103,8 @@ def token_error(exc: TokenError) -> Response:
 def http_error(exc: HTTPException) -> Response | HTTPException:
     if not request.path.startswith("/api/"):
         return exc
-    return error_response(exc.description or exc.name, exc.code or 500)
+    response = error_response(exc.description or exc.name, exc.code or 500)
+    for name, value in exc.get_headers():  # Allow of a 405, Retry-After of a 429, ...
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    return response

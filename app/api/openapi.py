@@ -10,10 +10,43 @@ from typing import Any
 from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
 from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
+from ..core.transfers import MAX_PEOPLE
 from ..leagues import RATING_SORTS, SCORINGS, SORTS
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
           "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
+#: An amount as the API reads it (app.core.money): a string of ASCII digits with an optional
+#: sign and fraction (spaces around are ignored), or a JSON number read exactly.
+_AMOUNT_TEXT = {"type": "string", "pattern": r"^[ \t\r\n]*[+-]?[0-9]+(\.[0-9]+)?[ \t\r\n]*$",
+                "examples": ["0.25"]}
+_STAKE = {"anyOf": [_AMOUNT_TEXT, {"type": "number"}, {"type": "null"}],
+          "description": "More than 0 and at most 1,000,000, at most two decimal places "
+                         "(whole under points scoring); null or absent: 1 (a session's or "
+                         "league's: its own)."}
+#: A name as typed: it must hold more than spaces; it is trimmed, inner spaces folded and
+#: NFC-normalised, and may then be at most so long, without control, invisible
+#: (zero-width, direction) or broken (lone surrogate) characters.
+_NAME = {"type": "string", "pattern": r"\S", "examples": ["Ann"],
+         "description": "At most 40 characters once trimmed; no control or invisible "
+                        "characters. Names that differ only in case or Unicode form are the "
+                        "same person."}
+
+
+def _TEXT(limit: int) -> dict[str, Any]:  # noqa: N802  (a schema, named like one)
+    return {"type": "string", "pattern": r"\S",
+            "description": f"At most {limit} characters once trimmed (inner spaces folded); "
+                           "no control or invisible characters."}
+
+
+_CURRENCY = {"type": ["string", "null"], "default": "USD",
+             "description": "A short code or sign (at most 8 characters), USD if null or "
+                            "empty."}
+
+
+HAND_EXAMPLE = {"rules": "pagat", "stake": "0.25", "multiplier": 1,
+                "players": ["Ann", "Bob", "Cy"], "dealer": "Cy",
+                "end": {"kind": "drop", "player": "Bob"},
+                "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -31,7 +64,9 @@ def _answer(description: str, name: str | None = None) -> dict[str, Any]:
 
 
 ERRORS = {
-    "400": _answer("The body is not a JSON object.", "Error"),
+    "400": _answer("The body cannot be read: not JSON (the error says at which line and "
+                   "column), a key given twice (field: its path), or not a JSON object.",
+                   "Error"),
     "422": _answer("The input cannot be settled; the message says why, for a person.", "Error"),
 }
 SESSION_ERRORS = {
@@ -61,29 +96,35 @@ def _schemas() -> dict[str, Any]:
         "Error": {"type": "object", "required": ["error"], "properties": {
             "error": {"type": "string", "description": "What is wrong, for a person."},
             "field": {"type": "string", "description": "Where, e.g. counts.Bob."}}},
-        "Rules": {"oneOf": [
+        "Rules": {"description": "A preset's name, or a preset and the options that differ; "
+                                 "null or absent: pagat (a session's: its own).",
+                  "oneOf": [
             {"type": "string", "enum": list(PRESETS)},
             {"type": "object", "additionalProperties": False, "properties": {
-                "preset": {"type": "string", "enum": list(PRESETS)}, **options}}]},
+                "preset": {"type": "string", "enum": list(PRESETS)}, **options}},
+            {"type": "null"}]},
         "End": {"type": "object", "required": ["kind"], "properties": {
             "kind": {"type": "string", "enum": list(END_KINDS)},
-            "player": {"type": "string"},
+            "player": _NAME,
             "method": {"type": "string", "enum": ["spread", "hits"]},
             "first_turn": {"type": "boolean"},
             "double_double": {"type": "boolean"},
-            "five_face_cards": {"type": "array", "items": {"type": "string"}}}},
+            "five_face_cards": {"type": "array", "items": _NAME}}},
         "Hand": {"type": "object", "required": ["players", "end"],
-                 "additionalProperties": False, "properties": {
+                 "additionalProperties": False, "examples": [HAND_EXAMPLE], "properties": {
             "rules": _ref("Rules"),
-            "stake": {"oneOf": [{"type": "string"}, {"type": "number"}],
-                      "description": "Positive, at most 1,000,000, two decimal places."},
+            "stake": _STAKE,
             "multiplier": {"type": "integer", "minimum": 1, "maximum": MAX_MULTIPLIER},
-            "players": {"type": "array", "items": {"type": "string"},
+            "players": {"type": "array", "items": _NAME,
                         "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS},
-            "dealer": {"type": "string"},
+            "dealer": {"anyOf": [_NAME, {"type": "null"}],
+                       "description": "Default: the first player (a session's: who deals "
+                                      "next)."},
             "end": _ref("End"),
-            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
-            "cards": {"type": "object", "additionalProperties": {
+            "counts": {"type": ["object", "null"], "propertyNames": _NAME,
+                       "additionalProperties": {"type": "integer"}},
+            "cards": {"type": ["object", "null"], "propertyNames": _NAME,
+                      "additionalProperties": {
                 "type": "array", "items": {"type": "string", "examples": ["KS", "10H"]}}}}},
         "Payment": {"type": "object", "properties": {
             "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY,
@@ -115,8 +156,14 @@ def _schemas() -> dict[str, Any]:
             "field": {"type": "string"}}},
         "Comparison": {"type": "object", "properties": {
             "results": {"type": "array", "items": _ref("Ruling")}}},
-        "Balances": {"type": "object", "required": ["balances"], "properties": {
-            "balances": {"type": "object", "additionalProperties": _MONEY}}},
+        "Balances": {"type": "object", "required": ["balances"],
+                     "examples": [{"balances": {"Ann": "4.50", "Bob": "-4.50"}}],
+                     "properties": {
+            "balances": {"type": "object", "minProperties": 1, "maxProperties": MAX_PEOPLE,
+                         "propertyNames": _NAME,
+                         "additionalProperties": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
+                                                  "description": "At most two decimal "
+                                                                 "places."}}}},
         "Transfer": {"type": "object", "properties": {
             "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY}},
         "Transfers": {"type": "object", "properties": {
@@ -141,7 +188,9 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
     """The session endpoints' schemas; ``hand`` is the stateless Hand schema."""
     table_hand = {k: v for k, v in hand["properties"].items()
                   if k not in ("players", "rules", "stake")}
-    reason = {"type": "string", "minLength": 1, "maxLength": 500,
+    table_hand["dealer"] = {"type": ["string", "null"],
+                            "description": "Default (null or empty): who deals next."}
+    reason = {"type": "string", "pattern": r"\S",
               "description": "Why: kept in the hand's history."}
     version = {**_ID, "description": "The version this change was made from: if the hand "
                "has changed since, 409 and nothing changes."}
@@ -152,14 +201,20 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
         "result": _ref("Result")}
     return {
         "NewSession": {"type": "object", "required": ["name", "players"],
-                       "additionalProperties": False, "properties": {
-            "name": {"type": "string", "maxLength": 80},
+                       "additionalProperties": False,
+                       "examples": [{"name": "Friday", "players": ["Ann", "Bob", "Cy"],
+                                     "rules": "pagat", "stake": "0.25", "currency": "USD",
+                                     "first_dealer": "Bob"}],
+                       "properties": {
+            "name": _TEXT(80),
             "players": hand["properties"]["players"],
             "rules": _ref("Rules"),
             "stake": hand["properties"]["stake"],
-            "currency": {"type": "string", "maxLength": 8, "default": "USD"},
-            "first_dealer": {"type": "string", "description": "Default: the first player."},
-            "league": {**_ID, "description": "A league you run: the players are its members "
+            "currency": _CURRENCY,
+            "first_dealer": {"type": ["string", "null"],
+                             "description": "Default (null or empty): the first player."},
+            "league": {"anyOf": [_ID, {"type": "null"}],
+                       "description": "A league you run: the players are its members "
                        "(a new name becomes one), and its default rules, stake and currency "
                        "fill in what is not sent."}}},
         "SessionSummary": {"type": "object", "properties": {
@@ -183,17 +238,24 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                        "description": "The league it belongs to, if any."},
             "created_at": _WHEN}},
         "RulesChange": {"type": "object", "additionalProperties": False,
+                        "examples": [{"rules": {"preset": "pagat", "catch": "alt3"},
+                                      "stake": "0.50"}],
                         "description": "Applies to the hands recorded from now on.",
                         "properties": {"rules": _ref("Rules"),
                                        "stake": hand["properties"]["stake"]}},
         "TableHand": {"type": "object", "required": ["end"], "additionalProperties": False,
+                      "examples": [{"end": {"kind": "tonk_out", "player": "Ann"},
+                                    "multiplier": 2}],
                       "description": "A hand of a session: its players, rules and stake are "
                                      "the session's. The dealer defaults to the next one.",
                       "properties": table_hand},
         "Correction": {"type": "object", "required": ["end", "reason"],
                        "additionalProperties": False,
+                       "examples": [{"end": {"kind": "run_out", "player": "Cy"},
+                                     "reason": "it was Cy"}],
                        "properties": {**table_hand, "reason": reason, "version": version}},
         "Void": {"type": "object", "required": ["reason"], "additionalProperties": False,
+                 "examples": [{"reason": "never played"}],
                  "properties": {"reason": reason, "version": version}},
         "RecordedHand": {"type": "object", "properties": {
             "number": _ID, "version": _ID, "voided": {"type": "boolean"}, **recorded}},
@@ -213,9 +275,11 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "all_paid": {"type": "boolean"},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
         "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
-                       "additionalProperties": False, "properties": {
+                       "additionalProperties": False,
+                       "examples": [{"from": "Ann", "to": "Cy", "amount": "0.25"}],
+                       "properties": {
             "from": {"type": "string"}, "to": {"type": "string"},
-            "amount": {"oneOf": [_MONEY, {"type": "number"}],
+            "amount": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
                        "description": "In full or in part of an open transfer."}}},
     }
 
@@ -254,6 +318,11 @@ def _session_paths() -> dict[str, Any]:
         "/api/v1/sessions/{session_id}/rules": {
             "put": _signed_in("Change the house rules or stake for the hands to come.", {
                 "200": _answer("The session.", "Session")}, "RulesChange", s)},
+        "/api/v1/sessions/{session_id}/share": {
+            "post": _signed_in("Revoke the share link and make a new one: the old link "
+                               "stops working at once.", {
+                "200": _answer("The session, with its new share_url.", "Session")},
+                params=s, change=False)},
         "/api/v1/sessions/{session_id}/close": {
             "post": _signed_in("Close a session once everything is paid.", {
                 "200": _answer("The session, closed.", "Session")}, params=s)},
@@ -288,7 +357,8 @@ _LEAGUE_ID = {"name": "league_id", "in": "path", "required": True, "schema": _ID
               "description": "The league's id."}
 _PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": _ID,
               "description": "The member's id."}
-_DAY = {"type": "string", "format": "date", "examples": ["2026-01-31"]}
+_DAY = {"type": "string", "format": "date", "pattern": r"^\s*\d{4}-\d{2}-\d{2}\s*$",
+        "examples": ["2026-01-31"], "description": "A day of the years 2000 to 2100."}
 _SCORING = {"type": "string", "enum": list(SCORINGS)}
 _COUNT = {"type": "integer", "minimum": 0}
 
@@ -314,18 +384,20 @@ def _league_schemas() -> dict[str, Any]:
         "hands": _COUNT}}
     return {
         "NewLeague": {"type": "object", "required": ["name"], "additionalProperties": False,
+                      "examples": [{"name": "Fridays", "rules": "chicago", "stake": "0.50",
+                                    "currency": "EUR"}],
                       "properties": {
-            "name": {"type": "string", "maxLength": 80},
+            "name": _TEXT(80),
             "rules": {**_ref("Rules"), "description": "Default house rules of its sessions."},
-            "stake": {"oneOf": [{"type": "string"}, {"type": "number"}],
-                      "description": "Default stake of its sessions."},
-            "currency": {"type": "string", "maxLength": 8, "default": "USD"}}},
+            "stake": _STAKE,
+            "currency": _CURRENCY}},
         "LeagueSummary": {"type": "object", "properties": {
             "id": _ID, "name": {"type": "string"}, "scoring": _SCORING,
             "currency": {"type": "string"}, "created_at": _WHEN}},
         "Member": member,
         "NewMember": {"type": "object", "required": ["name"], "additionalProperties": False,
-                      "properties": {"name": {"type": "string", "maxLength": 40,
+                      "examples": [{"name": "Dee"}],
+                      "properties": {"name": {**_NAME,
                                               "description": "Unique in the league, "
                                                              "whatever its case."}}},
         "Admin": {"type": "object", "properties": {
@@ -338,8 +410,10 @@ def _league_schemas() -> dict[str, Any]:
             "id": _ID, "name": {"type": "string"}, "starts_on": _DAY, "ends_on": _DAY}},
         "NewSeason": {"type": "object", "required": ["name", "starts_on", "ends_on"],
                       "additionalProperties": False,
+                      "examples": [{"name": "Spring", "starts_on": "2026-03-01",
+                                    "ends_on": "2026-05-31"}],
                       "description": "Both days included (UTC days); seasons may overlap.",
-                      "properties": {"name": {"type": "string", "maxLength": 80},
+                      "properties": {"name": _TEXT(80),
                                      "starts_on": _DAY, "ends_on": _DAY}},
         "League": {"type": "object", "properties": {
             "id": _ID, "name": {"type": "string"},

@@ -2,13 +2,14 @@
 fewest transfers, and the OpenAPI document. They store nothing."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Response, jsonify, request
 
 from ..core import parse_hand, settle
 from ..core.compare import compare
-from ..core.money import loads
+from ..core.money import DuplicateKeyError, loads
 from ..core.transfers import fewest_transfers, parse_balances
 from . import bp
 from .errors import BadRequest
@@ -20,13 +21,20 @@ def json_body() -> dict[str, Any]:
     float. Raises :class:`BadRequest` for anything else."""
     raw = request.get_data(cache=True)
     if not raw.strip():
-        raise BadRequest("the request has no body: send a JSON object")
+        raise BadRequest("the request has no body: send a JSON object", "body")
     try:
         data = loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise BadRequest(f"the body is not valid JSON: {str(exc)[:120]}") from None
+    except DuplicateKeyError as exc:
+        raise BadRequest(f"the body gives {exc.path} twice: send each key once",
+                         exc.path) from None
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f"the body is not valid JSON at line {exc.lineno}, column "
+                         f"{exc.colno}: {exc.msg}", "body") from None
+    except (ValueError, RecursionError) as exc:  # NaN, not UTF-8, nested too deeply
+        raise BadRequest(f"the body is not valid JSON: {str(exc)[:120] or 'too deep'}",
+                         "body") from None
     if not isinstance(data, dict):
-        raise BadRequest("the body must be a JSON object")
+        raise BadRequest("the body must be a JSON object", "body")
     return data
 
 

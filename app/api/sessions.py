@@ -143,7 +143,7 @@ def create_session(user: User) -> Response:
 @token_required
 def list_sessions(user: User) -> Response:
     sessions = db.session.scalars(
-        select(GameSession).where(GameSession.owner_id == user.id)
+        select(GameSession).where(service.started_by(user))
         .options(selectinload(GameSession.seats))
         .order_by(GameSession.created_at.desc(), GameSession.id.desc()))
     return jsonify([session_summary(gs) for gs in sessions])
@@ -153,6 +153,15 @@ def list_sessions(user: User) -> Response:
 @token_required
 def get_session(user: User, session_id: int) -> Response:
     return jsonify(session_json(service.owned_session(user, session_id)))
+
+
+@bp.post("/sessions/<int:session_id>/share")
+@token_required
+def replace_share(user: User, session_id: int) -> Response:
+    """Revoke the session's share link and answer the session with its new one."""
+    gs = service.owned_session(user, session_id)
+    service.replace_share_link(gs)
+    return jsonify(session_json(gs))
 
 
 @bp.put("/sessions/<int:session_id>/rules")

@@ -6,20 +6,16 @@ from flask import Blueprint, flash, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
-from ..extensions import db
+from ..accounts import signed_in_user
 from ..models import User
-from ..web.site import page_headers
 
 bp = Blueprint("auth", __name__)
-bp.after_request(page_headers)
 
 
 def load_user(user_id: str) -> User | None:
-    """Flask-Login's user loader: the account behind a sign-in cookie."""
-    try:
-        return db.session.get(User, int(user_id))
-    except ValueError:
-        return None
+    """Flask-Login's user loader: the account behind a sign-in cookie (the session's or
+    the remember-me one), while its sign-in lasts: checked on every request."""
+    return signed_in_user(user_id)
 
 
 def unauthorized() -> ResponseReturnValue:

@@ -11,7 +11,7 @@ from wtforms.validators import InputRequired
 class SignUpForm(FlaskForm):  # type: ignore[misc]  # flask_wtf is untyped
     name = StringField(_l("Your name"), validators=[InputRequired()])
     email = EmailField(_l("Email"), validators=[InputRequired()])
-    password = PasswordField(_l("Password (at least 8 characters)"),
+    password = PasswordField(_l("Password (at least 10 characters)"),
                              validators=[InputRequired()])
 
 
@@ -23,3 +23,14 @@ class SignInForm(FlaskForm):  # type: ignore[misc]  # flask_wtf is untyped
 
 class TokenForm(FlaskForm):  # type: ignore[misc]  # flask_wtf is untyped
     label = StringField(_l("What the token is for"), validators=[InputRequired()])
+
+
+class PasswordForm(FlaskForm):  # type: ignore[misc]  # flask_wtf is untyped
+    current = PasswordField(_l("Current password"), validators=[InputRequired()])
+    password = PasswordField(_l("New password (at least 10 characters)"),
+                             validators=[InputRequired()])
+
+
+class ResetForm(FlaskForm):  # type: ignore[misc]  # flask_wtf is untyped
+    password = PasswordField(_l("New password (at least 10 characters)"),
+                             validators=[InputRequired()])

@@ -1,21 +1,36 @@
-"""Sign up, sign in, sign out, and the account page with its personal API tokens."""
+"""Sign up, sign in, sign out (here or everywhere), the account page with its personal API
+tokens and password change, and the password-reset page of a ``tonk user reset-password``
+link."""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 from sqlalchemy import select
 
-from ..accounts import AccountError, authenticate, create_token, create_user, revoke_token
+from ..accounts import (
+    AccountError,
+    authenticate,
+    change_password,
+    create_token,
+    create_user,
+    end_sign_in,
+    end_sign_ins,
+    reset_password,
+    reset_user,
+    revoke_token,
+    start_sign_in,
+)
 from ..extensions import db
+from ..limits import limited
 from ..models import ApiToken, User
 from ..web.site import login_required, me
 from . import bp
-from .forms import SignInForm, SignUpForm, TokenForm
+from .forms import PasswordForm, ResetForm, SignInForm, SignUpForm, TokenForm
 
 
 def safe_next(target: str | None) -> str:
@@ -35,6 +50,7 @@ def show_error(form: FlaskForm, exc: AccountError, default: str) -> None:
 
 
 @bp.route("/signup", methods=["GET", "POST"])
+@limited("SIGNUP")
 def signup() -> ResponseReturnValue:
     if current_user.is_authenticated:
         return redirect(url_for("web.index"))
@@ -46,13 +62,14 @@ def signup() -> ResponseReturnValue:
             db.session.rollback()
             show_error(form, exc, "email")
         else:
-            login_user(user, remember=True)
+            login_user(start_sign_in(user), remember=True)
             flash(_("Welcome, %(name)s. Start your first session below.", name=user.name), "ok")
             return redirect(url_for("web.index"))
     return render_template("auth/signup.html", form=form), 422 if form.errors else 200
 
 
 @bp.route("/signin", methods=["GET", "POST"])
+@limited("SIGNIN")
 def signin() -> ResponseReturnValue:
     if current_user.is_authenticated:
         return redirect(safe_next(request.args.get("next")))
@@ -60,7 +77,7 @@ def signin() -> ResponseReturnValue:
     if form.validate_on_submit():
         user = authenticate(form.email.data, form.password.data)
         if user is not None:
-            login_user(user, remember=bool(form.remember.data))
+            login_user(start_sign_in(user), remember=bool(form.remember.data))
             return redirect(safe_next(request.args.get("next")))
         form.password.errors = [_("That email and password do not match an account.")]
     return render_template("auth/signin.html", form=form), 422 if form.errors else 200
@@ -68,9 +85,66 @@ def signin() -> ResponseReturnValue:
 
 @bp.post("/signout")
 def signout() -> ResponseReturnValue:
+    if current_user.is_authenticated:
+        end_sign_in(me())  # a copy of this browser's cookies opens nothing now
     logout_user()
     flash(_("You are signed out."), "ok")
     return redirect(url_for("web.index"))
+
+
+@bp.post("/account/signout-everywhere")
+@login_required
+def signout_everywhere() -> ResponseReturnValue:
+    end_sign_ins(me())
+    logout_user()
+    flash(_("You are signed out on every phone and computer."), "ok")
+    return redirect(url_for("auth.signin"))
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+@login_required
+@limited("PASSWORD")
+def password() -> ResponseReturnValue:
+    form = PasswordForm()
+    if form.validate_on_submit():
+        try:
+            change_password(me(), form.current.data, form.password.data)
+        except AccountError as exc:
+            db.session.rollback()
+            show_error(form, exc, "password")
+        else:
+            flash(_("Your password is changed; every other phone and computer is signed "
+                    "out."), "ok")
+            return redirect(url_for("auth.account"))
+    return (render_template("auth/password.html", form=form), 422 if form.errors else 200,
+            {"Cache-Control": "no-store"})
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"])
+@limited("RESET")
+def reset(token: str) -> ResponseReturnValue:
+    """The page of a one-time reset link: choose a new password."""
+    secret = current_app.config["SECRET_KEY"]
+    try:
+        user = reset_user(token, secret)
+    except AccountError as exc:
+        return render_template("auth/reset.html", form=None, problem=exc.message), 404
+    form = ResetForm()
+    if form.validate_on_submit():
+        try:
+            reset_password(token, secret, form.password.data)
+        except AccountError as exc:
+            db.session.rollback()
+            show_error(form, exc, "password")
+        else:
+            logout_user()
+            flash(_("Your new password is set; every phone and computer is signed out. "
+                    "Sign in with it."), "ok")
+            return redirect(url_for("auth.signin"))
+    page = render_template("auth/reset.html", form=form, user=user, problem=None)
+    # The link is a credential: no cache keeps the page, no Referer carries it away.
+    return page, 422 if form.errors else 200, {"Cache-Control": "no-store",
+                                                "Referrer-Policy": "no-referrer"}
 
 
 def tokens_of(user: User) -> list[ApiToken]:
@@ -94,6 +168,7 @@ def account() -> ResponseReturnValue:
 
 @bp.post("/account/tokens")
 @login_required
+@limited("TOKEN")
 def new_token() -> ResponseReturnValue:
     form = TokenForm()
     if form.validate_on_submit():

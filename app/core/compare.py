@@ -3,7 +3,8 @@ under every preset, with what differs from the table's ruling.
 
 A hand that cannot be settled under some rules (a count their deck cannot make, a
 double-double they do not play) gets that error in its row instead of a result; only when
-it fails under every rule set is the error the answer.
+it fails under every rule set, or the table's own rules cannot be read, is the error the
+answer.
 """
 from __future__ import annotations
 
@@ -83,11 +84,9 @@ def compare(data: Mapping[str, Any]) -> list[Ruling]:
 
 
 def _ruling(data: Mapping[str, Any], name: str, spec: Any, *, own: bool) -> Ruling:
-    try:
-        rules = resolve_rules(spec)
-    except TonkError as exc:
-        return Ruling(name, Message("compare.own", title=Message("list.one", item=spec))
-                      if own else PRESETS[name].title, own, spec=spec, error=exc)
+    # The table's own rules must be readable: if they are not, that is the answer (a
+    # RulesError naming the option), not a row of the comparison.
+    rules = resolve_rules(spec)
     title = PRESETS[rules.preset].title
     if own:
         title = Message("compare.own", title=title)

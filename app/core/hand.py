@@ -6,23 +6,22 @@ names the field and the player. A :class:`Hand` that exists is valid: settling i
 """
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from .cards import Card, check_available, check_in_deck, five_face_totals, parse_card
-from .errors import CardError, HandError, TonkError
+from .errors import CardError, HandError
 from .messages import Message
 from .money import parse_decimal
+from .names import MAX_NAME, clean_text, name_key
 from .rules import Rules, resolve_rules
 
 END_KINDS: dict[str, Message] = {kind: Message(f"end.{kind}") for kind in (
     "deal", "tonk_out", "run_out", "drop", "stock_out", "dead")}
 METHODS = ("spread", "hits")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-MAX_NAME = 40
 MAX_STAKE = Decimal(1_000_000)
 MAX_MULTIPLIER = 1000
 _CENT = Decimal("0.01")
@@ -112,22 +111,6 @@ class Hand:
 
 # -- small checks ---------------------------------------------------------------------------
 
-def clean_text(value: Any, error: type[TonkError], field: str, what: str | Message,
-               limit: int, *, multiline: bool = False) -> str:
-    """Typed text → trimmed text (one line: inner runs of spaces folded), or ``error``:
-    empty, longer than ``limit``, or holding control characters (which no name needs and
-    PostgreSQL cannot always store)."""
-    if not isinstance(value, str) or not value.strip():
-        raise error(Message("text.empty", what=what), field)
-    text = value.strip() if multiline else " ".join(value.split())
-    allowed = "\n\t\r" if multiline else ""
-    if any(unicodedata.category(c) == "Cc" and c not in allowed for c in text):
-        raise error(Message("text.control", what=what), field)
-    if len(text) > limit:
-        raise error(Message("text.too_long", what=what, limit=limit), field)
-    return text
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -165,9 +148,10 @@ def parse_players(value: Any) -> tuple[str, ...]:
     for i, raw in enumerate(value):
         name = clean_text(raw, HandError, f"players[{i}]", Message("players.name", n=i + 1),
                           MAX_NAME)
-        if name.casefold() in seen:
-            raise HandError(Message("players.twice", player=name), f"players[{i}]")
-        seen[name.casefold()] = name
+        if name_key(name) in seen:
+            raise HandError(Message("players.twice", player=name, first=seen[name_key(name)]),
+                            f"players[{i}]")
+        seen[name_key(name)] = name
         names.append(name)
     return tuple(names)
 
@@ -175,11 +159,12 @@ def parse_players(value: Any) -> tuple[str, ...]:
 def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
     if not isinstance(name, str):
         raise HandError(Message("seat.not_name", what=what, value=repr(name)), field)
-    try:
-        return players.index(" ".join(name.split()))
-    except ValueError:
-        raise HandError(Message("seat.not_at_table", what=what, player=name,
-                                players=", ".join(players)), field) from None
+    key = name_key(name)
+    for seat, player in enumerate(players):
+        if name_key(player) == key:
+            return seat
+    raise HandError(Message("seat.not_at_table", what=what, player=name,
+                            players=", ".join(players)), field)
 
 
 def _flag(end: Mapping[str, Any], key: str) -> bool:
@@ -238,6 +223,8 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
     for name, count in value.items():
         seat = _seat(players, name, f"counts.{name}", "counts")
         field = f"counts.{players[seat]}"
+        if counts[seat] is not None:
+            raise HandError(Message("counts.twice", player=players[seat]), field)
         if not _is_int(count):
             raise HandError(Message("counts.not_whole", player=players[seat],
                                     value=repr(count)), field)
@@ -279,6 +266,8 @@ def _parse_cards(value: Any, players: tuple[str, ...], rules: Rules
     for name, cards in value.items():
         seat = _seat(players, name, f"cards.{name}", "cards")
         field = f"cards.{players[seat]}"
+        if hands[seat] is not None:
+            raise HandError(Message("cards.twice", player=players[seat]), field)
         if not isinstance(cards, list | tuple):
             raise HandError(Message("cards.not_list", player=players[seat]), field)
         if len(cards) > rules.hand_size:

@@ -1,35 +1,131 @@
-"""Reading money exactly: decimal amounts from JSON-like input, and JSON text whose numbers
-become ``Decimal`` (never a binary float)."""
+"""Reading money exactly, the one home of what an amount may look like: decimal amounts
+from JSON-like input (ASCII digits, an optional sign, at most so many decimal places), and
+JSON text whose numbers become ``Decimal`` (never a binary float) and whose objects may
+not repeat a key."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 from typing import Any
 
 from .errors import TonkError
 from .messages import Message
 
+#: Money has at most two decimal places (cents); points are whole.
+CENT_PLACES = 2
+#: An amount as text: ASCII digits only (no ``1_000``, no Arabic-Indic or full-width
+#: digits, no exponent), an optional sign, an optional fraction.
+_PLAIN = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?")
 
-def parse_decimal(value: Any, error: type[TonkError], message: str | Message,
-                  field: str) -> Decimal:
-    """A decimal string, an int or a Decimal → a finite Decimal; anything else (a float, a
-    bool, words, NaN) raises ``error(message, field)``."""
+
+def parse_decimal(value: Any, error: type[TonkError], message: str | Message, field: str,
+                  *, places: int | None = None) -> Decimal:
+    """A decimal string of ASCII digits (``"-4.50"``), an int or a finite Decimal (a JSON
+    number) → a Decimal; anything else (a float, a bool, words, ``1_000``, ``٣``, NaN)
+    raises ``error(message, field)``. With ``places``, an amount with more decimal places
+    than that (``0.001`` of a currency with cents) is refused too."""
     if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
         raise error(message, field)
-    try:
-        amount = Decimal(value.strip() if isinstance(value, str) else value)
-    except (InvalidOperation, ValueError):
-        raise error(message, field) from None
+    if isinstance(value, str):
+        text = value.strip(" \t\r\n")
+        if not _PLAIN.fullmatch(text):
+            raise error(message, field)
+        amount = Decimal(text)
+    else:
+        amount = Decimal(value)
     if not amount.is_finite():
         raise error(message, field)
+    if places is not None and decimal_places(amount) > places:
+        raise error(Message("money.places", message=message, places=places) if places
+                    else Message("money.whole", message=message), field)
     return amount
+
+
+def decimal_places(amount: Decimal) -> int:
+    """How many decimal places ``amount`` needs (``0.250`` needs 2; ``1E+26`` none),
+    exactly, whatever its size (no rounding context involved)."""
+    _sign, digits, exponent = amount.as_tuple()
+    assert isinstance(exponent, int)  # finite
+    if not any(digits):
+        return 0
+    for digit in reversed(digits):
+        if digit or exponent >= 0:
+            break
+        exponent += 1
+    return max(0, -exponent)
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object that gives the same key twice (which one counts is anyone's guess)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} is given twice")
+        self.path = path
+
+
+class _Repeated(dict[str, Any]):
+    """An object of the JSON text that repeated ``key``."""
+
+    key = ""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    seen: set[str] = set()
+    marked = _Repeated(out)
+    marked.key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+    return marked
+
+
+def refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An ``object_pairs_hook`` for a streaming decoder: a repeated key raises
+    :class:`DuplicateKeyError` (naming the key; the reader knows where it is)."""
+    out = _pairs(pairs)
+    if isinstance(out, _Repeated):
+        raise DuplicateKeyError(out.key)
+    return out
+
+
+def _repeated_path(value: Any, path: str) -> str | None:
+    """The path (``counts.Ann``, ``hands[2].end``) of the first repeated key, if any."""
+    if isinstance(value, _Repeated):
+        return f"{path}.{value.key}" if path else value.key
+    items = (value.items() if isinstance(value, dict)
+             else ((f"[{i}]", v) for i, v in enumerate(value)) if isinstance(value, list)
+             else ())
+    for key, item in items:
+        if isinstance(value, dict):
+            where = f"{path}.{key}" if path else key
+        else:
+            where = f"{path}{key}"
+        found = _repeated_path(item, where)
+        if found is not None:
+            return found
+    return None
+
+
 def loads(text: str | bytes) -> Any:
     """JSON → Python, numbers with a fraction or exponent as Decimal; NaN and Infinity are
-    refused. Raises ValueError (or RecursionError for absurd nesting)."""
-    return json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
+    refused, and so is an object that repeats a key (:class:`DuplicateKeyError`, naming
+    where). Raises ValueError (or RecursionError for absurd nesting)."""
+    repeated = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        out = _pairs(items)
+        repeated = repeated or isinstance(out, _Repeated)
+        return out
+
+    found = json.loads(text, parse_float=Decimal, parse_constant=_reject_constant,
+                       object_pairs_hook=pairs)
+    path = _repeated_path(found, "") if repeated else None
+    if path is not None:
+        raise DuplicateKeyError(path)
+    return found

@@ -75,7 +75,8 @@ from typing import Final
 
 from .errors import TonkError
 from .messages import Message
-from .money import parse_decimal
+from .money import CENT_PLACES, parse_decimal
+from .names import MAX_NAME, clean_text, name_key
 
 __all__ = ["EXACT_LIMIT", "MAX_PLACES", "MAX_PEOPLE", "Transfer", "TransferError",
            "fewest_transfers", "parse_balances"]
@@ -145,13 +146,19 @@ def parse_balances(data: object) -> dict[str, Decimal]:
     if len(data) > MAX_PEOPLE:
         raise TransferError(Message("balances.too_many", n=MAX_PEOPLE), "balances")
     out: dict[str, Decimal] = {}
-    for name, value in data.items():
-        if not isinstance(name, str) or not name.strip():
-            raise TransferError(Message("balances.no_name"), "balances")
+    keys: dict[str, str] = {}
+    for raw, value in data.items():
+        name = clean_text(raw, TransferError, f"balances.{raw}", Message("balances.name"),
+                          MAX_NAME)
         field = f"balances.{name}"
+        if name_key(name) in keys:
+            raise TransferError(Message("balances.twice", name=name,
+                                        first=keys[name_key(name)]), field)
+        keys[name_key(name)] = name
         out[name] = parse_decimal(
             value, TransferError,
-            Message("balances.not_amount", name=name, value=repr(value)), field)
+            Message("balances.not_amount", name=name, value=repr(value)), field,
+            places=CENT_PLACES)
     return out
 
 

@@ -2,10 +2,9 @@
 house rules, the read-only share view, and the dispute checker for anyone."""
 from flask import Blueprint
 
-from .site import FILTERS, page_headers, template_context
+from .site import FILTERS, template_context
 
 bp = Blueprint("web", __name__)
-bp.after_request(page_headers)
 bp.app_context_processor(template_context)
 for _name, _filter in FILTERS.items():
     bp.add_app_template_filter(_filter, _name)

@@ -36,12 +36,11 @@ from ..exchange import (
     payments_csv,
 )
 from ..extensions import csrf
-from ..ledger import NotFoundError, is_league_admin, owned_session
+from ..ledger import NotFoundError, keeps_score, owned_session
 from ..models import GameSession, League
-from .site import login_required, me, page_headers
+from .site import login_required, me
 
 bp = Blueprint("exchange", __name__)
-bp.after_request(page_headers)
 
 #: The largest file the import page takes (the rest of the app takes 2 MB).
 IMPORT_MAX_BYTES = 256 * 1024 * 1024
@@ -64,7 +63,7 @@ def may_export_session_here(gs: GameSession) -> bool:
     """Whether the signed-in account may export ``gs`` (for the link blocks)."""
     if not current_user.is_authenticated:
         return False
-    return gs.owner_id == me().id or is_league_admin(me(), gs.league_id)
+    return keeps_score(me(), gs)
 
 
 @bp.errorhandler(NotFoundError)

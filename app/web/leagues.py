@@ -33,7 +33,7 @@ from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
 from .routes import page_arg, rules_context
-from .site import login_required, me, page_headers
+from .site import login_required, me
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SESSIONS_PER_PAGE = 20
@@ -42,7 +42,6 @@ bp = Blueprint("leagues", __name__,
                static_folder=os.path.join(HERE, os.pardir, os.pardir, "templates", "leagues",
                                           "static"),
                static_url_path="/leagues/static")
-bp.after_request(page_headers)
 
 T = TypeVar("T")
 

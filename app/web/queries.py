@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
+from ..ledger import started_by
 from ..models import GameSession, Hand, User
 
 SESSIONS_PER_PAGE = 20
@@ -19,7 +20,7 @@ HANDS_PER_PAGE = 25
 
 def sessions_page(user: User, page: int) -> Any:
     """One page of ``user``'s sessions, open ones first, newest first, with their seats."""
-    stmt = (select(GameSession).where(GameSession.owner_id == user.id)
+    stmt = (select(GameSession).where(started_by(user))
             .options(selectinload(GameSession.seats))
             .order_by(GameSession.closed_at.is_not(None), GameSession.created_at.desc(),
                       GameSession.id.desc()))

@@ -44,6 +44,7 @@ from ..ledger import (
     player_names,
     record_hand,
     record_payment,
+    replace_share_link,
     running_totals,
     session_rules,
     session_stake,
@@ -407,6 +408,16 @@ def rules(session_id: int) -> ResponseReturnValue:
 
 
 # -- the share link --------------------------------------------------------------------------
+
+@bp.post("/sessions/<int:session_id>/share")
+@login_required
+def replace_share(session_id: int) -> ResponseReturnValue:
+    """Revoke the share link and make a new one (a link that went too far)."""
+    gs = owned_session(me(), session_id)
+    replace_share_link(gs)
+    flash(_("The old share link no longer works; here is a new one."), "ok")
+    return redirect(url_for(".session", session_id=gs.id))
+
 
 @bp.get("/s/<token>")
 def shared(token: str) -> ResponseReturnValue:

@@ -1,23 +1,17 @@
 """What every page shares: who is signed in, the reader's language, the template filters that
-write amounts, and the security headers of the HTML pages."""
+write amounts. (The security headers of every answer: :mod:`app.security`.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import flask_login
-from flask import Response, current_app, has_request_context, request
+from flask import current_app, has_request_context, request
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from ..models import User
 from .present import amount, score
-
-#: A strict policy: nothing from outside, no inline script. Pages work offline by design.
-CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
-                           "script-src 'self'; object-src 'none'; base-uri 'none'; "
-                           "form-action 'self'; frame-ancestors 'none'")
-
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -41,13 +35,6 @@ def catalogue_translator(msg_id: str, template: str) -> str:
     """The hook of the core's message catalogue: a template in the reader's language, where
     Flask-Babel has a translation of it (outside a request, as written)."""
     return _(template) if has_request_context() else template
-
-
-def page_headers(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    return response
 
 
 def template_context() -> dict[str, Any]:

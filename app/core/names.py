@@ -1,0 +1,60 @@
+"""Names and short texts a person types, one rule for the whole app (the core, the ledger,
+leagues, import): NFC-normalised, trimmed, inner runs of spaces folded; no control,
+format (zero-width, direction marks) or surrogate characters; and a key that compares
+names the way people do, whatever their case or Unicode form.
+
+:func:`name_key` is computed here, in Python, and stored in its own column, so SQLite
+(whose ``lower()`` folds ASCII only) and PostgreSQL find the same player.
+"""
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from .errors import TonkError
+from .messages import Message
+
+#: The longest name of a player.
+MAX_NAME = 40
+#: Categories no typed name needs: controls, format characters (zero-width spaces and
+#: joiners, direction marks, soft hyphens), surrogates (half a character), private use.
+_REFUSED = {"Cc": "text.control", "Cf": "text.invisible", "Cs": "text.surrogate",
+            "Co": "text.private_use"}
+#: Zero-width non-joiner and joiner: invisible, but part of how some names are written
+#: (Persian, Indic scripts, emoji sequences), so allowed between two visible characters;
+#: :func:`name_key` ignores them, so they make no lookalike.
+JOINERS = "\u200c\u200d"
+
+
+def _joins(text: str, i: int) -> bool:
+    """Whether the joiner at ``i`` stands between two visible characters."""
+    if not 0 < i < len(text) - 1:
+        return False
+    return all(not n.isspace() and unicodedata.category(n) not in _REFUSED
+               for n in (text[i - 1], text[i + 1]))
+
+
+def clean_text(value: Any, error: type[TonkError], field: str, what: str | Message,
+               limit: int, *, multiline: bool = False) -> str:
+    """Typed text → NFC, trimmed text (one line: inner runs of spaces folded), or
+    ``error``: empty, longer than ``limit``, or holding a character no typed text needs."""
+    if not isinstance(value, str) or not value.strip():
+        raise error(Message("text.empty", what=what), field)
+    text = value.strip() if multiline else " ".join(value.split())  # tabs, newlines fold
+    allowed = "\n\t\r" if multiline else ""
+    for i, c in enumerate(text):
+        kind = unicodedata.category(c)
+        if kind in _REFUSED and c not in allowed and not (c in JOINERS and _joins(text, i)):
+            raise error(Message(_REFUSED[kind], what=what, code=f"U+{ord(c):04X}"), field)
+    text = unicodedata.normalize("NFC", text)
+    if len(text) > limit:
+        raise error(Message("text.too_long", what=what, limit=limit), field)
+    return text
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same person: case-folded, NFC, spaces folded, joiners
+    dropped ("Zoë" in either Unicode form, "ZOË" and " zoë " share one key)."""
+    visible = "".join(c for c in name if c not in JOINERS)
+    folded = unicodedata.normalize("NFC", " ".join(visible.split())).casefold()
+    return unicodedata.normalize("NFC", folded)

@@ -1,0 +1,105 @@
+"""Who may do what is decided at every request from the roles as they are then: a league
+admin who is removed loses every read and write of the league's sessions at once, even
+those they started; and a session's share link can be revoked and replaced."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+
+from app import accounts, leagues
+from app.extensions import db
+from app.models import GameSession, User
+from tests.test_api_sessions import Api, _account
+from tests.test_web import sign_up
+
+HAND = {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 1000}
+
+
+@pytest.fixture(autouse=True)
+def quick_hashing(monkeypatch):
+    monkeypatch.setattr(accounts, "_HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def _user(app: Any, email: str) -> User:
+    return db.session.scalar(db.select(User).where(User.email == email))
+
+
+def test_a_removed_league_admin_loses_every_write_at_once(db_app):
+    owner = Api(db_app.test_client(), _account(db_app, "olive@example.com", "Olive"))
+    admin = Api(db_app.test_client(), _account(db_app, "adam@example.com", "Adam"))
+    lid = owner.ok("POST", "/leagues", {"name": "Fridays"}, 201)["id"]
+    owner.ok("POST", f"/leagues/{lid}/admins", {"email": "adam@example.com"}, 201)
+    sid = admin.ok("POST", "/sessions", {"name": "Night", "players": ["Ann", "Bob", "Cy"],
+                                         "league": lid}, 201)["id"]
+    admin.ok("POST", f"/sessions/{sid}/hands", HAND, 201)
+    mine = owner.ok("POST", "/sessions", {"name": "Own", "players": ["Ann", "Bob"]}, 201)["id"]
+    assert [s["id"] for s in admin.ok("GET", "/sessions")] == [sid]
+
+    with db_app.app_context():
+        leagues.remove_admin(db.session.get(leagues.League, lid),
+                             _user(db_app, "adam@example.com").id)
+
+    for method, path, body in [
+        ("POST", f"/sessions/{sid}/hands", HAND),
+        ("PUT", f"/sessions/{sid}/hands/1", {**HAND, "reason": "x"}),
+        ("DELETE", f"/sessions/{sid}/hands/1", {"reason": "x"}),
+        ("POST", f"/sessions/{sid}/close", {}),
+        ("POST", f"/sessions/{sid}/share", None),
+        ("GET", f"/sessions/{sid}", None),
+        ("GET", f"/sessions/{mine}", None),
+    ]:
+        resp = admin(method, path, body)
+        assert resp.status_code == 404, (method, path, resp.get_json())
+    assert admin.ok("GET", "/sessions") == []
+    ledger = owner.ok("GET", f"/sessions/{sid}/ledger")
+    assert ledger["hands"] == 1  # nothing moved after the removal
+    owner.ok("POST", f"/sessions/{sid}/hands", HAND, 201)  # the league still runs it
+
+    web = db_app.test_client()
+    web.post("/signin", data={"email": "adam@example.com", "password": "correct horse"})
+    assert web.get(f"/sessions/{sid}").status_code == 404
+    resp = web.post(f"/sessions/{sid}/hands/new",
+                    data={"kind": "tonk_out", "player": "Ann", "multiplier": "1000"})
+    assert resp.status_code == 404
+    with db_app.app_context():
+        assert db.session.get(GameSession, sid).hand_count == 2
+
+
+def test_the_share_link_can_be_replaced_on_the_page(db_app):
+    from tests.test_web import share_token, start
+
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client)
+    old = share_token(db_app, sid)
+    assert client.get(f"/s/{old}").status_code == 200
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert f'action="/sessions/{sid}/share"' in page and "Make a new link" in page
+    resp = client.post(f"/sessions/{sid}/share", follow_redirects=True)
+    assert "no longer works" in resp.get_data(as_text=True)
+    new = share_token(db_app, sid)
+    assert new != old and len(new) >= 20
+    assert client.get(f"/s/{old}").status_code == 404
+    assert client.get(f"/s/{old}/hands/1").status_code == 404
+    assert client.get(f"/api/v1/share/{old}").status_code in (404, 405)
+    assert client.get(f"/s/{new}").status_code == 200
+    other = db_app.test_client()
+    sign_up(other, email="eve@example.com", name="Eve")
+    assert other.post(f"/sessions/{sid}/share").status_code == 404
+    assert share_token(db_app, sid) == new
+
+
+def test_the_share_link_can_be_replaced_through_the_api(db_app):
+    api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
+    other = Api(db_app.test_client(), _account(db_app, "eve@example.com", "Eve"))
+    sid = api.start()
+    old = api.ok("GET", f"/sessions/{sid}")["share_url"]
+    assert api.client.get(old).status_code == 200
+    new = api.ok("POST", f"/sessions/{sid}/share")["share_url"]
+    assert new != old and api.client.get(old).status_code == 404
+    assert api.client.get(new).status_code == 200
+    assert other("POST", f"/sessions/{sid}/share").status_code == 404
+    assert api("POST", f"/sessions/{sid}/share", token="tt_wrong").status_code == 401

@@ -1,0 +1,307 @@
+"""Accounts a stranger cannot keep or guess into: sign-out ends the sign-in on the server
+(copied cookies open nothing), sign out everywhere, password change and reset, the
+password policy, the ``tonk user`` commands, and the rate limits with their 429."""
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+from argon2 import PasswordHasher
+
+from app import accounts
+from app.accounts import AccountError, check_password, create_user
+from app.commands import cli
+from app.extensions import db
+from app.limits import limiter
+from app.models import SignIn
+from tests.conftest import make_app
+from tests.test_web import errors_of, sign_up
+
+GOOD = "secret-table-9"
+
+
+@pytest.fixture(autouse=True)
+def quick_hashing(monkeypatch):
+    monkeypatch.setattr(accounts, "_HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def signed_in(client) -> bool:
+    return client.get("/sessions/new").status_code == 200
+
+
+def copy_cookies(source, target, names=("session", "remember_token")) -> None:
+    for name in names:
+        cookie = source.get_cookie(name)
+        if cookie is not None:
+            target.set_cookie(name, cookie.value)
+
+
+def sign_in(client, email="sam@example.com", password=GOOD, remember=True):
+    data = {"email": email, "password": password}
+    if remember:
+        data["remember"] = "y"
+    return client.post("/signin", data=data)
+
+
+# -- sign-out is for good --------------------------------------------------------------------
+
+@pytest.mark.parametrize("copied", [("session", "remember_token"), ("remember_token",),
+                                    ("session",)])
+def test_cookies_copied_before_sign_out_open_nothing_after_it(db_app, copied):
+    client = db_app.test_client()
+    sign_up(client)
+    thief = db_app.test_client()
+    copy_cookies(client, thief, copied)
+    assert signed_in(thief)  # the copy works while the sign-in lasts...
+    client.post("/signout")
+    assert not signed_in(client)
+    assert not signed_in(thief)  # ...and not a moment after
+    with db_app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(SignIn)) == 0
+
+
+def test_a_cookie_without_a_sign_in_key_is_refused(db_app):
+    with db_app.app_context():
+        from flask_login import decode_cookie  # noqa: F401  (the id is what counts)
+
+        user = create_user("sam@example.com", "Sam", GOOD)
+        assert accounts.signed_in_user(str(user.id)) is None
+        assert accounts.signed_in_user(f"{user.id}:made-up") is None
+        key_user = accounts.start_sign_in(user)
+        assert accounts.signed_in_user(key_user.get_id()) is user
+        other = create_user("eve@example.com", "Eve", GOOD)
+        assert accounts.signed_in_user(f"{other.id}:{key_user.sign_in_key}") is None
+
+
+def test_sign_out_everywhere_ends_every_sign_in(db_app):
+    phone, laptop = db_app.test_client(), db_app.test_client()
+    sign_up(phone)
+    sign_in(laptop)
+    assert signed_in(phone) and signed_in(laptop)
+    resp = laptop.post("/account/signout-everywhere", follow_redirects=True)
+    assert "signed out on every phone and computer" in resp.get_data(as_text=True)
+    assert not signed_in(phone) and not signed_in(laptop)
+    assert "Sign out everywhere" not in laptop.get("/").get_data(as_text=True)
+
+
+def test_changing_the_password_signs_out_everywhere_else(db_app):
+    phone, laptop = db_app.test_client(), db_app.test_client()
+    sign_up(phone)
+    sign_in(laptop)
+    assert "Sign out everywhere" in phone.get("/account").get_data(as_text=True)
+    resp = phone.post("/account/password", data={"current": "wrong password", "password":
+                                                  "a brand new secret"})
+    assert resp.status_code == 422
+    assert "that is not your current password" in errors_of(resp)
+    resp = phone.post("/account/password", data={"current": GOOD, "password": "password"})
+    assert resp.status_code == 422 and any("10 characters" in e for e in errors_of(resp))
+    assert signed_in(laptop)
+    resp = phone.post("/account/password", data={"current": GOOD,
+                                                  "password": "a brand new secret"})
+    assert resp.status_code == 302
+    assert signed_in(phone) and not signed_in(laptop)
+    assert sign_in(laptop).status_code == 422
+    assert sign_in(laptop, password="a brand new secret").status_code == 302
+
+
+# -- the password policy ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("password, words", [
+    ("password", "at least 10"),
+    ("short", "at least 10"),
+    (" " * 12, "only spaces"),
+    ("\x00" * 12, "only spaces"),
+    ("\u200b" * 12, "only spaces"),
+    ("\t \n" * 4, "only spaces"),
+    ("1234567890", "most common"),
+    ("QWERTYUIOP", "most common"),
+    ("x" * 1001, "at most"),
+    (None, "at least 10"),
+])
+def test_weak_passwords_are_refused(password, words):
+    with pytest.raises(AccountError) as caught:
+        check_password(password)
+    assert words in caught.value.message and caught.value.field == "password"
+
+
+def test_the_common_list_is_shipped_and_long_passwords_pass():
+    assert len(accounts.common_passwords()) >= 9_900
+    assert check_password("correct horse battery") == "correct horse battery"
+
+
+def test_sign_up_with_a_weak_password_shows_why_beside_it(app):
+    resp = app.test_client().post("/signup", data={"name": "Sam", "email": "s@example.com",
+                                                   "password": "          "})
+    assert resp.status_code == 422 and any("only spaces" in e for e in errors_of(resp))
+
+
+# -- reset and the tonk user commands --------------------------------------------------------
+
+@pytest.fixture
+def cli_env(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.sqlite'}")
+    monkeypatch.setenv("SECRET_KEY", "cli-test")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["db", "upgrade"]).exit_code == 0
+    app = make_app(os.environ["DATABASE_URL"], SECRET_KEY="cli-test")
+    return runner, app
+
+
+def test_tonk_user_create_makes_the_first_account(cli_env):
+    runner, app = cli_env
+    out = runner.invoke(cli, ["user", "create", "--email", "Ann@Example.com", "--name", "Ann",
+                              "--password-stdin"], input=GOOD + "\n")
+    assert out.exit_code == 0, out.output
+    assert "ann@example.com" in out.stdout
+    assert sign_in(app.test_client(), "ann@example.com").status_code == 302
+    out = runner.invoke(cli, ["user", "create", "--email", "bob@example.com", "--name", "Bob",
+                              "--password-stdin"], input="password\n")
+    assert out.exit_code == 1 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "at least 10" in out.stderr
+    out = runner.invoke(cli, ["user", "create", "--email", "ann@example.com", "--name", "A",
+                              "--password-stdin"], input=GOOD + "\n")
+    assert out.exit_code == 1 and "already an account" in out.stderr
+
+
+def test_a_reset_link_works_once_within_the_hour(cli_env, monkeypatch):
+    runner, app = cli_env
+    runner.invoke(cli, ["user", "create", "--email", "ann@example.com", "--name", "Ann",
+                        "--password-stdin"], input=GOOD + "\n")
+    phone = app.test_client()
+    assert sign_in(phone, "ann@example.com").status_code == 302
+    out = runner.invoke(cli, ["user", "reset-password", "ann@example.com", "--url",
+                              "https://tonk.example/"])
+    assert out.exit_code == 0, out.output
+    link = out.stdout.strip()
+    assert link.startswith("https://tonk.example/reset/") and "an hour" not in link
+    path = link.removeprefix("https://tonk.example")
+    client = app.test_client()
+    page = client.get(path)
+    assert page.status_code == 200 and "ann@example.com" in page.get_data(as_text=True)
+    assert page.headers["Referrer-Policy"] == "no-referrer"
+    resp = client.post(path, data={"password": "qwertyuiop"})
+    assert resp.status_code == 422 and any("most common" in e for e in errors_of(resp))
+    resp = client.post(path, data={"password": "a brand new secret"})
+    assert resp.status_code == 302 and resp.location == "/signin"
+    assert not signed_in(phone)  # the reset ends every sign-in
+    assert sign_in(client, "ann@example.com", "a brand new secret").status_code == 302
+    again = app.test_client().get(path)
+    assert again.status_code == 404 and "used already" in again.get_data(as_text=True)
+    assert app.test_client().get(path[:-3] + "abc").status_code == 404
+
+    out = runner.invoke(cli, ["user", "reset-password", "ann@example.com"])
+    late = out.stdout.strip().removeprefix("http://127.0.0.1:5000")
+    monkeypatch.setattr(accounts, "RESET_SECONDS", -1)
+    resp = app.test_client().get(late)
+    assert resp.status_code == 404 and "expired" in resp.get_data(as_text=True)
+    out = runner.invoke(cli, ["user", "reset-password", "nobody@example.com"])
+    assert out.exit_code == 1 and "no account" in out.stderr and out.stdout == ""
+
+
+# -- rate limits -----------------------------------------------------------------------------
+
+def test_wrong_passwords_for_one_account_are_slowed_down(app):
+    client = app.test_client()
+    sign_up(client)
+    client.post("/signout")
+    for _ in range(5):
+        assert sign_in(client, password="wrong password").status_code == 422
+    resp = sign_in(client, password="wrong password")
+    assert resp.status_code == 429
+    seconds = int(resp.headers["Retry-After"])
+    assert 0 < seconds <= 60
+    page = resp.get_data(as_text=True)
+    assert "Too many tries" in page and f"try again in {seconds} seconds." in page
+    assert resp.headers["Content-Security-Policy"]
+    assert sign_in(client).status_code == 429  # even the right one, until then
+    other = app.test_client()  # another account from the same address is not slowed
+    sign_up(other, email="eve@example.com", name="Eve")
+
+
+def test_many_accounts_from_one_address_are_slowed_down(tmp_path):
+    app = make_app(f"sqlite:///{tmp_path / 'l.sqlite'}", TONK_LIMIT_SIGNIN_IP="3 per minute",
+                   TONK_LIMIT_SIGNUP_IP="2 per hour")
+    with app.app_context():
+        db.create_all()
+    client = app.test_client()
+    for i in range(3):
+        assert sign_in(client, f"u{i}@example.com").status_code == 422
+    assert sign_in(client, "u9@example.com").status_code == 429
+    other = app.test_client()
+    resp = other.get("/", environ_base={"REMOTE_ADDR": "192.0.2.1"})
+    assert resp.status_code == 200
+    resp = other.post("/signin", data={"email": "u9@example.com", "password": "x" * 10},
+                      environ_base={"REMOTE_ADDR": "192.0.2.1"})
+    assert resp.status_code == 422  # another address counts on its own
+    for i in range(2):
+        client.post("/signup", data={"name": "N", "email": f"n{i}@example.com",
+                                     "password": GOOD})
+        client.post("/signout")
+    resp = client.post("/signup", data={"name": "N", "email": "n9@example.com",
+                                         "password": GOOD})
+    assert resp.status_code == 429 and int(resp.headers["Retry-After"]) > 60
+    assert "minutes" in resp.get_data(as_text=True)
+
+
+def test_token_making_and_reset_tries_are_limited(tmp_path):
+    app = make_app(f"sqlite:///{tmp_path / 't.sqlite'}", TONK_LIMIT_TOKEN_ACCOUNT="2 per hour",
+                   TONK_LIMIT_RESET_IP="2 per minute")
+    with app.app_context():
+        db.create_all()
+    client = app.test_client()
+    sign_up(client)
+    for i in range(2):
+        assert client.post("/account/tokens", data={"label": f"t{i}"}).status_code == 200
+    assert client.post("/account/tokens", data={"label": "t3"}).status_code == 429
+    again = app.test_client()  # a new sign-in of the same account counts with the first
+    sign_in(again)
+    assert again.post("/account/tokens", data={"label": "t4"},
+                      environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code == 429
+    for _ in range(2):
+        assert client.post("/reset/forged", data={"password": GOOD}).status_code == 404
+    assert client.post("/reset/forged", data={"password": GOOD}).status_code == 429
+
+
+def test_a_429_under_the_api_is_the_apis_json_error(tmp_path):
+    app = make_app(f"sqlite:///{tmp_path / 'a.sqlite'}")
+
+    @app.post("/api/v1/_limited")
+    @limiter.limit("1 per minute")
+    def limited_view():
+        return {"ok": True}
+
+    client = app.test_client()
+    assert client.post("/api/v1/_limited").status_code == 200
+    resp = client.post("/api/v1/_limited")
+    assert resp.status_code == 429 and int(resp.headers["Retry-After"]) > 0
+    body = resp.get_json()
+    assert "try again in" in body["error"] and set(body) == {"error"}
+
+
+def _redis_up() -> bool:
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379")
+def test_limits_count_in_redis_when_it_is_configured(tmp_path):
+    """Two apps (two workers) on one Redis count together."""
+    prefix = f"tonk-test-{uuid.uuid4().hex[:8]}"
+    config = {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": prefix,
+              "TONK_LIMIT_SIGNIN_IP": "2 per minute"}
+    first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
+    with first.app_context():
+        db.create_all()
+    assert sign_in(first.test_client(), "a@example.com").status_code == 422
+    second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
+    assert sign_in(second.test_client(), "b@example.com").status_code == 422
+    assert sign_in(second.test_client(), "c@example.com").status_code == 429
