@@ -214,7 +214,7 @@ def test_every_csv_cell_that_could_be_a_formula_is_neutralised(db_app):
             for row in rows:
                 for cell in row:
                     if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
-                        assert exchange._NUMBER.fullmatch(cell), (cell, row)
+                        assert exchange.NUMBER.fullmatch(cell), (cell, row)
             assert "'=1+1" in rows[1] and "'@SUM(1)" in rows[1]
         hands = list(csv.reader(io.StringIO("".join(exchange.hands_csv([gs.id])))))
         assert hands[0][-2:] == ["'-Ann", "'@Bob"] and hands[1][-1] == "-1.00"

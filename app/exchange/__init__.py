@@ -1,0 +1,54 @@
+"""Export and import: a league, or one session, as one JSON document (everything, enough to
+rebuild it exactly) or as CSV for a spreadsheet; and the import of such a document, all or
+nothing, every hand re-validated through the domain core.
+
+The document::
+
+    {"format": "tonk-tally", "version": 1,
+     "league": {"uid", "name", "created_at", "currency", "stake", "rules", "seasons",
+                "members"} or null,
+     "sessions": [{"uid", "name", "played_at", "closed_at", "currency", "stake", "rules",
+                   "players", "next_dealer", "totals",
+                   "hands": [{"number", "voided",
+                              "versions": [{"version", "action", "at", "by", "reason",
+                                            "hand", "result"}]}],
+                   "payments": [{"from", "to", "amount", "at"}],
+                   "rules_changes": [{"from_hand", "rules", "stake", "at"}]}]}
+
+Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored
+JSON of RULES.md §1 and §8. It is written as a stream of text chunks, one session a line,
+and read back session by session, so that neither side holds a large league in memory.
+
+The importer writes exactly the rows the ledger would have written hand by hand (running
+totals, entries, session records, every version) but in bulk: SQLAlchemy Core inserts in
+batches with ids taken up front, each session's arithmetic done once in Python with the
+ledger's own helpers (:func:`~app.ledger.seat_nets`, :func:`~app.ledger.seat_parts`,
+:func:`~app.ledger.stat_counts`). One transaction: any problem, and nothing is imported.
+
+The package, module by job: :mod:`.common` (format, limits, times), :mod:`.export` (the
+document), :mod:`.spreadsheet` (CSV), :mod:`.reader` (reading a document session by
+session), :mod:`.check` (every hand settled again, no database), :mod:`.importer` (the bulk
+writer), :mod:`.parallel` (checking in other processes), :mod:`.run` (the entry points).
+"""
+from __future__ import annotations
+
+from .common import FORMAT, MAX_PROBLEMS, VERSION, ExchangeError, iso, parse_time
+from .export import (
+    export_league,
+    export_session,
+    exportable_league,
+    league_session_ids,
+    may_export_league,
+    write_document,
+)
+from .importer import Importer, ImportReport
+from .parallel import FileShare, Share, check_elsewhere, default_jobs
+from .run import import_file, import_path, no_gc_pauses
+from .spreadsheet import NUMBER, csv_players, hands_csv, payments_csv
+
+__all__ = ["FORMAT", "MAX_PROBLEMS", "NUMBER", "VERSION", "ExchangeError", "FileShare",
+           "ImportReport", "Importer", "Share", "check_elsewhere", "csv_players",
+           "default_jobs", "export_league", "export_session", "exportable_league",
+           "hands_csv", "import_file", "import_path", "iso", "league_session_ids",
+           "may_export_league", "no_gc_pauses", "parse_time", "payments_csv",
+           "write_document"]

@@ -1,0 +1,172 @@
+"""Checking in other processes: settling every version of every hand again is most of an
+import's work and needs no database, so other processes check the sessions (each its
+share) while this one writes them, in the document's order."""
+from __future__ import annotations
+
+import gc
+import logging
+import multiprocessing
+import os
+import queue as queue_module
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+from .check import _Checked, _Checker
+from .common import PARALLEL_BATCH_HANDS
+from .importer import Importer
+from .reader import _Reader, _ReadError
+
+log = logging.getLogger(__name__)
+
+log = logging.getLogger(__name__)
+
+# -- checking in other processes -------------------------------------------------------------
+#
+# Settling every version of every hand again is most of an import's work, and needs no
+# database: other processes check the sessions (each its share: the 1st, (n+1)th, … for
+# the first of n) while this one writes them, in the document's order.
+
+class Share(Protocol):
+    """Where the checking processes get a document's sessions from: a file, or a generator
+    (picklable: it is sent to each process)."""
+
+    def sessions(self, k: int, of: int) -> Iterator[tuple[int, Any]]:
+        """(position from 1, session) for every ``of``-th session, starting with the k-th."""
+        ...
+
+    def summary(self) -> Any:
+        """Anything the share noted while it went (sent back at the end)."""
+        ...
+
+
+@dataclass(frozen=True)
+class FileShare:
+    """The sessions of a document file; each process reads the whole file (reading is
+    cheap next to checking) and checks its share."""
+
+    path: str
+
+    def sessions(self, k: int, of: int) -> Iterator[tuple[int, Any]]:
+        with open(self.path, encoding="utf-8-sig") as f:
+            position = 0
+            for kind, _key, value in _Reader(f).events():
+                if kind == "session":
+                    position += 1
+                    if (position - 1) % of == k:
+                        yield position, value
+
+    def summary(self) -> Any:
+        return None
+
+
+def default_jobs() -> int:
+    """Checking processes for a large import: one per core, at most four (the writing
+    process mostly waits for them, so it needs no core of its own)."""
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def _end_with_parent(parent: int) -> None:
+    """A checking process ends as soon as the import that started it (``parent``) is gone,
+    however it went (even killed with -9, before this process was ready): nothing is left
+    behind working for nobody."""
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.25)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tonk-parent-watch", daemon=True).start()
+
+
+def _check_share(share: Share, k: int, of: int, out: Any, parent: int) -> None:
+    """The work of one checking process: check its share, send it back in batches."""
+    _end_with_parent(parent)
+    gc.disable()  # a short-lived process of short-lived objects: see no_gc_pauses
+    checker = _Checker()
+    batch: list[_Checked] = []
+    hands = 0
+    try:
+        for position, doc in share.sessions(k, of):
+            checked = checker.check(position, doc)
+            batch.append(checked)
+            hands += checked.hands
+            if hands >= 2_000:
+                out.put(("checked", batch))
+                batch, hands = [], 0
+        out.put(("checked", batch))
+        out.put(("end", share.summary()))
+    except _ReadError as exc:
+        out.put(("checked", batch))
+        out.put(("unreadable", str(exc)))
+    except BaseException:  # noqa: BLE001 - any failure is reported to the importer
+        out.put(("crashed", traceback.format_exc()))
+
+
+def _receive(queue: Any, worker: Any) -> tuple[str, Any]:
+    """The next message of a checking process; an error if it died without one."""
+    while True:
+        try:
+            return cast(tuple[str, Any], queue.get(timeout=1))
+        except queue_module.Empty:
+            if worker.is_alive():
+                continue
+        try:  # it may have said its last word just before it ended
+            return cast(tuple[str, Any], queue.get(timeout=1))
+        except queue_module.Empty:
+            raise RuntimeError(f"the checking process {worker.name} stopped without a "
+                               f"word (exit code {worker.exitcode})") from None
+
+
+def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
+    """Have ``jobs`` other processes check the share's sessions while ``importer`` takes
+    them, in order, and writes them. Returns each process's summary. Raises _ReadError
+    when the document cannot be read to its end."""
+    context = multiprocessing.get_context("spawn")
+    queues = [context.Queue(maxsize=16) for _ in range(jobs)]
+    workers = [context.Process(target=_check_share, args=(share, k, jobs, queue, os.getpid()),
+                               daemon=True, name=f"tonk-check-{k}")
+               for k, queue in enumerate(queues)]
+    for worker in workers:
+        worker.start()
+    # Write in smaller batches than alone: what is left to write when the last session is
+    # checked is the time lost at the end.
+    importer.batch_hands = min(importer.batch_hands, PARALLEL_BATCH_HANDS)
+    ready: list[deque[_Checked]] = [deque() for _ in range(jobs)]
+    ended: list[tuple[str, Any] | None] = [None] * jobs
+    try:
+        k = 0
+        while True:
+            while not ready[k] and ended[k] is None:
+                kind, payload = _receive(queues[k], workers[k])
+                if kind == "checked":
+                    ready[k].extend(payload)
+                elif kind in ("end", "unreadable"):
+                    ended[k] = (kind, payload)
+                else:
+                    raise RuntimeError(f"checking sessions failed in another process:\n"
+                                       f"{payload}")
+            if not ready[k]:
+                state = ended[k]
+                if state is not None and state[0] == "unreadable":
+                    raise _ReadError(state[1])
+                break  # the k-th has no more: the document has no more
+            importer.take(ready[k].popleft())
+            k = (k + 1) % jobs
+        for j in range(jobs):  # the others' summaries
+            while ended[j] is None:
+                kind, payload = _receive(queues[j], workers[j])
+                if kind in ("end", "unreadable"):
+                    ended[j] = (kind, payload)
+        return [state[1] for state in ended if state is not None and state[0] == "end"]
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join(5)
