@@ -111,16 +111,3 @@ def transfers_command(file: IO[str]) -> None:
 
 #: The commands that need nothing but the core.
 CORE_COMMANDS = {"settle": settle_command, "transfers": transfers_command}
-
-
-def main() -> None:
-    name = sys.argv[1] if len(sys.argv) > 1 else ""
-    if name in CORE_COMMANDS:
-        CORE_COMMANDS[name].main(args=sys.argv[2:], prog_name=f"tonk {name}")
-    from .commands import cli
-
-    cli.main(prog_name="tonk")
-
-
-if __name__ == "__main__":
-    main()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
@@ -40,7 +40,6 @@ from .models import (
     Hand,
     HandEntry,
     HandVersion,
-    League,
     LeagueAdmin,
     Player,
     PlayerSessionStat,
@@ -582,20 +581,22 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     db.session.commit()
 
 
+#: Called with a session once its closing has committed: what builds on the ledger (the
+#: league service's ratings) hangs here, so the ledger imports nothing above it.
+session_closed: list[Callable[[GameSession], None]] = []
+
+
 def close_session(gs: GameSession) -> None:
-    """Close the session once everything is paid; a league session's result moves its
-    players' ratings, in the same transaction."""
+    """Close the session once everything is paid; then tell :data:`session_closed` (a
+    league session's result moves its players' ratings)."""
     gs = _locked(gs)
     _check_open(gs)
     if not ledger(gs).all_paid:
         raise LedgerError("not everything is paid yet: mark the open transfers paid first")
     gs.closed_at = utcnow()
-    if gs.league_id is not None:  # ratings are the league's: one closing at a time
-        db.session.get(League, gs.league_id, with_for_update=True)
-        from .leagues import rate_session  # the league service builds on the ledger
-
-        rate_session(gs)
     db.session.commit()
+    for listener in session_closed:
+        listener(gs)
 
 
 def running_totals(gs: GameSession) -> list[tuple[int, list[int]]]:

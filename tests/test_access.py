@@ -10,7 +10,7 @@ from argon2 import PasswordHasher
 
 from app import accounts, leagues
 from app.extensions import db
-from app.models import GameSession, User
+from app.models import GameSession, League, User
 from tests.test_api_sessions import Api, _account
 from tests.test_web import sign_up
 
@@ -39,7 +39,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
     assert [s["id"] for s in admin.ok("GET", "/sessions")] == [sid]
 
     with db_app.app_context():
-        leagues.remove_admin(db.session.get(leagues.League, lid),
+        leagues.remove_admin(db.session.get(League, lid),
                              _user(db_app, "adam@example.com").id)
 
     for method, path, body in [

@@ -88,7 +88,7 @@ def test_transfers_not_summing_to_zero(runner):
 
 def test_settle_and_transfers_need_only_the_core():
     """`tonk settle` and `tonk transfers` start at once: no Flask, no database."""
-    code = ("import sys\nsys.argv = ['tonk', 'transfers', '-']\nfrom app import cli\n"
+    code = ("import sys\nsys.argv = ['tonk', 'transfers', '-']\nfrom app import __main__ as cli\n"
             "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & "
             "{'flask', 'sqlalchemy', 'alembic', 'flask_sqlalchemy'}))")

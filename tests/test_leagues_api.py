@@ -6,12 +6,13 @@ a message and the field; and the OpenAPI document describes the league endpoints
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from argon2 import PasswordHasher
 
-from app import accounts, leagues
+from app import accounts
 from app.accounts import create_token, create_user
 
 PLAYERS = ["Ann", "Bob", "Cy"]
@@ -103,7 +104,7 @@ def test_a_league_through_the_api(db_app, api):
                    "net": ann["net"], "sessions": 1, "hands": 2, "hands_won": 1,
                    "tonks_out": 1, "drops_won": 0, "times_caught": 0, "win_rate": "0.5000",
                    "average": ann["average"]}
-    assert sum(leagues.Decimal(r["net"]) for r in table["rows"]) == 0
+    assert sum(Decimal(r["net"]) for r in table["rows"]) == 0
     assert [r["player"]["name"] for r in table["rows"]][-1] == "Bob"
     by_caught = api.ok("GET", f"/leagues/{lid}/standings?sort=times_caught&dir=desc"
                               f"&season={season['id']}")

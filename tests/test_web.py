@@ -14,9 +14,10 @@ from markupsafe import escape
 
 from app import accounts, ledger
 from app.core import TonkError
+from app.core.series import MAX_POINTS, downsample
 from app.extensions import db
 from app.models import GameSession, Hand
-from app.web.chart import MAX_POINTS, chart_svg, downsample
+from app.web.chart import chart_svg
 from tests.conftest import make_app
 
 EVIL = "<script>alert(1)</script>"

@@ -19,7 +19,7 @@ from werkzeug.routing import BuildError
 
 from .. import ledger as service
 from ..core.errors import TonkError
-from ..core.settle import amount_formatter
+from ..core.money import amount_formatter
 from ..extensions import db
 from ..leagues import session_table
 from ..models import GameSession, Hand, User

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from .catches import CaughtDrop, find_catch
+from .catches import CaughtDrop, catch_groups, find_catch
+from .hand import deal_claims
 from .messages import Message, join_and, render
+from .money import amount_formatter
 from .rules import multiple_word
-from .settle import Result, amount_formatter, catch_groups, deal_claims
+
+if TYPE_CHECKING:
+    from .settle import Result
 
 
 def explain(result: Result) -> list[Message]:

@@ -321,12 +321,27 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
     _check_counts_needed(counts, players, rules, end)
     hand = Hand(rules, stake, multiplier, players, dealer_seat, end, tuple(counts),
                 tuple(cards))
-    if end.kind == "deal":
-        from .settle import deal_claims  # the claim rules live with the settlement
-
-        if not deal_claims(hand):
-            raise HandError(_no_claim_message(hand), "counts")
+    if end.kind == "deal" and not deal_claims(hand):
+        raise HandError(_no_claim_message(hand), "counts")
     return hand
+
+
+def deal_claims(hand: Hand) -> list[tuple[int, int, int]]:
+    """Every qualifying instant win on the deal: (seat, rule index, rank within the rule),
+    a lower rule index and rank being a better claim (RULES.md §4)."""
+    claims = []
+    five = hand.end.five_face_cards
+    for seat, total in enumerate(hand.counts):
+        is_five = hand.players[seat] in five
+        if total is None and not is_five:
+            continue
+        for index, win in enumerate(hand.rules.deal_wins):
+            rank = win.claims(total, is_five)
+            if rank is not None:
+                claims.append((seat, index, rank))
+                break
+    return claims
+
 
 
 def _counts_from_cards(counts: list[int | None], cards: list[tuple[Card, ...] | None],

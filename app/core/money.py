@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import TonkError
 from .messages import Message
@@ -129,3 +130,18 @@ def loads(text: str | bytes) -> Any:
     if path is not None:
         raise DuplicateKeyError(path)
     return found
+
+
+class Scored(Protocol):
+    """Anything that says how a table scores (house rules)."""
+
+    @property
+    def scoring(self) -> str: ...
+
+
+def amount_formatter(rules: Scored) -> Callable[[Decimal], str]:
+    """How the table's amounts are written: money with two decimal places; points (and
+    push-ups) as whole numbers. The one home of that rule."""
+    if rules.scoring == "money":
+        return lambda d: f"{d:.2f}"
+    return lambda d: f"{d:.0f}"

@@ -6,15 +6,16 @@ explanation in plain sentences is built only when asked for (:attr:`Result.expla
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from .catches import CaughtDrop, Pay, find_catch
-from .hand import Hand
+from .catches import Pay, catch_groups, find_catch
+from .hand import Hand, deal_claims
 from .messages import Message
+from .money import amount_formatter
 from .rules import Rules, multiple_word
 
 OUTCOMES = ("deal_win", "tonk_out", "run_out", "drop_won", "caught", "stock_out", "draw",
@@ -78,13 +79,6 @@ class Result:
         return out
 
 
-def amount_formatter(rules: Rules) -> Callable[[Decimal], str]:
-    """Money with two decimal places; points as whole numbers."""
-    if rules.scoring == "money":
-        return lambda d: f"{d:.2f}"
-    return lambda d: f"{d:.0f}"
-
-
 # -- rule texts ------------------------------------------------------------------------------
 
 def rule_text(rules: Rules, key: str) -> Message:
@@ -103,23 +97,6 @@ def rule_text(rules: Rules, key: str) -> Message:
 
 
 # -- the ends of a hand ----------------------------------------------------------------------
-
-def deal_claims(hand: Hand) -> list[tuple[int, int, int]]:
-    """Every qualifying instant win on the deal: (seat, rule index, rank within the rule),
-    a lower rule index and rank being a better claim (RULES.md §4)."""
-    claims = []
-    five = hand.end.five_face_cards
-    for seat, total in enumerate(hand.counts):
-        is_five = hand.players[seat] in five
-        if total is None and not is_five:
-            continue
-        for index, win in enumerate(hand.rules.deal_wins):
-            rank = win.claims(total, is_five)
-            if rank is not None:
-                claims.append((seat, index, rank))
-                break
-    return claims
-
 
 def deal_tie(rules: Rules, index: int) -> str:
     """How equal best claims under ``deal_wins[index]`` are decided: the entry's own ``tie``,
@@ -164,23 +141,6 @@ def _tonk_out(hand: Hand) -> tuple[int, str]:
     if end.method == "hits" and rules.tonk_out_by_hits_pays is not None:
         return rules.tonk_out_by_hits_pays, "tonk_out.hits"
     return rules.tonk_out_pays, "tonk_out"
-
-
-def catch_groups(hand: Hand) -> CaughtDrop | None:
-    """For a drop: who caught whom (RULES.md §5), or None when the drop won."""
-    counts = hand.counts
-    dropper = hand.players.index(hand.end.player or "")
-    mine = counts[dropper]
-    order = [s for s in hand.from_left if s != dropper]
-    lowest = min(counts[s] for s in order)  # type: ignore[type-var]
-    assert mine is not None and lowest is not None
-    if mine < lowest:
-        return None
-    winners = tuple(s for s in order if counts[s] == lowest)
-    catchers = tuple(s for s in order if counts[s] <= mine)  # type: ignore[operator]
-    others = tuple(s for s in order if s not in winners)
-    return CaughtDrop(dropper, winners, catchers, others, counts, hand.from_left,
-                      hand.rules.catch_factor)
 
 
 def _stock_out(hand: Hand, n: int) -> tuple[str, list[int], list[_Pay], int]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .hand import deal_claims
 from .messages import Message
 from .rules import DealWin, Rules
-from .settle import Result, deal_claims
+from .settle import Result
 
 PAGAT_URL = "https://www.pagat.com/rummy/tonk.html"
 ENCYCLOPEDIA_URL = "https://en.wikipedia.org/wiki/Tonk_(card_game)"

@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 
 from ..core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.hand import MAX_STAKE, parse_players, parse_stake
-from ..core.money import parse_decimal
+from ..core.money import amount_formatter, parse_decimal
 from ..core.names import clean_text
-from ..core.settle import Result, amount_formatter
+from ..core.settle import Result
 from ..ledger import (
     MAX_ID,
     MAX_SESSION_NAME,

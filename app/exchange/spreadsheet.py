@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..core import Rules, resolve_rules
-from ..core.settle import amount_formatter
+from ..core.money import amount_formatter
 from ..extensions import db
 from ..ledger import (
     from_minor,

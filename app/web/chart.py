@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from html import escape
 
-MAX_POINTS = 150
+from ..core.series import downsample
+
 WIDTH, PLOT_HEIGHT = 360, 180
 LEFT, RIGHT, TOP, BOTTOM = 52, 8, 10, 18
 LEGEND_ROW = 18
@@ -18,28 +19,6 @@ LEGEND_ROW = 18
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#8C6D00")
 DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 4", "1 2", "12 4", "6 2 2 2 2 2")
-
-Point = tuple[int, int]
-
-
-def downsample(points: Sequence[Point], limit: int = MAX_POINTS) -> list[Point]:
-    """At most ``limit`` of ``points`` (x ascending): the first, the last, and for each of
-    ``(limit - 2) // 2`` equal stretches in between its lowest and highest point, in order."""
-    if len(points) <= limit:
-        return list(points)
-    inner = points[1:-1]
-    buckets = (limit - 2) // 2
-    kept = [points[0]]
-    for b in range(buckets):
-        chunk = inner[b * len(inner) // buckets:(b + 1) * len(inner) // buckets]
-        if not chunk:
-            continue
-        low = min(chunk, key=lambda p: p[1])
-        high = max(chunk, key=lambda p: p[1])
-        kept.extend(sorted({low, high}))
-    kept.append(points[-1])
-    return kept
-
 
 def _scale(value: float, low: float, high: float, start: float, length: float) -> float:
     return start + (value - low) / (high - low) * length
