@@ -21,6 +21,8 @@ from sqlalchemy import select
 
 from .accounts import create_user, normal_email
 from .core import TonkError, find_preset, parse_hand, settle
+from .core.money import from_minor
+from .core.parts import seat_nets
 from .core.settle import Result
 from .core.transfers import fewest_transfers
 from .exchange import (
@@ -33,7 +35,6 @@ from .exchange import (
     no_gc_pauses,
 )
 from .extensions import db
-from .ledger import from_minor, seat_nets
 from .models import User
 
 DEFAULT_HANDS = 100_000

@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator
 
 from sqlalchemy import and_, case, func, select
 
+from .core.money import from_minor
+from .core.parts import STAT_FIELDS
 from .extensions import db
-from .ledger import STAT_FIELDS, from_minor
 from .models import (
     GameSession,
     Hand,

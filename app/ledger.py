@@ -22,7 +22,7 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
@@ -30,8 +30,9 @@ from sqlalchemy.exc import IntegrityError
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players, parse_stake
-from .core.money import parse_decimal
+from .core.money import from_minor, parse_decimal, to_minor
 from .core.names import clean_text, name_key
+from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
 from .core.settle import Result
 from .core.transfers import Transfer, fewest_transfers
 from .extensions import db
@@ -85,19 +86,6 @@ class VersionConflictError(LedgerError):
 
 def _clock(moment: Any) -> str:
     return f"{moment:%H:%M} UTC"
-
-
-def to_minor(amount: Decimal) -> int:
-    """An amount of at most two decimal places → integer hundredths, exactly."""
-    minor = amount * _HUNDRED
-    if minor != minor.to_integral_value():
-        raise ValueError(f"{amount} has more than two decimal places")
-    return int(minor)
-
-
-def from_minor(minor: int) -> Decimal:
-    """Integer hundredths → a Decimal with two places."""
-    return (Decimal(minor) / _HUNDRED).quantize(_CENT)
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -302,62 +290,6 @@ def _check_open(gs: GameSession) -> None:
 
 
 # -- hands -----------------------------------------------------------------------------------
-
-# The pure arithmetic of a hand's version, shared with the bulk importer (app.exchange):
-# what it moves each seat's total by, each seat's entry, and what an entry adds to the
-# player's session record.
-
-def seat_nets(names: Sequence[str], result: Result) -> list[int]:
-    """A hand's effect on each seat's total, in minor units (pushes under push-ups)."""
-    if result.pushed is not None:
-        return [result.pushed[n] * 100 for n in names]
-    assert result.net is not None
-    return [to_minor(result.net[n]) for n in names]
-
-
-class Part(NamedTuple):
-    """A seat's part in a hand's current version: what its :class:`HandEntry` holds."""
-
-    amount_minor: int
-    won: bool
-    tonked_out: bool
-    drop_won: bool
-    caught: bool
-
-
-def seat_parts(names: Sequence[str], nets: Sequence[int], result: Result) -> list[Part]:
-    """Each seat's part in a hand: its net, and what the player's record counts."""
-    winners, outcome = set(result.winners), result.outcome
-    dropper = result.hand.end.player if outcome == "caught" else None
-    return [Part(amount, name in winners, outcome == "tonk_out" and name in winners,
-                 outcome == "drop_won" and name in winners, name == dropper)
-            for name, amount in zip(names, nets, strict=True)]
-
-
-class _Counted(Protocol):
-    """A :class:`Part` or a stored :class:`HandEntry`: whatever a record counts."""
-
-    @property
-    def amount_minor(self) -> int: ...
-    @property
-    def won(self) -> bool: ...
-    @property
-    def tonked_out(self) -> bool: ...
-    @property
-    def drop_won(self) -> bool: ...
-    @property
-    def caught(self) -> bool: ...
-
-
-#: The counters of a :class:`PlayerSessionStat`, in the order :func:`stat_counts` gives them.
-STAT_FIELDS = ("net_minor", "hands", "hands_won", "tonks_out", "drops_won", "times_caught")
-
-
-def stat_counts(part: _Counted) -> tuple[int, int, int, int, int, int]:
-    """What one entry adds to its player's session record, in :data:`STAT_FIELDS` order."""
-    return (part.amount_minor, 1, int(part.won), int(part.tonked_out), int(part.drop_won),
-            int(part.caught))
-
 
 def _nets(gs: GameSession, result: Result) -> list[int]:
     """The hand's effect on each seat's total, in minor units (pushes under push-ups)."""

@@ -2,7 +2,8 @@
 leaves no checking process behind and nothing imported; scorekeepers recording while a
 large import runs are never answered 500 (on SQLite the import checks everything before it
 takes the write lock); a server worker killed with -9 in the middle of recording loses no
-hand and counts none twice, because the phone sends the same Idempotency-Key again.
+hand and counts none twice, because the phone sends the same Idempotency-Key again (one
+killed after its hand was saved but before its answer was kept: the retry says so).
 
 Everything talks to servers on 127.0.0.1 that these tests start and stop themselves.
 """

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Response, jsonify, request, url_for
 
 from .. import leagues as service
-from ..ledger import from_minor
+from ..core.money import from_minor
 from ..models import League, Player, Season, User
 from . import bp
 from .auth import token_required

@@ -145,3 +145,21 @@ def amount_formatter(rules: Scored) -> Callable[[Decimal], str]:
     if rules.scoring == "money":
         return lambda d: f"{d:.2f}"
     return lambda d: f"{d:.0f}"
+
+
+_HUNDRED = Decimal(100)
+_CENT = Decimal("0.01")
+
+
+def to_minor(amount: Decimal) -> int:
+    """An amount of at most two decimal places → integer hundredths, exactly (how the
+    database keeps money and points)."""
+    minor = amount * _HUNDRED
+    if minor != minor.to_integral_value():
+        raise ValueError(f"{amount} has more than two decimal places")
+    return int(minor)
+
+
+def from_minor(minor: int) -> Decimal:
+    """Integer hundredths → a Decimal with two places."""
+    return (Decimal(minor) / _HUNDRED).quantize(_CENT)

@@ -4,7 +4,6 @@ that it can run in other processes."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,20 +13,16 @@ from typing import Any, NamedTuple
 
 from ..core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.hand import MAX_STAKE, parse_players, parse_stake
-from ..core.money import amount_formatter, parse_decimal
+from ..core.money import amount_formatter, from_minor, parse_decimal, to_minor
 from ..core.names import clean_text
+from ..core.parts import seat_nets, seat_parts, stat_counts
 from ..core.settle import Result
 from ..ledger import (
     MAX_ID,
     MAX_SESSION_NAME,
-    from_minor,
     parse_amount,
     parse_currency,
     parse_reason,
-    seat_nets,
-    seat_parts,
-    stat_counts,
-    to_minor,
 )
 from .common import (
     _NO_COUNTS,
@@ -40,9 +35,6 @@ from .common import (
     parse_time,
 )
 
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
 
 class _Version(NamedTuple):
     """One version of a hand, as it will be stored."""

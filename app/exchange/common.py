@@ -3,21 +3,13 @@ exchange's error, and times and days as the document writes them."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 from datetime import UTC, date, datetime
 from typing import Any
 
 from ..core import TonkError
 from ..core.dates import check_year, parse_day
-from ..ledger import (
-    STAT_FIELDS,
-    Part,
-)
-
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
+from ..core.parts import STAT_FIELDS, Part
 
 FORMAT = "tonk-tally"
 VERSION = 1

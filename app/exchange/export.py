@@ -3,18 +3,17 @@ chunks (one session a line), read from the database a batch of sessions at a tim
 from __future__ import annotations
 
 import json
-import logging
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from sqlalchemy import select
 
+from ..core.money import from_minor
 from ..extensions import db
 from ..ledger import (
     MAX_ID,
     NotFoundError,
-    from_minor,
     is_league_admin,
 )
 from ..models import (
@@ -30,9 +29,6 @@ from ..models import (
 )
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
 
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
 
 class _Raw(str):
     """JSON text spliced into the document as it is (stored rules, hands and results)."""

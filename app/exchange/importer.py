@@ -20,12 +20,12 @@ from sqlalchemy.exc import IntegrityError
 
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import parse_stake
+from ..core.money import to_minor
 from ..core.names import MAX_NAME, clean_text, name_key
 from ..extensions import db
 from ..ledger import (
     is_league_admin,
     parse_currency,
-    to_minor,
 )
 from ..models import (
     GameSession,
@@ -57,8 +57,6 @@ from .common import (
     _day,
     parse_time,
 )
-
-log = logging.getLogger(__name__)
 
 log = logging.getLogger(__name__)
 

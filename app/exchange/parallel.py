@@ -4,7 +4,6 @@ share) while this one writes them, in the document's order."""
 from __future__ import annotations
 
 import gc
-import logging
 import multiprocessing
 import os
 import queue as queue_module
@@ -20,10 +19,6 @@ from .check import _Checked, _Checker
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
 from .reader import _Reader, _ReadError
-
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
 
 # -- checking in other processes -------------------------------------------------------------
 #

@@ -3,16 +3,12 @@ whole: the header's fields, then each session as it is read."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Iterator
 from typing import IO, Any
 
 from ..core.money import DuplicateKeyError, refuse_repeats
 
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
 
 class _ReadError(Exception):
     """The file cannot be read as a document; the message says why, for a person."""

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import gc
 import io
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any, cast
@@ -18,10 +17,6 @@ from .common import IMPORT_BATCH_HANDS
 from .importer import Importer, ImportReport
 from .parallel import FileShare, check_elsewhere, default_jobs
 from .reader import _Reader, _ReadError
-
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
 
 # -- entry points ----------------------------------------------------------------------------
 

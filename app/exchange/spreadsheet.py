@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
@@ -14,11 +13,8 @@ from typing import Any
 from sqlalchemy import select
 
 from ..core import Rules, resolve_rules
-from ..core.money import amount_formatter
+from ..core.money import amount_formatter, from_minor
 from ..extensions import db
-from ..ledger import (
-    from_minor,
-)
 from ..models import (
     GameSession,
     Hand,
@@ -26,10 +22,6 @@ from ..models import (
 )
 from .common import EXPORT_BATCH, iso
 from .export import _grouped
-
-log = logging.getLogger(__name__)
-
-log = logging.getLogger(__name__)
 
 # -- CSV -------------------------------------------------------------------------------------
 

@@ -19,9 +19,10 @@ from ..accounts import normal_email
 from ..core import Rules, TonkError, resolve_rules
 from ..core.dates import parse_day
 from ..core.hand import parse_stake
+from ..core.money import from_minor, to_minor
 from ..core.names import MAX_NAME, clean_text, name_key
 from ..extensions import db
-from ..ledger import MAX_ID, from_minor, parse_currency, rules_of, to_minor
+from ..ledger import MAX_ID, parse_currency, rules_of
 from ..models import (
     League,
     LeagueAdmin,

@@ -21,9 +21,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
+from ..core.money import from_minor
 from ..core.series import downsample
 from ..extensions import db
-from ..ledger import from_minor
 from ..models import (
     GameSession,
     League,

@@ -17,8 +17,8 @@ from sqlalchemy import (
     select,
 )
 
+from ..core.money import from_minor
 from ..extensions import db
-from ..ledger import from_minor
 from ..models import (
     GameSession,
     Hand,

@@ -21,9 +21,10 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
+from ..core.money import from_minor
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
-from ..ledger import from_minor, history, rules_of, session_rules, session_stake
+from ..ledger import history, rules_of, session_rules, session_stake
 from ..models import GameSession, Hand
 from .forms import OPTION_CHOICES, option_label
 

@@ -1,0 +1,63 @@
+"""What a hand's current version means for each seat: how much it moves the seat's total
+(in minor units; pushes under push-ups), the seat's part (its net, and whether it won,
+tonked out, won a drop or was caught), and what that part adds to the player's session
+record. Pure arithmetic, shared by the ledger (hand by hand) and the bulk importer."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+from .money import to_minor
+from .settle import Result
+
+
+def seat_nets(names: Sequence[str], result: Result) -> list[int]:
+    """A hand's effect on each seat's total, in minor units (pushes under push-ups)."""
+    if result.pushed is not None:
+        return [result.pushed[n] * 100 for n in names]
+    assert result.net is not None
+    return [to_minor(result.net[n]) for n in names]
+
+
+class Part(NamedTuple):
+    """A seat's part in a hand's current version: what its stored entry holds."""
+
+    amount_minor: int
+    won: bool
+    tonked_out: bool
+    drop_won: bool
+    caught: bool
+
+
+def seat_parts(names: Sequence[str], nets: Sequence[int], result: Result) -> list[Part]:
+    """Each seat's part in a hand: its net, and what the player's record counts."""
+    winners, outcome = set(result.winners), result.outcome
+    dropper = result.hand.end.player if outcome == "caught" else None
+    return [Part(amount, name in winners, outcome == "tonk_out" and name in winners,
+                 outcome == "drop_won" and name in winners, name == dropper)
+            for name, amount in zip(names, nets, strict=True)]
+
+
+class _Counted(Protocol):
+    """A :class:`Part` or a stored entry: whatever a record counts."""
+
+    @property
+    def amount_minor(self) -> int: ...
+    @property
+    def won(self) -> bool: ...
+    @property
+    def tonked_out(self) -> bool: ...
+    @property
+    def drop_won(self) -> bool: ...
+    @property
+    def caught(self) -> bool: ...
+
+
+#: The counters of a player's session record, in the order :func:`stat_counts` gives them.
+STAT_FIELDS = ("net_minor", "hands", "hands_won", "tonks_out", "drops_won", "times_caught")
+
+
+def stat_counts(part: _Counted) -> tuple[int, int, int, int, int, int]:
+    """What one entry adds to its player's session record, in :data:`STAT_FIELDS` order."""
+    return (part.amount_minor, 1, int(part.won), int(part.tonked_out), int(part.drop_won),
+            int(part.caught))
