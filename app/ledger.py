@@ -29,8 +29,8 @@ from sqlalchemy.exc import IntegrityError
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
-from .core.hand import parse_players, parse_stake
-from .core.money import from_minor, parse_decimal, to_minor
+from .core.hand import parse_players
+from .core.money import from_minor, parse_decimal, parse_stake, stake_of, to_minor
 from .core.names import clean_text, name_key
 from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
 from .core.settle import Result
@@ -104,13 +104,6 @@ def rules_of(rules_json: str) -> Rules:
 
 def session_rules(gs: GameSession) -> Rules:
     return rules_of(gs.rules_json)
-
-
-def stake_of(stake_minor: int, rules: Rules) -> Decimal:
-    """A stored stake as the rules write it: points whole; money, and the stake a push-ups
-    table keeps (push-ups use none), to the cent."""
-    stake = from_minor(stake_minor)
-    return stake.quantize(Decimal(1)) if rules.scoring == "points" else stake
 
 
 def session_stake(gs: GameSession) -> Decimal:

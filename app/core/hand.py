@@ -14,7 +14,7 @@ from typing import Any
 from .cards import Card, check_available, check_in_deck, five_face_totals, parse_card
 from .errors import CardError, HandError
 from .messages import Message
-from .money import parse_decimal
+from .money import parse_stake
 from .names import MAX_NAME, clean_text, name_key
 from .rules import Rules, resolve_rules
 
@@ -22,7 +22,6 @@ END_KINDS: dict[str, Message] = {kind: Message(f"end.{kind}") for kind in (
     "deal", "tonk_out", "run_out", "drop", "stock_out", "dead")}
 METHODS = ("spread", "hits")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-MAX_STAKE = Decimal(1_000_000)
 MAX_MULTIPLIER = 1000
 _CENT = Decimal("0.01")
 _END_FIELDS: dict[str, frozenset[str]] = {
@@ -113,27 +112,6 @@ class Hand:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def parse_stake(value: Any, rules: Rules) -> Decimal:
-    """A positive amount of at most 1,000,000 with at most two decimal places (whole under
-    points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
-    float."""
-    if value is None:
-        value = 1
-    amount = parse_decimal(value, HandError,
-                           Message("stake.not_amount", value=repr(value)), "stake")
-    if amount <= 0:
-        raise HandError(Message("stake.not_positive", value=value), "stake")
-    if amount > MAX_STAKE:
-        raise HandError(Message("stake.too_large"), "stake")
-    if rules.scoring != "points":  # push-ups take no stake, but a table may keep one
-        if amount != amount.quantize(_CENT):
-            raise HandError(Message("stake.places", value=value), "stake")
-        return amount.quantize(_CENT)
-    if amount != amount.to_integral_value():
-        raise HandError(Message("stake.whole_points", value=value), "stake")
-    return amount.quantize(Decimal(1))
 
 
 def parse_players(value: Any) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Protocol
 
-from .errors import TonkError
+from .errors import HandError, TonkError
 from .messages import Message
 
 #: Money has at most two decimal places (cents); points are whole.
@@ -163,3 +163,37 @@ def to_minor(amount: Decimal) -> int:
 def from_minor(minor: int) -> Decimal:
     """Integer hundredths → a Decimal with two places."""
     return (Decimal(minor) / _HUNDRED).quantize(_CENT)
+
+
+# -- stakes: one rule for the table, the ledger, leagues and import -------------------------
+
+#: The largest stake a table may play for.
+MAX_STAKE = Decimal(1_000_000)
+
+
+def parse_stake(value: Any, rules: Scored) -> Decimal:
+    """A positive amount of at most 1,000,000 with at most two decimal places (whole under
+    points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
+    float."""
+    if value is None:
+        value = 1
+    amount = parse_decimal(value, HandError,
+                           Message("stake.not_amount", value=repr(value)), "stake")
+    if amount <= 0:
+        raise HandError(Message("stake.not_positive", value=value), "stake")
+    if amount > MAX_STAKE:
+        raise HandError(Message("stake.too_large"), "stake")
+    if rules.scoring != "points":  # push-ups take no stake, but a table may keep one
+        if amount != amount.quantize(_CENT):
+            raise HandError(Message("stake.places", value=value), "stake")
+        return amount.quantize(_CENT)
+    if amount != amount.to_integral_value():
+        raise HandError(Message("stake.whole_points", value=value), "stake")
+    return amount.quantize(Decimal(1))
+
+
+def stake_of(stake_minor: int, rules: Scored) -> Decimal:
+    """A stored stake as the rules write it: points whole; money, and the stake a push-ups
+    table keeps (push-ups use none), to the cent."""
+    stake = from_minor(stake_minor)
+    return stake.quantize(Decimal(1)) if rules.scoring == "points" else stake

@@ -12,8 +12,15 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 from ..core import Rules, TonkError, parse_hand, resolve_rules, settle
-from ..core.hand import MAX_STAKE, parse_players, parse_stake
-from ..core.money import amount_formatter, from_minor, parse_decimal, to_minor
+from ..core.hand import parse_players
+from ..core.money import (
+    MAX_STAKE,
+    amount_formatter,
+    from_minor,
+    parse_decimal,
+    parse_stake,
+    to_minor,
+)
 from ..core.names import clean_text
 from ..core.parts import seat_nets, seat_parts, stat_counts
 from ..core.settle import Result

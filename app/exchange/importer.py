@@ -19,8 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ..core import Rules, TonkError, resolve_rules
-from ..core.hand import parse_stake
-from ..core.money import to_minor
+from ..core.money import parse_stake, to_minor
 from ..core.names import MAX_NAME, clean_text, name_key
 from ..extensions import db
 from ..ledger import (

@@ -18,8 +18,7 @@ from sqlalchemy import (
 from ..accounts import normal_email
 from ..core import Rules, TonkError, resolve_rules
 from ..core.dates import parse_day
-from ..core.hand import parse_stake
-from ..core.money import from_minor, to_minor
+from ..core.money import parse_stake, stake_of, to_minor
 from ..core.names import MAX_NAME, clean_text, name_key
 from ..extensions import db
 from ..ledger import MAX_ID, parse_currency, rules_of
@@ -82,9 +81,8 @@ def league_rules(league: League) -> Rules:
 
 
 def league_stake(league: League) -> Decimal:
-    """The default stake, as the league's scoring writes it (whole under points)."""
-    stake = from_minor(league.stake_minor)
-    return stake if league_rules(league).scoring == "money" else stake.quantize(Decimal(1))
+    """The default stake, as the league's scoring writes it (the one rule: stake_of)."""
+    return stake_of(league.stake_minor, league_rules(league))
 
 
 def members(league: League) -> list[Player]:
