@@ -14,6 +14,9 @@ from flask_migrate.cli import db as migrations
 
 from .cli import CORE_COMMANDS
 
+#: Who owns the demo league unless told (app.demo's own default).
+DEMO_OWNER = "demo@tonk-tally.example"
+
 
 def _create_app() -> Any:
     from . import create_app
@@ -277,7 +280,7 @@ def import_command(file: str, owner: str, jobs: int | None) -> None:
               show_default=True, help="How many hands the league holds in all.")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="The same seed and size make the same league.")
-@click.option("--owner", default="demo@tonk-tally.example", show_default=True,
+@click.option("--owner", default=DEMO_OWNER, show_default=True,
               help="Email of the owner; the account is made if it is not there.")
 @click.option("--jobs", type=click.IntRange(0, 64), default=None,
               help="Processes that make and check sessions (default: one per core, at "

@@ -38,7 +38,6 @@ from .extensions import db
 from .models import User
 
 DEFAULT_HANDS = 100_000
-DEFAULT_OWNER = "demo@tonk-tally.example"
 PLAYERS = ("Ann", "Bob", "Cy", "Dee", "Eve", "Flo", "Gus", "Hal", "Ida", "Jo", "Kat", "Lou",
            "Mae", "Ned", "Ora", "Pat", "Quin", "Rae", "Sal", "Tom", "Uma", "Vic", "Wes",
            "Xan", "Yul", "Zoe")

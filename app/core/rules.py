@@ -8,7 +8,7 @@ with :func:`find_preset`; an unknown name is an :class:`UnknownPresetError`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cards import DECKS, FACE_VALUES, card_word, deal_totals, play_counts
@@ -373,5 +373,3 @@ def resolve_rules(spec: Any = None) -> Rules:
             _CACHE[key + "|" + preset_name] = cached
     return cached
 
-
-RULE_FIELDS = tuple(f.name for f in fields(Rules) if f.init)
