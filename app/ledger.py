@@ -35,6 +35,7 @@ from .core.names import clean_text, name_key
 from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
 from .core.settle import Result
 from .core.transfers import Transfer, fewest_transfers
+from .core.versions import check_action
 from .extensions import db
 from .models import (
     GameSession,
@@ -415,8 +416,10 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
-    if hand.voided:
-        raise LedgerError(f"hand {number} is already void", "number")
+    try:
+        check_action(hand.version + 1, "voided", hand.voided)
+    except TonkError as exc:
+        raise LedgerError(f"hand {number}: {exc.message}", "number") from None
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,

@@ -430,6 +430,9 @@ CATALOGUE: dict[str, str] = {
     "balances.name": "every balance's name",
     "balances.twice": "{name} has two balances (as {first} too)",
     "money.places": "{message}: at most {places} decimal places",
+    "version.order": "the first version is recorded, every later one corrected or voided, "
+                     "not {action}",
+    "version.void_twice": "the hand is already void: it cannot be voided again",
     "day.years": "{what} must be in the years {first} to {last}, not {day}",
     "day.missing": "say {what}, like 2026-01-31",
     "day.not_a_day": "{what} must be a date like 2026-01-31, not {value}",

@@ -24,6 +24,7 @@ from ..core.money import (
 from ..core.names import clean_text
 from ..core.parts import seat_nets, seat_parts, stat_counts
 from ..core.settle import Result
+from ..core.versions import check_action, voided_after
 from ..ledger import (
     MAX_ID,
     MAX_SESSION_NAME,
@@ -35,7 +36,6 @@ from .common import (
     _NO_COUNTS,
     _TABLE_FIELDS,
     _UID,
-    ACTIONS,
     MAX_BY,
     ExchangeError,
     _dumps,
@@ -328,10 +328,7 @@ class _Checker:
                              f"version {i} is {v.get('version')!r}")
                 return None
             try:
-                action = v.get("action")
-                if action not in ACTIONS or (action == "recorded") != (i == 1):
-                    raise _Bad("the first version is recorded, every later one corrected "
-                               f"or voided, not {action!r}")
+                action = check_action(i, v.get("action"), voided=i > 1 and current is None)
                 at = parse_time(v.get("at"), "at")
                 by = self._by(v.get("by"))
                 reason = v.get("reason")
@@ -342,9 +339,7 @@ class _Checker:
                     reason = None
                 else:
                     reason = parse_reason(reason)
-                if action == "voided":
-                    if current is None:
-                        raise _Bad("the hand is already void: it cannot be voided again")
+                if voided_after(action):
                     if v.get("hand", given_hand) != given_hand or \
                             v.get("result", given_result) != given_result:
                         raise _Bad("a void keeps the hand and its result as they were")

@@ -20,7 +20,6 @@ MAX_BY = 80
 EXPORT_BATCH = 200  # sessions read from the database at a time while exporting
 IMPORT_BATCH_HANDS = 20_000  # hands validated and written at a time while importing
 PARALLEL_BATCH_HANDS = 5_000  # … when other processes check them
-ACTIONS = ("recorded", "corrected", "voided")
 _UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
 _TABLE_FIELDS = ("rules", "stake", "players")
 _PART = len(Part._fields)

@@ -1,0 +1,31 @@
+"""The one rule of a hand's history, for the ledger (which writes it a change at a time) and
+the importer (which reads a whole history back): version 1 records the hand; every later
+version corrects it (a voided hand too: that restores it) or voids it (not a hand that is
+void already); a void keeps the hand's facts and result as they were."""
+from __future__ import annotations
+
+from .errors import TonkError
+from .messages import Message
+
+#: What a version does, in the order a history may hold them.
+ACTIONS = ("recorded", "corrected", "voided")
+
+
+class VersionError(TonkError):
+    """A version that cannot follow the hand's history so far."""
+
+
+def check_action(version: int, action: object, voided: bool) -> str:
+    """``action`` if version ``version`` (from 1) may be it, the hand being ``voided`` now;
+    else :class:`VersionError`."""
+    if not isinstance(action, str) or action not in ACTIONS or \
+            (action == "recorded") != (version == 1):
+        raise VersionError(Message("version.order", action=repr(action)), "action")
+    if action == "voided" and voided:
+        raise VersionError(Message("version.void_twice"), "action")
+    return action
+
+
+def voided_after(action: str) -> bool:
+    """Whether the hand is void once a version with ``action`` is its last."""
+    return action == "voided"
