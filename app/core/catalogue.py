@@ -430,6 +430,31 @@ CATALOGUE: dict[str, str] = {
     "balances.name": "every balance's name",
     "balances.twice": "{name} has two balances (as {first} too)",
     "money.places": "{message}: at most {places} decimal places",
+    "side_bet.high_card": "high-card side bet",
+    "side_bet.naturals": "naturals side bet",
+    "side_bets.scoring": "side bets are played for money or points, not under {scoring}",
+    "side_bets.not_object": "side bets must be a JSON object, like "
+                            '{{"high_card": {{"stake": "0.25"}}}}',
+    "side_bets.not_list": "a hand's side bets must be a list, like "
+                          '[{{"bet": "naturals", "winner": null}}]',
+    "side_bets.unknown": "there is no side bet {bet}: the side bets are {bets}",
+    "side_bets.option": "the {bet} side bet has no option {option}",
+    "side_bets.stake": "a side bet's stake must be an amount more than zero, not {value}",
+    "side_bets.suit": "the suit must be S, H, D or C, not {value}",
+    "side_bets.unclaimed": "an unclaimed high-card pot carries or returns, not {value}",
+    "side_bets.not_enabled": "this table plays no {bet} side bet",
+    "side_bets.twice": "the {bet} side bet is given twice",
+    "side_bets.players": "the {bet} side bet's players must be players at the table, each "
+                         "once",
+    "side_bets.winner": "the {bet} side bet's winner, {player}, did not bet",
+    "side_bets.fixed_suit": "this table's high-card suit is always {suit}",
+    "side_bets.no_suit": "the {bet} side bet has no suit",
+    "explain.side_bet.in": "{bet}: {players} each put {stake} in the pot.",
+    "explain.side_bet.won": "{player} wins the pot: {amount} ({carried} of it carried over "
+                            "from earlier deals).",
+    "explain.side_bet.won_fresh": "{player} wins the pot: {amount}.",
+    "explain.side_bet.carried": "Nobody won it: the pot of {amount} carries to the next deal.",
+    "explain.side_bet.returned": "Nobody held the suit: each stake goes back.",
     "version.order": "the first version is recorded, every later one corrected or voided, "
                      "not {action}",
     "version.void_twice": "the hand is already void: it cannot be voided again",

@@ -1,0 +1,196 @@
+"""Side bets (RULES.md §9): money bet on the side of each deal, apart from the hand.
+
+A session may enable ``high_card`` (whoever of the bettors is dealt the highest card of the
+called suit takes the pot; the encyclopedia's "Spades" is the same bet with the suit fixed)
+and ``naturals`` (the first to spread three of a kind takes the pot; bettors add a stake at
+each deal until it is won). Each bettor pays the bet's stake into its pot; a winner takes
+the whole pot, money carried over included; with no winner the pot carries to the next deal
+(or, for ``high_card`` with ``unclaimed: return``, each stake goes back). What is left in a
+pot at settle-up goes back to those who paid into it since it was last won.
+
+Pure: a pot goes in, the pot after the deal and each player's net come out, with their own
+explanation lines and rule names. Side bets exist only under money and points scoring.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from .errors import HandError
+from .messages import Message
+from .money import parse_decimal
+
+#: The side bets of the texts, in the order a form shows them.
+BETS = ("high_card", "naturals")
+SUITS = ("S", "H", "D", "C")
+UNCLAIMED = ("carry", "return")
+_ZERO = Decimal(0)
+
+
+@dataclass(frozen=True)
+class SideBet:
+    """An enabled side bet: its stake, the suit if it is fixed, and what an unclaimed
+    high-card pot does."""
+
+    bet: str
+    stake: Decimal
+    suit: str | None = None
+    unclaimed: str = "carry"
+
+
+@dataclass(frozen=True)
+class Play:
+    """One side bet at one deal: who was in, the suit called, and who won (or nobody)."""
+
+    bet: str
+    players: tuple[str, ...]
+    winner: str | None
+    suit: str | None = None
+
+
+@dataclass(frozen=True)
+class Pot:
+    """Money waiting in a bet's pot: what each player paid into it since it was last won."""
+
+    bet: str
+    paid: tuple[tuple[str, Decimal], ...] = ()
+
+    @property
+    def total(self) -> Decimal:
+        return sum((amount for _, amount in self.paid), _ZERO)
+
+    def add(self, player: str, amount: Decimal) -> Pot:
+        paid = dict(self.paid)
+        paid[player] = paid.get(player, _ZERO) + amount
+        return Pot(self.bet, tuple(paid.items()))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A side bet settled at one deal: each player's net, the pot after, and why."""
+
+    play: Play
+    net: dict[str, Decimal]
+    pot: Pot
+    rule: str  # side_bet.won, side_bet.carried, side_bet.returned
+    explanation: tuple[Message, ...]
+
+
+def _error(message: Message, field: str) -> HandError:
+    return HandError(message, field)
+
+
+def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str) -> dict[str, SideBet]:
+    """A session's (or league's) ``side_bets`` → the enabled bets; each stake defaults to
+    the table's own."""
+    if spec in (None, {}):
+        return {}
+    if scoring not in ("money", "points"):
+        raise _error(Message("side_bets.scoring", scoring=scoring), "side_bets")
+    if not isinstance(spec, Mapping):
+        raise _error(Message("side_bets.not_object"), "side_bets")
+    enabled: dict[str, SideBet] = {}
+    for bet, options in spec.items():
+        field = f"side_bets.{bet}"
+        if bet not in BETS:
+            raise _error(Message("side_bets.unknown", bet=repr(bet), bets=", ".join(BETS)),
+                         field)
+        options = {} if options is None else options
+        if not isinstance(options, Mapping):
+            raise _error(Message("side_bets.not_object"), field)
+        known = {"stake"} | ({"suit", "unclaimed"} if bet == "high_card" else set())
+        for key in options:
+            if key not in known:
+                raise _error(Message("side_bets.option", bet=bet, option=repr(key)),
+                             f"{field}.{key}")
+        amount = stake if options.get("stake") in (None, "") else parse_decimal(
+            options["stake"], HandError, Message("side_bets.stake", value=repr(options["stake"])),
+            f"{field}.stake", places=2 if scoring == "money" else 0)
+        if amount <= 0:
+            raise _error(Message("side_bets.stake", value=repr(options.get("stake"))),
+                         f"{field}.stake")
+        suit = options.get("suit")
+        if suit is not None and suit not in SUITS:
+            raise _error(Message("side_bets.suit", value=repr(suit)), f"{field}.suit")
+        unclaimed = options.get("unclaimed", "carry")
+        if unclaimed not in UNCLAIMED:
+            raise _error(Message("side_bets.unclaimed", value=repr(unclaimed)),
+                         f"{field}.unclaimed")
+        enabled[bet] = SideBet(bet, amount, suit, unclaimed)
+    return enabled
+
+
+def parse_plays(data: Any, enabled: Mapping[str, SideBet],
+                players: Sequence[str]) -> tuple[Play, ...]:
+    """A hand's ``side_bets`` → the plays, each checked against the enabled bets and the
+    players at the table."""
+    if data in (None, []):
+        return ()
+    if not isinstance(data, list):
+        raise _error(Message("side_bets.not_list"), "side_bets")
+    plays: list[Play] = []
+    for i, item in enumerate(data):
+        field = f"side_bets[{i}]"
+        if not isinstance(item, Mapping):
+            raise _error(Message("side_bets.not_object"), field)
+        bet = item.get("bet")
+        if bet not in BETS:
+            raise _error(Message("side_bets.unknown", bet=repr(bet), bets=", ".join(BETS)),
+                         f"{field}.bet")
+        rule = enabled.get(bet)
+        if rule is None:
+            raise _error(Message("side_bets.not_enabled", bet=bet), f"{field}.bet")
+        if any(p.bet == bet for p in plays):
+            raise _error(Message("side_bets.twice", bet=bet), f"{field}.bet")
+        who = item.get("players", list(players))
+        if not isinstance(who, list) or not who or \
+                any(not isinstance(p, str) or p not in players for p in who) or \
+                len(set(who)) != len(who):
+            raise _error(Message("side_bets.players", bet=bet), f"{field}.players")
+        winner = item.get("winner")
+        if winner is not None and winner not in who:
+            raise _error(Message("side_bets.winner", bet=bet, player=repr(winner)),
+                         f"{field}.winner")
+        suit = item.get("suit")
+        if bet == "high_card":
+            if rule.suit is not None and suit not in (None, rule.suit):
+                raise _error(Message("side_bets.fixed_suit", suit=rule.suit), f"{field}.suit")
+            suit = rule.suit or suit
+            if suit not in SUITS:
+                raise _error(Message("side_bets.suit", value=repr(suit)), f"{field}.suit")
+        elif suit is not None:
+            raise _error(Message("side_bets.no_suit", bet=bet), f"{field}.suit")
+        plays.append(Play(bet, tuple(who), winner, suit))
+    return tuple(plays)
+
+
+def settle_side_bet(play: Play, rule: SideBet, pot: Pot, fmt: Any = str) -> Outcome:
+    """One side bet at one deal: every bettor pays the stake into the pot; a winner takes
+    it all; with no winner it carries (or each stake goes back). ``pot`` is what was in it
+    before; the outcome's pot is what is in it after."""
+    net = dict.fromkeys(play.players, -rule.stake)
+    lines = [Message("explain.side_bet.in", bet=Message(f"side_bet.{play.bet}"),
+                     players=", ".join(play.players), stake=fmt(rule.stake))]
+    after = pot
+    for player in play.players:
+        after = after.add(player, rule.stake)
+    if play.winner is not None:
+        net[play.winner] += after.total
+        lines.append(Message("explain.side_bet.won", player=play.winner,
+                             amount=fmt(after.total), carried=fmt(pot.total)) if pot.paid
+                     else Message("explain.side_bet.won_fresh", player=play.winner,
+                                  amount=fmt(after.total)))
+        return Outcome(play, net, Pot(play.bet), "side_bet.won", tuple(lines))
+    if play.bet == "high_card" and rule.unclaimed == "return":
+        lines.append(Message("explain.side_bet.returned"))
+        return Outcome(play, dict.fromkeys(play.players, _ZERO), pot, "side_bet.returned",
+                       tuple(lines))
+    lines.append(Message("explain.side_bet.carried", amount=fmt(after.total)))
+    return Outcome(play, net, after, "side_bet.carried", tuple(lines))
+
+
+def return_pot(pot: Pot) -> dict[str, Decimal]:
+    """At settle-up: what is still in a pot goes back to each who paid it, exactly."""
+    return {player: amount for player, amount in pot.paid if amount}
