@@ -245,3 +245,9 @@ def revoke_token(user: User, token_id: int) -> None:
         raise AccountError("no such token", "token")
     db.session.delete(row)
     db.session.commit()
+
+
+def tokens_of(user: User) -> list[ApiToken]:
+    """The account's personal API tokens, newest first."""
+    return list(db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id)
+                                   .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())))

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
@@ -134,6 +135,13 @@ def started_by(user: User) -> Any:
     runs = select(LeagueAdmin.league_id).where(LeagueAdmin.user_id == user.id)
     return (GameSession.owner_id == user.id) & (
         GameSession.league_id.is_(None) | GameSession.league_id.in_(runs))
+
+
+def sessions_of(user: User) -> list[GameSession]:
+    """The sessions ``user`` started and still keeps, newest first, with their seats."""
+    return list(db.session.scalars(
+        select(GameSession).where(started_by(user)).options(selectinload(GameSession.seats))
+        .order_by(GameSession.created_at.desc(), GameSession.id.desc())))
 
 
 def owned_session(user: User, session_id: int) -> GameSession:

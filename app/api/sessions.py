@@ -13,14 +13,11 @@ from decimal import InvalidOperation
 from typing import Any
 
 from flask import Response, jsonify, url_for
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
 from werkzeug.routing import BuildError
 
 from .. import ledger as service
 from ..core.errors import TonkError
 from ..core.money import amount_formatter
-from ..extensions import db
 from ..leagues import session_table
 from ..models import GameSession, Hand, User
 from . import bp
@@ -142,11 +139,7 @@ def create_session(user: User) -> Response:
 @bp.get("/sessions")
 @token_required
 def list_sessions(user: User) -> Response:
-    sessions = db.session.scalars(
-        select(GameSession).where(service.started_by(user))
-        .options(selectinload(GameSession.seats))
-        .order_by(GameSession.created_at.desc(), GameSession.id.desc()))
-    return jsonify([session_summary(gs) for gs in sessions])
+    return jsonify([session_summary(gs) for gs in service.sessions_of(user)])
 
 
 @bp.get("/sessions/<int:session_id>")

@@ -10,7 +10,6 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
-from sqlalchemy import select
 
 from ..accounts import (
     AccountError,
@@ -24,11 +23,11 @@ from ..accounts import (
     reset_user,
     revoke_token,
     start_sign_in,
+    tokens_of,
 )
-from ..extensions import db
+from ..core.errors import TonkError
 from ..limits import limited
-from ..models import ApiToken, User
-from ..web.site import login_required, me
+from ..web.site import attempt, login_required, me
 from . import bp
 from .forms import PasswordForm, ResetForm, SignInForm, SignUpForm, TokenForm
 
@@ -43,7 +42,7 @@ def safe_next(target: str | None) -> str:
     return url_for("web.index")
 
 
-def show_error(form: FlaskForm, exc: AccountError, default: str) -> None:
+def show_error(form: FlaskForm, exc: TonkError, default: str) -> None:
     """An account error beside the field it names."""
     field = form[exc.field] if exc.field and exc.field in form else form[default]
     field.errors = [*field.errors, exc.message]
@@ -56,12 +55,12 @@ def signup() -> ResponseReturnValue:
         return redirect(url_for("web.index"))
     form = SignUpForm()
     if form.validate_on_submit():
-        try:
-            user = create_user(form.email.data, form.name.data, form.password.data)
-        except AccountError as exc:
-            db.session.rollback()
+        user, exc = attempt(lambda: create_user(form.email.data, form.name.data,
+                                                form.password.data))
+        if exc is not None:
             show_error(form, exc, "email")
         else:
+            assert user is not None
             login_user(start_sign_in(user), remember=True)
             flash(_("Welcome, %(name)s. Start your first session below.", name=user.name), "ok")
             return redirect(url_for("web.index"))
@@ -107,10 +106,9 @@ def signout_everywhere() -> ResponseReturnValue:
 def password() -> ResponseReturnValue:
     form = PasswordForm()
     if form.validate_on_submit():
-        try:
-            change_password(me(), form.current.data, form.password.data)
-        except AccountError as exc:
-            db.session.rollback()
+        _done, exc = attempt(lambda: change_password(me(), form.current.data,
+                                                     form.password.data))
+        if exc is not None:
             show_error(form, exc, "password")
         else:
             flash(_("Your password is changed; every other phone and computer is signed "
@@ -127,14 +125,12 @@ def reset(token: str) -> ResponseReturnValue:
     secret = current_app.config["SECRET_KEY"]
     try:
         user = reset_user(token, secret)
-    except AccountError as exc:
-        return render_template("auth/reset.html", form=None, problem=exc.message), 404
+    except AccountError as bad_link:
+        return render_template("auth/reset.html", form=None, problem=bad_link.message), 404
     form = ResetForm()
     if form.validate_on_submit():
-        try:
-            reset_password(token, secret, form.password.data)
-        except AccountError as exc:
-            db.session.rollback()
+        _done, exc = attempt(lambda: reset_password(token, secret, form.password.data))
+        if exc is not None:
             show_error(form, exc, "password")
         else:
             logout_user()
@@ -145,12 +141,6 @@ def reset(token: str) -> ResponseReturnValue:
     # The link is a credential: no cache keeps the page, no Referer carries it away.
     return page, 422 if form.errors else 200, {"Cache-Control": "no-store",
                                                 "Referrer-Policy": "no-referrer"}
-
-
-def tokens_of(user: User) -> list[ApiToken]:
-    """The account's personal API tokens, newest first."""
-    return list(db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id)
-                                   .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())))
 
 
 def account_page(form: TokenForm, new_token: str | None = None) -> ResponseReturnValue:
@@ -172,10 +162,8 @@ def account() -> ResponseReturnValue:
 def new_token() -> ResponseReturnValue:
     form = TokenForm()
     if form.validate_on_submit():
-        try:
-            token = create_token(me(), form.label.data)
-        except AccountError as exc:
-            db.session.rollback()
+        token, exc = attempt(lambda: create_token(me(), form.label.data))
+        if exc is not None:
             show_error(form, exc, "label")
         else:
             return account_page(TokenForm(formdata=None), token)
@@ -185,10 +173,8 @@ def new_token() -> ResponseReturnValue:
 @bp.post("/account/tokens/<int:token_id>/revoke")
 @login_required
 def revoke(token_id: int) -> ResponseReturnValue:
-    try:
-        revoke_token(me(), token_id)
-    except AccountError as exc:
-        db.session.rollback()
+    _done, exc = attempt(lambda: revoke_token(me(), token_id))
+    if exc is not None:
         flash(exc.message, "error")
     else:
         flash(_("The token is revoked: it no longer opens the API."), "ok")

@@ -25,7 +25,6 @@ from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
 from .. import leagues as service
-from ..core import TonkError
 from ..extensions import db
 from ..ledger import NotFoundError
 from ..models import GameSession, League, Season
@@ -33,7 +32,7 @@ from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
 from .routes import page_arg, rules_context
-from .site import login_required, me
+from .site import attempt, login_required, me
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SESSIONS_PER_PAGE = 20
@@ -49,18 +48,6 @@ T = TypeVar("T")
 @bp.errorhandler(NotFoundError)
 def not_found(exc: Exception) -> ResponseReturnValue:
     return render_template("leagues/not_found.html"), 404
-
-
-def attempt(action: Callable[[], T]) -> tuple[T | None, TonkError | None]:
-    """Run a league change; a domain error comes back (nothing stored) for its field.
-    Not found is not a form error: its handler answers it."""
-    try:
-        return action(), None
-    except NotFoundError:
-        raise
-    except TonkError as exc:
-        db.session.rollback()
-        return None, exc
 
 
 def league_of(league_id: int) -> League:

@@ -27,7 +27,6 @@ from markupsafe import Markup
 
 from ..core import Rules, TonkError
 from ..core.hand import END_KINDS
-from ..extensions import db
 from ..leagues import league_rules, league_stake, members, my_leagues
 from ..ledger import (
     NotFoundError,
@@ -89,7 +88,7 @@ from .present import (
     table,
 )
 from .queries import hands_page, sessions_page
-from .site import login_required, me
+from .site import attempt, login_required, me
 
 T = TypeVar("T")
 
@@ -100,18 +99,6 @@ MAX_PAGE = 1_000_000  # far past any real night; keeps the database's OFFSET in 
 def page_arg() -> int:
     """The ``?page=`` asked for, from 1 to :data:`MAX_PAGE`."""
     return min(max(1, request.args.get("page", 1, type=int) or 1), MAX_PAGE)
-
-
-def attempt(action: Callable[[], T]) -> tuple[T | None, TonkError | None]:
-    """Run a ledger change; a domain error comes back (nothing stored) to be shown beside its
-    field. Not found and closed are not form errors: their handlers answer them."""
-    try:
-        return action(), None
-    except (NotFoundError, SessionClosedError):
-        raise
-    except TonkError as exc:
-        db.session.rollback()
-        return None, exc
 
 
 def form_page(template: str, errors: Errors, **context: Any) -> ResponseReturnValue:

@@ -10,6 +10,9 @@ from flask import current_app, has_request_context, request
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from ..core.errors import TonkError
+from ..extensions import db
+from ..ledger import NotFoundError, SessionClosedError
 from ..models import User
 from .present import amount, score
 
@@ -42,3 +45,19 @@ def template_context() -> dict[str, Any]:
 
 
 FILTERS = {"amount": amount, "score": score}
+
+
+T = TypeVar("T")
+
+
+def attempt(action: Callable[[], T]) -> tuple[T | None, TonkError | None]:
+    """Run a change a page asked for; a domain error comes back (nothing stored, the
+    transaction rolled back) to be shown beside its field. Not found and closed are not form
+    errors: their handlers answer them. The one error-handling helper of every page."""
+    try:
+        return action(), None
+    except (NotFoundError, SessionClosedError):
+        raise
+    except TonkError as exc:
+        db.session.rollback()
+        return None, exc
