@@ -13,14 +13,7 @@ from markupsafe import escape
 
 from app.core import PRESETS, parse_hand, settle
 from app.web.check import decode_hand, encode_hand
-from tests.test_web import (
-    errors_of,
-    quick_hashing,  # noqa: F401  (autouse: cheap password hashing)
-    record,
-    shown_beside,
-    sign_up,
-    start,
-)
+from tests.conftest import errors_of, record, shown_beside, sign_up, start
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 COUNTS = {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}
