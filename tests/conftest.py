@@ -9,8 +9,8 @@ made for the run (one per xdist worker). When that server cannot be reached, the
 runs are skipped and the report header and the skip reason say so.
 
 The schema is built once per run, not per test: SQLite tests get a copy of a file made once
-with every table; PostgreSQL tests get the run's database emptied (``TRUNCATE … RESTART
-IDENTITY``), and rebuilt only when the test before changed its schema (the migration tests
+with every table; PostgreSQL tests get the run's database emptied (every row deleted, ids
+from 1 again), and rebuilt only when the test before changed its schema (the migration tests
 do).
 
 Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run of a test),
@@ -30,6 +30,8 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+import jinja2
+import jinja2.bccache
 import pytest
 from markupsafe import escape
 
@@ -81,7 +83,40 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("server"))  # one server at a time
 
 
+class _LongestFirst:
+    """Server tests, then browser tests, then the rest (after pytest's own ordering by
+    fixtures): the long groups start first, so that two processes end at about the same
+    time."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        items.sort(key=lambda item: 0 if item.get_closest_marker("server") else
+                   1 if item.get_closest_marker("browser") else 2)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_LongestFirst(), "tonk-longest-first")
+
+
 # -- the app on a database -------------------------------------------------------------------
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """The pages' templates compiled once per run, for every app the tests make (compiling
+    them again for each test's new app took most of a short test's time)."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATES = _CompiledTemplates()
+
 
 def make_app(url: str, **extra: Any):
     from app import create_app
@@ -92,7 +127,9 @@ def make_app(url: str, **extra: Any):
         # A transaction a test leaves open must fail the next test quickly, not hang the run.
         config["SQLALCHEMY_ENGINE_OPTIONS"] = {
             "pool_pre_ping": True, "connect_args": {"options": "-c lock_timeout=15000"}}
-    return create_app({**config, **extra})
+    app = create_app({**config, **extra})
+    app.jinja_env.bytecode_cache = _TEMPLATES
+    return app
 
 
 @pytest.fixture(scope="session")
@@ -158,23 +195,29 @@ class PostgresSchema:
 
     def __init__(self, url: str) -> None:
         import sqlalchemy as sa
-        from sqlalchemy.pool import NullPool
 
-        self.engine = sa.create_engine(url, poolclass=NullPool,
-                                       connect_args={"options": "-c lock_timeout=15000"})
+        import app.models  # noqa: F401  (the tables)
+        from app.extensions import db
+
+        self.engine = sa.create_engine(url, pool_size=1, pool_pre_ping=True, connect_args={
+            "options": "-c lock_timeout=15000"})
         self.mark: str | None = None
+        # Deleting the rows of a few small tables is many times faster than TRUNCATE, which
+        # makes every table and index anew.
+        self.empty = "; ".join(
+            [f'DELETE FROM "{t.name}"' for t in reversed(db.metadata.sorted_tables)]
+            + ["SELECT setval(c.oid, 1, false) FROM pg_class c WHERE c.relkind = 'S'"
+               " AND c.relnamespace = 'public'::regnamespace"])
 
     def fresh(self) -> None:
         """Every table there and empty, ids from 1 again."""
         import sqlalchemy as sa
 
-        import app.models  # noqa: F401  (the tables)
         from app.extensions import db
 
         with self.engine.begin() as conn:
             if self.mark is not None and conn.scalar(sa.text(_PG_SCHEMA_MARK)) == self.mark:
-                tables = ", ".join(f'"{t.name}"' for t in db.metadata.sorted_tables)
-                conn.execute(sa.text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+                conn.exec_driver_sql(self.empty)
                 return
             # the first test, or the one before changed the schema: build it again
             conn.execute(sa.text("DROP SCHEMA public CASCADE"))
@@ -248,6 +291,25 @@ def app(tmp_path, sqlite_schema):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def open_client(tmp_path_factory, sqlite_schema):
+    """A client of one app for all of a module's tests of what stores nothing (settling,
+    comparing, transfers, the dispute checker): afterwards the database must still be
+    empty."""
+    import sqlalchemy as sa
+
+    from app.extensions import db
+
+    app = make_app(sqlite_copy(sqlite_schema, tmp_path_factory.mktemp("open")))
+    yield app.test_client()
+    with app.app_context():
+        stored = {t.name: db.session.scalar(sa.select(sa.func.count()).select_from(t))
+                  for t in db.metadata.sorted_tables}
+        db.session.remove()
+        db.engine.dispose()
+    assert not any(stored.values()), f"stored: {stored}"
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

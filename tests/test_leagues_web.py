@@ -69,8 +69,8 @@ def test_every_league_page_renders(db_app, keeper):
                  f"/leagues/{lid}/hands?player={ann}&stat=tonks_out",
                  f"/leagues/{lid}/settings", f"/sessions/new?league={lid}", "/",
                  "/leagues/static/leagues.css"]:
-        resp = client.get(path)
-        assert resp.status_code == 200, path
+        with client.get(path) as resp:  # closed: a static file's answer holds it open
+            assert resp.status_code == 200, path
     for lang in ("de", "ja"):
         assert client.get(f"/leagues/{lid}?season=all",
                           headers={"Accept-Language": lang}).status_code == 200
