@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need on a fresh machine, then runs the whole suite:
 # ruff, mypy over app/, pytest (unit, API, property, database and browser tests).
+# Arguments go to pytest, e.g. bash scripts/test.sh -m "not browser and not postgres and not server".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,8 +12,11 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip
-.venv/bin/pip install -q -e '.[test]'
+# The versions of requirements.lock, so that every install tests the same thing.
+.venv/bin/pip install -q -c requirements.lock -e '.[test]'
 
 .venv/bin/ruff check .
 .venv/bin/mypy
-.venv/bin/pytest "$@"
+# Two processes (this machine's cores); tests that start servers, and the browser tests,
+# each run one after another on one of them (see tests/conftest.py).
+.venv/bin/pytest -n 2 --dist loadgroup "$@"

@@ -1,22 +1,39 @@
-"""Shared fixtures: the app on a throw-away database, its test client, a signed-in helper,
-and the worked hands of ``tests/data``. After every test on a database, what ``tonk check``
-checks must hold of whatever the test left stored.
+"""Shared fixtures and helpers: the app on a throw-away database, its test client, a client
+of the JSON API with a personal token, signing up through the pages, and the worked hands of
+``tests/data``. After every test on a database, what ``tonk check`` checks must hold of
+whatever the test left stored.
 
 Database tests take ``db_app`` and run twice: on SQLite, and on the PostgreSQL server at
 ``TEST_POSTGRES_URL`` (default 127.0.0.1:5432, database ``test``) in a database of their own
-made for the run. When that server cannot be reached, the PostgreSQL runs are skipped and
-the report header and the skip reason say so.
+made for the run (one per xdist worker). When that server cannot be reached, the PostgreSQL
+runs are skipped and the report header and the skip reason say so.
+
+The schema is built once per run, not per test: SQLite tests get a copy of a file made once
+with every table; PostgreSQL tests get the run's database emptied (every row deleted, ids
+from 1 again), and rebuilt only when the test before changed its schema (the migration tests
+do).
+
+Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run of a test),
+``browser`` (``tests/browser``), ``server`` (tests that start real servers or commands in
+other processes). The fast part: ``pytest -m "not browser and not postgres and not
+server"``. Under xdist (``-n 2 --dist loadgroup``) the server tests run one after another on
+one worker, and so do the browser tests.
 """
 from __future__ import annotations
 
 import json
 import os
 import pathlib
+import re
+import shutil
 import uuid
 from decimal import Decimal
 from typing import Any
 
+import jinja2
+import jinja2.bccache
 import pytest
+from markupsafe import escape
 
 DATA = pathlib.Path(__file__).parent / "data"
 PG_URL = os.environ.get("TEST_POSTGRES_URL",
@@ -46,6 +63,61 @@ def pytest_report_header(config):
     return f"database tests: SQLite and PostgreSQL ({PG_URL})"
 
 
+# -- markers ---------------------------------------------------------------------------------
+
+BROWSER_DIR = pathlib.Path(__file__).parent / "browser"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Mark each test by what it needs: a PostgreSQL server, a browser, real servers."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "postgresql" in callspec.params.values():
+            item.add_marker(pytest.mark.postgres)
+        if BROWSER_DIR in pathlib.Path(item.path).parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))  # one Chromium
+        if "database_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.server)
+            item.add_marker(pytest.mark.xdist_group("server"))  # one server at a time
+
+
+class _LongestFirst:
+    """Server tests, then browser tests, then the rest (after pytest's own ordering by
+    fixtures): the long groups start first, so that two processes end at about the same
+    time."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        items.sort(key=lambda item: 0 if item.get_closest_marker("server") else
+                   1 if item.get_closest_marker("browser") else 2)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_LongestFirst(), "tonk-longest-first")
+
+
+# -- the app on a database -------------------------------------------------------------------
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """The pages' templates compiled once per run, for every app the tests make (compiling
+    them again for each test's new app took most of a short test's time)."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATES = _CompiledTemplates()
+
+
 def make_app(url: str, **extra: Any):
     from app import create_app
 
@@ -55,12 +127,15 @@ def make_app(url: str, **extra: Any):
         # A transaction a test leaves open must fail the next test quickly, not hang the run.
         config["SQLALCHEMY_ENGINE_OPTIONS"] = {
             "pool_pre_ping": True, "connect_args": {"options": "-c lock_timeout=15000"}}
-    return create_app({**config, **extra})
+    app = create_app({**config, **extra})
+    app.jinja_env.bytecode_cache = _TEMPLATES
+    return app
 
 
 @pytest.fixture(scope="session")
 def pg_url():
-    """A PostgreSQL database of this run's own, dropped at the end."""
+    """A PostgreSQL database of this run's own (of this xdist worker's), dropped at the
+    end."""
     if _PG_PROBLEM:
         pytest.skip(_PG_PROBLEM)
     import sqlalchemy as sa
@@ -76,12 +151,86 @@ def pg_url():
     admin.dispose()
 
 
-def _fresh(app):
+@pytest.fixture(scope="session")
+def sqlite_schema(tmp_path_factory) -> pathlib.Path:
+    """A SQLite file with every table and nothing in them, made once per run: each test
+    gets a copy."""
+    import sqlalchemy as sa
+
+    import app.models  # noqa: F401  (the tables)
     from app.extensions import db
 
-    with app.app_context():
-        db.drop_all()
-        db.create_all()
+    path = tmp_path_factory.mktemp("schema") / "schema.sqlite"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    db.metadata.create_all(engine)
+    engine.dispose()
+    return path
+
+
+def sqlite_copy(template: pathlib.Path, folder: pathlib.Path, name: str = "test.sqlite") -> str:
+    """The URL of a fresh copy of the empty schema in ``folder``."""
+    target = folder / name
+    shutil.copyfile(template, target)
+    return f"sqlite:///{target}"
+
+
+#: One text that changes whenever a table, column, constraint or index of the public schema
+#: does (read from PostgreSQL's catalogue, a few milliseconds).
+_PG_SCHEMA_MARK = """
+SELECT md5(coalesce(string_agg(d, ',' ORDER BY d), '')) FROM (
+  SELECT c.relname || '.' || a.attname || ':' || format_type(a.atttypid, a.atttypmod)
+         || ':' || a.attnotnull::text AS d
+    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+   WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+  UNION ALL
+  SELECT conname || ':' || pg_get_constraintdef(oid) FROM pg_constraint
+   WHERE connamespace = 'public'::regnamespace
+  UNION ALL
+  SELECT indexdef FROM pg_indexes WHERE schemaname = 'public') AS parts
+"""
+
+
+class PostgresSchema:
+    """The run's PostgreSQL database with every table, emptied for each test."""
+
+    def __init__(self, url: str) -> None:
+        import sqlalchemy as sa
+
+        import app.models  # noqa: F401  (the tables)
+        from app.extensions import db
+
+        self.engine = sa.create_engine(url, pool_size=1, pool_pre_ping=True, connect_args={
+            "options": "-c lock_timeout=15000"})
+        self.mark: str | None = None
+        # Deleting the rows of a few small tables is many times faster than TRUNCATE, which
+        # makes every table and index anew.
+        self.empty = "; ".join(
+            [f'DELETE FROM "{t.name}"' for t in reversed(db.metadata.sorted_tables)]
+            + ["SELECT setval(c.oid, 1, false) FROM pg_class c WHERE c.relkind = 'S'"
+               " AND c.relnamespace = 'public'::regnamespace"])
+
+    def fresh(self) -> None:
+        """Every table there and empty, ids from 1 again."""
+        import sqlalchemy as sa
+
+        from app.extensions import db
+
+        with self.engine.begin() as conn:
+            if self.mark is not None and conn.scalar(sa.text(_PG_SCHEMA_MARK)) == self.mark:
+                conn.exec_driver_sql(self.empty)
+                return
+            # the first test, or the one before changed the schema: build it again
+            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+            conn.execute(sa.text("CREATE SCHEMA public"))
+            db.metadata.create_all(conn)
+            self.mark = conn.scalar(sa.text(_PG_SCHEMA_MARK))
+
+
+@pytest.fixture(scope="session")
+def pg_schema(pg_url) -> PostgresSchema:
+    schema = PostgresSchema(pg_url)
+    yield schema
+    schema.engine.dispose()
 
 
 def stored_problems(app) -> list[str]:
@@ -98,18 +247,23 @@ def stored_problems(app) -> list[str]:
         return problems()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_app(request, tmp_path):
-    """The app on an empty database: SQLite, then PostgreSQL."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'test.sqlite'}"
-    else:
-        url = request.getfixturevalue("pg_url")
-    app = make_app(url)
-    _fresh(app)
-    yield app
+def problems_at(url: str) -> list[str]:
+    """What ``tonk check`` finds wrong with the database at ``url`` (its connections closed
+    afterwards)."""
     from app.extensions import db
 
+    app = make_app(url)
+    found = stored_problems(app)
+    with app.app_context():
+        db.engine.dispose()
+    return found
+
+
+def _checked(app):
+    """Yield ``app``; afterwards ``tonk check`` must find nothing, and its connections go."""
+    from app.extensions import db
+
+    yield app
     found = stored_problems(app)
     with app.app_context():
         db.session.remove()
@@ -117,16 +271,164 @@ def db_app(request, tmp_path):
     assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_app(request, tmp_path, sqlite_schema):
+    """The app on an empty database: SQLite, then PostgreSQL."""
+    if request.param == "sqlite":
+        url = sqlite_copy(sqlite_schema, tmp_path)
+    else:
+        url = request.getfixturevalue("pg_url")
+        request.getfixturevalue("pg_schema").fresh()
+    yield from _checked(make_app(url))
+
+
 @pytest.fixture
-def app(tmp_path):
+def app(tmp_path, sqlite_schema):
     """The app on an empty SQLite database (for tests that are not about the database)."""
-    app = make_app(f"sqlite:///{tmp_path / 'test.sqlite'}")
-    _fresh(app)
-    yield app
-    found = stored_problems(app)
-    assert found == [], "tonk check after this test: " + "; ".join(found)
+    yield from _checked(make_app(sqlite_copy(sqlite_schema, tmp_path)))
 
 
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def open_client(tmp_path_factory, sqlite_schema):
+    """A client of one app for all of a module's tests of what stores nothing (settling,
+    comparing, transfers, the dispute checker): afterwards the database must still be
+    empty."""
+    import sqlalchemy as sa
+
+    from app.extensions import db
+
+    app = make_app(sqlite_copy(sqlite_schema, tmp_path_factory.mktemp("open")))
+    yield app.test_client()
+    with app.app_context():
+        stored = {t.name: db.session.scalar(sa.select(sa.func.count()).select_from(t))
+                  for t in db.metadata.sorted_tables}
+        db.session.remove()
+        db.engine.dispose()
+    assert not any(stored.values()), f"stored: {stored}"
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def database_url(request, tmp_path_factory):
+    """The URL of a database, SQLite then PostgreSQL, for servers and commands a module's
+    tests start in other processes (each test sets the schema up itself, e.g. with
+    ``tests.live.prepare``). Such tests are marked ``server``."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp('live') / 'live.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+# -- accounts --------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def quick_hashing(request, monkeypatch):
+    """The cheapest argon2 for every test (they are about scores, pages and data, not about
+    password hashing), but those marked ``real_hashing``."""
+    if request.node.get_closest_marker("real_hashing"):
+        return
+    from argon2 import PasswordHasher
+
+    from app import accounts
+
+    monkeypatch.setattr(accounts, "_HASHER",
+                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def account(app: Any, email: str, name: str) -> str:
+    """An account made on ``app`` (password "correct horse"), and a personal token of it."""
+    from app.accounts import create_token, create_user
+
+    with app.app_context():
+        return create_token(create_user(email, name, "correct horse"), "tests")
+
+
+class Api:
+    """The test client of the JSON API, signed in with a personal token."""
+
+    PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+
+    def __init__(self, client: Any, token: str | None) -> None:
+        self.client, self.token = client, token
+
+    def __call__(self, method: str, path: str, body: Any = None, *,
+                 token: str | None = None, headers: dict[str, str] | None = None) -> Any:
+        sent = dict(headers or {})
+        if token or self.token:
+            sent.setdefault("Authorization", f"Bearer {token or self.token}")
+        raw = body if body is None or isinstance(body, str | bytes) else json.dumps(body)
+        return self.client.open("/api/v1" + path, method=method, data=raw, headers=sent,
+                                content_type="application/json")
+
+    def ok(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
+        """The answer's JSON, which must come with ``status``."""
+        resp = self(method, path, body)
+        assert resp.status_code == status, resp.get_json()
+        return resp.get_json()
+
+    def start(self, **extra: Any) -> int:
+        """A session of Ann, Bob, Cy and Dee under pagat at 0.25 USD, Dee dealing first."""
+        body = {"name": "Friday", "players": self.PLAYERS, "rules": "pagat", "stake": "0.25",
+                "currency": "USD", "first_dealer": "Dee", **extra}
+        return int(self.ok("POST", "/sessions", body, 201)["id"])
+
+
+@pytest.fixture
+def api(db_app) -> Api:
+    """The API as Ann (ann@example.com), on the database of ``db_app``."""
+    return Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+
+
+@pytest.fixture
+def other(db_app, api) -> Api:
+    """The API as a second account, Eve, on the same app."""
+    return Api(db_app.test_client(), account(db_app, "eve@example.com", "Eve"))
+
+
+def api_error(resp: Any, status: int, field: str | None, words: str) -> None:
+    """The answer is ``status`` in the API's error shape, naming ``field`` and saying
+    ``words`` (in any case)."""
+    assert resp.status_code == status, resp.get_json()
+    body = resp.get_json()
+    assert body.get("field") == field, body
+    assert words.lower() in body["error"].lower(), body
+
+
+# -- the pages -------------------------------------------------------------------------------
+
+def sign_up(client, email="sam@example.com", name="Sam", password="secret-table-9"):
+    """Sign up through the page (which signs the client in)."""
+    resp = client.post("/signup", data={"name": name, "email": email, "password": password})
+    assert resp.status_code == 302, resp.data
+    return resp
+
+
+def start(client, players=("Ann", "Bob", "Cy"), preset="pagat", stake="0.25", **extra) -> int:
+    """Start a session through the page (the first player deals first); its id."""
+    data = {"name": "Friday", "first_dealer": "0", "stake": stake, "currency": "USD",
+            "preset": preset, **{f"player-{i}": p for i, p in enumerate(players)}, **extra}
+    resp = client.post("/sessions/new", data=data)
+    assert resp.status_code == 302, errors_of(resp)
+    return int(resp.location.rsplit("/", 1)[1])
+
+
+def record(client, sid, **form):
+    """Post the record-hand form of session ``sid``."""
+    return client.post(f"/sessions/{sid}/hands/new", data=form)
+
+
+def errors_of(resp) -> list[str]:
+    """The messages shown beside fields."""
+    return [m.replace("&#39;", "'").replace("&#34;", '"').replace("&lt;", "<")
+            .replace("&gt;", ">").replace("&amp;", "&")
+            for m in re.findall(r'class="err"[^>]*>([^<]*)<', resp.get_data(as_text=True))]
+
+
+def shown_beside(resp, field, message):
+    """The page refused the form (422) and shows ``message`` beside the field ``field``."""
+    assert f'id="err-{field}">{escape(message)}<' in resp.get_data(as_text=True), \
+        (field, message, errors_of(resp))
+    assert resp.status_code == 422, resp.status_code

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from argon2 import PasswordHasher
-
-from app import accounts, leagues
+from app import leagues
 from app.extensions import db
 from app.models import GameSession, League, User
-from tests.test_api_sessions import Api, _account
-from tests.test_web import sign_up
+from tests.conftest import Api, account, sign_up, start
 
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 1000}
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 def _user(app: Any, email: str) -> User:
@@ -28,8 +19,8 @@ def _user(app: Any, email: str) -> User:
 
 
 def test_a_removed_league_admin_loses_every_write_at_once(db_app):
-    owner = Api(db_app.test_client(), _account(db_app, "olive@example.com", "Olive"))
-    admin = Api(db_app.test_client(), _account(db_app, "adam@example.com", "Adam"))
+    owner = Api(db_app.test_client(), account(db_app, "olive@example.com", "Olive"))
+    admin = Api(db_app.test_client(), account(db_app, "adam@example.com", "Adam"))
     lid = owner.ok("POST", "/leagues", {"name": "Fridays"}, 201)["id"]
     owner.ok("POST", f"/leagues/{lid}/admins", {"email": "adam@example.com"}, 201)
     sid = admin.ok("POST", "/sessions", {"name": "Night", "players": ["Ann", "Bob", "Cy"],
@@ -69,7 +60,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
 
 
 def test_the_share_link_can_be_replaced_on_the_page(db_app):
-    from tests.test_web import share_token, start
+    from tests.test_web import share_token
 
     client = db_app.test_client()
     sign_up(client)
@@ -93,8 +84,8 @@ def test_the_share_link_can_be_replaced_on_the_page(db_app):
 
 
 def test_the_share_link_can_be_replaced_through_the_api(db_app):
-    api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
-    other = Api(db_app.test_client(), _account(db_app, "eve@example.com", "Eve"))
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    other = Api(db_app.test_client(), account(db_app, "eve@example.com", "Eve"))
     sid = api.start()
     old = api.ok("GET", f"/sessions/{sid}")["share_url"]
     assert api.client.get(old).status_code == 200

@@ -7,7 +7,6 @@ import os
 import uuid
 
 import pytest
-from argon2 import PasswordHasher
 
 from app import accounts
 from app.accounts import AccountError, check_password, create_user
@@ -15,16 +14,10 @@ from app.commands import cli
 from app.extensions import db
 from app.limits import limiter
 from app.models import SignIn
-from tests.conftest import make_app
-from tests.test_web import errors_of, sign_up
+from tests.conftest import errors_of, make_app, sign_up
 
 GOOD = "secret-table-9"
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 def signed_in(client) -> bool:
@@ -129,6 +122,27 @@ def test_weak_passwords_are_refused(password, words):
 def test_the_common_list_is_shipped_and_long_passwords_pass():
     assert len(accounts.common_passwords()) >= 9_900
     assert check_password("correct horse battery") == "correct horse battery"
+
+
+@pytest.mark.real_hashing
+def test_passwords_are_kept_as_argon2id_at_the_full_cost(app):
+    """The other tests hash cheaply; the app itself keeps argon2id at argon2-cffi's own
+    cost, and a hash made more cheaply is made again at that cost at the next sign-in."""
+    from argon2 import PasswordHasher, extract_parameters
+
+    full = PasswordHasher()
+    with app.app_context():
+        user = create_user("kim@example.com", "Kim", GOOD)
+        kept = extract_parameters(user.password_hash)
+        assert user.password_hash.startswith("$argon2id$")
+        assert (kept.time_cost, kept.memory_cost, kept.parallelism) == (
+            full.time_cost, full.memory_cost, full.parallelism)
+        user.password_hash = PasswordHasher(time_cost=1, memory_cost=8,
+                                            parallelism=1).hash(GOOD)
+        db.session.commit()
+        assert accounts.authenticate("kim@example.com", "wrong password!") is None
+        assert accounts.authenticate("kim@example.com", GOOD) is not None
+        assert extract_parameters(user.password_hash).memory_cost == full.memory_cost
 
 
 def test_sign_up_with_a_weak_password_shows_why_beside_it(app):

@@ -17,8 +17,8 @@ def post(client, path, body):
 
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
-def test_worked_hands_through_the_api(client, case):
-    resp = post(client, "/api/v1/settle", case["hand"])
+def test_worked_hands_through_the_api(open_client, case):
+    resp = post(open_client, "/api/v1/settle", case["hand"])
     body = resp.get_json()
     expect = case["expect"]
     if expect.get("error"):
@@ -35,8 +35,8 @@ def test_worked_hands_through_the_api(client, case):
         {k: Decimal(str(v)) for k, v in expect[key].items()}
 
 
-def test_settle_answers_in_the_documented_shape(client):
-    resp = post(client, "/api/v1/settle", {
+def test_settle_answers_in_the_documented_shape(open_client):
+    resp = post(open_client, "/api/v1/settle", {
         "rules": {"preset": "pagat", "catch": "alt3"}, "stake": "0.25",
         "players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee",
         "end": {"kind": "drop", "player": "Bob"},
@@ -47,16 +47,16 @@ def test_settle_answers_in_the_documented_shape(client):
     assert body["explanation"][0].startswith("Bob dropped with 9; Cy holds 9")
 
 
-def test_a_float_stake_in_json_is_read_exactly(client):
-    resp = post(client, "/api/v1/settle", '{"stake": 0.1, "players": ["Ann", "Bob"], '
+def test_a_float_stake_in_json_is_read_exactly(open_client):
+    resp = post(open_client, "/api/v1/settle", '{"stake": 0.1, "players": ["Ann", "Bob"], '
                 '"end": {"kind": "run_out", "player": "Ann"}}')
     assert resp.get_json()["net"] == {"Ann": "0.10", "Bob": "-0.10"}
-    resp = post(client, "/api/v1/transfers", '{"balances": {"Ann": 0.1, "Bob": -0.1}}')
+    resp = post(open_client, "/api/v1/transfers", '{"balances": {"Ann": 0.1, "Bob": -0.1}}')
     assert resp.get_json()["transfers"] == [{"from": "Bob", "to": "Ann", "amount": "0.1"}]
 
 
-def test_errors_name_the_field(client):
-    resp = post(client, "/api/v1/settle", {"players": ["Ann", "Bob"],
+def test_errors_name_the_field(open_client):
+    resp = post(open_client, "/api/v1/settle", {"players": ["Ann", "Bob"],
                                            "end": {"kind": "drop", "player": "Ann"},
                                            "counts": {"Ann": 3}})
     assert resp.status_code == 422
@@ -72,20 +72,20 @@ def test_errors_name_the_field(client):
     + "9" * 5000 + ', "B": 1}}',
     b"\xff\xfe{}",
 ])
-def test_malformed_bodies_get_a_4xx_with_a_message(client, raw):
-    resp = post(client, "/api/v1/settle", raw)
+def test_malformed_bodies_get_a_4xx_with_a_message(open_client, raw):
+    resp = post(open_client, "/api/v1/settle", raw)
     assert 400 <= resp.status_code < 500
     assert resp.get_json()["error"]
 
 
-def test_wrong_method_and_unknown_path_answer_json(client):
-    assert client.get("/api/v1/settle").status_code == 405
-    assert client.get("/api/v1/settle").get_json()["error"]
-    assert client.get("/api/v1/nothing").get_json()["error"]
+def test_wrong_method_and_unknown_path_answer_json(open_client):
+    assert open_client.get("/api/v1/settle").status_code == 405
+    assert open_client.get("/api/v1/settle").get_json()["error"]
+    assert open_client.get("/api/v1/nothing").get_json()["error"]
 
 
-def test_transfers_fewest(client):
-    resp = post(client, "/api/v1/transfers", {"balances": {
+def test_transfers_fewest(open_client):
+    resp = post(open_client, "/api/v1/transfers", {"balances": {
         "Ann": "-4.00", "Bob": "-3.00", "Cy": "-3.00", "Dee": "6.00", "Eve": "4.00"}})
     assert resp.status_code == 200
     transfers = resp.get_json()["transfers"]
@@ -100,15 +100,15 @@ def test_transfers_fewest(client):
     ({"balances": []}, "balances"),
     ({"balance": {}}, "balances"),
 ])
-def test_transfers_bad_input(client, body, field):
-    resp = post(client, "/api/v1/transfers", body)
+def test_transfers_bad_input(open_client, body, field):
+    resp = post(open_client, "/api/v1/transfers", body)
     assert 400 <= resp.status_code < 500
     assert resp.get_json()["error"]
     assert resp.get_json().get("field") == field
 
 
-def test_openapi_document_describes_the_endpoints(client):
-    doc = client.get("/api/v1/openapi.json").get_json()
+def test_openapi_document_describes_the_endpoints(open_client):
+    doc = open_client.get("/api/v1/openapi.json").get_json()
     assert doc["openapi"].startswith("3.")
     assert {"/api/v1/settle", "/api/v1/transfers"} <= set(doc["paths"])
     assert "pagat" in doc["components"]["schemas"]["Rules"]["oneOf"][0]["enum"]

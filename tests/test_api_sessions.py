@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.accounts import create_token, create_user
+from tests.conftest import Api, api_error
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 DROP_CAUGHT = {"end": {"kind": "drop", "player": "Bob"},
@@ -28,56 +28,6 @@ EVERY_END = [  # (hand, outcome, Ann's net): pagat at 0.25, Dee deals first
      "stock_out", "0.75"),
     ({"end": {"kind": "dead"}, "multiplier": 2}, "dead", "0.00"),
 ]
-
-
-class Api:
-    """The test client, signed in with a personal token."""
-
-    def __init__(self, client: Any, token: str | None) -> None:
-        self.client, self.token = client, token
-
-    def __call__(self, method: str, path: str, body: Any = None, *,
-                 token: str | None = None, headers: dict[str, str] | None = None) -> Any:
-        sent = dict(headers or {})
-        if token or self.token:
-            sent.setdefault("Authorization", f"Bearer {token or self.token}")
-        raw = body if body is None or isinstance(body, str | bytes) else json.dumps(body)
-        return self.client.open("/api/v1" + path, method=method, data=raw, headers=sent,
-                                content_type="application/json")
-
-    def ok(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
-        resp = self(method, path, body)
-        assert resp.status_code == status, resp.get_json()
-        return resp.get_json()
-
-    def start(self, **extra: Any) -> int:
-        body = {"name": "Friday", "players": PLAYERS, "rules": "pagat", "stake": "0.25",
-                "currency": "USD", "first_dealer": "Dee", **extra}
-        return int(self.ok("POST", "/sessions", body, 201)["id"])
-
-
-def _account(app: Any, email: str, name: str) -> str:
-    with app.app_context():
-        return create_token(create_user(email, name, "correct horse"), "tests")
-
-
-@pytest.fixture
-def api(db_app):
-    return Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
-
-
-@pytest.fixture
-def other(db_app, api):
-    """A second account on the same app."""
-    return Api(db_app.test_client(), _account(db_app, "eve@example.com", "Eve"))
-
-
-def error(resp: Any, status: int, field: str | None, words: str) -> None:
-    """The response is ``status`` with the API's error shape, naming ``field``."""
-    assert resp.status_code == status, resp.get_json()
-    body = resp.get_json()
-    assert body.get("field") == field, body
-    assert words.lower() in body["error"].lower(), body
 
 
 def current_nets(api: Api, sid: int) -> dict[str, Decimal]:
@@ -156,7 +106,7 @@ def test_a_whole_night_through_the_api(api):
 
     # Settle up: one transfer in part, then every open transfer in full.
     assert book["paid"] == [] and not book["all_paid"]
-    error(api("POST", f"/sessions/{sid}/close"), 422, None, "not everything is paid")
+    api_error(api("POST", f"/sessions/{sid}/close"), 422, None, "not everything is paid")
     first = book["transfers"][0]
     part = str(Decimal(first["amount"]) - Decimal("0.01"))
     after = api.ok("POST", f"/sessions/{sid}/payments", {**first, "amount": part})
@@ -164,7 +114,7 @@ def test_a_whole_night_through_the_api(api):
     assert Decimal(after["open"][first["from"]]) == \
         Decimal(book["open"][first["from"]]) + Decimal(part)
     assert after["totals"] == book["totals"]
-    error(api("POST", f"/sessions/{sid}/payments", {**first, "amount": "1000"}), 422, "amount",
+    api_error(api("POST", f"/sessions/{sid}/payments", {**first, "amount": "1000"}), 422, "amount",
           "more than is open")
     while after["transfers"]:
         after = api.ok("POST", f"/sessions/{sid}/payments", after["transfers"][0])
@@ -182,7 +132,7 @@ def test_a_whole_night_through_the_api(api):
         ("POST", "/payments", {"from": "Ann", "to": "Bob", "amount": "1"}),
         ("POST", "/close", None),
     ]:
-        error(api(method, f"/sessions/{sid}{path}", body), 409, None, "closed")
+        api_error(api(method, f"/sessions/{sid}{path}", body), 409, None, "closed")
     assert check_totals(api, sid)["totals"] == book["totals"]
 
 
@@ -199,8 +149,8 @@ def test_rules_change_applies_to_later_hands_only(api):
     first = api.ok("GET", f"/sessions/{sid}/hands/1")
     assert (first["rules"], first["stake"]) == ({"preset": "pagat"}, "0.25")
     assert first["result"]["net"]["Bob"] == "-0.50"
-    error(api("PUT", f"/sessions/{sid}/rules", {}), 422, "rules", "send the new house rules")
-    error(api("PUT", f"/sessions/{sid}/rules", {"rules": "nope"}), 422, "rules.preset",
+    api_error(api("PUT", f"/sessions/{sid}/rules", {}), 422, "rules", "send the new house rules")
+    api_error(api("PUT", f"/sessions/{sid}/rules", {"rules": "nope"}), 422, "rules.preset",
           "no house rules called")
 
 
@@ -320,9 +270,9 @@ def test_a_bad_hand_is_422_naming_the_field_and_changes_nothing(api, hand, field
     sid = api.start()
     api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
     before = api.ok("GET", f"/sessions/{sid}/ledger")
-    error(api("POST", f"/sessions/{sid}/hands", hand), 422, field, words)
+    api_error(api("POST", f"/sessions/{sid}/hands", hand), 422, field, words)
     if field != "reason":  # in a correction, the reason is taken out first
-        error(api("PUT", f"/sessions/{sid}/hands/1", {**hand, "reason": "typo"}), 422,
+        api_error(api("PUT", f"/sessions/{sid}/hands/1", {**hand, "reason": "typo"}), 422,
               field, words)
     assert api.ok("GET", f"/sessions/{sid}/ledger") == before
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 1
@@ -336,8 +286,8 @@ def test_a_correction_or_void_without_a_reason_changes_nothing(api, reason):
     body: dict[str, Any] = {"end": {"kind": "run_out", "player": "Ann"}}
     if reason is not None:
         body["reason"] = reason
-    error(api("PUT", f"/sessions/{sid}/hands/1", body), 422, "reason", "needs a reason")
-    error(api("DELETE", f"/sessions/{sid}/hands/1", {} if reason is None else
+    api_error(api("PUT", f"/sessions/{sid}/hands/1", body), 422, "reason", "needs a reason")
+    api_error(api("DELETE", f"/sessions/{sid}/hands/1", {} if reason is None else
               {"reason": reason}), 422, "reason", "needs a reason")
     assert api.ok("GET", f"/sessions/{sid}/ledger") == before
     assert api.ok("GET", f"/sessions/{sid}/hands/1")["version"] == 1
@@ -369,7 +319,7 @@ def test_text_with_a_nul_character_is_refused_before_the_database(api):
         ("PUT", f"/sessions/{sid}/hands/1", {**DROP_CAUGHT, "reason": "a\u0000"}, "reason"),
         ("DELETE", f"/sessions/{sid}/hands/1", {"reason": "why\u0000"}, "reason"),
     ]:
-        error(api(method, path, body), 422, field, "control characters")
+        api_error(api(method, path, body), 422, field, "control characters")
     assert api.ok("GET", f"/sessions/{sid}/hands/1")["version"] == 1
     assert [s["id"] for s in api.ok("GET", "/sessions")] == [sid]
 
@@ -389,7 +339,7 @@ def test_starting_a_session_checks_its_fields(api, body, field, words):
     if field is None:
         assert resp.status_code == 201 and resp.get_json()["stake"] == "0.10"
     else:
-        error(resp, 422, field, words)
+        api_error(resp, 422, field, words)
 
 
 @pytest.mark.parametrize("body, field, words", [
@@ -412,7 +362,7 @@ def test_payments_check_who_and_how_much(api, body, field, words):
     if field is None:
         assert resp.status_code == 200 and resp.get_json()["open"]["Bob"] == "0.00"
     else:
-        error(resp, 422, field, words)
+        api_error(resp, 422, field, words)
         assert api.ok("GET", f"/sessions/{sid}/ledger")["paid"] == []
 
 
@@ -420,14 +370,14 @@ def test_voiding_twice_and_hands_that_do_not_exist(api):
     sid = api.start()
     api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
     api.ok("DELETE", f"/sessions/{sid}/hands/1", {"reason": "misdeal"})
-    error(api("DELETE", f"/sessions/{sid}/hands/1", {"reason": "again"}), 422, "number",
+    api_error(api("DELETE", f"/sessions/{sid}/hands/1", {"reason": "again"}), 422, "number",
           "already void")
     restored = api.ok("PUT", f"/sessions/{sid}/hands/1", {**DROP_CAUGHT, "reason": "no"})
     assert (restored["voided"], restored["version"]) == (False, 3)
     check_totals(api, sid)
     for method, body in [("GET", None), ("PUT", {**DROP_CAUGHT, "reason": "x"}),
                          ("DELETE", {"reason": "x"})]:
-        error(api(method, f"/sessions/{sid}/hands/2", body), 404, None, "no hand 2")
+        api_error(api(method, f"/sessions/{sid}/hands/2", body), 404, None, "no hand 2")
 
 
 # -- the OpenAPI document --------------------------------------------------------------------

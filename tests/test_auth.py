@@ -10,7 +10,7 @@ from markupsafe import escape
 from app.accounts import AccountError, create_token, create_user, revoke_token, user_for_token
 from app.extensions import db
 from app.models import ApiToken, User
-from tests.test_web import errors_of, sign_up
+from tests.conftest import errors_of, sign_up
 
 
 def test_sign_up_sign_out_and_sign_in(db_app):

@@ -13,14 +13,7 @@ from markupsafe import escape
 
 from app.core import PRESETS, parse_hand, settle
 from app.web.check import decode_hand, encode_hand
-from tests.test_web import (
-    errors_of,
-    quick_hashing,  # noqa: F401  (autouse: cheap password hashing)
-    record,
-    shown_beside,
-    sign_up,
-    start,
-)
+from tests.conftest import errors_of, record, shown_beside, sign_up, start
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 COUNTS = {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}
@@ -134,18 +127,17 @@ def test_next_draws_the_record_hand_fields_for_the_players(client):
 
 @pytest.mark.parametrize("kind", END_KINDS)
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_every_preset_and_end_through_check(client, preset, kind):
-    resp = client.post("/check", data=hand_form(preset, kind))
+def test_every_preset_and_end_through_check(open_client, preset, kind):
+    resp = open_client.post("/check", data=hand_form(preset, kind))
     if preset == "wikipedia" and kind == "deal":
         assert resp.status_code == 422
-        shown_beside(resp, "counts",
-                            "these house rules have no instant wins on the deal")
+        shown_beside(resp, "counts", "these house rules have no instant wins on the deal")
         return
     assert resp.status_code == 302, errors_of(resp)
     expected = settle(parse_hand(hand_json(preset, kind)))
     linked = settle(parse_hand(decode_hand(permalink_token(resp.location))))
     assert linked.to_json() == expected.to_json()
-    page = client.get(resp.location)
+    page = open_client.get(resp.location)
     assert page.status_code == 200
     body = text(page)
     for line in expected.explanation:
@@ -156,8 +148,8 @@ def test_every_preset_and_end_through_check(client, preset, kind):
 
 @pytest.mark.parametrize("kind", END_KINDS)
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_every_preset_and_end_through_the_compare_api(client, preset, kind):
-    resp = client.post("/api/v1/compare", json=hand_json(preset, kind))
+def test_every_preset_and_end_through_the_compare_api(open_client, preset, kind):
+    resp = open_client.post("/api/v1/compare", json=hand_json(preset, kind))
     assert resp.status_code == 200
     results = resp.get_json()["results"]
     assert results[0]["own"] is True and results[0]["rules"] == {"preset": preset}

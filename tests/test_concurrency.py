@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.conftest import make_app, stored_problems
+from tests.conftest import problems_at
 from tests.live import (
     Browser,
     Client,
@@ -28,19 +28,22 @@ KEEPERS = 8
 HANDS = 12  # each: with retries, reads, corrections and voids about 300 requests in all
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'live.sqlite'}"
-    return request.getfixturevalue("pg_url")
+@pytest.fixture(scope="module")
+def served(database_url):
+    """One gunicorn (four workers) on the database for this module's tests, each of which
+    keeps score in a session of its own."""
+    token = prepare(database_url)
+    with server(database_url, workers=4) as base:
+        yield base, Client(base, token)
 
 
 @pytest.fixture
-def live(database):
-    token = prepare(database)
-    with server(database, workers=4) as base:
-        yield base, Client(base, token)
-    assert stored_problems(make_app(database)) == []
+def live(served, database_url):
+    """The server's base URL and a client of its API; after the test, ``tonk check``
+    finds nothing wrong."""
+    yield served
+    found = problems_at(database_url)
+    assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
 def _stored(client: Client, session_id: int) -> tuple[list[dict], dict]:

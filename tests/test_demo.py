@@ -3,8 +3,6 @@ end, several presets, corrections, voids, closed sessions settled up; the same s
 the same league, and making it again adds nothing."""
 from __future__ import annotations
 
-import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import func, select
 
 from app import accounts, demo
@@ -14,11 +12,6 @@ from app.models import GameSession, Hand, HandVersion, League, PlayerSessionStat
 
 HANDS = 2000
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 def test_the_demo_league_has_every_kind_of_end_and_several_presets(db_app):

@@ -13,7 +13,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import func, select
 
 from app import accounts, exchange, ledger
@@ -42,12 +41,6 @@ DROP = {"end": {"kind": "drop", "player": "Bob"},
 TABLES = (GameSession, SessionPlayer, Hand, HandVersion, HandEntry, PlayerSessionStat,
           SettlePayment, RulesChange, Player, League, LeagueAdmin, Season)
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    """The cheapest argon2: these tests are about data, not password hashing."""
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 def user(email: str = "keeper@example.com", name: str = "Keeper") -> User:

@@ -10,6 +10,7 @@ Everything talks to servers on 127.0.0.1 that these tests start and stop themsel
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import signal
 import subprocess
@@ -21,40 +22,27 @@ from pathlib import Path
 
 import pytest
 
-from app import create_app, demo, exchange
+from app import demo
 from app.extensions import db
-from app.models import League
-from tests.conftest import make_app, stored_problems
+from tests.conftest import make_app, problems_at
 from tests.live import ROOT, Client, a_hand, new_session, prepare, server
 
 IMPORT_HANDS = 30_000
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def big_export(tmp_path_factory) -> Path:
-    """A demo league of 30,000 hands, exported: an import that takes a few seconds."""
-    folder = tmp_path_factory.mktemp("export")
-    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder / 'demo.sqlite'}",
-                      "SECRET_KEY": "x"})
-    with app.app_context():
-        db.create_all()
-        user, _password = demo.owner_account("demo@example.com")
-        report, _facts = demo.make_demo(user, hands=IMPORT_HANDS, seed=3, jobs=0)
-        assert report.ok
-        path = folder / "league.json"
-        with open(path, "w", encoding="utf-8") as out:
-            exchange.write_document(exchange.export_league(
-                db.session.get(League, report.league_id)), out)
-        db.session.remove()
-        db.engine.dispose()
+    """A demo league of 30,000 hands as an export document (written straight from the demo
+    generator, as ``tonk demo-data`` hands it to the importer): an import that takes a few
+    seconds."""
+    path = tmp_path_factory.mktemp("export") / "league.json"
+    header, sessions = demo.demo_documents(3, IMPORT_HANDS)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps({**header, "sessions": []})[:-2])  # ... "sessions": [
+        for i, session in enumerate(sessions):
+            out.write((", " if i else "") + json.dumps(session))
+        out.write("]}")
     return path
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'faults.sqlite'}"
-    return request.getfixturevalue("pg_url")
 
 
 def _tonk(*args: str, url: str) -> subprocess.Popen[bytes]:
@@ -95,10 +83,10 @@ def _counts(url: str) -> tuple[int, int]:
     return int(sessions or 0), int(hands or 0)
 
 
-def test_killing_an_import_leaves_no_checker_and_nothing_imported(big_export, database):
-    prepare(database)
+def test_killing_an_import_leaves_no_checker_and_nothing_imported(big_export, database_url):
+    prepare(database_url)
     process = _tonk("import", str(big_export), "--owner", "keeper@example.com",
-                    "--jobs", "2", url=database)
+                    "--jobs", "2", url=database_url)
     deadline = time.monotonic() + 60
     checkers: set[int] = set()
     while len(checkers) < 2 and time.monotonic() < deadline:  # both are checking
@@ -114,16 +102,16 @@ def test_killing_an_import_leaves_no_checker_and_nothing_imported(big_export, da
     while any(_alive(pid) for pid in checkers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in checkers), "checking processes were left behind"
-    assert _counts(database) == (0, 0)
-    assert stored_problems(make_app(database)) == []
+    assert _counts(database_url) == (0, 0)
+    assert problems_at(database_url) == []
     for stream in (process.stdout, process.stderr):
         assert stream is not None
         stream.close()
 
 
-def test_scorekeepers_recording_during_a_large_import_get_no_500(big_export, database):
-    token = prepare(database)
-    with server(database, workers=2) as base:
+def test_scorekeepers_recording_during_a_large_import_get_no_500(big_export, database_url):
+    token = prepare(database_url)
+    with server(database_url, workers=2) as base:
         client = Client(base, token)
         session_id = new_session(client)
         statuses: list[int] = []
@@ -143,7 +131,7 @@ def test_scorekeepers_recording_during_a_large_import_get_no_500(big_export, dat
             keeper.start()
         started = time.monotonic()
         imported = _tonk("import", str(big_export), "--owner", "keeper@example.com",
-                         "--jobs", "1", url=database)
+                         "--jobs", "1", url=database_url)
         out, err = imported.communicate(timeout=240)
         took = time.monotonic() - started
         stop.set()
@@ -154,14 +142,13 @@ def test_scorekeepers_recording_during_a_large_import_get_no_500(big_export, dat
     assert took > 1  # the scorekeepers really did write during the import
     assert statuses and set(statuses) <= {201, 503}
     assert statuses.count(201) >= len(statuses) * 0.9
-    assert stored_problems(make_app(database)) == []
+    assert problems_at(database_url) == []
 
 
-def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(database):
-    token = prepare(database)
+def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(database_url):
+    token = prepare(database_url)
     recorded: list[int] = []
-    answered_late: list[str] = []
-    with server(database, workers=2) as base:
+    with server(database_url, workers=2) as base:
         client = Client(base, token)
         session_id = new_session(client)
         path = f"/api/v1/sessions/{session_id}/hands"
@@ -174,6 +161,7 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
                 os.kill(pid, signal.SIGKILL)
 
         threading.Thread(target=killer, daemon=True).start()
+        answers_lost = 0
         for i in range(60):
             key, body = uuid.uuid4().hex, a_hand(i)
             for _attempt in range(20):  # a lost reply: send the same request again
@@ -185,18 +173,20 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
                 if answer.status in (502, 503):
                     time.sleep(0.1)
                     continue
-                if answer.status == 409:  # killed after its hand was saved, before its answer
-                    assert "carried out, but its answer was lost" in answer.body["error"]
-                    answered_late.append(key)
+                if answer.status == 409 and "answer was lost" in answer.body["error"]:
+                    # The worker died after the hand was stored and before its answer was:
+                    # the retry is told so, and nothing is recorded twice (counted below).
+                    answers_lost += 1
                     break
                 assert answer.status == 201, answer
                 recorded.append(answer.body["number"])
                 break
             time.sleep(0.01)
         stored = client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"]
-    assert len(set(recorded)) == len(recorded)  # no hand answered twice
-    assert len(recorded) + len(answered_late) == 60 and stored == 60  # none lost, none doubled
-    assert stored_problems(make_app(database)) == []
+    assert answers_lost <= 2  # one kill, one lost answer at most
+    assert len(set(recorded)) == len(recorded) == 60 - answers_lost
+    assert set(recorded) <= set(range(1, 61)) and stored == 60
+    assert problems_at(database_url) == []
 
 
 def _gunicorn_pid(base: str) -> int:

@@ -10,7 +10,6 @@ import unicodedata
 from datetime import date
 
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import select, text
 
 from app import accounts, exchange, leagues, ledger
@@ -25,11 +24,6 @@ from app.models import Player, Season
 NFD_ZOE = unicodedata.normalize("NFD", "Zoë")
 assert NFD_ZOE != "Zoë"
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 # -- names -----------------------------------------------------------------------------------

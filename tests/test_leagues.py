@@ -15,10 +15,9 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import select
 
-from app import accounts, leagues, ledger
+from app import leagues, ledger
 from app.accounts import create_user
 from app.core import TonkError, resolve_rules
 from app.extensions import db
@@ -35,12 +34,6 @@ FIRST_NIGHT = datetime(2025, 2, 20, 19, 30, tzinfo=UTC)
 BOUNDARIES = {7: datetime(2025, 5, 31, 23, 59, 59, tzinfo=UTC),
               8: datetime(2025, 6, 1, 0, 0, tzinfo=UTC)}
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    """The cheapest argon2: these tests are about leagues, not password hashing."""
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
 # -- a generated league ----------------------------------------------------------------------

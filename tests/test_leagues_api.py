@@ -5,56 +5,14 @@ strings; another account and a missing token find nothing; every bad input is a 
 a message and the field; and the OpenAPI document describes the league endpoints."""
 from __future__ import annotations
 
-import json
 from decimal import Decimal
-from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 
-from app import accounts
-from app.accounts import create_token, create_user
+from tests.conftest import Api, account, api_error
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
-
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-
-
-class Api:
-    def __init__(self, client: Any, token: str | None) -> None:
-        self.client, self.token = client, token
-
-    def __call__(self, method: str, path: str, body: Any = None) -> Any:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        return self.client.open("/api/v1" + path, method=method,
-                                data=None if body is None else json.dumps(body),
-                                headers=headers, content_type="application/json")
-
-    def ok(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
-        resp = self(method, path, body)
-        assert resp.status_code == status, resp.get_json()
-        return resp.get_json()
-
-
-def account(app: Any, email: str, name: str) -> str:
-    with app.app_context():
-        return create_token(create_user(email, name, "correct horse"), "test")
-
-
-@pytest.fixture
-def api(db_app):
-    return Api(db_app.test_client(), account(db_app, "sam@example.com", "Sam"))
-
-
-def error(resp: Any, status: int, field: str | None, words: str) -> None:
-    assert resp.status_code == status, resp.get_json()
-    body = resp.get_json()
-    assert words in body["error"], body
-    assert body.get("field") == field, body
 
 
 def play_a_night(api: Api, lid: int) -> int:
@@ -80,7 +38,7 @@ def test_a_league_through_the_api(db_app, api):
                                          "stake": "0.50", "currency": "EUR"}, 201)
     lid = league["id"]
     assert (league["scoring"], league["stake"], league["members"]) == ("money", "0.50", [])
-    assert league["admins"] == [{"email": "sam@example.com", "name": "Sam", "owner": True}]
+    assert league["admins"] == [{"email": "ann@example.com", "name": "Ann", "owner": True}]
     assert api.ok("GET", "/leagues") == [{"id": lid, "name": "Thursday", "scoring": "money",
                                           "currency": "EUR",
                                           "created_at": league["created_at"]}]
@@ -153,13 +111,13 @@ def test_another_account_and_no_token_find_nothing(db_app, api):
              ("POST", f"/leagues/{lid}/seasons", {"name": "S", "starts_on": "2025-01-01",
                                                    "ends_on": "2025-02-01"})]
     for method, path, body in calls:
-        error(other(method, path, body), 404, "league", f"no league {lid}")
+        api_error(other(method, path, body), 404, "league", f"no league {lid}")
         assert Api(api.client, None)(method, path, body).status_code == 401
     assert other.ok("GET", "/leagues") == []
-    error(other("POST", "/sessions", {"name": "x", "players": ["A", "B"], "league": lid}),
+    api_error(other("POST", "/sessions", {"name": "x", "players": ["A", "B"], "league": lid}),
           404, "league", "no league")
-    error(api("GET", f"/leagues/{lid}/players/999999"), 404, "player", "no member 999999")
-    error(api("GET", "/leagues/999999"), 404, "league", "no league 999999")
+    api_error(api("GET", f"/leagues/{lid}/players/999999"), 404, "player", "no member 999999")
+    api_error(api("GET", "/leagues/999999"), 404, "league", "no league 999999")
 
 
 @pytest.mark.parametrize("method, path, body, status, field, words", [

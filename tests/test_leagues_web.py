@@ -9,37 +9,18 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from argon2 import PasswordHasher
 from markupsafe import escape
 
 from app import accounts, leagues, ledger
 from app.extensions import db
 from app.models import GameSession, League, Player, Season, User
+from tests.conftest import shown_beside, sign_up
 
 EVIL = "<script>alert(1)</script>"
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-
-
-def sign_up(client, email="sam@example.com", name="Sam"):
-    resp = client.post("/signup", data={"name": name, "email": email,
-                                        "password": "secret-table-9"})
-    assert resp.status_code == 302, resp.data
-    return resp
-
-
 def text(resp) -> str:
     return resp.get_data(as_text=True)
-
-
-def shown_beside(resp, field, message):
-    assert resp.status_code == 422
-    assert f'id="err-{field}">{escape(message)}<' in text(resp), \
-        (field, message, re.findall(r'class="err"[^>]*>([^<]*)<', text(resp)))
 
 
 def new_league(client, **extra) -> int:
@@ -88,8 +69,8 @@ def test_every_league_page_renders(db_app, keeper):
                  f"/leagues/{lid}/hands?player={ann}&stat=tonks_out",
                  f"/leagues/{lid}/settings", f"/sessions/new?league={lid}", "/",
                  "/leagues/static/leagues.css"]:
-        resp = client.get(path)
-        assert resp.status_code == 200, path
+        with client.get(path) as resp:  # closed: a static file's answer holds it open
+            assert resp.status_code == 200, path
     for lang in ("de", "ja"):
         assert client.get(f"/leagues/{lid}?season=all",
                           headers={"Accept-Language": lang}).status_code == 200

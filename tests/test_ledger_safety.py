@@ -20,17 +20,10 @@ from app.commands import cli
 from app.core.errors import TonkError
 from app.extensions import db
 from app.models import SessionPlayer
-from tests.conftest import make_app, stored_problems
-from tests.test_api_sessions import DROP_CAUGHT, EVERY_END, Api, _account
-from tests.test_web import quick_hashing as quick_hashing  # noqa: F401  (autouse)
-from tests.test_web import record, sign_up, start
+from tests.conftest import Api, account, make_app, record, sign_up, start, stored_problems
+from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
 
 TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
-
-
-@pytest.fixture
-def api(db_app):
-    return Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
 
 
 # -- versions --------------------------------------------------------------------------------
@@ -124,7 +117,7 @@ def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
     from app import idempotency, ledger
     from app.models import GameSession, RequestKey, User
 
-    api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
     sid = api.start()
     with db_app.app_context():
         user_id = db.session.scalar(db.select(User.id))
@@ -195,7 +188,7 @@ def read_only(db_app, tmp_path):
 
 
 def test_a_read_only_database_answers_503_naming_it_and_reads_still_work(db_app, read_only):
-    token = _account(db_app, "ann@example.com", "Ann")
+    token = account(db_app, "ann@example.com", "Ann")
     writer = Api(db_app.test_client(), token)
     sid = writer.start()
     writer.ok("POST", f"/sessions/{sid}/hands", TONK_OUT, 201)
@@ -223,7 +216,7 @@ def test_a_read_only_database_answers_503_naming_it_and_reads_still_work(db_app,
 
 def test_a_full_disk_answers_503_and_keeps_what_was_saved(tmp_path):
     app = make_app(f"sqlite:///{tmp_path / 'full.sqlite'}")
-    token = _account(app, "ann@example.com", "Ann") if _created(app) else ""
+    token = account(app, "ann@example.com", "Ann") if _created(app) else ""
     api = Api(app.test_client(), token)
     sid = api.start()
     with app.app_context():
@@ -256,7 +249,7 @@ def _created(app) -> bool:
 # -- tonk check ------------------------------------------------------------------------------
 
 def test_tonk_check_finds_a_total_that_drifted(db_app):
-    api = Api(db_app.test_client(), _account(db_app, "ann@example.com", "Ann"))
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
     sid = api.start()
     for hand, _outcome, _net in EVERY_END:
         api.ok("POST", f"/sessions/{sid}/hands", hand, 201)
@@ -299,7 +292,7 @@ def _everything(api: Api, sid: int) -> dict:
 @pytest.mark.parametrize("target", ["sqlite", "postgresql"])
 def test_backup_restores_into_an_empty_database_of_either_kind(db_app, target, tmp_path,
                                                                 request):
-    token = _account(db_app, "ann@example.com", "Ann")
+    token = account(db_app, "ann@example.com", "Ann")
     api = Api(db_app.test_client(), token)
     sid = api.start()
     for hand, _outcome, _net in EVERY_END:

@@ -31,6 +31,7 @@ def test_every_kind_of_answer_carries_the_security_headers(app, method, path, st
     for name, value in HEADERS.items():
         assert resp.headers[name] == value
     assert "Strict-Transport-Security" not in resp.headers  # plain HTTP: no HSTS
+    resp.close()  # a static file's answer holds the file open until closed
 
 
 def test_a_405_says_which_methods_are_allowed(app):

@@ -9,7 +9,6 @@ import re
 from decimal import Decimal
 
 import pytest
-from argon2 import PasswordHasher
 from markupsafe import escape
 
 from app import accounts, ledger
@@ -18,50 +17,12 @@ from app.core.series import MAX_POINTS, downsample
 from app.extensions import db
 from app.models import GameSession, Hand
 from app.web.chart import chart_svg
-from tests.conftest import make_app
+from tests.conftest import errors_of, make_app, record, shown_beside, sign_up, start
 
 EVIL = "<script>alert(1)</script>"
 
 
-@pytest.fixture(autouse=True)
-def quick_hashing(monkeypatch):
-    """The cheapest argon2: these tests are about pages, not password hashing."""
-    monkeypatch.setattr(accounts, "_HASHER",
-                        PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
-
-
 # -- helpers ---------------------------------------------------------------------------------
-
-def sign_up(client, email="sam@example.com", name="Sam", password="secret-table-9"):
-    resp = client.post("/signup", data={"name": name, "email": email, "password": password})
-    assert resp.status_code == 302, resp.data
-    return resp
-
-
-def start(client, players=("Ann", "Bob", "Cy"), preset="pagat", stake="0.25", **extra):
-    data = {"name": "Friday", "first_dealer": "0", "stake": stake, "currency": "USD",
-            "preset": preset, **{f"player-{i}": p for i, p in enumerate(players)}, **extra}
-    resp = client.post("/sessions/new", data=data)
-    assert resp.status_code == 302, errors_of(resp)
-    return int(resp.location.rsplit("/", 1)[1])
-
-
-def record(client, sid, **form):
-    return client.post(f"/sessions/{sid}/hands/new", data=form)
-
-
-def errors_of(resp) -> list[str]:
-    """The messages shown beside fields."""
-    return [m.replace("&#39;", "'").replace("&#34;", '"').replace("&lt;", "<")
-            .replace("&gt;", ">").replace("&amp;", "&")
-            for m in re.findall(r'class="err"[^>]*>([^<]*)<', resp.get_data(as_text=True))]
-
-
-def shown_beside(resp, field, message):
-    """``message`` is on the page, beside the form field ``field``."""
-    assert f'id="err-{field}">{escape(message)}<' in resp.get_data(as_text=True), \
-        (field, message, errors_of(resp))
-
 
 def ledger_says(app, sid, call) -> str:
     """The message of the domain error that ``call(session, owner)`` raises: what the page
@@ -692,7 +653,10 @@ def test_pages_stay_light_with_many_hands(db_app, scorer):
         for i in range(30):
             record_hand(gs, user, {"end": {"kind": "drop", "player": "Bob"},
                                    "counts": {"Ann": 12, "Bob": i % 10, "Cy": 9}})
-    static = sum(len(client.get(f"/static/{f}").data) for f in ("tonk.css", "tonk.js"))
+    static = 0
+    for name in ("tonk.css", "tonk.js"):
+        with client.get(f"/static/{name}") as resp:  # closed: it holds the file open
+            static += len(resp.data)
     chart = len(client.get(f"/sessions/{sid}/chart.svg").data)
     for path in (f"/sessions/{sid}", f"/sessions/{sid}/hands/new", f"/sessions/{sid}/hands/30",
                  f"/sessions/{sid}/settle", f"/sessions/{sid}/rules", "/sessions/new", "/",

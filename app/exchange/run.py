@@ -115,7 +115,7 @@ def import_path(path: str, user: User, *, jobs: int | None = None,
         except _ReadError:
             header = {}  # the serial import below says what is wrong
     if jobs < 1 or not _HEADER <= header.keys():
-        with open(path, "rb") as f:
+        with open(path, encoding="utf-8-sig") as f:
             return import_file(f, user, batch_hands=batch_hands)
     with no_gc_pauses():
         if not importer.start(header):

@@ -15,7 +15,8 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from tests.conftest import make_app
+from app.extensions import db
+from tests.conftest import make_app, sqlite_copy, stored_problems
 
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -29,20 +30,23 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def live_server(tmp_path):
-    """The app on an empty SQLite database, served over HTTP; yields its base URL."""
-    from app.extensions import db
-
-    app = make_app(f"sqlite:///{tmp_path / 'browser.sqlite'}", WTF_CSRF_ENABLED=True)
-    with app.app_context():
-        db.create_all()
+def live_server(tmp_path, sqlite_schema):
+    """The app on an empty SQLite database, served over HTTP; yields its base URL. Afterwards
+    ``tonk check`` must find nothing wrong with what the test stored."""
+    app = make_app(sqlite_copy(sqlite_schema, tmp_path, "browser.sqlite"),
+                   WTF_CSRF_ENABLED=True)
     port = _free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{port}"
     server.shutdown()
+    server.server_close()
     thread.join(timeout=5)
+    found = stored_problems(app)
+    with app.app_context():
+        db.engine.dispose()
+    assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
 @pytest.fixture(scope="session")
