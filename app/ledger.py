@@ -273,7 +273,10 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
 def _locked(gs: GameSession) -> GameSession:
     """The session again, read afresh under its lock: no other change of its money can be
     under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
-    write lock, taken before anything is read)."""
+    write lock, taken before anything is read).
+
+    Its revision moves on and ``updated_at`` is now, in the same transaction: whoever
+    watches the session (the share view) sees every change, and only changes."""
     session_id = gs.id
     begin_write()
     db.session.expire_all()
@@ -281,6 +284,8 @@ def _locked(gs: GameSession) -> GameSession:
                            populate_existing=True)
     if fresh is None:
         raise NotFoundError(f"there is no session {session_id} in your account")
+    fresh.revision += 1  # commits with the change, or rolls back with it
+    fresh.updated_at = utcnow()
     return fresh
 
 
