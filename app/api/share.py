@@ -15,7 +15,7 @@ from flask_babel import get_locale
 from .. import ledger as service
 from ..core import PRESETS
 from ..core.settle import amount_formatter
-from ..live import StateCache, Stamp, last_hands, stamp_by_token
+from ..live import Stamp, StateCache, last_hands, stamp_by_token
 from ..models import GameSession, Hand
 from . import bp
 from .sessions import _time
