@@ -18,6 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import joinedload
 
 from .core.errors import TonkError
 from .core.names import clean_text
@@ -129,7 +130,8 @@ def signed_in_user(cookie_id: str) -> User | None:
     user_id, _, key = cookie_id.partition(":")
     if not key or not user_id.isdigit() or len(key) > 64:
         return None
-    row = db.session.scalar(select(SignIn).where(SignIn.key_hash == _digest(key)))
+    row = db.session.scalar(select(SignIn).where(SignIn.key_hash == _digest(key))
+                            .options(joinedload(SignIn.user)))  # one query a request
     if row is None or str(row.user_id) != user_id:
         return None
     user: User = row.user
@@ -224,7 +226,8 @@ def user_for_token(token: str) -> User | None:
     """The owner of a personal token, or None. When the token was last used is noted at most
     once a minute, and only if the database can take it: a busy or read-only database still
     answers every read."""
-    row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token)))
+    row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token))
+                            .options(joinedload(ApiToken.user)))
     if row is None:
         return None
     user = row.user

@@ -41,6 +41,10 @@ class Stamp(NamedTuple):
         under a process that still caches the old one's revisions)."""
         return f"{self.session_id}.{self.revision}.{int(self.updated_at.timestamp() * 1000)}"
 
+    def etag(self, lang: str) -> str:
+        """The ETag (unquoted) of what is shown of this state in language ``lang``."""
+        return f"{self.tag}.{lang}"
+
 
 def _stamp(row: tuple[int, int, datetime | None, datetime] | None) -> Stamp | None:
     if row is None:

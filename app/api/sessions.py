@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from decimal import InvalidOperation
 from typing import Any
 
-from flask import Response, jsonify, url_for
+from flask import Response, json, jsonify, url_for
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 from werkzeug.routing import BuildError
@@ -22,6 +22,7 @@ from ..core.errors import TonkError
 from ..core.settle import amount_formatter
 from ..extensions import db
 from ..leagues import session_table
+from ..live import StateCache, stamp_of
 from ..models import GameSession, Hand, User
 from . import bp
 from .auth import token_required
@@ -233,10 +234,17 @@ def hand_history(user: User, session_id: int, number: int) -> Response:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
+#: Ledger bodies by the session's state (app.live): made once per change, per worker.
+LEDGERS: StateCache[bytes] = StateCache(512)
+
+
 @bp.get("/sessions/<int:session_id>/ledger")
 @token_required
 def get_ledger(user: User, session_id: int) -> Response:
-    return jsonify(ledger_json(service.owned_session(user, session_id)))
+    gs = service.owned_session(user, session_id)
+    body = LEDGERS.get((stamp_of(gs).tag, gs.share_token),
+                       lambda: json.dumps(ledger_json(gs)).encode())
+    return Response(body, mimetype="application/json")
 
 
 @bp.post("/sessions/<int:session_id>/payments")

@@ -63,7 +63,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
 
 def etag(stamp: Stamp) -> str:
     """The ETag of a state in the reader's language (the body's words follow it)."""
-    return f"{stamp.tag}.{get_locale() or 'en'}"
+    return stamp.etag(str(get_locale() or "en"))
 
 
 @bp.get("/share/<token>")
