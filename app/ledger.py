@@ -226,6 +226,10 @@ def _player(user: User, name: str, league_id: int | None = None) -> Player:
     return found
 
 
+def parse_session_name(name: Any) -> str:
+    return clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
+
+
 def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                    stake: Any = None, currency: Any = None, first_dealer: Any = None,
                    league_id: int | None = None) -> GameSession:
@@ -233,7 +237,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     league (whose admins may start sessions), its players are the league's members."""
     if league_id is not None and not is_league_admin(user, league_id):
         raise NotFoundError(f"there is no league {league_id} that you run", "league")
-    name = clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
+    name = parse_session_name(name)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake, resolved)
     seats = parse_players(players)

@@ -188,7 +188,7 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     #: Moved by one, and ``updated_at`` set, in the same transaction as every change of the
     #: session (``ledger._locked``): what the share view's ETag and the pages' caches are
     #: keyed on, exact across processes and servers without asking anything but this row.
-    revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    revision: Mapped[int] = mapped_column(Integer, server_default="0")
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     owner: Mapped[User] = relationship()

@@ -125,7 +125,18 @@
         check(row);
         refresh();
       });
-      row.querySelector(".cards").addEventListener("input", function () {
+      // Typed cards fill the count as they are typed; the text itself is left as typed
+      // (rewriting it would eat the space or comma just typed), and tidied on leaving it.
+      var typed = row.querySelector(".cards");
+      typed.addEventListener("input", function () {
+        var cards = cardsOf(row);
+        if (cards.length && cards.every(function (c) { return c in worth; })) {
+          row.querySelector(".count").value = String(total(cards));
+          check(row);
+        }
+        refresh();
+      });
+      typed.addEventListener("change", function () {
         var cards = cardsOf(row);
         if (cards.every(function (c) { return c in worth; })) setCards(row, cards);
         refresh();
@@ -291,6 +302,34 @@
       b.addEventListener("click", function () {
         navigator.share({title: b.getAttribute("data-title") || document.title, url: input.value})
           .catch(function () { /* the sheet was closed */ });
+      });
+    });
+  }
+
+  // A form shown again with errors: they are listed at its top, and the first field to fix
+  // has the focus (scrolled into view, above the phone's keyboard).
+  var summary = document.getElementById("error-summary");
+  if (summary) {
+    var first = summary.querySelector("a[data-field]");
+    var field = first && document.getElementById(first.getAttribute("data-field"));
+    if (field) {
+      var folded = field.closest("details");
+      if (folded) folded.open = true;
+      field.focus();
+      field.scrollIntoView({block: "center"});
+    } else {
+      summary.setAttribute("tabindex", "-1");
+      summary.focus();
+    }
+    each(summary, "a[data-field]", function (a) {
+      a.addEventListener("click", function (e) {
+        var target = document.getElementById(a.getAttribute("data-field"));
+        if (!target) return;
+        e.preventDefault();
+        var box = target.closest("details");
+        if (box) box.open = true;
+        target.focus();
+        target.scrollIntoView({block: "center"});
       });
     });
   }
