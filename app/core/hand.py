@@ -20,6 +20,8 @@ from .rules import Rules, resolve_rules
 
 END_KINDS: dict[str, Message] = {kind: Message(f"end.{kind}") for kind in (
     "deal", "tonk_out", "run_out", "drop", "stock_out", "dead")}
+#: A few words that tell the ends apart (a run out and a stock that ran out, above all).
+END_HINTS: dict[str, Message] = {kind: Message(f"end_hint.{kind}") for kind in END_KINDS}
 METHODS = ("spread", "hits")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_STAKE = Decimal(1_000_000)

@@ -153,6 +153,7 @@ class Version:
     winners: tuple[str, ...]
     nets: tuple[tuple[str, Decimal], ...]
     facts: list[str]
+    voided: bool = False  # this version voided the hand: its money no longer counts
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def hand_detail(hand: Hand) -> HandDetail:
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
                         datetime.fromisoformat(v["at"]), v["by"], v["reason"],
                         outcome_word(v["result"]["outcome"]), tuple(v["result"]["winners"]),
-                        _values(v["result"]), facts(v["hand"]))
+                        _values(v["result"]), facts(v["hand"]), v["action"] == "voided")
                 for v in history(hand)]
     return HandDetail(
         row=hand_row(hand), end=end_word(data["end"]["kind"]), dealer=data["dealer"],

@@ -29,7 +29,7 @@ from markupsafe import Markup
 from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError
-from ..core.hand import END_KINDS
+from ..core.hand import END_HINTS, END_KINDS
 from ..extensions import db
 from ..leagues import league_rules, league_stake, members, my_leagues
 from ..ledger import (
@@ -326,7 +326,7 @@ def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
     """What the hand fields (templates/web/_hand.html) need under ``rules``: also used by the
     dispute checker."""
     asks = Asks.of(rules)
-    return {"asks": asks, "names": list(names), "kinds": [(k, end_word(k)) for k in END_KINDS],
+    return {"asks": asks, "names": list(names), "kinds": [(k, end_word(k), str(END_HINTS[k])) for k in END_KINDS],
             "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
 
 
