@@ -326,7 +326,8 @@ def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
     """What the hand fields (templates/web/_hand.html) need under ``rules``: also used by the
     dispute checker."""
     asks = Asks.of(rules)
-    kinds = [(k, end_word(k), str(END_HINTS[k])) for k in END_KINDS]
+    kinds = [(k, end_word(k)[:1].upper() + end_word(k)[1:], str(END_HINTS[k]))
+             for k in END_KINDS]
     return {"asks": asks, "names": list(names), "kinds": kinds,
             "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
 
