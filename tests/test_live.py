@@ -3,6 +3,8 @@ the session's revision, 304 while nothing changed, and a new body after every ch
 session's money, whichever worker or server made it; a change that fails moves nothing."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app import ledger
@@ -132,3 +134,84 @@ def test_the_state_cache_keeps_the_newest():
     assert len(cache) == 2 and made == ["a", "b", "c"]
     cache.get("a", lambda: make("a"))
     assert made == ["a", "b", "c", "a"]
+
+
+# -- the pages that follow the game ---------------------------------------------------------
+
+def _signed_in(app):
+    from tests.test_web import sign_up, start
+
+    client = app.test_client()
+    sign_up(client)
+    return client, start(client, players=("Ann", "Bob", "Cy", "Dee"))
+
+
+def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
+    from app.web.pagecache import _CSRF_MARK, _ONCE_MARK
+    from tests.test_web import record, share_token
+
+    client, sid = _signed_in(app)
+    first = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    second = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    for page in (first, second):
+        assert _CSRF_MARK not in page and _ONCE_MARK not in page
+    once = [re.search(r'name="once" value="([^"]+)"', p).group(1) for p in (first, second)]
+    assert once[0] != once[1]  # each request its own one-time token
+    token = share_token(app, sid)
+    anonymous = app.test_client()
+    assert "No hands yet." in anonymous.get(f"/s/{token}").get_data(as_text=True)
+    assert record(client, sid, kind="tonk_out",
+                  player="Bob").status_code == 302
+    page = anonymous.get(f"/s/{token}").get_data(as_text=True)
+    assert "No hands yet." not in page and "Tonk out · Bob" in page
+    assert "Who pays whom now" in page and "Updated" in page
+
+
+def test_the_live_part_answers_304_until_a_change(app):
+    from tests.test_web import record, share_token
+
+    client, sid = _signed_in(app)
+    token = share_token(app, sid)
+    anonymous = app.test_client()
+    part = anonymous.get(f"/s/{token}/live")
+    assert part.status_code == 200 and "<html" not in part.get_data(as_text=True)
+    tag = part.headers["ETag"]
+    assert anonymous.get(f"/s/{token}/live", headers={"If-None-Match": tag}).status_code == 304
+    owner = client.get(f"/sessions/{sid}/live")
+    assert owner.status_code == 200 and f"/sessions/{sid}/hands" not in owner.get_data(
+        as_text=True)
+    record(client, sid, kind="run_out", player="Cy")
+    again = anonymous.get(f"/s/{token}/live", headers={"If-None-Match": tag})
+    assert again.status_code == 200 and f"/s/{token}/hands/1" in again.get_data(as_text=True)
+    assert f"/sessions/{sid}/hands/1" in client.get(f"/sessions/{sid}/live").get_data(
+        as_text=True)
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert f'data-poll="/api/v1/share/{token}"' in page
+    assert f'data-part="/sessions/{sid}/live"' in page
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_amounts_are_written_as_babel_writes_them(app, lang):
+    from decimal import Decimal
+
+    from flask_babel import format_decimal
+
+    from app.web.present import amount
+
+    with app.test_request_context(headers={"Accept-Language": lang}):
+        for value in ("0", "0.25", "-1234.5", "1234567.89", "999.995"):
+            d = Decimal(value).quantize(Decimal("0.01"))
+            assert amount(d, "money") == format_decimal(abs(d), format="#,##0.00")
+            assert amount(d.quantize(Decimal(1)), "points") == format_decimal(
+                abs(d.quantize(Decimal(1))), format="#,##0")
+
+
+def test_axis_labels_do_not_overlap():
+    from app.web.chart import axis_values
+
+    def at(value: int) -> float:  # 180 px from -100 to 10,000
+        return 10 + (10_000 - value) / 10_100 * 180
+
+    assert axis_values(-100, 10_000, at) == [-100, 10_000]  # 0 is 1.8 px from -1.00
+    assert axis_values(-5_000, 5_000, at) == [-5_000, 0, 5_000]
+    assert axis_values(0, 300, at) == [0, 300]
