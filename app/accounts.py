@@ -16,9 +16,8 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import joinedload
 
 from .core.errors import TonkError
 from .core.names import clean_text
@@ -124,17 +123,23 @@ def start_sign_in(user: User) -> User:
     return user
 
 
+#: Asked on every signed-in request: the account, found through its sign-in's key digest.
+_SIGNED_IN = (select(User).join(SignIn, SignIn.user_id == User.id)
+              .where(SignIn.key_hash == bindparam("digest")))
+_TOKEN_USER = (select(User, ApiToken.id, ApiToken.last_used_at)
+               .join(ApiToken, ApiToken.user_id == User.id)
+               .where(ApiToken.token_hash == bindparam("digest")))
+
+
 def signed_in_user(cookie_id: str) -> User | None:
     """The account behind a cookie's ``"<user id>:<sign-in key>"``, while that sign-in
     lasts; None for an ended sign-in, or a cookie from before sign-ins were kept."""
     user_id, _, key = cookie_id.partition(":")
     if not key or not user_id.isdigit() or len(key) > 64:
         return None
-    row = db.session.scalar(select(SignIn).where(SignIn.key_hash == _digest(key))
-                            .options(joinedload(SignIn.user)))  # one query a request
-    if row is None or str(row.user_id) != user_id:
+    user = db.session.scalar(_SIGNED_IN, {"digest": _digest(key)})  # one light query
+    if user is None or str(user.id) != user_id:
         return None
-    user: User = row.user
     user.sign_in_key = key
     return user
 
@@ -226,16 +231,15 @@ def user_for_token(token: str) -> User | None:
     """The owner of a personal token, or None. When the token was last used is noted at most
     once a minute, and only if the database can take it: a busy or read-only database still
     answers every read."""
-    row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token))
-                            .options(joinedload(ApiToken.user)))
+    row = db.session.execute(_TOKEN_USER, {"digest": _digest(token)}).first()
     if row is None:
         return None
-    user = row.user
+    user, token_id, last = row
     now = utcnow()
-    last = row.last_used_at
     if last is None or (last if last.tzinfo else last.replace(tzinfo=UTC)) < now - NOTE_USE:
         try:
-            row.last_used_at = now
+            db.session.execute(update(ApiToken).where(ApiToken.id == token_id)
+                               .values(last_used_at=now))
             db.session.commit()
         except DBAPIError:
             db.session.rollback()

@@ -144,7 +144,13 @@ def test_every_page_reads_well_on_a_phone_and_a_desktop(live_server, browser, pa
     _look(page, shot, "session-just-recorded", None)
     share = page.input_value("#share-url")
 
+    page.set_viewport_size(PHONE)
     page.goto(league_url)
+    name = page.locator("table.standings td.name").first
+    left = name.bounding_box()["x"]
+    page.locator("#standings .scroll").evaluate("box => { box.scrollLeft = 300; }")
+    assert page.locator("#standings .scroll").evaluate("box => box.scrollLeft") > 0
+    assert abs(name.bounding_box()["x"] - left) < 1  # the player stays pinned
     player = page.locator("table.standings td.name a").first.get_attribute("href")
     hands_behind = page.locator("table.standings td.hands a").first.get_attribute("href")
     sessions_behind = page.locator("table.standings td.sessions a").first.get_attribute("href")
