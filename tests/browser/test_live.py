@@ -58,6 +58,9 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
 
     other = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
                                 has_touch=True)  # another phone: no account, no cookie
+    other.grant_permissions(["clipboard-read", "clipboard-write"])
+    other.add_init_script("navigator.share = (data) => { window.sharedWith = data; "
+                          "return Promise.resolve(); };")  # a phone with a share sheet
     phone = other.new_page()
     phone.on("pageerror", lambda exc: errors.append(str(exc)))
     polls: list[int] = []
@@ -66,6 +69,11 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     assert phone.locator("h1").inner_text() == "Friday"
     assert "0.00" in phone.locator("ul.totals").inner_text()
     assert "Nobody owes anybody anything." in phone.locator("#live").inner_text()
+    phone.get_by_role("button", name="Share…").click()
+    assert phone.evaluate("window.sharedWith") == {"title": "Friday", "url": share_url}
+    phone.get_by_role("button", name="Copy link").click()
+    assert phone.evaluate("navigator.clipboard.readText()") == share_url
+    assert "Copied" in phone.locator("#share-said").inner_text()
     before = phone.locator(".updated time").get_attribute("datetime")
     phone.wait_for_timeout(3200)  # two polls at least, each answered 304: nothing changed
     assert polls and set(polls) == {304}, polls
