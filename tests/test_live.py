@@ -215,3 +215,48 @@ def test_axis_labels_do_not_overlap():
     assert axis_values(-100, 10_000, at) == [-100, 10_000]  # 0 is 1.8 px from -1.00
     assert axis_values(-5_000, 5_000, at) == [-5_000, 0, 5_000]
     assert axis_values(0, 300, at) == [0, 300]
+
+
+def _statements(app, call) -> int:
+    """How many SQL statements ``call`` sends."""
+    from sqlalchemy import event
+
+    with app.app_context():
+        engine = db.engine
+    seen: list[str] = []
+
+    def note(*args) -> None:
+        seen.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        call()
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    return len(seen)
+
+
+def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
+    """No N+1: the share page and the session page cost as many statements with 30 hands as
+    with 3 when first drawn, and the share page one statement once it is kept."""
+    from app.web import routes
+    from app.web.pagecache import PAGES
+    from tests.test_web import record, share_token
+
+    client, sid = _signed_in(app)
+    token = share_token(app, sid)
+    anonymous = app.test_client()
+    counts = []
+    for hands in (3, 30):
+        with app.app_context():
+            done = db.session.get(GameSession, sid).hand_count
+        for _ in range(hands - done):
+            record(client, sid, kind="run_out", player="Bob")
+        client.get(f"/sessions/{sid}")  # shows what was flashed: the hands just recorded
+        for cache in (PAGES, routes.LIVE_PARTS, routes.HAND_CARDS):
+            cache.clear()
+        share = _statements(app, lambda: anonymous.get(f"/s/{token}"))
+        own = _statements(app, lambda: client.get(f"/sessions/{sid}"))
+        counts.append((share, own))
+    assert counts[0] == counts[1], counts
+    assert _statements(app, lambda: anonymous.get(f"/s/{token}")) <= 3  # BEGIN, row, ROLLBACK
