@@ -142,9 +142,14 @@ def keeps_score(user: User, gs: GameSession) -> bool:
     """Whether ``user`` keeps ``gs``'s score now, decided from the roles as they are at
     this request: a league session by the league's admins (whoever started it loses it
     with the role), any other by its owner."""
-    if gs.league_id is not None:
-        return is_league_admin(user, gs.league_id)
-    return gs.owner_id == user.id
+    return keeps_score_of(user, gs.owner_id, gs.league_id)
+
+
+def keeps_score_of(user: User, owner_id: int, league_id: int | None) -> bool:
+    """:func:`keeps_score` of a session known by its owner and league."""
+    if league_id is not None:
+        return is_league_admin(user, league_id)
+    return owner_id == user.id
 
 
 def started_by(user: User) -> Any:

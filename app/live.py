@@ -19,8 +19,8 @@ from typing import Generic, NamedTuple, TypeVar
 from sqlalchemy import select
 
 from .extensions import db
-from .ledger import MAX_ID, NotFoundError
-from .models import GameSession, Hand
+from .ledger import MAX_ID, NotFoundError, keeps_score_of
+from .models import GameSession, Hand, User
 
 V = TypeVar("V")
 
@@ -68,6 +68,21 @@ def stamp_by_token(token: str) -> Stamp:
     if stamp is None:
         raise NotFoundError("this share link does not lead to a session")
     return stamp
+
+
+def owned_stamp(user: User, session_id: int) -> tuple[Stamp, str]:
+    """The state and share token of a session ``user`` keeps the score of (one row, and the
+    league's admins for a league session), or :class:`~app.ledger.NotFoundError`, as
+    :func:`~app.ledger.owned_session` decides."""
+    row = db.session.execute(select(*_COLUMNS, GameSession.share_token, GameSession.owner_id,
+                                    GameSession.league_id)
+                             .where(GameSession.id == session_id)).first() \
+        if 0 < session_id <= MAX_ID else None
+    if row is None or not keeps_score_of(user, row[5], row[6]):
+        raise NotFoundError(f"there is no session {session_id} in your account")
+    stamp = _stamp((row[0], row[1], row[2], row[3]))
+    assert stamp is not None
+    return stamp, row[4]
 
 
 def stamp_of(gs: GameSession) -> Stamp:

@@ -54,7 +54,7 @@ from ..ledger import (
     shared_session,
     void_hand,
 )
-from ..live import Stamp, StateCache, stamp_by_token, stamp_of
+from ..live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
 from ..models import GameSession, Hand
 from . import bp
 from .chart import chart_svg
@@ -285,11 +285,14 @@ def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, shar
 @bp.get("/sessions/<int:session_id>")
 @login_required
 def session(session_id: int) -> ResponseReturnValue:
-    gs = owned_session(me(), session_id)
     numbers = [int(n) for n in map(str, get_flashed_messages(category_filter=["hand"]))
                if n.isdigit()]
-    return session_page(gs, stamp_of(gs), gs.share_token, None,
-                        [get_hand(gs, n) for n in numbers])
+    if numbers:  # the hands just recorded, drawn afresh
+        gs = owned_session(me(), session_id)
+        return session_page(gs, stamp_of(gs), gs.share_token, None,
+                            [get_hand(gs, n) for n in numbers])
+    stamp, share_token = owned_stamp(me(), session_id)  # a kept page needs no more
+    return session_page(lambda: owned_session(me(), session_id), stamp, share_token, None)
 
 
 @bp.get("/sessions/<int:session_id>/live")
