@@ -79,6 +79,8 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     assert polls and set(polls) == {304}, polls
     shot("02-share-view-before", phone)
 
+    keeper = page.context.new_page()  # the scorekeeper's page, open on another tab
+    keeper.goto(session)
     _record(page, session, "tonk_out", "Ann")  # the first phone records a hand
     saved = time.monotonic()
     phone.wait_for_function(
@@ -86,6 +88,11 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
         timeout=2000)
     took = time.monotonic() - saved
     assert took < 2.0, took
+    keeper.wait_for_function(  # the scorekeeper's own session page follows too
+        "() => document.querySelectorAll('#live ol.hands li.hand').length === 1",
+        timeout=max(100, int((2.0 - (time.monotonic() - saved)) * 1000)))
+    assert "/sessions/" in keeper.locator("#live li.hand a").get_attribute("href")
+    keeper.close()
     live = phone.locator("#live")
     assert "+1.50" in live.locator("ul.totals").inner_text()  # a tonk out pays double
     owing = live.locator("ul.owing").inner_text()
