@@ -217,7 +217,9 @@ def hand_card(gs: GameSession, token: str | None, hand: Hand) -> Markup:
     def make() -> Markup:
         item = get_template_attribute("macros.html", "hand_item")
         return Markup(item(gs, token, hand_row(hand), hand_rules(hand).scoring))
-    return HAND_CARDS.get((hand.id, hand.version, token or "", lang()), make)
+    # (the session's share token too: random, it keeps apart two databases one process
+    # has served, as a test run does)
+    return HAND_CARDS.get((gs.share_token, hand.id, hand.version, token or "", lang()), make)
 
 
 def live_url(gs: GameSession, token: str | None, page: int) -> str:
