@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
 from typing import Generic, NamedTuple, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from .extensions import db
 from .ledger import MAX_ID, NotFoundError, keeps_score_of
@@ -58,12 +58,17 @@ def _stamp(row: tuple[int, int, datetime | None, datetime] | None) -> Stamp | No
 
 _COLUMNS = (GameSession.id, GameSession.revision, GameSession.updated_at,
             GameSession.created_at)
+# Asked on every poll and every kept page: plain statements, built once, run on the
+# session's connection (the ORM has nothing to load here).
+_BY_TOKEN = select(*_COLUMNS).where(GameSession.share_token == bindparam("token"))
+_BY_ID = (select(*_COLUMNS, GameSession.share_token, GameSession.owner_id,
+                 GameSession.league_id).where(GameSession.id == bindparam("id")))
 
 
 def stamp_by_token(token: str) -> Stamp:
     """The state of the session behind a share link (one row by its unique index), or
     :class:`~app.ledger.NotFoundError`."""
-    row = db.session.execute(select(*_COLUMNS).where(GameSession.share_token == token)).first()
+    row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first()
     stamp = _stamp(tuple(row) if row is not None else None)  # type: ignore[arg-type]
     if stamp is None:
         raise NotFoundError("this share link does not lead to a session")
@@ -74,9 +79,7 @@ def owned_stamp(user: User, session_id: int) -> tuple[Stamp, str]:
     """The state and share token of a session ``user`` keeps the score of (one row, and the
     league's admins for a league session), or :class:`~app.ledger.NotFoundError`, as
     :func:`~app.ledger.owned_session` decides."""
-    row = db.session.execute(select(*_COLUMNS, GameSession.share_token, GameSession.owner_id,
-                                    GameSession.league_id)
-                             .where(GameSession.id == session_id)).first() \
+    row = db.session.connection().execute(_BY_ID, {"id": session_id}).first() \
         if 0 < session_id <= MAX_ID else None
     if row is None or not keeps_score_of(user, row[5], row[6]):
         raise NotFoundError(f"there is no session {session_id} in your account")
