@@ -4,10 +4,10 @@
 Both apps are served in turn by ``gunicorn -w 2`` (sync workers) on 127.0.0.1 and loaded by
 wrk with 16 connections; hello world and the app take turns, and each page's throughput is
 given as a share of the better of the hello-world runs just before and after it (a busy
-machine slows both alike). Target: the share page,
+machine slows both alike), the median of three rounds. Target: the share page,
 the session page and the ledger API at least 25% of hello world's requests per second.
 
-    python benchmarks/bench_pages.py [--seconds 10] [--database sqlite|postgresql]
+    python benchmarks/bench_pages.py [--seconds 5] [--rounds 3] [--database sqlite|postgresql]
 
 Needs wrk (``apt-get install wrk``); without it, says so and skips (exit 0).
 """
@@ -20,6 +20,7 @@ import random
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -120,7 +121,8 @@ def seed(url: str, rng: random.Random) -> tuple[int, str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=int, default=10, help="per measurement")
+    parser.add_argument("--seconds", type=int, default=5, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each page (median)")
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args(argv)
     if shutil.which("wrk") is None:
@@ -139,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 conn.execute(sa.text(f'CREATE DATABASE "{pg_name}"'))
             url = PG_URL.rsplit("/", 1)[0] + "/" + pg_name
         try:
-            return measure(url, args.seconds, args.database)
+            return measure(url, args.seconds, args.database, args.rounds)
         finally:
             if pg_name is not None:
                 with admin.connect() as conn:
@@ -147,11 +149,11 @@ def main(argv: list[str] | None = None) -> int:
                 admin.dispose()
 
 
-def measure(url: str, seconds: int, database: str) -> int:
+def measure(url: str, seconds: int, database: str, rounds: int) -> int:
     started = time.perf_counter()
     session_id, share, api_token = seed(url, random.Random(7))
     print(f"pages under load: gunicorn -w {WORKERS} (sync), wrk {CONNECTIONS} connections, "
-          f"{seconds} s each, {database}, a session of {HANDS:,} hands "
+          f"{seconds} s x {rounds} rounds each, {database}, a session of {HANDS:,} hands "
           f"(seeded in {time.perf_counter() - started:.0f} s)")
     env = {"DATABASE_URL": url, "SECRET_KEY": "bench"}
     with gunicorn("hello:app", HERE, {}, "/") as hello_base, \
@@ -173,22 +175,27 @@ def measure(url: str, seconds: int, database: str) -> int:
             ("share API, unchanged (304)", f"/api/v1/share/{share}", {"If-None-Match": etag},
              False),
         ]
-        # Hello world and the app take turns, so that both meet the same machine: each
-        # figure is compared with the better of the hello-world runs just before and after.
+        # Hello world and the app take turns, so that both meet the same machine: each run
+        # of a page is compared with the better of the hello-world runs just before and
+        # after it, and each page is given by the median of its rounds.
         wrk(hello_base + "/", 1)
         hello = [wrk(hello_base + "/", seconds)]
         rows: list[tuple[str, float, float, bool, float]] = []
         for label, path, headers, targeted in cases:
             wrk(base + path, 1, headers)  # warm: the workers' caches and the database's
-            rate, p50 = wrk(base + path, seconds, headers)
-            hello.append(wrk(hello_base + "/", seconds))
-            rows.append((label, rate, p50, targeted, max(hello[-2][0], hello[-1][0])))
+            runs = []
+            for _round in range(rounds):
+                rate, p50 = wrk(base + path, seconds, headers)
+                hello.append(wrk(hello_base + "/", seconds))
+                runs.append((rate / max(hello[-2][0], hello[-1][0]), rate, p50))
+            share_of, rate, p50 = sorted(runs)[len(runs) // 2]
+            rows.append((label, rate, p50, targeted, share_of))
     ok = True
     rates = [rate for rate, _ in hello]
-    print(f"  {'Flask hello world':<28} {max(rates):8.0f} requests/s  p50 "
-          f"{min(p for _, p in hello):6.2f} ms  (runs: {', '.join(f'{r:.0f}' for r in rates)})")
-    for label, rate, p50, targeted, yardstick in rows:
-        share_of = rate / yardstick
+    print(f"  {'Flask hello world':<28} {statistics.median(rates):8.0f} requests/s  p50 "
+          f"{statistics.median(p for _, p in hello):6.2f} ms  (median of {len(rates)} runs, "
+          f"{min(rates):.0f} to {max(rates):.0f})")
+    for label, rate, p50, targeted, share_of in rows:
         met = share_of >= TARGET
         ok &= met or not targeted
         verdict = ("OK" if met else "MISSED") if targeted else ""

@@ -22,7 +22,7 @@ from ..core.errors import TonkError
 from ..core.settle import amount_formatter
 from ..extensions import db
 from ..leagues import session_table
-from ..live import StateCache, stamp_of
+from ..live import StateCache, owned_stamp
 from ..models import GameSession, Hand, User
 from . import bp
 from .auth import token_required
@@ -241,9 +241,9 @@ LEDGERS: StateCache[bytes] = StateCache(512)
 @bp.get("/sessions/<int:session_id>/ledger")
 @token_required
 def get_ledger(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    body = LEDGERS.get((stamp_of(gs).tag, gs.share_token),
-                       lambda: json.dumps(ledger_json(gs)).encode())
+    stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
+    body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
+        ledger_json(service.owned_session(user, session_id))).encode())
     return Response(body, mimetype="application/json")
 
 
