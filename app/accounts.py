@@ -16,8 +16,10 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.util import identity_key
 
 from .core.errors import TonkError
 from .core.names import clean_text
@@ -123,16 +125,40 @@ def start_sign_in(user: User) -> User:
     return user
 
 
+#: Asked on every signed-in request: the account's row, found through its sign-in's key
+#: digest (or its token's), as plain statements built once.
+_USER_COLUMNS = tuple(User.__table__.columns)
+_SIGNED_IN = (select(*_USER_COLUMNS).join(SignIn, SignIn.user_id == User.id)
+              .where(SignIn.key_hash == bindparam("digest")))
+_TOKEN_USER = (select(*_USER_COLUMNS, ApiToken.id.label("token_id"),
+                      ApiToken.last_used_at.label("token_used_at"))
+               .join(ApiToken, ApiToken.user_id == User.id)
+               .where(ApiToken.token_hash == bindparam("digest")))
+
+
+def _account(row: Any) -> User:
+    """The account of a row of :data:`_USER_COLUMNS`, as the session's own object: the one
+    it already holds, or one made from the row without asking the database again."""
+    values = {c.key: row._mapping[c] for c in _USER_COLUMNS}
+    held = db.session.identity_map.get(identity_key(User, values["id"]))
+    if held is not None:
+        return held
+    user = User(**values)
+    make_transient_to_detached(user)  # loaded and clean, as if just read
+    db.session.add(user)
+    return user
+
+
 def signed_in_user(cookie_id: str) -> User | None:
     """The account behind a cookie's ``"<user id>:<sign-in key>"``, while that sign-in
     lasts; None for an ended sign-in, or a cookie from before sign-ins were kept."""
     user_id, _, key = cookie_id.partition(":")
     if not key or not user_id.isdigit() or len(key) > 64:
         return None
-    row = db.session.scalar(select(SignIn).where(SignIn.key_hash == _digest(key)))
-    if row is None or str(row.user_id) != user_id:
+    row = db.session.connection().execute(_SIGNED_IN, {"digest": _digest(key)}).first()
+    if row is None or str(row.id) != user_id:
         return None
-    user: User = row.user
+    user = _account(row)
     user.sign_in_key = key
     return user
 
@@ -224,15 +250,15 @@ def user_for_token(token: str) -> User | None:
     """The owner of a personal token, or None. When the token was last used is noted at most
     once a minute, and only if the database can take it: a busy or read-only database still
     answers every read."""
-    row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token)))
+    row = db.session.connection().execute(_TOKEN_USER, {"digest": _digest(token)}).first()
     if row is None:
         return None
-    user = row.user
+    user, token_id, last = _account(row), row.token_id, row.token_used_at
     now = utcnow()
-    last = row.last_used_at
     if last is None or (last if last.tzinfo else last.replace(tzinfo=UTC)) < now - NOTE_USE:
         try:
-            row.last_used_at = now
+            db.session.execute(update(ApiToken).where(ApiToken.id == token_id)
+                               .values(last_used_at=now))
             db.session.commit()
         except DBAPIError:
             db.session.rollback()

@@ -124,9 +124,14 @@ def keeps_score(user: User, gs: GameSession) -> bool:
     """Whether ``user`` keeps ``gs``'s score now, decided from the roles as they are at
     this request: a league session by the league's admins (whoever started it loses it
     with the role), any other by its owner."""
-    if gs.league_id is not None:
-        return is_league_admin(user, gs.league_id)
-    return gs.owner_id == user.id
+    return keeps_score_of(user, gs.owner_id, gs.league_id)
+
+
+def keeps_score_of(user: User, owner_id: int, league_id: int | None) -> bool:
+    """:func:`keeps_score` of a session known by its owner and league."""
+    if league_id is not None:
+        return is_league_admin(user, league_id)
+    return owner_id == user.id
 
 
 def started_by(user: User) -> Any:
@@ -215,6 +220,10 @@ def _player(user: User, name: str, league_id: int | None = None) -> Player:
     return found
 
 
+def parse_session_name(name: Any) -> str:
+    return clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
+
+
 def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                    stake: Any = None, currency: Any = None, first_dealer: Any = None,
                    league_id: int | None = None) -> GameSession:
@@ -222,7 +231,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     league (whose admins may start sessions), its players are the league's members."""
     if league_id is not None and not is_league_admin(user, league_id):
         raise NotFoundError(f"there is no league {league_id} that you run", "league")
-    name = clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
+    name = parse_session_name(name)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake, resolved)
     seats = parse_players(players)
@@ -262,7 +271,10 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
 def _locked(gs: GameSession) -> GameSession:
     """The session again, read afresh under its lock: no other change of its money can be
     under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
-    write lock, taken before anything is read)."""
+    write lock, taken before anything is read).
+
+    Its revision moves on and ``updated_at`` is now, in the same transaction: whoever
+    watches the session (the share view) sees every change, and only changes."""
     session_id = gs.id
     begin_write()
     db.session.expire_all()
@@ -270,6 +282,8 @@ def _locked(gs: GameSession) -> GameSession:
                            populate_existing=True)
     if fresh is None:
         raise NotFoundError(f"there is no session {session_id} in your account")
+    fresh.revision += 1  # commits with the change, or rolls back with it
+    fresh.updated_at = utcnow()
     return fresh
 
 

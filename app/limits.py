@@ -123,6 +123,13 @@ def too_many(exc: RateLimitExceeded) -> Response:
     return response
 
 
+@limiter.request_filter
+def _reads() -> bool:
+    """Every limit is on a POST: reading a page or polling the share view skips the
+    limiter's per-request bookkeeping altogether."""
+    return request.method in ("GET", "HEAD", "OPTIONS")
+
+
 def init_app(app: Flask) -> None:
     for key, value in limits_config().items():
         app.config.setdefault(key, value)

@@ -93,9 +93,11 @@ def _end_request(_exc: BaseException | None) -> None:
 
 def engine_options(url: str) -> dict[str, Any]:
     """Engine options for a database URL: on PostgreSQL a lock wait that gives up (and
-    answers 503) rather than hanging a request."""
-    options: dict[str, Any] = {"pool_pre_ping": True}
-    if url.startswith("postgresql"):
+    answers 503) rather than hanging a request, and a connection checked before use. (On
+    SQLite no check: it would cost every request a query and find nothing.)"""
+    options: dict[str, Any] = {}
+    if url.startswith("postgresql"):  # a server can restart under the pool; a file cannot
+        options["pool_pre_ping"] = True
         options["connect_args"] = {"options": f"-c lock_timeout={LOCK_TIMEOUT_MS}"}
     return options
 

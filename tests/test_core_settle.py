@@ -58,8 +58,8 @@ def test_result_json_shape():
     assert body["winners"] == ["Cy"]
     assert body["net"] == {"Ann": "-0.25", "Bob": "-0.50", "Cy": "1.00", "Dee": "-0.25"}
     assert body["payments"][1] == {"from": "Ann", "to": "Cy", "amount": "0.25",
-                                   "rule": "standard catch: each other player pays the "
-                                           "lowest the stake"}
+                                   "rule": "standard catch: every player but the dropper "
+                                           "and the lowest pays the lowest the stake"}
     assert all(isinstance(s, str) and s.endswith(".") for s in body["explanation"])
 
 

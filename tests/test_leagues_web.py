@@ -138,6 +138,23 @@ def test_the_hands_behind_a_number(keeper):
     assert client.get(f"/leagues/{lid}/hands?player=999&stat=hands").status_code == 404
 
 
+def test_the_sessions_behind_a_number(keeper):
+    """The standings' Sessions number leads to that member's sessions, not their hands."""
+    client, lid, ids = keeper
+    standings = text(client.get(f"/leagues/{lid}?scoring=money"))
+    link = f"/leagues/{lid}/sessions?player={ids['Ann']}&amp;season=all&amp;scoring=money"
+    assert link in standings
+    page = text(client.get(link.replace("&amp;", "&")))
+    assert "1 session" in page and "Night one" in page and "2 hands" in page
+    assert "Night two" not in page  # played under push-ups: another tab
+    pushed = text(client.get(f"/leagues/{lid}/sessions?player={ids['Ann']}&scoring=push_ups"))
+    assert "Night two" in pushed and "Night one" not in pushed
+    early = db_season(client, lid)
+    assert "Night one" in text(client.get(
+        f"/leagues/{lid}/sessions?player={ids['Ann']}&season={early}&scoring=money"))
+    assert client.get(f"/leagues/{lid}/sessions?player=999").status_code == 404
+
+
 def test_the_players_page(keeper):
     client, lid, ids = keeper
     page = text(client.get(f"/leagues/{lid}/players/{ids['Ann']}"))

@@ -7,3 +7,4 @@ from . import errors as errors  # noqa: E402  (registers on bp)
 from . import leagues as leagues  # noqa: E402
 from . import routes as routes  # noqa: E402
 from . import sessions as sessions  # noqa: E402
+from . import share as share  # noqa: E402

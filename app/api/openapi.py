@@ -274,6 +274,36 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                      "description": "Each total less what was paid or received."},
             "all_paid": {"type": "boolean"},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
+        "Share": {"type": "object", "description": "The live state of a session for its "
+                  "read-only view.", "properties": {
+            "session": {"type": "object", "properties": {
+                "name": {"type": "string"}, "rules": {"type": "string"},
+                "rules_title": {"type": "string"},
+                "scoring": {"type": "string", "enum": ["money", "points", "push_ups"]},
+                "stake": {"type": "string"}, "currency": {"type": "string"},
+                "closed": {"type": "boolean"},
+                "closed_at": {"oneOf": [_WHEN, {"type": "null"}]}, "created_at": _WHEN}},
+            "seats": {"type": "array", "description": "In seat order, with each total.",
+                      "items": {"type": "object", "properties": {
+                          "seat": {"type": "integer"}, "name": {"type": "string"},
+                          "total": _MONEY}}},
+            "dealer": {"type": ["string", "null"],
+                       "description": "Who deals next (null once closed)."},
+            "totals": {"type": "object", "additionalProperties": _MONEY},
+            "hands": {"type": "integer", "description": "Hands that count (not voided)."},
+            "last_hands": {"type": "array", "description": "The newest hands, newest first.",
+                           "items": {"type": "object", "properties": {
+                "number": _ID, "version": _ID, "voided": {"type": "boolean"},
+                "corrected": {"type": "boolean"},
+                "multiplier": {"type": "integer"}, "outcome": {"type": "string"},
+                "winners": {"type": "array", "items": {"type": "string"}},
+                "values": {"type": "object", "description": "Each player's net (pushes "
+                           "under push-ups)."}}}},
+            "transfers": {**_transfer_list(), "description": "The transfers still open."},
+            "pots": {"type": "object", "additionalProperties": _MONEY,
+                     "description": "Money waiting in each pot."},
+            "revision": {"type": "integer", "description": "Moves on with every change."},
+            "updated_at": _WHEN}},
         "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
                        "additionalProperties": False,
                        "examples": [{"from": "Ann", "to": "Cy", "amount": "0.25"}],
@@ -547,6 +577,22 @@ def openapi_document() -> dict[str, Any]:
             "/api/v1/openapi.json": {"get": {
                 "summary": "This document.",
                 "responses": {"200": _answer("The OpenAPI document.")}}},
+            "/api/v1/share/{token}": {"get": {
+                "summary": "The live state of a session for its read-only view: the share "
+                           "link is the credential. Poll it with If-None-Match: 304 until "
+                           "something changes.",
+                "parameters": [
+                    {"name": "token", "in": "path", "required": True,
+                     "schema": {"type": "string"}, "description": "The share link's token."},
+                    {"name": "If-None-Match", "in": "header", "required": False,
+                     "schema": {"type": "string"},
+                     "description": "The ETag of the state you have."}],
+                "responses": {
+                    "200": {**_answer("The state, with its ETag.", "Share"),
+                            "headers": {"ETag": {"schema": {"type": "string"}}}},
+                    "304": {"description": "Nothing changed since the ETag you sent."},
+                    "404": _answer("No session behind this link (or it was replaced).",
+                                   "Error")}}},
             **_session_paths(),
             **_league_paths(),
         },

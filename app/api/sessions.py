@@ -12,13 +12,14 @@ from datetime import UTC, datetime
 from decimal import InvalidOperation
 from typing import Any
 
-from flask import Response, jsonify, url_for
+from flask import Response, json, jsonify, url_for
 from werkzeug.routing import BuildError
 
 from .. import ledger as service
 from ..core.errors import TonkError
 from ..core.money import amount_formatter
 from ..leagues import session_table
+from ..live import StateCache, owned_stamp
 from ..models import GameSession, Hand, User
 from . import bp
 from .auth import token_required
@@ -226,10 +227,17 @@ def hand_history(user: User, session_id: int, number: int) -> Response:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
+#: Ledger bodies by the session's state (app.live): made once per change, per worker.
+LEDGERS: StateCache[bytes] = StateCache(512)
+
+
 @bp.get("/sessions/<int:session_id>/ledger")
 @token_required
 def get_ledger(user: User, session_id: int) -> Response:
-    return jsonify(ledger_json(service.owned_session(user, session_id)))
+    stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
+    body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
+        ledger_json(service.owned_session(user, session_id))).encode())
+    return Response(body, mimetype="application/json")
 
 
 @bp.post("/sessions/<int:session_id>/payments")

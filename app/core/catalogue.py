@@ -24,6 +24,12 @@ CATALOGUE: dict[str, str] = {
     "end.deal": "instant win on the deal", "end.tonk_out": "tonk out",
     "end.run_out": "run out", "end.drop": "drop", "end.stock_out": "stock ran out",
     "end.dead": "dead hand",
+    "end_hint.deal": "someone was dealt a winning hand; it is not played",
+    "end_hint.tonk_out": "went out without a final discard",
+    "end_hint.run_out": "a player discarded their last card",
+    "end_hint.drop": "a player dropped to compare counts",
+    "end_hint.stock_out": "the draw pile is empty: lowest count wins",
+    "end_hint.dead": "thrown in or misdealt: nobody pays",
     "deal_win.five_face_cards": "five face cards",
     "deal_win.at_most": "{n} or fewer",
     # -- the choices of rule options ---------------------------------------------------------
@@ -76,7 +82,8 @@ CATALOGUE: dict[str, str] = {
     # -- catch schemes -----------------------------------------------------------------------
     "catch.standard.title": "standard catch",
     "catch.standard.summary": "the dropper pays double to each other player at or below the "
-                              "dropper's count; everyone else pays the lowest the stake",
+                              "dropper's count; every player but the dropper and the lowest, "
+                              "one just paid double too, pays the lowest the stake",
     "catch.alt1.title": "catch, alternative 1",
     "catch.alt1.summary": "the lowest gets double from the dropper and the stake from "
                           "everyone else",
@@ -121,8 +128,8 @@ CATALOGUE: dict[str, str] = {
     "preset.chicago.title": "Chicago",
     "preset.chicago.source": "pagat.com, Chicago",
     "preset.chicago.summary": "Jokers; Big 50 and 13 or fewer pay double, 49 single; a tonk "
-                              "out pays single unless off the deal; a caught dropper pays each "
-                              "catcher double.",
+                              "out pays single, double with two spreads on the first turn; a "
+                              "caught dropper pays each catcher double.",
     "preset.washington.title": "Washington State",
     "preset.washington.source": "pagat.com, Washington State",
     "preset.washington.summary": "Points; 49, 50 or 14 or fewer on the deal pay double, all "
@@ -158,7 +165,8 @@ CATALOGUE: dict[str, str] = {
     "rule.stock_out": "stock out: the lowest count is paid {pays}",
     "rule.catch.standard.dropper": "standard catch: the dropper pays double to each player "
                                    "at or below the dropper's count",
-    "rule.catch.standard.others": "standard catch: each other player pays the lowest the stake",
+    "rule.catch.standard.others": "standard catch: every player but the dropper and the "
+                                  "lowest pays the lowest the stake",
     "rule.catch.alt1.dropper": "catch, alternative 1: the dropper pays the lowest double",
     "rule.catch.alt1.others": "catch, alternative 1: each other player pays the lowest the "
                               "stake",

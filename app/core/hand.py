@@ -6,7 +6,7 @@ names the field and the player. A :class:`Hand` that exists is valid: settling i
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -20,6 +20,8 @@ from .rules import Rules, resolve_rules
 
 END_KINDS: dict[str, Message] = {kind: Message(f"end.{kind}") for kind in (
     "deal", "tonk_out", "run_out", "drop", "stock_out", "dead")}
+#: A few words that tell the ends apart (a run out and a stock that ran out, above all).
+END_HINTS: dict[str, Message] = {kind: Message(f"end_hint.{kind}") for kind in END_KINDS}
 METHODS = ("spread", "hits")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_MULTIPLIER = 1000
@@ -343,6 +345,22 @@ def _counts_from_cards(counts: list[int | None], cards: list[tuple[Card, ...] | 
         counts[seat] = total
 
 
+def missing_counts(kind: str, player: str | None, five_face_cards: Collection[str],
+                   players: Sequence[str], rules: Rules, given: Collection[str]
+                   ) -> list[HandError]:
+    """Every count a hand that ended this way needs and was not ``given``, in seat order:
+    the errors :func:`parse_hand` raises one at a time, for a form that shows them all."""
+    needed: list[str] = []
+    if kind in ("drop", "stock_out"):
+        needed = list(players)
+    elif rules.scoring == "push_ups" and kind in ("tonk_out", "run_out", "deal"):
+        needed = [p for p in players if p != player and p not in five_face_cards]
+    why = (Message("counts.every_count", end=END_KINDS[kind])
+           if kind in ("drop", "stock_out") else Message("counts.every_loser"))
+    return [HandError(Message("counts.missing", player=name, why=why), f"counts.{name}")
+            for name in needed if name not in given]
+
+
 def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rules: Rules,
                          end: End) -> None:
     kind = end.kind
@@ -354,18 +372,10 @@ def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rul
         counts[seat] = 0
     if kind == "deal":
         _check_five_face_counts(counts, players, rules, end)
-    needed: list[int] = []
-    if kind in ("drop", "stock_out"):
-        needed = list(range(len(players)))
-    elif rules.scoring == "push_ups" and kind in ("tonk_out", "run_out", "deal"):
-        needed = [s for s in range(len(players))
-                  if players[s] != end.player and players[s] not in end.five_face_cards]
-    for seat in needed:
-        if counts[seat] is None:
-            why = (Message("counts.every_count", end=END_KINDS[kind])
-                   if kind in ("drop", "stock_out") else Message("counts.every_loser"))
-            raise HandError(Message("counts.missing", player=players[seat], why=why),
-                            f"counts.{players[seat]}")
+    missing = missing_counts(kind, end.player, end.five_face_cards, players, rules,
+                             {players[s] for s, c in enumerate(counts) if c is not None})
+    if missing:
+        raise missing[0]
     if kind == "deal" and not any(c is not None for c in counts) and not end.five_face_cards:
         raise HandError(Message("counts.deal_needs_total"), "counts")
 

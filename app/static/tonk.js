@@ -125,7 +125,18 @@
         check(row);
         refresh();
       });
-      row.querySelector(".cards").addEventListener("input", function () {
+      // Typed cards fill the count as they are typed; the text itself is left as typed
+      // (rewriting it would eat the space or comma just typed), and tidied on leaving it.
+      var typed = row.querySelector(".cards");
+      typed.addEventListener("input", function () {
+        var cards = cardsOf(row);
+        if (cards.length && cards.every(function (c) { return c in worth; })) {
+          row.querySelector(".count").value = String(total(cards));
+          check(row);
+        }
+        refresh();
+      });
+      typed.addEventListener("change", function () {
         var cards = cardsOf(row);
         if (cards.every(function (c) { return c in worth; })) setCards(row, cards);
         refresh();
@@ -214,6 +225,121 @@
       else button.click();
     });
   }
+
+  // The session page and its share view follow the game: ask the share API every 1.5 s
+  // whether the session changed (304 while it did not: one row read on the server), and
+  // on a change fetch the page's live part again. Works on any number of workers and
+  // servers: the answer comes from the database, never from one process's memory.
+  function follow(box) {
+    var poll = box.getAttribute("data-poll"), part = box.getAttribute("data-part");
+    var etag = box.getAttribute("data-etag"), status = document.getElementById("live-status");
+    var every = 1500, wait = every, timer = null;
+    function later(ms) { clearTimeout(timer); timer = setTimeout(tick, ms); }
+    function say(text) { if (status) status.textContent = text; }
+    function tick() {
+      if (document.hidden) return;  // asked again when the page is shown
+      fetch(poll, {cache: "no-store", credentials: "same-origin",
+                   headers: etag ? {"If-None-Match": etag} : {}})
+        .then(function (answer) {
+          if (answer.status === 404) { say(status.getAttribute("data-live-gone")); return null; }
+          if (answer.status === 304) { wait = every; later(wait); return null; }
+          if (!answer.ok) throw new Error(String(answer.status));
+          var next = answer.headers.get("ETag");
+          return fetch(part, {cache: "no-store", credentials: "same-origin"})
+            .then(function (page) {
+              if (!page.ok) throw new Error(String(page.status));
+              return page.text();
+            })
+            .then(function (html) {
+              box.innerHTML = html;
+              localTimes(box);
+              etag = next;
+              say(status.getAttribute("data-live-said"));
+              wait = every;
+              later(wait);
+            });
+        })
+        .catch(function () { wait = Math.min(wait * 2, 15000); later(wait); });
+    }
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) later(0);
+    });
+    later(every);
+  }
+
+  // Times written in UTC by the server, shown in the phone's own time.
+  function localTimes(root) {
+    each(root, "time[datetime]", function (t) {
+      var when = new Date(t.getAttribute("datetime"));
+      if (!isNaN(when)) t.textContent = when.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+    });
+  }
+
+  // Copy the link, or hand it to the phone's own share sheet where it has one.
+  function shareButtons() {
+    var said = document.getElementById("share-said");
+    each(document, "button[data-copy]", function (b) {
+      var input = document.getElementById(b.getAttribute("data-copy"));
+      if (!input || !(navigator.clipboard || document.queryCommandSupported)) return;
+      b.hidden = false;
+      b.addEventListener("click", function () {
+        function done() { if (said) said.textContent = b.getAttribute("data-done") || "✓"; }
+        function fallback() {
+          input.select();
+          try { document.execCommand("copy"); done(); } catch (e) { /* selected: copy by hand */ }
+        }
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(input.value).then(done, fallback);
+        } else {
+          fallback();
+        }
+      });
+    });
+    each(document, "button[data-share]", function (b) {
+      var input = document.getElementById(b.getAttribute("data-share"));
+      if (!input || !navigator.share) return;
+      b.hidden = false;
+      b.addEventListener("click", function () {
+        navigator.share({title: b.getAttribute("data-title") || document.title, url: input.value})
+          .catch(function () { /* the sheet was closed */ });
+      });
+    });
+  }
+
+  // A form shown again with errors: they are listed at its top, and the first field to fix
+  // has the focus (scrolled into view, above the phone's keyboard).
+  var summary = document.getElementById("error-summary");
+  if (summary) {
+    var first = summary.querySelector("a[data-field]");
+    var field = first && document.getElementById(first.getAttribute("data-field"));
+    if (field) {
+      var folded = field.closest("details");
+      if (folded) folded.open = true;
+      field.focus();
+      field.scrollIntoView({block: "center"});
+    } else {
+      summary.setAttribute("tabindex", "-1");
+      summary.focus();
+    }
+    each(summary, "a[data-field]", function (a) {
+      a.addEventListener("click", function (e) {
+        var target = document.getElementById(a.getAttribute("data-field"));
+        if (!target) return;
+        e.preventDefault();
+        var box = target.closest("details");
+        if (box) box.open = true;
+        target.focus();
+        target.scrollIntoView({block: "center"});
+      });
+    });
+  }
+
+  var live = document.getElementById("live");
+  if (live && live.getAttribute("data-poll") && window.fetch) {
+    localTimes(live);
+    follow(live);
+  }
+  shareButtons();
 
   var config = document.getElementById("hand-config");
   var handEl = document.getElementById("hand-form");

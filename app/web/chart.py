@@ -20,6 +20,19 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
            "#8C6D00")
 DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 4", "1 2", "12 4", "6 2 2 2 2 2")
 
+#: Labels on the axis closer than this (px) would overlap: the nearer one is left out.
+LABEL_GAP = 13
+
+
+def axis_values(low: int, high: int, at: Callable[[int], float]) -> list[int]:
+    """The values labelled on the axis: the highest and the lowest, and 0 where it does not
+    crowd them (its line is drawn either way)."""
+    kept = sorted({low, high})
+    if 0 not in kept and all(abs(at(0) - at(v)) >= LABEL_GAP for v in kept):
+        kept.append(0)
+    return sorted(kept)
+
+
 def _scale(value: float, low: float, high: float, start: float, length: float) -> float:
     return start + (value - low) / (high - low) * length
 
@@ -53,7 +66,7 @@ def chart_svg(names: Sequence[str], series: Sequence[tuple[int, Sequence[int]]],
            f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{PLOT_HEIGHT}" '
            'fill="#fff" stroke="#ccc"/>',
            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(0)}" y2="{y(0)}" stroke="#888"/>']
-    for value in sorted({high, 0, low}):
+    for value in axis_values(low, high, lambda v: float(y(v))):
         out.append(f'<text x="{LEFT - 4}" y="{y(value)}" dy="4" text-anchor="end">'
                    f"{escape(label(value))}</text>")
     axis_y = TOP + PLOT_HEIGHT + 13

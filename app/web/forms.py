@@ -9,7 +9,7 @@ checked here: every fact of the game is checked by the domain core, once, throug
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,10 +17,21 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
 
-from ..core import OPTIONS, PRESETS, CardError, DealWin, Message, Rules, TonkError
+from ..core import (
+    OPTIONS,
+    PRESETS,
+    CardError,
+    DealWin,
+    Message,
+    Rules,
+    TonkError,
+    resolve_rules,
+)
 from ..core.cards import DECKS, FACE_VALUES, deck_contents
-from ..core.hand import END_KINDS
+from ..core.hand import END_KINDS, missing_counts, parse_players
+from ..core.money import parse_stake
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
+from ..ledger import parse_session_name
 
 Errors = dict[str, str]
 Form = MultiDict[str, str]
@@ -242,11 +253,24 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
                            form.get("currency", "").strip()[:MAX_TEXT], rules,
                            form.get("league", "").strip()[:MAX_TEXT])
     seated = [p for p in players if p]
-    if not 0 <= dealer_seat < MAX_SEATS or not players[dealer_seat]:
+    # Everything the page can tell at once (the core then checks the rest, one by one).
+    checks: list[tuple[str, Callable[[], Any]]] = [
+        ("name", lambda: parse_session_name(values.name)),
+        ("players", lambda: parse_players(seated))]
+    if "preset" not in errors:
+        checks.append(("stake", lambda: parse_stake(values.stake, resolve_rules(spec))))
+    for where, check in checks:
+        try:
+            check()
+        except TonkError as exc:
+            errors.setdefault(session_field(exc.field, players) if exc.field != "rules"
+                              else where, exc.message)
+    if "players" not in errors and (not 0 <= dealer_seat < MAX_SEATS
+                                    or not players[dealer_seat]):
         errors["first_dealer"] = _("Choose a seat that has a player.")
     args = {"name": values.name, "players": seated, "rules": spec, "stake": values.stake,
             "currency": values.currency,
-            "first_dealer": players[dealer_seat] if "first_dealer" not in errors else None,
+            "first_dealer": players[dealer_seat] if 0 <= dealer_seat < MAX_SEATS else None,
             "league_id": int(values.league) if _whole(values.league) else None}
     if values.league and not _whole(values.league):
         errors["league"] = _("Choose one of the leagues you run.")
@@ -401,6 +425,10 @@ def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
                 errors[f"count-{seat}"] = _("Enter a whole number of points.")
         if values.cards[seat]:
             cards[name] = values.cards[seat].replace(",", " ").split()
+    if kind in END_KINDS and (kind not in PLAYER_ENDS or values.player in names):
+        for missing in missing_counts(kind, values.player or None, values.five_face, names,
+                                      rules, set(counts) | set(cards)):  # all at once
+            errors.setdefault(hand_field(missing, names), missing.message)
     data: dict[str, Any] = {"end": end, "dealer": values.dealer or None,
                             "multiplier": values.multiplier}
     if counts:

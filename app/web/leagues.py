@@ -25,12 +25,14 @@ from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
 from .. import leagues as service
+from ..core.money import from_minor
 from ..extensions import db
 from ..ledger import NotFoundError
 from ..models import GameSession, League, Season
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
+from .queries import player_sessions_page
 from .routes import page_arg, rules_context
 from .site import attempt, login_required, me
 
@@ -110,8 +112,10 @@ def hands_link(league: League, player_id: int, here: Mapping[str, str]) -> Calla
     """``stat`` → the link to the hands behind that number of ``player_id`` (built once as
     text: a standings table has hundreds of these links)."""
     base = url_for(".hands", league_id=league.id)
+    sessions = url_for(".sessions", league_id=league.id)
     tail = urlencode(here)
-    return lambda stat: f"{base}?player={player_id}&stat={stat}&{tail}"
+    return lambda stat: (f"{sessions}?player={player_id}&{tail}" if stat == "sessions"
+                         else f"{base}?player={player_id}&stat={stat}&{tail}")
 
 
 @dataclass(frozen=True)
@@ -381,6 +385,24 @@ def hands(league_id: int) -> ResponseReturnValue:
         outcome_word=outcome_word,
         query={"player": member.id, "stat": stat, "season": season_value(season),
                "scoring": scoring})
+
+
+@bp.get("/leagues/<int:league_id>/sessions")
+@login_required
+def sessions(league_id: int) -> ResponseReturnValue:
+    """The sessions behind a member's "Sessions" number (not their hands)."""
+    league = league_of(league_id)
+    member = service.get_member(league, request.args.get("player"))
+    season = chosen_season(league, request.args.get("season") or "all")
+    scoring = chosen(request.args.get("scoring"), service.SCORINGS) or \
+        service.league_scoring(league)
+    pages = player_sessions_page(league, member, season, scoring, page_arg())
+    rows = [(sid, name, played, hands, from_minor(net))
+            for sid, net, hands, name, played in pages.items]
+    return render_template(
+        "leagues/sessions.html", league=league, member=member, season=season,
+        scoring=scoring, pages=pages, rows=rows,
+        query={"player": member.id, "season": season_value(season), "scoring": scoring})
 
 
 # -- settings --------------------------------------------------------------------------------

@@ -25,8 +25,11 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 
 def once_token() -> str:
-    """A new one-time token for a form."""
-    return secrets.token_urlsafe(18)
+    """A new one-time token for a form (a mark while a page to be kept is rendered: see
+    :mod:`.pagecache`, which fills in a new token for every request)."""
+    from .pagecache import marking, once_mark
+
+    return once_mark() if marking() else secrets.token_urlsafe(18)
 
 
 def once_per_form(view: View) -> View:

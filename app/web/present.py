@@ -11,9 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
-from flask_babel import format_decimal
+from babel.numbers import get_decimal_symbol, get_group_symbol
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
@@ -40,10 +42,19 @@ MINUS = "\u2212"
 
 # -- amounts ---------------------------------------------------------------------------------
 
+@lru_cache(maxsize=32)
+def _separators(locale: str) -> dict[int, str]:
+    """How ``locale`` writes ``1,234.50``: its group and decimal signs, looked up once."""
+    return {ord(","): get_group_symbol(locale), ord("."): get_decimal_symbol(locale)}
+
+
 def amount(value: Decimal, scoring: str) -> str:
     """``1234.5`` → ``1,234.50`` in money, ``1,235`` in points (in the reader's locale),
-    without a sign."""
-    return str(format_decimal(abs(value), format="#,##0.00" if scoring == "money" else "#,##0"))
+    without a sign. Python's own formatting with the locale's two signs swapped in: the
+    same text as Babel's ``#,##0.00`` in the pages' languages (all group by three), at a
+    fraction of the cost on a page of hundreds of amounts."""
+    text = f"{abs(value):,.2f}" if scoring == "money" else f"{abs(value):,.0f}"
+    return text.translate(_separators(str(get_locale() or "en")))
 
 
 def signed(value: Decimal, scoring: str) -> str:
@@ -95,12 +106,14 @@ class HandRow:
     nets: tuple[tuple[str, Decimal], ...]
     voided: bool
     multiplier: int
+    corrected: bool = False  # counts as corrected (a void hand is marked void instead)
 
 
 def hand_row(hand: Hand) -> HandRow:
     result = hand.result
     return HandRow(hand.number, outcome_word(hand.outcome), tuple(result["winners"]),
-                   _values(result), hand.voided, hand.data.get("multiplier", 1))
+                   _values(result), hand.voided, hand.data.get("multiplier", 1),
+                   hand.version > 1 and not hand.voided)
 
 
 @dataclass(frozen=True)
@@ -141,6 +154,7 @@ class Version:
     winners: tuple[str, ...]
     nets: tuple[tuple[str, Decimal], ...]
     facts: list[str]
+    voided: bool = False  # this version voided the hand: its money no longer counts
 
 
 @dataclass(frozen=True)
@@ -205,7 +219,7 @@ def hand_detail(hand: Hand) -> HandDetail:
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
                         datetime.fromisoformat(v["at"]), v["by"], v["reason"],
                         outcome_word(v["result"]["outcome"]), tuple(v["result"]["winners"]),
-                        _values(v["result"]), facts(v["hand"]))
+                        _values(v["result"]), facts(v["hand"]), v["action"] == "voided")
                 for v in history(hand)]
     return HandDetail(
         row=hand_row(hand), end=end_word(data["end"]["kind"]), dealer=data["dealer"],

@@ -5,14 +5,16 @@ no page ever loads more than one page of rows.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
+from ..leagues import Window
 from ..ledger import started_by
-from ..models import GameSession, Hand, User
+from ..models import GameSession, Hand, League, Player, PlayerSessionStat, Season, User
 
 SESSIONS_PER_PAGE = 20
 HANDS_PER_PAGE = 25
@@ -31,3 +33,51 @@ def hands_page(gs: GameSession, page: int) -> Any:
     """One page of a session's hands, newest first (voided ones too)."""
     stmt = (select(Hand).where(Hand.session_id == gs.id).order_by(Hand.number.desc()))
     return db.paginate(stmt, page=page, per_page=HANDS_PER_PAGE, error_out=False)
+
+
+def player_sessions_page(league: League, player: Player, season: Season | None, scoring: str,
+                         page: int) -> Any:
+    """One page of the sessions a league member played (under ``scoring``, in ``season``),
+    newest first, each with the player's record in it: the sessions behind the standings'
+    "Sessions" number."""
+    pss = PlayerSessionStat
+    stmt = (select(pss.session_id, pss.net_minor, pss.hands, GameSession.name,
+                   GameSession.created_at)
+            .join(GameSession, GameSession.id == pss.session_id)
+            .where(pss.league_id == league.id, pss.player_id == player.id,
+                   pss.scoring == scoring, pss.hands > 0, *Window.of(season).where(pss.played_at))
+            .order_by(pss.played_at.desc(), pss.session_id.desc()))
+    total = db.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    rows = db.session.execute(stmt.limit(SESSIONS_PER_PAGE)
+                              .offset((page - 1) * SESSIONS_PER_PAGE)).all()
+    return Rows(list(rows), page, SESSIONS_PER_PAGE, total or 0)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """One page of rows that are not one model's (what the pager macro reads)."""
+
+    items: list[Any]
+    page: int
+    per_page: int
+    total: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def has_prev(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+    @property
+    def prev_num(self) -> int:
+        return self.page - 1
+
+    @property
+    def next_num(self) -> int:
+        return self.page + 1

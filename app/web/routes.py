@@ -15,18 +15,21 @@ from flask import (
     Response,
     flash,
     get_flashed_messages,
+    get_template_attribute,
     redirect,
     render_template,
     request,
     url_for,
 )
 from flask.typing import ResponseReturnValue
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
+from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError
-from ..core.hand import END_KINDS
+from ..core.hand import END_HINTS, END_KINDS
 from ..leagues import league_rules, league_stake, members, my_leagues
 from ..ledger import (
     NotFoundError,
@@ -50,6 +53,7 @@ from ..ledger import (
     shared_session,
     void_hand,
 )
+from ..live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
 from ..models import GameSession, Hand
 from . import bp
 from .chart import chart_svg
@@ -74,6 +78,7 @@ from .forms import (
     session_field,
 )
 from .once import once_per_form
+from .pagecache import kept_page
 from .present import (
     amount,
     end_word,
@@ -178,38 +183,126 @@ def new_session() -> ResponseReturnValue:
 
 
 # -- the session page and its chart ----------------------------------------------------------
+#
+# What a page shows of one state of a session (its live part, each hand's card, the chart,
+# the QR code of its link) is made once per state and kept per process, keyed by the
+# session's stamp (app.live): a key names one state exactly, so a cached part is never
+# stale. A page that is asked for again costs the session's row and the page's frame.
 
-def session_page(gs: GameSession, token: str | None,
-                 just_recorded: list[Hand]) -> ResponseReturnValue:
-    """The session page, for its owner (``token`` None) or read-only through its share link."""
-    pages = hands_page(gs, page_arg())
-    context: dict[str, Any] = {}
-    if token is None:
-        share_url = url_for(".shared", token=gs.share_token, _external=True)
-        context = {"share_url": share_url,
-                   "qr": Markup(segno.make(share_url, error="m").svg_inline(scale=3))}
-    return render_template(
-        "web/session.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
-        rows=[hand_row(h) for h in pages.items], next_dealer=player_names(gs)[gs.next_dealer],
-        token=token, can_edit=token is None and not gs.is_closed,
-        recorded=[recorded(h) for h in just_recorded], **context)
+LIVE_PARTS: StateCache[Markup] = StateCache(256)
+HAND_CARDS: StateCache[Markup] = StateCache(8192)
+CHARTS: StateCache[str] = StateCache(128)
+QR_CODES: StateCache[Markup] = StateCache(256)
+
+
+def lang() -> str:
+    return str(get_locale() or "en")
+
+
+def hand_card(gs: GameSession, token: str | None, hand: Hand) -> Markup:
+    """A hand's card in the list: fixed for each version of the hand (and language)."""
+    def make() -> Markup:
+        item = get_template_attribute("macros.html", "hand_item")
+        return Markup(item(gs, token, hand_row(hand), hand_rules(hand).scoring))
+    # (the session's share token too: random, it keeps apart two databases one process
+    # has served, as a test run does)
+    return HAND_CARDS.get((gs.share_token, hand.id, hand.version, token or "", lang()), make)
+
+
+def live_url(gs: GameSession, token: str | None, page: int) -> str:
+    args: dict[str, Any] = {"page": page} if page > 1 else {}
+    return (url_for(".shared_live", token=token, **args) if token is not None
+            else url_for(".session_live", session_id=gs.id, **args))
+
+
+def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
+    """What changes with the session: totals, who pays whom, the chart, the hands, when it
+    last changed. The page polls the share API and fetches this part again on a change."""
+    stamp = stamp_of(gs)
+
+    def make() -> Markup:
+        pages = hands_page(gs, page)
+        return Markup(render_template(
+            "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
+            cards=[hand_card(gs, token, h) for h in pages.items],
+            next_dealer=player_names(gs)[gs.next_dealer], token=token, stamp=stamp))
+    return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)
+
+
+def live_response(gs: GameSession, token: str | None) -> ResponseReturnValue:
+    stamp = stamp_of(gs)
+    tag = f"{stamp.etag(lang())}.{page_arg()}"
+    if request.if_none_match.contains(tag):
+        response = Response(status=304)
+    else:
+        response = Response(live_part(gs, token, page_arg()), mimetype="text/html")
+    response.set_etag(tag)
+    response.headers["Cache-Control"] = "no-cache"
+    response.vary.add("Accept-Language")
+    return response
+
+
+def qr_code(url: str) -> Markup:
+    return QR_CODES.get(url, lambda: Markup(segno.make(url, error="m").svg_inline(
+        scale=3, title=_("QR code of the share link"))))
+
+
+def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, share_token: str,
+                 token: str | None, just_recorded: Sequence[Hand] = ()) -> ResponseReturnValue:
+    """The session page, for its owner (``token`` None) or read-only through its share link.
+    ``gs`` may be a loader: a page kept for this state needs no more than ``stamp``."""
+    page = page_arg()
+
+    def render() -> str:
+        session = gs() if callable(gs) else gs
+        share_url = url_for(".shared", token=share_token, _external=True)
+        return render_template(
+            "web/session.html", gs=session, live=live_part(session, token, page), token=token,
+            can_edit=token is None and not session.is_closed, share_url=share_url,
+            qr=qr_code(share_url), live_url=live_url(session, token, page),
+            poll_url=url_for("api.share", token=share_token),
+            etag=quote_etag(stamp.etag(lang())),
+            recorded=[recorded(h) for h in just_recorded],
+            scoring=session_rules(session).scoring if just_recorded else None)
+    if just_recorded:
+        return render()
+    reader = current_user.id if current_user.is_authenticated else None
+    return kept_page(("session", stamp.tag, share_token, token is None, reader, lang(), page,
+                      request.host_url), render)
 
 
 @bp.get("/sessions/<int:session_id>")
 @login_required
 def session(session_id: int) -> ResponseReturnValue:
-    gs = owned_session(me(), session_id)
     numbers = [int(n) for n in map(str, get_flashed_messages(category_filter=["hand"]))
                if n.isdigit()]
-    return session_page(gs, None, [get_hand(gs, n) for n in numbers])
+    if numbers:  # the hands just recorded, drawn afresh
+        gs = owned_session(me(), session_id)
+        return session_page(gs, stamp_of(gs), gs.share_token, None,
+                            [get_hand(gs, n) for n in numbers])
+    stamp, share_token = owned_stamp(me(), session_id)  # a kept page needs no more
+    return session_page(lambda: owned_session(me(), session_id), stamp, share_token, None)
 
 
-def chart(gs: GameSession) -> Response:
-    svg = chart_svg(player_names(gs), running_totals(gs),
-                    label=minor_label(session_rules(gs).scoring),
-                    title=_("Running totals: %(name)s", name=gs.name))
-    response = Response(svg, mimetype="image/svg+xml")
+@bp.get("/sessions/<int:session_id>/live")
+@login_required
+def session_live(session_id: int) -> ResponseReturnValue:
+    return live_response(owned_session(me(), session_id), None)
+
+
+def chart(gs: GameSession) -> ResponseReturnValue:
+    stamp = stamp_of(gs)
+    tag = stamp.etag(lang())
+    if request.if_none_match.contains(tag):
+        response = Response(status=304)
+    else:
+        response = Response(CHARTS.get((stamp.tag, gs.share_token, lang()), lambda: chart_svg(
+            player_names(gs), running_totals(gs),
+            label=minor_label(session_rules(gs).scoring),
+            title=_("Running totals: %(name)s", name=gs.name))), mimetype="image/svg+xml")
+    response.set_etag(tag)
     response.headers["Cache-Control"] = "no-cache"
+    response.vary.add("Accept-Language")
     return response
 
 
@@ -225,7 +318,9 @@ def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
     """What the hand fields (templates/web/_hand.html) need under ``rules``: also used by the
     dispute checker."""
     asks = Asks.of(rules)
-    return {"asks": asks, "names": list(names), "kinds": [(k, end_word(k)) for k in END_KINDS],
+    kinds = [(k, end_word(k)[:1].upper() + end_word(k)[1:], str(END_HINTS[k]))
+             for k in END_KINDS]
+    return {"asks": asks, "names": list(names), "kinds": kinds,
             "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
 
 
@@ -408,7 +503,12 @@ def replace_share(session_id: int) -> ResponseReturnValue:
 
 @bp.get("/s/<token>")
 def shared(token: str) -> ResponseReturnValue:
-    return session_page(shared_session(token), token, [])
+    return session_page(lambda: shared_session(token), stamp_by_token(token), token, token)
+
+
+@bp.get("/s/<token>/live")
+def shared_live(token: str) -> ResponseReturnValue:
+    return live_response(shared_session(token), token)
 
 
 @bp.get("/s/<token>/chart.svg")

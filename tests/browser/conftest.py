@@ -19,6 +19,9 @@ from app.extensions import db
 from tests.conftest import make_app, sqlite_copy, stored_problems
 
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+#: axe-core from the npm registry (tests/browser/vendor/README.md), run in every page shot.
+AXE = pathlib.Path(__file__).with_name("vendor") / "axe.min.js"
+DESKTOP = {"width": 1280, "height": 900}
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 
@@ -76,14 +79,39 @@ def page(browser):
     context.close()
 
 
+def axe_violations(page) -> list[dict]:
+    """The serious and critical axe-core violations of the page as it is now (axe is put
+    into the page through the browser's debugging protocol, so the page's own strict CSP
+    stays on)."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text() + "\n;0")
+    found = page.evaluate("""async () => {
+        const result = await axe.run(document, {resultTypes: ["violations"]});
+        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + ": " +
+                                           (n.failureSummary || "").slice(0, 160))}));
+    }""")
+    return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
+def assert_accessible(page) -> None:
+    """axe-core finds no serious or critical violation on the page."""
+    found = axe_violations(page)
+    assert found == [], f"axe on {page.url}: " + "; ".join(
+        f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes']}" for v in found)
+
+
 @pytest.fixture
 def shot(page, request):
-    """shot("name") saves a full-page screenshot as test-artifacts/screenshots/<test>-name.png."""
+    """shot("name") saves a full-page screenshot as test-artifacts/screenshots/<test>-name.png,
+    after checking the page with axe-core (no serious or critical violation)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     prefix = request.node.name.replace("[", "-").replace("]", "")
 
-    def take(name: str) -> pathlib.Path:
+    def take(name: str, target=None) -> pathlib.Path:
+        target = target or page
+        assert_accessible(target)
         path = ARTIFACTS / f"{prefix}-{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        target.screenshot(path=str(path), full_page=True)
         return path
     return take

@@ -178,6 +178,9 @@ def test_a_whole_night(live_server, page, shot, preset, stake):
     assert "closed" in page.locator("p.meta").inner_text()
     assert page.get_by_role("link", name="+ Record hand").count() == 0
     shot("11-closed")
+    page.goto(live_server + "/")
+    assert "closed" in page.locator("ul.cards").inner_text()
+    shot("11-home-with-a-closed-session")
 
     # The narrowest phones: nothing may scroll sideways.
     page.set_viewport_size({"width": 360, "height": 740})

@@ -1,0 +1,58 @@
+"""Whole pages kept per state of a session: the session page and its share view are asked
+for again and again by every phone at the table, and between two changes of the session
+they are the same page.
+
+A page is kept under a key that names the session's state (``app.live.Stamp``), the
+reader's language, the signed-in account (or none) and whatever else the page depends on;
+its per-request secrets are not kept: the CSRF token and each form's one-time token are
+written into the kept page as marks (random per process, so no typed text can forge one)
+and filled in afresh for every request. A page with something to flash is never kept.
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Hashable
+
+from flask import g, get_flashed_messages
+from flask_wtf.csrf import generate_csrf
+
+from ..live import StateCache
+
+PAGES: StateCache[str] = StateCache(512)
+_CSRF_MARK = "csrf-" + secrets.token_hex(16)
+_ONCE_MARK = "once-" + secrets.token_hex(16)
+_MARKING = "tonk_marking_page"
+
+
+def marking() -> bool:
+    """Whether a page to be kept is being rendered (one-time tokens are then marks)."""
+    return bool(g.get(_MARKING))
+
+
+def once_mark() -> str:
+    return _ONCE_MARK
+
+
+def kept_page(key: Hashable, render: Callable[[], str]) -> str:
+    """The page ``render`` makes, kept under ``key``, with this request's tokens in it."""
+    if get_flashed_messages():  # (read once a request: the page shows them after this)
+        return render()
+
+    def make() -> str:
+        setattr(g, _MARKING, True)
+        try:
+            html = render()
+        finally:
+            setattr(g, _MARKING, False)
+        csrf = g.get("csrf_token")
+        return html.replace(csrf, _CSRF_MARK) if csrf else html
+
+    html = PAGES.get(key, make)
+    if _CSRF_MARK in html:
+        html = html.replace(_CSRF_MARK, generate_csrf())
+    if _ONCE_MARK in html:
+        from .once import once_token
+
+        parts = html.split(_ONCE_MARK)
+        html = parts[0] + "".join(once_token() + part for part in parts[1:])
+    return html

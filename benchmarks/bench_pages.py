@@ -1,0 +1,210 @@
+"""Pages under load: the share page, the session page and the JSON a phone polls, of a
+2,000-hand session, against Flask's hello world on the same server, in one run.
+
+Both apps are served in turn by ``gunicorn -w 2`` (sync workers) on 127.0.0.1 and loaded by
+wrk with 16 connections; hello world and the app take turns, and each page's throughput is
+given as a share of the better of the hello-world runs just before and after it (a busy
+machine slows both alike), the median of three rounds. Target: the share page,
+the session page and the ledger API at least 25% of hello world's requests per second.
+
+    python benchmarks/bench_pages.py [--seconds 5] [--rounds 3] [--database sqlite|postgresql]
+
+Needs wrk (``apt-get install wrk``); without it, says so and skips (exit 0).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import random
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from tests.live import HOST, Browser, free_port  # noqa: E402
+
+HANDS = 2000
+TARGET = 0.25
+CONNECTIONS, WORKERS = 16, 2
+PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+@contextmanager
+def gunicorn(target: str, cwd: pathlib.Path, env: dict[str, str], probe: str) -> Iterator[str]:
+    """``gunicorn -w 2 target`` on a free loopback port; yields its base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-w", str(WORKERS), "-b", f"{HOST}:{port}",
+         "--no-control-socket", "--log-level", "warning", target],
+        cwd=cwd, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://{HOST}:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"gunicorn {target} stopped")
+            try:
+                with urllib.request.urlopen(base + probe, timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+def wrk(url: str, seconds: int, headers: dict[str, str] | None = None) -> tuple[float, float]:
+    """Requests per second and the median latency (ms) of ``url`` under wrk."""
+    command = ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency"]
+    for name, value in (headers or {}).items():
+        command += ["-H", f"{name}: {value}"]
+    out = subprocess.run(command + [url], capture_output=True, text=True, timeout=seconds + 30,
+                         check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)\b", out)
+    assert p50 is not None, out
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p50.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if errors:
+        raise RuntimeError(f"{url}: {errors.group(1)} answers that were not 2xx/3xx\n{out}")
+    return rate, float(p50.group(1)) * scale
+
+
+def seed(url: str, rng: random.Random) -> tuple[int, str, str]:
+    """An account, its API token and a 2,000-hand session (a few corrected and voided):
+    (session id, share token, API token)."""
+    from bench_table import PLAYERS, hand
+
+    from app import create_app, ledger
+    from app.accounts import create_token, create_user
+    from app.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+        user = create_user("keeper@example.com", "Keeper", "correct horse battery staple")
+        api_token = create_token(user, "bench")
+        gs = ledger.create_session(user, name="Long night", players=PLAYERS, stake="0.25")
+        for _ in range(HANDS):
+            ledger.record_hand(gs, user, hand(rng))
+        for number in (HANDS - 3, HANDS - 10):
+            ledger.correct_hand(gs, user, number, hand(rng), "miscounted")
+        ledger.void_hand(gs, user, HANDS - 5, "misdeal")
+        found = (gs.id, gs.share_token, api_token)
+        db.session.remove()
+        db.engine.dispose()
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=5, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each page (median)")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    args = parser.parse_args(argv)
+    if shutil.which("wrk") is None:
+        print("pages under load: skipped, wrk is not installed (apt-get install wrk)")
+        return 0
+    with tempfile.TemporaryDirectory() as folder:
+        pg_name = None
+        if args.database == "sqlite":
+            url = f"sqlite:///{folder}/pages.sqlite"
+        else:
+            import sqlalchemy as sa
+
+            pg_name = f"tonk_bench_pages_{uuid.uuid4().hex[:8]}"
+            admin = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'CREATE DATABASE "{pg_name}"'))
+            url = PG_URL.rsplit("/", 1)[0] + "/" + pg_name
+        try:
+            return measure(url, args.seconds, args.database, args.rounds)
+        finally:
+            if pg_name is not None:
+                with admin.connect() as conn:
+                    conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)'))
+                admin.dispose()
+
+
+def measure(url: str, seconds: int, database: str, rounds: int) -> int:
+    started = time.perf_counter()
+    session_id, share, api_token = seed(url, random.Random(7))
+    print(f"pages under load: gunicorn -w {WORKERS} (sync), wrk {CONNECTIONS} connections, "
+          f"{seconds} s x {rounds} rounds each, {database}, a session of {HANDS:,} hands "
+          f"(seeded in {time.perf_counter() - started:.0f} s)")
+    env = {"DATABASE_URL": url, "SECRET_KEY": "bench"}
+    with gunicorn("hello:app", HERE, {}, "/") as hello_base, \
+            gunicorn("app:create_app()", ROOT, env, "/api/v1/openapi.json") as base:
+        phone = Browser(base)
+        phone.sign_in("keeper@example.com", "correct horse battery staple")
+        phone.get("/")  # shows (and so clears) what signing in flashed, as a phone would
+        jar = next(h.cookiejar for h in phone.opener.handlers  # type: ignore[attr-defined]
+                   if hasattr(h, "cookiejar"))
+        cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+        with urllib.request.urlopen(f"{base}/api/v1/share/{share}") as answer:
+            etag = answer.headers["ETag"]
+        bearer = {"Authorization": f"Bearer {api_token}"}
+        cases = [
+            ("share page /s/<token>", f"/s/{share}", {}, True),
+            ("session page (signed in)", f"/sessions/{session_id}", {"Cookie": cookie}, True),
+            ("ledger API", f"/api/v1/sessions/{session_id}/ledger", bearer, True),
+            ("share API, changed (200)", f"/api/v1/share/{share}", {}, False),
+            ("share API, unchanged (304)", f"/api/v1/share/{share}", {"If-None-Match": etag},
+             False),
+        ]
+        # Hello world and the app take turns, so that both meet the same machine: each run
+        # of a page is compared with the better of the hello-world runs just before and
+        # after it, and each page is given by the median of its rounds.
+        wrk(hello_base + "/", 1)
+        hello = [wrk(hello_base + "/", seconds)]
+        rows: list[tuple[str, float, float, bool, float]] = []
+        for label, path, headers, targeted in cases:
+            wrk(base + path, 1, headers)  # warm: the workers' caches and the database's
+            runs = []
+            for _round in range(rounds):
+                rate, p50 = wrk(base + path, seconds, headers)
+                hello.append(wrk(hello_base + "/", seconds))
+                runs.append((rate / max(hello[-2][0], hello[-1][0]), rate, p50))
+            share_of, rate, p50 = sorted(runs)[len(runs) // 2]
+            rows.append((label, rate, p50, targeted, share_of))
+    ok = True
+    rates = [rate for rate, _ in hello]
+    print(f"  {'Flask hello world':<28} {statistics.median(rates):8.0f} requests/s  p50 "
+          f"{statistics.median(p for _, p in hello):6.2f} ms  (median of {len(rates)} runs, "
+          f"{min(rates):.0f} to {max(rates):.0f})")
+    for label, rate, p50, targeted, share_of in rows:
+        met = share_of >= TARGET
+        ok &= met or not targeted
+        verdict = ("OK" if met else "MISSED") if targeted else ""
+        print(f"  {label:<28} {rate:8.0f} requests/s  p50 {p50:6.2f} ms  "
+              f"{share_of:6.1%} of hello world  {verdict}")
+    print(f"target: the share page, the session page and the ledger API at >= {TARGET:.0%} "
+          f"of hello world: {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""The live share view: ``GET /api/v1/share/{token}`` answers the state with an ETag that is
+the session's revision, 304 while nothing changed, and a new body after every change of the
+session's money, whichever worker or server made it; a change that fails moves nothing."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app import ledger
+from app.extensions import db
+from app.live import StateCache, stamp_by_token
+from app.models import GameSession, User
+
+
+def _night(app) -> tuple[int, str, int]:
+    with app.app_context():
+        user = User(email="keeper@example.com", name="Keeper", password_hash="-")
+        db.session.add(user)
+        db.session.commit()
+        gs = ledger.create_session(user, name="Friday", players=["Ann", "Bob", "Cy"],
+                                   stake="0.25")
+        return gs.id, gs.share_token, user.id
+
+
+def _change(app, session_id: int, user_id: int, what: str) -> None:
+    with app.app_context():
+        gs, user = db.session.get(GameSession, session_id), db.session.get(User, user_id)
+        if what == "record":
+            ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        elif what == "correct":
+            ledger.correct_hand(gs, user, 1, {"end": {"kind": "tonk_out", "player": "Bob"}},
+                                "it was Bob")
+        elif what == "void":
+            ledger.void_hand(gs, user, 1, "misdeal")
+        elif what == "rules":
+            ledger.change_rules(gs, user, rules="chicago", stake="1")
+        elif what == "pay":
+            ledger.record_payment(gs, user, "Bob", "Ann", "0.25")
+
+
+def test_the_share_state_with_its_etag_and_304(db_app):
+    session_id, token, user_id = _night(db_app)
+    client = db_app.test_client()
+    first = client.get(f"/api/v1/share/{token}")
+    assert first.status_code == 200
+    body = first.get_json()
+    assert body["session"]["name"] == "Friday" and body["hands"] == 0
+    assert [s["name"] for s in body["seats"]] == ["Ann", "Bob", "Cy"]
+    assert body["totals"] == {"Ann": "0.00", "Bob": "0.00", "Cy": "0.00"}
+    assert body["transfers"] == [] and body["pots"] == {} and body["dealer"] == "Ann"
+    assert body["updated_at"] and body["revision"] == 0
+    tag = first.headers["ETag"]
+    assert first.headers["Cache-Control"] == "no-cache"
+    again = client.get(f"/api/v1/share/{token}", headers={"If-None-Match": tag})
+    assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == tag
+
+    _change(db_app, session_id, user_id, "record")
+    changed = client.get(f"/api/v1/share/{token}", headers={"If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != tag
+    state = changed.get_json()
+    assert state["hands"] == 1 and state["revision"] == 1
+    assert state["totals"] == {"Ann": "1.00", "Bob": "-0.50", "Cy": "-0.50"}
+    assert state["last_hands"][0] | {"values": None} == {
+        "number": 1, "version": 1, "voided": False, "corrected": False, "multiplier": 1,
+        "outcome": "tonk_out", "winners": ["Ann"], "values": None}
+    assert state["transfers"] == [{"from": "Bob", "to": "Ann", "amount": "0.50"},
+                                  {"from": "Cy", "to": "Ann", "amount": "0.50"}]
+    assert state["dealer"] == "Bob"
+    assert state["updated_at"] >= body["updated_at"]
+
+
+@pytest.mark.parametrize("what", ["correct", "void", "rules", "pay"])
+def test_every_change_moves_the_revision(db_app, what):
+    session_id, token, user_id = _night(db_app)
+    _change(db_app, session_id, user_id, "record")
+    client = db_app.test_client()
+    before = client.get(f"/api/v1/share/{token}")
+    _change(db_app, session_id, user_id, what)
+    after = client.get(f"/api/v1/share/{token}",
+                       headers={"If-None-Match": before.headers["ETag"]})
+    assert after.status_code == 200
+    assert after.get_json()["revision"] == before.get_json()["revision"] + 1
+    last = after.get_json()["last_hands"][0]
+    if what == "correct":
+        assert last["corrected"] and last["winners"] == ["Bob"] and last["version"] == 2
+    if what == "void":
+        assert last["voided"] and not last["corrected"]
+
+
+def test_a_change_that_fails_moves_nothing(db_app):
+    session_id, token, user_id = _night(db_app)
+    with db_app.app_context():
+        gs, user = db.session.get(GameSession, session_id), db.session.get(User, user_id)
+        with pytest.raises(ledger.LedgerError):
+            ledger.record_payment(gs, user, "Ann", "Bob", "1.00")  # nobody owes anything
+        db.session.rollback()
+        assert stamp_by_token(token).revision == 0
+
+
+def test_the_etag_follows_the_language(app):
+    _session_id, token, _user_id = _night(app)
+    client = app.test_client()
+    english = client.get(f"/api/v1/share/{token}", headers={"Accept-Language": "en"})
+    german = client.get(f"/api/v1/share/{token}", headers={"Accept-Language": "de"})
+    assert english.headers["ETag"] != german.headers["ETag"]
+    assert "Accept-Language" in english.headers["Vary"]
+    assert client.get(f"/api/v1/share/{token}", headers={
+        "Accept-Language": "de", "If-None-Match": english.headers["ETag"]}).status_code == 200
+
+
+def test_an_unknown_or_replaced_link_is_404(app):
+    session_id, token, _user_id = _night(app)
+    client = app.test_client()
+    missing = client.get("/api/v1/share/nothing-here")
+    assert missing.status_code == 404 and "error" in missing.get_json()
+    with app.app_context():
+        ledger.replace_share_link(db.session.get(GameSession, session_id))
+    assert client.get(f"/api/v1/share/{token}").status_code == 404
+
+
+def test_the_state_cache_keeps_the_newest():
+    cache: StateCache[int] = StateCache(2)
+    made: list[str] = []
+
+    def make(key: str) -> int:
+        made.append(key)
+        return len(made)
+
+    assert cache.get("a", lambda: make("a")) == 1
+    assert cache.get("a", lambda: make("a")) == 1
+    cache.get("b", lambda: make("b"))
+    cache.get("c", lambda: make("c"))
+    assert len(cache) == 2 and made == ["a", "b", "c"]
+    cache.get("a", lambda: make("a"))
+    assert made == ["a", "b", "c", "a"]
+
+
+# -- the pages that follow the game ---------------------------------------------------------
+
+def _signed_in(app):
+    from tests.test_web import sign_up, start
+
+    client = app.test_client()
+    sign_up(client)
+    return client, start(client, players=("Ann", "Bob", "Cy", "Dee"))
+
+
+def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
+    from app.web.pagecache import _CSRF_MARK, _ONCE_MARK
+    from tests.test_web import record, share_token
+
+    client, sid = _signed_in(app)
+    first = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    second = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    for page in (first, second):
+        assert _CSRF_MARK not in page and _ONCE_MARK not in page
+    once = [re.search(r'name="once" value="([^"]+)"', p).group(1) for p in (first, second)]
+    assert once[0] != once[1]  # each request its own one-time token
+    token = share_token(app, sid)
+    anonymous = app.test_client()
+    assert "No hands yet." in anonymous.get(f"/s/{token}").get_data(as_text=True)
+    assert record(client, sid, kind="tonk_out",
+                  player="Bob").status_code == 302
+    page = anonymous.get(f"/s/{token}").get_data(as_text=True)
+    assert "No hands yet." not in page and "Tonk out · Bob" in page
+    assert "Who pays whom now" in page and "Updated" in page
+
+
+def test_the_live_part_answers_304_until_a_change(app):
+    from tests.test_web import record, share_token
+
+    client, sid = _signed_in(app)
+    token = share_token(app, sid)
+    anonymous = app.test_client()
+    part = anonymous.get(f"/s/{token}/live")
+    assert part.status_code == 200 and "<html" not in part.get_data(as_text=True)
+    tag = part.headers["ETag"]
+    assert anonymous.get(f"/s/{token}/live", headers={"If-None-Match": tag}).status_code == 304
+    owner = client.get(f"/sessions/{sid}/live")
+    assert owner.status_code == 200 and f"/sessions/{sid}/hands" not in owner.get_data(
+        as_text=True)
+    record(client, sid, kind="run_out", player="Cy")
+    again = anonymous.get(f"/s/{token}/live", headers={"If-None-Match": tag})
+    assert again.status_code == 200 and f"/s/{token}/hands/1" in again.get_data(as_text=True)
+    assert f"/sessions/{sid}/hands/1" in client.get(f"/sessions/{sid}/live").get_data(
+        as_text=True)
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert f'data-poll="/api/v1/share/{token}"' in page
+    assert f'data-part="/sessions/{sid}/live"' in page
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_amounts_are_written_as_babel_writes_them(app, lang):
+    from decimal import Decimal
+
+    from flask_babel import format_decimal
+
+    from app.web.present import amount
+
+    with app.test_request_context(headers={"Accept-Language": lang}):
+        for value in ("0", "0.25", "-1234.5", "1234567.89", "999.995"):
+            d = Decimal(value).quantize(Decimal("0.01"))
+            assert amount(d, "money") == format_decimal(abs(d), format="#,##0.00")
+            assert amount(d.quantize(Decimal(1)), "points") == format_decimal(
+                abs(d.quantize(Decimal(1))), format="#,##0")
+
+
+def test_axis_labels_do_not_overlap():
+    from app.web.chart import axis_values
+
+    def at(value: int) -> float:  # 180 px from -100 to 10,000
+        return 10 + (10_000 - value) / 10_100 * 180
+
+    assert axis_values(-100, 10_000, at) == [-100, 10_000]  # 0 is 1.8 px from -1.00
+    assert axis_values(-5_000, 5_000, at) == [-5_000, 0, 5_000]
+    assert axis_values(0, 300, at) == [0, 300]
+
+
+def _statements(app, call) -> int:
+    """How many SQL statements ``call`` sends."""
+    from sqlalchemy import event
+
+    with app.app_context():
+        engine = db.engine
+    seen: list[str] = []
+
+    def note(*args) -> None:
+        seen.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        call()
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    return len(seen)
+
+
+def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
+    """No N+1: the share page and the session page cost as many statements with 30 hands as
+    with 3 when first drawn, and the share page one statement once it is kept."""
+    from app.web import routes
+    from app.web.pagecache import PAGES
+    from tests.test_web import record, share_token
+
+    client, sid = _signed_in(app)
+    token = share_token(app, sid)
+    anonymous = app.test_client()
+    counts = []
+    for hands in (3, 30):
+        with app.app_context():
+            done = db.session.get(GameSession, sid).hand_count
+        for _ in range(hands - done):
+            record(client, sid, kind="run_out", player="Bob")
+        client.get(f"/sessions/{sid}")  # shows what was flashed: the hands just recorded
+        for cache in (PAGES, routes.LIVE_PARTS, routes.HAND_CARDS):
+            cache.clear()
+        share = _statements(app, lambda: anonymous.get(f"/s/{token}"))
+        own = _statements(app, lambda: client.get(f"/sessions/{sid}"))
+        counts.append((share, own))
+    assert counts[0] == counts[1], counts
+    assert _statements(app, lambda: anonymous.get(f"/s/{token}")) <= 3  # BEGIN, row, ROLLBACK
