@@ -6,7 +6,6 @@ How the tokens are kept is :mod:`app.idempotency`.
 """
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -18,6 +17,7 @@ from werkzeug.wrappers import Response
 from .. import idempotency
 from ..core.errors import TonkError
 from ..extensions import db
+from .pagecache import fresh_once, marking, once_mark
 from .site import me
 
 FIELD = "once"
@@ -27,9 +27,7 @@ View = TypeVar("View", bound=Callable[..., Any])
 def once_token() -> str:
     """A new one-time token for a form (a mark while a page to be kept is rendered: see
     :mod:`.pagecache`, which fills in a new token for every request)."""
-    from .pagecache import marking, once_mark
-
-    return once_mark() if marking() else secrets.token_urlsafe(18)
+    return once_mark() if marking() else fresh_once()
 
 
 def once_per_form(view: View) -> View:

@@ -51,8 +51,11 @@ def kept_page(key: Hashable, render: Callable[[], str]) -> str:
     if _CSRF_MARK in html:
         html = html.replace(_CSRF_MARK, generate_csrf())
     if _ONCE_MARK in html:
-        from .once import once_token
-
         parts = html.split(_ONCE_MARK)
-        html = parts[0] + "".join(once_token() + part for part in parts[1:])
+        html = parts[0] + "".join(fresh_once() + part for part in parts[1:])
     return html
+
+
+def fresh_once() -> str:
+    """A new one-time form token (app.web.once keeps what each one sent)."""
+    return secrets.token_urlsafe(18)
