@@ -80,8 +80,15 @@ def wrk(url: str, seconds: int, headers: dict[str, str] | None = None) -> tuple[
     command = ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency"]
     for name, value in (headers or {}).items():
         command += ["-H", f"{name}: {value}"]
-    out = subprocess.run(command + [url], capture_output=True, text=True, timeout=seconds + 30,
-                         check=True).stdout
+    for _attempt in range(3):  # wrk gives up at once on a refused connection: try again
+        done = subprocess.run(command + [url], capture_output=True, text=True,
+                              timeout=seconds + 30, check=False)
+        if done.returncode == 0:
+            break
+        time.sleep(1)
+    else:
+        raise RuntimeError(f"wrk {url}: {done.stderr or done.stdout}")
+    out = done.stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)\b", out)
     assert p50 is not None, out
