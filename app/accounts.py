@@ -128,6 +128,7 @@ def start_sign_in(user: User) -> User:
 #: Asked on every signed-in request: the account's row, found through its sign-in's key
 #: digest (or its token's), as plain statements built once.
 _USER_COLUMNS = tuple(User.__table__.columns)
+_USER_KEYS = tuple(c.key for c in _USER_COLUMNS)
 _SIGNED_IN = (select(*_USER_COLUMNS).join(SignIn, SignIn.user_id == User.id)
               .where(SignIn.key_hash == bindparam("digest")))
 _TOKEN_USER = (select(*_USER_COLUMNS, ApiToken.id.label("token_id"),
@@ -139,7 +140,7 @@ _TOKEN_USER = (select(*_USER_COLUMNS, ApiToken.id.label("token_id"),
 def _account(row: Any) -> User:
     """The account of a row of :data:`_USER_COLUMNS`, as the session's own object: the one
     it already holds, or one made from the row without asking the database again."""
-    values = {c.key: row._mapping[c] for c in _USER_COLUMNS}
+    values = dict(zip(_USER_KEYS, row, strict=False))
     held = db.session.identity_map.get(identity_key(User, values["id"]))
     if held is not None:
         return held

@@ -124,6 +124,13 @@ class StateCache(Generic[V]):
                 self._items.popitem(last=False)
         return value
 
+    def put(self, key: Hashable, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

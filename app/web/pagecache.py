@@ -11,9 +11,10 @@ and filled in afresh for every request. A page with something to flash is never 
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Hashable
 
-from flask import g, get_flashed_messages
+from flask import g, get_flashed_messages, session
 from flask_wtf.csrf import generate_csrf
 
 from ..live import StateCache
@@ -22,6 +23,28 @@ PAGES: StateCache[str] = StateCache(512)
 _CSRF_MARK = "csrf-" + secrets.token_hex(16)
 _ONCE_MARK = "once-" + secrets.token_hex(16)
 _MARKING = "tonk_marking_page"
+
+
+#: A browser's signed CSRF token, by its raw one: signing it anew for every page costs more
+#: than the rest of a kept page, and a token signed a minute ago is as good for an hour.
+_SIGNED: StateCache[tuple[float, str]] = StateCache(4096)
+RESIGN_AFTER = 60.0
+
+
+def csrf_token() -> str:
+    """Flask-WTF's CSRF token of this request (``generate_csrf``), signed at most once a
+    minute per browser."""
+    raw = session.get("csrf_token")
+    if raw and "csrf_token" not in g:
+        signed_at, token = _SIGNED.get(raw, lambda: (0.0, ""))
+        if token and time.monotonic() - signed_at < RESIGN_AFTER:
+            g.csrf_token = token
+            return token
+    token = generate_csrf()
+    raw = session.get("csrf_token")
+    if raw:
+        _SIGNED.put(raw, (time.monotonic(), token))
+    return str(token)
 
 
 def marking() -> bool:
@@ -49,7 +72,7 @@ def kept_page(key: Hashable, render: Callable[[], str]) -> str:
 
     html = PAGES.get(key, make)
     if _CSRF_MARK in html:
-        html = html.replace(_CSRF_MARK, generate_csrf())
+        html = html.replace(_CSRF_MARK, csrf_token())
     if _ONCE_MARK in html:
         parts = html.split(_ONCE_MARK)
         html = parts[0] + "".join(fresh_once() + part for part in parts[1:])

@@ -191,21 +191,24 @@ def test_every_page_reads_well_on_a_phone_and_a_desktop(live_server, browser, pa
     page.set_viewport_size(PHONE)
     page.goto(base + "/sessions/new")
     page.get_by_role("button", name="Start the session").click()
+    page.wait_for_selector("#error-summary")
     summary = page.locator("#error-summary li")
     assert summary.count() >= 2, summary.all_inner_texts()
-    assert page.evaluate("document.activeElement.id") == "name"
+    page.wait_for_function("() => document.activeElement.id === 'name'")  # focused
     _look(page, shot, "new-session-errors", None)
     page.goto(session + "/hands/new")
     page.locator("label[for='kind-drop']").click()
     page.locator("label[for='player-1']").click()
     page.get_by_role("button", name="Save hand").click()
+    page.wait_for_selector("#error-summary")
     texts = page.locator("#error-summary li").all_inner_texts()
     assert len(texts) == 4 and all("count is missing" in t for t in texts), texts
-    assert page.evaluate("document.activeElement.id") == "count-0"
+    page.wait_for_function("() => document.activeElement.id === 'count-0'")  # focused
     _look(page, shot, "record-hand-errors", None)
     page.goto(session + "/hands/3/correct")
     page.get_by_role("button", name="Save the correction").click()
-    assert page.evaluate("document.activeElement.id") == "reason"
+    page.wait_for_selector("#error-summary")
+    page.wait_for_function("() => document.activeElement.id === 'reason'")  # focused
     assert page.locator("#reason").is_visible()
     assert page.evaluate("() => { const r = document.getElementById('reason')"
                          ".getBoundingClientRect(); return r.top >= 0 && "
