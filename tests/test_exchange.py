@@ -441,6 +441,30 @@ def test_files_that_are_not_a_document(db_app, text, message):
         assert counts()["game_sessions"] == 0
 
 
+@pytest.mark.parametrize("data, message", [
+    (b'{"format": "tonk-tally", "format": "tonk-tally", "version": 1}',
+     "the file gives a key twice"),
+    (b'{"format": "tonk-tally", "version": 1, "league": null, "sessions": [{"name": "\xff"}]}',
+     "the file is not UTF-8 text"),
+    (b'{"format": "tonk-tally", "version": 1, "league": null, "sessions": [' + b"[" * 100_000,
+     "the file is nested too deeply to be an export"),
+])
+def test_bytes_that_are_not_a_document(db_app, data, message):
+    """Checked while reading: a repeated key, bytes that are not UTF-8, and a nesting that
+    would cost memory (refused at once, not after a hundred thousand levels)."""
+    with db_app.app_context():
+        report = exchange.import_file(io.BytesIO(data), user())
+        assert not report.ok and any(message in p for p in report.problems), report.problems
+        assert counts()["game_sessions"] == 0
+
+
+def test_a_byte_order_mark_is_passed_over(db_app, good):
+    with db_app.app_context():
+        report = exchange.import_file(io.BytesIO(b"\xef\xbb\xbf" + json.dumps(good).encode()),
+                                      user())
+        assert report.ok, report.problems
+
+
 def test_a_truncated_file_imports_nothing_even_after_whole_batches(db_app, good):
     """Sessions are written batch by batch inside one transaction: a file cut off after
     many of them leaves nothing behind."""

@@ -1,5 +1,12 @@
 """Reading a document session by session, so that a large league is never held in memory
-whole: the header's fields, then each session as it is read."""
+whole: the header's fields, then each session as it is read.
+
+Every value is parsed by the standard library's JSON decoder (``raw_decode``); only the
+document's outer frame (``{"field": value, …, "sessions": [value, …]}``) is walked here.
+ijson was measured in its place: its C item builder cannot give the header's fields and the
+sessions from one pass, and walking its events in Python read a 50,000-hand export in 10.6 s
+against 2.1 s here, without refusing repeated keys or deep nesting (a file of 100,000 ``[``
+used up the memory through its event prefixes)."""
 from __future__ import annotations
 
 import json
@@ -115,10 +122,15 @@ class _Reader:
         if self._peek() == "}":
             self.pos += 1
         else:
+            seen: set[str] = set()
             while True:
                 if self._peek() != '"':
                     self._next('"', "a field name in quotes")
                 key = self._value()
+                if key in seen:
+                    raise _ReadError(f"the file gives a key twice near {self._where()}: "
+                                     f"{key!r}")
+                seen.add(key)
                 self._next(":", "':' after a field name")
                 if key == "sessions" and self._peek() == "[":
                     self.pos += 1
