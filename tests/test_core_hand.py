@@ -13,6 +13,8 @@ from app.core import (
     UnknownPresetError,
     parse_hand,
 )
+from app.core.hand import END_KINDS, count_mode, missing_counts
+from app.core.rules import PRESETS
 
 TABLE = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -191,3 +193,14 @@ def test_count_from_cards_with_jokers_and_rank_values():
                              counts={"Bob": 5, "Cy": 30, "Dee": 12},
                              cards={"Ann": ["JOKER", "KS", "QD", "jh"]}))
     assert parsed.count("Ann") == 36
+
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_a_form_asks_for_every_count_a_hand_needs(preset):
+    """count_mode (what the form shows) and missing_counts (what is required) are one rule:
+    no end requires a count the form does not ask for."""
+    rules = PRESETS[preset].rules
+    for kind in END_KINDS:
+        required = missing_counts(kind, "Ann", (), ("Ann", "Bob", "Cy"), rules, ())
+        assert not required or count_mode(kind, rules) != "none", kind

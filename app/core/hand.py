@@ -345,15 +345,31 @@ def _counts_from_cards(counts: list[int | None], cards: list[tuple[Card, ...] | 
         counts[seat] = total
 
 
+def count_mode(kind: str, rules: Rules) -> str:
+    """Which counts a hand that ended this way asks for under ``rules``: ``all``;
+    ``claimants`` (the initial totals of who won on the deal); ``losers`` (every count but
+    the winner's, under push-ups); or ``none``. The one home of what a hand needs: the form
+    shows these fields, and :func:`missing_counts` requires from them."""
+    push_ups = rules.scoring == "push_ups"
+    if kind in ("drop", "stock_out") or (kind == "deal" and push_ups):
+        return "all"
+    if kind == "deal":
+        return "claimants"
+    if kind in ("tonk_out", "run_out") and push_ups:
+        return "losers"
+    return "none"
+
+
 def missing_counts(kind: str, player: str | None, five_face_cards: Collection[str],
                    players: Sequence[str], rules: Rules, given: Collection[str]
                    ) -> list[HandError]:
     """Every count a hand that ended this way needs and was not ``given``, in seat order:
     the errors :func:`parse_hand` raises one at a time, for a form that shows them all."""
+    mode = count_mode(kind, rules)
     needed: list[str] = []
-    if kind in ("drop", "stock_out"):
+    if mode == "all" and kind in ("drop", "stock_out"):
         needed = list(players)
-    elif rules.scoring == "push_ups" and kind in ("tonk_out", "run_out", "deal"):
+    elif mode in ("all", "losers"):  # a push-ups deal: the claims may be listed, or not
         needed = [p for p in players if p != player and p not in five_face_cards]
     why = (Message("counts.every_count", end=END_KINDS[kind])
            if kind in ("drop", "stock_out") else Message("counts.every_loser"))

@@ -28,7 +28,7 @@ from ..core import (
     resolve_rules,
 )
 from ..core.cards import DECKS, FACE_VALUES, deck_contents
-from ..core.hand import END_KINDS, missing_counts, parse_players
+from ..core.hand import END_KINDS, count_mode, missing_counts, parse_players
 from ..core.money import parse_stake
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
 from ..ledger import parse_session_name
@@ -301,20 +301,6 @@ def change_rules_field(field: str | None) -> str:
 
 
 # -- a hand ----------------------------------------------------------------------------------
-
-def count_mode(kind: str, rules: Rules) -> str:
-    """Which counts a hand that ended this way needs under ``rules``: ``all``; ``claimants``
-    (the initial totals of who won on the deal); ``losers`` (every count but the winner's,
-    under push-ups); or ``none``."""
-    push_ups = rules.scoring == "push_ups"
-    if kind in ("drop", "stock_out") or (kind == "deal" and push_ups):
-        return "all"
-    if kind == "deal":
-        return "claimants"
-    if kind in ("tonk_out", "run_out") and push_ups:
-        return "losers"
-    return "none"
-
 
 @dataclass(frozen=True)
 class Asks:
