@@ -48,6 +48,7 @@ from ..ledger import (
     record_payment,
     replace_share_link,
     running_totals,
+    seated_names,
     session_rules,
     session_stake,
     shared_session,
@@ -93,6 +94,13 @@ from .present import (
     table,
 )
 from .queries import hands_page, sessions_page
+from .sidebets import (
+    chosen_of_form,
+    chosen_of_hand,
+    read_side_bets,
+    side_bet_field,
+    side_bet_lines,
+)
 from .site import attempt, login_required, me
 
 T = TypeVar("T")
@@ -225,7 +233,7 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
             cards=[hand_card(gs, token, h) for h in pages.items],
-            next_dealer=player_names(gs)[gs.next_dealer], token=token, stamp=stamp))
+            next_dealer=gs.dealer, token=token, stamp=stamp))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)
 
 
@@ -324,27 +332,41 @@ def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
             "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
 
 
+def hand_names(gs: GameSession, hand: Hand | None) -> tuple[str, ...]:
+    """Who a hand form is about: the players at the table now, or a stored hand's own."""
+    return tuple(hand.data["players"]) if hand is not None else seated_names(gs)
+
+
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               correcting: Hand | None = None, version: int | None = None,
               conflict: Hand | None = None) -> ResponseReturnValue:
     """The record or correct form; ``version``: the one a correction is made from;
     ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
+    names = hand_names(gs, correcting)
     return form_page("web/hand_form.html", errors, gs=gs, values=values,
                      correcting=correcting, version=version,
                      conflict=hand_detail(conflict) if conflict is not None else None,
-                     **hand_fields_context(rules, player_names(gs)))
+                     side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
+                     scoring=rules.scoring,
+                     **hand_fields_context(rules, names))
 
 
-def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand]
+def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand],
+              correcting: Hand | None = None
               ) -> tuple[HandValues, Errors, Hand | None, TonkError | None]:
     """Read the hand form and hand it to ``save`` (record or correct)."""
-    names = player_names(gs)
+    names = hand_names(gs, correcting)
     values, data, errors = read_hand_form(request.form, names, rules, Asks.of(rules))
+    values.side_bets = chosen_of_form(request.form, gs.side_bets_spec, names)
+    plays, bets = read_side_bets(values.side_bets)
+    if plays:
+        data["side_bets"] = plays
     if errors:
         return values, errors, None, None
     hand, exc = attempt(lambda: save(data))
     if exc is not None:
-        return values, {hand_field(exc, names): exc.message}, None, exc
+        return values, {side_bet_field(exc.field, bets) or hand_field(exc, names):
+                        exc.message}, None, exc
     return values, {}, hand, None
 
 
@@ -354,7 +376,7 @@ def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Ha
 def record(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     rules = session_rules(gs)
-    values = HandValues(dealer=player_names(gs)[gs.next_dealer])
+    values = HandValues(dealer=gs.dealer)
     errors: Errors = {}
     if request.method == "POST":
         values, errors, hand, _exc = save_hand(gs, rules,
@@ -372,13 +394,14 @@ def correct(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     hand = get_hand(gs, number)
     rules = hand_rules(hand)
-    values = HandValues.of_hand(hand.data, player_names(gs))
+    values = HandValues.of_hand(hand.data, hand_names(gs, hand))
+    values.side_bets = chosen_of_hand(hand.data)
     errors: Errors = {}
     version, conflict = hand.version, None
     if request.method == "POST":
         reason, seen = request.form.get("reason", ""), request.form.get("version")
         values, errors, saved, exc = save_hand(
-            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason, seen))
+            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason, seen), hand)
         if saved is not None:
             flash(_("Hand %(n)s is corrected; the totals follow.", n=number), "ok")
             return redirect(url_for(".hand", session_id=gs.id, number=number))
