@@ -74,7 +74,7 @@ def _load_pots(gs: GameSession, names: Sequence[str]) -> dict[str, Pot]:
             for bet, paid in json.loads(gs.pots_json or "{}").items()}
 
 
-def _dump_pots(pots: Mapping[str, Pot], names: Sequence[str]) -> str:
+def dump_pots(pots: Mapping[str, Pot], names: Sequence[str]) -> str:
     seat = {name: i for i, name in enumerate(names)}
     return json.dumps({bet: [[seat[p], to_minor(a)] for p, a in pot.paid if a]
                        for bet, pot in sorted(pots.items()) if pot.total})
@@ -117,7 +117,7 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
             hand.side_nets_json = new_json
         if hand.side_result_json != lines_json:
             hand.side_result_json = lines_json
-    gs.pots_json = _dump_pots(pots, names)
+    gs.pots_json = dump_pots(pots, names)
 
 
 def pots(gs: GameSession) -> dict[str, Decimal]:

@@ -15,3 +15,4 @@ bp.add_app_template_global(once_token, "once_token")  # macros see globals, not 
 
 from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
+from . import seats as seats  # noqa: E402  (joining and leaving the table)

@@ -95,6 +95,7 @@ from .present import (
 )
 from .queries import hands_page, sessions_page
 from .sidebets import (
+    BET_TITLES,
     chosen_of_form,
     chosen_of_hand,
     read_side_bets,
@@ -233,7 +234,8 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
             cards=[hand_card(gs, token, h) for h in pages.items],
-            next_dealer=gs.dealer, token=token, stamp=stamp))
+            next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
+            left={s.name for s in gs.seats if s.left_at is not None}))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)
 
 
@@ -452,7 +454,9 @@ def settle_page(gs: GameSession, errors: Mapping[tuple[str, str], str] | None = 
     state = ledger(gs)
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
                            standings=standings(state.totals), errors=errors or {},
-                           typed=typed or {}, can_edit=not gs.is_closed), \
+                           typed=typed or {}, can_edit=not gs.is_closed,
+                           leaving=request.args.get("player") if request.args.get("player")
+                           in state.totals else None), \
         422 if errors else 200
 
 
