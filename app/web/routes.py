@@ -6,6 +6,7 @@ their share link ``/s/<token>``. A closed session refuses every change with a fl
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -95,9 +96,11 @@ from .present import (
 )
 from .queries import hands_page, sessions_page
 from .sidebets import (
+    BET_CHOICES,
     BET_TITLES,
     chosen_of_form,
     chosen_of_hand,
+    options_of_spec,
     read_side_bets,
     side_bet_field,
     side_bet_lines,
@@ -170,7 +173,9 @@ def new_session() -> ResponseReturnValue:
     league = leagues.get(request.args.get("league", ""))
     if league is not None:  # "New session in this league": the league's defaults
         values = SessionValues(stake=str(league_stake(league)), currency=league.currency,
-                               rules=RulesValues.of(league_rules(league)), league=str(league.id))
+                               rules=RulesValues.of(league_rules(league)), league=str(league.id),
+                               side_bets=options_of_spec(json.loads(league.side_bets_json
+                                                                    or "{}")))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
@@ -187,7 +192,7 @@ def new_session() -> ResponseReturnValue:
              else known_player_names(me()))
     return form_page("web/new_session.html", errors, values=values, seats=range(MAX_SEATS),
                      more_seats=any(values.players[FEW_SEATS:]), few_seats=FEW_SEATS,
-                     known=known, leagues=list(leagues.values()),
+                     known=known, leagues=list(leagues.values()), bets=BET_CHOICES,
                      **rules_context(values.rules, errors))
 
 

@@ -112,3 +112,66 @@ def side_bet_field(field: str | None, bets: Sequence[str]) -> str | None:
 
 
 _PARTS = {"players": "in", "winner": "winner", "suit": "suit"}
+
+
+# -- which side bets a session or league plays ----------------------------------------------
+
+#: The side-bet options as the form shows them: bet → on ("1" or ""), stake, suit, unclaimed.
+Options = dict[str, dict[str, str]]
+UNCLAIMED_WORDS: dict[str, Any] = {
+    "carry": _l("the pot carries to the next deal"),
+    "return": _l("each stake goes back"),
+}
+
+
+def options_of_spec(spec: Mapping[str, Any] | None) -> Options:
+    """Stored side bets (or a league's, for its new session) → the form."""
+    return {bet: {"on": "1" if bet in (spec or {}) else "",
+                  "stake": str((spec or {}).get(bet, {}).get("stake") or ""),
+                  "suit": (spec or {}).get(bet, {}).get("suit") or "",
+                  "unclaimed": (spec or {}).get(bet, {}).get("unclaimed") or "carry"}
+            for bet in BETS}
+
+
+def options_of_form(form: MultiDict[str, str]) -> Options:
+    return {bet: {"on": "1" if form.get(f"sb-{bet}") else "",
+                  "stake": form.get(f"sb-{bet}-stake", "").strip()[:100].replace(",", "."),
+                  "suit": form.get(f"sb-{bet}-suit", "").strip()[:10],
+                  "unclaimed": form.get(f"sb-{bet}-unclaimed", "carry").strip()[:10]}
+            for bet in BETS}
+
+
+def spec_of_options(options: Options) -> dict[str, Any]:
+    """The form → ``side_bets`` for the ledger (RULES.md §9): only the bets ticked; an empty
+    stake is the table's own."""
+    spec: dict[str, Any] = {}
+    for bet, chosen in options.items():
+        if not chosen["on"]:
+            continue
+        bet_spec: dict[str, Any] = {"stake": chosen["stake"] or None}
+        if bet == "high_card":
+            bet_spec["suit"] = chosen["suit"] or None
+            bet_spec["unclaimed"] = chosen["unclaimed"] or "carry"
+        spec[bet] = bet_spec
+    return spec
+
+
+def option_field(field: str) -> str:
+    """``side_bets.naturals.stake`` → ``sb-naturals-stake``; ``side_bets`` as it is."""
+    parts = field.split(".")
+    if len(parts) >= 2 and parts[1] in BETS:
+        return f"sb-{parts[1]}-{parts[2]}" if len(parts) > 2 else f"sb-{parts[1]}"
+    return "side_bets"
+
+
+@dataclass(frozen=True)
+class BetChoices:
+    """What the side-bet options of a form offer."""
+
+    titles: Mapping[str, Any]
+    hints: Mapping[str, Any]
+    suits: Mapping[str, Any]
+    unclaimed: Mapping[str, Any]
+
+
+BET_CHOICES = BetChoices(BET_TITLES, BET_HINTS, SUIT_NAMES, UNCLAIMED_WORDS)
