@@ -36,7 +36,7 @@ from .models import (
     SessionPlayer,
     SettlePayment,
 )
-from .pots import dump_pots, replayed
+from .pots import dump_pots, replayed, trimmed
 
 MAX_LISTED = 200
 Where = Callable[[int], str]  # a session's id → how a problem names it
@@ -256,6 +256,6 @@ def _pots(at: Where) -> Iterator[str]:
                    f"leave {dump_pots(pots, names)}")
         for hand in hands:
             new = settled[hand.id][0]
-            if (new if any(new) else []) != hand.side_nets:
+            if trimmed(new) != trimmed(hand.side_nets):
                 yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
                        f"{hand.side_nets}, but a replay of the side bets says {new}")

@@ -98,6 +98,15 @@ def replayed(gs: GameSession, rules: Rules, names: Sequence[str],
     return out, pots
 
 
+def trimmed(nets: Sequence[int]) -> list[int]:
+    """Side-bet money per seat as stored: without the zeros at its end (none for a deal
+    without side bets), so that a seat joining later changes nothing stored."""
+    kept = list(nets)
+    while kept and kept[-1] == 0:
+        kept.pop()
+    return kept
+
+
 def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
     """Settle every hand's side bets again, in order, and move each seat's total by what
     changed; keep the pots. Call it under the session's lock, after any change of a hand."""
@@ -112,7 +121,7 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
         old = hand.side_nets
         for i, seat in enumerate(seats):
             seat.total_minor += (new[i] if i < len(new) else 0) - (old[i] if i < len(old) else 0)
-        new_json, lines_json = json.dumps(new if any(new) else []), json.dumps(lines)
+        new_json, lines_json = json.dumps(trimmed(new)), json.dumps(lines)
         if hand.side_nets_json != new_json:
             hand.side_nets_json = new_json
         if hand.side_result_json != lines_json:

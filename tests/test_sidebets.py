@@ -286,3 +286,22 @@ def _token(db_app):
     if id(db_app) not in _TOKENS:
         _TOKENS[id(db_app)] = account(db_app, "prop@example.com", "Prop")
     return _TOKENS[id(db_app)]
+
+
+def test_a_league_chooses_its_side_bets_on_its_settings_page(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    resp = client.post("/leagues/new", data={"name": "Tuesdays", "stake": "0.50",
+                                             "currency": "USD", "preset": "pagat",
+                                             "sb-naturals": "1", "sb-naturals-stake": ""})
+    assert resp.status_code == 302, resp.get_data(as_text=True)[:2000]
+    league_id = int(resp.location.rstrip("/").split("/")[2])
+    page = client.get(f"/leagues/{league_id}/settings").get_data(as_text=True)
+    assert 'id="sb-naturals" value="1" checked' in page
+    form = client.get(f"/sessions/new?league={league_id}").get_data(as_text=True)
+    assert 'id="sb-naturals" value="1" checked' in form
+    resp = client.post(f"/leagues/{league_id}/settings", data={
+        "name": "Tuesdays", "stake": "0.50", "currency": "USD", "preset": "pagat",
+        "sb-naturals": "1", "sb-naturals-stake": "x"})
+    assert resp.status_code == 422 and 'id="err-sb-naturals-stake"' in resp.get_data(
+        as_text=True)

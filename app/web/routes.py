@@ -96,7 +96,6 @@ from .present import (
 )
 from .queries import hands_page, sessions_page
 from .sidebets import (
-    BET_CHOICES,
     BET_TITLES,
     chosen_of_form,
     chosen_of_hand,
@@ -192,7 +191,7 @@ def new_session() -> ResponseReturnValue:
              else known_player_names(me()))
     return form_page("web/new_session.html", errors, values=values, seats=range(MAX_SEATS),
                      more_seats=any(values.players[FEW_SEATS:]), few_seats=FEW_SEATS,
-                     known=known, leagues=list(leagues.values()), bets=BET_CHOICES,
+                     known=known, leagues=list(leagues.values()),
                      **rules_context(values.rules, errors))
 
 

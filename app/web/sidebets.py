@@ -175,3 +175,8 @@ class BetChoices:
 
 
 BET_CHOICES = BetChoices(BET_TITLES, BET_HINTS, SUIT_NAMES, UNCLAIMED_WORDS)
+
+
+def side_bet_choices() -> BetChoices:
+    """For the templates (a global: macros see globals, not the context)."""
+    return BET_CHOICES
