@@ -23,15 +23,16 @@ from sqlalchemy import select
 from .core.money import amount_formatter, from_minor, to_minor
 from .core.rules import Rules
 from .core.sidebets import (
-    Play,
+    Outcome,
     Pot,
     SideBet,
     outcome_json,
     parse_plays,
     parse_side_bets,
     play_json,
-    settle_deal,
+    replay_deals,
     side_bets_json,
+    stored_plays,
 )
 from .extensions import db
 from .models import GameSession, Hand
@@ -64,11 +65,6 @@ def read_plays(gs: GameSession, rules: Rules, data: Any,
     return [play_json(p) for p in plays]
 
 
-def _plays(stored: Any) -> tuple[Play, ...]:
-    return tuple(Play(p["bet"], tuple(p["players"]), p.get("winner"), p.get("suit"))
-                 for p in stored or ())
-
-
 def _load_pots(gs: GameSession, names: Sequence[str]) -> dict[str, Pot]:
     return {bet: Pot(bet, tuple((names[seat], from_minor(minor)) for seat, minor in paid))
             for bet, paid in json.loads(gs.pots_json or "{}").items()}
@@ -87,15 +83,19 @@ def replayed(gs: GameSession, rules: Rules, names: Sequence[str],
     side-bet money per seat and outcomes, by hand id, and the pots after the last."""
     enabled = enabled_bets(gs, rules)
     fmt = amount_formatter(rules)
-    pots: dict[str, Pot] = {}
-    out: dict[int, tuple[list[int], list[Any]]] = {}
-    for hand in hands:
-        plays = () if hand.voided or not enabled else _plays(hand.data.get("side_bets"))
-        plays = tuple(p for p in plays if p.bet in enabled)
-        net, pots, outcomes = settle_deal(plays, enabled, pots, fmt)
-        out[hand.id] = ([to_minor(net.get(n, _ZERO)) for n in names],
-                        [outcome_json(o, fmt) for o in outcomes])
+    deals = [() if hand.voided or not enabled else stored_plays(hand.data.get("side_bets"))
+             for hand in hands]
+    settled, pots = replay_deals(deals, enabled, fmt)
+    out = {hand.id: side_rows(net, outcomes, names, fmt)
+           for hand, (net, outcomes) in zip(hands, settled, strict=True)}
     return out, pots
+
+
+def side_rows(net: Mapping[str, Decimal], outcomes: Sequence[Outcome], names: Sequence[str],
+              fmt: Any) -> tuple[list[int], list[Any]]:
+    """A deal's side bets as a hand stores them: money per seat, and each outcome."""
+    return ([to_minor(net.get(n, _ZERO)) for n in names],
+            [outcome_json(o, fmt) for o in outcomes])
 
 
 def trimmed(nets: Sequence[int]) -> list[int]:

@@ -62,6 +62,7 @@ def _join(gs: GameSession, user: User, name: str, after: str | None) -> None:
         at = seated.index(before) + 1
     else:  # at the dealer's right: just before the dealer, so dealing last from them
         at = next(i for i, s in enumerate(seated) if s.seat == gs.next_dealer)
+        at = at or len(seated)  # a round table: before the first is after the last
     seat = _find(gs.seats, name)
     if seat is None:  # a new player (or one known by another name's key) sits down
         member = _player(user, name, gs.league_id)

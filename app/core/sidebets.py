@@ -245,3 +245,23 @@ def side_bets_json(enabled: Mapping[str, SideBet], fmt: Any = str) -> dict[str, 
             spec["unclaimed"] = rule.unclaimed
         out[bet] = spec
     return out
+
+
+def replay_deals(deals: Sequence[Sequence[Play]], enabled: Mapping[str, SideBet],
+                 fmt: Any = str) -> tuple[list[tuple[dict[str, Decimal], tuple[Outcome, ...]]],
+                                          dict[str, Pot]]:
+    """Every deal's side bets in order, from empty pots: each deal's nets and outcomes, and
+    the pots after the last. A play of a bet the table does not play is left out."""
+    pots: dict[str, Pot] = {}
+    settled = []
+    for plays in deals:
+        kept = tuple(p for p in plays if p.bet in enabled)
+        net, pots, outcomes = settle_deal(kept, enabled, pots, fmt)
+        settled.append((net, outcomes))
+    return settled, pots
+
+
+def stored_plays(stored: Any) -> tuple[Play, ...]:
+    """Plays as a stored hand carries them (checked when they were stored)."""
+    return tuple(Play(p["bet"], tuple(p["players"]), p.get("winner"), p.get("suit"))
+                 for p in stored or ())
