@@ -114,3 +114,14 @@ def test_a_side_bet_against_the_rules_is_refused(db_app):
         wipe(db_app)
         report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
         assert not report.ok and "Zed" in " ".join(report.problems)
+
+
+def test_the_hands_csv_leaves_blank_who_was_not_at_the_table(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Csv", players=["Ann", "Bob"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob"}})
+        seats.change_seats(gs, owner, join="Cy")
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Cy"}})
+        rows = "".join(exchange.hands_csv([gs.id])).splitlines()
+        assert rows[1].endswith(",-2.00,2.00,") and rows[2].endswith(",-2.00,-2.00,4.00")
