@@ -21,7 +21,7 @@ from ..core.money import (
     parse_stake,
     to_minor,
 )
-from ..core.names import clean_text
+from ..core.names import clean_text, name_key
 from ..core.parts import seat_nets, seat_parts, stat_counts
 from ..core.settle import Result
 from ..core.sidebets import (
@@ -491,13 +491,18 @@ def _seats(doc: Mapping[str, Any], names: tuple[str, ...]
            ) -> tuple[list[int], list[datetime | None]]:
     """Where each seat sits now and when it left (format version 2's ``seated``, players at
     the table in seat order, and ``left``, who left when; version 1: everyone, in order)."""
-    seated = doc.get("seated", list(names))
-    if not isinstance(seated, list) or len(seated) < 2 or len(set(map(str, seated))) != \
-            len(seated) or any(p not in names for p in seated):
+    key = {name_key(n): n for n in names}  # a name is the same however it is written
+    given = doc.get("seated", list(names))
+    seated = [key.get(name_key(p)) if isinstance(p, str) else None
+              for p in (given if isinstance(given, list) else [])]
+    if not isinstance(given, list) or len(seated) < 2 or None in seated or \
+            len(set(seated)) != len(seated):
         raise ExchangeError("seated must list at least two of the session's players, each "
                             "once, in seat order")
-    left = doc.get("left") or {}
-    if not isinstance(left, Mapping) or set(left) != set(names) - set(seated):
+    raw = doc.get("left") or {}
+    left = {key.get(name_key(n)): when for n, when in raw.items()} \
+        if isinstance(raw, Mapping) else None
+    if left is None or set(left) != set(names) - set(seated):
         raise ExchangeError("left must give when each player who is not seated left")
     positions = [seated.index(n) if n in seated else len(seated) + i
                  for i, n in enumerate(names)]
