@@ -305,3 +305,41 @@ def test_a_league_chooses_its_side_bets_on_its_settings_page(db_app):
         "sb-naturals": "1", "sb-naturals-stake": "x"})
     assert resp.status_code == 422 and 'id="err-sb-naturals-stake"' in resp.get_data(
         as_text=True)
+
+
+def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"},
+                               "high_card": {"stake": "0.20", "unclaimed": "return"}})
+    nobody_holds = {"bet": "high_card", "suit": "H", "winner": None}
+
+    def step(totals, naturals_pot, high_card_pot="0.00"):
+        state = ledger(api, sid)
+        assert state["totals"] == dict(zip(["Ann", "Bob", "Cy", "Dee", "Fay", "Gus"],
+                                           totals.split(), strict=False)), state["totals"]
+        assert state["pots"] == {"high_card": high_card_pot, "naturals": naturals_pot}
+        zero_sum(state)
+
+    assert api.ok("POST", f"/sessions/{sid}/seats", {"join": "Fay"})["players"] == [
+        "Ann", "Bob", "Cy", "Fay", "Dee"]
+    deal(api, sid, naturals(), nobody_holds)
+    step("-0.10 -0.10 -0.10 -0.10 -0.10", "0.50")
+    assert api.ok("POST", f"/sessions/{sid}/seats", {"join": "Gus", "after": "Bob"})[
+        "players"] == ["Ann", "Bob", "Gus", "Cy", "Fay", "Dee"]
+    deal(api, sid, naturals(), {"bet": "high_card", "suit": "S", "players": ["Ann", "Bob"],
+                                "winner": "Bob"})
+    step("-0.40 0.00 -0.20 -0.20 -0.20 -0.10", "1.10")
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Cy"})
+    deal(api, sid, naturals())
+    step("-0.50 -0.10 -0.20 -0.30 -0.30 -0.20", "1.60")  # carried over three deals
+    deal(api, sid, naturals("Gus"))
+    step("-0.60 -0.20 -0.20 -0.40 -0.40 1.80", "0.00")  # then won
+    api.ok("DELETE", f"/sessions/{sid}/hands/2", {"reason": "misdeal"})
+    step("-0.30 -0.30 -0.10 -0.30 -0.30 1.30", "0.00")
+    api.ok("PUT", f"/sessions/{sid}/hands/1", {**DEAD, "side_bets": [naturals("Cy")],
+                                               "reason": "Cy spread three kings"})
+    step("-0.30 -0.30 0.40 -0.30 -0.30 0.80", "0.00")
+    deal(api, sid, naturals())
+    step("-0.40 -0.40 0.40 -0.40 -0.40 0.70", "0.50")
+    state = ledger(api, sid)
+    assert state["open"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.40", "Dee": "-0.30",
+                             "Fay": "-0.30", "Gus": "0.80"}

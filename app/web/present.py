@@ -108,13 +108,14 @@ class HandRow:
     voided: bool
     multiplier: int
     corrected: bool = False  # counts as corrected (a void hand is marked void instead)
+    side_bets: bool = False  # side bets were played (their money is shown on the hand)
 
 
 def hand_row(hand: Hand) -> HandRow:
     result = hand.result
     return HandRow(hand.number, outcome_word(hand.outcome), tuple(result["winners"]),
                    _values(result), hand.voided, hand.data.get("multiplier", 1),
-                   hand.version > 1 and not hand.voided)
+                   hand.version > 1 and not hand.voided, bool(hand.data.get("side_bets")))
 
 
 @dataclass(frozen=True)
