@@ -9,6 +9,9 @@ transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with mess
 a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409,
 :class:`VersionConflictError` 409 with who changed the hand meanwhile.
 
+Who joins or leaves keeps their seat row (:mod:`app.seats`); a hand keeps the players it
+was played by; side bets (:mod:`app.pots`) are replayed after every change of a hand.
+
 Every change of a session's money (record, correct, void, payment, rules, close) runs under
 the session's lock (:func:`_locked`): it reads the session afresh once no other change of it
 can be under way, so two scorekeepers saving at once are applied one after the other, hand
@@ -271,8 +274,8 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     _check_open(gs)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
-    if gs.side_bets_json and resolved.scoring not in ("money", "points"):
-        side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved)  # says why not
+    if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
+        side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved)
     gs.rules_json = json.dumps(resolved.to_json())
     gs.stake_minor = to_minor(amount)
     db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,

@@ -343,3 +343,30 @@ def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(a
     state = ledger(api, sid)
     assert state["open"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.40", "Dee": "-0.30",
                              "Fay": "-0.30", "Gus": "0.80"}
+
+
+def test_side_bet_stakes_must_still_fit_new_rules(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    points = {"rules": {"preset": "pagat", "scoring": "points"}, "stake": "1"}
+    api_error(api("PUT", f"/sessions/{sid}/rules", points), 422, "side_bets.naturals.stake",
+              "stake")
+    api.ok("PUT", f"/sessions/{sid}/rules", {"rules": "chicago"})
+
+
+def test_the_correction_form_shows_the_hands_own_side_bets(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), **{"sb-naturals": "1",
+                                                          "sb-naturals-stake": "0.10"})
+    assert record(client, sid, kind="dead", **{
+        "sb-naturals-shown": "1", "sb-naturals-in": ["Ann", "Cy"],
+        "sb-naturals-winner": "Cy"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/hands/1/correct").get_data(as_text=True)
+    assert 'id="sb-naturals-in-1" value="Bob">' in page  # Bob was not in
+    assert 'id="sb-naturals-won-2" value="Cy" checked' in page
+    resp = client.post(f"/sessions/{sid}/hands/1/correct", data={
+        "kind": "dead", "reason": "Ann won it", "version": "1", "sb-naturals-shown": "1",
+        "sb-naturals-in": ["Ann", "Cy"], "sb-naturals-winner": "Ann"})
+    assert resp.status_code == 302
+    page = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    assert "Ann wins the pot: 0.20." in page
