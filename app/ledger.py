@@ -324,8 +324,7 @@ def _check_open(gs: GameSession) -> None:
 # -- hands -----------------------------------------------------------------------------------
 
 def _nets(gs: GameSession, result: Result) -> list[int]:
-    """The hand's effect on each seat's total, in minor units (pushes under push-ups), 0 for
-    the seats of players who were not at the table for it."""
+    """The hand's effect on each seat's total in minor units (0 for who did not play it)."""
     return seat_nets(player_names(gs), result)
 
 
@@ -386,8 +385,7 @@ def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
 def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
            result: Result | None) -> None:
     """Move running totals by new − old, replace the hand's entries, and move each
-    player's session record by the same change. (A hand's nets may be shorter than the
-    seats: who joined after it was recorded has no part in it.)"""
+    player's session record by the same change (nets stop at the seats of their time)."""
     for seat in gs.seats:
         i = seat.seat
         seat.total_minor += ((new[i] if i < len(new) else 0)
