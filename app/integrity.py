@@ -11,7 +11,8 @@ and the test suite after every scenario.
   last one's facts and result the hand's own, voided exactly when the last is a void;
 - a counted hand has one entry per player it was played by, a voided hand none;
 - each player's session record equals what their entries add up to;
-- payments never take anyone past what they owed or were owed.
+- payments never take anyone past what they owed or were owed (pot returns counted);
+- who deals next sits at the table.
 
 Each problem is one sentence naming the session (and hand, and player) it is about.
 """
@@ -70,6 +71,7 @@ def _all() -> Iterator[str]:
     yield from _records(where)
     yield from _payments(where)
     yield from _pots(where)
+    yield from _dealers(where)
 
 
 def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
@@ -224,6 +226,16 @@ def _payments(at: Where) -> Iterator[str]:
             if paid and (total + paid) * total < 0 or (total == 0 and paid):
                 yield (f"{at(session_id)}: {name} has paid or been paid "
                        f"{from_minor(abs(paid))} against a total of {from_minor(total)}")
+
+
+def _dealers(at: Where) -> Iterator[str]:
+    """Who deals next sits at the table (a leaver passes the deal on)."""
+    for session_id, next_dealer, left_at in db.session.execute(select(
+            GameSession.id, GameSession.next_dealer, SessionPlayer.left_at)
+            .outerjoin(SessionPlayer, (SessionPlayer.session_id == GameSession.id)
+                       & (SessionPlayer.seat == GameSession.next_dealer))):
+        if left_at is not None:
+            yield f"{at(session_id)}: the next dealer (seat {next_dealer}) has left the table"
 
 
 def _returns(pots_json: str | None) -> dict[int, int]:

@@ -5,7 +5,10 @@ its own); a leaver's total stays in the ledger and in settle-up. Through the API
 pages, on SQLite and PostgreSQL; ``tonk check`` runs after each test."""
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
+from sqlalchemy import select
 
 from tests.conftest import api_error, errors_of, record, sign_up, start
 
@@ -150,3 +153,25 @@ def test_join_and_leave_from_the_session_page(db_app):
     assert 'id="player-3"' not in form  # only the three seated now
     resp = client.post(f"/sessions/{sid}/seats", data={"leave": "Zed"})
     assert resp.status_code == 422 and any("Zed" in e for e in errors_of(resp))
+
+
+def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_app, api):
+    from app.extensions import db
+    from app.integrity import problems
+    from app.models import GameSession, SessionPlayer
+
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [{"bet": "naturals"}]},
+           201)
+    with db_app.app_context():
+        gs = db.session.get(GameSession, sid)
+        dealer = db.session.scalar(select(SessionPlayer).where(
+            SessionPlayer.session_id == sid, SessionPlayer.seat == gs.next_dealer))
+        dealer.left_at, kept = datetime.now(UTC), gs.pots_json
+        gs.pots_json = '{"naturals": [[0, 10]]}'
+        db.session.commit()
+        found = " ".join(problems())
+        assert "has left the table" in found and "do not sum to zero" in found
+        assert "hands' side bets leave" in found
+        dealer.left_at, gs.pots_json = None, kept
+        db.session.commit()
