@@ -2,14 +2,17 @@
 and the test suite after every scenario.
 
 - each seat's running total equals the sum of its player's current entries, and the sum of
-  the hands' stored nets for that seat;
-- every session sums to zero (money and points; push-ups count pushes, which do not);
+  the hands' stored nets for that seat, plus its side-bet money;
+- every session sums to zero (money and points; push-ups count pushes, which do not), its
+  pots counted: totals + pots = 0; and the pots are what a replay of the hands' side bets
+  leaves in them;
 - hand numbers run 1, 2, … without a gap, up to the session's count;
 - every hand has each of its versions, 1 to its current one, the first "recorded", the
   last one's facts and result the hand's own, voided exactly when the last is a void;
-- a counted hand has one entry per seat, a voided hand none;
+- a counted hand has one entry per player it was played by, a voided hand none;
 - each player's session record equals what their entries add up to;
-- payments never take anyone past what they owed or were owed.
+- payments never take anyone past what they owed or were owed (pot returns counted);
+- who deals next sits at the table.
 
 Each problem is one sentence naming the session (and hand, and player) it is about.
 """
@@ -24,6 +27,7 @@ from sqlalchemy import and_, case, func, select
 from .core.money import from_minor
 from .core.parts import STAT_FIELDS
 from .extensions import db
+from .ledger import rules_of
 from .models import (
     GameSession,
     Hand,
@@ -33,6 +37,7 @@ from .models import (
     SessionPlayer,
     SettlePayment,
 )
+from .pots import dump_pots, replayed, trimmed
 
 MAX_LISTED = 200
 Where = Callable[[int], str]  # a session's id → how a problem names it
@@ -65,6 +70,8 @@ def _all() -> Iterator[str]:
     yield from _entries(where)
     yield from _records(where)
     yield from _payments(where)
+    yield from _pots(where)
+    yield from _dealers(where)
 
 
 def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
@@ -95,31 +102,36 @@ def _totals(at: Where) -> Iterator[str]:
         else:
             zero_sum[session_id] += amount
     by_nets: dict[int, list[int]] = {}
-    for session_id, nets_json in db.session.execute(select(Hand.session_id, Hand.nets_json)
-                                                    .where(Hand.voided.is_(False))):
-        sums = by_nets.setdefault(session_id, [0] * len(seats.get(session_id, ())))
-        nets = json.loads(nets_json)
-        if len(nets) != len(sums):
-            yield f"{at(session_id)}: a hand has {len(nets)} nets for {len(sums)} seats"
-            continue
-        for i, amount in enumerate(nets):
-            sums[i] += amount
+    by_side: dict[int, list[int]] = {}
+    for session_id, voided, nets_json, side_json in db.session.execute(select(
+            Hand.session_id, Hand.voided, Hand.nets_json, Hand.side_nets_json)):
+        n = len(seats.get(session_id, ()))
+        for kept, text, counted in ((by_nets, nets_json, not voided), (by_side, side_json, True)):
+            sums = kept.setdefault(session_id, [0] * n)
+            nets = json.loads(text)
+            if len(nets) > n:
+                yield f"{at(session_id)}: a hand has {len(nets)} nets for {n} seats"
+                continue
+            if counted:
+                for i, amount in enumerate(nets):
+                    sums[i] += amount
     for session_id, seated in seats.items():
         total = 0
+        side = by_side.get(session_id, [0] * len(seated))
         for seat, player_id, name, total_minor in seated:
             total += total_minor
-            entries = by_entries.get((session_id, player_id), 0)
+            entries = by_entries.get((session_id, player_id), 0) + side[seat]
             if entries != total_minor:
                 yield (f"{at(session_id)}: {name}'s total is {from_minor(total_minor)} but "
                        f"their hands add up to {from_minor(entries)}")
-            nets = by_nets.get(session_id, [0] * len(seated))[seat]
+            nets = by_nets.get(session_id, [0] * len(seated))[seat] + side[seat]
             if nets != total_minor:
                 yield (f"{at(session_id)}: {name}'s total is {from_minor(total_minor)} but "
                        f"the hands' nets for that seat add up to {from_minor(nets)}")
         if zero_sum.get(session_id, 0) != 0:
             yield (f"{at(session_id)}: the hands do not sum to zero (they sum to "
                    f"{from_minor(zero_sum[session_id])})")
-        if total != zero_sum.get(session_id, 0) + pushed.get(session_id, 0):
+        if total != zero_sum.get(session_id, 0) + pushed.get(session_id, 0) + sum(side):
             yield (f"{at(session_id)}: the totals sum to {from_minor(total)}, not to what "
                    "the hands add up to")
 
@@ -164,12 +176,12 @@ def _versions(at: Where) -> Iterator[str]:
 
 
 def _entries(at: Where) -> Iterator[str]:
-    seats = {session_id: len(seated) for session_id, seated in _seats().items()}
-    for session_id, number, voided, count in db.session.execute(select(
-            Hand.session_id, Hand.number, Hand.voided, func.count(HandEntry.id))
+    for session_id, number, voided, hand_json, count in db.session.execute(select(
+            Hand.session_id, Hand.number, Hand.voided, Hand.hand_json,
+            func.count(HandEntry.id))
             .outerjoin(HandEntry, HandEntry.hand_id == Hand.id)
-            .group_by(Hand.id, Hand.session_id, Hand.number, Hand.voided)):
-        want = 0 if voided else seats.get(session_id, 0)
+            .group_by(Hand.id, Hand.session_id, Hand.number, Hand.voided, Hand.hand_json)):
+        want = 0 if voided else len(json.loads(hand_json).get("players", ()))
         if count != want:
             yield (f"{at(session_id)}, hand {number}: {count} entries where there should be "
                    f"{want}")
@@ -205,9 +217,57 @@ def _payments(at: Where) -> Iterator[str]:
             SettlePayment.amount_minor)):
         moved[(session_id, payer)] += amount
         moved[(session_id, payee)] -= amount
+    returns = {session_id: _returns(pots_json) for session_id, pots_json in
+               db.session.execute(select(GameSession.id, GameSession.pots_json))}
     for session_id, seated in _seats().items():
         for seat, _player, name, total in seated:
+            total += returns.get(session_id, {}).get(seat, 0)  # what settle-up gives back
             paid = moved.get((session_id, seat), 0)
             if paid and (total + paid) * total < 0 or (total == 0 and paid):
                 yield (f"{at(session_id)}: {name} has paid or been paid "
                        f"{from_minor(abs(paid))} against a total of {from_minor(total)}")
+
+
+def _dealers(at: Where) -> Iterator[str]:
+    """Who deals next sits at the table (a leaver passes the deal on)."""
+    for session_id, next_dealer, left_at in db.session.execute(select(
+            GameSession.id, GameSession.next_dealer, SessionPlayer.left_at)
+            .outerjoin(SessionPlayer, (SessionPlayer.session_id == GameSession.id)
+                       & (SessionPlayer.seat == GameSession.next_dealer))):
+        if left_at is not None:
+            yield f"{at(session_id)}: the next dealer (seat {next_dealer}) has left the table"
+
+
+def _returns(pots_json: str | None) -> dict[int, int]:
+    """What each seat gets back from the pots at settle-up, in minor units."""
+    back: dict[int, int] = defaultdict(int)
+    for paid in json.loads(pots_json or "{}").values():
+        for seat, minor in paid:
+            back[seat] += minor
+    return back
+
+
+def _pots(at: Where) -> Iterator[str]:
+    """Totals + pots = 0 in every session with side bets, and the pots are what a replay of
+    its hands' side bets leaves."""
+    sessions = db.session.scalars(select(GameSession).where(
+        GameSession.side_bets_json.is_not(None) | (GameSession.pots_json != "{}")))
+    for gs in sessions:
+        rules = rules_of(gs.rules_json)
+        names = [s.name for s in gs.seats]
+        in_pots = sum(_returns(gs.pots_json).values())
+        total = sum(s.total_minor for s in gs.seats)
+        if rules.scoring != "push_ups" and total + in_pots != 0:
+            yield (f"{at(gs.id)}: the totals ({from_minor(total)}) and the pots "
+                   f"({from_minor(in_pots)}) do not sum to zero")
+        hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
+                                        .order_by(Hand.number)))
+        settled, pots = replayed(gs, rules, names, hands)
+        if gs.pots_json != dump_pots(pots, names):
+            yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
+                   f"leave {dump_pots(pots, names)}")
+        for hand in hands:
+            new = settled[hand.id][0]
+            if trimmed(new) != trimmed(hand.side_nets):
+                yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
+                       f"{hand.side_nets}, but a replay of the side bets says {new}")

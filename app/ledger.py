@@ -9,6 +9,9 @@ transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with mess
 a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409,
 :class:`VersionConflictError` 409 with who changed the hand meanwhile.
 
+Who joins or leaves keeps their seat row (:mod:`app.seats`); a hand keeps the players it
+was played by; side bets (:mod:`app.pots`) are replayed after every change of a hand.
+
 Every change of a session's money (record, correct, void, payment, rules, close) runs under
 the session's lock (:func:`_locked`): it reads the session afresh once no other change of it
 can be under way, so two scorekeepers saving at once are applied one after the other, hand
@@ -21,6 +24,7 @@ import json
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as _field
 from decimal import Decimal
 from typing import Any
 
@@ -52,6 +56,7 @@ from .models import (
     User,
     utcnow,
 )
+from .pots import pot_returns, pots, read_plays, replay, side_bets_text
 from .storage import begin_write
 
 MAX_REASON = 500
@@ -113,7 +118,13 @@ def session_stake(gs: GameSession) -> Decimal:
 
 
 def player_names(gs: GameSession) -> tuple[str, ...]:
+    """Every player who sat at the session, by seat (their identity in it): who left too."""
     return tuple(s.name for s in gs.seats)
+
+
+def seated_names(gs: GameSession) -> tuple[str, ...]:
+    """The players at the table now, in table order: who the next hand is played by."""
+    return tuple(s.name for s in gs.seated)
 
 
 def is_league_admin(user: User, league_id: int | None) -> bool:
@@ -226,15 +237,17 @@ def parse_session_name(name: Any) -> str:
 
 def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                    stake: Any = None, currency: Any = None, first_dealer: Any = None,
-                   league_id: int | None = None) -> GameSession:
-    """Start a session: players in seat order, the first dealer, stake, house rules; in a
-    league (whose admins may start sessions), its players are the league's members."""
+                   league_id: int | None = None, side_bets: Any = None) -> GameSession:
+    """Start a session: players in seat order, the first dealer, stake, house rules and
+    side bets; in a league (whose admins may start sessions), its players are the league's
+    members."""
     if league_id is not None and not is_league_admin(user, league_id):
         raise NotFoundError(f"there is no league {league_id} that you run", "league")
     name = parse_session_name(name)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake, resolved)
     seats = parse_players(players)
+    side_bets_json = side_bets_text(side_bets, stake=amount, rules=resolved)
     if first_dealer in (None, ""):
         dealer = 0
     elif first_dealer in seats:
@@ -245,9 +258,10 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     gs = GameSession(owner_id=user.id, name=name, currency=parse_currency(currency),
                      stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
                      share_token=new_share_token(), next_dealer=dealer, hand_count=0,
-                     league_id=league_id, created_at=utcnow())
+                     league_id=league_id, created_at=utcnow(), side_bets_json=side_bets_json,
+                     pots_json="{}")
     members = [_player(user, p, league_id) for p in seats]
-    gs.seats = [SessionPlayer(seat=i, name=m.name, player=m, total_minor=0)
+    gs.seats = [SessionPlayer(seat=i, position=i, name=m.name, player=m, total_minor=0)
                 for i, m in enumerate(members)]
     db.session.add(gs)
     db.session.commit()
@@ -260,6 +274,8 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     _check_open(gs)
     resolved = resolve_rules(rules)
     amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
+    if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
+        side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved)
     gs.rules_json = json.dumps(resolved.to_json())
     gs.stake_minor = to_minor(amount)
     db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,
@@ -308,38 +324,47 @@ def _check_open(gs: GameSession) -> None:
 # -- hands -----------------------------------------------------------------------------------
 
 def _nets(gs: GameSession, result: Result) -> list[int]:
-    """The hand's effect on each seat's total, in minor units (pushes under push-ups)."""
+    """The hand's effect on each seat's total in minor units (0 for who did not play it)."""
     return seat_nets(player_names(gs), result)
 
 
 def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> tuple[
-        CoreHand, Result]:
-    """Validate ``data`` under the session's rules (or a stored hand's own table facts)."""
+        CoreHand, Result, str]:
+    """Validate ``data`` under the session's rules and the players seated now (or a stored
+    hand's own table facts and players): the hand, its result, and the hand as stored
+    (RULES.md §1, with its side bets)."""
     if not isinstance(data, Mapping):
         raise LedgerError("a hand must be a JSON object")
     data = dict(data)
+    side_bets = data.pop("side_bets", None)
     default_dealer: Any
     if table is None:
         rules, stake = session_rules(gs), session_stake(gs)
-        default_dealer = player_names(gs)[gs.next_dealer]
+        default_dealer, players = gs.dealer, seated_names(gs)
     else:
         rules, stake = rules_of(json.dumps(table["rules"])), Decimal(table["stake"])
-        default_dealer = table.get("dealer")
+        default_dealer, players = table.get("dealer"), tuple(table["players"])
     if data.get("dealer") in (None, ""):
         data["dealer"] = default_dealer
-    hand = parse_hand(data, rules=rules, stake=stake, players=player_names(gs))
-    return hand, settle(hand)
+    hand = parse_hand(data, rules=rules, stake=stake, players=players)
+    stored = hand.to_json()
+    plays = read_plays(gs, rules, side_bets, players)
+    if plays:
+        stored["side_bets"] = plays
+    return hand, settle(hand), json.dumps(stored)
 
 
 def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
              result: Result) -> list[HandEntry]:
     """Each player's part in a hand's current version: net, and what the record counts."""
     scoring = result.hand.rules.scoring
-    parts = seat_parts(player_names(gs), new, result)
+    playing = set(result.hand.players)
+    seats = [s for s in gs.seats if s.name in playing]
+    parts = seat_parts([s.name for s in seats], [new[s.seat] for s in seats], result)
     return [HandEntry(hand_id=hand.id, session_id=gs.id, player_id=seat.player_id,
                       scoring=scoring, amount_minor=part.amount_minor, won=part.won,
                       tonked_out=part.tonked_out, drop_won=part.drop_won, caught=part.caught)
-            for seat, part in zip(gs.seats, parts, strict=True)]
+            for seat, part in zip(seats, parts, strict=True)]
 
 
 def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
@@ -360,9 +385,11 @@ def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
 def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
            result: Result | None) -> None:
     """Move running totals by new − old, replace the hand's entries, and move each
-    player's session record by the same change."""
-    for seat, (before, after) in zip(gs.seats, zip(old, new, strict=True), strict=True):
-        seat.total_minor += after - before
+    player's session record by the same change (nets stop at the seats of their time)."""
+    for seat in gs.seats:
+        i = seat.seat
+        seat.total_minor += ((new[i] if i < len(new) else 0)
+                             - (old[i] if i < len(old) else 0))
     stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
         select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
     for entry in db.session.scalars(select(HandEntry).where(HandEntry.hand_id == hand.id)):
@@ -382,9 +409,8 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     get their hand, numbered in the order they were saved."""
     gs = _locked(gs)
     _check_open(gs)
-    core, result = _settle_for(gs, data, None)
+    core, result, hand_json = _settle_for(gs, data, None)
     gs.hand_count += 1
-    hand_json = json.dumps(core.to_json())
     result_json = json.dumps(result.to_json())
     hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
                 outcome=result.outcome, hand_json=hand_json, result_json=result_json,
@@ -394,8 +420,10 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     hand.versions.append(HandVersion(version=1, action="recorded", hand_json=hand_json,
                                      result_json=result_json, created_by_id=user.id,
                                      by_name=user.name))
-    _apply(gs, hand, [0] * len(gs.seats), _nets(gs, result), result)
-    gs.next_dealer = (core.dealer + 1) % len(gs.seats)
+    _apply(gs, hand, [], _nets(gs, result), result)
+    seated = gs.seated
+    gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
+    replay(gs, session_rules(gs), player_names(gs))
     db.session.commit()
     return hand
 
@@ -416,9 +444,9 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
-    core, result = _settle_for(gs, data, hand.data)
-    hand_json, result_json = json.dumps(core.to_json()), json.dumps(result.to_json())
-    old = [0] * len(gs.seats) if hand.voided else hand.nets
+    _core, result, hand_json = _settle_for(gs, data, hand.data)
+    result_json = json.dumps(result.to_json())
+    old = [] if hand.voided else hand.nets
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="corrected",
                                      hand_json=hand_json, result_json=result_json,
@@ -426,6 +454,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
     _apply(gs, hand, old, _nets(gs, result), result)
+    replay(gs, session_rules(gs), player_names(gs))
     db.session.commit()
     return hand
 
@@ -446,8 +475,9 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,
                                      reason=why, created_by_id=user.id, by_name=user.name))
-    _apply(gs, hand, hand.nets, [0] * len(gs.seats), None)
+    _apply(gs, hand, hand.nets, [0] * len(hand.nets), None)
     hand.voided, hand.updated_at = True, utcnow()
+    replay(gs, session_rules(gs), player_names(gs))
     db.session.commit()
     return hand
 
@@ -471,6 +501,10 @@ class Ledger:
     paid: list[tuple[str, str, Decimal]]
     open: dict[str, Decimal]
     transfers: tuple[Transfer, ...]
+    #: Money waiting in each side bet's pot, and what of it goes back to each player at
+    #: settle-up (already in ``open`` and ``transfers``).
+    pots: dict[str, Decimal] = _field(default_factory=dict)
+    returns: dict[str, Decimal] = _field(default_factory=dict)
 
     @property
     def all_paid(self) -> bool:
@@ -490,11 +524,13 @@ def ledger(gs: GameSession) -> Ledger:
             for p in paid_rows]
     if scoring == "push_ups":
         return Ledger(scoring, totals, counted, [], dict.fromkeys(names, Decimal(0)), ())
-    open_ = dict(totals)
+    returns = pot_returns(gs)
+    open_ = {name: amount + returns.get(name, Decimal(0)) for name, amount in totals.items()}
     for payer, payee, amount in paid:
         open_[payer] += amount
         open_[payee] -= amount
-    return Ledger(scoring, totals, counted, paid, open_, fewest_transfers(open_))
+    return Ledger(scoring, totals, counted, paid, open_, fewest_transfers(open_), pots(gs),
+                  returns)
 
 
 def parse_amount(value: Any) -> Decimal:
@@ -552,12 +588,13 @@ def close_session(gs: GameSession) -> None:
 def running_totals(gs: GameSession) -> list[tuple[int, list[int]]]:
     """(hand number, each seat's running total in minor units) after every counted hand,
     for the chart: the one reader of every hand's nets, one small column a hand."""
-    rows = db.session.execute(select(Hand.number, Hand.nets_json).where(
+    rows = db.session.execute(select(Hand.number, Hand.nets_json, Hand.side_nets_json).where(
         Hand.session_id == gs.id, Hand.voided.is_(False)).order_by(Hand.number)).all()
     running = [0] * len(gs.seats)
     series = [(0, list(running))]
-    for number, nets_json in rows:
-        for seat, amount in enumerate(json.loads(nets_json)):
-            running[seat] += amount
+    for number, nets_json, side_json in rows:
+        for nets in (json.loads(nets_json), json.loads(side_json)):
+            for seat, amount in enumerate(nets):
+                running[seat] += amount
         series.append((number, list(running)))
     return series

@@ -105,6 +105,8 @@ class League(db.Model):  # type: ignore[name-defined,misc]
     currency: Mapped[str] = mapped_column(String(8))
     share_token: Mapped[str] = mapped_column(String(43), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The side bets its sessions play unless told otherwise (JSON, as a session's).
+    side_bets_json: Mapped[str | None] = mapped_column(Text)
 
     owner: Mapped[User] = relationship()
     seasons: Mapped[list[Season]] = relationship(
@@ -190,6 +192,13 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     #: keyed on, exact across processes and servers without asking anything but this row.
     revision: Mapped[int] = mapped_column(Integer, server_default="0")
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The side bets the table plays (RULES.md §9), each with its stake resolved: JSON, or
+    #: None for none.
+    side_bets_json: Mapped[str | None] = mapped_column(Text)
+    #: Money waiting in each side bet's pot: ``{bet: [[seat, minor], ...]}``, what each seat
+    #: paid into it since it was last won. Kept in the same transaction as every change of
+    #: a hand (a replay of the hands' side bets, in order).
+    pots_json: Mapped[str] = mapped_column(Text, server_default="{}", default="{}")
 
     owner: Mapped[User] = relationship()
     league: Mapped[League | None] = relationship()
@@ -204,9 +213,26 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     def rules_spec(self) -> Any:
         return json.loads(self.rules_json)
 
+    @property
+    def side_bets_spec(self) -> dict[str, Any]:
+        return json.loads(self.side_bets_json) if self.side_bets_json else {}
+
+    @property
+    def dealer(self) -> str:
+        """Who deals the next hand."""
+        return self.seats[self.next_dealer].name
+
+    @property
+    def seated(self) -> list[SessionPlayer]:
+        """The players at the table now, in table order (the dealer passes to the next)."""
+        return sorted((s for s in self.seats if s.left_at is None), key=lambda s: s.position)
+
 
 class SessionPlayer(db.Model):  # type: ignore[name-defined,misc]
-    """A player's seat at a session, with their running total."""
+    """A player's seat at a session, with their running total. ``seat`` is the player's
+    identity in the session (hands' nets and payments are kept by it) and never changes;
+    ``position`` is where they sit at the table now; ``left_at`` is set while they are away
+    (the row stays: their total stays in the ledger, and they may come back)."""
 
     __tablename__ = "session_players"
     __table_args__ = (UniqueConstraint("session_id", "seat"),
@@ -218,6 +244,8 @@ class SessionPlayer(db.Model):  # type: ignore[name-defined,misc]
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     name: Mapped[str] = mapped_column(String(40))
     total_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    position: Mapped[int] = mapped_column(Integer, server_default="0", default=0)
+    left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     session: Mapped[GameSession] = relationship(back_populates="seats")
     player: Mapped[Player] = relationship()
@@ -238,6 +266,10 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
     hand_json: Mapped[str] = mapped_column(Text)
     result_json: Mapped[str] = mapped_column(Text)
     nets_json: Mapped[str] = mapped_column(Text)  # current net per seat, minor units
+    #: The side bets' money of this deal per seat (minor units; apart from ``nets_json``),
+    #: and how each was settled: a replay of the session's side bets keeps both.
+    side_nets_json: Mapped[str] = mapped_column(Text, server_default="[]", default="[]")
+    side_result_json: Mapped[str] = mapped_column(Text, server_default="[]", default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -256,6 +288,14 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
     @property
     def nets(self) -> list[int]:
         return json.loads(self.nets_json)  # type: ignore[no-any-return]
+
+    @property
+    def side_nets(self) -> list[int]:
+        return json.loads(self.side_nets_json)  # type: ignore[no-any-return]
+
+    @property
+    def side_result(self) -> list[dict[str, Any]]:
+        return json.loads(self.side_result_json)  # type: ignore[no-any-return]
 
 
 class HandVersion(db.Model):  # type: ignore[name-defined,misc]

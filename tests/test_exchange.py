@@ -181,7 +181,7 @@ def test_export_then_import_into_an_empty_database_gives_it_all_back(db_app):
         before = snapshot()
         text = document(exchange.export_league(league))
         parsed = json.loads(text)
-        assert (parsed["format"], parsed["version"]) == ("tonk-tally", 1)
+        assert (parsed["format"], parsed["version"]) == ("tonk-tally", 2)
         assert [s["name"] for s in parsed["sessions"]] == ["Friday", "Saturday", "Sunday"]
         friday = parsed["sessions"][0]
         assert [v["by"] for v in friday["hands"][0]["versions"]] == ["Keeper", "Helper"]
@@ -371,7 +371,7 @@ def _wrong_format(doc):
 
 
 def _wrong_version(doc):
-    doc["version"] = 2
+    doc["version"] = 3
 
 
 BROKEN = [
@@ -394,7 +394,7 @@ BROKEN = [
     (_not_a_hand, "a hand must be a JSON object"),
     (_twice_in_the_file, "this uid appears twice in the file"),
     (_wrong_format, 'this is not a Tonk Tally export: it does not say "format": "tonk-tally"'),
-    (_wrong_version, "this export is version 2 of the format; this app reads version 1"),
+    (_wrong_version, "this export is version 3 of the format; this app reads versions 1 to 2"),
 ]
 
 

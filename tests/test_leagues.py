@@ -595,7 +595,7 @@ def test_a_new_session_takes_the_leagues_defaults(owned):
     owner, league = owned
     table = leagues.session_table(owner, {"league": league.id, "stake": "1.00"})
     assert table == {"league_id": league.id, "rules": {"preset": "chicago"}, "stake": "1.00",
-                     "currency": "EUR"}
+                     "currency": "EUR", "side_bets": None}
     assert leagues.session_table(owner, {"rules": "pagat"})["league_id"] is None
     for bad in (str(10**12), True, "x", -1):
         with pytest.raises(leagues.LeagueNotFoundError):

@@ -24,7 +24,7 @@ from .auth import token_required
 from .routes import json_body
 from .sessions import _created, _only, _time
 
-NEW_LEAGUE_FIELDS = frozenset({"name", "rules", "stake", "currency"})
+NEW_LEAGUE_FIELDS = frozenset({"name", "rules", "stake", "currency", "side_bets"})
 _RATE = Decimal("0.0001")
 
 
@@ -65,6 +65,7 @@ def league_json(league: League) -> dict[str, Any]:
             "rules": json.loads(league.rules_json),
             "scoring": service.league_scoring(league),
             "stake": str(service.league_stake(league)), "currency": league.currency,
+            "side_bets": json.loads(league.side_bets_json or "{}"),
             "members": [member_json(p) for p in service.members(league)],
             "admins": [admin_json(u, league) for u in service.admins(league)],
             "seasons": [season_json(s) for s in league.seasons],
@@ -115,7 +116,8 @@ def create_league(user: User) -> Response:
     _only(data, NEW_LEAGUE_FIELDS, "a league")
     league = service.create_league(user, name=data.get("name"),
                                    rules=data.get("rules", "pagat"), stake=data.get("stake"),
-                                   currency=data.get("currency"))
+                                   currency=data.get("currency"),
+                                   side_bets=data.get("side_bets"))
     return _created(league_json(league), url_for("api.get_league", league_id=league.id))
 
 

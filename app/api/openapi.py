@@ -12,6 +12,7 @@ from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..leagues import RATING_SORTS, SCORINGS, SORTS
+from .openapi_table import extend, seats_path
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
           "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
@@ -554,6 +555,7 @@ def openapi_document() -> dict[str, Any]:
     schemas = _schemas()
     schemas.update(_session_schemas(schemas["Hand"]))
     schemas.update(_league_schemas())
+    extend(schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tonk Tally API", "version": "1.0.0",
@@ -594,6 +596,7 @@ def openapi_document() -> dict[str, Any]:
                     "404": _answer("No session behind this link (or it was replaced).",
                                    "Error")}}},
             **_session_paths(),
+            **seats_path(_signed_in, _answer, _SESSION_ID),
             **_league_paths(),
         },
         "components": {"schemas": schemas, "securitySchemes": {

@@ -16,11 +16,13 @@ from flask import Response, json, jsonify, url_for
 from werkzeug.routing import BuildError
 
 from .. import ledger as service
+from .. import seats
 from ..core.errors import TonkError
 from ..core.money import amount_formatter
 from ..leagues import session_table
 from ..live import StateCache, owned_stamp
 from ..models import GameSession, Hand, User
+from ..pots import pots
 from . import bp
 from .auth import token_required
 from .routes import json_body
@@ -28,7 +30,8 @@ from .routes import json_body
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
 TABLE_FIELDS = ("rules", "stake", "players")  # set by the session, not by each hand
 NEW_SESSION_FIELDS = frozenset({"name", "players", "rules", "stake", "currency",
-                                "first_dealer", "league"})
+                                "first_dealer", "league", "side_bets"})
+SEATS_FIELDS = frozenset({"join", "after", "leave"})
 PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 
 
@@ -61,18 +64,22 @@ def _share_path(gs: GameSession) -> str:
 
 
 def session_summary(gs: GameSession) -> dict[str, Any]:
-    return {"id": gs.id, "name": gs.name, "players": list(service.player_names(gs)),
+    return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
             "currency": gs.currency, "closed": gs.is_closed, "hands": gs.hand_count,
             "created_at": _time(gs.created_at)}
 
 
 def session_json(gs: GameSession) -> dict[str, Any]:
-    """A session: players in seat order, who deals next, its rules and stake as stored."""
-    names = service.player_names(gs)
-    return {"id": gs.id, "name": gs.name, "players": list(names),
-            "dealer": names[gs.next_dealer], "rules": gs.rules_spec,
+    """A session: the players at the table in seat order, who left, who deals next, its
+    rules, stake and side bets as stored, and the money in each pot."""
+    fmt = amount_formatter(service.session_rules(gs))
+    return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
+            "left": [s.name for s in gs.seats if s.left_at is not None],
+            "dealer": gs.dealer, "rules": gs.rules_spec,
             "scoring": service.session_rules(gs).scoring,
             "stake": str(service.session_stake(gs)), "currency": gs.currency,
+            "side_bets": gs.side_bets_spec,
+            "pots": {bet: fmt(amount) for bet, amount in pots(gs).items()},
             "closed": gs.is_closed, "closed_at": _time(gs.closed_at), "hands": gs.hand_count,
             "share_url": _share_path(gs), "league": gs.league_id,
             "created_at": _time(gs.created_at)}
@@ -86,9 +93,13 @@ def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def hand_json(hand: Hand) -> dict[str, Any]:
-    """A hand's current version."""
+    """A hand's current version; its result adds how its side bets were settled (apart from
+    the hand's own lines), if it had any."""
+    result = hand.result
+    if hand.side_result_json not in ("", "[]"):
+        result["side_bets"] = hand.side_result
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
-            **_split(hand.data), "result": hand.result}
+            **_split(hand.data), "result": result}
 
 
 def history_json(hand: Hand) -> list[dict[str, Any]]:
@@ -112,6 +123,8 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
                  for payer, payee, amount in state.paid],
         "open": {name: fmt(amount) for name, amount in state.open.items()},
         "all_paid": state.all_paid,
+        "pots": {bet: fmt(amount) for bet, amount in state.pots.items()},
+        "pot_returns": {name: fmt(amount) for name, amount in state.returns.items()},
         "scoring": state.scoring,
         "currency": gs.currency,
     }
@@ -178,6 +191,18 @@ def change_rules(user: User, session_id: int) -> Response:
 def close_session(user: User, session_id: int) -> Response:
     gs = service.owned_session(user, session_id)
     service.close_session(gs)
+    return jsonify(session_json(gs))
+
+
+@bp.post("/sessions/<int:session_id>/seats")
+@token_required
+def change_seats(user: User, session_id: int) -> Response:
+    """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
+    gs = service.owned_session(user, session_id)
+    data = json_body()
+    _only(data, SEATS_FIELDS, "a change of seats")
+    gs = seats.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
+                            leave=data.get("leave"))
     return jsonify(session_json(gs))
 
 

@@ -40,22 +40,22 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
     rules = service.session_rules(gs)
     fmt = amount_formatter(rules)
     state = service.ledger(gs)
-    names = service.player_names(gs)
     return {
         "session": {"name": gs.name, "rules": rules.preset,
                     "rules_title": str(PRESETS[rules.preset].title), "scoring": rules.scoring,
                     "stake": str(service.session_stake(gs)), "currency": gs.currency,
                     "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
                     "created_at": _time(gs.created_at)},
-        "seats": [{"seat": s.seat, "name": s.name, "total": fmt(state.totals[s.name])}
-                  for s in gs.seats],
-        "dealer": None if gs.is_closed else names[gs.next_dealer],
+        "seats": [{"seat": s.seat, "name": s.name, "total": fmt(state.totals[s.name]),
+                   "seated": s.left_at is None} for s in gs.seats],
+        "players": list(service.seated_names(gs)),
+        "dealer": None if gs.is_closed else gs.dealer,
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
         "last_hands": [_hand(h) for h in last_hands(gs)],
         "transfers": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
                       for t in state.transfers],
-        "pots": {},
+        "pots": {bet: fmt(amount) for bet, amount in state.pots.items()},
         "revision": stamp.revision,
         "updated_at": _time(stamp.updated_at),
     }

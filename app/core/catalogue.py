@@ -457,6 +457,13 @@ CATALOGUE: dict[str, str] = {
     "side_bets.winner": "the {bet} side bet's winner, {player}, did not bet",
     "side_bets.fixed_suit": "this table's high-card suit is always {suit}",
     "side_bets.no_suit": "the {bet} side bet has no suit",
+    "seats.one_change": 'send one change of seats: {{"join": "Fay"}}, {{"join": "Fay", '
+                        '"after": "Bob"}} or {{"leave": "Bob"}}',
+    "seats.name": "the name of who joins or leaves",
+    "seats.seated": "{player} is already at the table",
+    "seats.not_seated": "{player} is not at the table (at the table: {players})",
+    "seats.full": "a table seats at most {max} players",
+    "seats.too_few": "{player} cannot leave: a table needs at least {min} players",
     "explain.side_bet.in": "{bet}: {players} each put {stake} in the pot.",
     "explain.side_bet.won": "{player} wins the pot: {amount} ({carried} of it carried over "
                             "from earlier deals).",

@@ -12,11 +12,12 @@ from .settle import Result
 
 
 def seat_nets(names: Sequence[str], result: Result) -> list[int]:
-    """A hand's effect on each seat's total, in minor units (pushes under push-ups)."""
+    """A hand's effect on each seat's total, in minor units (pushes under push-ups); 0 for
+    a seat that was not at the table for it."""
     if result.pushed is not None:
-        return [result.pushed[n] * 100 for n in names]
+        return [result.pushed.get(n, 0) * 100 for n in names]
     assert result.net is not None
-    return [to_minor(result.net[n]) for n in names]
+    return [to_minor(result.net[n]) if n in result.net else 0 for n in names]
 
 
 class Part(NamedTuple):

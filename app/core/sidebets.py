@@ -194,3 +194,74 @@ def settle_side_bet(play: Play, rule: SideBet, pot: Pot, fmt: Any = str) -> Outc
 def return_pot(pot: Pot) -> dict[str, Decimal]:
     """At settle-up: what is still in a pot goes back to each who paid it, exactly."""
     return {player: amount for player, amount in pot.paid if amount}
+
+
+def play_json(play: Play) -> dict[str, Any]:
+    """A play in the JSON shape of RULES.md §9 (what a hand carries)."""
+    out: dict[str, Any] = {"bet": play.bet}
+    if play.suit is not None:
+        out["suit"] = play.suit
+    out["players"] = list(play.players)
+    out["winner"] = play.winner
+    return out
+
+
+def outcome_json(outcome: Outcome, fmt: Any = str) -> dict[str, Any]:
+    """A settled side bet as a result shows it, apart from the hand's own lines: the play,
+    its rule, each bettor's net, the pot after and the explanation."""
+    return {**play_json(outcome.play), "rule": outcome.rule,
+            "net": {p: fmt(v) for p, v in outcome.net.items()}, "pot": fmt(outcome.pot.total),
+            "explanation": [str(m) for m in outcome.explanation]}
+
+
+def settle_deal(plays: Sequence[Play], enabled: Mapping[str, SideBet],
+                pots: Mapping[str, Pot], fmt: Any = str
+                ) -> tuple[dict[str, Decimal], dict[str, Pot], tuple[Outcome, ...]]:
+    """Every side bet of one deal, in turn, from the pots before it: each player's net over
+    all of them, the pots after, and each bet's outcome."""
+    after = dict(pots)
+    net: dict[str, Decimal] = {}
+    outcomes = []
+    for play in plays:
+        out = settle_side_bet(play, enabled[play.bet], after.get(play.bet, Pot(play.bet)), fmt)
+        after[play.bet] = out.pot
+        for player, amount in out.net.items():
+            net[player] = net.get(player, _ZERO) + amount
+        outcomes.append(out)
+    return net, after, tuple(outcomes)
+
+
+def side_bets_json(enabled: Mapping[str, SideBet], fmt: Any = str) -> dict[str, Any]:
+    """The enabled side bets in the JSON shape of RULES.md §9, each stake written out."""
+    out: dict[str, Any] = {}
+    for bet in BETS:
+        rule = enabled.get(bet)
+        if rule is None:
+            continue
+        spec: dict[str, Any] = {"stake": fmt(rule.stake)}
+        if bet == "high_card":
+            if rule.suit is not None:
+                spec["suit"] = rule.suit
+            spec["unclaimed"] = rule.unclaimed
+        out[bet] = spec
+    return out
+
+
+def replay_deals(deals: Sequence[Sequence[Play]], enabled: Mapping[str, SideBet],
+                 fmt: Any = str) -> tuple[list[tuple[dict[str, Decimal], tuple[Outcome, ...]]],
+                                          dict[str, Pot]]:
+    """Every deal's side bets in order, from empty pots: each deal's nets and outcomes, and
+    the pots after the last. A play of a bet the table does not play is left out."""
+    pots: dict[str, Pot] = {}
+    settled = []
+    for plays in deals:
+        kept = tuple(p for p in plays if p.bet in enabled)
+        net, pots, outcomes = settle_deal(kept, enabled, pots, fmt)
+        settled.append((net, outcomes))
+    return settled, pots
+
+
+def stored_plays(stored: Any) -> tuple[Play, ...]:
+    """Plays as a stored hand carries them (checked when they were stored)."""
+    return tuple(Play(p["bet"], tuple(p["players"]), p.get("winner"), p.get("suit"))
+                 for p in stored or ())

@@ -4,16 +4,23 @@ nothing, every hand re-validated through the domain core.
 
 The document::
 
-    {"format": "tonk-tally", "version": 1,
-     "league": {"uid", "name", "created_at", "currency", "stake", "rules", "seasons",
-                "members"} or null,
+    {"format": "tonk-tally", "version": 2,
+     "league": {"uid", "name", "created_at", "currency", "stake", "rules", "side_bets",
+                "seasons", "members"} or null,
      "sessions": [{"uid", "name", "played_at", "closed_at", "currency", "stake", "rules",
-                   "players", "next_dealer", "totals",
+                   "players", "seated", "left", "next_dealer", "side_bets", "pots",
+                   "totals",
                    "hands": [{"number", "voided",
                               "versions": [{"version", "action", "at", "by", "reason",
                                             "hand", "result"}]}],
                    "payments": [{"from", "to", "amount", "at"}],
                    "rules_changes": [{"from_hand", "rules", "stake", "at"}]}]}
+
+``players`` are everyone who sat at the session (their seats, for payments), ``seated`` who
+sits there now in seat order and ``left`` when the others left; each hand gives its own
+``players`` and, in ``hand``, its ``side_bets`` (RULES.md §9); ``pots`` is what the side
+bets leave waiting (an import replays them). Version 1 (no seats that change, no side bets)
+is still read.
 
 Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored
 JSON of RULES.md §1 and §8. It is written as a stream of text chunks, one session a line,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from itertools import chain
@@ -21,9 +21,19 @@ from ..core.money import (
     parse_stake,
     to_minor,
 )
-from ..core.names import clean_text
+from ..core.names import clean_text, name_key
 from ..core.parts import seat_nets, seat_parts, stat_counts
 from ..core.settle import Result
+from ..core.sidebets import (
+    Play,
+    SideBet,
+    parse_plays,
+    parse_side_bets,
+    play_json,
+    replay_deals,
+    side_bets_json,
+    stored_plays,
+)
 from ..core.versions import check_action, voided_after
 from ..ledger import (
     MAX_ID,
@@ -32,6 +42,7 @@ from ..ledger import (
     parse_currency,
     parse_reason,
 )
+from ..pots import dump_pots, side_rows, trimmed
 from .common import (
     _NO_COUNTS,
     _TABLE_FIELDS,
@@ -67,6 +78,8 @@ class _Hand(NamedTuple):
     nets: list[int]
     parts: tuple[Any, ...] | None
     versions: list[_Version]
+    seats: tuple[int, ...] = ()  # the seat of each part: who the hand was played by
+    plays: tuple[Play, ...] = ()  # its current version's side bets
 
 
 #: A player's record in a session as its hands add it up: seat, scoring, then the counters
@@ -92,6 +105,14 @@ class _Session:
     records: list[_Record]
     payments: list[tuple[int, int, int, datetime]]
     changes: list[tuple[int, str, int, datetime]]
+    #: Seats that changed, side bets (format version 2): where each seat sits now and when
+    #: it left (None: seated), the side bets played, each hand's side-bet money and lines,
+    #: and the pots.
+    positions: list[int] = field(default_factory=list)
+    left_at: list[datetime | None] = field(default_factory=list)
+    side_bets_json: str | None = None
+    side: list[tuple[str, str]] = field(default_factory=list)
+    pots_json: str = "{}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +173,7 @@ class _Checker:
 
     def __init__(self) -> None:
         self._last_table: tuple[Any, Any, _Table] | None = None
+        self._enabled: dict[str, SideBet] = {}
         self._last_by: tuple[Any, str] | None = None
         self._problems: list[str] = []
 
@@ -181,6 +203,9 @@ class _Checker:
             names = parse_players(doc.get("players"))
             rules = resolve_rules(doc.get("rules"))
             stake = parse_stake(doc.get("stake"), rules)
+            self._enabled = parse_side_bets(doc.get("side_bets"), stake=stake,
+                                            scoring=rules.scoring)
+            positions, left_at = _seats(doc, names)
             currency = parse_currency(doc.get("currency"))
             played_at = parse_time(doc.get("played_at"), "played_at")
             closed_at = (parse_time(doc["closed_at"], "closed_at")
@@ -215,19 +240,32 @@ class _Checker:
         totals = [0] * len(names)
         records: dict[tuple[int, str], list[tuple[int, ...]]] = {}
         for hand, counts in zip(hands, counted, strict=True):
-            for seat in range(len(names)):  # the first version made the record
+            for seat in hand.seats:  # the first version made the record
                 if (seat, hand.scoring) not in records:
                     records[(seat, hand.scoring)] = [_NO_COUNTS]
             if counts is None:
                 continue
-            for seat, (net, added) in enumerate(zip(hand.nets, counts, strict=True)):
+            for seat, net in enumerate(hand.nets):
                 totals[seat] += net
+            for seat, added in zip(hand.seats, counts, strict=True):
                 records[(seat, hand.scoring)].append(added)
+        fmt = amount_formatter(rules)
+        settled, pots = replay_deals([() if h.voided else h.plays for h in hands],
+                                     self._enabled, fmt)
+        side: list[tuple[str, str]] = []
+        for side_net, outcomes in settled:
+            money, lines = side_rows(side_net, outcomes, names, fmt)
+            for seat, amount in enumerate(money):
+                totals[seat] += amount
+            side.append((json.dumps(trimmed(money)), json.dumps(lines)))
+        returns = [sum(to_minor(a) for p, a in chain.from_iterable(
+            pot.paid for pot in pots.values()) if p == name) for name in names]
         try:
             self._check_totals(doc.get("totals"), names, totals)
             next_dealer = self._next_dealer(doc, names, hands)
             if closed_at is not None and rules.scoring != "push_ups":
-                _check_paid(names, totals, payments)
+                _check_paid(names, [t + r for t, r in zip(totals, returns, strict=True)],
+                            payments)
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
             return None
@@ -235,7 +273,9 @@ class _Checker:
                         json.dumps(rules.to_json()), next_dealer, names, totals, hands,
                         [(seat, scoring, *map(sum, zip(*added, strict=True)))
                          for (seat, scoring), added in records.items()],
-                        payments, changes)
+                        payments, changes, positions, left_at,
+                        json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
+                        side, dump_pots(pots, names))
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -356,8 +396,11 @@ class _Checker:
                 return None
             given_hand, given_result = v.get("hand"), v.get("result")
             nets = seat_nets(names, result)
-            parts = seat_parts(names, nets, result)
+            playing = result.hand.players
+            seats = tuple(names.index(p) for p in playing)
+            parts = seat_parts(playing, [nets[i] for i in seats], result)
             current = (result.outcome, nets, tuple(chain.from_iterable(parts)))
+            plays = stored_plays(json.loads(hand_text).get("side_bets"))
             counts: list[tuple[int, ...]] = [stat_counts(part) for part in parts]
             outcome = result.outcome
             done.append(_Version(i, action, hand_text, result_text, reason, by, at))
@@ -370,9 +413,9 @@ class _Checker:
         assert table is not None
         if current is None:
             return _Hand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
-                         done), None
+                         done, seats), None
         return (_Hand(number, False, outcome, table.rules.scoring, current[1], current[2],
-                      done), counts)
+                      done, seats, plays), counts)
 
     def _by(self, value: Any) -> str:
         """Who made a version, as the history shows it (the last one is remembered: it is
@@ -404,19 +447,27 @@ class _Checker:
         if "rules" not in data or "stake" not in data or "players" not in data:
             missing = [f for f in _TABLE_FIELDS if f not in data]
             raise _Bad(f"the hand must give its {', '.join(missing)}, as stored")
-        if data["players"] != names_list:
+        players = data["players"]
+        if players != names_list and (
+                not isinstance(players, list) or len(set(map(str, players))) != len(players)
+                or not 2 <= len(players) or any(p not in names for p in players)):
             raise _Bad(f"the hand's players ({_names(data['players'])}) are not the "
                        f"session's ({', '.join(names)})")
+        seated = names if players == names_list else tuple(players)
         table = self._table(data)
         if first is not None and table is not first and (
                 table.rules != first.rules or table.stake != first.stake):
             raise _Bad("a correction keeps the house rules and stake the hand was first "
                        "settled under")
         facts = {k: v for k, v in data.items() if k not in _TABLE_FIELDS}
-        core = parse_hand(facts, rules=table.rules, stake=table.stake, players=names)
+        plays = facts.pop("side_bets", None)
+        core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
         result = settle(core)
-        stored = {"rules": table.spec, "stake": str(table.stake), "players": names_list,
+        stored = {"rules": table.spec, "stake": str(table.stake), "players": list(seated),
                   **core.to_json(with_table=False)}
+        if plays not in (None, []):
+            stored["side_bets"] = [play_json(p) for p in parse_plays(
+                plays, self._enabled, seated)]
         return first or table, result, _dumps(stored)
 
     @staticmethod
@@ -434,6 +485,29 @@ class _Checker:
                                                         for s in explanation):
             raise _Bad("the result's explanation must be a list of sentences")
         return _dumps(given)
+
+
+def _seats(doc: Mapping[str, Any], names: tuple[str, ...]
+           ) -> tuple[list[int], list[datetime | None]]:
+    """Where each seat sits now and when it left (format version 2's ``seated``, players at
+    the table in seat order, and ``left``, who left when; version 1: everyone, in order)."""
+    key = {name_key(n): n for n in names}  # a name is the same however it is written
+    given = doc.get("seated", list(names))
+    seated = [key.get(name_key(p)) if isinstance(p, str) else None
+              for p in (given if isinstance(given, list) else [])]
+    if not isinstance(given, list) or len(seated) < 2 or None in seated or \
+            len(set(seated)) != len(seated):
+        raise ExchangeError("seated must list at least two of the session's players, each "
+                            "once, in seat order")
+    raw = doc.get("left") or {}
+    left = {key.get(name_key(n)): when for n, when in raw.items()} \
+        if isinstance(raw, Mapping) else None
+    if left is None or set(left) != set(names) - set(seated):
+        raise ExchangeError("left must give when each player who is not seated left")
+    positions = [seated.index(n) if n in seated else len(seated) + i
+                 for i, n in enumerate(names)]
+    return positions, [parse_time(left[n], f"when {n} left") if n in left else None
+                       for n in names]
 
 
 def _hand_stake(value: Any, rules: Rules) -> Decimal:

@@ -74,6 +74,7 @@ def _league_json(league: League) -> str:
         ("currency", league.currency),
         ("stake", str(from_minor(league.stake_minor))),
         ("rules", _Raw(league.rules_json)),
+        ("side_bets", _Raw(league.side_bets_json or "{}")),
         ("seasons", [{"name": s.name, "starts_on": s.starts_on.isoformat(),
                       "ends_on": s.ends_on.isoformat()} for s in seasons]),
         ("members", [{"name": m.name, "joined_at": iso(m.created_at)} for m in members]))
@@ -118,8 +119,9 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
     gs, sp, h, hv = GameSession, SessionPlayer, Hand, HandVersion
     sessions = {r.id: r for r in db.session.execute(select(
         gs.id, gs.uid, gs.name, gs.created_at, gs.closed_at, gs.currency, gs.stake_minor,
-        gs.rules_json, gs.next_dealer).where(gs.id.in_(ids)))}
-    seats = _grouped(select(sp.session_id, sp.name, sp.total_minor)
+        gs.rules_json, gs.next_dealer, gs.side_bets_json, gs.pots_json)
+        .where(gs.id.in_(ids)))}
+    seats = _grouped(select(sp.session_id, sp.name, sp.total_minor, sp.position, sp.left_at)
                      .where(sp.session_id.in_(ids)).order_by(sp.session_id, sp.seat))
     hands = _grouped(select(h.session_id, h.id, h.number, h.voided)
                      .where(h.session_id.in_(ids)).order_by(h.session_id, h.number))
@@ -154,7 +156,14 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
             ("currency", s.currency),
             ("stake", str(from_minor(s.stake_minor))),
             ("rules", _Raw(s.rules_json)), ("players", names),
+            ("seated", [seat.name for seat in sorted(
+                (seat for seat in seats[session_id] if seat.left_at is None),
+                key=lambda seat: seat.position)]),
+            ("left", {seat.name: iso(seat.left_at) for seat in seats[session_id]
+                      if seat.left_at is not None}),
             ("next_dealer", names[s.next_dealer] if names else None),
+            ("side_bets", _Raw(s.side_bets_json or "{}")),
+            ("pots", _pots(s.pots_json, s.side_bets_json)),
             ("totals", {seat.name: str(from_minor(seat.total_minor))
                         for seat in seats[session_id]}),
             ("hands", hand_list),
@@ -166,3 +175,13 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                      ("stake", str(from_minor(c.stake_minor))),
                      ("at", iso(c.created_at)))
                 for c in changes[session_id])))
+
+
+def _pots(pots_json: str | None, side_bets_json: str | None) -> dict[str, str]:
+    """Money waiting in each pot, as decimal strings (what a reader sees; an import
+    replays the hands' side bets to fill the pots again)."""
+    held = {bet: sum(minor for _seat, minor in paid)
+            for bet, paid in json.loads(pots_json or "{}").items()}
+    bets = list(json.loads(side_bets_json or "{}")) + [b for b in held if b not in
+                                                       json.loads(side_bets_json or "{}")]
+    return {bet: str(from_minor(held.get(bet, 0))) for bet in bets}

@@ -42,6 +42,7 @@ from ..models import (
     User,
     utcnow,
 )
+from ..pots import side_bets_text
 from ..storage import begin_write
 from .check import _Checked, _Checker, _league_name, _list, _Session, _uid, _where
 from .common import (
@@ -51,6 +52,7 @@ from .common import (
     MAX_LEAGUE_NAME,
     MAX_PROBLEMS,
     MAX_SEASON_NAME,
+    READS,
     VERSION,
     ExchangeError,
     _day,
@@ -108,6 +110,7 @@ class _LeaguePlan(NamedTuple):
     created: datetime
     seasons: list[tuple[str, date, date]]
     members: dict[str, tuple[str, datetime]]
+    side_bets_json: str | None = None
 
 
 class Importer:
@@ -162,9 +165,9 @@ class Importer:
             self.problem('this is not a Tonk Tally export: it does not say "format": '
                          f'"{FORMAT}"' + (f" (it says {fmt!r})" if fmt is not None else ""))
             return False
-        if isinstance(version, bool) or version != VERSION:
+        if isinstance(version, bool) or version not in READS:
             self.problem(f"this export is version {version!r} of the format; this app reads "
-                         f"version {VERSION}" if version is not None else
+                         f"versions {READS[0]} to {VERSION}" if version is not None else
                          "the file does not say which version of the format it is")
             return False
         league = header.get("league")
@@ -184,6 +187,7 @@ class Importer:
                           MAX_LEAGUE_NAME)
         rules = resolve_rules(doc.get("rules"))
         stake = parse_stake(doc.get("stake"), rules)
+        side_bets = side_bets_text(doc.get("side_bets"), stake=stake, rules=rules)
         currency = parse_currency(doc.get("currency"))
         created = (parse_time(doc["created_at"], "the league's created_at")
                    if doc.get("created_at") is not None else utcnow())
@@ -210,7 +214,7 @@ class Importer:
                 raise ExchangeError(f"{member} is a member twice")
             members[name_key(member)] = (member, joined)
         self._league_plan = _LeaguePlan(uid, name, rules, stake, currency, created, seasons,
-                                        members)
+                                        members, side_bets)
         self._may_import_into(db.session.scalar(select(League).where(League.uid == uid)))
         self.report.league_name = name
 
@@ -226,14 +230,14 @@ class Importer:
         plan, self._league_plan = self._league_plan, None
         if plan is None:
             return
-        uid, name, rules, stake, currency, created, seasons, members = plan
+        uid, name, rules, stake, currency, created, seasons, members, side_bets = plan
         league = db.session.scalar(select(League).where(League.uid == uid))
         self._may_import_into(league)
         if league is None:
             league = League(uid=uid, name=name, owner_id=self.user_id,
                             rules_json=json.dumps(rules.to_json()), stake_minor=to_minor(stake),
                             currency=currency, share_token=secrets.token_urlsafe(16),
-                            created_at=created)
+                            created_at=created, side_bets_json=side_bets)
             db.session.add(league)
             db.session.flush()
             db.session.add(LeagueAdmin(league_id=league.id, user_id=self.user_id))
@@ -487,24 +491,26 @@ class Importer:
         for s, sid, pids in zip(sessions, session_ids, players, strict=True):
             games.append((sid, s.uid, league, user, s.name, s.currency, s.stake_minor,
                           s.rules_json, secrets.token_urlsafe(16), s.closed_at, s.played_at,
-                          len(s.hands), s.next_dealer))
-            seats += [(sid, seat, pid, name, total) for seat, (pid, name, total)
-                      in enumerate(zip(pids, s.names, s.totals, strict=True))]
-            for hand in s.hands:
+                          len(s.hands), s.next_dealer, s.side_bets_json, s.pots_json))
+            seats += [(sid, seat, pid, name, total, position, left_at)
+                      for seat, (pid, name, total, position, left_at)
+                      in enumerate(zip(pids, s.names, s.totals, s.positions, s.left_at,
+                                       strict=True))]
+            for hand, (side_nets, side_lines) in zip(s.hands, s.side, strict=True):
                 hid = next(hand_ids)
                 last = hand.versions[-1]
                 hands.append((hid, sid, hand.number, last.version, hand.voided, hand.outcome,
                               last.hand_text, last.result_text,
-                              "[" + ", ".join(map(str, hand.nets)) + "]",
-                              hand.versions[0].at, last.at))
+                              "[" + ", ".join(map(str, hand.nets)) + "]", side_nets,
+                              side_lines, hand.versions[0].at, last.at))
                 versions += [(hid, v.version, v.action, v.hand_text, v.result_text, v.reason,
                               user, v.by, v.at) for v in hand.versions]
                 parts = hand.parts
                 if parts is not None:
                     scoring = hand.scoring
-                    entries += [(hid, sid, pid, scoring, *parts[k:k + _PART])
-                                for pid, k in zip(pids, range(0, len(parts), _PART),
-                                                  strict=True)]
+                    entries += [(hid, sid, pids[seat], scoring, *parts[k:k + _PART])
+                                for seat, k in zip(hand.seats, range(0, len(parts), _PART),
+                                                   strict=True)]
             records += [(sid, pids[r[0]], r[1], league, s.played_at, *r[2:])
                         for r in s.records]
             payments += [(sid, payer, payee, amount, user, at)
@@ -525,10 +531,12 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
     "game_sessions": ("id", "uid", "league_id", "owner_id", "name", "currency", "stake_minor",
                       "rules_json", "share_token", "closed_at", "created_at", "hand_count",
-                      "next_dealer"),
-    "session_players": ("session_id", "seat", "player_id", "name", "total_minor"),
+                      "next_dealer", "side_bets_json", "pots_json"),
+    "session_players": ("session_id", "seat", "player_id", "name", "total_minor", "position",
+                        "left_at"),
     "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
-              "result_json", "nets_json", "created_at", "updated_at"),
+              "result_json", "nets_json", "side_nets_json", "side_result_json", "created_at",
+              "updated_at"),
     "hand_versions": ("hand_id", "version", "action", "hand_json", "result_json", "reason",
                       "created_by_id", "by_name", "created_at"),
     "hand_entries": ("hand_id", "session_id", "player_id", "scoring", "amount_minor", "won",

@@ -121,8 +121,10 @@ def hands_csv(ids: Sequence[int]) -> Iterator[str]:
         data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
         rules, fmt = rules_for(data["rules"])
         nets: list[str] = [""] * len(players)
-        for name, net in zip(names, json.loads(hand.nets_json), strict=True):
-            nets[column[name]] = fmt(from_minor(net))
+        stored, played = json.loads(hand.nets_json), set(data["players"])
+        for seat, name in enumerate(names):  # who was not at the table for it: blank
+            if name in played:
+                nets[column[name]] = fmt(from_minor(stored[seat] if seat < len(stored) else 0))
         out.row([
             session.name, session.uid, iso(session.created_at), hand.number,
             data["dealer"], result["outcome"],

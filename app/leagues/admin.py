@@ -30,6 +30,7 @@ from ..models import (
     User,
     utcnow,
 )
+from ..pots import side_bets_text
 from .common import MAX_LEAGUE_NAME, MAX_SEASON_NAME, LeagueError, LeagueNotFoundError
 
 # -- finding ---------------------------------------------------------------------------------
@@ -114,12 +115,14 @@ class _Table:
     rules_json: str
     stake_minor: int
     currency: str
+    side_bets_json: str | None = None
 
 
-def _defaults(rules: Any, stake: Any, currency: Any) -> _Table:
+def _defaults(rules: Any, stake: Any, currency: Any, side_bets: Any = None) -> _Table:
     resolved = resolve_rules(rules)
     amount = parse_stake(stake, resolved)
-    return _Table(json.dumps(resolved.to_json()), to_minor(amount), parse_currency(currency))
+    return _Table(json.dumps(resolved.to_json()), to_minor(amount), parse_currency(currency),
+                  side_bets_text(side_bets, stake=amount, rules=resolved))
 
 
 def _name(value: Any) -> str:
@@ -127,12 +130,13 @@ def _name(value: Any) -> str:
 
 
 def create_league(user: User, *, name: Any, rules: Any = "pagat", stake: Any = None,
-                  currency: Any = None) -> League:
+                  currency: Any = None, side_bets: Any = None) -> League:
     """A new league run by ``user``: its owner and first admin."""
     name = _name(name)
-    table = _defaults(rules, stake, currency)
+    table = _defaults(rules, stake, currency, side_bets)
     league = League(name=name, owner_id=user.id, rules_json=table.rules_json,
                     stake_minor=table.stake_minor, currency=table.currency,
+                    side_bets_json=table.side_bets_json,
                     share_token=secrets.token_urlsafe(16), created_at=utcnow())
     db.session.add(league)
     db.session.flush()
@@ -142,12 +146,14 @@ def create_league(user: User, *, name: Any, rules: Any = "pagat", stake: Any = N
 
 
 def edit_league(league: League, *, name: Any, rules: Any, stake: Any = None,
-                currency: Any = None) -> None:
-    """A new name, and new defaults for the sessions started from now on."""
+                currency: Any = None, side_bets: Any = None) -> None:
+    """A new name, and new defaults for the sessions started from now on (their side bets
+    too: None for none)."""
     name = _name(name)
-    table = _defaults(rules, stake, currency)
+    table = _defaults(rules, stake, currency, side_bets)
     league.name, league.rules_json = name, table.rules_json
     league.stake_minor, league.currency = table.stake_minor, table.currency
+    league.side_bets_json = table.side_bets_json
     db.session.commit()
 
 
@@ -235,11 +241,12 @@ def remove_season(league: League, season_id: Any) -> None:
 def session_table(user: User, data: Mapping[str, Any]) -> dict[str, Any]:
     """For a new session that may name a league: the checked league id, and the rules,
     stake and currency sent, the league's defaults filling in what is not."""
-    table = {k: data.get(k) for k in ("rules", "stake", "currency")}
+    table = {k: data.get(k) for k in ("rules", "stake", "currency", "side_bets")}
     if data.get("league") is None:
         return {"league_id": None, **table}
     league = admin_league(user, data["league"])
     defaults = {"rules": json.loads(league.rules_json), "stake": str(league_stake(league)),
-                "currency": league.currency}
+                "currency": league.currency,
+                "side_bets": json.loads(league.side_bets_json or "{}") or None}
     return {"league_id": league.id,
             **{k: defaults[k] if v is None else v for k, v in table.items()}}

@@ -13,5 +13,10 @@ from .once import once_token  # noqa: E402
 
 bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
 
+from .sidebets import side_bet_choices  # noqa: E402
+
+bp.add_app_template_global(side_bet_choices, "side_bet_choices")
+
 from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
+from . import seats as seats  # noqa: E402  (joining and leaving the table)

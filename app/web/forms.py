@@ -32,6 +32,7 @@ from ..core.hand import END_KINDS, count_mode, missing_counts, parse_players
 from ..core.money import parse_stake
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
 from ..ledger import parse_session_name
+from .sidebets import Options, option_field, options_of_form, options_of_spec, spec_of_options
 
 Errors = dict[str, str]
 Form = MultiDict[str, str]
@@ -236,6 +237,7 @@ class SessionValues:
     currency: str = "USD"
     rules: RulesValues = field(default_factory=RulesValues)
     league: str = ""  # the league's id, or "" for a session of the account's own
+    side_bets: Options = field(default_factory=lambda: options_of_spec(None))
 
 
 def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors]:
@@ -251,7 +253,8 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
     values = SessionValues(form.get("name", "").strip()[:MAX_TEXT], players,
                            dealer_seat, amount_text(form.get("stake", "")),
                            form.get("currency", "").strip()[:MAX_TEXT], rules,
-                           form.get("league", "").strip()[:MAX_TEXT])
+                           form.get("league", "").strip()[:MAX_TEXT],
+                           options_of_form(form))
     seated = [p for p in players if p]
     # Everything the page can tell at once (the core then checks the rest, one by one).
     checks: list[tuple[str, Callable[[], Any]]] = [
@@ -269,7 +272,7 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
                                     or not players[dealer_seat]):
         errors["first_dealer"] = _("Choose a seat that has a player.")
     args = {"name": values.name, "players": seated, "rules": spec, "stake": values.stake,
-            "currency": values.currency,
+            "currency": values.currency, "side_bets": spec_of_options(values.side_bets),
             "first_dealer": players[dealer_seat] if 0 <= dealer_seat < MAX_SEATS else None,
             "league_id": int(values.league) if _whole(values.league) else None}
     if values.league and not _whole(values.league):
@@ -288,6 +291,8 @@ def session_field(field: str | None, players: Sequence[str]) -> str:
     where = rules_field(field)
     if where is not None:
         return where
+    if field and field.startswith("side_bets"):
+        return option_field(field)
     if field and field.startswith("players[") and field.endswith("]"):
         filled = [i for i, p in enumerate(players) if p]
         index = int(field[len("players["):-1])
@@ -342,6 +347,8 @@ class HandValues:
     dealer: str = ""
     multiplier: int = 1
     reason: str = ""
+    #: The side-bet lines as typed or stored (app.web.sidebets); None: a new hand's.
+    side_bets: dict[str, tuple[tuple[str, ...], str, str]] | None = None
 
     @property
     def big_one(self) -> bool:

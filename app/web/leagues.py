@@ -8,6 +8,7 @@ it shows, every number already written (see "what the pages show" below).
 """
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,13 @@ from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
 from .queries import player_sessions_page
 from .routes import page_arg, rules_context
+from .sidebets import (
+    Options,
+    option_field,
+    options_of_form,
+    options_of_spec,
+    spec_of_options,
+)
 from .site import attempt, login_required, me
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -239,11 +247,13 @@ class LeagueValues:
     stake: str = "1.00"
     currency: str = "USD"
     rules: RulesValues = field(default_factory=RulesValues)
+    side_bets: Options = field(default_factory=lambda: options_of_spec(None))
 
     @classmethod
     def of(cls, league: League) -> LeagueValues:
         return cls(league.name, str(service.league_stake(league)), league.currency,
-                   RulesValues.of(service.league_rules(league)))
+                   RulesValues.of(service.league_rules(league)),
+                   options_of_spec(json.loads(league.side_bets_json or "{}")))
 
 
 LEAGUE_FIELDS = ("name", "stake", "currency")
@@ -253,13 +263,16 @@ def read_league_form(form: Any) -> tuple[LeagueValues, dict[str, Any], Errors]:
     rules, spec, errors = read_rules(form)
     values = LeagueValues(form.get("name", "").strip()[:500],
                           amount_text(form.get("stake", "")),
-                          form.get("currency", "").strip()[:500], rules)
+                          form.get("currency", "").strip()[:500], rules,
+                          options_of_form(form))
     args = {"name": values.name, "rules": spec, "stake": values.stake or None,
-            "currency": values.currency}
+            "currency": values.currency, "side_bets": spec_of_options(values.side_bets)}
     return values, args, errors
 
 
 def league_field(field: str | None) -> str:
+    if field and field.startswith("side_bets"):
+        return option_field(field)
     return rules_field(field) or (field if field in LEAGUE_FIELDS else "form")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -29,6 +29,7 @@ from ..core.sources import Source, source_of
 from ..ledger import history, rules_of, session_rules, session_stake
 from ..models import GameSession, Hand
 from .forms import OPTION_CHOICES, option_label
+from .sidebets import BET_TITLES
 
 OUTCOMES: dict[str, Any] = {
     "deal_win": _l("Won on the deal"), "tonk_out": _l("Tonk out"), "run_out": _l("Run out"),
@@ -107,13 +108,14 @@ class HandRow:
     voided: bool
     multiplier: int
     corrected: bool = False  # counts as corrected (a void hand is marked void instead)
+    side_bets: bool = False  # side bets were played (their money is shown on the hand)
 
 
 def hand_row(hand: Hand) -> HandRow:
     result = hand.result
     return HandRow(hand.number, outcome_word(hand.outcome), tuple(result["winners"]),
                    _values(result), hand.voided, hand.data.get("multiplier", 1),
-                   hand.version > 1 and not hand.voided)
+                   hand.version > 1 and not hand.voided, bool(hand.data.get("side_bets")))
 
 
 @dataclass(frozen=True)
@@ -135,10 +137,28 @@ class Recorded:
 
     row: HandRow
     payments: list[PaymentRow]
+    side_bets: list[SideBetLines]
+
+
+@dataclass(frozen=True)
+class SideBetLines:
+    """A side bet of a hand as settled: its title, its rule, its own sentences (apart from
+    the hand's result) and what is in its pot after."""
+
+    title: str
+    rule: str
+    explanation: list[str]
+    pot: Decimal
+
+
+def side_bet_lines(hand: Hand) -> list[SideBetLines]:
+    return [SideBetLines(str(BET_TITLES.get(s["bet"], s["bet"])), s["rule"],
+                         list(s["explanation"]), Decimal(s["pot"]))
+            for s in hand.side_result]
 
 
 def recorded(hand: Hand) -> Recorded:
-    return Recorded(hand_row(hand), payments(hand.result))
+    return Recorded(hand_row(hand), payments(hand.result), side_bet_lines(hand))
 
 
 @dataclass(frozen=True)
@@ -183,6 +203,7 @@ class HandDetail:
     history: list[Version]
     version: int  # the current one: a correction or void is made from it
     scoring: str
+    side_bets: list[SideBetLines] = field(default_factory=list)
 
 
 def facts(data: Mapping[str, Any]) -> list[str]:
@@ -227,7 +248,7 @@ def hand_detail(hand: Hand) -> HandDetail:
         payments=payments(result),
         seats=[Seat(n, counts.get(n), tuple(cards.get(n, ()))) for n in data["players"]],
         rules_title=rules_title(rules), rules_words=rules_words(rules), history=versions,
-        version=hand.version, scoring=rules.scoring)
+        version=hand.version, scoring=rules.scoring, side_bets=side_bet_lines(hand))
 
 
 # -- rules -----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ their share link ``/s/<token>``. A closed session refuses every change with a fl
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -48,6 +49,7 @@ from ..ledger import (
     record_payment,
     replace_share_link,
     running_totals,
+    seated_names,
     session_rules,
     session_stake,
     shared_session,
@@ -93,6 +95,15 @@ from .present import (
     table,
 )
 from .queries import hands_page, sessions_page
+from .sidebets import (
+    BET_TITLES,
+    chosen_of_form,
+    chosen_of_hand,
+    options_of_spec,
+    read_side_bets,
+    side_bet_field,
+    side_bet_lines,
+)
 from .site import attempt, login_required, me
 
 T = TypeVar("T")
@@ -161,7 +172,9 @@ def new_session() -> ResponseReturnValue:
     league = leagues.get(request.args.get("league", ""))
     if league is not None:  # "New session in this league": the league's defaults
         values = SessionValues(stake=str(league_stake(league)), currency=league.currency,
-                               rules=RulesValues.of(league_rules(league)), league=str(league.id))
+                               rules=RulesValues.of(league_rules(league)), league=str(league.id),
+                               side_bets=options_of_spec(json.loads(league.side_bets_json
+                                                                    or "{}")))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
@@ -225,7 +238,8 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
             cards=[hand_card(gs, token, h) for h in pages.items],
-            next_dealer=player_names(gs)[gs.next_dealer], token=token, stamp=stamp))
+            next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
+            left={s.name for s in gs.seats if s.left_at is not None}))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)
 
 
@@ -324,27 +338,41 @@ def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
             "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
 
 
+def hand_names(gs: GameSession, hand: Hand | None) -> tuple[str, ...]:
+    """Who a hand form is about: the players at the table now, or a stored hand's own."""
+    return tuple(hand.data["players"]) if hand is not None else seated_names(gs)
+
+
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               correcting: Hand | None = None, version: int | None = None,
               conflict: Hand | None = None) -> ResponseReturnValue:
     """The record or correct form; ``version``: the one a correction is made from;
     ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
+    names = hand_names(gs, correcting)
     return form_page("web/hand_form.html", errors, gs=gs, values=values,
                      correcting=correcting, version=version,
                      conflict=hand_detail(conflict) if conflict is not None else None,
-                     **hand_fields_context(rules, player_names(gs)))
+                     side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
+                     scoring=rules.scoring,
+                     **hand_fields_context(rules, names))
 
 
-def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand]
+def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand],
+              correcting: Hand | None = None
               ) -> tuple[HandValues, Errors, Hand | None, TonkError | None]:
     """Read the hand form and hand it to ``save`` (record or correct)."""
-    names = player_names(gs)
+    names = hand_names(gs, correcting)
     values, data, errors = read_hand_form(request.form, names, rules, Asks.of(rules))
+    values.side_bets = chosen_of_form(request.form, gs.side_bets_spec, names)
+    plays, bets = read_side_bets(values.side_bets)
+    if plays:
+        data["side_bets"] = plays
     if errors:
         return values, errors, None, None
     hand, exc = attempt(lambda: save(data))
     if exc is not None:
-        return values, {hand_field(exc, names): exc.message}, None, exc
+        return values, {side_bet_field(exc.field, bets) or hand_field(exc, names):
+                        exc.message}, None, exc
     return values, {}, hand, None
 
 
@@ -354,7 +382,7 @@ def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Ha
 def record(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     rules = session_rules(gs)
-    values = HandValues(dealer=player_names(gs)[gs.next_dealer])
+    values = HandValues(dealer=gs.dealer)
     errors: Errors = {}
     if request.method == "POST":
         values, errors, hand, _exc = save_hand(gs, rules,
@@ -372,13 +400,14 @@ def correct(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     hand = get_hand(gs, number)
     rules = hand_rules(hand)
-    values = HandValues.of_hand(hand.data, player_names(gs))
+    values = HandValues.of_hand(hand.data, hand_names(gs, hand))
+    values.side_bets = chosen_of_hand(hand.data)
     errors: Errors = {}
     version, conflict = hand.version, None
     if request.method == "POST":
         reason, seen = request.form.get("reason", ""), request.form.get("version")
         values, errors, saved, exc = save_hand(
-            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason, seen))
+            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason, seen), hand)
         if saved is not None:
             flash(_("Hand %(n)s is corrected; the totals follow.", n=number), "ok")
             return redirect(url_for(".hand", session_id=gs.id, number=number))
@@ -429,7 +458,9 @@ def settle_page(gs: GameSession, errors: Mapping[tuple[str, str], str] | None = 
     state = ledger(gs)
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
                            standings=standings(state.totals), errors=errors or {},
-                           typed=typed or {}, can_edit=not gs.is_closed), \
+                           typed=typed or {}, can_edit=not gs.is_closed,
+                           leaving=request.args.get("player") if request.args.get("player")
+                           in state.totals else None), \
         422 if errors else 200
 
 

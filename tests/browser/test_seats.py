@@ -1,0 +1,93 @@
+"""A night whose table changes, in a real browser at a phone's 390x844: start a session
+with both side bets, a player joins from the session page, three hands with side bets
+(the high card won, a naturals pot won, then one carried), a player leaves and is pointed to
+their own transfers; the totals and pots the pages show are checked to the cent, and nothing
+scrolls sideways."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+
+
+def amounts(page, selector: str) -> dict[str, Decimal]:
+    out = {}
+    for item in page.locator(selector).all():
+        name = item.locator(".who").inner_text().strip()
+        text = item.locator(".amt").inner_text()
+        number = re.sub(r"[^\d.\-−+]", "", text).replace("−", "-").replace("+", "")
+        out[name] = Decimal(number)
+    return out
+
+
+def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
+        live_server, page, shot):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(live_server + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", "keeper@example.com")
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="Sign up").click()
+
+    page.goto(live_server + "/sessions/new")
+    page.fill("#name", "Friday")
+    for i, name in enumerate(PLAYERS):
+        page.fill(f"#player-{i}", name)
+    page.fill("#stake", "0.25")
+    page.locator("details.side-bets summary").click()
+    page.locator("label[for='sb-high_card']").click()
+    page.select_option("#sb-high_card-unclaimed", "return")
+    page.locator("label[for='sb-naturals']").click()
+    page.fill("#sb-naturals-stake", "0.10")
+    shot("01-new-session-side-bets")
+    page.get_by_role("button", name="Start the session").click()
+    session_url = page.url
+
+    page.locator("details.seats-box summary").click()
+    page.fill("#join", "Fay")
+    shot("02-join")
+    page.get_by_role("button", name="Join", exact=True).click()
+    assert "Fay joins the table." in page.content()
+
+    # Seated now: Ann, Bob, Cy, Dee, Fay (Fay at the dealer's right: Ann deals next).
+    page.get_by_role("link", name="+ Record hand").click()
+    page.locator("label[for='kind-tonk_out']").click()
+    page.locator("label[for='player-4']").click()
+    page.select_option("#sb-high_card-suit", "H")
+    page.locator("label[for='sb-high_card-won-1']").click()  # Bob
+    shot("03-record-hand-with-side-bets")
+    page.get_by_role("button", name="Save hand").click()
+    assert "Bob wins the pot: 1.25." in page.content()
+    shot("04-recorded-with-side-bets")
+
+    for winner in ("sb-naturals-won-0", "sb-naturals-nobody"):  # Ann, then nobody
+        page.get_by_role("link", name="+ Record hand").click()
+        page.locator("label[for='kind-dead']").click()
+        page.locator(f"label[for='{winner}']").click()
+        page.get_by_role("button", name="Save hand").click()
+
+    page.locator("details.seats-box summary").click()
+    page.select_option("#leave", "Bob")
+    page.get_by_role("button", name="Leave the table").click()
+    assert "Bob left the table" in page.content()
+    assert amounts(page, "ul.totals li") == {
+        "Ann": Decimal("-0.05"), "Bob": Decimal("0.20"), "Cy": Decimal("-1.05"),
+        "Dee": Decimal("-1.05"), "Fay": Decimal("1.45")}
+    assert amounts(page, "ul.pots li") == {"High card": Decimal("0.00"),
+                                           "Naturals": Decimal("0.50")}
+    shot("05-session-after-a-leave")
+
+    page.get_by_role("link", name="settle up with Bob").click()
+    assert "Bob settles up on the way out" in page.content()
+    shot("06-settle-up-on-the-way-out")
+    page.goto(session_url + "/hands/new")
+    assert page.locator("#player-4").count() == 0  # four seated: Ann, Cy, Dee, Fay
+    for path in ("", "/hands/new", "/settle?player=Bob", "/hands/1"):
+        page.goto(session_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, (path, width)
+    page.goto(session_url + "/hands/1")
+    shot("07-hand-with-side-bets")
+    assert errors == []

@@ -1,0 +1,127 @@
+"""Export and import of a night whose table changed (format version 2): players who joined
+and left, side bets with a pot carried over and one still waiting, a correction and a void;
+exported, imported into an empty database, it comes back exactly, and exports again the
+same; version 1 files are still read; a side bet that breaks the rules is refused."""
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import select
+
+from app import exchange, ledger, seats
+from app.extensions import db
+from app.models import GameSession, Hand, SessionPlayer
+from tests.test_exchange import document, importing, snapshot, user, wipe
+
+DEAD = {"end": {"kind": "dead"}}
+
+
+def night(owner):
+    gs = ledger.create_session(owner, name="Friday", players=["Ann", "Bob", "Cy", "Dee"],
+                               stake="0.25", first_dealer="Dee",
+                               side_bets={"naturals": {"stake": "0.10"},
+                                          "high_card": {"unclaimed": "return"}})
+    ledger.record_hand(gs, owner, {**DEAD, "side_bets": [{"bet": "naturals"}]})
+    seats.change_seats(gs, owner, join="Fay")
+    ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Fay"},
+                                   "side_bets": [{"bet": "naturals", "winner": None},
+                                                 {"bet": "high_card", "suit": "H",
+                                                  "winner": None}]})
+    seats.change_seats(gs, owner, leave="Bob")
+    ledger.record_hand(gs, owner, {**DEAD, "side_bets": [{"bet": "naturals",
+                                                          "winner": "Cy"}]})
+    ledger.record_hand(gs, owner, {**DEAD, "side_bets": [
+        {"bet": "naturals", "players": ["Ann", "Dee"]},
+        {"bet": "high_card", "suit": "S", "players": ["Ann", "Fay"], "winner": "Fay"}]})
+    ledger.correct_hand(gs, owner, 1, {**DEAD, "side_bets": [{"bet": "naturals",
+                                                               "winner": "Ann"}]}, "Ann had it")
+    ledger.void_hand(gs, owner, 2, "misdeal")
+    seats.change_seats(gs, owner, join="Bob", after="Cy")
+    return gs
+
+
+def table_rows():
+    return {"seats": sorted((s.name, s.seat, s.position, s.left_at is None, s.total_minor)
+                            for s in db.session.scalars(select(SessionPlayer))),
+            "sides": sorted((h.number, h.side_nets_json, h.side_result_json)
+                            for h in db.session.scalars(select(Hand))),
+            "pots": [(gs.side_bets_json, gs.pots_json)
+                     for gs in db.session.scalars(select(GameSession))]}
+
+
+def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = night(owner)
+        state = ledger.ledger(gs)
+        assert state.pots == {"naturals": ledger.Decimal("0.20"), "high_card": 0}
+        before, rows = snapshot(), table_rows()
+        text = document(exchange.export_session(gs))
+        doc = json.loads(text)["sessions"][0]
+        assert doc["players"] == ["Ann", "Bob", "Cy", "Dee", "Fay"]
+        assert doc["seated"] == ["Ann", "Cy", "Bob", "Dee", "Fay"] and doc["left"] == {}
+        assert doc["pots"] == {"naturals": "0.20", "high_card": "0.00"}
+        wipe(db_app)
+        report = importing(text, user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        after = snapshot()
+        for key in before:
+            assert after[key] == before[key], key
+        assert table_rows() == rows
+        assert document(exchange.export_session(db.session.scalar(select(GameSession)))) \
+            == text
+
+
+def test_who_left_stays_left_after_an_import(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Short", players=["Ann", "Bob", "Cy"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob"}})
+        seats.change_seats(gs, owner, leave="Bob")
+        text = document(exchange.export_session(gs))
+        assert list(json.loads(text)["sessions"][0]["left"]) == ["Bob"]
+        wipe(db_app)
+        assert importing(text, user("new@example.com", "Newcomer")).ok
+        gs = db.session.scalar(select(GameSession))
+        assert ledger.seated_names(gs) == ("Ann", "Cy")
+        assert document(exchange.export_session(gs)) == text
+
+
+def test_a_version_1_file_is_still_read(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Old", players=["Ann", "Bob"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob"}})
+        doc = json.loads(document(exchange.export_session(gs)))
+        doc["version"] = 1
+        for key in ("seated", "left", "side_bets", "pots"):
+            del doc["sessions"][0][key]
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        gs = db.session.scalar(select(GameSession))
+        assert ledger.seated_names(gs) == ("Ann", "Bob") and gs.side_bets_json is None
+
+
+def test_a_side_bet_against_the_rules_is_refused(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Bad", players=["Ann", "Bob"],
+                                   side_bets={"naturals": {}})
+        ledger.record_hand(gs, owner, {**DEAD, "side_bets": [{"bet": "naturals"}]})
+        doc = json.loads(document(exchange.export_session(gs)))
+        doc["sessions"][0]["hands"][0]["versions"][0]["hand"]["side_bets"][0]["winner"] = "Zed"
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert not report.ok and "Zed" in " ".join(report.problems)
+
+
+def test_the_hands_csv_leaves_blank_who_was_not_at_the_table(db_app):
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Csv", players=["Ann", "Bob"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob"}})
+        seats.change_seats(gs, owner, join="Cy")
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Cy"}})
+        rows = "".join(exchange.hands_csv([gs.id])).splitlines()
+        assert rows[1].endswith(",-2.00,2.00,") and rows[2].endswith(",-2.00,-2.00,4.00")

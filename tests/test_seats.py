@@ -1,0 +1,177 @@
+"""Seats that change during a session (API.md second part, issue 9): a player joins at the
+dealer's right (dealing last in the rotation) or after a named player, leaves, and comes
+back; each hand keeps the players it was played with (a correction of an earlier hand uses
+its own); a leaver's total stays in the ledger and in settle-up. Through the API and the
+pages, on SQLite and PostgreSQL; ``tonk check`` runs after each test."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import select
+
+from tests.conftest import api_error, errors_of, record, sign_up, start
+
+DEAD = {"end": {"kind": "dead"}}
+
+
+def seats(api, sid, body, status=200):
+    return api.ok("POST", f"/sessions/{sid}/seats", body, status)
+
+
+def tonk(player):
+    return {"end": {"kind": "tonk_out", "player": player}}
+
+
+def test_a_joiner_sits_at_the_dealers_right_and_deals_last(api):
+    sid = api.start()  # Ann, Bob, Cy, Dee; Dee deals first
+    session = seats(api, sid, {"join": "Fay"})
+    assert session["players"] == ["Ann", "Bob", "Cy", "Fay", "Dee"]
+    assert session["dealer"] == "Dee"
+    dealers = [api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)["hand"]["dealer"]
+               for _ in range(6)]
+    assert dealers == ["Dee", "Ann", "Bob", "Cy", "Fay", "Dee"]
+
+
+def test_join_after_a_named_player_and_the_hand_takes_only_who_is_seated(api):
+    sid = api.start()
+    assert seats(api, sid, {"join": "Fay", "after": "Ann"})["players"] == [
+        "Ann", "Fay", "Bob", "Cy", "Dee"]
+    hand = api.ok("POST", f"/sessions/{sid}/hands", tonk("Fay"), 201)
+    assert hand["result"]["winners"] == ["Fay"]
+    assert set(hand["result"]["net"]) == {"Ann", "Fay", "Bob", "Cy", "Dee"}
+    session = seats(api, sid, {"leave": "Bob"})
+    assert session["players"] == ["Ann", "Fay", "Cy", "Dee"] and session["left"] == ["Bob"]
+    api_error(api("POST", f"/sessions/{sid}/hands", tonk("Bob")), 422, "end.player", "Bob")
+    hand = api.ok("POST", f"/sessions/{sid}/hands", tonk("Cy"), 201)
+    assert "Bob" not in hand["result"]["net"]
+
+
+def test_a_leaver_keeps_their_total_in_the_ledger_and_settle_up_and_may_rejoin(api):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", tonk("Bob"), 201)
+    before = api.ok("GET", f"/sessions/{sid}/ledger")
+    seats(api, sid, {"leave": "Bob"})
+    after = api.ok("GET", f"/sessions/{sid}/ledger")
+    assert after["totals"] == before["totals"] and after["transfers"] == before["transfers"]
+    assert any(t["to"] == "Bob" for t in after["transfers"])
+    api.ok("POST", f"/sessions/{sid}/hands", tonk("Ann"), 201)
+    assert api.ok("GET", f"/sessions/{sid}/ledger")["totals"]["Bob"] == \
+        before["totals"]["Bob"]
+    session = seats(api, sid, {"join": "bob"})  # the same person, however typed
+    assert "Bob" in session["players"] and session["left"] == []
+    hand = api.ok("POST", f"/sessions/{sid}/hands", tonk("Bob"), 201)
+    assert "Bob" in hand["result"]["net"]
+    totals = api.ok("GET", f"/sessions/{sid}/ledger")["totals"]
+    assert list(totals) == ["Ann", "Bob", "Cy", "Dee"]  # one row for Bob, still
+
+
+def test_a_correction_of_an_earlier_hand_uses_that_hands_seats(api):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", tonk("Dee"), 201)
+    seats(api, sid, {"leave": "Dee"})
+    seats(api, sid, {"join": "Fay"})
+    corrected = api.ok("PUT", f"/sessions/{sid}/hands/1",
+                       {**tonk("Dee"), "multiplier": 2, "reason": "it was the Big One"})
+    assert set(corrected["result"]["net"]) == {"Ann", "Bob", "Cy", "Dee"}
+    api_error(api("PUT", f"/sessions/{sid}/hands/1", {**tonk("Fay"), "reason": "no"}),
+              422, "end.player", "Fay")
+    totals = api.ok("GET", f"/sessions/{sid}/ledger")["totals"]
+    assert totals["Fay"] == "0.00" and totals["Dee"] == corrected["result"]["net"]["Dee"]
+    api.ok("DELETE", f"/sessions/{sid}/hands/1", {"reason": "never played"})
+    assert set(api.ok("GET", f"/sessions/{sid}/ledger")["totals"].values()) == {"0.00"}
+
+
+def test_when_the_next_dealer_leaves_the_deal_passes_on(api):
+    sid = api.start()  # Dee deals first
+    session = seats(api, sid, {"leave": "Dee"})
+    assert session["dealer"] == "Ann"
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ({"join": "Ann"}, "join", "already at the table"),
+    ({"leave": "Zed"}, "leave", "not at the table"),
+    ({"join": "Fay", "after": "Zed"}, "after", "not at the table"),
+    ({}, "join", "one change"),
+    ({"join": "Fay", "leave": "Bob"}, "leave", "one change"),
+    ({"after": "Bob"}, "join", "one change"),
+    ({"join": "  "}, "join", "who joins"),
+    ({"join": 7}, "join", "who joins"),
+    ({"sit": "Fay"}, "sit", "no field"),
+])
+def test_bad_changes_of_seats_name_their_field(api, body, field, words):
+    sid = api.start()
+    api_error(api("POST", f"/sessions/{sid}/seats", body), 422, field, words)
+
+
+def test_a_table_keeps_two_players_at_least_and_eight_at_most(api):
+    sid = api.ok("POST", "/sessions", {"name": "Two", "players": ["Ann", "Bob"]}, 201)["id"]
+    api_error(api("POST", f"/sessions/{sid}/seats", {"leave": "Bob"}), 422, "leave",
+              "at least 2")
+    for name in ("C", "D", "E", "F", "G", "H"):
+        seats(api, sid, {"join": name})
+    api_error(api("POST", f"/sessions/{sid}/seats", {"join": "I"}), 422, "join", "at most 8")
+
+
+def test_a_closed_session_takes_no_change_of_seats(api):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/close")
+    assert api("POST", f"/sessions/{sid}/seats", {"join": "Fay"}).status_code == 409
+
+
+def test_the_share_view_shows_who_is_seated_and_who_left(api):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", tonk("Bob"), 201)
+    seats(api, sid, {"leave": "Bob"})
+    token = api.ok("GET", f"/sessions/{sid}")["share_url"].rsplit("/", 1)[1]
+    body = api.client.get(f"/api/v1/share/{token}").get_json()
+    assert body["players"] == ["Ann", "Cy", "Dee"]
+    assert [(s["name"], s["seated"]) for s in body["seats"]] == [
+        ("Ann", True), ("Bob", False), ("Cy", True), ("Dee", True)]
+    assert body["totals"]["Bob"] != "0.00"
+
+
+# -- the pages -------------------------------------------------------------------------------
+
+def test_join_and_leave_from_the_session_page(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"))
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert 'name="join"' in page and 'name="leave"' in page
+    resp = client.post(f"/sessions/{sid}/seats", data={"join": "Fay", "after": ""})
+    assert resp.status_code == 302
+    form = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    assert 'value="Fay"' in form
+    assert record(client, sid, kind="tonk_out", player="Fay").status_code == 302
+    resp = client.post(f"/sessions/{sid}/seats", data={"leave": "Fay"})
+    assert resp.status_code == 302
+    page = client.get(resp.location).get_data(as_text=True)
+    assert "Fay" in page and "left the table" in page
+    assert f"/sessions/{sid}/settle?player=Fay" in page  # settle up on the way out
+    form = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    assert 'id="player-3"' not in form  # only the three seated now
+    resp = client.post(f"/sessions/{sid}/seats", data={"leave": "Zed"})
+    assert resp.status_code == 422 and any("Zed" in e for e in errors_of(resp))
+
+
+def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_app, api):
+    from app.extensions import db
+    from app.integrity import problems
+    from app.models import GameSession, SessionPlayer
+
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [{"bet": "naturals"}]},
+           201)
+    with db_app.app_context():
+        gs = db.session.get(GameSession, sid)
+        dealer = db.session.scalar(select(SessionPlayer).where(
+            SessionPlayer.session_id == sid, SessionPlayer.seat == gs.next_dealer))
+        dealer.left_at, kept = datetime.now(UTC), gs.pots_json
+        gs.pots_json = '{"naturals": [[0, 10]]}'
+        db.session.commit()
+        found = " ".join(problems())
+        assert "has left the table" in found and "do not sum to zero" in found
+        assert "hands' side bets leave" in found
+        dealer.left_at, gs.pots_json = None, kept
+        db.session.commit()

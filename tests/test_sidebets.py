@@ -1,0 +1,372 @@
+"""Side bets (RULES.md §9) stored in a session: enabled per session or league, played at
+each deal, carried in their pots, re-settled when a hand is corrected or voided (later hands
+too), and given back at settle-up; through the API and the pages, on SQLite and PostgreSQL.
+``tonk check`` (totals + pots = 0, pots = a replay) runs after each test."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Api, account, api_error, record, sign_up, start
+
+DEAD = {"end": {"kind": "dead"}}
+BOTH = {"high_card": {"stake": "0.25", "unclaimed": "return"}, "naturals": {"stake": "0.10"}}
+
+
+def naturals(winner=None, players=None):
+    play = {"bet": "naturals", "winner": winner}
+    if players is not None:
+        play["players"] = players
+    return play
+
+
+def deal(api, sid, *plays, hand=DEAD):
+    return api.ok("POST", f"/sessions/{sid}/hands", {**hand, "side_bets": list(plays)}, 201)
+
+
+def ledger(api, sid):
+    return api.ok("GET", f"/sessions/{sid}/ledger")
+
+
+def zero_sum(state):
+    assert sum(map(Decimal, state["totals"].values())) + \
+        sum(map(Decimal, state["pots"].values())) == 0
+
+
+def test_a_naturals_pot_carries_over_three_deals_then_is_won(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    assert api.ok("GET", f"/sessions/{sid}")["side_bets"] == {"naturals": {"stake": "0.10"}}
+    for n in range(1, 4):
+        hand = deal(api, sid, naturals())
+        (line,) = hand["result"]["side_bets"]
+        assert line["rule"] == "side_bet.carried" and line["pot"] == f"{Decimal('0.40') * n}"
+        assert hand["result"]["net"] == dict.fromkeys(["Ann", "Bob", "Cy", "Dee"], "0.00")
+        state = ledger(api, sid)
+        assert state["pots"] == {"naturals": f"{Decimal('0.40') * n}"}
+        zero_sum(state)
+    hand = deal(api, sid, naturals("Bob"))
+    (line,) = hand["result"]["side_bets"]
+    assert line["rule"] == "side_bet.won" and line["net"]["Bob"] == "1.50"
+    assert "1.20 of it carried over" in line["explanation"][-1]
+    state = ledger(api, sid)
+    assert state["pots"] == {"naturals": "0.00"}
+    assert state["totals"] == {"Ann": "-0.40", "Bob": "1.20", "Cy": "-0.40", "Dee": "-0.40"}
+    zero_sum(state)
+
+
+def test_a_high_card_deal_nobody_wins_under_return_moves_nothing(api):
+    sid = api.start(side_bets={"high_card": {"unclaimed": "return"}})
+    hand = deal(api, sid, {"bet": "high_card", "suit": "H", "winner": None})
+    assert hand["result"]["side_bets"][0]["rule"] == "side_bet.returned"
+    state = ledger(api, sid)
+    assert state["pots"] == {"high_card": "0.00"}
+    assert set(state["totals"].values()) == {"0.00"}
+    hand = deal(api, sid, {"bet": "high_card", "suit": "S", "winner": "Cy",
+                           "players": ["Ann", "Cy"]})
+    assert ledger(api, sid)["totals"] == {"Ann": "-0.25", "Bob": "0.00", "Cy": "0.25",
+                                          "Dee": "0.00"}
+
+
+def test_side_bet_money_moves_totals_apart_from_the_hands_result(api):
+    sid = api.start(side_bets=BOTH)
+    hand = deal(api, sid, naturals("Ann"), hand={"end": {"kind": "tonk_out", "player": "Bob"}})
+    assert hand["result"]["net"]["Ann"] == "-0.50"  # the hand's own, without the side bet
+    assert hand["hand"]["side_bets"] == [
+        {"bet": "naturals", "players": ["Ann", "Bob", "Cy", "Dee"], "winner": "Ann"}]
+    assert ledger(api, sid)["totals"]["Ann"] == "-0.20"  # and the pot of 0.40, less 0.10
+
+
+def test_correcting_an_earlier_hand_resettles_the_pot_later_hands_used(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals())                # 0.40 in the pot
+    deal(api, sid, naturals())                # 0.80
+    deal(api, sid, naturals("Cy"))            # Cy takes 1.20
+    assert ledger(api, sid)["totals"]["Cy"] == "0.90"
+    corrected = api.ok("PUT", f"/sessions/{sid}/hands/1",
+                       {**DEAD, "side_bets": [naturals("Dee")], "reason": "Dee had three 7s"})
+    assert corrected["result"]["side_bets"][0]["net"]["Dee"] == "0.30"
+    state = ledger(api, sid)  # Dee took 0.40; Cy then took only what hands 2 and 3 put in
+    assert state["totals"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.50", "Dee": "0.10"}
+    later = api.ok("GET", f"/sessions/{sid}/hands/3")["result"]["side_bets"][0]
+    assert later["net"]["Cy"] == "0.70"
+    zero_sum(state)
+    api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "not played"})
+    state = ledger(api, sid)  # the pot keeps hand 2's stakes
+    assert state["pots"] == {"naturals": "0.40"}
+    assert state["totals"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20", "Dee": "0.20"}
+    zero_sum(state)
+    history = api.ok("GET", f"/sessions/{sid}/hands/1/history")
+    assert history[0]["hand"].get("side_bets") == [
+        {"bet": "naturals", "players": ["Ann", "Bob", "Cy", "Dee"], "winner": None}]
+
+
+def test_settle_up_gives_back_what_is_left_in_a_pot(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals(players=["Ann", "Bob"]))
+    deal(api, sid, naturals(players=["Ann", "Bob", "Cy"]),
+         hand={"end": {"kind": "tonk_out", "player": "Dee"}})
+    state = ledger(api, sid)
+    assert state["pots"] == {"naturals": "0.50"}
+    assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.20", "Cy": "0.10"}
+    assert state["totals"] == {"Ann": "-0.70", "Bob": "-0.70", "Cy": "-0.60", "Dee": "1.50"}
+    assert state["open"] == {"Ann": "-0.50", "Bob": "-0.50", "Cy": "-0.50", "Dee": "1.50"}
+    for t in state["transfers"]:
+        api.ok("POST", f"/sessions/{sid}/payments",
+               {"from": t["from"], "to": t["to"], "amount": t["amount"]})
+    assert ledger(api, sid)["all_paid"]
+    api.ok("POST", f"/sessions/{sid}/close")
+
+
+@pytest.mark.parametrize("spec, play, field, words", [
+    ({"naturals": {}}, {"bet": "high_card", "suit": "S"}, "side_bets[0].bet", "no high_card"),
+    ({"naturals": {}}, {"bet": "naturals", "winner": "Eve"}, "side_bets[0].winner", "Eve"),
+    ({"high_card": {"suit": "S"}}, {"bet": "high_card", "suit": "H"}, "side_bets[0].suit",
+     "always S"),
+    ({"naturals": {}}, {"bet": "naturals", "players": ["Ann", "Zed"]},
+     "side_bets[0].players", "players at the table"),
+    (None, {"bet": "naturals"}, "side_bets[0].bet", "no naturals"),
+])
+def test_bad_side_bets_of_a_hand_name_their_field(api, spec, play, field, words):
+    sid = api.start(**({"side_bets": spec} if spec else {}))
+    api_error(api("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [play]}), 422,
+              field, words)
+    assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
+
+
+def test_a_leaver_cannot_bet_but_their_stakes_go_back_at_settle_up(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals())
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Bob"})
+    api_error(api("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [naturals("Bob")]}),
+              422, "side_bets[0].winner", "Bob")
+    hand = deal(api, sid, naturals())
+    assert hand["result"]["side_bets"][0]["players"] == ["Ann", "Cy", "Dee"]
+    state = ledger(api, sid)
+    assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.10", "Cy": "0.20", "Dee": "0.20"}
+    assert all(Decimal(v) == 0 for v in state["open"].values())
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"rules": "push_ups", "stake": "1", "side_bets": {"naturals": {}}}, "side_bets"),
+    ({"side_bets": {"spades": {}}}, "side_bets.spades"),
+    ({"side_bets": {"naturals": {"stake": "-1"}}}, "side_bets.naturals.stake"),
+    ({"side_bets": ["naturals"]}, "side_bets"),
+])
+def test_bad_side_bets_of_a_session_name_their_field(api, body, field):
+    resp = api("POST", "/sessions", {"name": "x", "players": ["Ann", "Bob"], **body})
+    assert resp.status_code == 422 and resp.get_json()["field"] == field, resp.get_json()
+
+
+def test_a_session_with_side_bets_cannot_turn_to_push_ups(api):
+    sid = api.start(side_bets={"naturals": {}})
+    api_error(api("PUT", f"/sessions/{sid}/rules", {"rules": "push_ups", "stake": "1"}), 422,
+              "side_bets", "push")
+
+
+def test_a_league_sessions_inherit_its_side_bets(api):
+    league = api.ok("POST", "/leagues", {"name": "Tuesdays", "stake": "0.50",
+                                         "side_bets": {"naturals": {}}}, 201)
+    assert league["side_bets"] == {"naturals": {"stake": "0.50"}}
+    session = api.ok("POST", "/sessions", {"name": "Week 1", "players": ["Ann", "Bob"],
+                                           "league": league["id"]}, 201)
+    assert session["side_bets"] == {"naturals": {"stake": "0.50"}}
+    assert session["pots"] == {"naturals": "0.00"}
+    own = api.ok("POST", "/sessions", {"name": "Week 2", "players": ["Ann", "Bob"],
+                                       "league": league["id"], "side_bets": {}}, 201)
+    assert own["side_bets"] == {}
+
+
+def test_the_share_view_shows_the_pots(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals())
+    token = api.ok("GET", f"/sessions/{sid}")["share_url"].rsplit("/", 1)[1]
+    assert api.client.get(f"/api/v1/share/{token}").get_json()["pots"] == {"naturals": "0.40"}
+    page = api.client.get(f"/s/{token}").get_data(as_text=True)
+    assert "Side-bet pots" in page and "0.40" in page
+
+
+# -- the pages -------------------------------------------------------------------------------
+
+def test_the_hand_form_has_a_line_per_side_bet_and_the_session_page_the_pots(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), **{
+        "sb-high_card": "1", "sb-high_card-stake": "0.25", "sb-high_card-unclaimed": "return",
+        "sb-naturals": "1", "sb-naturals-stake": "0.10"})
+    form = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    assert 'name="sb-naturals-in"' in form and 'name="sb-high_card-suit"' in form
+    everyone = ["Ann", "Bob", "Cy"]
+    resp = record(client, sid, kind="dead", **{
+        "sb-naturals-shown": "1", "sb-naturals-in": everyone, "sb-naturals-winner": "",
+        "sb-high_card-shown": "1", "sb-high_card-in": ["Ann", "Bob"],
+        "sb-high_card-winner": "Bob", "sb-high_card-suit": "H"})
+    assert resp.status_code == 302
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert "Side-bet pots" in page and "0.30" in page
+    assert "Bob wins the pot: 0.50." in page  # the side-bet lines, apart from the hand's
+    resp = record(client, sid, kind="dead", **{
+        "sb-naturals-shown": "1", "sb-naturals-in": ["Ann"], "sb-naturals-winner": "Bob"})
+    assert resp.status_code == 422
+    assert 'id="err-sb-naturals-winner"' in resp.get_data(as_text=True)
+
+
+def test_push_ups_sessions_refuse_side_bets_on_the_form(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    resp = client.post("/sessions/new", data={
+        "name": "x", "first_dealer": "0", "preset": "push_ups", "stake": "1",
+        "player-0": "Ann", "player-1": "Bob", "sb-naturals": "1", "sb-naturals-stake": ""})
+    assert resp.status_code == 422 and 'id="err-side_bets"' in resp.get_data(as_text=True)
+
+
+# -- the property ----------------------------------------------------------------------------
+
+NAMES = ["Ann", "Bob", "Cy", "Dee", "Fay", "Gus"]
+steps = st.lists(st.one_of(
+    st.tuples(st.just("deal"), st.lists(st.integers(0, 5), max_size=6, unique=True),
+              st.one_of(st.none(), st.integers(0, 5)), st.booleans(),
+              st.one_of(st.none(), st.integers(0, 5))),
+    st.tuples(st.just("join"), st.integers(0, 5)),
+    st.tuples(st.just("leave"), st.integers(0, 5)),
+    st.tuples(st.just("correct"), st.integers(1, 12), st.one_of(st.none(), st.integers(0, 5))),
+    st.tuples(st.just("void"), st.integers(1, 12))), max_size=14)
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps)
+def test_totals_and_pots_always_sum_to_zero(db_app, sequence):
+    api = Api(db_app.test_client(), _token(db_app))
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"},
+                               "high_card": {"stake": "0.25", "suit": "S",
+                                             "unclaimed": "carry"}})
+    for step in sequence:
+        seated = api.ok("GET", f"/sessions/{sid}")["players"]
+        if step[0] == "deal":
+            _, who, pick, tonk, big = step
+            players = [seated[i % len(seated)] for i in who] or None
+            hand = {"end": {"kind": "tonk_out", "player": seated[big % len(seated)]}} \
+                if tonk and big is not None else dict(DEAD)
+            plays = []
+            if players:
+                plays.append({"bet": "naturals", "players": sorted(set(players)),
+                              "winner": None if pick is None else
+                              sorted(set(players))[pick % len(set(players))]})
+            plays.append({"bet": "high_card", "winner": None})
+            api.ok("POST", f"/sessions/{sid}/hands", {**hand, "side_bets": plays}, 201)
+        elif step[0] == "join":
+            api("POST", f"/sessions/{sid}/seats", {"join": NAMES[step[1]]})
+        elif step[0] == "leave":
+            api("POST", f"/sessions/{sid}/seats", {"leave": NAMES[step[1]]})
+        elif step[0] == "correct":
+            got = api("GET", f"/sessions/{sid}/hands/{step[1]}")
+            if got.status_code == 200:
+                old = got.get_json()
+                plays = [{**p, "winner": p["players"][step[2] % len(p["players"])]
+                          if step[2] is not None else None}
+                         for p in old["hand"].get("side_bets", [])]
+                api.ok("PUT", f"/sessions/{sid}/hands/{step[1]}",
+                       {**old["hand"], "side_bets": plays, "reason": "fix"})
+        else:
+            api("DELETE", f"/sessions/{sid}/hands/{step[1]}", {"reason": "void"})
+        zero_sum(ledger(api, sid))
+    state = ledger(api, sid)
+    returns = sum(map(Decimal, state["pot_returns"].values()))
+    assert returns == sum(map(Decimal, state["pots"].values()))
+    assert sum(map(Decimal, state["open"].values())) == 0
+
+
+_TOKENS: dict[int, str] = {}
+
+
+def _token(db_app):
+    if id(db_app) not in _TOKENS:
+        _TOKENS[id(db_app)] = account(db_app, "prop@example.com", "Prop")
+    return _TOKENS[id(db_app)]
+
+
+def test_a_league_chooses_its_side_bets_on_its_settings_page(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    resp = client.post("/leagues/new", data={"name": "Tuesdays", "stake": "0.50",
+                                             "currency": "USD", "preset": "pagat",
+                                             "sb-naturals": "1", "sb-naturals-stake": ""})
+    assert resp.status_code == 302, resp.get_data(as_text=True)[:2000]
+    league_id = int(resp.location.rstrip("/").split("/")[2])
+    page = client.get(f"/leagues/{league_id}/settings").get_data(as_text=True)
+    assert 'id="sb-naturals" value="1" checked' in page
+    form = client.get(f"/sessions/new?league={league_id}").get_data(as_text=True)
+    assert 'id="sb-naturals" value="1" checked' in form
+    resp = client.post(f"/leagues/{league_id}/settings", data={
+        "name": "Tuesdays", "stake": "0.50", "currency": "USD", "preset": "pagat",
+        "sb-naturals": "1", "sb-naturals-stake": "x"})
+    assert resp.status_code == 422 and 'id="err-sb-naturals-stake"' in resp.get_data(
+        as_text=True)
+
+
+def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"},
+                               "high_card": {"stake": "0.20", "unclaimed": "return"}})
+    nobody_holds = {"bet": "high_card", "suit": "H", "winner": None}
+
+    def step(totals, naturals_pot, high_card_pot="0.00"):
+        state = ledger(api, sid)
+        assert state["totals"] == dict(zip(["Ann", "Bob", "Cy", "Dee", "Fay", "Gus"],
+                                           totals.split(), strict=False)), state["totals"]
+        assert state["pots"] == {"high_card": high_card_pot, "naturals": naturals_pot}
+        zero_sum(state)
+
+    assert api.ok("POST", f"/sessions/{sid}/seats", {"join": "Fay"})["players"] == [
+        "Ann", "Bob", "Cy", "Fay", "Dee"]
+    deal(api, sid, naturals(), nobody_holds)
+    step("-0.10 -0.10 -0.10 -0.10 -0.10", "0.50")
+    assert api.ok("POST", f"/sessions/{sid}/seats", {"join": "Gus", "after": "Bob"})[
+        "players"] == ["Ann", "Bob", "Gus", "Cy", "Fay", "Dee"]
+    deal(api, sid, naturals(), {"bet": "high_card", "suit": "S", "players": ["Ann", "Bob"],
+                                "winner": "Bob"})
+    step("-0.40 0.00 -0.20 -0.20 -0.20 -0.10", "1.10")
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Cy"})
+    deal(api, sid, naturals())
+    step("-0.50 -0.10 -0.20 -0.30 -0.30 -0.20", "1.60")  # carried over three deals
+    deal(api, sid, naturals("Gus"))
+    step("-0.60 -0.20 -0.20 -0.40 -0.40 1.80", "0.00")  # then won
+    api.ok("DELETE", f"/sessions/{sid}/hands/2", {"reason": "misdeal"})
+    step("-0.30 -0.30 -0.10 -0.30 -0.30 1.30", "0.00")
+    api.ok("PUT", f"/sessions/{sid}/hands/1", {**DEAD, "side_bets": [naturals("Cy")],
+                                               "reason": "Cy spread three kings"})
+    step("-0.30 -0.30 0.40 -0.30 -0.30 0.80", "0.00")
+    deal(api, sid, naturals())
+    step("-0.40 -0.40 0.40 -0.40 -0.40 0.70", "0.50")
+    state = ledger(api, sid)
+    assert state["open"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.40", "Dee": "-0.30",
+                             "Fay": "-0.30", "Gus": "0.80"}
+
+
+def test_side_bet_stakes_must_still_fit_new_rules(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    points = {"rules": {"preset": "pagat", "scoring": "points"}, "stake": "1"}
+    api_error(api("PUT", f"/sessions/{sid}/rules", points), 422, "side_bets.naturals.stake",
+              "stake")
+    api.ok("PUT", f"/sessions/{sid}/rules", {"rules": "chicago"})
+
+
+def test_the_correction_form_shows_the_hands_own_side_bets(db_app):
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), **{"sb-naturals": "1",
+                                                          "sb-naturals-stake": "0.10"})
+    assert record(client, sid, kind="dead", **{
+        "sb-naturals-shown": "1", "sb-naturals-in": ["Ann", "Cy"],
+        "sb-naturals-winner": "Cy"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/hands/1/correct").get_data(as_text=True)
+    assert 'id="sb-naturals-in-1" value="Bob">' in page  # Bob was not in
+    assert 'id="sb-naturals-won-2" value="Cy" checked' in page
+    resp = client.post(f"/sessions/{sid}/hands/1/correct", data={
+        "kind": "dead", "reason": "Ann won it", "version": "1", "sb-naturals-shown": "1",
+        "sb-naturals-in": ["Ann", "Cy"], "sb-naturals-winner": "Ann"})
+    assert resp.status_code == 302
+    page = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    assert "Ann wins the pot: 0.20." in page
