@@ -106,7 +106,7 @@ def test_a_whole_night_through_the_api(api):
 
     # Settle up: one transfer in part, then every open transfer in full.
     assert book["paid"] == [] and not book["all_paid"]
-    api_error(api("POST", f"/sessions/{sid}/close"), 422, None, "not everything is paid")
+    api_error(api("POST", f"/sessions/{sid}/close"), 422, "carry_over", "not everything is paid")
     first = book["transfers"][0]
     part = str(Decimal(first["amount"]) - Decimal("0.01"))
     after = api.ok("POST", f"/sessions/{sid}/payments", {**first, "amount": part})

@@ -15,3 +15,4 @@ bp.add_app_template_global(once_token, "once_token")  # macros see globals, not 
 
 from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
+from . import settling as settling  # noqa: E402  (settle-up, closing, archive)
