@@ -516,8 +516,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     along = planned_transfer(gs, payer, payee)
     if along is not None:
         if value > along.open:
-            raise LedgerError(f"that is more than {payer} still owes {payee}: at most "
-                              f"{along.open}", "amount")
+            raise LedgerError(f"that is more than is open from {payer} to {payee}: at "
+                              f"most {along.open}", "amount")
     else:
         owes, owed = -state.open[payer], state.open[payee]
         if owes <= 0:

@@ -110,15 +110,17 @@ def test_a_whole_night_through_the_api(api):
     first = book["transfers"][0]
     part = str(Decimal(first["amount"]) - Decimal("0.01"))
     after = api.ok("POST", f"/sessions/{sid}/payments", {**first, "amount": part})
-    assert after["paid"] == [{**first, "amount": part}]
-    assert Decimal(after["open"][first["from"]]) == \
-        Decimal(book["open"][first["from"]]) + Decimal(part)
+    assert [{k: p[k] for k in ("from", "to", "amount")} for p in after["paid"]] == [
+        {**first, "amount": part}]
+    assert Decimal(after["balances"][first["from"]]) == \
+        Decimal(book["balances"][first["from"]]) + Decimal(part)
     assert after["totals"] == book["totals"]
     api_error(api("POST", f"/sessions/{sid}/payments", {**first, "amount": "1000"}), 422, "amount",
           "more than is open")
     while after["transfers"]:
         after = api.ok("POST", f"/sessions/{sid}/payments", after["transfers"][0])
-    assert after["all_paid"] and set(after["open"].values()) == {"0.00"}
+    assert after["all_paid"] and set(after["balances"].values()) == {"0.00"}
+    assert after["open"] == []
     assert after["totals"] == book["totals"]
 
     closed = api.ok("POST", f"/sessions/{sid}/close")
@@ -160,6 +162,7 @@ def test_list_shows_only_my_sessions(api, other):
     listed = api.ok("GET", "/sessions")
     assert sorted(s["id"] for s in listed) == sorted(mine)
     assert set(listed[0]) == {"id", "name", "players", "currency", "closed", "hands",
+                              "voided_hands", "archived",
                               "created_at"}
     assert [s["name"] for s in other.ok("GET", "/sessions")] == ["Eve's night"]
 
@@ -360,7 +363,7 @@ def test_payments_check_who_and_how_much(api, body, field, words):
     api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
     resp = api("POST", f"/sessions/{sid}/payments", body)
     if field is None:
-        assert resp.status_code == 200 and resp.get_json()["open"]["Bob"] == "0.00"
+        assert resp.status_code == 200 and resp.get_json()["balances"]["Bob"] == "0.00"
     else:
         api_error(resp, 422, field, words)
         assert api.ok("GET", f"/sessions/{sid}/ledger")["paid"] == []

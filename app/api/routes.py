@@ -13,7 +13,7 @@ from ..core.money import DuplicateKeyError, loads
 from ..core.transfers import fewest_transfers, parse_balances
 from . import bp
 from .errors import BadRequest
-from .openapi import openapi_document
+from .openapi_settle import whole_document
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
@@ -66,4 +66,4 @@ def transfers() -> Response:
 
 @bp.get("/openapi.json")
 def openapi() -> Response:
-    return jsonify(openapi_document())
+    return jsonify(whole_document())
