@@ -1,6 +1,7 @@
 """The OpenAPI part of settle-up and putting sessions away: the ledger with its kept plan,
 payments (and undoing one), closing with debts carried over, carried debts, archiving and
-deleting a session. :func:`whole_document` is :func:`app.api.openapi.openapi_document` with it merged in."""
+deleting a session. :func:`whole_document` is :func:`app.api.openapi.openapi_document` with
+it merged in."""
 from __future__ import annotations
 
 from typing import Any
