@@ -265,7 +265,8 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     gs = _locked(gs)
     _check_open(gs)
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
+    kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
+    amount = parse_stake(stake if stake is not None else kept, resolved)
     gs.rules_json = json.dumps(resolved.to_json())
     gs.stake_minor = to_minor(amount)
     db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,

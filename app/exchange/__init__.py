@@ -4,7 +4,7 @@ nothing, every hand re-validated through the domain core.
 
 The document::
 
-    {"format": "tonk-tally", "version": 1,
+    {"format": "tonk-tally", "version": 2,
      "league": {"uid", "name", "created_at", "currency", "stake", "rules", "seasons",
                 "members"} or null,
      "sessions": [{"uid", "name", "played_at", "closed_at", "currency", "stake", "rules",
@@ -13,7 +13,11 @@ The document::
                               "versions": [{"version", "action", "at", "by", "reason",
                                             "hand", "result"}]}],
                    "payments": [{"from", "to", "amount", "at"}],
-                   "rules_changes": [{"from_hand", "rules", "stake", "at"}]}]}
+                   "rules_changes": [{"from_hand", "rules", "stake", "at"}],
+                   "archived_at", "carried_debts": [...]}]}
+
+Version 2 adds the settle-up part (:mod:`.settling`: undone payments, carried debts,
+archived); version 1 is still read.
 
 Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored
 JSON of RULES.md §1 and §8. It is written as a stream of text chunks, one session a line,

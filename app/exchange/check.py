@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from itertools import chain
@@ -41,6 +41,7 @@ from .common import (
     _dumps,
     parse_time,
 )
+from .settling import SettlePart, parse_settle, still_open
 
 
 class _Version(NamedTuple):
@@ -92,6 +93,7 @@ class _Session:
     records: list[_Record]
     payments: list[tuple[int, int, int, datetime]]
     changes: list[tuple[int, str, int, datetime]]
+    settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +192,7 @@ class _Checker:
                         for i, p in enumerate(_list(doc.get("payments"), "payments"), 1)]
             changes = [self._change(c, i)
                        for i, c in enumerate(_list(doc.get("rules_changes"), "rules_changes"), 1)]
+            settle_part = parse_settle(doc, names)
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
             return None
@@ -227,7 +230,7 @@ class _Checker:
             self._check_totals(doc.get("totals"), names, totals)
             next_dealer = self._next_dealer(doc, names, hands)
             if closed_at is not None and rules.scoring != "push_ups":
-                _check_paid(names, totals, payments)
+                _check_paid(names, still_open(totals, payments, settle_part))
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
             return None
@@ -235,7 +238,7 @@ class _Checker:
                         json.dumps(rules.to_json()), next_dealer, names, totals, hands,
                         [(seat, scoring, *map(sum, zip(*added, strict=True)))
                          for (seat, scoring), added in records.items()],
-                        payments, changes)
+                        payments, changes, settle_part)
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -502,14 +505,11 @@ def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str
         raise _Bad(f"{mismatch}: its payments are not the ones the hand makes")
 
 
-def _check_paid(names: tuple[str, ...], totals: list[int],
-                payments: list[tuple[int, int, int, datetime]]) -> None:
-    """A closed session was closed only once everything was paid."""
-    still = list(totals)
-    for payer, payee, amount, _at in payments:
-        still[payer] += amount
-        still[payee] -= amount
+def _check_paid(names: tuple[str, ...], still: list[int]) -> None:
+    """A closed session was closed only once everything was paid or carried over as debts
+    (``still``: what each seat has open after both)."""
     open_ = [f"{name} {from_minor(v)}" for name, v in zip(names, still, strict=True) if v]
     if open_:
-        raise ExchangeError("the session is closed, but its payments do not settle the "
+        raise ExchangeError("the session is closed, but its payments and carried debts do "
+                            "not settle the "
                             f"totals (still open: {', '.join(open_)})")

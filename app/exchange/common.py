@@ -12,7 +12,8 @@ from ..core.dates import check_year, parse_day
 from ..core.parts import STAT_FIELDS, Part
 
 FORMAT = "tonk-tally"
-VERSION = 1
+VERSION = 2  # 2: settle-up's undone payments, carried debts, archived (.settling)
+READS = (1, 2)  # the versions an import reads
 MAX_PROBLEMS = 100  # listed in a report; the rest are counted
 MAX_LEAGUE_NAME = 80
 MAX_SEASON_NAME = 80

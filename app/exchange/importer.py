@@ -27,6 +27,7 @@ from ..ledger import (
     parse_currency,
 )
 from ..models import (
+    CarriedDebt,
     GameSession,
     Hand,
     HandEntry,
@@ -51,11 +52,13 @@ from .common import (
     MAX_LEAGUE_NAME,
     MAX_PROBLEMS,
     MAX_SEASON_NAME,
+    READS,
     VERSION,
     ExchangeError,
     _day,
     parse_time,
 )
+from .settling import DEBT_COLUMNS, PAYMENT_UNDO_COLUMNS, debt_rows, payment_rows, plan_imported
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +165,9 @@ class Importer:
             self.problem('this is not a Tonk Tally export: it does not say "format": '
                          f'"{FORMAT}"' + (f" (it says {fmt!r})" if fmt is not None else ""))
             return False
-        if isinstance(version, bool) or version != VERSION:
+        if isinstance(version, bool) or version not in READS:
             self.problem(f"this export is version {version!r} of the format; this app reads "
-                         f"version {VERSION}" if version is not None else
+                         f"versions 1 to {VERSION}" if version is not None else
                          "the file does not say which version of the format it is")
             return False
         league = header.get("league")
@@ -483,11 +486,13 @@ class Importer:
         records: list[tuple[Any, ...]] = []
         payments: list[tuple[Any, ...]] = []
         changes: list[tuple[Any, ...]] = []
+        debts: list[tuple[Any, ...]] = []
         user, league = self.user_id, self.league_id
         for s, sid, pids in zip(sessions, session_ids, players, strict=True):
             games.append((sid, s.uid, league, user, s.name, s.currency, s.stake_minor,
                           s.rules_json, secrets.token_urlsafe(16), s.closed_at, s.played_at,
-                          len(s.hands), s.next_dealer))
+                          len(s.hands), s.next_dealer, sum(h.voided for h in s.hands),
+                          s.settle.archived_at))
             seats += [(sid, seat, pid, name, total) for seat, (pid, name, total)
                       in enumerate(zip(pids, s.names, s.totals, strict=True))]
             for hand in s.hands:
@@ -507,8 +512,9 @@ class Importer:
                                                   strict=True)]
             records += [(sid, pids[r[0]], r[1], league, s.played_at, *r[2:])
                         for r in s.records]
-            payments += [(sid, payer, payee, amount, user, at)
-                         for payer, payee, amount, at in s.payments]
+            payments += [(sid, payer, payee, amount, user, at, *payment_rows(s.settle, k))
+                         for k, (payer, payee, amount, at) in enumerate(s.payments)]
+            debts += debt_rows(sid, pids, s.settle)
             changes += [(sid, from_hand, rules_json, stake, user, at)
                         for from_hand, rules_json, stake, at in s.changes]
             self.report.sessions += 1
@@ -516,8 +522,9 @@ class Importer:
         for model, rows in ((GameSession, games), (SessionPlayer, seats), (Hand, hands),
                             (HandVersion, versions), (HandEntry, entries),
                             (PlayerSessionStat, records), (SettlePayment, payments),
-                            (RulesChange, changes)):
+                            (RulesChange, changes), (CarriedDebt, debts)):
             self._insert(model, rows)
+        plan_imported(session_ids)  # the settle-up plan, from what remains
 
 
 #: The columns the importer writes, in the order of its row tuples.
@@ -525,7 +532,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
     "game_sessions": ("id", "uid", "league_id", "owner_id", "name", "currency", "stake_minor",
                       "rules_json", "share_token", "closed_at", "created_at", "hand_count",
-                      "next_dealer"),
+                      "next_dealer", "voided_hands", "archived_at"),
     "session_players": ("session_id", "seat", "player_id", "name", "total_minor"),
     "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
               "result_json", "nets_json", "created_at", "updated_at"),
@@ -537,7 +544,8 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
                              "net_minor", "hands", "hands_won", "tonks_out", "drops_won",
                              "times_caught"),
     "settle_payments": ("session_id", "payer_seat", "payee_seat", "amount_minor",
-                        "created_by_id", "created_at"),
+                        "created_by_id", "created_at", *PAYMENT_UNDO_COLUMNS),
+    "carried_debts": DEBT_COLUMNS,
     "rules_changes": ("session_id", "from_hand", "rules_json", "stake_minor", "created_by_id",
                       "created_at"),
 }
