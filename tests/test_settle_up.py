@@ -247,3 +247,66 @@ def test_archive_and_delete_from_the_pages(client):
     assert f"/sessions/{sid}\"" in client.get("/sessions/archived").get_data(as_text=True)
     assert client.post(f"/sessions/{sid}/archive", data={"archived": "0"}).status_code == 302
     assert f"/sessions/{sid}\"" in client.get("/").get_data(as_text=True)
+
+
+# -- push-ups take no stake -----------------------------------------------------------------
+
+def test_push_ups_take_no_stake_anywhere(api, client):
+    sid = api.start(rules="push_ups", stake="0.25")
+    session = api.ok("GET", f"/sessions/{sid}")
+    assert session["stake"] is None and session["scoring"] == "push_ups"
+    api.ok("POST", f"/sessions/{sid}/hands", {"end": {"kind": "run_out", "player": "Ann"},
+                                              "counts": {"Bob": 5, "Cy": 7, "Dee": 9}}, 201)
+    book = api.ok("GET", f"/sessions/{sid}/ledger")
+    assert book["open"] == [] and book["plan"] == []
+    api_error(api("POST", f"/sessions/{sid}/payments",
+                  {"from": "Bob", "to": "Ann", "amount": "1"}), 422, "amount", "push-ups")
+    assert api.ok("POST", f"/sessions/{sid}/close")["closed"]
+    sign_up(client)
+    sid = start(client, preset="push_ups", stake="0.25")
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert "stake" not in page.split('class="meta"')[1].split("</p>")[0]
+    settle = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    assert "money" not in settle.split("<h1>")[1].lower()
+    form = client.get("/sessions/new").get_data(as_text=True)
+    assert 'data-scoring="push_ups"' in form and "data-stake" in form
+
+
+def test_a_push_ups_league_with_a_stake_starts_a_session(client):
+    sign_up(client)
+    resp = client.post("/leagues/new", data={"name": "Push", "preset": "push_ups",
+                                             "stake": "0.25", "currency": "USD"})
+    league = resp.location.rsplit("/", 1)[1]
+    page = client.get(f"/sessions/new?league={league}").get_data(as_text=True)
+    assert 'data-stake hidden' in page
+    resp = client.post("/sessions/new", data={
+        "name": "Night", "first_dealer": "0", "stake": "0", "currency": "USD",
+        "preset": "push_ups", "league": league, "player-0": "Ann", "player-1": "Bob"})
+    assert resp.status_code == 302, errors_of(resp)
+    assert "stake" not in client.get(f"/leagues/{league}").get_data(as_text=True).split(
+        'class="meta"')[1].split("</p>")[0]
+
+
+def test_carried_debts_show_on_the_league_and_player_pages(client, app):
+    sign_up(client)
+    league = client.post("/leagues/new", data={"name": "Thursday", "preset": "pagat",
+                                               "stake": "0.25", "currency": "USD"}
+                         ).location.rsplit("/", 1)[1]
+    resp = client.post("/sessions/new", data={
+        "name": "Night", "first_dealer": "0", "stake": "0.25", "currency": "USD",
+        "preset": "pagat", "league": league,
+        **{f"player-{i}": p for i, p in enumerate(("Ann", "Bob", "Cy", "Dee"))}})
+    sid = int(resp.location.rsplit("/", 1)[1])
+    with app.app_context():
+        gs = db.session.get(GameSession, sid)
+        user = db.session.get(User, gs.owner_id)
+        for hand in NIGHT:
+            ledger.record_hand(gs, user, hand)
+        cy = next(s.player_id for s in gs.seats if s.name == "Cy")
+    assert client.post(f"/sessions/{sid}/close", data={"carry_over": "1"}).status_code == 302
+    page = client.get(f"/leagues/{league}").get_data(as_text=True)
+    assert "Debts carried over" in page and page.count("Mark paid") == 3
+    mine = client.get(f"/leagues/{league}/players/{cy}").get_data(as_text=True)
+    assert "Debts carried over" in mine and mine.count("Mark paid") == 2
+    settle = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    assert settle.count("Mark paid") == 3

@@ -139,6 +139,10 @@ def whole_document() -> dict[str, Any]:
     doc = openapi_document()
     schemas = doc["components"]["schemas"]
     schemas.update(settle_schemas(schemas["Session"], schemas["SessionSummary"]))
+    share = schemas["Share"]["properties"]
+    share["session"]["properties"]["stake"] = {"type": ["string", "null"],
+                                               "description": "Null under push-ups."}
+    share["voided_hands"] = {"type": "integer", "description": "Hands voided."}
     for path, operations in settle_paths().items():
         doc["paths"].setdefault(path, {}).update(operations)
     return doc
