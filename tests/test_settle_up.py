@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from app import ledger
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+from app import accounts, ledger
 from app.debts import open_debts_of
 from app.extensions import db
 from app.models import GameSession, User
@@ -310,3 +314,74 @@ def test_carried_debts_show_on_the_league_and_player_pages(client, app):
     assert "Debts carried over" in mine and mine.count("Mark paid") == 2
     settle = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
     assert settle.count("Mark paid") == 3
+
+
+# -- the property: settling what remains always squares everyone --------------------------
+
+PAYS = st.lists(st.tuples(st.sampled_from(["along", "along", "part", "outside", "undo",
+                                           "hand"]),
+                          st.integers(0, 10_000), st.integers(1, 100)),
+                min_size=1, max_size=12)
+PROPERTY = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+MORE = [{"end": {"kind": "run_out", "player": p}} for p in ("Ann", "Bob", "Cy", "Dee")]
+
+
+def _open(gs) -> dict[tuple[str, str], Decimal]:
+    return {(t.payer, t.payee): t.amount for t in ledger.ledger(gs).transfers}
+
+
+@PROPERTY
+@given(steps=PAYS)
+def test_any_payments_then_settling_what_remains_squares_everyone(db_app, steps):
+    """After any sequence of payments (along the plan, in part, outside it, undone) and
+    hands, paying what is open leaves everyone at zero; a payment along a planned transfer
+    changes no other transfer."""
+    with db_app.app_context():
+        user = db.session.scalar(select(User)) or accounts.create_user(
+            "prop@example.com", "Prop", "correct horse battery")
+        gs = ledger.create_session(user, name="Prop", players=["Ann", "Bob", "Cy", "Dee"],
+                                   stake="0.25")
+        for hand in NIGHT:
+            ledger.record_hand(gs, user, hand)
+        for action, pick, cents in steps:
+            state = ledger.ledger(gs)
+            before = _open(gs)
+            if action in ("along", "part") and state.transfers:
+                t = state.transfers[pick % len(state.transfers)]
+                amount = t.amount if action == "along" else min(
+                    t.amount, Decimal(cents) / 100)
+                ledger.record_payment(gs, user, t.payer, t.payee, str(amount))
+                after = _open(gs)
+                left = before[(t.payer, t.payee)] - amount
+                assert after.get((t.payer, t.payee), Decimal(0)) == left
+                assert {k: v for k, v in after.items() if k != (t.payer, t.payee)} == {
+                    k: v for k, v in before.items() if k != (t.payer, t.payee)}
+            elif action == "outside":
+                owing = [n for n, v in state.open.items() if v < 0]
+                owed = [n for n, v in state.open.items() if v > 0]
+                if owing and owed:
+                    payer, payee = owing[pick % len(owing)], owed[(pick // 7) % len(owed)]
+                    if (payer, payee) not in before:
+                        limit = min(-state.open[payer], state.open[payee])
+                        ledger.record_payment(gs, user, payer, payee,
+                                              str(min(limit, Decimal(cents) / 100)))
+            elif action == "undo":
+                live = [p for p in state.payments if not p.undone]
+                if live:
+                    ledger.undo_payment(gs, user, live[pick % len(live)].id, "mis-tap")
+            elif action == "hand":
+                ledger.record_hand(gs, user, MORE[pick % len(MORE)])
+            state = ledger.ledger(gs)
+            moved = dict.fromkeys(state.open, Decimal(0))
+            for t in state.transfers:
+                moved[t.payer] -= t.amount
+                moved[t.payee] += t.amount
+            assert moved == state.open  # the open transfers settle exactly what remains
+        for t in ledger.ledger(gs).transfers:
+            ledger.record_payment(gs, user, t.payer, t.payee, str(t.amount))
+        final = ledger.ledger(gs)
+        assert final.all_paid and final.transfers == ()
+        assert set(final.open.values()) == {Decimal(0)}
+        ledger.close_session(gs)
