@@ -15,7 +15,15 @@ from sqlalchemy.orm import selectinload
 
 from .core.money import from_minor
 from .extensions import db
-from .ledger import MAX_ID, LedgerError, NotFoundError, keeps_score_of, rules_of, started_by
+from .ledger import (
+    MAX_ID,
+    LedgerError,
+    NotFoundError,
+    _locked,
+    keeps_score_of,
+    rules_of,
+    started_by,
+)
 from .models import CarriedDebt, GameSession, User, utcnow
 
 
@@ -78,6 +86,7 @@ def mark_paid(user: User, debt_id: int) -> Debt:
     row = db.session.get(CarriedDebt, debt_id) if 0 < debt_id <= MAX_ID else None
     if row is None or not keeps_score_of(user, row.session.owner_id, row.session.league_id):
         raise NotFoundError(f"there is no debt {debt_id} that you keep")
+    _locked(row.session)  # the session's state moves on: its ledger shows the debt paid
     marked = db.session.execute(  # two taps at once: one marks it, the other is told
         update(CarriedDebt).where(CarriedDebt.id == debt_id, CarriedDebt.paid_at.is_(None))
         .values(paid_at=utcnow(), paid_by_name=user.name))

@@ -180,13 +180,14 @@ def takes_stake(rules: Scored) -> bool:
 def parse_stake(value: Any, rules: Scored) -> Decimal:
     """A positive amount of at most 1,000,000 with at most two decimal places (whole under
     points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
-    float. Under push-ups, which take no stake, whatever is given is ignored: 0."""
-    if not takes_stake(rules):
-        return Decimal(0)
+    float. Under push-ups, which take no stake, a stake given must still read as a number,
+    and is then ignored: 0."""
     if value is None:
         value = 1
     amount = parse_decimal(value, HandError,
                            Message("stake.not_amount", value=repr(value)), "stake")
+    if not takes_stake(rules):
+        return Decimal(0)
     if amount <= 0:
         raise HandError(Message("stake.not_positive", value=value), "stake")
     if amount > MAX_STAKE:
