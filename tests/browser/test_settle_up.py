@@ -15,6 +15,12 @@ NIGHT = [
 ]
 
 
+def submit(page, button) -> None:
+    """Tap a form's button and wait for the page it leads to."""
+    with page.expect_navigation():
+        button.click()
+
+
 def transfers(page) -> list[str]:
     """The open transfers as the page lists them, one line each."""
     return [" ".join(li.locator("p").first.inner_text().split())
@@ -54,27 +60,27 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
 
     cy_dee = page.locator("ul.transfers > li").filter(has_text="Cy → Dee")
     cy_dee.locator("form.part input[name=amount]").fill("0.50")
-    cy_dee.get_by_role("button", name="Paid in part").click()
+    submit(page, cy_dee.get_by_role("button", name="Paid in part"))
     assert transfers(page)[:2] == ["Bob → Ann 0.25 USD", "Cy → Ann 0.25 USD"]  # unchanged
     assert transfers(page)[2].startswith("Cy → Dee 0.50 USD (of 1.00; 0.50 paid)")
     shot("02-partial-payment")
 
     bob_ann = page.locator("ul.transfers > li").filter(has_text="Bob → Ann")
     bob_ann.locator("form.part input[name=amount]").fill("0.30")
-    bob_ann.get_by_role("button", name="Paid in part").click()
+    submit(page, bob_ann.get_by_role("button", name="Paid in part"))
     assert "at most 0.25" in page.locator("ul.transfers").inner_text()
     shot("03-overpaid-says-its-own-limit")
 
     undo = page.locator("ul.paid > li").first
     undo.locator("input[name=reason]").fill("Cy paid Ann, not Dee")
-    undo.get_by_role("button", name="Undo").click()
+    submit(page, undo.get_by_role("button", name="Undo"))
     assert "Undone by Keeper" in page.locator("ul.paid").inner_text()
     assert transfers(page)[2] == "Cy → Dee 1.00 USD"
     shot("04-undone-with-a-reason")
 
-    page.locator("ul.transfers > li").filter(has_text="Bob → Ann").get_by_role(
-        "button", name="Paid in full").click()
-    page.get_by_role("button", name="Close and carry the debts over").click()
+    submit(page, page.locator("ul.transfers > li").filter(has_text="Bob → Ann").get_by_role(
+        "button", name="Paid in full"))
+    submit(page, page.get_by_role("button", name="Close and carry the debts over"))
     assert "closed" in page.locator("p.meta").inner_text()
     page.goto(session_url + "/settle")
     assert page.locator("ul.debts > li").count() == 2
@@ -82,11 +88,11 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
 
     page.goto(league_url)
     assert page.locator("#debts ul.debts > li").count() == 2
-    page.locator("#standings").get_by_role("link", name="Cy", exact=True).first.click()
+    submit(page, page.locator("#standings").get_by_role("link", name="Cy", exact=True).first)
     debts = page.locator("#debts ul.debts > li")
     assert debts.count() == 2
     shot("06-debt-on-the-players-page")
-    debts.filter(has_text="Cy → Dee").get_by_role("button", name="Mark paid").click()
+    submit(page, debts.filter(has_text="Cy → Dee").get_by_role("button", name="Mark paid"))
     assert "the debt is settled" in page.content()
     assert page.locator("#debts ul.debts > li").count() == 1
     shot("07-marked-paid")
