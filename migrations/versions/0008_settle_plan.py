@@ -91,12 +91,13 @@ def upgrade():
 
 def _plan_open_sessions(bind):
     """Plan 1 of every open session (not push-ups) that still has something open."""
-    from app.core.transfers import fewest_transfers  # the pure core: the one planner
+    from app.core.rules import resolve_rules  # the pure core: the one reading of rules
+    from app.core.transfers import fewest_transfers  # … and the one planner
 
     sessions = bind.execute(sa.text(
         'SELECT id, rules_json FROM game_sessions WHERE closed_at IS NULL')).all()
     for session_id, rules_json in sessions:
-        if json.loads(rules_json).get('scoring') == 'push_ups':
+        if resolve_rules(json.loads(rules_json)).scoring == 'push_ups':
             continue
         seats = bind.execute(sa.text(
             'SELECT seat, player_id, total_minor FROM session_players WHERE session_id = :s'),
