@@ -143,12 +143,13 @@ def snapshot() -> dict[str, Any]:
                func.sum(pss.times_caught), func.count())
         .join(Player, Player.id == pss.player_id).group_by(Player.name, pss.scoring)))
     out["payments"] = sorted((uid[p.session_id], p.payer_seat, p.payee_seat, p.amount_minor,
-                              exchange.iso(p.created_at),
+                              exchange.iso(p.created_at), p.transfer_id is not None,
                               p.undone_at and exchange.iso(p.undone_at), p.undone_by_name,
                               p.undo_reason)
                              for p in db.session.scalars(select(SettlePayment)))
     out["settle"] = sorted((gs.uid, gs.voided_hands, gs.archived_at and exchange.iso(
-        gs.archived_at), [(t.payer, t.payee, t.amount) for t in ledger.ledger(gs).transfers])
+        gs.archived_at), gs.plan_no, [(t.payer, t.payee, t.amount, t.paid)
+                                      for t in ledger.ledger(gs).plan])
         for gs in sessions.values())
     out["debts"] = sorted((uid[d.session_id], names[d.payer_id], names[d.payee_id],
                            d.amount_minor, exchange.iso(d.created_at), d.paid_at, d.paid_by_name)
@@ -193,7 +194,8 @@ def test_export_then_import_into_an_empty_database_gives_it_all_back(db_app):
         owner, helper = user(), user("helper@example.com", "Helper")
         league = play_league(owner, helper)
         before = snapshot()
-        assert before["debts"] and any(p[5] for p in before["payments"])  # version 2's
+        assert before["debts"] and any(p[6] for p in before["payments"])  # version 2's
+        assert any(p[5] for p in before["payments"])  # payments along a planned transfer
         text = document(exchange.export_league(league))
         parsed = json.loads(text)
         assert (parsed["format"], parsed["version"]) == ("tonk-tally", 2)

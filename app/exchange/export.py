@@ -131,7 +131,8 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
     payments = _grouped(select(SettlePayment.session_id, SettlePayment.payer_seat,
                                SettlePayment.payee_seat, SettlePayment.amount_minor,
                                SettlePayment.created_at, SettlePayment.undone_at,
-                               SettlePayment.undone_by_name, SettlePayment.undo_reason)
+                               SettlePayment.undone_by_name, SettlePayment.undo_reason,
+                               SettlePayment.transfer_id)
                         .where(SettlePayment.session_id.in_(ids))
                         .order_by(SettlePayment.session_id, SettlePayment.id))
     changes = _grouped(select(RulesChange.session_id, RulesChange.from_hand,
@@ -139,7 +140,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                               RulesChange.created_at)
                        .where(RulesChange.session_id.in_(ids))
                        .order_by(RulesChange.session_id, RulesChange.id))
-    extras = session_extras(ids)  # version 2: archived, undone payments, carried debts
+    extras, along = session_extras(ids)  # version 2: archive, plans, undone, carried debts
     for session_id in ids:
         s = sessions[session_id]
         names = [seat.name for seat in seats[session_id]]
@@ -163,7 +164,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
             ("hands", hand_list),
             ("payments", [{"from": names[p.payer_seat], "to": names[p.payee_seat],
                            "amount": str(from_minor(p.amount_minor)), "at": iso(p.created_at),
-                           **payment_extra(p)}
+                           **payment_extra(p, along)}
                           for p in payments[session_id]]),
             ("rules_changes", _array(
                 _obj(("from_hand", c.from_hand), ("rules", _Raw(c.rules_json)),

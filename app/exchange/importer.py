@@ -58,7 +58,7 @@ from .common import (
     _day,
     parse_time,
 )
-from .settling import DEBT_COLUMNS, PAYMENT_UNDO_COLUMNS, debt_rows, payment_rows, plan_imported
+from .settling import DEBT_COLUMNS, PAYMENT_UNDO_COLUMNS, after_write, debt_rows, payment_rows
 
 log = logging.getLogger(__name__)
 
@@ -524,7 +524,8 @@ class Importer:
                             (PlayerSessionStat, records), (SettlePayment, payments),
                             (RulesChange, changes), (CarriedDebt, debts)):
             self._insert(model, rows)
-        plan_imported(session_ids)  # the settle-up plan, from what remains
+        after_write([(sid, pids, s.settle)  # the settle-up plans, kept or made again
+                     for s, sid, pids in zip(sessions, session_ids, players, strict=True)])
 
 
 #: The columns the importer writes, in the order of its row tuples.
