@@ -103,3 +103,25 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
     assert errors == []
+
+
+def test_the_stake_field_hides_under_push_ups(live_server, page, shot):
+    page.goto(live_server + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", "keeper-push@example.com")
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="Sign up").click()
+    page.goto(live_server + "/sessions/new")
+    assert page.locator("#stake").is_visible()
+    page.select_option("#preset", "push_ups")
+    assert not page.locator("#stake").is_visible()
+    shot("09-new-push-ups-session-no-stake")
+    page.select_option("#preset", "pagat")
+    assert page.locator("#stake").is_visible()
+    page.select_option("#preset", "push_ups")
+    page.fill("#name", "Push night")
+    page.fill("#player-0", "Ann")
+    page.fill("#player-1", "Bob")
+    submit(page, page.get_by_role("button", name="Start the session"))
+    meta = page.locator("p.meta").inner_text()
+    assert "stake" not in meta and "0 hands" in meta
