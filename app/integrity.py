@@ -11,8 +11,14 @@ and the test suite after every scenario.
   last one's facts and result the hand's own, voided exactly when the last is a void;
 - a counted hand has one entry per player it was played by, a voided hand none;
 - each player's session record equals what their entries add up to;
-- payments never take anyone past what they owed or were owed (pot returns counted);
-- who deals next sits at the table.
+- payments never take anyone past what they owed or were owed (pot returns counted, undone
+  payments counting for nothing);
+- who deals next sits at the table;
+- the session's count of void hands is the number of its void hands;
+- the settle-up plan in force agrees with the totals and payments: nothing paid along a
+  planned transfer past its amount, each payment along one between its two players, and
+  the plan less what was paid along it settling exactly what remains (of an open session;
+  of a closed one, what remains is exactly its carried debts).
 
 Each problem is one sentence naming the session (and hand, and player) it is about.
 """
@@ -24,20 +30,23 @@ from collections.abc import Callable, Iterator
 
 from sqlalchemy import and_, case, func, select
 
-from .core.money import from_minor
+from .core.money import from_minor, to_minor
 from .core.parts import STAT_FIELDS
 from .extensions import db
-from .ledger import rules_of
+from .ledger import rules_of, session_rules
 from .models import (
+    CarriedDebt,
     GameSession,
     Hand,
     HandEntry,
     HandVersion,
+    PlannedTransfer,
     PlayerSessionStat,
     SessionPlayer,
     SettlePayment,
 )
 from .pots import dump_pots, replayed, trimmed
+from .settleup import remaining
 
 MAX_LISTED = 200
 Where = Callable[[int], str]  # a session's id → how a problem names it
@@ -72,6 +81,8 @@ def _all() -> Iterator[str]:
     yield from _payments(where)
     yield from _pots(where)
     yield from _dealers(where)
+    yield from _voids(where)
+    yield from _plans(where)
 
 
 def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
@@ -214,7 +225,7 @@ def _payments(at: Where) -> Iterator[str]:
     moved: dict[tuple[int, int], int] = defaultdict(int)
     for session_id, payer, payee, amount in db.session.execute(select(
             SettlePayment.session_id, SettlePayment.payer_seat, SettlePayment.payee_seat,
-            SettlePayment.amount_minor)):
+            SettlePayment.amount_minor).where(SettlePayment.undone_at.is_(None))):
         moved[(session_id, payer)] += amount
         moved[(session_id, payee)] -= amount
     returns = {session_id: _returns(pots_json) for session_id, pots_json in
@@ -271,3 +282,62 @@ def _pots(at: Where) -> Iterator[str]:
             if trimmed(new) != trimmed(hand.side_nets):
                 yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
                        f"{hand.side_nets}, but a replay of the side bets says {new}")
+def _voids(at: Where) -> Iterator[str]:
+    for session_id, kept, count in db.session.execute(select(
+            GameSession.id, GameSession.voided_hands,
+            func.count(Hand.id).filter(Hand.voided.is_(True)))
+            .outerjoin(Hand, Hand.session_id == GameSession.id)
+            .group_by(GameSession.id, GameSession.voided_hands)):
+        if kept != count:
+            yield f"{at(session_id)}: it says {kept} hands are void, but {count} are"
+
+
+def _plans(at: Where) -> Iterator[str]:
+    planned: dict[int, list[PlannedTransfer]] = defaultdict(list)
+    for row in db.session.scalars(select(PlannedTransfer)):
+        planned[row.session_id].append(row)
+    debts: dict[int, list[CarriedDebt]] = defaultdict(list)
+    for debt in db.session.scalars(select(CarriedDebt)):
+        debts[debt.session_id].append(debt)
+        if debt.amount_minor <= 0 or debt.payer_id == debt.payee_id:
+            yield f"{at(debt.session_id)}: carried debt {debt.id} is not a debt"
+    payments: dict[int, list[SettlePayment]] = defaultdict(list)
+    for p in db.session.scalars(select(SettlePayment).order_by(SettlePayment.id)):
+        payments[p.session_id].append(p)
+    for gs in db.session.scalars(select(GameSession)):
+        if session_rules(gs).scoring == "push_ups":
+            continue
+        yield from _plan_of(gs, planned[gs.id], payments[gs.id], debts[gs.id], at)
+
+
+def _plan_of(gs: GameSession, rows: list[PlannedTransfer], payments: list[SettlePayment],
+             debts: list[CarriedDebt], at: Where) -> Iterator[str]:
+    seats = {s.seat: s.player_id for s in gs.seats}
+    names = {s.player_id: s.name for s in gs.seats}
+    by_id = {r.id: r for r in rows}
+    paid: dict[int, int] = defaultdict(int)
+    for p in payments:
+        row = by_id.get(p.transfer_id) if p.transfer_id is not None else None
+        if p.transfer_id is not None and (row is None or (row.payer_id, row.payee_id) != (
+                seats.get(p.payer_seat), seats.get(p.payee_seat))):
+            yield f"{at(gs.id)}: payment {p.id} is not along the transfer it names"
+        elif row is not None and p.undone_at is None:
+            paid[row.id] += p.amount_minor
+    left = {name: to_minor(amount) for name, amount in remaining(gs, payments).items()}
+    moved = dict.fromkeys(left, 0)
+    for row in rows:
+        if paid[row.id] > row.amount_minor:
+            yield (f"{at(gs.id)}: {from_minor(paid[row.id])} was paid along a planned "
+                   f"transfer of {from_minor(row.amount_minor)}")
+        if row.plan == gs.plan_no and not gs.is_closed:
+            moved[names[row.payer_id]] -= row.amount_minor - paid[row.id]
+            moved[names[row.payee_id]] += row.amount_minor - paid[row.id]
+    for debt in debts:
+        if debt.payer_id in names and debt.payee_id in names:
+            moved[names[debt.payer_id]] -= debt.amount_minor
+            moved[names[debt.payee_id]] += debt.amount_minor
+    if moved != left and (gs.plan_no or any(left.values())):
+        what = "its carried debts" if gs.is_closed else "the plan less what was paid along it"
+        yield (f"{at(gs.id)}: {what} settle "
+               f"{ {n: str(from_minor(v)) for n, v in moved.items()} }, but what remains is "
+               f"{ {n: str(from_minor(v)) for n, v in left.items()} }")

@@ -23,26 +23,24 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from dataclasses import field as _field
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players
-from .core.money import from_minor, parse_decimal, parse_stake, stake_of, to_minor
+from .core.money import parse_decimal, parse_stake, stake_of, to_minor
 from .core.names import clean_text, name_key
 from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
 from .core.settle import Result
-from .core.transfers import Transfer, fewest_transfers
 from .core.versions import check_action
 from .extensions import db
 from .models import (
+    CarriedDebt,
     GameSession,
     Hand,
     HandEntry,
@@ -56,7 +54,8 @@ from .models import (
     User,
     utcnow,
 )
-from .pots import pot_returns, pots, read_plays, replay, side_bets_text
+from .pots import read_plays, replay, side_bets_text
+from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
 from .storage import begin_write
 
 MAX_REASON = 500
@@ -125,6 +124,12 @@ def player_names(gs: GameSession) -> tuple[str, ...]:
 def seated_names(gs: GameSession) -> tuple[str, ...]:
     """The players at the table now, in table order: who the next hand is played by."""
     return tuple(s.name for s in gs.seated)
+
+
+def counted_hands(gs: GameSession) -> int:
+    """How many hands count: every hand but the void ones. The one hand count every page,
+    card and answer shows (``hand_count`` numbers them all, voids included)."""
+    return gs.hand_count - gs.voided_hands
 
 
 def is_league_admin(user: User, league_id: int | None) -> bool:
@@ -273,7 +278,8 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     gs = _locked(gs)
     _check_open(gs)
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
+    kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
+    amount = parse_stake(stake if stake is not None else kept, resolved)
     if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
         side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved)
     gs.rules_json = json.dumps(resolved.to_json())
@@ -281,6 +287,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,
                                rules_json=gs.rules_json, stake_minor=gs.stake_minor,
                                created_by_id=user.id))
+    _keep_plan(gs)  # money, points or push-ups: what settle-up moves may change
     db.session.commit()
 
 
@@ -424,6 +431,7 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
     replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs)
     db.session.commit()
     return hand
 
@@ -447,6 +455,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     _core, result, hand_json = _settle_for(gs, data, hand.data)
     result_json = json.dumps(result.to_json())
     old = [] if hand.voided else hand.nets
+    gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="corrected",
                                      hand_json=hand_json, result_json=result_json,
@@ -455,6 +464,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
     _apply(gs, hand, old, _nets(gs, result), result)
     replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs)
     db.session.commit()
     return hand
 
@@ -477,7 +487,9 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
                                      reason=why, created_by_id=user.id, by_name=user.name))
     _apply(gs, hand, hand.nets, [0] * len(hand.nets), None)
     hand.voided, hand.updated_at = True, utcnow()
+    gs.voided_hands += 1
     replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs)
     db.session.commit()
     return hand
 
@@ -491,46 +503,16 @@ def history(hand: Hand) -> list[dict[str, Any]]:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Ledger:
-    """A session's standing: totals, what has been paid, and what is still open."""
-
-    scoring: str
-    totals: dict[str, Decimal]
-    hands: int
-    paid: list[tuple[str, str, Decimal]]
-    open: dict[str, Decimal]
-    transfers: tuple[Transfer, ...]
-    #: Money waiting in each side bet's pot, and what of it goes back to each player at
-    #: settle-up (already in ``open`` and ``transfers``).
-    pots: dict[str, Decimal] = _field(default_factory=dict)
-    returns: dict[str, Decimal] = _field(default_factory=dict)
-
-    @property
-    def all_paid(self) -> bool:
-        return not any(self.open.values())
+def _keep_plan(gs: GameSession) -> None:
+    """Re-make the settle-up plan if (and only if) what remains to settle has changed."""
+    db.session.flush()
+    keep_plan(gs, session_rules(gs).scoring)
 
 
 def ledger(gs: GameSession) -> Ledger:
-    """Totals from the running totals (never from all hands), settle-up from what is open."""
-    names = player_names(gs)
-    totals = {s.name: from_minor(s.total_minor) for s in gs.seats}
-    counted = db.session.scalar(select(func.count()).select_from(Hand).where(
-        Hand.session_id == gs.id, Hand.voided.is_(False))) or 0
-    scoring = session_rules(gs).scoring
-    paid_rows = db.session.scalars(select(SettlePayment).where(
-        SettlePayment.session_id == gs.id).order_by(SettlePayment.id)).all()
-    paid = [(names[p.payer_seat], names[p.payee_seat], from_minor(p.amount_minor))
-            for p in paid_rows]
-    if scoring == "push_ups":
-        return Ledger(scoring, totals, counted, [], dict.fromkeys(names, Decimal(0)), ())
-    returns = pot_returns(gs)
-    open_ = {name: amount + returns.get(name, Decimal(0)) for name, amount in totals.items()}
-    for payer, payee, amount in paid:
-        open_[payer] += amount
-        open_[payee] -= amount
-    return Ledger(scoring, totals, counted, paid, open_, fewest_transfers(open_), pots(gs),
-                  returns)
+    """Totals from the running totals (never from all hands), the stored settle-up plan and
+    what has been paid along it (:mod:`app.settleup`)."""
+    return read_ledger(gs, session_rules(gs).scoring, counted_hands(gs))
 
 
 def parse_amount(value: Any) -> Decimal:
@@ -543,28 +525,65 @@ def parse_amount(value: Any) -> Decimal:
 
 
 def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
-                   amount: Any) -> None:
-    """Mark money handed over at settle-up, in full or in part: never more than is still
-    open, checked under the session's lock (eight taps of one debt record one payment)."""
+                   amount: Any) -> int:
+    """Mark money handed over at settle-up, in full or in part, checked under the session's
+    lock (eight taps of one debt record one payment). Along a planned transfer it shrinks
+    that transfer alone, and never past it; outside the plan (cash goes where it goes) any
+    player who owes may pay any player who is owed, up to what both still have open, and
+    what remains is planned again. Returns the payment's id."""
     gs = _locked(gs)
     _check_open(gs)
     names = player_names(gs)
     for who, field in ((payer, "payer"), (payee, "payee")):
         if who not in names:
             raise LedgerError(f"{who} is not at this table", field)
+    if payer == payee:
+        raise LedgerError(f"{payer} cannot pay themselves", "payee")
     value = parse_amount(amount)
     state = ledger(gs)
-    owes, owed = -state.open[payer], state.open[payee]
-    if owes <= 0:
-        raise LedgerError(f"{payer} owes nothing", "payer")
-    if owed <= 0:
-        raise LedgerError(f"{payee} is owed nothing", "payee")
-    if value > min(owes, owed):
-        raise LedgerError(f"that is more than is open: at most {min(owes, owed)}", "amount")
-    db.session.add(SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
-                                 payee_seat=names.index(payee), amount_minor=to_minor(value),
-                                 created_by_id=user.id))
+    if state.scoring == "push_ups":
+        raise LedgerError("push-ups move no money: there is nothing to pay", "amount")
+    along = planned_transfer(gs, payer, payee)
+    if along is not None:
+        if value > along.open:
+            raise LedgerError(f"that is more than is open from {payer} to {payee}: at "
+                              f"most {along.open}", "amount")
+    else:
+        owes, owed = -state.open[payer], state.open[payee]
+        if owes <= 0:
+            raise LedgerError(f"{payer} owes nothing", "payer")
+        if owed <= 0:
+            raise LedgerError(f"{payee} is owed nothing", "payee")
+        if value > min(owes, owed):
+            raise LedgerError(f"that is more than is open between {payer} and {payee}: at "
+                              f"most {min(owes, owed)}", "amount")
+    payment = SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
+                            payee_seat=names.index(payee), amount_minor=to_minor(value),
+                            created_by_id=user.id, transfer_id=along.id if along else None,
+                            created_at=utcnow())
+    db.session.add(payment)
+    _keep_plan(gs)  # outside the plan: what remains is planned again
     db.session.commit()
+    return payment.id
+
+
+def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> SettlePayment:
+    """Undo a payment (a mis-tap): it stays in the history, marked undone with who, when and
+    why; what it paid is open again."""
+    gs = _locked(gs)
+    _check_open(gs)
+    if not isinstance(reason, str) or not reason.strip():
+        raise LedgerError("say why: undoing a payment needs a reason", "reason")
+    why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
+    payment = db.session.get(SettlePayment, payment_id) if 0 < payment_id <= MAX_ID else None
+    if payment is None or payment.session_id != gs.id:
+        raise NotFoundError(f"there is no payment {payment_id} in this session")
+    if payment.undone_at is not None:
+        raise LedgerError(f"payment {payment_id} is already undone", "payment")
+    payment.undone_at, payment.undone_by_name, payment.undo_reason = utcnow(), user.name, why
+    _keep_plan(gs)
+    db.session.commit()
+    return payment
 
 
 #: Called with a session once its closing has committed: what builds on the ledger (the
@@ -572,13 +591,23 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
 session_closed: list[Callable[[GameSession], None]] = []
 
 
-def close_session(gs: GameSession) -> None:
-    """Close the session once everything is paid; then tell :data:`session_closed` (a
-    league session's result moves its players' ratings)."""
+def close_session(gs: GameSession, carry_over: Any = False) -> None:
+    """Close the session once everything is paid or, with ``carry_over``, keep what is still
+    open as debts (:class:`CarriedDebt`, shown on the players' and league's pages until marked
+    paid); then tell :data:`session_closed` (a league session's result moves its players'
+    ratings)."""
+    if carry_over not in (True, False):
+        raise LedgerError("carry_over is true or false", "carry_over")
     gs = _locked(gs)
     _check_open(gs)
-    if not ledger(gs).all_paid:
-        raise LedgerError("not everything is paid yet: mark the open transfers paid first")
+    state = ledger(gs)
+    if not state.all_paid and not carry_over:
+        raise LedgerError("not everything is paid yet: mark the open transfers paid, or close "
+                          "and carry the debts over", "carry_over")
+    ids = {s.name: s.player_id for s in gs.seats}
+    db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
+                                   payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
+                       for t in state.transfers)
     gs.closed_at = utcnow()
     db.session.commit()
     for listener in session_closed:

@@ -199,6 +199,13 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     #: paid into it since it was last won. Kept in the same transaction as every change of
     #: a hand (a replay of the hands' side bets, in order).
     pots_json: Mapped[str] = mapped_column(Text, server_default="{}", default="{}")
+    #: How many of its hands are void now (``hand_count`` numbers them all): the hands that
+    #: count are ``hand_count - voided_hands`` (``ledger.counted_hands``), read by every page.
+    voided_hands: Mapped[int] = mapped_column(Integer, server_default="0")
+    #: The settle-up plan in force: its :class:`PlannedTransfer` rows carry this number.
+    plan_no: Mapped[int] = mapped_column(Integer, server_default="0")
+    #: Put away off the home page (nothing erased); None: shown.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     owner: Mapped[User] = relationship()
     league: Mapped[League | None] = relationship()
@@ -208,6 +215,10 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     @property
     def is_closed(self) -> bool:
         return self.closed_at is not None
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
     @property
     def rules_spec(self) -> Any:
@@ -373,8 +384,26 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class PlannedTransfer(db.Model):  # type: ignore[name-defined,misc]
+    """One transfer of a session's settle-up plan (the fewest transfers): made when the
+    totals change, not when money moves, so a payment along it shrinks it alone. Each plan
+    has its number (``plan``); the session's ``plan_no`` names the one in force, and older
+    plans stay for the payments made along them."""
+
+    __tablename__ = "planned_transfers"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(
+        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
+    plan: Mapped[int] = mapped_column(Integer)
+    payer_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    payee_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    amount_minor: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
-    """Money actually handed over at settle-up, in full or in part."""
+    """Money actually handed over at settle-up, in full or in part: along a planned transfer
+    (``transfer_id``) or outside the plan (None). Undone, it stays, with who, when and why."""
 
     __tablename__ = "settle_payments"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -385,6 +414,33 @@ class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
     amount_minor: Mapped[int] = mapped_column(BigInteger)
     created_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    transfer_id: Mapped[int | None] = mapped_column(
+        ForeignKey("planned_transfers.id", name="fk_settle_payments_transfer_id"))
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    undone_by_name: Mapped[str | None] = mapped_column(String(80))
+    undo_reason: Mapped[str | None] = mapped_column(Text)
+
+    created_by: Mapped[User] = relationship()
+
+
+class CarriedDebt(db.Model):  # type: ignore[name-defined,misc]
+    """A transfer still open when its session was closed with the debts carried over: shown
+    on the players' and the league's pages until marked paid (who, when)."""
+
+    __tablename__ = "carried_debts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(
+        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
+    payer_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    payee_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    amount_minor: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    paid_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    paid_by_name: Mapped[str | None] = mapped_column(String(80))
+
+    session: Mapped[GameSession] = relationship()
+    payer: Mapped[Player] = relationship(foreign_keys=[payer_id])
+    payee: Mapped[Player] = relationship(foreign_keys=[payee_id])
 
 
 class RulesChange(db.Model):  # type: ignore[name-defined,misc]

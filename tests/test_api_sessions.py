@@ -106,19 +106,21 @@ def test_a_whole_night_through_the_api(api):
 
     # Settle up: one transfer in part, then every open transfer in full.
     assert book["paid"] == [] and not book["all_paid"]
-    api_error(api("POST", f"/sessions/{sid}/close"), 422, None, "not everything is paid")
+    api_error(api("POST", f"/sessions/{sid}/close"), 422, "carry_over", "not everything is paid")
     first = book["transfers"][0]
     part = str(Decimal(first["amount"]) - Decimal("0.01"))
     after = api.ok("POST", f"/sessions/{sid}/payments", {**first, "amount": part})
-    assert after["paid"] == [{**first, "amount": part}]
-    assert Decimal(after["open"][first["from"]]) == \
-        Decimal(book["open"][first["from"]]) + Decimal(part)
+    assert [{k: p[k] for k in ("from", "to", "amount")} for p in after["paid"]] == [
+        {**first, "amount": part}]
+    assert Decimal(after["balances"][first["from"]]) == \
+        Decimal(book["balances"][first["from"]]) + Decimal(part)
     assert after["totals"] == book["totals"]
     api_error(api("POST", f"/sessions/{sid}/payments", {**first, "amount": "1000"}), 422, "amount",
           "more than is open")
     while after["transfers"]:
         after = api.ok("POST", f"/sessions/{sid}/payments", after["transfers"][0])
-    assert after["all_paid"] and set(after["open"].values()) == {"0.00"}
+    assert after["all_paid"] and set(after["balances"].values()) == {"0.00"}
+    assert after["open"] == []
     assert after["totals"] == book["totals"]
 
     closed = api.ok("POST", f"/sessions/{sid}/close")
@@ -160,6 +162,7 @@ def test_list_shows_only_my_sessions(api, other):
     listed = api.ok("GET", "/sessions")
     assert sorted(s["id"] for s in listed) == sorted(mine)
     assert set(listed[0]) == {"id", "name", "players", "currency", "closed", "hands",
+                              "voided_hands", "archived",
                               "created_at"}
     assert [s["name"] for s in other.ok("GET", "/sessions")] == ["Eve's night"]
 
@@ -360,7 +363,7 @@ def test_payments_check_who_and_how_much(api, body, field, words):
     api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
     resp = api("POST", f"/sessions/{sid}/payments", body)
     if field is None:
-        assert resp.status_code == 200 and resp.get_json()["open"]["Bob"] == "0.00"
+        assert resp.status_code == 200 and resp.get_json()["balances"]["Bob"] == "0.00"
     else:
         api_error(resp, 422, field, words)
         assert api.ok("GET", f"/sessions/{sid}/ledger")["paid"] == []
@@ -392,7 +395,7 @@ def test_the_openapi_document_describes_every_route(db_app):
         for method in rule.methods - {"HEAD", "OPTIONS"}:
             operation = doc["paths"][path].get(method.lower())
             assert operation, (method, path)
-            needs_token = path.startswith(("/api/v1/sessions", "/api/v1/leagues"))
+            needs_token = path.startswith(("/api/v1/sessions", "/api/v1/leagues", "/api/v1/debts"))
             assert (operation.get("security") == [{"bearer": []}]) == needs_token, path
             if needs_token:
                 assert {"401", "404"} <= set(operation["responses"])

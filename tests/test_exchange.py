@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app import accounts, exchange, ledger
+from app import accounts, exchange, ledger, shelf
 from app.extensions import db
 from app.models import (
+    CarriedDebt,
     GameSession,
     Hand,
     HandEntry,
@@ -88,9 +89,12 @@ def play_league(owner: User, helper: User) -> League:
     ledger.record_hand(friday, owner, {"end": {"kind": "drop", "player": "Cy"},
                                        "counts": {"Ann": 30, "Bob": 20, "Cy": 2, "Dee": 9}})
     state = ledger.ledger(friday)
-    for t in state.transfers:
+    mistaken = ledger.record_payment(friday, owner, state.transfers[0].payer,
+                                     state.transfers[0].payee, "0.05")
+    ledger.undo_payment(friday, owner, mistaken, "mis-tap")  # version 2: kept, undone
+    for t in state.transfers[:-1]:
         ledger.record_payment(friday, owner, t.payer, t.payee, str(t.amount))
-    ledger.close_session(friday)
+    ledger.close_session(friday, carry_over=True)  # version 2: the last one carried over
 
     saturday = ledger.create_session(owner, name="Saturday", players=["Cy", "Eve", "Ann"],
                                      rules="push_ups", league_id=league.id)
@@ -104,6 +108,7 @@ def play_league(owner: User, helper: User) -> League:
     ledger.record_hand(sunday, owner, {"end": {"kind": "drop", "player": "Dee"},
                                        "counts": {"Bob": 7, "Dee": 7}})
     ledger.record_payment(sunday, owner, "Dee", "Bob", "0.50")
+    shelf.set_archived(sunday, True)  # version 2: archived
     return league
 
 
@@ -138,8 +143,18 @@ def snapshot() -> dict[str, Any]:
                func.sum(pss.times_caught), func.count())
         .join(Player, Player.id == pss.player_id).group_by(Player.name, pss.scoring)))
     out["payments"] = sorted((uid[p.session_id], p.payer_seat, p.payee_seat, p.amount_minor,
-                              exchange.iso(p.created_at))
+                              exchange.iso(p.created_at), p.transfer_id is not None,
+                              p.undone_at and exchange.iso(p.undone_at), p.undone_by_name,
+                              p.undo_reason)
                              for p in db.session.scalars(select(SettlePayment)))
+    out["settle"] = sorted((gs.uid, gs.voided_hands, gs.archived_at and exchange.iso(
+        gs.archived_at), gs.plan_no, [(t.payer, t.payee, t.amount, t.paid)
+                                      for t in ledger.ledger(gs).plan])
+        for gs in sessions.values())
+    out["debts"] = sorted((uid[d.session_id], names[d.payer_id], names[d.payee_id],
+                           d.amount_minor, exchange.iso(d.created_at), d.paid_at, d.paid_by_name)
+                          for d in db.session.scalars(select(CarriedDebt)))
+
     out["rules_changes"] = sorted((uid[c.session_id], c.from_hand, c.rules_json,
                                    c.stake_minor, exchange.iso(c.created_at))
                                   for c in db.session.scalars(select(RulesChange)))
@@ -179,6 +194,8 @@ def test_export_then_import_into_an_empty_database_gives_it_all_back(db_app):
         owner, helper = user(), user("helper@example.com", "Helper")
         league = play_league(owner, helper)
         before = snapshot()
+        assert before["debts"] and any(p[6] for p in before["payments"])  # version 2's
+        assert any(p[5] for p in before["payments"])  # payments along a planned transfer
         text = document(exchange.export_league(league))
         parsed = json.loads(text)
         assert (parsed["format"], parsed["version"]) == ("tonk-tally", 2)
@@ -721,3 +738,22 @@ def test_tonk_export_and_import(db_app, tmp_path):
     assert out.exit_code == 1 and "cut off" in out.output
     out = runner.invoke(cli, ["import", str(path), "--owner", "nobody@example.com"])
     assert out.exit_code != 0 and "no account" in out.output
+
+
+def test_a_version_1_document_is_still_read(db_app):
+    """Version 1 has no undone payments, carried debts or archive: it reads as before, and
+    the settle-up plan of an open session is made from what remains."""
+    with db_app.app_context():
+        owner, helper = user(), user("helper@example.com", "Helper")
+        doc = json.loads(document(exchange.export_league(play_league(owner, helper))))
+        doc["version"] = 1
+        for s in doc["sessions"]:
+            s.pop("archived_at"), s.pop("carried_debts")
+            s["payments"] = [p for p in s["payments"] if "undone_at" not in p]
+            s["closed_at"] = None  # what Friday carried over is open again
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        friday = db.session.scalar(select(GameSession).where(GameSession.name == "Friday"))
+        assert len(ledger.ledger(friday).transfers) == 1 and friday.voided_hands == 1
+        assert db.session.scalar(select(func.count()).select_from(CarriedDebt)) == 0

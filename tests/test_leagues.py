@@ -667,15 +667,16 @@ def test_remembered_answers_belong_to_their_league(tmp_path):
     assert seen == ["Ann", "Bob"]
 
 
-def test_a_push_ups_league_keeps_its_stake_and_starts_sessions(db_app):
-    """One rule for what a stored stake is (core.money.stake_of): a push-ups league's 0.25
-    was rounded to 0 by the league's own copy of it, and no session could start."""
+def test_a_push_ups_league_takes_no_stake_and_starts_sessions(db_app):
+    """One rule for what a stake is (core.money: takes_stake, parse_stake, stake_of): a
+    push-ups league's 0.25 was rounded to 0 by the league's own copy of it, and no session
+    could start. Push-ups take no stake: a stake sent is ignored, everywhere alike."""
     with db_app.app_context():
         owner = create_user("pushups@example.com", "Owner", "correct horse battery")
         league = leagues.create_league(owner, name="Push", rules="push_ups", stake="0.25")
-        assert leagues.league_stake(league) == Decimal("0.25")
+        assert leagues.league_stake(league) == Decimal(0)
         gs = ledger.create_session(owner, name="Night", players=["Ann", "Bob"],
                                    **leagues.session_table(owner, {"league": league.id}))
-        assert ledger.session_stake(gs) == Decimal("0.25")
+        assert ledger.session_stake(gs) == Decimal(0)
         points = leagues.create_league(owner, name="Points", rules="washington", stake="3")
         assert leagues.league_stake(points) == Decimal(3)

@@ -262,12 +262,19 @@ def _user():
     return user
 
 
-def test_push_ups_keep_the_tables_stake(db_app):
-    """Push-ups use no stake, but the table's own stays as it was set (not rounded to 0)."""
+def test_push_ups_take_no_stake(db_app):
+    """Push-ups use no stake (one rule, core.money.takes_stake): a stake sent must read as a
+    number and is ignored, so nothing shows a "stake 0.25" that plays no part, and a
+    push-ups league or table with any stake starts sessions."""
     with db_app.app_context():
         user = _user()
         gs = ledger.create_session(user, name="P", players=PLAYERS, rules="push_ups",
                                    stake="0.25")
         hand = ledger.record_hand(gs, user, {"end": {"kind": "dead"}})
-        assert hand.data["stake"] == "0.25"
-        assert ledger.session_stake(gs) == Decimal("0.25")
+        assert hand.data["stake"] == "0"
+        assert ledger.session_stake(gs) == 0 and gs.stake_minor == 0
+        with pytest.raises(TonkError, match="stake"):
+            ledger.create_session(user, name="P", players=PLAYERS, rules="push_ups",
+                                  stake="lots")
+        ledger.change_rules(gs, user, rules="pagat")  # back to money: the stake is 1
+        assert ledger.session_stake(gs) == 1

@@ -95,3 +95,59 @@ def test_going_back_before_leagues_refuses_while_a_league_is_there(db_app, capfd
         with db.engine.begin() as conn:
             conn.execute(text("DELETE FROM leagues"))
         downgrade(revision="base")
+
+
+def test_upgrading_to_the_kept_plan_plans_open_sessions_and_counts_voids(db_app, capfd):
+    """0008: each open session's settle-up plan is made from what is still open (a payment
+    already made counts), the void hands are counted; going back refuses once a payment
+    was undone."""
+    with db_app.app_context():
+        db.drop_all()
+        with db.engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        upgrade(revision="0006")
+        with db.engine.begin() as conn:
+            for sql in [
+                "INSERT INTO users (id, email, name, password_hash, created_at) "
+                "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')",
+                "INSERT INTO players (id, owner_id, name, name_key, created_at) "
+                "VALUES (1, 1, 'Ann', 'ann', '2026-01-01'), (2, 1, 'Bob', 'bob', '2026-01-01')",
+                "INSERT INTO game_sessions (id, uid, owner_id, name, currency, stake_minor, "
+                "rules_json, share_token, created_at, hand_count, next_dealer) VALUES "
+                "(1, 'u1', 1, 'x', 'USD', 100, '{\"preset\": \"pagat\"}', 't', '2026-01-01', "
+                "2, 1), (2, 'u2', 1, 'p', 'USD', 100, '{\"preset\": \"push_ups\"}', 't2', "
+                "'2026-01-01', 0, 0)",
+                "INSERT INTO session_players (id, session_id, seat, player_id, name, "
+                "total_minor) VALUES (1, 1, 0, 1, 'Ann', 200), (2, 1, 1, 2, 'Bob', -200), "
+                "(3, 2, 0, 1, 'Ann', 0), (4, 2, 1, 2, 'Bob', 0)",
+                "INSERT INTO hands (id, session_id, number, version, voided, outcome, hand_json, "
+                "result_json, nets_json, created_at, updated_at) VALUES (1, 1, 1, 1, false, "
+                "'tonk_out', '{}', '{}', '[200, -200]', '2026-01-01', '2026-01-01'), "
+                "(2, 1, 2, 2, true, 'dead', '{}', '{}', '[0, 0]', '2026-01-01', '2026-01-01')",
+                "INSERT INTO settle_payments (id, session_id, payer_seat, payee_seat, "
+                "amount_minor, created_by_id, created_at) VALUES (1, 1, 1, 0, 50, 1, "
+                "'2026-01-01')",
+            ]:
+                conn.execute(text(sql))
+        upgrade()
+        with db.engine.begin() as conn:
+            assert conn.execute(text(
+                "SELECT session_id, plan, payer_id, payee_id, amount_minor "
+                "FROM planned_transfers")).all() == [(1, 1, 2, 1, 150)]
+            assert conn.execute(text(
+                "SELECT id, plan_no, voided_hands FROM game_sessions ORDER BY id")).all() == [
+                (1, 1, 1), (2, 0, 0)]
+            conn.execute(text("UPDATE settle_payments SET undone_at = '2026-01-02', "
+                              "undone_by_name = 'A', undo_reason = 'no'"))
+        with pytest.raises(SystemExit):
+            downgrade(revision="0006")
+        assert "1 undone payment(s)" in capfd.readouterr().err
+        with db.engine.begin() as conn:
+            conn.execute(text("DELETE FROM settle_payments"))
+            conn.execute(text("DELETE FROM planned_transfers"))
+            conn.execute(text("DELETE FROM hands"))
+            conn.execute(text("DELETE FROM session_players"))
+            conn.execute(text("DELETE FROM game_sessions"))
+        downgrade(revision="0006")
+        upgrade()
+        downgrade(revision="base")

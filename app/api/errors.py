@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 from ..core.errors import TonkError
 from ..idempotency import InProgressError
 from ..ledger import NotFoundError, SessionClosedError, VersionConflictError
+from ..shelf import NotEmptyError
 from . import bp
 
 # Domain errors that are not 422, most specific first. Another account's session is a
@@ -24,6 +25,7 @@ DOMAIN_STATUS: tuple[tuple[type[TonkError], int], ...] = (
     (SessionClosedError, 409),
     (VersionConflictError, 409),
     (InProgressError, 409),
+    (NotEmptyError, 409),
 )
 
 

@@ -13,13 +13,16 @@ from ..core.money import DuplicateKeyError, loads
 from ..core.transfers import fewest_transfers, parse_balances
 from . import bp
 from .errors import BadRequest
-from .openapi import openapi_document
+from .openapi_settle import whole_document
 
 
-def json_body() -> dict[str, Any]:
+def json_body(required: bool = True) -> dict[str, Any]:
     """The request body as a JSON object, numbers with a fraction read as Decimal, never
-    float. Raises :class:`BadRequest` for anything else."""
+    float. Raises :class:`BadRequest` for anything else; an empty body is ``{}`` where the
+    body is not ``required``."""
     raw = request.get_data(cache=True)
+    if not raw.strip() and not required:
+        return {}
     if not raw.strip():
         raise BadRequest("the request has no body: send a JSON object", "body")
     try:
@@ -63,4 +66,4 @@ def transfers() -> Response:
 
 @bp.get("/openapi.json")
 def openapi() -> Response:
-    return jsonify(openapi_document())
+    return jsonify(whole_document())

@@ -7,22 +7,25 @@ call :mod:`app.ledger`, answer JSON. Errors are raised, and answered in ``errors
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from decimal import InvalidOperation
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from flask import Response, json, jsonify, url_for
 from werkzeug.routing import BuildError
 
 from .. import ledger as service
-from .. import seats
+from .. import seats, shelf
 from ..core.errors import TonkError
 from ..core.money import amount_formatter
+from ..debts import Debt, debts_of_session, mark_paid, open_debts_of
 from ..leagues import session_table
 from ..live import StateCache, owned_stamp
 from ..models import GameSession, Hand, User
 from ..pots import pots
+from ..settleup import Payment
+from ..shelf import set_archived
 from . import bp
 from .auth import token_required
 from .routes import json_body
@@ -63,10 +66,17 @@ def _share_path(gs: GameSession) -> str:
         return SHARE_PATH.format(token=gs.share_token)
 
 
+def _stake(gs: GameSession) -> str | None:
+    """The stake as the table plays it; push-ups play for none (null)."""
+    return None if service.session_rules(gs).scoring == "push_ups" else str(
+        service.session_stake(gs))
+
+
 def session_summary(gs: GameSession) -> dict[str, Any]:
     return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
-            "currency": gs.currency, "closed": gs.is_closed, "hands": gs.hand_count,
-            "created_at": _time(gs.created_at)}
+            "currency": gs.currency, "closed": gs.is_closed,
+            "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "archived": gs.is_archived, "created_at": _time(gs.created_at)}
 
 
 def session_json(gs: GameSession) -> dict[str, Any]:
@@ -77,10 +87,12 @@ def session_json(gs: GameSession) -> dict[str, Any]:
             "left": [s.name for s in gs.seats if s.left_at is not None],
             "dealer": gs.dealer, "rules": gs.rules_spec,
             "scoring": service.session_rules(gs).scoring,
-            "stake": str(service.session_stake(gs)), "currency": gs.currency,
+            "stake": _stake(gs), "currency": gs.currency,
             "side_bets": gs.side_bets_spec,
             "pots": {bet: fmt(amount) for bet, amount in pots(gs).items()},
-            "closed": gs.is_closed, "closed_at": _time(gs.closed_at), "hands": gs.hand_count,
+            "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
+            "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "archived": gs.is_archived, "archived_at": _time(gs.archived_at),
             "share_url": _share_path(gs), "league": gs.league_id,
             "created_at": _time(gs.created_at)}
 
@@ -110,21 +122,44 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
             for v in service.history(hand)]
 
 
+def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
+    return {"id": p.id, "from": p.payer, "to": p.payee, "amount": fmt(p.amount),
+            "planned": p.planned, "at": _time(p.at), "by": p.by, "undone": p.undone,
+            "undone_at": _time(p.undone_at), "undone_by": p.undone_by,
+            "undo_reason": p.undo_reason}
+
+
+def debt_json(d: Debt) -> dict[str, Any]:
+    fmt = amount_formatter(d)
+    return {"id": d.id, "session": d.session_id, "session_name": d.session,
+            "from": d.payer, "to": d.payee, "amount": fmt(d.amount), "currency": d.currency,
+            "created_at": _time(d.created_at), "paid": d.paid_at is not None,
+            "paid_at": _time(d.paid_at), "paid_by": d.paid_by}
+
+
 def ledger_json(gs: GameSession) -> dict[str, Any]:
-    """Totals, counted hands, the transfers still open, what was paid, and what is open."""
+    """Totals, counted hands, the plan in force, the transfers still open, every payment
+    (undone ones marked), what each player still has open, and any debts carried over."""
     state = service.ledger(gs)
     fmt = amount_formatter(service.session_rules(gs))
+    open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
+             for t in state.transfers]
     return {
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
-        "transfers": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
-                      for t in state.transfers],
-        "paid": [{"from": payer, "to": payee, "amount": fmt(amount)}
-                 for payer, payee, amount in state.paid],
-        "open": {name: fmt(amount) for name, amount in state.open.items()},
+        "voided_hands": gs.voided_hands,
+        "transfers": open_,
+        "open": open_,
+        "plan": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount),
+                  "paid": fmt(t.paid), "open": fmt(t.open)} for t in state.plan],
+        "paid": [payment_json(p, fmt) for p in state.payments if not p.undone],
+        "payments": [payment_json(p, fmt) for p in state.payments],
+        "balances": {name: fmt(amount) for name, amount in state.open.items()},
         "all_paid": state.all_paid,
         "pots": {bet: fmt(amount) for bet, amount in state.pots.items()},
         "pot_returns": {name: fmt(amount) for name, amount in state.returns.items()},
+        "carried_over": [debt_json(d) for d in debts_of_session(gs.id)]
+        if gs.is_closed else [],
         "scoring": state.scoring,
         "currency": gs.currency,
     }
@@ -189,8 +224,11 @@ def change_rules(user: User, session_id: int) -> Response:
 @bp.post("/sessions/<int:session_id>/close")
 @token_required
 def close_session(user: User, session_id: int) -> Response:
+    """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
     gs = service.owned_session(user, session_id)
-    service.close_session(gs)
+    data = json_body(required=False)
+    _only(data, frozenset({"carry_over"}), "closing a session")
+    service.close_session(gs, data.get("carry_over", False))
     return jsonify(session_json(gs))
 
 
@@ -204,6 +242,25 @@ def change_seats(user: User, session_id: int) -> Response:
     gs = seats.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
                             leave=data.get("leave"))
     return jsonify(session_json(gs))
+
+
+@bp.post("/sessions/<int:session_id>/archive")
+@token_required
+def archive_session(user: User, session_id: int) -> Response:
+    """``{"archived": true}`` puts the session away off the home page; false brings it back."""
+    gs = service.owned_session(user, session_id)
+    data = json_body()
+    _only(data, frozenset({"archived"}), "archiving a session")
+    return jsonify(session_json(set_archived(gs, data.get("archived", True))))
+
+
+@bp.delete("/sessions/<int:session_id>")
+@token_required
+def delete_session(user: User, session_id: int) -> Response:
+    """Delete a session with no hand and no payment; 409 once it has any."""
+    gs = service.owned_session(user, session_id)
+    shelf.delete_session(gs)
+    return jsonify({"deleted": session_id})
 
 
 # -- hands -----------------------------------------------------------------------------------
@@ -284,3 +341,28 @@ def record_payment(user: User, session_id: int) -> Response:
         raise TonkError(f"the amount must be like \"4.50\", not {data['amount']!r}",
                         "amount") from None
     return jsonify(ledger_json(gs))
+
+
+@bp.delete("/sessions/<int:session_id>/payments/<int:payment_id>")
+@token_required
+def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
+    """Undo a payment with a reason: it stays in the history, marked undone."""
+    gs = service.owned_session(user, session_id)
+    data = json_body()
+    _only(data, frozenset({"reason"}), "undoing a payment")
+    service.undo_payment(gs, user, payment_id, data.get("reason"))
+    return jsonify(ledger_json(gs))
+
+
+@bp.get("/debts")
+@token_required
+def list_debts(user: User) -> Response:
+    """The unpaid debts carried over from the sessions the caller keeps."""
+    return jsonify([debt_json(d) for d in open_debts_of(user)])
+
+
+@bp.post("/debts/<int:debt_id>/paid")
+@token_required
+def mark_debt_paid(user: User, debt_id: int) -> Response:
+    """Mark a carried debt paid (who and when are kept)."""
+    return jsonify(debt_json(mark_paid(user, debt_id)))

@@ -14,7 +14,7 @@ from flask_babel import get_locale
 
 from .. import ledger as service
 from ..core import PRESETS
-from ..core.money import amount_formatter
+from ..core.money import amount_formatter, takes_stake
 from ..live import Stamp, StateCache, last_hands, stamp_by_token
 from ..models import GameSession, Hand
 from . import bp
@@ -43,7 +43,8 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
     return {
         "session": {"name": gs.name, "rules": rules.preset,
                     "rules_title": str(PRESETS[rules.preset].title), "scoring": rules.scoring,
-                    "stake": str(service.session_stake(gs)), "currency": gs.currency,
+                    "stake": str(service.session_stake(gs)) if takes_stake(rules) else None,
+                    "currency": gs.currency,
                     "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
                     "created_at": _time(gs.created_at)},
         "seats": [{"seat": s.seat, "name": s.name, "total": fmt(state.totals[s.name]),
@@ -52,6 +53,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
         "dealer": None if gs.is_closed else gs.dealer,
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
+        "voided_hands": gs.voided_hands,
         "last_hands": [_hand(h) for h in last_hands(gs)],
         "transfers": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
                       for t in state.transfers],

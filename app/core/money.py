@@ -171,19 +171,28 @@ def from_minor(minor: int) -> Decimal:
 MAX_STAKE = Decimal(1_000_000)
 
 
+def takes_stake(rules: Scored) -> bool:
+    """Whether the table plays for a stake: money and points do; push-ups do not (the
+    losers are pushed up by the points left in their hands, whatever the stake)."""
+    return rules.scoring != "push_ups"
+
+
 def parse_stake(value: Any, rules: Scored) -> Decimal:
     """A positive amount of at most 1,000,000 with at most two decimal places (whole under
     points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
-    float."""
+    float. Under push-ups, which take no stake, a stake given must still read as a number,
+    and is then ignored: 0."""
     if value is None:
         value = 1
     amount = parse_decimal(value, HandError,
                            Message("stake.not_amount", value=repr(value)), "stake")
+    if not takes_stake(rules):
+        return Decimal(0)
     if amount <= 0:
         raise HandError(Message("stake.not_positive", value=value), "stake")
     if amount > MAX_STAKE:
         raise HandError(Message("stake.too_large"), "stake")
-    if rules.scoring != "points":  # push-ups take no stake, but a table may keep one
+    if rules.scoring != "points":
         if amount != amount.quantize(_CENT):
             raise HandError(Message("stake.places", value=value), "stake")
         return amount.quantize(_CENT)
@@ -193,7 +202,9 @@ def parse_stake(value: Any, rules: Scored) -> Decimal:
 
 
 def stake_of(stake_minor: int, rules: Scored) -> Decimal:
-    """A stored stake as the rules write it: points whole; money, and the stake a push-ups
-    table keeps (push-ups use none), to the cent."""
+    """A stored stake as the rules write it: points whole; money to the cent; push-ups take
+    none (0, whatever an older row kept)."""
+    if not takes_stake(rules):
+        return Decimal(0)
     stake = from_minor(stake_minor)
     return stake.quantize(Decimal(1)) if rules.scoring == "points" else stake

@@ -14,7 +14,11 @@ The document::
                               "versions": [{"version", "action", "at", "by", "reason",
                                             "hand", "result"}]}],
                    "payments": [{"from", "to", "amount", "at"}],
-                   "rules_changes": [{"from_hand", "rules", "stake", "at"}]}]}
+                   "rules_changes": [{"from_hand", "rules", "stake", "at"}],
+                   "archived_at", "carried_debts": [...]}]}
+
+Version 2 adds the settle-up part too (:mod:`.settling`: plans, undone payments, carried
+debts, archived).
 
 ``players`` are everyone who sat at the session (their seats, for payments), ``seated`` who
 sits there now in seat order and ``left`` when the others left; each hand gives its own

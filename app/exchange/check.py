@@ -52,6 +52,7 @@ from .common import (
     _dumps,
     parse_time,
 )
+from .settling import SettlePart, parse_settle, still_open
 
 
 class _Version(NamedTuple):
@@ -113,6 +114,7 @@ class _Session:
     side_bets_json: str | None = None
     side: list[tuple[str, str]] = field(default_factory=list)
     pots_json: str = "{}"
+    settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +217,7 @@ class _Checker:
                         for i, p in enumerate(_list(doc.get("payments"), "payments"), 1)]
             changes = [self._change(c, i)
                        for i, c in enumerate(_list(doc.get("rules_changes"), "rules_changes"), 1)]
+            settle_part = parse_settle(doc, names)
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
             return None
@@ -264,8 +267,9 @@ class _Checker:
             self._check_totals(doc.get("totals"), names, totals)
             next_dealer = self._next_dealer(doc, names, hands)
             if closed_at is not None and rules.scoring != "push_ups":
-                _check_paid(names, [t + r for t, r in zip(totals, returns, strict=True)],
-                            payments)
+                _check_paid(names, still_open(
+                    [t + r for t, r in zip(totals, returns, strict=True)], payments,
+                    settle_part))
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
             return None
@@ -275,7 +279,7 @@ class _Checker:
                          for (seat, scoring), added in records.items()],
                         payments, changes, positions, left_at,
                         json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
-                        side, dump_pots(pots, names))
+                        side, dump_pots(pots, names), settle_part)
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -576,14 +580,11 @@ def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str
         raise _Bad(f"{mismatch}: its payments are not the ones the hand makes")
 
 
-def _check_paid(names: tuple[str, ...], totals: list[int],
-                payments: list[tuple[int, int, int, datetime]]) -> None:
-    """A closed session was closed only once everything was paid."""
-    still = list(totals)
-    for payer, payee, amount, _at in payments:
-        still[payer] += amount
-        still[payee] -= amount
+def _check_paid(names: tuple[str, ...], still: list[int]) -> None:
+    """A closed session was closed only once everything was paid or carried over as debts
+    (``still``: what each seat has open after both)."""
     open_ = [f"{name} {from_minor(v)}" for name, v in zip(names, still, strict=True) if v]
     if open_:
-        raise ExchangeError("the session is closed, but its payments do not settle the "
+        raise ExchangeError("the session is closed, but its payments and carried debts do "
+                            "not settle the "
                             f"totals (still open: {', '.join(open_)})")

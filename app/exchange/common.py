@@ -12,7 +12,7 @@ from ..core.dates import check_year, parse_day
 from ..core.parts import STAT_FIELDS, Part
 
 FORMAT = "tonk-tally"
-VERSION = 2  # 2: seats that change and side bets (see app.exchange)
+VERSION = 2  # 2: seats that change, side bets, settle-up (see app.exchange)
 READS = (1, 2)  # the versions an import reads
 MAX_PROBLEMS = 100  # listed in a report; the rest are counted
 MAX_LEAGUE_NAME = 80

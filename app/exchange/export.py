@@ -28,6 +28,7 @@ from ..models import (
     User,
 )
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
+from .settling import payment_extra, session_extras
 
 
 class _Raw(str):
@@ -131,7 +132,9 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                         .order_by(hv.hand_id, hv.version))
     payments = _grouped(select(SettlePayment.session_id, SettlePayment.payer_seat,
                                SettlePayment.payee_seat, SettlePayment.amount_minor,
-                               SettlePayment.created_at)
+                               SettlePayment.created_at, SettlePayment.undone_at,
+                               SettlePayment.undone_by_name, SettlePayment.undo_reason,
+                               SettlePayment.transfer_id)
                         .where(SettlePayment.session_id.in_(ids))
                         .order_by(SettlePayment.session_id, SettlePayment.id))
     changes = _grouped(select(RulesChange.session_id, RulesChange.from_hand,
@@ -139,6 +142,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                               RulesChange.created_at)
                        .where(RulesChange.session_id.in_(ids))
                        .order_by(RulesChange.session_id, RulesChange.id))
+    extras, along = session_extras(ids)  # version 2: archive, plans, undone, carried debts
     for session_id in ids:
         s = sessions[session_id]
         names = [seat.name for seat in seats[session_id]]
@@ -168,13 +172,15 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                         for seat in seats[session_id]}),
             ("hands", hand_list),
             ("payments", [{"from": names[p.payer_seat], "to": names[p.payee_seat],
-                           "amount": str(from_minor(p.amount_minor)), "at": iso(p.created_at)}
+                           "amount": str(from_minor(p.amount_minor)), "at": iso(p.created_at),
+                           **payment_extra(p, along)}
                           for p in payments[session_id]]),
             ("rules_changes", _array(
                 _obj(("from_hand", c.from_hand), ("rules", _Raw(c.rules_json)),
                      ("stake", str(from_minor(c.stake_minor))),
                      ("at", iso(c.created_at)))
-                for c in changes[session_id])))
+                for c in changes[session_id])),
+            *extras[session_id])
 
 
 def _pots(pots_json: str | None, side_bets_json: str | None) -> dict[str, str]:

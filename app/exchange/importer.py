@@ -27,6 +27,7 @@ from ..ledger import (
     parse_currency,
 )
 from ..models import (
+    CarriedDebt,
     GameSession,
     Hand,
     HandEntry,
@@ -58,6 +59,7 @@ from .common import (
     _day,
     parse_time,
 )
+from .settling import DEBT_COLUMNS, PAYMENT_UNDO_COLUMNS, after_write, debt_rows, payment_rows
 
 log = logging.getLogger(__name__)
 
@@ -487,11 +489,13 @@ class Importer:
         records: list[tuple[Any, ...]] = []
         payments: list[tuple[Any, ...]] = []
         changes: list[tuple[Any, ...]] = []
+        debts: list[tuple[Any, ...]] = []
         user, league = self.user_id, self.league_id
         for s, sid, pids in zip(sessions, session_ids, players, strict=True):
             games.append((sid, s.uid, league, user, s.name, s.currency, s.stake_minor,
                           s.rules_json, secrets.token_urlsafe(16), s.closed_at, s.played_at,
-                          len(s.hands), s.next_dealer, s.side_bets_json, s.pots_json))
+                          len(s.hands), s.next_dealer, s.side_bets_json, s.pots_json,
+                          sum(h.voided for h in s.hands), s.settle.archived_at))
             seats += [(sid, seat, pid, name, total, position, left_at)
                       for seat, (pid, name, total, position, left_at)
                       in enumerate(zip(pids, s.names, s.totals, s.positions, s.left_at,
@@ -513,8 +517,9 @@ class Importer:
                                                    strict=True)]
             records += [(sid, pids[r[0]], r[1], league, s.played_at, *r[2:])
                         for r in s.records]
-            payments += [(sid, payer, payee, amount, user, at)
-                         for payer, payee, amount, at in s.payments]
+            payments += [(sid, payer, payee, amount, user, at, *payment_rows(s.settle, k))
+                         for k, (payer, payee, amount, at) in enumerate(s.payments)]
+            debts += debt_rows(sid, pids, s.settle)
             changes += [(sid, from_hand, rules_json, stake, user, at)
                         for from_hand, rules_json, stake, at in s.changes]
             self.report.sessions += 1
@@ -522,8 +527,10 @@ class Importer:
         for model, rows in ((GameSession, games), (SessionPlayer, seats), (Hand, hands),
                             (HandVersion, versions), (HandEntry, entries),
                             (PlayerSessionStat, records), (SettlePayment, payments),
-                            (RulesChange, changes)):
+                            (RulesChange, changes), (CarriedDebt, debts)):
             self._insert(model, rows)
+        after_write([(sid, pids, s.settle)  # the settle-up plans, kept or made again
+                     for s, sid, pids in zip(sessions, session_ids, players, strict=True)])
 
 
 #: The columns the importer writes, in the order of its row tuples.
@@ -531,7 +538,8 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
     "game_sessions": ("id", "uid", "league_id", "owner_id", "name", "currency", "stake_minor",
                       "rules_json", "share_token", "closed_at", "created_at", "hand_count",
-                      "next_dealer", "side_bets_json", "pots_json"),
+                      "next_dealer", "side_bets_json", "pots_json", "voided_hands",
+                      "archived_at"),
     "session_players": ("session_id", "seat", "player_id", "name", "total_minor", "position",
                         "left_at"),
     "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
@@ -545,7 +553,8 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
                              "net_minor", "hands", "hands_won", "tonks_out", "drops_won",
                              "times_caught"),
     "settle_payments": ("session_id", "payer_seat", "payee_seat", "amount_minor",
-                        "created_by_id", "created_at"),
+                        "created_by_id", "created_at", *PAYMENT_UNDO_COLUMNS),
+    "carried_debts": DEBT_COLUMNS,
     "rules_changes": ("session_id", "from_hand", "rules_json", "stake_minor", "created_by_id",
                       "created_at"),
 }

@@ -162,6 +162,19 @@
     label();
   }
 
+  // Push-ups take no stake: the stake field hides while the rules chosen are push-ups.
+  function stakeFollowsScoring(preset, fields) {
+    var scoring = document.getElementById("opt-scoring");
+    function show() {
+      var chosen = scoring && scoring.value ? scoring.value
+        : preset.options[preset.selectedIndex].getAttribute("data-scoring");
+      fields.forEach(function (f) { f.hidden = chosen === "push_ups"; });
+    }
+    preset.addEventListener("change", show);
+    if (scoring) scoring.addEventListener("change", show);
+    show();
+  }
+
   function presetSummary(select, summary) {
     select.addEventListener("change", function () {
       summary.textContent = select.options[select.selectedIndex].getAttribute("data-summary");
@@ -348,6 +361,8 @@
   if (dealer) firstDealer(dealer);
   var preset = document.getElementById("preset"), summary = document.getElementById("preset-summary");
   if (preset && summary) presetSummary(preset, summary);
+  var stakes = Array.prototype.slice.call(document.querySelectorAll("[data-stake]"));
+  if (preset && stakes.length) stakeFollowsScoring(preset, stakes);
   var setup = document.getElementById("setup");
   if (preset && setup) redrawOnPreset(preset, setup);
 })();

@@ -150,6 +150,13 @@ class RulesValues:
     preset: str = "pagat"
     options: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def scoring(self) -> str:
+        """The scoring these values play under (the option, else the preset's): push-ups
+        take no stake, so the form hides its stake field."""
+        preset = PRESETS.get(self.preset)
+        return self.options.get("scoring") or (preset.rules.scoring if preset else "money")
+
     @classmethod
     def of(cls, rules: Rules) -> RulesValues:
         overrides = rules.overrides()
@@ -197,11 +204,13 @@ class PresetChoice:
     name: str
     title: str
     summary: str
+    scoring: str = "money"
 
 
 def preset_choices() -> list[PresetChoice]:
     """Every preset with its title and summary, for the select."""
-    return [PresetChoice(p.name, str(p.title), str(p.summary)) for p in PRESETS.values()]
+    return [PresetChoice(p.name, str(p.title), str(p.summary), p.rules.scoring)
+            for p in PRESETS.values()]
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,9 @@ from sqlalchemy.orm import selectinload
 
 from .. import leagues as service
 from ..core.money import from_minor
+from ..debts import open_debts_of_league, open_debts_of_player
 from ..extensions import db
-from ..ledger import NotFoundError
+from ..ledger import NotFoundError, is_league_admin
 from ..models import GameSession, League, Season
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
@@ -345,7 +346,8 @@ def league(league_id: int) -> ResponseReturnValue:
                                    **here) + "#ratings"),
         pages=pages, cards=[session_card(gs) for gs in pages.items],
         rules_title=rules_title(service.league_rules(league)),
-        stake=service.league_stake(league), scoring=service.league_scoring(league))
+        stake=service.league_stake(league), scoring=service.league_scoring(league),
+        debts=open_debts_of_league(league.id), can_mark=is_league_admin(me(), league.id))
 
 
 # -- a player's page -------------------------------------------------------------------------
@@ -376,6 +378,7 @@ def player(league_id: int, player_id: int) -> ResponseReturnValue:
         "leagues/player.html", league=league, member=member, record=record,
         headers=[column_title(c, record.scoring) for c in columns], seasons=seasons,
         all_time=season_cells(None, record.all_time), chart=chart,
+        debts=open_debts_of_player(member.id), can_mark=is_league_admin(me(), league.id),
         tabs=scoring_tabs(record.scorings, record.scoring, lambda s: url_for(
             ".player", league_id=league.id, player_id=member.id, scoring=s)))
 

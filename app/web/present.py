@@ -26,7 +26,7 @@ from ..core.hand import END_KINDS, HAND_FIELDS
 from ..core.money import from_minor
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
-from ..ledger import history, rules_of, session_rules, session_stake
+from ..ledger import counted_hands, history, rules_of, session_rules, session_stake
 from ..models import GameSession, Hand
 from .forms import OPTION_CHOICES, option_label
 from .sidebets import BET_TITLES
@@ -291,12 +291,15 @@ class SessionCard:
     scoring: str
     currency: str
     totals: tuple[tuple[str, Decimal], ...]
+    voided: int = 0
+    archived: bool = False
 
 
 def session_card(gs: GameSession) -> SessionCard:
-    return SessionCard(gs.id, gs.name, gs.created_at, gs.is_closed, gs.hand_count,
+    return SessionCard(gs.id, gs.name, gs.created_at, gs.is_closed, counted_hands(gs),
                        session_rules(gs).scoring, gs.currency,
-                       tuple((s.name, from_minor(s.total_minor)) for s in gs.seats))
+                       tuple((s.name, from_minor(s.total_minor)) for s in gs.seats),
+                       gs.voided_hands, gs.is_archived)
 
 
 @dataclass(frozen=True)

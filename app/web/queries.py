@@ -21,8 +21,9 @@ HANDS_PER_PAGE = 25
 
 
 def sessions_page(user: User, page: int) -> Any:
-    """One page of ``user``'s sessions, open ones first, newest first, with their seats."""
-    stmt = (select(GameSession).where(started_by(user))
+    """One page of ``user``'s sessions not archived, open ones first, newest first, with
+    their seats."""
+    stmt = (select(GameSession).where(started_by(user), GameSession.archived_at.is_(None))
             .options(selectinload(GameSession.seats))
             .order_by(GameSession.closed_at.is_not(None), GameSession.created_at.desc(),
                       GameSession.id.desc()))

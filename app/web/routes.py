@@ -7,8 +7,7 @@ their share link ``/s/<token>``. A closed session refuses every change with a fl
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import segno
@@ -31,13 +30,13 @@ from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError
 from ..core.hand import END_HINTS, END_KINDS
+from ..debts import open_debts_of
 from ..leagues import league_rules, league_stake, members, my_leagues
 from ..ledger import (
     NotFoundError,
     SessionClosedError,
     VersionConflictError,
     change_rules,
-    close_session,
     correct_hand,
     create_session,
     get_hand,
@@ -46,7 +45,6 @@ from ..ledger import (
     owned_session,
     player_names,
     record_hand,
-    record_payment,
     replace_share_link,
     running_totals,
     seated_names,
@@ -82,7 +80,6 @@ from .forms import (
 from .once import once_per_form
 from .pagecache import kept_page
 from .present import (
-    amount,
     end_word,
     hand_detail,
     hand_row,
@@ -91,7 +88,6 @@ from .present import (
     other_rules,
     recorded,
     session_card,
-    standings,
     table,
 )
 from .queries import hands_page, sessions_page
@@ -152,7 +148,7 @@ def index() -> ResponseReturnValue:
     pages = sessions_page(me(), page_arg())
     return render_template("web/home.html", pages=pages,
                            cards=[session_card(gs) for gs in pages.items],
-                           leagues=my_leagues(me()))
+                           leagues=my_leagues(me()), debts=open_debts_of(me()))
 
 
 def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
@@ -449,53 +445,6 @@ def void(session_id: int, number: int) -> ResponseReturnValue:
                          {"reason" if exc.field == "reason" else "void": exc.message})
     flash(_("Hand %(n)s is void: it no longer counts.", n=number), "ok")
     return redirect(url_for(".hand", session_id=gs.id, number=number))
-
-
-# -- settle up -------------------------------------------------------------------------------
-
-def settle_page(gs: GameSession, errors: Mapping[tuple[str, str], str] | None = None,
-                typed: Mapping[tuple[str, str], str] | None = None) -> ResponseReturnValue:
-    state = ledger(gs)
-    return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
-                           standings=standings(state.totals), errors=errors or {},
-                           typed=typed or {}, can_edit=not gs.is_closed,
-                           leaving=request.args.get("player") if request.args.get("player")
-                           in state.totals else None), \
-        422 if errors else 200
-
-
-@bp.get("/sessions/<int:session_id>/settle")
-@login_required
-def settle(session_id: int) -> ResponseReturnValue:
-    return settle_page(owned_session(me(), session_id))
-
-
-@bp.post("/sessions/<int:session_id>/payments")
-@login_required
-@once_per_form
-def pay(session_id: int) -> ResponseReturnValue:
-    gs = open_session(session_id)
-    payer, payee = request.form.get("payer", ""), request.form.get("payee", "")
-    typed = amount_text(request.form.get("amount", ""))
-    _done, exc = attempt(lambda: record_payment(gs, me(), payer, payee, typed))
-    if exc is not None:
-        return settle_page(gs, {(payer, payee): exc.message}, {(payer, payee): typed})
-    flash(_("%(payer)s paid %(payee)s %(amount)s %(currency)s.", payer=payer, payee=payee,
-            amount=amount(Decimal(typed), session_rules(gs).scoring), currency=gs.currency),
-          "ok")
-    return redirect(url_for(".settle", session_id=gs.id))
-
-
-@bp.post("/sessions/<int:session_id>/close")
-@login_required
-def close(session_id: int) -> ResponseReturnValue:
-    gs = open_session(session_id)
-    _done, exc = attempt(lambda: close_session(gs))
-    if exc is not None:
-        flash(exc.message, "error")
-        return redirect(url_for(".settle", session_id=gs.id))
-    flash(_("The session is closed. Good game!"), "ok")
-    return redirect(url_for(".session", session_id=gs.id))
 
 
 # -- house rules -----------------------------------------------------------------------------

@@ -1,0 +1,127 @@
+"""Settle-up that holds, in a real browser at a phone's 390x844 (issue 9): a league night
+of four hands (Bob→Ann 0.25, Cy→Ann 0.25, Cy→Dee 1.00), a partial payment that changes no
+other transfer, an undo with a reason, a close that carries the open debts over, the debt
+on the player's page, and marked paid there.
+"""
+from __future__ import annotations
+
+from tests.browser.test_night import PLAYERS, fill_hand
+
+NIGHT = [
+    {"kind": "tonk_out", "player": "Ann"},
+    {"kind": "drop", "player": "Ann", "counts": {"Ann": 5, "Bob": 3, "Cy": 20, "Dee": 20}},
+    {"kind": "drop", "player": "Bob", "counts": {"Ann": 20, "Bob": 5, "Cy": 20, "Dee": 3}},
+    {"kind": "run_out", "player": "Dee"},
+]
+
+
+def submit(page, button) -> None:
+    """Tap a form's button and wait for the page it leads to."""
+    with page.expect_navigation():
+        button.click()
+
+
+def transfers(page) -> list[str]:
+    """The open transfers as the page lists them, one line each."""
+    return [" ".join(li.locator("p").first.inner_text().split())
+            for li in page.locator("ul.transfers > li").all()]
+
+
+def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(live_server + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", "keeper-settle@example.com")
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="Sign up").click()
+
+    page.goto(live_server + "/leagues/new")
+    page.fill("#name", "Thursday Tonk")
+    page.fill("#stake", "0.25")
+    page.get_by_role("button", name="Start the league").click()
+    league_url = page.url
+
+    page.get_by_role("link", name="+ New session in this league").click()
+    page.fill("#name", "Thursday night")
+    for i, name in enumerate(PLAYERS):
+        page.fill(f"#player-{i}", name)
+    page.get_by_role("button", name="Start the session").click()
+    session_url = page.url
+    for spec in NIGHT:
+        page.get_by_role("link", name="+ Record hand").click()
+        fill_hand(page, spec)
+        page.get_by_role("button", name="Save hand").click()
+        assert page.url.startswith(session_url), page.url
+
+    page.goto(session_url + "/settle")
+    assert transfers(page) == ["Bob → Ann 0.25 USD", "Cy → Ann 0.25 USD", "Cy → Dee 1.00 USD"]
+    shot("01-the-plan")
+
+    cy_dee = page.locator("ul.transfers > li").filter(has_text="Cy → Dee")
+    cy_dee.locator("form.part input[name=amount]").fill("0.50")
+    submit(page, cy_dee.get_by_role("button", name="Paid in part"))
+    assert transfers(page)[:2] == ["Bob → Ann 0.25 USD", "Cy → Ann 0.25 USD"]  # unchanged
+    assert transfers(page)[2].startswith("Cy → Dee 0.50 USD (of 1.00; 0.50 paid)")
+    shot("02-partial-payment")
+
+    bob_ann = page.locator("ul.transfers > li").filter(has_text="Bob → Ann")
+    bob_ann.locator("form.part input[name=amount]").fill("0.30")
+    submit(page, bob_ann.get_by_role("button", name="Paid in part"))
+    assert "at most 0.25" in page.locator("ul.transfers").inner_text()
+    shot("03-overpaid-says-its-own-limit")
+
+    undo = page.locator("ul.paid > li").first
+    undo.locator("input[name=reason]").fill("Cy paid Ann, not Dee")
+    submit(page, undo.get_by_role("button", name="Undo"))
+    assert "Undone by Keeper" in page.locator("ul.paid").inner_text()
+    assert transfers(page)[2] == "Cy → Dee 1.00 USD"
+    shot("04-undone-with-a-reason")
+
+    submit(page, page.locator("ul.transfers > li").filter(has_text="Bob → Ann").get_by_role(
+        "button", name="Paid in full"))
+    submit(page, page.get_by_role("button", name="Close and carry the debts over"))
+    assert "closed" in page.locator("p.meta").inner_text()
+    page.goto(session_url + "/settle")
+    assert page.locator("ul.debts > li").count() == 2
+    shot("05-closed-debts-carried-over")
+
+    page.goto(league_url)
+    assert page.locator("#debts ul.debts > li").count() == 2
+    submit(page, page.locator("#standings").get_by_role("link", name="Cy", exact=True).first)
+    debts = page.locator("#debts ul.debts > li")
+    assert debts.count() == 2
+    shot("06-debt-on-the-players-page")
+    submit(page, debts.filter(has_text="Cy → Dee").get_by_role("button", name="Mark paid"))
+    assert "the debt is settled" in page.content()
+    assert page.locator("#debts ul.debts > li").count() == 1
+    shot("07-marked-paid")
+
+    page.goto(live_server + "/")
+    assert page.locator("ul.debts > li").count() == 1
+    shot("08-home-debts")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    assert errors == []
+
+
+def test_the_stake_field_hides_under_push_ups(live_server, page, shot):
+    page.goto(live_server + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", "keeper-push@example.com")
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="Sign up").click()
+    page.goto(live_server + "/sessions/new")
+    assert page.locator("#stake").is_visible()
+    page.select_option("#preset", "push_ups")
+    assert not page.locator("#stake").is_visible()
+    shot("09-new-push-ups-session-no-stake")
+    page.select_option("#preset", "pagat")
+    assert page.locator("#stake").is_visible()
+    page.select_option("#preset", "push_ups")
+    page.fill("#name", "Push night")
+    page.fill("#player-0", "Ann")
+    page.fill("#player-1", "Bob")
+    submit(page, page.get_by_role("button", name="Start the session"))
+    meta = page.locator("p.meta").inner_text()
+    assert "stake" not in meta and "0 hands" in meta
