@@ -278,3 +278,10 @@ def tokens_of(user: User) -> list[ApiToken]:
     """The account's personal API tokens, newest first."""
     return list(db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id)
                                    .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())))
+
+
+def set_locale(user: User, locale: str | None) -> None:
+    """Keep the account's language (None: the browser decides)."""
+    db.session.execute(update(User).where(User.id == user.id).values(locale=locale))
+    db.session.commit()
+    user.locale = locale

@@ -14,4 +14,5 @@ from .once import once_token  # noqa: E402
 bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
 
 from . import check as check  # noqa: E402  (the dispute checker, /check)
+from . import language as language  # noqa: E402  (the language switcher, /language)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
