@@ -233,7 +233,8 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
         raise NotFoundError(f"there is no league {league_id} that you run", "league")
     name = parse_session_name(name)
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake, resolved)
+    currency = parse_currency(currency)
+    amount = parse_stake(stake, resolved, currency)
     seats = parse_players(players)
     if first_dealer in (None, ""):
         dealer = 0
@@ -242,7 +243,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     else:
         raise LedgerError(f"the first dealer, {first_dealer}, is not at the table",
                           "first_dealer")
-    gs = GameSession(owner_id=user.id, name=name, currency=parse_currency(currency),
+    gs = GameSession(owner_id=user.id, name=name, currency=currency,
                      stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
                      share_token=new_share_token(), next_dealer=dealer, hand_count=0,
                      league_id=league_id, created_at=utcnow())
@@ -259,7 +260,8 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     gs = _locked(gs)
     _check_open(gs)
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved)
+    amount = parse_stake(stake if stake is not None else str(session_stake(gs)), resolved,
+                         gs.currency)
     gs.rules_json = json.dumps(resolved.to_json())
     gs.stake_minor = to_minor(amount)
     db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,

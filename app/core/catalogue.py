@@ -361,6 +361,8 @@ CATALOGUE: dict[str, str] = {
     "stake.not_positive": "the stake must be more than zero, not {value}",
     "stake.too_large": "the stake can be at most 1,000,000",
     "stake.places": "the stake has at most two decimal places, not {value}",
+    "stake.currency_whole": "the stake in {currency} is a whole amount ({currency} has no "
+                            "smaller unit), not {value}",
     "stake.whole_points": "under points scoring the stake is a whole number of points, "
                           "not {value}",
     "end.not_object": 'end must say how the hand ended, like {{"kind": "drop", '

@@ -1,7 +1,9 @@
 """Reading money exactly, the one home of what an amount may look like: decimal amounts
 from JSON-like input (ASCII digits, an optional sign, at most so many decimal places), and
 JSON text whose numbers become ``Decimal`` (never a binary float) and whose objects may
-not repeat a key."""
+not repeat a key; how many decimal places a currency has (yen none, euros two: from the
+currency, via Babel's CLDR data, pure Python), and how money is written in a language
+(``1.234,50 €``, ``¥1,235``)."""
 from __future__ import annotations
 
 import json
@@ -9,6 +11,13 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Protocol
+
+from babel.numbers import (
+    format_currency,
+    format_decimal,
+    get_currency_name,
+    get_currency_precision,
+)
 
 from .errors import HandError, TonkError
 from .messages import Message
@@ -139,11 +148,14 @@ class Scored(Protocol):
     def scoring(self) -> str: ...
 
 
-def amount_formatter(rules: Scored) -> Callable[[Decimal], str]:
-    """How the table's amounts are written: money with two decimal places; points (and
-    push-ups) as whole numbers. The one home of that rule."""
+def amount_formatter(rules: Scored, currency: str | None = None
+                     ) -> Callable[[Decimal], str]:
+    """How the table's amounts are written in data (JSON, CSV): money with its currency's
+    decimal places (two unless the currency has fewer: yen none); points (and push-ups) as
+    whole numbers. The one home of that rule."""
     if rules.scoring == "money":
-        return lambda d: f"{d:.2f}"
+        places = currency_places(currency)
+        return (lambda d: f"{d:.2f}") if places == 2 else (lambda d: f"{d:.{places}f}")
     return lambda d: f"{d:.0f}"
 
 
@@ -171,10 +183,44 @@ def from_minor(minor: int) -> Decimal:
 MAX_STAKE = Decimal(1_000_000)
 
 
-def parse_stake(value: Any, rules: Scored) -> Decimal:
-    """A positive amount of at most 1,000,000 with at most two decimal places (whole under
-    points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
-    float."""
+def currency_code(currency: str | None) -> str | None:
+    """The ISO 4217 code ``currency`` is (``"jpy"`` → ``"JPY"``), or None for a sign or a
+    name Babel does not know (``$``, ``chips``)."""
+    code = (currency or "").strip().upper()
+    if len(code) != 3 or not code.isascii() or not code.isalpha():
+        return None
+    return code if get_currency_name(code, locale="en") != code else None
+
+
+def currency_places(currency: str | None) -> int:
+    """How many decimal places ``currency`` has: yen none, euros and dollars two (its CLDR
+    precision, capped at the two places the database keeps); a sign or an unknown name:
+    two."""
+    code = currency_code(currency)
+    return min(CENT_PLACES, get_currency_precision(code)) if code else CENT_PLACES
+
+
+def format_money(amount: Decimal, currency: str | None, locale: str = "en") -> str:
+    """``amount`` of ``currency`` as ``locale`` writes it, with the currency's places:
+    ``1.234,50 €`` (EUR, de), ``¥1,235`` (JPY, ja), ``$1,234.50`` (USD, en). A currency
+    Babel does not know (a sign such as ``$``, or ``chips``) follows the number."""
+    code = currency_code(currency)
+    if code is None:
+        number = format_number(amount, CENT_PLACES, locale)
+        return f"{number} {currency}" if currency else number
+    return format_currency(amount, code, locale=locale)
+
+
+def format_number(amount: Decimal, places: int, locale: str = "en") -> str:
+    """A plain amount with ``places`` decimal places, grouped as ``locale`` groups."""
+    pattern = "#,##0" + ("." + "0" * places if places else "")
+    return format_decimal(amount, format=pattern, locale=locale, decimal_quantization=True)
+
+
+def parse_stake(value: Any, rules: Scored, currency: str | None = None) -> Decimal:
+    """A positive amount of at most 1,000,000 with at most the currency's decimal places
+    (two for most, none for yen; whole under points scoring); default 1. Accepts a decimal
+    string, an int or a Decimal; never a float."""
     if value is None:
         value = 1
     amount = parse_decimal(value, HandError,
@@ -184,6 +230,10 @@ def parse_stake(value: Any, rules: Scored) -> Decimal:
     if amount > MAX_STAKE:
         raise HandError(Message("stake.too_large"), "stake")
     if rules.scoring != "points":  # push-ups take no stake, but a table may keep one
+        if rules.scoring == "money" and currency_places(currency) == 0 and \
+                amount != amount.to_integral_value():
+            raise HandError(Message("stake.currency_whole", value=value,
+                                    currency=currency_code(currency)), "stake")
         if amount != amount.quantize(_CENT):
             raise HandError(Message("stake.places", value=value), "stake")
         return amount.quantize(_CENT)

@@ -48,7 +48,7 @@ def core_translator(lang: str) -> Translator:
     found = translations(lang)
 
     def translate(msg_id: str, template: str) -> str:
-        return found.pgettext(msg_id, template)
+        return str(found.pgettext(msg_id, template))
 
     return translate
 

@@ -118,8 +118,9 @@ class _Table:
 
 def _defaults(rules: Any, stake: Any, currency: Any) -> _Table:
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake, resolved)
-    return _Table(json.dumps(resolved.to_json()), to_minor(amount), parse_currency(currency))
+    money = parse_currency(currency)
+    amount = parse_stake(stake, resolved, money)
+    return _Table(json.dumps(resolved.to_json()), to_minor(amount), money)
 
 
 def _name(value: Any) -> str:

@@ -1,6 +1,6 @@
-"""The language switcher of every page: the choice is kept in a cookie (signed out too)
-and, for a signed-in account, as the account's own (``users.locale``), which its API
-answers follow as well."""
+"""The language switcher of every page (links at its foot): the choice is kept in a cookie
+(signed out too) and, for a signed-in account, as the account's own (``users.locale``),
+which its API answers follow as well."""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -19,16 +19,18 @@ ONE_YEAR = 365 * 24 * 3600
 def _back() -> str:
     """Where to go after switching: the page the switcher was on (a path of this site only),
     else the first page."""
-    target = request.form.get("next", "")
+    target = request.args.get("next", "")
     parts = urlsplit(target)
     if not target.startswith("/") or target.startswith("//") or parts.scheme or parts.netloc:
         return url_for("web.index")
     return target
 
 
-@bp.post("/language")
-def language() -> ResponseReturnValue:
-    lang = request.form.get("lang", "")
+@bp.get("/language/<code>")
+def language(code: str) -> ResponseReturnValue:
+    """Switch to ``code`` and go back (a link, so that it works on every page, the read-only
+    share view too; choosing a language changes nothing else)."""
+    lang = code
     response = redirect(_back(), code=303)
     if lang not in current_app.config["LANGUAGES"]:
         return response

@@ -23,7 +23,7 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
-from ..core.money import from_minor
+from ..core.money import format_money, from_minor
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import history, rules_of, session_rules, session_stake
@@ -55,6 +55,15 @@ def amount(value: Decimal, scoring: str) -> str:
     fraction of the cost on a page of hundreds of amounts."""
     text = f"{abs(value):,.2f}" if scoring == "money" else f"{abs(value):,.0f}"
     return text.translate(_separators(str(get_locale() or "en")))
+
+
+def money(value: Decimal, currency: str, scoring: str = "money") -> str:
+    """A table's amount with its currency, as the reader's language writes money
+    (``1.234,50 €``, ``￥1,235``; points: the number alone). :mod:`app.core.money` is the
+    home of the format."""
+    if scoring != "money":
+        return amount(value, scoring)
+    return format_money(value, currency, str(get_locale() or "en"))
 
 
 def signed(value: Decimal, scoring: str) -> str:

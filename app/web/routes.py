@@ -80,12 +80,12 @@ from .forms import (
 from .once import once_per_form
 from .pagecache import kept_page
 from .present import (
-    amount,
     end_word,
     hand_detail,
     hand_row,
     hand_rules,
     minor_label,
+    money,
     other_rules,
     recorded,
     session_card,
@@ -449,8 +449,8 @@ def pay(session_id: int) -> ResponseReturnValue:
     _done, exc = attempt(lambda: record_payment(gs, me(), payer, payee, typed))
     if exc is not None:
         return settle_page(gs, {(payer, payee): exc.message}, {(payer, payee): typed})
-    flash(_("%(payer)s paid %(payee)s %(amount)s %(currency)s.", payer=payer, payee=payee,
-            amount=amount(Decimal(typed), session_rules(gs).scoring), currency=gs.currency),
+    flash(_("%(payer)s paid %(payee)s %(amount)s.", payer=payer, payee=payee,
+            amount=money(Decimal(typed), gs.currency, session_rules(gs).scoring)),
           "ok")
     return redirect(url_for(".settle", session_id=gs.id))
 

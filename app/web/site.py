@@ -13,7 +13,7 @@ from ..core.errors import TonkError
 from ..extensions import db
 from ..ledger import NotFoundError, SessionClosedError
 from ..models import User
-from .present import amount, score
+from .present import amount, money, score
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -68,7 +68,7 @@ def template_context() -> dict[str, Any]:
     return {"lang": str(get_locale() or "en"), "language_names": LANGUAGE_NAMES}
 
 
-FILTERS = {"amount": amount, "score": score}
+FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score}
 
 
 T = TypeVar("T")
