@@ -31,6 +31,7 @@ from sqlalchemy.orm import selectinload
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players
+from .core.messages import Message
 from .core.money import from_minor, parse_decimal, parse_stake, stake_of, to_minor
 from .core.names import clean_text, name_key
 from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
@@ -154,7 +155,7 @@ def owned_session(user: User, session_id: int) -> GameSession:
     :class:`NotFoundError`."""
     gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
     if gs is None or not keeps_score(user, gs):
-        raise NotFoundError(f"there is no session {session_id} in your account")
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
     return gs
 
 
@@ -162,7 +163,7 @@ def shared_session(token: str) -> GameSession:
     """The session behind a share link."""
     gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token))
     if gs is None:
-        raise NotFoundError("this share link does not lead to a session")
+        raise NotFoundError(Message("share.not_found"))
     return gs
 
 
@@ -182,7 +183,7 @@ def get_hand(gs: GameSession, number: int) -> Hand:
     hand = None if not 0 < number <= MAX_ID else db.session.scalar(
         select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
     if hand is None:
-        raise NotFoundError(f"there is no hand {number} in this session")
+        raise NotFoundError(Message("hand.not_found", number=number))
     return hand
 
 
@@ -230,7 +231,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     """Start a session: players in seat order, the first dealer, stake, house rules; in a
     league (whose admins may start sessions), its players are the league's members."""
     if league_id is not None and not is_league_admin(user, league_id):
-        raise NotFoundError(f"there is no league {league_id} that you run", "league")
+        raise NotFoundError(Message("league.not_yours", league_id=league_id), "league")
     name = parse_session_name(name)
     resolved = resolve_rules(rules)
     currency = parse_currency(currency)
@@ -241,7 +242,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     elif first_dealer in seats:
         dealer = seats.index(first_dealer)
     else:
-        raise LedgerError(f"the first dealer, {first_dealer}, is not at the table",
+        raise LedgerError(Message("session.first_dealer", first_dealer=first_dealer),
                           "first_dealer")
     gs = GameSession(owner_id=user.id, name=name, currency=currency,
                      stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
@@ -283,7 +284,7 @@ def _locked(gs: GameSession) -> GameSession:
     fresh = db.session.get(GameSession, session_id, with_for_update=True,
                            populate_existing=True)
     if fresh is None:
-        raise NotFoundError(f"there is no session {session_id} in your account")
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
     fresh.revision += 1  # commits with the change, or rolls back with it
     fresh.updated_at = utcnow()
     return fresh
@@ -296,7 +297,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
     try:
         version = int(expected)
     except (TypeError, ValueError):
-        raise LedgerError(f"the version must be a whole number, not {expected!r}",
+        raise LedgerError(Message("change.version", value=repr(expected)),
                           "version") from None
     if isinstance(expected, bool) or version != hand.version:
         raise VersionConflictError(hand, version)
@@ -304,7 +305,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
 
 def _check_open(gs: GameSession) -> None:
     if gs.is_closed:
-        raise SessionClosedError("this session is closed: its hands can no longer change")
+        raise SessionClosedError(Message("session.closed"))
 
 
 # -- hands -----------------------------------------------------------------------------------
@@ -318,7 +319,7 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
         CoreHand, Result]:
     """Validate ``data`` under the session's rules (or a stored hand's own table facts)."""
     if not isinstance(data, Mapping):
-        raise LedgerError("a hand must be a JSON object")
+        raise LedgerError(Message("hand.not_object"))
     data = dict(data)
     default_dealer: Any
     if table is None:
@@ -404,7 +405,7 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
 
 def parse_reason(reason: Any) -> str:
     if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError("say why: a correction or a void needs a reason", "reason")
+        raise LedgerError(Message("change.no_reason"), "reason")
     return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
@@ -443,7 +444,8 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
     try:
         check_action(hand.version + 1, "voided", hand.voided)
     except TonkError as exc:
-        raise LedgerError(f"hand {number}: {exc.message}", "number") from None
+        raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
+                          "number") from None
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,
@@ -503,8 +505,7 @@ def parse_amount(value: Any) -> Decimal:
     amount = parse_decimal(value, LedgerError, f'the amount must be like "4.50", not {value!r}',
                            "amount")
     if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
-        raise LedgerError("the amount must be more than zero, at most 1,000,000,000,000, "
-                          "with at most two decimal places", "amount")
+        raise LedgerError(Message("payment.amount"), "amount")
     return amount
 
 
@@ -517,16 +518,16 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     names = player_names(gs)
     for who, field in ((payer, "payer"), (payee, "payee")):
         if who not in names:
-            raise LedgerError(f"{who} is not at this table", field)
+            raise LedgerError(Message("payment.not_at_table", who=who), field)
     value = parse_amount(amount)
     state = ledger(gs)
     owes, owed = -state.open[payer], state.open[payee]
     if owes <= 0:
-        raise LedgerError(f"{payer} owes nothing", "payer")
+        raise LedgerError(Message("payment.owes_nothing", payer=payer), "payer")
     if owed <= 0:
-        raise LedgerError(f"{payee} is owed nothing", "payee")
+        raise LedgerError(Message("payment.owed_nothing", payee=payee), "payee")
     if value > min(owes, owed):
-        raise LedgerError(f"that is more than is open: at most {min(owes, owed)}", "amount")
+        raise LedgerError(Message("payment.too_much", most=min(owes, owed)), "amount")
     db.session.add(SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
                                  payee_seat=names.index(payee), amount_minor=to_minor(value),
                                  created_by_id=user.id))
@@ -544,7 +545,7 @@ def close_session(gs: GameSession) -> None:
     gs = _locked(gs)
     _check_open(gs)
     if not ledger(gs).all_paid:
-        raise LedgerError("not everything is paid yet: mark the open transfers paid first")
+        raise LedgerError(Message("session.not_settled"))
     gs.closed_at = utcnow()
     db.session.commit()
     for listener in session_closed:

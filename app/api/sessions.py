@@ -17,6 +17,7 @@ from werkzeug.routing import BuildError
 
 from .. import ledger as service
 from ..core.errors import TonkError
+from ..core.messages import Message
 from ..core.money import amount_formatter
 from ..leagues import session_table
 from ..live import StateCache, owned_stamp
@@ -37,8 +38,8 @@ PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise TonkError(f"{what} has no field {unknown[0]!r} (it takes "
-                        f"{', '.join(sorted(allowed))})", unknown[0])
+        raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
+                                fields=", ".join(sorted(allowed))), unknown[0])
 
 
 # -- answers ---------------------------------------------------------------------------------
@@ -165,8 +166,7 @@ def change_rules(user: User, session_id: int) -> Response:
     data = json_body()
     _only(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
-        raise TonkError('send the new house rules, the new stake or both: {"rules": '
-                        '"pagat", "stake": "0.50"}', "rules")
+        raise TonkError(Message("api.rules_or_stake"), "rules")
     rules = data.get("rules")
     service.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
                          stake=data.get("stake"))
@@ -248,7 +248,7 @@ def record_payment(user: User, session_id: int) -> Response:
     _only(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
         if data.get(field) in (None, ""):
-            raise TonkError(f'say {what}: {{"from": "Bob", "to": "Ann", "amount": "4.50"}}',
+            raise TonkError(Message("api.payment_field", what=what),
                             field)
     try:
         service.record_payment(gs, user, data["from"], data["to"], data["amount"])
@@ -256,6 +256,6 @@ def record_payment(user: User, session_id: int) -> Response:
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
     except InvalidOperation:  # an amount too large for two decimal places, like "1e999"
-        raise TonkError(f"the amount must be like \"4.50\", not {data['amount']!r}",
+        raise TonkError(Message("api.payment_amount", value=repr(data['amount'])),
                         "amount") from None
     return jsonify(ledger_json(gs))
