@@ -14,7 +14,7 @@ for lang in de ja; do
     po=translations/$lang/LC_MESSAGES/messages.po
     if [ -f "$po" ]; then
         "$PYBABEL" -q update -i translations/messages.pot -d translations -l "$lang" \
-            --no-fuzzy-matching --ignore-obsolete --omit-header >/dev/null
+            --no-fuzzy-matching --ignore-obsolete --width 100 >/dev/null
     else
         "$PYBABEL" -q init -i translations/messages.pot -d translations -l "$lang" >/dev/null
     fi
