@@ -31,7 +31,7 @@ from sqlalchemy.orm import selectinload
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players
-from .core.messages import Message
+from .core.messages import Message, in_english
 from .core.money import from_minor, parse_decimal, parse_stake, stake_of, to_minor
 from .core.names import clean_text, name_key
 from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
@@ -385,10 +385,11 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     get their hand, numbered in the order they were saved."""
     gs = _locked(gs)
     _check_open(gs)
-    core, result = _settle_for(gs, data, None)
+    with in_english():  # stored in one language; pages show it in the reader's
+        core, result = _settle_for(gs, data, None)
+        hand_json = json.dumps(core.to_json())
+        result_json = json.dumps(result.to_json())
     gs.hand_count += 1
-    hand_json = json.dumps(core.to_json())
-    result_json = json.dumps(result.to_json())
     hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
                 outcome=result.outcome, hand_json=hand_json, result_json=result_json,
                 nets_json="[]")
@@ -419,8 +420,9 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
-    core, result = _settle_for(gs, data, hand.data)
-    hand_json, result_json = json.dumps(core.to_json()), json.dumps(result.to_json())
+    with in_english():
+        core, result = _settle_for(gs, data, hand.data)
+        hand_json, result_json = json.dumps(core.to_json()), json.dumps(result.to_json())
     old = [0] * len(gs.seats) if hand.voided else hand.nets
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="corrected",

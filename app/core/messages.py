@@ -9,7 +9,9 @@ in the app) can give the template in the reader's language. Pure Python: no Flas
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from .catalogue import CATALOGUE
 
@@ -30,10 +32,28 @@ def set_translator(translator: Translator | None) -> None:
     _translator = translator or _untranslated
 
 
+#: Inside :func:`in_english`: every message as written, whatever the reader's language.
+_AS_WRITTEN: ContextVar[bool] = ContextVar("tonk_as_written", default=False)
+
+
+@contextmanager
+def in_english() -> Iterator[None]:
+    """Render every message in English (as written) inside the block: what is stored (a
+    hand's result, its payments' rules and explanation) is in one language, whoever
+    recorded it; pages translate it again when they show it."""
+    token = _AS_WRITTEN.set(True)
+    try:
+        yield
+    finally:
+        _AS_WRITTEN.reset(token)
+
+
 def render(msg_id: str, /, **params: object) -> str:
     """The message ``msg_id`` with its placeholders filled in. A value that is itself a
     :class:`Message` is rendered first."""
-    template = _translator(msg_id, CATALOGUE[msg_id])
+    template = CATALOGUE[msg_id]
+    if not _AS_WRITTEN.get():
+        template = _translator(msg_id, template)
     return template.format_map({k: str(v) for k, v in params.items()})
 
 

@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from ..core import PRESETS, Result, Rules, TonkError
+from ..core import PRESETS, Result, Rules, TonkError, parse_hand, settle
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
 from ..core.money import format_money, from_minor
@@ -147,7 +147,27 @@ class Recorded:
 
 
 def recorded(hand: Hand) -> Recorded:
-    return Recorded(hand_row(hand), payments(hand.result))
+    return Recorded(hand_row(hand), payments(shown_result(hand.data, hand.result)))
+
+
+def _paid(result: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    return [(p["from"], p["to"], p["amount"]) for p in result["payments"]]
+
+
+def shown_result(data: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stored result (kept in English, :func:`app.core.messages.in_english`) in the
+    reader's language: the stored hand settled again for its words (each payment's rule,
+    the explanation); the numbers stay those stored, and if they were to differ the stored
+    words stay too."""
+    if str(get_locale() or "en") == "en":
+        return result
+    try:
+        fresh = settle(parse_hand(dict(data))).to_json()
+    except (TonkError, KeyError, TypeError):
+        return result
+    if _paid(fresh) != _paid(result):
+        return result
+    return {**result, "payments": fresh["payments"], "explanation": fresh["explanation"]}
 
 
 @dataclass(frozen=True)
@@ -222,7 +242,8 @@ def hand_rules(hand: Hand) -> Rules:
 
 
 def hand_detail(hand: Hand) -> HandDetail:
-    data, result = hand.data, hand.result
+    data = hand.data
+    result = shown_result(data, hand.result)
     rules = hand_rules(hand)
     counts, cards = data.get("counts", {}), data.get("cards", {})
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
