@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from babel.numbers import get_decimal_symbol, get_group_symbol
+from flask import g, has_app_context
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -23,7 +24,7 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError, parse_hand, settle
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
-from ..core.money import format_money, from_minor
+from ..core.money import CENT_PLACES, currency_places, format_money, from_minor
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import history, rules_of, session_rules, session_stake
@@ -53,7 +54,11 @@ def amount(value: Decimal, scoring: str) -> str:
     without a sign. Python's own formatting with the locale's two signs swapped in: the
     same text as Babel's ``#,##0.00`` in the pages' languages (all group by three), at a
     fraction of the cost on a page of hundreds of amounts."""
-    text = f"{abs(value):,.2f}" if scoring == "money" else f"{abs(value):,.0f}"
+    if scoring == "money":
+        places = g.get("money_places", CENT_PLACES) if has_app_context() else CENT_PLACES
+        text = f"{abs(value):,.{places}f}"
+    else:
+        text = f"{abs(value):,.0f}"
     return text.translate(_separators(str(get_locale() or "en")))
 
 
@@ -64,6 +69,12 @@ def money(value: Decimal, currency: str, scoring: str = "money") -> str:
     if scoring != "money":
         return amount(value, scoring)
     return format_money(value, currency, str(get_locale() or "en"))
+
+
+def use_currency(currency: str) -> None:
+    """The page being made shows amounts of ``currency``: write them with its decimal places
+    (yen: none; most: two)."""
+    g.money_places = currency_places(currency)
 
 
 def signed(value: Decimal, scoring: str) -> str:
@@ -319,6 +330,9 @@ class Table:
 
 
 def table(gs: GameSession) -> Table:
+    """The session's header facts; the amounts of the page it heads are then written with
+    its currency's decimal places (yen: none)."""
+    use_currency(gs.currency)
     rules = session_rules(gs)
     return Table(rules.scoring, session_stake(gs), rules_title(rules), rules_words(rules))
 

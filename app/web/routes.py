@@ -91,6 +91,7 @@ from .present import (
     session_card,
     standings,
     table,
+    use_currency,
 )
 from .queries import hands_page, sessions_page
 from .site import attempt, login_required, me
@@ -393,6 +394,7 @@ def correct(session_id: int, number: int) -> ResponseReturnValue:
 
 def hand_page(gs: GameSession, hand: Hand, token: str | None,
               errors: Errors | None = None) -> ResponseReturnValue:
+    use_currency(gs.currency)
     return render_template("web/hand.html", gs=gs, detail=hand_detail(hand), token=token,
                            scoring=hand_rules(hand).scoring, errors=errors or {},
                            other_rulings=other_rules(hand),
