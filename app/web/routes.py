@@ -292,6 +292,7 @@ def session_live(session_id: int) -> ResponseReturnValue:
 
 
 def chart(gs: GameSession) -> ResponseReturnValue:
+    use_currency(gs.currency)
     stamp = stamp_of(gs)
     tag = stamp.etag(lang())
     if request.if_none_match.contains(tag):
