@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -148,13 +150,30 @@ class Scored(Protocol):
     def scoring(self) -> str: ...
 
 
+#: Inside :func:`money_places`: how many decimal places money is written with.
+_PLACES: ContextVar[int | None] = ContextVar("tonk_money_places", default=None)
+
+
+@contextmanager
+def money_places(places: int) -> Iterator[None]:
+    """Write money with ``places`` decimal places inside the block (a yen table's
+    explanation: none), where no currency is named."""
+    token = _PLACES.set(places)
+    try:
+        yield
+    finally:
+        _PLACES.reset(token)
+
+
 def amount_formatter(rules: Scored, currency: str | None = None
                      ) -> Callable[[Decimal], str]:
-    """How the table's amounts are written in data (JSON, CSV): money with its currency's
-    decimal places (two unless the currency has fewer: yen none); points (and push-ups) as
+    """How the table's amounts are written in data (JSON, CSV) and explanations: money with
+    its currency's decimal places (two unless the currency has fewer: yen none; with no
+    currency named, those of :func:`money_places`, else two); points (and push-ups) as
     whole numbers. The one home of that rule."""
     if rules.scoring == "money":
-        places = currency_places(currency)
+        chosen = _PLACES.get()
+        places = currency_places(currency) if currency or chosen is None else chosen
         return (lambda d: f"{d:.2f}") if places == 2 else (lambda d: f"{d:.{places}f}")
     return lambda d: f"{d:.0f}"
 

@@ -24,7 +24,13 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError, parse_hand, settle
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
-from ..core.money import CENT_PLACES, currency_places, format_money, from_minor
+from ..core.money import (
+    CENT_PLACES,
+    currency_places,
+    format_money,
+    from_minor,
+    money_places,
+)
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import history, rules_of, session_rules, session_stake
@@ -161,8 +167,8 @@ def recorded(hand: Hand) -> Recorded:
     return Recorded(hand_row(hand), payments(shown_result(hand.data, hand.result)))
 
 
-def _paid(result: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    return [(p["from"], p["to"], p["amount"]) for p in result["payments"]]
+def _paid(result: Mapping[str, Any]) -> list[tuple[str, str, Decimal]]:
+    return [(p["from"], p["to"], Decimal(p["amount"])) for p in result["payments"]]
 
 
 def shown_result(data: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -170,10 +176,12 @@ def shown_result(data: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[
     reader's language: the stored hand settled again for its words (each payment's rule,
     the explanation); the numbers stay those stored, and if they were to differ the stored
     words stay too."""
-    if str(get_locale() or "en") == "en":
+    places = g.get("money_places", CENT_PLACES)
+    if str(get_locale() or "en") == "en" and places == CENT_PLACES:
         return result
     try:
-        fresh = settle(parse_hand(dict(data))).to_json()
+        with money_places(places):  # a yen table's explanation: no decimals
+            fresh = settle(parse_hand(dict(data))).to_json()
     except (TonkError, KeyError, TypeError):
         return result
     if _paid(fresh) != _paid(result):

@@ -256,6 +256,7 @@ def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, shar
 
     def render() -> str:
         session = gs() if callable(gs) else gs
+        use_currency(session.currency)
         share_url = url_for(".shared", token=share_token, _external=True)
         return render_template(
             "web/session.html", gs=session, live=live_part(session, token, page), token=token,
@@ -331,6 +332,7 @@ def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               conflict: Hand | None = None) -> ResponseReturnValue:
     """The record or correct form; ``version``: the one a correction is made from;
     ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
+    use_currency(gs.currency)
     return form_page("web/hand_form.html", errors, gs=gs, values=values,
                      correcting=correcting, version=version,
                      conflict=hand_detail(conflict) if conflict is not None else None,
