@@ -345,3 +345,27 @@ def test_a_yen_stake_of_half_a_yen_is_refused_beside_the_field(app):
     sid = start(client, stake="500", currency="JPY")
     page = client.get(f"/sessions/{sid}", headers={"Accept-Language": "ja"})
     assert "￥500" in page.get_data(as_text=True)
+
+
+def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
+    from tests.conftest import Api, account
+
+    api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
+    sid = api.start()
+    stored = api.ok("POST", f"/sessions/{sid}/hands",
+                    {"end": {"kind": "drop", "player": "Bob"},
+                     "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 20}}, 201)
+    assert "caught" in " ".join(stored["result"]["explanation"])  # stored in English
+    german = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
+    result = german.get_json()["result"]
+    assert "hereingelegt" in " ".join(result["explanation"])
+    assert all("Hereinlegen" in p["rule"] for p in result["payments"])
+    assert [p["amount"] for p in result["payments"]] == \
+        [p["amount"] for p in stored["result"]["payments"]]
+    # the token's account chose Japanese: its answers follow, whatever the header says
+    with app.app_context():
+        from app.accounts import set_locale
+
+        set_locale(db.session.scalar(db.select(User)), "ja")
+    japanese = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
+    assert "捕まった" in " ".join(japanese.get_json()["result"]["explanation"])

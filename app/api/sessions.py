@@ -13,12 +13,14 @@ from decimal import InvalidOperation
 from typing import Any
 
 from flask import Response, json, jsonify, url_for
+from flask_babel import get_locale
 from werkzeug.routing import BuildError
 
 from .. import ledger as service
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import amount_formatter
+from ..core.reword import reworded
 from ..leagues import session_table
 from ..live import StateCache, owned_stamp
 from ..models import GameSession, Hand, User
@@ -86,17 +88,23 @@ def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {"hand": hand, "rules": stored.get("rules"), "stake": stored.get("stake")}
 
 
+def _worded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stored result (in English) with its words in the reader's language."""
+    return result if str(get_locale() or "en") == "en" else reworded(hand, result)
+
+
 def hand_json(hand: Hand) -> dict[str, Any]:
     """A hand's current version."""
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
-            **_split(hand.data), "result": hand.result}
+            **_split(hand.data), "result": _worded(hand.data, hand.result)}
 
 
 def history_json(hand: Hand) -> list[dict[str, Any]]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v["version"], "action": v["action"],
              "at": _time(datetime.fromisoformat(v["at"])), "by": v["by"],
-             "reason": v["reason"], **_split(v["hand"]), "result": v["result"]}
+             "reason": v["reason"], **_split(v["hand"]),
+             "result": _worded(v["hand"], v["result"])}
             for v in service.history(hand)]
 
 

@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from ..core import PRESETS, Result, Rules, TonkError, parse_hand, settle
+from ..core import PRESETS, Result, Rules, TonkError
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
 from ..core.money import (
@@ -31,6 +31,7 @@ from ..core.money import (
     from_minor,
     money_places,
 )
+from ..core.reword import reworded
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import history, rules_of, session_rules, session_stake
@@ -167,10 +168,6 @@ def recorded(hand: Hand) -> Recorded:
     return Recorded(hand_row(hand), payments(shown_result(hand.data, hand.result)))
 
 
-def _paid(result: Mapping[str, Any]) -> list[tuple[str, str, Decimal]]:
-    return [(p["from"], p["to"], Decimal(p["amount"])) for p in result["payments"]]
-
-
 def shown_result(data: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
     """A stored result (kept in English, :func:`app.core.messages.in_english`) in the
     reader's language: the stored hand settled again for its words (each payment's rule,
@@ -179,14 +176,8 @@ def shown_result(data: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[
     places = g.get("money_places", CENT_PLACES)
     if str(get_locale() or "en") == "en" and places == CENT_PLACES:
         return result
-    try:
-        with money_places(places):  # a yen table's explanation: no decimals
-            fresh = settle(parse_hand(dict(data))).to_json()
-    except (TonkError, KeyError, TypeError):
-        return result
-    if _paid(fresh) != _paid(result):
-        return result
-    return {**result, "payments": fresh["payments"], "explanation": fresh["explanation"]}
+    with money_places(places):  # a yen table's explanation: no decimals
+        return reworded(data, result)
 
 
 @dataclass(frozen=True)
