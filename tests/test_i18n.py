@@ -208,6 +208,8 @@ def _walk(app, lang: str) -> dict[str, str]:
         get(path)
     client.get(f"/language/{lang}")  # the switcher: what is flashed follows it too
     sign_up(client)
+    with app.app_context():  # the language chosen before signing up is the account's
+        assert db.session.scalar(db.select(User.locale)) == lang
     sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
     record(client, sid, kind="tonk_out", player="Ann", dealer="Dee")
     record(client, sid, kind="drop", player="Bob", dealer="Ann",
