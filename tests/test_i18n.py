@@ -371,3 +371,13 @@ def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
         set_locale(db.session.scalar(db.select(User)), "ja")
     japanese = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
     assert "捕まった" in " ".join(japanese.get_json()["result"]["explanation"])
+
+
+def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client):
+    hand = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy"],
+            "end": {"kind": "drop", "player": "Bob"}, "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
+    body = open_client.post("/api/v1/settle", json=hand,
+                            headers={"Accept-Language": "de"}).get_json()
+    assert "Bob zahlt Cy 0,50" in " ".join(body["explanation"])
+    assert body["net"] == {"Ann": "-0.25", "Bob": "-0.50", "Cy": "0.75"}
+    assert [p["amount"] for p in body["payments"]] == ["0.50", "0.25"]

@@ -26,10 +26,25 @@ def _untranslated(msg_id: str, template: str) -> str:
 _translator: Translator = _untranslated
 
 
-def set_translator(translator: Translator | None) -> None:
-    """Hook a translator into :func:`render` (None: English, as written)."""
-    global _translator
+def _english() -> str:
+    return "en"
+
+
+_language: Callable[[], str] = _english
+
+
+def set_translator(translator: Translator | None,
+                   language: Callable[[], str] | None = None) -> None:
+    """Hook a translator into :func:`render` (None: English, as written), and what says
+    the reader's language (``"de"``: numbers in sentences are written ``0,50``)."""
+    global _translator, _language
     _translator = translator or _untranslated
+    _language = language or _english
+
+
+def reader_language() -> str:
+    """The language messages are rendered in now (English inside :func:`in_english`)."""
+    return "en" if _AS_WRITTEN.get() else _language()
 
 
 #: Inside :func:`in_english`: every message as written, whatever the reader's language.

@@ -19,10 +19,11 @@ from babel.numbers import (
     format_decimal,
     get_currency_name,
     get_currency_precision,
+    get_decimal_symbol,
 )
 
 from .errors import HandError, TonkError
-from .messages import Message
+from .messages import Message, reader_language
 
 #: Money has at most two decimal places (cents); points are whole.
 CENT_PLACES = 2
@@ -163,6 +164,14 @@ def money_places(places: int) -> Iterator[None]:
         yield
     finally:
         _PLACES.reset(token)
+
+
+def spoken_amount(rules: Scored) -> Callable[[Decimal], str]:
+    """How an amount is written in a sentence for the reader: as :func:`amount_formatter`
+    writes it, with the decimal sign of the reader's language (``0,50`` in German)."""
+    fmt = amount_formatter(rules)
+    sign = get_decimal_symbol(reader_language())
+    return fmt if sign == "." else (lambda d: fmt(d).replace(".", sign))
 
 
 def amount_formatter(rules: Scored, currency: str | None = None

@@ -60,7 +60,8 @@ def use_language(lang: str) -> None:
     """Speak ``lang`` from now on in this process (the command line): the core's messages and
     :func:`gettext`."""
     _current[0] = lang if lang in LANGUAGES else "en"
-    set_translator(core_translator(_current[0]) if _current[0] != "en" else None)
+    lang = _current[0]
+    set_translator(core_translator(lang) if lang != "en" else None, lambda: lang)
 
 
 def gettext(message: str, **values: object) -> str:

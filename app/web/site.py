@@ -60,6 +60,12 @@ def catalogue_translator(msg_id: str, template: str) -> str:
     return str(pgettext(msg_id, template))
 
 
+def reader_locale() -> str:
+    """The reader's language for the core's numbers in sentences (outside a request:
+    English)."""
+    return str(get_locale() or "en") if has_request_context() else "en"
+
+
 #: The switcher's languages, each named in itself.
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "ja": "日本語"}
 
