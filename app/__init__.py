@@ -48,10 +48,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.init_app(app)
     limits.init_app(app)
     from .core import set_translator
-    from .web.site import catalogue_translator, select_locale
+    from .web.site import catalogue_translator, reader_locale, select_locale
 
     babel.init_app(app, locale_selector=select_locale)
-    set_translator(catalogue_translator)  # the core's sentences in the reader's language
+    # the core's sentences (and the numbers in them) in the reader's language
+    set_translator(catalogue_translator, reader_locale)
 
     from . import models  # noqa: F401  (the tables, for the database and migrations)
     from .api import bp as api_bp

@@ -22,6 +22,7 @@ from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
 from .core.errors import TonkError
+from .core.messages import Message
 from .core.names import clean_text
 from .extensions import db
 from .models import ApiToken, SignIn, User, utcnow
@@ -42,7 +43,7 @@ class AccountError(TonkError):
 
 def normal_email(email: Any) -> str:
     if not isinstance(email, str) or not _EMAIL.match(email.strip()) or len(email) > 254:
-        raise AccountError("enter an email address like ann@example.com", "email")
+        raise AccountError(Message("account.email"), "email")
     return email.strip().lower()
 
 
@@ -57,16 +58,14 @@ def check_password(password: Any, field: str = "password") -> str:
     """A password the account may have: at least 10 characters, not only spaces or
     control characters, not one of the 10,000 most common. Raises :class:`AccountError`."""
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-        raise AccountError(f"the password needs at least {MIN_PASSWORD} characters", field)
+        raise AccountError(Message("password.too_short", n=MIN_PASSWORD), field)
     if len(password) > MAX_PASSWORD:
-        raise AccountError(f"the password can be at most {MAX_PASSWORD} characters", field)
+        raise AccountError(Message("password.too_long", n=MAX_PASSWORD), field)
     if all(c.isspace() or unicodedata.category(c)[0] in "CZ" for c in password):
-        raise AccountError("the password needs letters, digits or signs, not only spaces "
-                           "or invisible characters", field)
+        raise AccountError(Message("password.blank"), field)
     if password.casefold() in common_passwords() or \
             " ".join(password.split()).casefold() in common_passwords():
-        raise AccountError("this password is one of the most common ones, the first an "
-                           "attacker tries: choose another", field)
+        raise AccountError(Message("password.common"), field)
     return password
 
 
@@ -76,7 +75,7 @@ def create_user(email: Any, name: Any, password: Any) -> User:
     name = clean_text(name, AccountError, "name", "your name", 80)
     check_password(password)
     if db.session.scalar(select(User.id).where(func.lower(User.email) == address)):
-        raise AccountError("there is already an account with this email; sign in instead",
+        raise AccountError(Message("account.email_taken"),
                            "email")
     user = User(email=address, name=name,
                 password_hash=_HASHER.hash(password))
@@ -184,11 +183,11 @@ def end_sign_ins(user: User, *, keep_this_one: bool = False) -> int:
 def change_password(user: User, current: Any, new: Any) -> None:
     """A new password, given the current one; every other sign-in ends."""
     if not isinstance(current, str) or len(current) > MAX_PASSWORD:
-        raise AccountError("that is not your current password", "current")
+        raise AccountError(Message("password.not_current"), "current")
     try:
         _HASHER.verify(user.password_hash, current)
     except (VerificationError, InvalidHashError):
-        raise AccountError("that is not your current password", "current") from None
+        raise AccountError(Message("password.not_current"), "current") from None
     user.password_hash = _HASHER.hash(check_password(new))
     end_sign_ins(user, keep_this_one=True)
 
@@ -214,14 +213,14 @@ def reset_user(token: str, secret_key: str) -> User:
     try:
         data = _resets(secret_key).loads(token, max_age=RESET_SECONDS)
     except SignatureExpired:
-        raise AccountError("this link has expired (it lasts an hour): ask for a new one",
+        raise AccountError(Message("reset.expired"),
                            "token") from None
     except BadSignature:
         data = None
     user = db.session.get(User, data.get("u")) if isinstance(data, dict) and \
         isinstance(data.get("u"), int) else None
     if user is None or data.get("s") != _seal(user):
-        raise AccountError("this link is not valid, or was used already: ask for a new one",
+        raise AccountError(Message("reset.invalid"),
                            "token")
     return user
 
@@ -269,7 +268,7 @@ def user_for_token(token: str) -> User | None:
 def revoke_token(user: User, token_id: int) -> None:
     row = db.session.get(ApiToken, token_id)
     if row is None or row.user_id != user.id:
-        raise AccountError("no such token", "token")
+        raise AccountError(Message("token.unknown"), "token")
     db.session.delete(row)
     db.session.commit()
 
@@ -278,3 +277,10 @@ def tokens_of(user: User) -> list[ApiToken]:
     """The account's personal API tokens, newest first."""
     return list(db.session.scalars(select(ApiToken).where(ApiToken.user_id == user.id)
                                    .order_by(ApiToken.created_at.desc(), ApiToken.id.desc())))
+
+
+def set_locale(user: User, locale: str | None) -> None:
+    """Keep the account's language (None: the browser decides)."""
+    db.session.execute(update(User).where(User.id == user.id).values(locale=locale))
+    db.session.commit()
+    user.locale = locale

@@ -18,9 +18,27 @@ from typing import IO, Any
 import click
 
 from .core import TonkError, parse_hand, settle
+from .core.messages import join_and
 from .core.money import loads
 from .core.settle import Result
 from .core.transfers import fewest_transfers, parse_balances
+from .i18n import LANGUAGES, environment_language, use_language
+from .i18n import gettext as _
+
+#: How a hand ended, as the pages name it (the same words, so one translation).
+OUTCOMES = {
+    "deal_win": "Won on the deal", "tonk_out": "Tonk out", "run_out": "Run out",
+    "drop_won": "Drop won", "caught": "Caught drop", "stock_out": "Stock ran out",
+    "draw": "Draw", "dead": "Dead hand",
+}
+
+lang_option = click.option(
+    "--lang", type=click.Choice(LANGUAGES), default=None,
+    help="The language of explanations and messages (default: the environment's LANG).")
+
+
+def _speak(lang: str | None) -> None:
+    use_language(lang or environment_language())
 
 
 class InputError(Exception):
@@ -32,15 +50,15 @@ def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
     try:
         text = stream.read()
     except UnicodeDecodeError:
-        raise InputError("the input is not UTF-8 text") from None
+        raise InputError(_("the input is not UTF-8 text")) from None
     if not text.strip():
-        raise InputError("the input is empty: give a hand as a JSON object")
+        raise InputError(_("the input is empty: give a hand as a JSON object"))
     try:
         whole = loads(text)
     except ValueError:
         whole = None
     except RecursionError:
-        raise InputError("the input is nested too deeply to be a hand") from None
+        raise InputError(_("the input is nested too deeply to be a hand")) from None
     if isinstance(whole, list):
         yield from ((i + 1, doc) for i, doc in enumerate(whole))
         return
@@ -53,14 +71,16 @@ def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
         try:
             yield number, loads(line)
         except (ValueError, RecursionError) as exc:
-            yield number, InputError(f"not valid JSON: {exc}")
+            yield number, InputError(_("not valid JSON: %(error)s", error=exc))
 
 
 def _explained(result: Result) -> str:
     """The outcome, then the explanation, which already ends with the net (or who is pushed
     up): said once."""
-    lines = [f"Outcome: {result.outcome.replace('_', ' ')}"
-             + (f" — {', '.join(result.winners)}" if result.winners else "")]
+    outcome = _(OUTCOMES[result.outcome]) if result.outcome in OUTCOMES else result.outcome
+    lines = [_("Outcome: %(outcome)s — %(winners)s", outcome=outcome,
+               winners=join_and(result.winners)) if result.winners
+             else _("Outcome: %(outcome)s", outcome=outcome)]
     lines += [f"  {sentence}" for sentence in result.explanation]
     return "\n".join(lines)
 
@@ -77,7 +97,8 @@ def _run(stream: IO[str], one: Any) -> int:
             except (TonkError, InputError) as exc:
                 failed += 1
                 where = f" ({exc.field})" if isinstance(exc, TonkError) and exc.field else ""
-                click.echo(f"tonk: line {number}: {exc}{where}", err=True)
+                click.echo("tonk: " + _("line %(number)s: %(error)s", number=number,
+                                        error=f"{exc}{where}"), err=True)
     except InputError as exc:
         click.echo(f"tonk: {exc}", err=True)
         return 2
@@ -87,8 +108,10 @@ def _run(stream: IO[str], one: Any) -> int:
 @click.command("settle")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 @click.option("--explain", is_flag=True, help="Readable sentences instead of JSON.")
-def settle_command(file: IO[str], explain: bool) -> None:
+@lang_option
+def settle_command(file: IO[str], explain: bool, lang: str | None) -> None:
     """Settle the hand(s) in FILE (- for standard input)."""
+    _speak(lang)
     def one(doc: Any) -> str:
         result = settle(parse_hand(doc))
         return _explained(result) if explain else json.dumps(result.to_json())
@@ -97,11 +120,13 @@ def settle_command(file: IO[str], explain: bool) -> None:
 
 @click.command("transfers")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
-def transfers_command(file: IO[str]) -> None:
+@lang_option
+def transfers_command(file: IO[str], lang: str | None) -> None:
     """The fewest transfers for the balances in FILE: {"balances": {"Ann": "4.50", …}}."""
+    _speak(lang)
     def one(doc: Any) -> str:
         if not isinstance(doc, dict) or "balances" not in doc:
-            raise InputError('give {"balances": {"Ann": "4.50", "Bob": "-4.50"}}')
+            raise InputError(_('give {"balances": {"Ann": "4.50", "Bob": "-4.50"}}'))
         balances = parse_balances(doc["balances"])
         return json.dumps({"transfers": [
             {"from": t.payer, "to": t.payee, "amount": str(t.amount)}

@@ -45,6 +45,9 @@ def defaults(instance_path: str) -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
         "BABEL_DEFAULT_LOCALE": "en",
         "LANGUAGES": ["en", "de", "ja"],
+        # The compiled catalogues (committed; bash scripts/i18n.sh makes them again).
+        "BABEL_TRANSLATION_DIRECTORIES": str(Path(__file__).resolve().parent.parent
+                                             / "translations"),
         "SESSION_COOKIE_SAMESITE": "Lax",
         "REMEMBER_COOKIE_SAMESITE": "Lax",
     }

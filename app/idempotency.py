@@ -22,6 +22,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .core.errors import TonkError
+from .core.messages import Message
 from .extensions import db
 from .models import RequestKey, utcnow
 from .storage import begin_write
@@ -70,7 +71,7 @@ def fingerprint(*parts: bytes | str) -> str:
 
 def check_key(key: str, field: str) -> str:
     if not key or len(key) > MAX_KEY or not key.isprintable() or not key.isascii():
-        raise TonkError(f"the {field} must be 1 to {MAX_KEY} printable ASCII characters",
+        raise TonkError(Message("request_key.format", field=field, most=MAX_KEY),
                         field)
     return key
 
@@ -102,16 +103,14 @@ def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
             return Claim(user_id, key, print_)
         if row.fingerprint != print_:
             db.session.rollback()
-            raise KeyReusedError(f"this {field} was already used for another request: "
-                                 "use a new key for a new request", field)
+            raise KeyReusedError(Message("request_key.reused", field=field), field)
         if row.state == "done":
             replay = Replay(row.status or 200, row.body, row.location)
             db.session.rollback()
             return replay
         db.session.rollback()  # its change committed; its answer is on its way
         if time.monotonic() > deadline:
-            raise InProgressError("this request was carried out, but its answer was lost: "
-                                  "look at the session to see it", field)
+            raise InProgressError(Message("request_key.lost"), field)
         time.sleep(0.05)
 
 

@@ -33,6 +33,7 @@ from sqlalchemy.orm import selectinload
 from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players
+from .core.messages import Message, in_english
 from .core.money import parse_decimal, parse_stake, stake_of, to_minor
 from .core.names import clean_text, name_key
 from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
@@ -170,7 +171,7 @@ def owned_session(user: User, session_id: int) -> GameSession:
     :class:`NotFoundError`."""
     gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
     if gs is None or not keeps_score(user, gs):
-        raise NotFoundError(f"there is no session {session_id} in your account")
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
     return gs
 
 
@@ -178,7 +179,7 @@ def shared_session(token: str) -> GameSession:
     """The session behind a share link."""
     gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token))
     if gs is None:
-        raise NotFoundError("this share link does not lead to a session")
+        raise NotFoundError(Message("share.not_found"))
     return gs
 
 
@@ -198,7 +199,7 @@ def get_hand(gs: GameSession, number: int) -> Hand:
     hand = None if not 0 < number <= MAX_ID else db.session.scalar(
         select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
     if hand is None:
-        raise NotFoundError(f"there is no hand {number} in this session")
+        raise NotFoundError(Message("hand.not_found", number=number))
     return hand
 
 
@@ -247,10 +248,11 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     side bets; in a league (whose admins may start sessions), its players are the league's
     members."""
     if league_id is not None and not is_league_admin(user, league_id):
-        raise NotFoundError(f"there is no league {league_id} that you run", "league")
+        raise NotFoundError(Message("league.not_yours", league_id=league_id), "league")
     name = parse_session_name(name)
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake, resolved)
+    currency = parse_currency(currency)
+    amount = parse_stake(stake, resolved, currency)
     seats = parse_players(players)
     side_bets_json = side_bets_text(side_bets, stake=amount, rules=resolved)
     if first_dealer in (None, ""):
@@ -258,9 +260,9 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     elif first_dealer in seats:
         dealer = seats.index(first_dealer)
     else:
-        raise LedgerError(f"the first dealer, {first_dealer}, is not at the table",
+        raise LedgerError(Message("session.first_dealer", first_dealer=first_dealer),
                           "first_dealer")
-    gs = GameSession(owner_id=user.id, name=name, currency=parse_currency(currency),
+    gs = GameSession(owner_id=user.id, name=name, currency=currency,
                      stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
                      share_token=new_share_token(), next_dealer=dealer, hand_count=0,
                      league_id=league_id, created_at=utcnow(), side_bets_json=side_bets_json,
@@ -279,7 +281,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     _check_open(gs)
     resolved = resolve_rules(rules)
     kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
-    amount = parse_stake(stake if stake is not None else kept, resolved)
+    amount = parse_stake(stake if stake is not None else kept, resolved, gs.currency)
     if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
         side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved)
     gs.rules_json = json.dumps(resolved.to_json())
@@ -304,7 +306,7 @@ def _locked(gs: GameSession) -> GameSession:
     fresh = db.session.get(GameSession, session_id, with_for_update=True,
                            populate_existing=True)
     if fresh is None:
-        raise NotFoundError(f"there is no session {session_id} in your account")
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
     fresh.revision += 1  # commits with the change, or rolls back with it
     fresh.updated_at = utcnow()
     return fresh
@@ -317,7 +319,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
     try:
         version = int(expected)
     except (TypeError, ValueError):
-        raise LedgerError(f"the version must be a whole number, not {expected!r}",
+        raise LedgerError(Message("change.version", value=repr(expected)),
                           "version") from None
     if isinstance(expected, bool) or version != hand.version:
         raise VersionConflictError(hand, version)
@@ -325,7 +327,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
 
 def _check_open(gs: GameSession) -> None:
     if gs.is_closed:
-        raise SessionClosedError("this session is closed: its hands can no longer change")
+        raise SessionClosedError(Message("session.closed"))
 
 
 # -- hands -----------------------------------------------------------------------------------
@@ -341,7 +343,7 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     hand's own table facts and players): the hand, its result, and the hand as stored
     (RULES.md §1, with its side bets)."""
     if not isinstance(data, Mapping):
-        raise LedgerError("a hand must be a JSON object")
+        raise LedgerError(Message("hand.not_object"))
     data = dict(data)
     side_bets = data.pop("side_bets", None)
     default_dealer: Any
@@ -416,9 +418,10 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     get their hand, numbered in the order they were saved."""
     gs = _locked(gs)
     _check_open(gs)
-    core, result, hand_json = _settle_for(gs, data, None)
+    with in_english():  # stored in one language; pages show it in the reader's
+        core, result, hand_json = _settle_for(gs, data, None)
+        result_json = json.dumps(result.to_json())
     gs.hand_count += 1
-    result_json = json.dumps(result.to_json())
     hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
                 outcome=result.outcome, hand_json=hand_json, result_json=result_json,
                 nets_json="[]")
@@ -438,7 +441,7 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
 
 def parse_reason(reason: Any) -> str:
     if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError("say why: a correction or a void needs a reason", "reason")
+        raise LedgerError(Message("change.no_reason"), "reason")
     return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
@@ -452,8 +455,9 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
-    _core, result, hand_json = _settle_for(gs, data, hand.data)
-    result_json = json.dumps(result.to_json())
+    with in_english():
+        _core, result, hand_json = _settle_for(gs, data, hand.data)
+        result_json = json.dumps(result.to_json())
     old = [] if hand.voided else hand.nets
     gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1
@@ -480,7 +484,8 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
     try:
         check_action(hand.version + 1, "voided", hand.voided)
     except TonkError as exc:
-        raise LedgerError(f"hand {number}: {exc.message}", "number") from None
+        raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
+                          "number") from None
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,
@@ -519,8 +524,7 @@ def parse_amount(value: Any) -> Decimal:
     amount = parse_decimal(value, LedgerError, f'the amount must be like "4.50", not {value!r}',
                            "amount")
     if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
-        raise LedgerError("the amount must be more than zero, at most 1,000,000,000,000, "
-                          "with at most two decimal places", "amount")
+        raise LedgerError(Message("payment.amount"), "amount")
     return amount
 
 
@@ -536,7 +540,7 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     names = player_names(gs)
     for who, field in ((payer, "payer"), (payee, "payee")):
         if who not in names:
-            raise LedgerError(f"{who} is not at this table", field)
+            raise LedgerError(Message("payment.not_at_table", who=who), field)
     if payer == payee:
         raise LedgerError(f"{payer} cannot pay themselves", "payee")
     value = parse_amount(amount)
@@ -551,9 +555,9 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     else:
         owes, owed = -state.open[payer], state.open[payee]
         if owes <= 0:
-            raise LedgerError(f"{payer} owes nothing", "payer")
+            raise LedgerError(Message("payment.owes_nothing", payer=payer), "payer")
         if owed <= 0:
-            raise LedgerError(f"{payee} is owed nothing", "payee")
+            raise LedgerError(Message("payment.owed_nothing", payee=payee), "payee")
         if value > min(owes, owed):
             raise LedgerError(f"that is more than is open between {payer} and {payee}: at "
                               f"most {min(owes, owed)}", "amount")

@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 
 from flask import Flask, Response, current_app, render_template, request
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from flask_login import current_user
@@ -109,8 +110,8 @@ def too_many(exc: RateLimitExceeded) -> Response:
     """429: when to try again, as a page or, under ``/api/``, as the API's JSON error."""
     seconds = retry_after()
     minutes = math.ceil(seconds / 60)
-    when = (_("in %(n)d seconds", n=seconds) if seconds < 90
-            else _("in %(n)d minutes", n=minutes))
+    when = (ngettext("in %(num)d second", "in %(num)d seconds", seconds) if seconds < 90
+            else ngettext("in %(num)d minute", "in %(num)d minutes", minutes))
     message = _("Too many tries. To keep guessers out, try again %(when)s.", when=when)
     if request.path.startswith("/api/"):
         from .api.errors import error_response

@@ -18,6 +18,7 @@ from typing import Generic, NamedTuple, TypeVar
 
 from sqlalchemy import bindparam, select
 
+from .core.messages import Message
 from .extensions import db
 from .ledger import MAX_ID, NotFoundError, keeps_score_of
 from .models import GameSession, Hand, User
@@ -71,7 +72,7 @@ def stamp_by_token(token: str) -> Stamp:
     row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first()
     stamp = _stamp(tuple(row) if row is not None else None)  # type: ignore[arg-type]
     if stamp is None:
-        raise NotFoundError("this share link does not lead to a session")
+        raise NotFoundError(Message("share.not_found"))
     return stamp
 
 
@@ -82,7 +83,7 @@ def owned_stamp(user: User, session_id: int) -> tuple[Stamp, str]:
     row = db.session.connection().execute(_BY_ID, {"id": session_id}).first() \
         if 0 < session_id <= MAX_ID else None
     if row is None or not keeps_score_of(user, row[5], row[6]):
-        raise NotFoundError(f"there is no session {session_id} in your account")
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
     stamp = _stamp((row[0], row[1], row[2], row[3]))
     assert stamp is not None
     return stamp, row[4]

@@ -49,6 +49,9 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(80))
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The language the account chose for its pages and API answers ("en", "de", "ja"), or
+    #: None: the browser's Accept-Language decides.
+    locale: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
     #: The key of the sign-in this request came with (see :class:`SignIn`); not stored.
     __allow_unmapped__ = True

@@ -127,34 +127,42 @@ def _written(session: Session) -> None:
 
 # -- faults ----------------------------------------------------------------------------------
 
+def N_(message: str) -> str:
+    """Marks a message for the catalogues (``scripts/i18n.sh``); the page that shows it
+    translates it (:mod:`app.web.faults`)."""
+    return message
+
+
+_BUSY = N_("the database is busy with another change: try again in a moment")
+_READ_ONLY_FILE = N_("the database is read-only: nothing can be saved until its file can be "
+                     "written again (reading still works)")
+_READ_ONLY = N_("the database is read-only: nothing can be saved until it can be written "
+                "again (reading still works)")
+_FULL = N_("the disk is full: nothing can be saved until there is room again (reading still "
+           "works)")
+_DISK = N_("the database's disk failed to read or write: nothing was saved")
+_UNREACHABLE = N_("the database server cannot be reached: try again in a moment")
+
 # (a fragment of the driver's message or PostgreSQL's SQLSTATE, what it means for a person)
 _FAULTS: tuple[tuple[str, str], ...] = (
-    ("database is locked", "the database is busy with another change: try again in a moment"),
-    ("database table is locked", "the database is busy with another change: try again in a "
-                                 "moment"),
-    ("readonly database", "the database is read-only: nothing can be saved until its file can "
-                          "be written again (reading still works)"),
-    ("read-only", "the database is read-only: nothing can be saved until it can be written "
-                  "again (reading still works)"),
-    ("25006", "the database is read-only: nothing can be saved until it can be written again "
-              "(reading still works)"),
-    ("disk is full", "the disk is full: nothing can be saved until there is room again "
-                     "(reading still works)"),
-    ("disk i/o error", "the database's disk failed to read or write: nothing was saved"),
-    ("53100", "the disk is full: nothing can be saved until there is room again (reading still "
-              "works)"),
-    ("no space left", "the disk is full: nothing can be saved until there is room again "
-                      "(reading still works)"),
-    ("55p03", "the database is busy with another change: try again in a moment"),
-    ("lock timeout", "the database is busy with another change: try again in a moment"),
-    ("40001", "the database is busy with another change: try again in a moment"),
-    ("40p01", "the database is busy with another change: try again in a moment"),
-    ("unable to open database", "the database cannot be opened: check its file and folder"),
-    ("connection refused", "the database server cannot be reached: try again in a moment"),
-    ("could not connect", "the database server cannot be reached: try again in a moment"),
-    ("server closed the connection", "the database server cannot be reached: try again in a "
-                                     "moment"),
-    ("too many clients", "the database server is full: try again in a moment"),
+    ("database is locked", _BUSY),
+    ("database table is locked", _BUSY),
+    ("readonly database", _READ_ONLY_FILE),
+    ("read-only", _READ_ONLY),
+    ("25006", _READ_ONLY),
+    ("disk is full", _FULL),
+    ("disk i/o error", _DISK),
+    ("53100", _FULL),
+    ("no space left", _FULL),
+    ("55p03", _BUSY),
+    ("lock timeout", _BUSY),
+    ("40001", _BUSY),
+    ("40p01", _BUSY),
+    ("unable to open database", N_("the database cannot be opened: check its file and folder")),
+    ("connection refused", _UNREACHABLE),
+    ("could not connect", _UNREACHABLE),
+    ("server closed the connection", _UNREACHABLE),
+    ("too many clients", N_("the database server is full: try again in a moment")),
 )
 
 

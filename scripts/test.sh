@@ -5,10 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
+# Chromium, and a Japanese font for the Japanese night's screenshots (tests/browser).
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi ipagothic; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-ipafont-gothic \
+    >/dev/null
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip

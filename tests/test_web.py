@@ -579,7 +579,7 @@ def test_settle_up_in_full_and_in_part_then_close(db_app, scorer):
                        data={"payer": "Bob", "payee": "Ann", "amount": "0.20"})
     assert resp.status_code == 302
     page = client.get(resp.location).get_data(as_text=True)
-    assert "Bob paid Ann 0.20 USD." in page and 'class="paid"' in page
+    assert "Bob paid Ann $0.20." in page and 'class="paid"' in page
     for payer, amount in (("Bob", "0.40"), ("Cy", "-1"), ("Cy", "0.505")):
         resp = client.post(f"/sessions/{sid}/payments",
                            data={"payer": payer, "payee": "Ann", "amount": amount})

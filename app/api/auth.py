@@ -11,7 +11,9 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Concatenate, ParamSpec, TypeVar
 
-from flask import request
+from flask import g, request
+from flask_babel import gettext as _
+from flask_babel import refresh
 
 from ..accounts import user_for_token
 from ..models import User
@@ -27,12 +29,12 @@ def bearer_token() -> str:
     """The token of the request's ``Authorization: Bearer`` header, or :class:`TokenError`."""
     header = request.headers.get("Authorization", "").strip()
     if not header:
-        raise TokenError("sign in: send your personal token as "
-                         "'Authorization: Bearer <token>'", invalid=False)
-    scheme, _, token = header.partition(" ")
+        raise TokenError(_("sign in: send your personal token as "
+                           "'Authorization: Bearer <token>'"), invalid=False)
+    scheme, _sep, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise TokenError("the Authorization header must be 'Bearer <token>'", invalid=True)
+        raise TokenError(_("the Authorization header must be 'Bearer <token>'"), invalid=True)
     return token
 
 
@@ -41,8 +43,10 @@ def token_user() -> User:
     token = bearer_token()
     user = user_for_token(token) if len(token) <= MAX_TOKEN else None
     if user is None:
-        raise TokenError("this token is not valid (mistyped or revoked): make a new one on "
-                         "your account page", invalid=True)
+        raise TokenError(_("this token is not valid (mistyped or revoked): make a new one "
+                           "on your account page"), invalid=True)
+    g.token_user = user  # its language, for the answer (app.web.site.select_locale)
+    refresh()
     return user
 
 

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from flask import Response, jsonify, request
+from flask_babel import gettext as _
 
 from ..core import parse_hand, settle
 from ..core.compare import compare
@@ -24,20 +25,21 @@ def json_body(required: bool = True) -> dict[str, Any]:
     if not raw.strip() and not required:
         return {}
     if not raw.strip():
-        raise BadRequest("the request has no body: send a JSON object", "body")
+        raise BadRequest(_("the request has no body: send a JSON object"), "body")
     try:
         data = loads(raw)
     except DuplicateKeyError as exc:
-        raise BadRequest(f"the body gives {exc.path} twice: send each key once",
-                         exc.path) from None
+        raise BadRequest(_("the body gives %(path)s twice: send each key once",
+                           path=exc.path), exc.path) from None
     except json.JSONDecodeError as exc:
-        raise BadRequest(f"the body is not valid JSON at line {exc.lineno}, column "
-                         f"{exc.colno}: {exc.msg}", "body") from None
-    except (ValueError, RecursionError) as exc:  # NaN, not UTF-8, nested too deeply
-        raise BadRequest(f"the body is not valid JSON: {str(exc)[:120] or 'too deep'}",
+        raise BadRequest(_("the body is not valid JSON at line %(line)s, column %(column)s: "
+                           "%(error)s", line=exc.lineno, column=exc.colno, error=exc.msg),
                          "body") from None
+    except (ValueError, RecursionError) as exc:  # NaN, not UTF-8, nested too deeply
+        raise BadRequest(_("the body is not valid JSON: %(error)s",
+                           error=str(exc)[:120] or "too deep"), "body") from None
     if not isinstance(data, dict):
-        raise BadRequest("the body must be a JSON object", "body")
+        raise BadRequest(_("the body must be a JSON object"), "body")
     return data
 
 

@@ -13,12 +13,15 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from flask import Response, json, jsonify, url_for
+from flask_babel import get_locale
 from werkzeug.routing import BuildError
 
 from .. import ledger as service
 from .. import seats, shelf
 from ..core.errors import TonkError
+from ..core.messages import Message
 from ..core.money import amount_formatter
+from ..core.reword import reworded
 from ..debts import Debt, debts_of_session, mark_paid, open_debts_of
 from ..leagues import session_table
 from ..live import StateCache, owned_stamp
@@ -43,8 +46,8 @@ PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise TonkError(f"{what} has no field {unknown[0]!r} (it takes "
-                        f"{', '.join(sorted(allowed))})", unknown[0])
+        raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
+                                fields=", ".join(sorted(allowed))), unknown[0])
 
 
 # -- answers ---------------------------------------------------------------------------------
@@ -104,10 +107,15 @@ def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {"hand": hand, "rules": stored.get("rules"), "stake": stored.get("stake")}
 
 
+def _worded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stored result (in English) with its words in the reader's language."""
+    return result if str(get_locale() or "en") == "en" else reworded(hand, result)
+
+
 def hand_json(hand: Hand) -> dict[str, Any]:
     """A hand's current version; its result adds how its side bets were settled (apart from
     the hand's own lines), if it had any."""
-    result = hand.result
+    result = dict(_worded(hand.data, hand.result))
     if hand.side_result_json not in ("", "[]"):
         result["side_bets"] = hand.side_result
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
@@ -118,7 +126,8 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v["version"], "action": v["action"],
              "at": _time(datetime.fromisoformat(v["at"])), "by": v["by"],
-             "reason": v["reason"], **_split(v["hand"]), "result": v["result"]}
+             "reason": v["reason"], **_split(v["hand"]),
+             "result": _worded(v["hand"], v["result"])}
             for v in service.history(hand)]
 
 
@@ -213,8 +222,7 @@ def change_rules(user: User, session_id: int) -> Response:
     data = json_body()
     _only(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
-        raise TonkError('send the new house rules, the new stake or both: {"rules": '
-                        '"pagat", "stake": "0.50"}', "rules")
+        raise TonkError(Message("api.rules_or_stake"), "rules")
     rules = data.get("rules")
     service.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
                          stake=data.get("stake"))
@@ -330,7 +338,7 @@ def record_payment(user: User, session_id: int) -> Response:
     _only(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
         if data.get(field) in (None, ""):
-            raise TonkError(f'say {what}: {{"from": "Bob", "to": "Ann", "amount": "4.50"}}',
+            raise TonkError(Message("api.payment_field", what=what),
                             field)
     try:
         service.record_payment(gs, user, data["from"], data["to"], data["amount"])
@@ -338,7 +346,7 @@ def record_payment(user: User, session_id: int) -> Response:
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
     except InvalidOperation:  # an amount too large for two decimal places, like "1e999"
-        raise TonkError(f"the amount must be like \"4.50\", not {data['amount']!r}",
+        raise TonkError(Message("api.payment_amount", value=repr(data['amount'])),
                         "amount") from None
     return jsonify(ledger_json(gs))
 

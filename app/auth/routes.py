@@ -22,12 +22,13 @@ from ..accounts import (
     reset_password,
     reset_user,
     revoke_token,
+    set_locale,
     start_sign_in,
     tokens_of,
 )
 from ..core.errors import TonkError
 from ..limits import limited
-from ..web.site import attempt, login_required, me
+from ..web.site import LANG_COOKIE, attempt, login_required, me
 from . import bp
 from .forms import PasswordForm, ResetForm, SignInForm, SignUpForm, TokenForm
 
@@ -61,6 +62,9 @@ def signup() -> ResponseReturnValue:
             show_error(form, exc, "email")
         else:
             assert user is not None
+            chosen = request.cookies.get(LANG_COOKIE)
+            if chosen in current_app.config["LANGUAGES"]:
+                set_locale(user, chosen)  # the language chosen before signing up stays
             login_user(start_sign_in(user), remember=True)
             flash(_("Welcome, %(name)s. Start your first session below.", name=user.name), "ok")
             return redirect(url_for("web.index"))

@@ -361,6 +361,8 @@ CATALOGUE: dict[str, str] = {
     "stake.not_positive": "the stake must be more than zero, not {value}",
     "stake.too_large": "the stake can be at most 1,000,000",
     "stake.places": "the stake has at most two decimal places, not {value}",
+    "stake.currency_whole": "the stake in {currency} is a whole amount ({currency} has no "
+                            "smaller unit), not {value}",
     "stake.whole_points": "under points scoring the stake is a whole number of points, "
                           "not {value}",
     "end.not_object": 'end must say how the hand ended, like {{"kind": "drop", '
@@ -485,4 +487,56 @@ CATALOGUE: dict[str, str] = {
     "balances.places": "{name}'s balance {value} has {places} decimal places; at most {max} "
                        "are allowed",
     "balances.too_large": "{name}'s balance {value} is too large to be money",
+    # -- errors of the stored sessions, leagues, accounts and the API --------------------------
+    "account.email": "enter an email address like ann@example.com",
+    "account.email_taken": "there is already an account with this email; sign in instead",
+    "api.payment_amount": "the amount must be like \"4.50\", not {value}",
+    "api.payment_field": "say {what}: {{\"from\": \"Bob\", \"to\": \"Ann\", \"amount\": "
+                         "\"4.50\"}}",
+    "api.rules_or_stake": "send the new house rules, the new stake or both: {{\"rules\": "
+                          "\"pagat\", \"stake\": \"0.50\"}}",
+    "api.unknown_field": "{what} has no field {field_name} (it takes {fields})",
+    "change.no_reason": "say why: a correction or a void needs a reason",
+    "change.of_hand": "hand {number}: {error}",
+    "change.version": "the version must be a whole number, not {value}",
+    "hand.not_found": "there is no hand {number} in this session",
+    "league.already_admin": "{address} already runs this league",
+    "league.member_twice": "{name} is already a member of this league",
+    "league.no_account": "there is no account with the email {address}: they sign up first",
+    "league.no_admin": "there is no admin {user_id} in this league",
+    "league.no_member": "there is no member {player_id} in this league",
+    "league.no_season": "there is no season {season_id} in this league",
+    "league.not_yours": "there is no league {league_id} that you run",
+    "league.owner_runs": "the league's owner always runs it",
+    "league.season_order": "the season cannot end ({last}) before it starts ({first})",
+    "password.blank": "the password needs letters, digits or signs, not only spaces or "
+                      "invisible characters",
+    "password.common": "this password is one of the most common ones, the first an attacker "
+                       "tries: choose another",
+    "password.not_current": "that is not your current password",
+    "password.too_long": "the password can be at most {n} characters",
+    "password.too_short": "the password needs at least {n} characters",
+    "payment.amount": "the amount must be more than zero, at most 1,000,000,000,000, with at "
+                      "most two decimal places",
+    "payment.not_at_table": "{who} is not at this table",
+    "payment.owed_nothing": "{payee} is owed nothing",
+    "payment.owes_nothing": "{payer} owes nothing",
+    "payment.too_much": "that is more than is open: at most {most}",
+    "request_key.format": "the {field} must be 1 to {most} printable ASCII characters",
+    "request_key.lost": "this request was carried out, but its answer was lost: look at the "
+                        "session to see it",
+    "request_key.reused": "this {field} was already used for another request: use a new key "
+                          "for a new request",
+    "reset.expired": "this link has expired (it lasts an hour): ask for a new one",
+    "reset.invalid": "this link is not valid, or was used already: ask for a new one",
+    "session.closed": "this session is closed: its hands can no longer change",
+    "session.first_dealer": "the first dealer, {first_dealer}, is not at the table",
+    "session.not_settled": "not everything is paid yet: mark the open transfers paid first",
+    "session.not_yours": "there is no session {session_id} in your account",
+    "share.not_found": "this share link does not lead to a session",
+    "standings.direction": "the direction is asc or desc, not {value}",
+    "standings.scoring": "the scoring is one of {choices}, not {value}",
+    "standings.sort": "sort by one of {choices}, not {value}",
+    "standings.stat": "the number is one of {choices}, not {value}",
+    "token.unknown": "no such token",
 }

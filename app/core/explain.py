@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .catches import CaughtDrop, catch_groups, find_catch
 from .hand import deal_claims
 from .messages import Message, join_and, render
-from .money import amount_formatter
+from .money import spoken_amount
 from .rules import multiple_word
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def explain(result: Result) -> list[Message]:
 
 
 def _amount(result: Result) -> Callable[[Decimal], Message]:
-    fmt = amount_formatter(result.hand.rules)
+    fmt = spoken_amount(result.hand.rules)
     scoring = "money" if result.hand.rules.scoring == "money" else "points"
     return lambda value: Message(f"explain.amount.{scoring}", amount=fmt(value))
 
@@ -80,7 +80,7 @@ def _explain_payments(result: Result) -> list[Message]:
                              payers=join_and(payers), payee=payee, amount=amount(value),
                              rule=rule))
     if result.net is not None and result.payments:
-        fmt = amount_formatter(result.hand.rules)
+        fmt = spoken_amount(result.hand.rules)
         parts_said = [Message("explain.net_part", player=p,
                               amount=("+" if v > 0 else "") + fmt(v))
                       for p, v in result.net.items()]

@@ -9,7 +9,9 @@ in the app) can give the template in the reader's language. Pure Python: no Flas
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from .catalogue import CATALOGUE
 
@@ -24,16 +26,49 @@ def _untranslated(msg_id: str, template: str) -> str:
 _translator: Translator = _untranslated
 
 
-def set_translator(translator: Translator | None) -> None:
-    """Hook a translator into :func:`render` (None: English, as written)."""
-    global _translator
+def _english() -> str:
+    return "en"
+
+
+_language: Callable[[], str] = _english
+
+
+def set_translator(translator: Translator | None,
+                   language: Callable[[], str] | None = None) -> None:
+    """Hook a translator into :func:`render` (None: English, as written), and what says
+    the reader's language (``"de"``: numbers in sentences are written ``0,50``)."""
+    global _translator, _language
     _translator = translator or _untranslated
+    _language = language or _english
+
+
+def reader_language() -> str:
+    """The language messages are rendered in now (English inside :func:`in_english`)."""
+    return "en" if _AS_WRITTEN.get() else _language()
+
+
+#: Inside :func:`in_english`: every message as written, whatever the reader's language.
+_AS_WRITTEN: ContextVar[bool] = ContextVar("tonk_as_written", default=False)
+
+
+@contextmanager
+def in_english() -> Iterator[None]:
+    """Render every message in English (as written) inside the block: what is stored (a
+    hand's result, its payments' rules and explanation) is in one language, whoever
+    recorded it; pages translate it again when they show it."""
+    token = _AS_WRITTEN.set(True)
+    try:
+        yield
+    finally:
+        _AS_WRITTEN.reset(token)
 
 
 def render(msg_id: str, /, **params: object) -> str:
     """The message ``msg_id`` with its placeholders filled in. A value that is itself a
     :class:`Message` is rendered first."""
-    template = _translator(msg_id, CATALOGUE[msg_id])
+    template = CATALOGUE[msg_id]
+    if not _AS_WRITTEN.get():
+        template = _translator(msg_id, template)
     return template.format_map({k: str(v) for k, v in params.items()})
 
 

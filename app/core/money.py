@@ -1,17 +1,29 @@
 """Reading money exactly, the one home of what an amount may look like: decimal amounts
 from JSON-like input (ASCII digits, an optional sign, at most so many decimal places), and
 JSON text whose numbers become ``Decimal`` (never a binary float) and whose objects may
-not repeat a key."""
+not repeat a key; how many decimal places a currency has (yen none, euros two: from the
+currency, via Babel's CLDR data, pure Python), and how money is written in a language
+(``1.234,50 €``, ``¥1,235``)."""
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any, Protocol
 
+from babel.numbers import (
+    format_currency,
+    format_decimal,
+    get_currency_name,
+    get_currency_precision,
+    get_decimal_symbol,
+)
+
 from .errors import HandError, TonkError
-from .messages import Message
+from .messages import Message, reader_language
 
 #: Money has at most two decimal places (cents); points are whole.
 CENT_PLACES = 2
@@ -139,11 +151,39 @@ class Scored(Protocol):
     def scoring(self) -> str: ...
 
 
-def amount_formatter(rules: Scored) -> Callable[[Decimal], str]:
-    """How the table's amounts are written: money with two decimal places; points (and
-    push-ups) as whole numbers. The one home of that rule."""
+#: Inside :func:`money_places`: how many decimal places money is written with.
+_PLACES: ContextVar[int | None] = ContextVar("tonk_money_places", default=None)
+
+
+@contextmanager
+def money_places(places: int) -> Iterator[None]:
+    """Write money with ``places`` decimal places inside the block (a yen table's
+    explanation: none), where no currency is named."""
+    token = _PLACES.set(places)
+    try:
+        yield
+    finally:
+        _PLACES.reset(token)
+
+
+def spoken_amount(rules: Scored) -> Callable[[Decimal], str]:
+    """How an amount is written in a sentence for the reader: as :func:`amount_formatter`
+    writes it, with the decimal sign of the reader's language (``0,50`` in German)."""
+    fmt = amount_formatter(rules)
+    sign = get_decimal_symbol(reader_language())
+    return fmt if sign == "." else (lambda d: fmt(d).replace(".", sign))
+
+
+def amount_formatter(rules: Scored, currency: str | None = None
+                     ) -> Callable[[Decimal], str]:
+    """How the table's amounts are written in data (JSON, CSV) and explanations: money with
+    its currency's decimal places (two unless the currency has fewer: yen none; with no
+    currency named, those of :func:`money_places`, else two); points (and push-ups) as
+    whole numbers. The one home of that rule."""
     if rules.scoring == "money":
-        return lambda d: f"{d:.2f}"
+        chosen = _PLACES.get()
+        places = currency_places(currency) if currency or chosen is None else chosen
+        return (lambda d: f"{d:.2f}") if places == 2 else (lambda d: f"{d:.{places}f}")
     return lambda d: f"{d:.0f}"
 
 
@@ -171,17 +211,51 @@ def from_minor(minor: int) -> Decimal:
 MAX_STAKE = Decimal(1_000_000)
 
 
+def currency_code(currency: str | None) -> str | None:
+    """The ISO 4217 code ``currency`` is (``"jpy"`` → ``"JPY"``), or None for a sign or a
+    name Babel does not know (``$``, ``chips``)."""
+    code = (currency or "").strip().upper()
+    if len(code) != 3 or not code.isascii() or not code.isalpha():
+        return None
+    return code if get_currency_name(code, locale="en") != code else None
+
+
+def currency_places(currency: str | None) -> int:
+    """How many decimal places ``currency`` has: yen none, euros and dollars two (its CLDR
+    precision, capped at the two places the database keeps); a sign or an unknown name:
+    two."""
+    code = currency_code(currency)
+    return min(CENT_PLACES, get_currency_precision(code)) if code else CENT_PLACES
+
+
+def format_money(amount: Decimal, currency: str | None, locale: str = "en") -> str:
+    """``amount`` of ``currency`` as ``locale`` writes it, with the currency's places:
+    ``1.234,50 €`` (EUR, de), ``¥1,235`` (JPY, ja), ``$1,234.50`` (USD, en). A currency
+    Babel does not know (a sign such as ``$``, or ``chips``) follows the number."""
+    code = currency_code(currency)
+    if code is None:
+        number = format_number(amount, CENT_PLACES, locale)
+        return f"{number} {currency}" if currency else number
+    return format_currency(amount, code, locale=locale)
+
+
+def format_number(amount: Decimal, places: int, locale: str = "en") -> str:
+    """A plain amount with ``places`` decimal places, grouped as ``locale`` groups."""
+    pattern = "#,##0" + ("." + "0" * places if places else "")
+    return format_decimal(amount, format=pattern, locale=locale, decimal_quantization=True)
+
+
 def takes_stake(rules: Scored) -> bool:
     """Whether the table plays for a stake: money and points do; push-ups do not (the
     losers are pushed up by the points left in their hands, whatever the stake)."""
     return rules.scoring != "push_ups"
 
 
-def parse_stake(value: Any, rules: Scored) -> Decimal:
-    """A positive amount of at most 1,000,000 with at most two decimal places (whole under
-    points scoring); default 1. Accepts a decimal string, an int or a Decimal; never a
-    float. Under push-ups, which take no stake, a stake given must still read as a number,
-    and is then ignored: 0."""
+def parse_stake(value: Any, rules: Scored, currency: str | None = None) -> Decimal:
+    """A positive amount of at most 1,000,000 with at most the currency's decimal places
+    (two for most, none for yen; whole under points scoring); default 1. Accepts a decimal
+    string, an int or a Decimal; never a float. Under push-ups, which take no stake, a stake
+    given must still read as a number, and is then ignored: 0."""
     if value is None:
         value = 1
     amount = parse_decimal(value, HandError,
@@ -192,7 +266,11 @@ def parse_stake(value: Any, rules: Scored) -> Decimal:
         raise HandError(Message("stake.not_positive", value=value), "stake")
     if amount > MAX_STAKE:
         raise HandError(Message("stake.too_large"), "stake")
-    if rules.scoring != "points":
+    if rules.scoring == "money":
+        if currency_places(currency) == 0 and \
+                amount != amount.to_integral_value():
+            raise HandError(Message("stake.currency_whole", value=value,
+                                    currency=currency_code(currency)), "stake")
         if amount != amount.quantize(_CENT):
             raise HandError(Message("stake.places", value=value), "stake")
         return amount.quantize(_CENT)

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from ..core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.hand import parse_players
+from ..core.messages import in_english
 from ..core.money import (
     MAX_STAKE,
     amount_formatter,
@@ -191,7 +192,8 @@ class _Checker:
         uid = doc.get("uid")
         where = _where(doc, index)
         hands = doc.get("hands")
-        session = self._session(doc, where)
+        with in_english():  # hands are settled (and stored) in the language they were written
+            session = self._session(doc, where)
         return _Checked(index, uid if isinstance(uid, str) else None, where,
                         len(hands) if isinstance(hands, list) else 0,
                         None if self._problems else session, self._problems)

@@ -18,6 +18,7 @@ from sqlalchemy import (
 from ..accounts import normal_email
 from ..core import Rules, TonkError, resolve_rules
 from ..core.dates import parse_day
+from ..core.messages import Message
 from ..core.money import parse_stake, stake_of, to_minor
 from ..core.names import MAX_NAME, clean_text, name_key
 from ..extensions import db
@@ -57,7 +58,7 @@ def admin_league(user: User, league_id: Any) -> League:
     found = _id(league_id)
     league = db.session.get(League, found) if found is not None else None
     if league is None or db.session.get(LeagueAdmin, (league.id, user.id)) is None:
-        raise LeagueNotFoundError(f"there is no league {league_id} that you run", "league")
+        raise LeagueNotFoundError(Message("league.not_yours", league_id=league_id), "league")
     return league
 
 
@@ -65,7 +66,7 @@ def get_member(league: League, player_id: Any) -> Player:
     found = _id(player_id)
     player = db.session.get(Player, found) if found is not None else None
     if player is None or player.league_id != league.id:
-        raise LeagueNotFoundError(f"there is no member {player_id} in this league", "player")
+        raise LeagueNotFoundError(Message("league.no_member", player_id=player_id), "player")
     return player
 
 
@@ -73,7 +74,7 @@ def get_season(league: League, season_id: Any) -> Season:
     found = _id(season_id)
     season = db.session.get(Season, found) if found is not None else None
     if season is None or season.league_id != league.id:
-        raise LeagueNotFoundError(f"there is no season {season_id} in this league", "season")
+        raise LeagueNotFoundError(Message("league.no_season", season_id=season_id), "season")
     return season
 
 
@@ -120,8 +121,9 @@ class _Table:
 
 def _defaults(rules: Any, stake: Any, currency: Any, side_bets: Any = None) -> _Table:
     resolved = resolve_rules(rules)
-    amount = parse_stake(stake, resolved)
-    return _Table(json.dumps(resolved.to_json()), to_minor(amount), parse_currency(currency),
+    money = parse_currency(currency)
+    amount = parse_stake(stake, resolved, money)
+    return _Table(json.dumps(resolved.to_json()), to_minor(amount), money,
                   side_bets_text(side_bets, stake=amount, rules=resolved))
 
 
@@ -166,10 +168,9 @@ def add_admin(league: League, email: Any) -> User:
     user: User | None = db.session.scalar(
         select(User).where(func.lower(User.email) == address))
     if user is None:
-        raise LeagueError(f"there is no account with the email {address}: they sign up "
-                          f"first", "email")
+        raise LeagueError(Message("league.no_account", address=address), "email")
     if db.session.get(LeagueAdmin, (league.id, user.id)) is not None:
-        raise LeagueError(f"{address} already runs this league", "email")
+        raise LeagueError(Message("league.already_admin", address=address), "email")
     db.session.add(LeagueAdmin(league_id=league.id, user_id=user.id))
     db.session.commit()
     return user
@@ -179,9 +180,9 @@ def remove_admin(league: League, user_id: Any) -> None:
     found = _id(user_id)
     admin = db.session.get(LeagueAdmin, (league.id, found)) if found is not None else None
     if admin is None:
-        raise LeagueNotFoundError(f"there is no admin {user_id} in this league", "admin")
+        raise LeagueNotFoundError(Message("league.no_admin", user_id=user_id), "admin")
     if admin.user_id == league.owner_id:
-        raise LeagueError("the league's owner always runs it", "admin")
+        raise LeagueError(Message("league.owner_runs"), "admin")
     db.session.delete(admin)
     db.session.commit()
 
@@ -191,7 +192,7 @@ def _member_name(league: League, value: Any, keep: Player | None = None) -> str:
     taken = db.session.scalar(select(Player).where(
         Player.league_id == league.id, Player.name_key == name_key(name)))
     if taken is not None and taken is not keep:
-        raise LeagueError(f"{taken.name} is already a member of this league", "name")
+        raise LeagueError(Message("league.member_twice", name=taken.name), "name")
     return name
 
 
@@ -222,7 +223,7 @@ def add_season(league: League, *, name: Any, starts_on: Any, ends_on: Any) -> Se
     first = _day(starts_on, "starts_on", "the first day")
     last = _day(ends_on, "ends_on", "the last day")
     if last < first:
-        raise LeagueError(f"the season cannot end ({last}) before it starts ({first})",
+        raise LeagueError(Message("league.season_order", last=last, first=first),
                           "ends_on")
     season = Season(league_id=league.id, name=name, starts_on=first, ends_on=last)
     db.session.add(season)

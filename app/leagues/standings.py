@@ -17,6 +17,7 @@ from sqlalchemy import (
     select,
 )
 
+from ..core.messages import Message
 from ..core.money import from_minor
 from ..extensions import db
 from ..models import (
@@ -173,15 +174,16 @@ def _placed(rows: Iterable[Standing], scoring: str) -> list[Standing]:
 
 def _check_sort(column: str, direction: str | None, columns: Sequence[str]) -> None:
     if column not in columns:
-        raise LeagueError(f"sort by one of {', '.join(columns)}, not {column!r}", "sort")
+        raise LeagueError(Message("standings.sort", choices=", ".join(columns),
+                                  value=repr(column)), "sort")
     if direction not in (None, "asc", "desc"):
-        raise LeagueError(f"the direction is asc or desc, not {direction!r}", "dir")
+        raise LeagueError(Message("standings.direction", value=repr(direction)), "dir")
 
 
 def _check_scoring(scoring: str | None) -> None:
     if scoring is not None and scoring not in SCORINGS:
-        raise LeagueError(f"the scoring is one of {', '.join(SCORINGS)}, not {scoring!r}",
-                          "scoring")
+        raise LeagueError(Message("standings.scoring", choices=", ".join(SCORINGS),
+                                  value=repr(scoring)), "scoring")
 
 
 def sort_rows(rows: Sequence[Standing], column: str, direction: str) -> list[Standing]:
@@ -274,7 +276,8 @@ def hands_behind(league: League, player: Player, stat: str, season: Season | Non
     The sessions of the page are found from each session's count in PlayerSessionStat (the
     same numbers the standings add up); only those sessions' hand entries are read."""
     if stat not in STATS:
-        raise LeagueError(f"the number is one of {', '.join(STATS)}, not {stat!r}", "stat")
+        raise LeagueError(Message("standings.stat", choices=", ".join(STATS), value=repr(stat)),
+                          "stat")
     _check_scoring(scoring)
     flag = STATS[stat]
     counted = getattr(PSS, _FLAG_COUNTS[flag])

@@ -8,6 +8,7 @@ import logging
 
 from flask import Flask, Response, make_response, render_template, request
 from flask.typing import ResponseReturnValue
+from flask_babel import gettext as _
 from sqlalchemy.exc import DBAPIError
 
 from .. import storage
@@ -42,4 +43,4 @@ def register(app: Flask) -> None:
         if meaning is None:
             raise exc
         log.warning("database fault on %s %s: %s", request.method, request.path, exc.orig)
-        return fault_response(meaning)
+        return fault_response(_(meaning))  # marked in app.storage

@@ -270,7 +270,8 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
         ("name", lambda: parse_session_name(values.name)),
         ("players", lambda: parse_players(seated))]
     if "preset" not in errors:
-        checks.append(("stake", lambda: parse_stake(values.stake, resolve_rules(spec))))
+        checks.append(("stake", lambda: parse_stake(values.stake, resolve_rules(spec),
+                                                    values.currency)))
     for where, check in checks:
         try:
             check()

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from babel.numbers import get_decimal_symbol, get_group_symbol
+from flask import g, has_app_context
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -23,7 +24,14 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
-from ..core.money import from_minor
+from ..core.money import (
+    CENT_PLACES,
+    currency_places,
+    format_money,
+    from_minor,
+    money_places,
+)
+from ..core.reword import reworded
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import counted_hands, history, rules_of, session_rules, session_stake
@@ -54,8 +62,27 @@ def amount(value: Decimal, scoring: str) -> str:
     without a sign. Python's own formatting with the locale's two signs swapped in: the
     same text as Babel's ``#,##0.00`` in the pages' languages (all group by three), at a
     fraction of the cost on a page of hundreds of amounts."""
-    text = f"{abs(value):,.2f}" if scoring == "money" else f"{abs(value):,.0f}"
+    if scoring == "money":
+        places = g.get("money_places", CENT_PLACES) if has_app_context() else CENT_PLACES
+        text = f"{abs(value):,.{places}f}"
+    else:
+        text = f"{abs(value):,.0f}"
     return text.translate(_separators(str(get_locale() or "en")))
+
+
+def money(value: Decimal, currency: str, scoring: str = "money") -> str:
+    """A table's amount with its currency, as the reader's language writes money
+    (``1.234,50 €``, ``￥1,235``; points: the number alone). :mod:`app.core.money` is the
+    home of the format."""
+    if scoring != "money":
+        return amount(value, scoring)
+    return format_money(value, currency, str(get_locale() or "en"))
+
+
+def use_currency(currency: str) -> None:
+    """The page being made shows amounts of ``currency``: write them with its decimal places
+    (yen: none; most: two)."""
+    g.money_places = currency_places(currency)
 
 
 def signed(value: Decimal, scoring: str) -> str:
@@ -158,7 +185,20 @@ def side_bet_lines(hand: Hand) -> list[SideBetLines]:
 
 
 def recorded(hand: Hand) -> Recorded:
-    return Recorded(hand_row(hand), payments(hand.result), side_bet_lines(hand))
+    return Recorded(hand_row(hand), payments(shown_result(hand.data, hand.result)),
+                    side_bet_lines(hand))
+
+
+def shown_result(data: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stored result (kept in English, :func:`app.core.messages.in_english`) in the
+    reader's language: the stored hand settled again for its words (each payment's rule,
+    the explanation); the numbers stay those stored, and if they were to differ the stored
+    words stay too."""
+    places = g.get("money_places", CENT_PLACES)
+    if str(get_locale() or "en") == "en" and places == CENT_PLACES:
+        return result
+    with money_places(places):  # a yen table's explanation: no decimals
+        return reworded(data, result)
 
 
 @dataclass(frozen=True)
@@ -234,7 +274,8 @@ def hand_rules(hand: Hand) -> Rules:
 
 
 def hand_detail(hand: Hand) -> HandDetail:
-    data, result = hand.data, hand.result
+    data = hand.data
+    result = shown_result(data, hand.result)
     rules = hand_rules(hand)
     counts, cards = data.get("counts", {}), data.get("cards", {})
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
@@ -313,6 +354,9 @@ class Table:
 
 
 def table(gs: GameSession) -> Table:
+    """The session's header facts; the amounts of the page it heads are then written with
+    its currency's decimal places (yen: none)."""
+    use_currency(gs.currency)
     rules = session_rules(gs)
     return Table(rules.scoring, session_stake(gs), rules_title(rules), rules_words(rules))
 

@@ -89,6 +89,7 @@ from .present import (
     recorded,
     session_card,
     table,
+    use_currency,
 )
 from .queries import hands_page, sessions_page
 from .sidebets import (
@@ -265,6 +266,7 @@ def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, shar
 
     def render() -> str:
         session = gs() if callable(gs) else gs
+        use_currency(session.currency)
         share_url = url_for(".shared", token=share_token, _external=True)
         return render_template(
             "web/session.html", gs=session, live=live_part(session, token, page), token=token,
@@ -301,6 +303,7 @@ def session_live(session_id: int) -> ResponseReturnValue:
 
 
 def chart(gs: GameSession) -> ResponseReturnValue:
+    use_currency(gs.currency)
     stamp = stamp_of(gs)
     tag = stamp.etag(lang())
     if request.if_none_match.contains(tag):
@@ -345,6 +348,7 @@ def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
     """The record or correct form; ``version``: the one a correction is made from;
     ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
     names = hand_names(gs, correcting)
+    use_currency(gs.currency)
     return form_page("web/hand_form.html", errors, gs=gs, values=values,
                      correcting=correcting, version=version,
                      conflict=hand_detail(conflict) if conflict is not None else None,
@@ -418,6 +422,7 @@ def correct(session_id: int, number: int) -> ResponseReturnValue:
 
 def hand_page(gs: GameSession, hand: Hand, token: str | None,
               errors: Errors | None = None) -> ResponseReturnValue:
+    use_currency(gs.currency)
     return render_template("web/hand.html", gs=gs, detail=hand_detail(hand), token=token,
                            scoring=hand_rules(hand).scoring, errors=errors or {},
                            other_rulings=other_rules(hand),

@@ -6,15 +6,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import flask_login
-from flask import current_app, has_request_context, request
-from flask_babel import get_locale
-from flask_babel import gettext as _
+from flask import current_app, g, has_request_context, request
+from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
 from ..extensions import db
 from ..ledger import NotFoundError, SessionClosedError
 from ..models import User
-from .present import amount, score
+from .present import amount, money, score
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -29,22 +28,53 @@ def login_required(view: View) -> View:
     return cast(View, flask_login.login_required(view))
 
 
+#: The cookie that keeps the language chosen with the switcher (signed in or not).
+LANG_COOKIE = "lang"
+
+
 def select_locale() -> str | None:
-    """English, German or Japanese, whichever the browser's Accept-Language prefers."""
-    return request.accept_languages.best_match(current_app.config["LANGUAGES"])
+    """The reader's language: the account's choice, then the switcher's cookie, then
+    whichever of English, German and Japanese the browser's Accept-Language prefers, then
+    English (the API follows the same order; a token's account counts as signed in)."""
+    languages = current_app.config["LANGUAGES"]
+    user = flask_login.current_user
+    chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
+    if chosen is None:
+        token_user = g.get("token_user")
+        chosen = getattr(token_user, "locale", None)
+    if chosen in languages:
+        return str(chosen)
+    cookie = request.cookies.get(LANG_COOKIE)
+    if cookie in languages:
+        return cookie
+    return request.accept_languages.best_match(languages) or "en"
 
 
 def catalogue_translator(msg_id: str, template: str) -> str:
     """The hook of the core's message catalogue: a template in the reader's language, where
-    Flask-Babel has a translation of it (outside a request, as written)."""
-    return _(template) if has_request_context() else template
+    Flask-Babel has a translation of it (the id is the message's context; outside a request,
+    as written)."""
+    if not has_request_context():
+        return template
+    # pgettext %-formats only with values given; the template's {name} stay for the core.
+    return str(pgettext(msg_id, template))
+
+
+def reader_locale() -> str:
+    """The reader's language for the core's numbers in sentences (outside a request:
+    English)."""
+    return str(get_locale() or "en") if has_request_context() else "en"
+
+
+#: The switcher's languages, each named in itself.
+LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "ja": "日本語"}
 
 
 def template_context() -> dict[str, Any]:
-    return {"lang": str(get_locale() or "en")}
+    return {"lang": str(get_locale() or "en"), "language_names": LANGUAGE_NAMES}
 
 
-FILTERS = {"amount": amount, "score": score}
+FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score}
 
 
 T = TypeVar("T")

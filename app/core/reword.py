@@ -1,0 +1,33 @@
+"""A stored result in the words of the reader's language: results are stored in English
+(:func:`app.core.messages.in_english`), so a page or an API answer read in German or
+Japanese settles the stored hand again for its words (each payment's rule, the
+explanation) and keeps every number as stored. Pure: the caller has hooked the language in
+(and :func:`app.core.money.money_places`, for a currency without cents)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from .errors import TonkError
+from .hand import parse_hand
+from .settle import settle
+
+
+def _paid(result: Mapping[str, Any]) -> list[tuple[str, str, Decimal]]:
+    return [(p["from"], p["to"], Decimal(str(p["amount"]))) for p in result["payments"]]
+
+
+def reworded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
+    """``result`` (stored for the stored ``hand``) with its words in the current language;
+    as stored when the hand no longer settles to the same payments (then its words are
+    those it was stored with)."""
+    try:
+        fresh = settle(parse_hand(dict(hand))).to_json()
+    except (TonkError, KeyError, TypeError):
+        return dict(result)
+    if _paid(fresh) != _paid(result):
+        return dict(result)
+    payments = [{**old, "rule": new["rule"]}
+                for old, new in zip(result["payments"], fresh["payments"], strict=True)]
+    return {**result, "payments": payments, "explanation": fresh["explanation"]}

@@ -1,0 +1,70 @@
+"""The app's languages outside a request: where the compiled catalogues live
+(``translations/``, made by ``scripts/i18n.sh``), which language the environment asks for
+(``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), and the translators the command line
+hooks in: the core's messages by their id (the catalogue's context) and its own strings.
+The pages and the API choose per request instead (:func:`app.web.site.select_locale`)."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+from babel.support import NullTranslations, Translations
+
+from ..core.messages import Translator, set_translator
+
+#: Where the catalogues are: ``translations/<lang>/LC_MESSAGES/messages.{po,mo}``.
+TRANSLATIONS = Path(__file__).resolve().parent.parent.parent / "translations"
+#: The app's languages, English (the source) first.
+LANGUAGES = ("en", "de", "ja")
+_ENVIRONMENT = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def environment_language(environ: Mapping[str, str] | None = None) -> str:
+    """The first of the app's languages the environment names (``de_DE.UTF-8`` → ``de``;
+    ``LANGUAGE`` may list several, ``ja:en``), else English."""
+    environ = os.environ if environ is None else environ
+    for name in _ENVIRONMENT:
+        for item in environ.get(name, "").split(":"):
+            code = item.split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+            if code in LANGUAGES:
+                return code
+            if item and code not in ("", "c", "posix"):
+                break
+    return "en"
+
+
+@cache
+def translations(lang: str) -> NullTranslations:
+    """The compiled catalogue of ``lang`` (English: none, the source is English)."""
+    if lang not in LANGUAGES or lang == "en":
+        return NullTranslations()
+    return Translations.load(str(TRANSLATIONS), [lang])
+
+
+def core_translator(lang: str) -> Translator:
+    """A translator of the core's messages into ``lang``: its id is the context."""
+    found = translations(lang)
+
+    def translate(msg_id: str, template: str) -> str:
+        return str(found.pgettext(msg_id, template))
+
+    return translate
+
+
+_current = ["en"]
+
+
+def use_language(lang: str) -> None:
+    """Speak ``lang`` from now on in this process (the command line): the core's messages and
+    :func:`gettext`."""
+    _current[0] = lang if lang in LANGUAGES else "en"
+    lang = _current[0]
+    set_translator(core_translator(lang) if lang != "en" else None, lambda: lang)
+
+
+def gettext(message: str, **values: object) -> str:
+    """``message`` in the language chosen with :func:`use_language`, ``%(name)s`` filled in."""
+    text = translations(_current[0]).gettext(message)
+    return text % values if values else text

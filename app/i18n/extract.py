@@ -1,0 +1,25 @@
+"""A Babel extraction method for the core's message catalogue (``app/core/catalogue.py``):
+each entry becomes a message with its id as the context (``msgctxt``) and its English
+template as the ``msgid``, so pybabel puts the core's sentences in ``messages.pot`` beside
+the pages' strings. Named in ``babel.cfg``."""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+
+def extract_catalogue(fileobj: IO[bytes], keywords: Any, comment_tags: Any,
+                      options: Mapping[str, Any]) -> Iterator[
+                          tuple[int, str, tuple[str, str], list[str]]]:
+    """Yield ``(line, "pgettext", (id, template), [comment])`` for every entry of the
+    ``CATALOGUE`` dict literal in ``fileobj``."""
+    tree = ast.parse(fileobj.read())
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.Dict)):
+            continue
+        for key, value in zip(node.value.keys, node.value.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(value, ast.Constant)):
+                continue
+            yield (key.lineno, "pgettext", (str(key.value), str(value.value)),
+                   ["core message: {name} placeholders are filled in by the core"])

@@ -1,0 +1,138 @@
+"""A night in Japanese on the narrowest phone (360x740, the browser asking for Japanese):
+sign up, start a session played for yen, record a hand of each common end, settle up and
+close, every page read in Japanese, with money written as Japanese writes yen (no
+decimals), and no Japanese text clipped or running past its box. Screenshots go to
+``/work/notes/shots-ja/`` (else ``test-artifacts/shots-ja``) for people to look at.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+from tests.browser.conftest import ARTIFACTS, assert_accessible
+
+PLAYERS = ["愛", "Bob", "翔太", "Dee"]
+NOTES = pathlib.Path("/work/notes")
+SHOTS = (NOTES if NOTES.is_dir() and os.access(NOTES, os.W_OK)
+         else ARTIFACTS.parent) / "shots-ja"
+PHONE = {"width": 360, "height": 740}
+
+#: Every element whose text runs past its own box, or past the screen's right edge, but
+#: inside a box that scrolls sideways on purpose (the wide tables).
+OVERFLOWING = """() => {
+  const scrolls = el => { for (let e = el; e; e = e.parentElement) {
+      const x = getComputedStyle(e).overflowX; if (x === "auto" || x === "scroll") return true; }
+    return false; };
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const style = getComputedStyle(el);
+    if (style.display === "none" || style.visibility === "hidden" || scrolls(el)) continue;
+    if (["SCRIPT", "svg", "path", "OPTION"].includes(el.tagName)) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) continue;
+    const clipped = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 &&
+                    style.overflowX === "hidden";
+    if (box.right > window.innerWidth + 1 || clipped)
+      out.push(`${el.tagName}.${el.className}: ${(el.textContent || "").trim().slice(0, 40)}`);
+  }
+  return out.slice(0, 10);
+}"""
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True, locale="ja-JP")
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def look(page, name: str) -> pathlib.Path:
+    """Check the page (Japanese, nothing clipped or sideways, axe-core) and keep a
+    screenshot of it."""
+    assert page.locator("html").get_attribute("lang") == "ja", page.url
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], page.url
+    assert page.evaluate(OVERFLOWING) == [], (page.url, page.evaluate(OVERFLOWING))
+    assert_accessible(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def test_a_night_in_japanese_on_a_phone(live_server, phone):
+    page = phone
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    page.goto(live_server + "/")
+    look(page, "01-welcome")
+    page.get_by_role("link", name="登録").first.click()
+    page.fill("#name", "記録係")
+    page.fill("#email", "keeper-ja@example.com")
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="登録").click()
+    look(page, "02-home")
+
+    page.goto(live_server + "/sessions/new")
+    page.fill("#name", "金曜の夜")
+    for i, name in enumerate(PLAYERS):
+        page.fill(f"#player-{i}", name)
+    page.fill("#stake", "0.5")
+    page.fill("#currency", "JPY")
+    page.get_by_role("button", name="セッションを始める").click()
+    assert "JPYの賭け金は整数です" in page.locator("#err-stake").inner_text()
+    look(page, "03-new-session-half-a-yen")
+    page.fill("#stake", "500")
+    page.get_by_role("button", name="セッションを始める").click()
+    assert page.locator("h1").inner_text() == "金曜の夜"
+    assert "￥500" in page.locator("p.meta").first.inner_text()
+    session_url = page.url
+
+    hands = [
+        ("tonk_out", "愛", {}),
+        ("drop", "翔太", {"愛": 20, "Bob": 15, "翔太": 9, "Dee": 9}),
+        ("stock_out", None, {"愛": 14, "Bob": 6, "翔太": 9, "Dee": 20}),
+        ("run_out", "Bob", {}),
+    ]
+    for number, (kind, player, counts) in enumerate(hands, start=1):
+        page.get_by_role("link", name="+ ハンドを記録").click()
+        page.locator(f"label[for='kind-{kind}']").click()
+        if player:
+            page.locator(f"label[for='player-{PLAYERS.index(player)}']").click()
+        for name, count in counts.items():
+            box = page.locator(f"#count-{PLAYERS.index(name)}")
+            if box.is_visible():
+                box.fill(str(count))
+        if number == 2:
+            look(page, "04-record-a-drop")
+        page.get_by_role("button", name="ハンドを保存").click()
+        assert page.url.startswith(session_url), page.url
+        assert page.locator("section.recorded h2").inner_text().startswith(f"ハンド{number}")
+        if number == 2:
+            look(page, "05-session-after-a-caught-drop")
+    look(page, "06-session-after-four-hands")
+
+    page.goto(f"{session_url}/hands/2")
+    body = page.locator("main").inner_text()
+    assert "捕まった" in body and "ドロップ" in body
+    look(page, "07-hand-caught")
+    page.locator("header.top").screenshot(path=str(SHOTS / "07a-header.png"))
+    page.locator("section").first.screenshot(path=str(SHOTS / "07b-what-happened.png"))
+    page.locator("div.scroll").first.screenshot(path=str(SHOTS / "07c-under-other-rules.png"))
+
+    page.goto(session_url + "/settle")
+    look(page, "08-settle-up")
+    while page.get_by_role("button", name="全額支払い").count():
+        page.get_by_role("button", name="全額支払い").first.click()
+    assert "すべて支払い済みです。" in page.content()
+    look(page, "09-all-paid")
+    page.get_by_role("button", name="セッションを終了").click()
+    page.goto(session_url)
+    assert "終了" in page.locator("p.meta").first.inner_text()
+    look(page, "10-closed")
+    assert errors == []

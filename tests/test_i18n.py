@@ -1,0 +1,383 @@
+"""German and Japanese: the catalogues are complete and current, their placeholders match
+the English, every page and the API's explanations are read in the reader's language, and
+money follows the locale and the currency (yen have no minor unit)."""
+from __future__ import annotations
+
+import html
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+from decimal import Decimal
+
+import pytest
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
+
+from app.core import HandError
+from app.core.money import currency_places, format_money, parse_stake
+from app.core.rules import resolve_rules
+from app.extensions import db
+from app.i18n import environment_language
+from app.models import GameSession, User
+from tests.conftest import record, sign_up, start
+from tests.test_check import hand_form
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRANSLATIONS = ROOT / "translations"
+LANGS = ("de", "ja")
+EXAMPLES = pathlib.Path("/work/shared/rules/examples.json")
+#: ``%(name)s``, ``%(num)d`` and ``{name}`` (a doubled ``{{`` is a literal brace).
+_PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|(?<!\{)\{(\w+)\}(?!\})")
+
+
+def _key(message) -> tuple[str | None, str]:
+    msgid = message.id[0] if message.pluralizable else message.id
+    return message.context, msgid
+
+
+def _catalogue(lang: str):
+    with open(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po", "rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def _template():
+    with open(TRANSLATIONS / "messages.pot", "rb") as fh:
+        return read_po(fh)
+
+
+def _text(value: str | bytes | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def placeholders(text: str) -> set[str]:
+    return {a or b for a, b in _PLACEHOLDER.findall(text.replace("{{", "").replace("}}", ""))}
+
+
+# -- the catalogues --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_message_has_a_translation(lang):
+    """Lists exactly which messages of messages.pot lack a translation (after
+    ``bash scripts/i18n.sh``, translate those)."""
+    found = {_key(m): m for m in _catalogue(lang) if m.id}
+    missing = []
+    for message in _template():
+        if not message.id:
+            continue
+        translated = found.get(_key(message))
+        strings = translated.string if translated else None
+        if not strings or (isinstance(strings, tuple) and not all(strings)) or \
+                (translated is not None and translated.fuzzy):
+            missing.append(_key(message))
+    assert not missing, f"{lang}: {len(missing)} without a translation:\n" + "\n".join(
+        f"  {ctx + ' | ' if ctx else ''}{msgid}" for ctx, msgid in missing)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_translations_keep_the_placeholders(lang):
+    wrong = []
+    for message in _catalogue(lang):
+        if not message.id or not message.string:
+            continue
+        ids = message.id if message.pluralizable else (message.id,)
+        strings = message.string if message.pluralizable else (message.string,)
+        expected = set().union(*(placeholders(i) for i in ids))
+        for string in strings:
+            got = placeholders(string)
+            # a plural form may leave the count out ("one thing"), nothing else
+            if got != expected and not (message.pluralizable and got == expected - {"num"}):
+                wrong.append(f"  {_key(message)}: {sorted(got)} ≠ {sorted(expected)}")
+    assert not wrong, f"{lang}: placeholders differ:\n" + "\n".join(wrong)
+
+
+def test_the_catalogues_are_current(tmp_path):
+    """messages.pot and both .po hold exactly what the sources mark today, and the compiled
+    .mo are those .po: re-extracting gives the same messages."""
+    pybabel = shutil.which("pybabel", path=str(pathlib.Path(__import__("sys").executable)
+                                               .parent))
+    assert pybabel, "pybabel is missing"
+    out = tmp_path / "messages.pot"
+    subprocess.run([pybabel, "-q", "extract", "-F", "babel.cfg", "-k", "_l",
+                    "-k", "lazy_ngettext:1,2", "-k", "pgettext:1c,2", "--no-location",
+                    "-o", str(out), "."], cwd=ROOT, check=True)
+    with open(out, "rb") as fh:
+        fresh = {_key(m) for m in read_po(fh) if m.id}
+    committed = {_key(m) for m in _template() if m.id}
+    assert fresh == committed, (
+        "run bash scripts/i18n.sh: new " + repr(sorted(fresh - committed, key=str)[:20])
+        + ", gone " + repr(sorted(committed - fresh, key=str)[:20]))
+    for lang in LANGS:
+        po = {_key(m): m.string for m in _catalogue(lang) if m.id}
+        assert set(po) == fresh, f"{lang}: run bash scripts/i18n.sh"
+        with open(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo", "rb") as fh:
+            mo = {(_text(m.context), _key(m)[1]): tuple(m.string) if m.pluralizable
+                  else m.string for m in read_mo(fh) if m.id}
+        assert mo == po, f"{lang}: the .mo is older than the .po: run bash scripts/i18n.sh"
+
+
+def test_the_glossary_terms_are_used():
+    """The words of the glossaries are the ones the catalogues use for the game."""
+    de = {m.context: m.string for m in _catalogue("de") if m.context}
+    ja = {m.context: m.string for m in _catalogue("ja") if m.context}
+    assert "hingelegt" in de["explain.drop_won"] and "hereingelegt" in de["explain.caught"]
+    assert "Hochtreiben" in de["preset.push_ups.title"] and "Meldung" in de["explain.how.spread"]
+    assert "ドロップ" in ja["explain.drop_won"] and "捕まった" in ja["explain.caught"]
+    assert ja["preset.push_ups.title"] == "腕立て伏せ" and "スプレッド" in ja["explain.how.spread"]
+
+
+# -- the language of a request ---------------------------------------------------------------
+
+def _lang_of(page: str) -> str:
+    return re.search(r'<html lang="([^"]+)"', page).group(1)
+
+
+def test_the_language_follows_the_account_then_the_browser(app):
+    client = app.test_client()
+    assert _lang_of(client.get("/").get_data(as_text=True)) == "en"
+    page = client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    assert _lang_of(page) == "ja" and "ログイン" in page
+    # the switcher's cookie, signed out
+    resp = client.get("/language/de?next=/check")
+    assert resp.status_code == 303 and resp.location.endswith("/check")
+    page = client.get("/check", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert _lang_of(page) == "de" and 'hreflang="ja"' in page
+    # signed in, the account's choice wins over the cookie and the browser
+    sign_up(client)
+    client.get("/language/ja?next=/")
+    with app.app_context():
+        assert db.session.scalar(db.select(User.locale)) == "ja"
+    fresh = app.test_client()
+    fresh.post("/signin", data={"email": "sam@example.com", "password": "secret-table-9"})
+    assert _lang_of(fresh.get("/", headers={"Accept-Language": "de"}).get_data(
+        as_text=True)) == "ja"
+    # only a path of this site is a place to go back to
+    assert client.get("/language/en?next=//evil.example/").location.endswith("/")
+
+
+def test_the_command_line_reads_the_environment():
+    assert environment_language({"LANG": "de_DE.UTF-8"}) == "de"
+    assert environment_language({"LANGUAGE": "ja:en", "LANG": "de_DE.UTF-8"}) == "ja"
+    assert environment_language({"LC_ALL": "C"}) == "en"
+    assert environment_language({}) == "en"
+
+
+# -- every page, in German and Japanese ------------------------------------------------------
+
+def _english_sentences() -> list[str]:
+    """The fixed parts (between placeholders) of every English message that reads
+    differently in German and in Japanese, long enough to be a sentence or a phrase."""
+    de = {_key(m): m.string for m in _catalogue("de") if m.id}
+    found = set()
+    for message in _template():
+        if not message.id:
+            continue
+        ids = message.id if message.pluralizable else (message.id,)
+        translated = de.get(_key(message))
+        for text in ids:
+            if translated in (text, (text,)):
+                continue
+            for part in re.split(r"%\(\w+\)[sd]|\{\w+\}|<[^>]*>", text):
+                part = part.strip(" .,:;()“”\"'")
+                if len(part) >= 14 and " " in part:
+                    found.add(part)
+    return sorted(found, key=len, reverse=True)
+
+
+def visible_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<[^>]+>", " ", page)
+    return " ".join(html.unescape(page).split())
+
+
+def _walk(app, lang: str) -> dict[str, str]:
+    """Every page a night, a league and a dispute show, as read in ``lang``."""
+    from app import leagues, ledger
+
+    client = app.test_client()
+    pages: dict[str, str] = {}
+    header = {"Accept-Language": lang}
+
+    def get(path: str, status: int = 200) -> None:
+        resp = client.get(path, headers=header)
+        assert resp.status_code == status, (path, resp.status_code)
+        pages[path] = resp.get_data(as_text=True)
+
+    for path in ("/", "/signin", "/signup", "/check"):
+        get(path)
+    client.get(f"/language/{lang}")  # the switcher: what is flashed follows it too
+    sign_up(client)
+    with app.app_context():  # the language chosen before signing up is the account's
+        assert db.session.scalar(db.select(User.locale)) == lang
+    sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
+    record(client, sid, kind="tonk_out", player="Ann", dealer="Dee")
+    record(client, sid, kind="drop", player="Bob", dealer="Ann",
+           **{"count-0": "12", "count-1": "9", "count-2": "9", "count-3": "20"})
+    record(client, sid, kind="stock_out", dealer="Bob",
+           **{"count-0": "5", "count-1": "9", "count-2": "12", "count-3": "3"})
+    with app.app_context():
+        gs = db.session.get(GameSession, sid)
+        token = gs.share_token
+        user = db.session.scalar(db.select(User))
+        league = leagues.create_league(user, name="Thursday Tonk", rules="chicago",
+                                       stake="0.50", currency="EUR")
+        leagues.add_season(league, name="Early", starts_on="2025-01-01",
+                           ends_on="2025-12-31")
+        night = ledger.create_session(user, name="Night one", players=["Ann", "Bob", "Cy"],
+                                      rules="pagat", stake="0.25", league_id=league.id)
+        ledger.record_hand(night, user, {"end": {"kind": "run_out", "player": "Cy"}})
+        lid = league.id
+        pid = leagues.members(league)[0].id
+    for path in ("/", "/sessions/new", f"/sessions/{sid}", f"/sessions/{sid}/hands/new",
+                 f"/sessions/{sid}/hands/1", f"/sessions/{sid}/hands/2",
+                 f"/sessions/{sid}/hands/2/correct", f"/sessions/{sid}/settle",
+                 f"/sessions/{sid}/rules", "/account", "/account/password", f"/s/{token}",
+                 f"/s/{token}/hands/2", "/leagues", "/leagues/new", f"/leagues/{lid}",
+                 f"/leagues/{lid}/settings", f"/leagues/{lid}/players/{pid}",
+                 f"/leagues/{lid}/hands?player={pid}&stat=hands_won",
+                 f"/leagues/{lid}/sessions?player={pid}", "/import"):
+        get(path)
+    get("/sessions/999", 404)
+    get(f"/leagues/{lid + 1}", 404)
+    checked = client.post("/check", data=hand_form("pagat", "drop"), headers=header)
+    get(checked.location.replace("http://localhost", ""))
+    # forms sent with mistakes: the messages beside the fields
+    bad = client.post("/sessions/new", headers=header,
+                      data={"name": "", "stake": "-1", "currency": "USD", "preset": "pagat",
+                            "player-0": "Ann", "first_dealer": "0"})
+    pages["/sessions/new (errors)"] = bad.get_data(as_text=True)
+    bad = client.post(f"/sessions/{sid}/hands/new", headers=header,
+                      data={"kind": "drop", "player": "Bob", "count-0": "x"})
+    pages["/hands/new (errors)"] = bad.get_data(as_text=True)
+    return pages
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_is_in_the_language(app, lang):
+    sentences = _english_sentences()
+    assert len(sentences) > 300
+    left = {}
+    for path, page in _walk(app, lang).items():
+        assert _lang_of(page) == lang, path
+        shown = visible_text(page)
+        english = [s for s in sentences if s in shown]
+        if english:
+            left[path] = english[:5]
+    assert not left, f"English left in {lang}: {json.dumps(left, indent=1)}"
+
+
+# -- the settle API's explanations -----------------------------------------------------------
+
+def _one_per_end() -> list[dict]:
+    examples = json.loads(EXAMPLES.read_text()) if EXAMPLES.exists() else []
+    seen: dict[str, dict] = {}
+    for example in examples:
+        kind = example["hand"].get("end", {}).get("kind")
+        if kind and kind not in seen and "error" not in example.get("expect", {}):
+            seen[kind] = example
+    return list(seen.values())
+
+
+ENDS = _one_per_end()
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+@pytest.mark.skipif(not ENDS, reason="the shared examples are not here")
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("example", ENDS, ids=lambda e: e["hand"]["end"]["kind"])
+def test_the_settle_api_explains_in_the_language(open_client, lang, example):
+    english = open_client.post("/api/v1/settle", json=example["hand"]).get_json()
+    resp = open_client.post("/api/v1/settle", json=example["hand"],
+                            headers={"Accept-Language": lang})
+    assert resp.status_code == 200, resp.get_json()
+    body = resp.get_json()
+    assert body["net"] == english["net"]  # the same ruling, only the words differ
+    sentences = _english_sentences()
+    for said, english_line in zip(body["explanation"], english["explanation"], strict=True):
+        assert said != english_line or not re.search(r"[a-z]{4} [a-z]{4}", said), said
+        assert not [s for s in sentences if s in said], said
+        if lang == "ja":
+            assert JAPANESE.search(said), said
+    for payment in body["payments"]:
+        if lang == "ja":
+            assert JAPANESE.search(payment["rule"]), payment
+
+
+@pytest.mark.parametrize("lang, words", [("de", "muss"), ("ja", "ください")])
+def test_api_errors_are_in_the_language(open_client, lang, words):
+    resp = open_client.post("/api/v1/settle", json={"players": "Ann"},
+                            headers={"Accept-Language": lang})
+    assert resp.status_code == 422
+    assert words in resp.get_json()["error"] and resp.get_json()["field"] == "players"
+
+
+# -- money per locale and currency -----------------------------------------------------------
+
+@pytest.mark.parametrize("amount, currency, locale, shown", [
+    ("1234.50", "EUR", "de", "1.234,50\xa0€"),
+    ("1235", "JPY", "ja", "￥1,235"),
+    ("1234.5", "USD", "en", "$1,234.50"),
+    ("1234.5", "chips", "de", "1.234,50 chips"),
+])
+def test_money_is_written_as_the_locale_writes_it(amount, currency, locale, shown):
+    assert format_money(Decimal(amount), currency, locale) == shown
+
+
+def test_a_currency_has_its_own_decimal_places():
+    assert currency_places("JPY") == 0 and currency_places("jpy") == 0
+    assert currency_places("EUR") == 2 and currency_places("$") == 2
+    money = resolve_rules("pagat")
+    assert parse_stake("500", money, "JPY") == Decimal("500.00")
+    with pytest.raises(HandError) as caught:
+        parse_stake("0.5", money, "JPY")
+    assert caught.value.field == "stake" and "JPY" in caught.value.message
+    assert parse_stake("0.5", money, "EUR") == Decimal("0.50")
+
+
+def test_a_yen_stake_of_half_a_yen_is_refused_beside_the_field(app):
+    client = app.test_client()
+    sign_up(client)
+    resp = client.post("/sessions/new", headers={"Accept-Language": "ja"},
+                       data={"name": "夜", "stake": "0.5", "currency": "JPY",
+                             "preset": "pagat", "player-0": "Ann", "player-1": "Bob",
+                             "first_dealer": "0"})
+    assert resp.status_code == 422
+    assert 'id="err-stake">JPYの賭け金は整数です' in resp.get_data(as_text=True)
+    sid = start(client, stake="500", currency="JPY")
+    page = client.get(f"/sessions/{sid}", headers={"Accept-Language": "ja"})
+    assert "￥500" in page.get_data(as_text=True)
+
+
+def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
+    from tests.conftest import Api, account
+
+    api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
+    sid = api.start()
+    stored = api.ok("POST", f"/sessions/{sid}/hands",
+                    {"end": {"kind": "drop", "player": "Bob"},
+                     "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 20}}, 201)
+    assert "caught" in " ".join(stored["result"]["explanation"])  # stored in English
+    german = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
+    result = german.get_json()["result"]
+    assert "hereingelegt" in " ".join(result["explanation"])
+    assert all("Hereinlegen" in p["rule"] for p in result["payments"])
+    assert [p["amount"] for p in result["payments"]] == \
+        [p["amount"] for p in stored["result"]["payments"]]
+    # the token's account chose Japanese: its answers follow, whatever the header says
+    with app.app_context():
+        from app.accounts import set_locale
+
+        set_locale(db.session.scalar(db.select(User)), "ja")
+    japanese = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
+    assert "捕まった" in " ".join(japanese.get_json()["result"]["explanation"])
+
+
+def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client):
+    hand = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy"],
+            "end": {"kind": "drop", "player": "Bob"}, "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
+    body = open_client.post("/api/v1/settle", json=hand,
+                            headers={"Accept-Language": "de"}).get_json()
+    assert "Bob zahlt Cy 0,50" in " ".join(body["explanation"])
+    assert body["net"] == {"Ann": "-0.25", "Bob": "-0.50", "Cy": "0.75"}
+    assert [p["amount"] for p in body["payments"]] == ["0.50", "0.25"]
