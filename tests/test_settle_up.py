@@ -198,7 +198,7 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
     assert client.post(f"/sessions/{sid}/payments", data={
         "payer": "Cy", "payee": "Dee", "amount": "0.50"}).status_code == 302
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
-    assert "(of 1.00; 0.50 paid)" in page and page.count("Paid in full") == 3
+    assert "(of $1.00; $0.50 paid)" in page and page.count("Paid in full") == 3
     with app.app_context():
         state = ledger.ledger(db.session.get(GameSession, sid))
         pid = state.payments[0].id

@@ -112,7 +112,7 @@ def test_settle_up_gives_back_what_is_left_in_a_pot(api):
     assert state["pots"] == {"naturals": "0.50"}
     assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.20", "Cy": "0.10"}
     assert state["totals"] == {"Ann": "-0.70", "Bob": "-0.70", "Cy": "-0.60", "Dee": "1.50"}
-    assert state["open"] == {"Ann": "-0.50", "Bob": "-0.50", "Cy": "-0.50", "Dee": "1.50"}
+    assert state["balances"] == {"Ann": "-0.50", "Bob": "-0.50", "Cy": "-0.50", "Dee": "1.50"}
     for t in state["transfers"]:
         api.ok("POST", f"/sessions/{sid}/payments",
                {"from": t["from"], "to": t["to"], "amount": t["amount"]})
@@ -146,7 +146,7 @@ def test_a_leaver_cannot_bet_but_their_stakes_go_back_at_settle_up(api):
     assert hand["result"]["side_bets"][0]["players"] == ["Ann", "Cy", "Dee"]
     state = ledger(api, sid)
     assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.10", "Cy": "0.20", "Dee": "0.20"}
-    assert all(Decimal(v) == 0 for v in state["open"].values())
+    assert all(Decimal(v) == 0 for v in state["balances"].values())
 
 
 @pytest.mark.parametrize("body, field", [
@@ -276,7 +276,7 @@ def test_totals_and_pots_always_sum_to_zero(db_app, sequence):
     state = ledger(api, sid)
     returns = sum(map(Decimal, state["pot_returns"].values()))
     assert returns == sum(map(Decimal, state["pots"].values()))
-    assert sum(map(Decimal, state["open"].values())) == 0
+    assert sum(map(Decimal, state["balances"].values())) == 0
 
 
 _TOKENS: dict[int, str] = {}
@@ -341,7 +341,7 @@ def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(a
     deal(api, sid, naturals())
     step("-0.40 -0.40 0.40 -0.40 -0.40 0.70", "0.50")
     state = ledger(api, sid)
-    assert state["open"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.40", "Dee": "-0.30",
+    assert state["balances"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.40", "Dee": "-0.30",
                              "Fay": "-0.30", "Gus": "0.80"}
 
 

@@ -27,7 +27,7 @@ from ..shelf import archived_sessions_of, delete_session, set_archived
 from . import bp
 from .forms import amount_text
 from .once import once_per_form
-from .present import amount, session_card, standings, table
+from .present import money, session_card, standings, table
 from .routes import open_session
 from .site import attempt, login_required, me
 
@@ -69,9 +69,8 @@ def pay(session_id: int) -> ResponseReturnValue:
     _done, exc = attempt(lambda: record_payment(gs, me(), payer, payee, typed))
     if exc is not None:
         return settle_page(gs, {key: exc.message}, {key: typed})
-    flash(_("%(payer)s paid %(payee)s %(amount)s %(currency)s.", payer=payer, payee=payee,
-            amount=amount(Decimal(typed), session_rules(gs).scoring), currency=gs.currency),
-          "ok")
+    flash(_("%(payer)s paid %(payee)s %(amount)s.", payer=payer, payee=payee,
+            amount=money(Decimal(typed), gs.currency, session_rules(gs).scoring)), "ok")
     return redirect(url_for(".settle", session_id=gs.id))
 
 

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0009'
-down_revision = '0006'
+down_revision = '0008'
 branch_labels = None
 depends_on = None
 
