@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -36,19 +36,18 @@ from .core.hand import parse_players
 from .core.messages import Message, in_english
 from .core.money import parse_decimal, parse_stake, stake_of, to_minor
 from .core.names import clean_text, name_key
-from .core.parts import STAT_FIELDS, seat_nets, seat_parts, stat_counts
+from .core.parts import seat_nets
 from .core.settle import Result
 from .core.versions import check_action
+from .entries import apply_nets
 from .extensions import db
 from .models import (
     CarriedDebt,
     GameSession,
     Hand,
-    HandEntry,
     HandVersion,
     LeagueAdmin,
     Player,
-    PlayerSessionStat,
     RulesChange,
     SessionPlayer,
     SettlePayment,
@@ -363,55 +362,6 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand), json.dumps(stored)
 
 
-def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
-             result: Result) -> list[HandEntry]:
-    """Each player's part in a hand's current version: net, and what the record counts."""
-    scoring = result.hand.rules.scoring
-    playing = set(result.hand.players)
-    seats = [s for s in gs.seats if s.name in playing]
-    parts = seat_parts([s.name for s in seats], [new[s.seat] for s in seats], result)
-    return [HandEntry(hand_id=hand.id, session_id=gs.id, player_id=seat.player_id,
-                      scoring=scoring, amount_minor=part.amount_minor, won=part.won,
-                      tonked_out=part.tonked_out, drop_won=part.drop_won, caught=part.caught)
-            for seat, part in zip(seats, parts, strict=True)]
-
-
-def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
-           entry: HandEntry, sign: int) -> None:
-    key = (entry.player_id, entry.scoring)
-    stat = stats.get(key)
-    if stat is None:
-        stat = PlayerSessionStat(session_id=gs.id, player_id=entry.player_id,
-                                 scoring=entry.scoring, league_id=gs.league_id,
-                                 played_at=gs.created_at, net_minor=0, hands=0, hands_won=0,
-                                 tonks_out=0, drops_won=0, times_caught=0)
-        db.session.add(stat)
-        stats[key] = stat
-    for name, value in zip(STAT_FIELDS, stat_counts(entry), strict=True):
-        setattr(stat, name, getattr(stat, name) + sign * value)
-
-
-def _apply(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
-           result: Result | None) -> None:
-    """Move running totals by new − old, replace the hand's entries, and move each
-    player's session record by the same change (nets stop at the seats of their time)."""
-    for seat in gs.seats:
-        i = seat.seat
-        seat.total_minor += ((new[i] if i < len(new) else 0)
-                             - (old[i] if i < len(old) else 0))
-    stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
-        select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
-    for entry in db.session.scalars(select(HandEntry).where(HandEntry.hand_id == hand.id)):
-        _count(stats, gs, entry, -1)
-    db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
-    if result is not None:
-        entries = _entries(gs, hand, new, result)
-        db.session.add_all(entries)
-        for entry in entries:
-            _count(stats, gs, entry, +1)
-    hand.nets_json = json.dumps(list(new))
-
-
 def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
@@ -430,7 +380,7 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     hand.versions.append(HandVersion(version=1, action="recorded", hand_json=hand_json,
                                      result_json=result_json, created_by_id=user.id,
                                      by_name=user.name))
-    _apply(gs, hand, [], _nets(gs, result), result)
+    apply_nets(gs, hand, [], _nets(gs, result), result)
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
     replay(gs, session_rules(gs), player_names(gs))
@@ -466,7 +416,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
                                      reason=why, created_by_id=user.id, by_name=user.name))
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
-    _apply(gs, hand, old, _nets(gs, result), result)
+    apply_nets(gs, hand, old, _nets(gs, result), result)
     replay(gs, session_rules(gs), player_names(gs))
     _keep_plan(gs)
     db.session.commit()
@@ -490,7 +440,7 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,
                                      reason=why, created_by_id=user.id, by_name=user.name))
-    _apply(gs, hand, hand.nets, [0] * len(hand.nets), None)
+    apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
     hand.voided, hand.updated_at = True, utcnow()
     gs.voided_hands += 1
     replay(gs, session_rules(gs), player_names(gs))

@@ -12,7 +12,7 @@ from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..leagues import RATING_SORTS, SCORINGS, SORTS
-from .openapi_table import extend, seats_path
+from .openapi_table import extend, seats_path, share_path
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
           "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
@@ -579,22 +579,7 @@ def openapi_document() -> dict[str, Any]:
             "/api/v1/openapi.json": {"get": {
                 "summary": "This document.",
                 "responses": {"200": _answer("The OpenAPI document.")}}},
-            "/api/v1/share/{token}": {"get": {
-                "summary": "The live state of a session for its read-only view: the share "
-                           "link is the credential. Poll it with If-None-Match: 304 until "
-                           "something changes.",
-                "parameters": [
-                    {"name": "token", "in": "path", "required": True,
-                     "schema": {"type": "string"}, "description": "The share link's token."},
-                    {"name": "If-None-Match", "in": "header", "required": False,
-                     "schema": {"type": "string"},
-                     "description": "The ETag of the state you have."}],
-                "responses": {
-                    "200": {**_answer("The state, with its ETag.", "Share"),
-                            "headers": {"ETag": {"schema": {"type": "string"}}}},
-                    "304": {"description": "Nothing changed since the ETag you sent."},
-                    "404": _answer("No session behind this link (or it was replaced).",
-                                   "Error")}}},
+            **share_path(_answer),
             **_session_paths(),
             **seats_path(_signed_in, _answer, _SESSION_ID),
             **_league_paths(),

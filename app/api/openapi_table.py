@@ -105,3 +105,23 @@ def seats_path(signed_in: Any, answer: Any, session_id: dict[str, Any]) -> dict[
                           "or leaves; earlier hands keep their seats.", {
             "200": answer("The session as it is now.", "Session")},
             "SeatsChange", (session_id,))}}
+
+
+def share_path(answer: Any) -> dict[str, Any]:
+    """``GET /api/v1/share/{token}``: the live state behind a share link."""
+    return {"/api/v1/share/{token}": {"get": {
+            "summary": "The live state of a session for its read-only view: the share "
+                       "link is the credential. Poll it with If-None-Match: 304 until "
+                       "something changes.",
+            "parameters": [
+                {"name": "token", "in": "path", "required": True,
+                 "schema": {"type": "string"}, "description": "The share link's token."},
+                {"name": "If-None-Match", "in": "header", "required": False,
+                 "schema": {"type": "string"},
+                 "description": "The ETag of the state you have."}],
+            "responses": {
+                "200": {**answer("The state, with its ETag.", "Share"),
+                        "headers": {"ETag": {"schema": {"type": "string"}}}},
+                "304": {"description": "Nothing changed since the ETag you sent."},
+                "404": answer("No session behind this link (or it was replaced).",
+                               "Error")}}}}

@@ -587,15 +587,9 @@ def _ready(row: tuple[Any, ...], ready: list[tuple[int, Callable[[Any], Any]]]
 
 
 def rerate(league_id: int) -> None:
-    """Recompute the league's ratings with the league service, if it is there yet."""
-    try:
-        service = importlib.import_module("app.leagues")
-    except ImportError:
-        service = None
-    rerate_league = getattr(service, "rerate_league", None)
-    if rerate_league is None:
-        log.info("no league service with rerate_league yet: ratings not recomputed")
-        return
+    """Recompute the league's ratings with the league service (looked up when needed: the
+    league service imports this package)."""
+    rerate_league = importlib.import_module("app.leagues").rerate_league
     league = db.session.get(League, league_id)
     if league is not None:
         rerate_league(league)
