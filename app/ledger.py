@@ -513,7 +513,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
                               f"most {min(owes, owed)}", "amount")
     payment = SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
                             payee_seat=names.index(payee), amount_minor=to_minor(value),
-                            created_by_id=user.id, transfer_id=along.id if along else None,
+                            created_by_id=user.id, by_name=user.name,
+                            transfer_id=along.id if along else None,
                             created_at=utcnow())
     db.session.add(payment)
     _keep_plan(gs)  # outside the plan: what remains is planned again

@@ -422,6 +422,7 @@ class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
     undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     undone_by_name: Mapped[str | None] = mapped_column(String(80))
     undo_reason: Mapped[str | None] = mapped_column(Text)
+    by_name: Mapped[str | None] = mapped_column(String(80))  # who marked it, as shown
 
     created_by: Mapped[User] = relationship()
 

@@ -181,7 +181,8 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
         User.id.in_({p.created_by_id for p in rows})))} if rows else {}
     payments = tuple(Payment(p.id, seats[p.payer_seat], seats[p.payee_seat],
                              from_minor(p.amount_minor), p.created_at,
-                             users.get(p.created_by_id, ""), p.transfer_id is not None,
+                             p.by_name or users.get(p.created_by_id, ""),
+                             p.transfer_id is not None,
                              p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
     left = remaining(gs, rows)
     plan = _planned(gs, _plan_rows(gs), rows)

@@ -134,7 +134,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                                SettlePayment.payee_seat, SettlePayment.amount_minor,
                                SettlePayment.created_at, SettlePayment.undone_at,
                                SettlePayment.undone_by_name, SettlePayment.undo_reason,
-                               SettlePayment.transfer_id)
+                               SettlePayment.by_name, SettlePayment.transfer_id)
                         .where(SettlePayment.session_id.in_(ids))
                         .order_by(SettlePayment.session_id, SettlePayment.id))
     changes = _grouped(select(RulesChange.session_id, RulesChange.from_hand,

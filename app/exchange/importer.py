@@ -59,7 +59,7 @@ from .common import (
     _day,
     parse_time,
 )
-from .settling import DEBT_COLUMNS, PAYMENT_UNDO_COLUMNS, after_write, debt_rows, payment_rows
+from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, after_write, debt_rows, payment_rows
 
 log = logging.getLogger(__name__)
 
@@ -553,7 +553,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
                              "net_minor", "hands", "hands_won", "tonks_out", "drops_won",
                              "times_caught"),
     "settle_payments": ("session_id", "payer_seat", "payee_seat", "amount_minor",
-                        "created_by_id", "created_at", *PAYMENT_UNDO_COLUMNS),
+                        "created_by_id", "created_at", *PAYMENT_COLUMNS),
     "carried_debts": DEBT_COLUMNS,
     "rules_changes": ("session_id", "from_hand", "rules_json", "stake_minor", "created_by_id",
                       "created_at"),

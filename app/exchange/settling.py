@@ -3,7 +3,8 @@ document reads as before: nothing undone, no debts, not archived)::
 
     "archived_at": time or null,
     "plans": [[{"from", "to", "amount"}, ...], ...]   (every plan, oldest first),
-    "payments": [{..., "transfer": [plan, transfer]}]   (along a planned transfer),
+    "payments": [{..., "by", "transfer": [plan, transfer]}]   (who marked it; along a
+                                                           planned transfer),
     "payments": [{..., "undone_at", "undone_by", "undo_reason"}]   (only when undone),
     "carried_debts": [{"from", "to", "amount", "at", "paid_at", "paid_by"}]
 
@@ -45,13 +46,14 @@ class SettlePart:
     debts: list[Debt] = field(default_factory=list)
     plans: list[list[Planned]] = field(default_factory=list)
     along: list[tuple[int, int] | None] = field(default_factory=list)  # each payment's
+    by: list[str | None] = field(default_factory=list)  # who marked each payment
 
 
 # -- export ----------------------------------------------------------------------------------
 
 def payment_extra(row: Any, along: Mapping[int, tuple[int, int]]) -> dict[str, Any]:
     """The keys a payment adds: the planned transfer it went along, and its undoing."""
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"by": row.by_name} if row.by_name else {}
     if row.transfer_id in along:
         out["transfer"] = list(along[row.transfer_id])
     if row.undone_at is not None:
@@ -110,8 +112,11 @@ def parse_settle(doc: Mapping[str, Any], names: tuple[str, ...]) -> SettlePart:
     """The version 2 keys of a session (absent: as version 1)."""
     archived = doc.get("archived_at")
     undone: list[Undo] = []
+    by: list[str | None] = []
     payments = doc.get("payments")
     for i, p in enumerate(payments if isinstance(payments, list) else [], 1):
+        by.append(_text(p["by"], f"payment {i}'s by")[:MAX_BY]
+                  if isinstance(p, Mapping) and p.get("by") is not None else None)
         if isinstance(p, Mapping) and p.get("undone_at") is not None:
             undone.append((parse_time(p["undone_at"], f"payment {i}'s undone_at"),
                            _text(p.get("undone_by"), f"payment {i}'s undone_by")[:MAX_BY],
@@ -153,7 +158,7 @@ def parse_settle(doc: Mapping[str, Any], names: tuple[str, ...]) -> SettlePart:
                                 "its payer to its payee")
         along.append((where[0], where[1]))
     return SettlePart(parse_time(archived, "archived_at") if archived is not None else None,
-                      undone, debts, plans, along)
+                      undone, debts, plans, along, by)
 
 
 def _plans(given: Any, names: tuple[str, ...]) -> list[list[Planned]]:
@@ -191,10 +196,11 @@ def still_open(totals: Sequence[int], payments: Sequence[tuple[int, int, int, da
 
 # -- writing ---------------------------------------------------------------------------------
 
-def payment_rows(part: SettlePart, k: int) -> tuple[Any, Any, Any]:
-    """The undo columns of the ``k``th payment."""
+def payment_rows(part: SettlePart, k: int) -> tuple[Any, ...]:
+    """The :data:`PAYMENT_COLUMNS` of the ``k``th payment: its undoing, who marked it."""
     undo = part.undone[k] if k < len(part.undone) else None
-    return (None, None, None) if undo is None else undo
+    return (*((None, None, None) if undo is None else undo),
+            part.by[k] if k < len(part.by) else None)
 
 
 def write_plans(written: Sequence[tuple[int, Sequence[int], SettlePart]]) -> None:
@@ -242,4 +248,4 @@ def debt_rows(sid: int, pids: Sequence[int], part: SettlePart) -> list[tuple[Any
 #: The columns :func:`debt_rows` fills, in order.
 DEBT_COLUMNS = ("session_id", "payer_id", "payee_id", "amount_minor", "created_at", "paid_at",
                 "paid_by_name")
-PAYMENT_UNDO_COLUMNS = ("undone_at", "undone_by_name", "undo_reason")
+PAYMENT_COLUMNS = ("undone_at", "undone_by_name", "undo_reason", "by_name")

@@ -2,13 +2,14 @@
 hands counted, sessions archived
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 Create Date: 2026-11-23 08:30:00
 
 ``planned_transfers`` keeps each session's settle-up plan (the fewest transfers), made when
 the totals change and not when money moves; ``game_sessions.plan_no`` names the plan in
 force. A payment names the planned transfer it went along (``transfer_id``; none: outside
-the plan), and an undone payment stays, with who, when and why. ``carried_debts`` are the
+the plan), and an undone payment stays, with who, when and why; a payment keeps who marked
+it by name (``by_name``, as a hand's versions do), so that an import keeps it too. ``carried_debts`` are the
 transfers still open when a session was closed with its debts carried over.
 ``game_sessions.voided_hands`` counts the void hands, so every page reads one hand count;
 ``archived_at`` puts a session away off the home page.
@@ -79,10 +80,13 @@ def upgrade():
         batch_op.add_column(sa.Column('undone_at', sa.DateTime(timezone=True), nullable=True))
         batch_op.add_column(sa.Column('undone_by_name', sa.String(length=80), nullable=True))
         batch_op.add_column(sa.Column('undo_reason', sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column('by_name', sa.String(length=80), nullable=True))
         batch_op.create_foreign_key('fk_settle_payments_transfer_id', 'planned_transfers',
                                     ['transfer_id'], ['id'])
 
     bind = op.get_bind()
+    bind.execute(sa.text('UPDATE settle_payments SET by_name = (SELECT name FROM users '
+                         'WHERE users.id = settle_payments.created_by_id)'))
     bind.execute(sa.text(
         'UPDATE game_sessions SET voided_hands = (SELECT count(*) FROM hands WHERE '
         'hands.session_id = game_sessions.id AND hands.voided = :yes)'), {"yes": True})
@@ -137,6 +141,7 @@ def downgrade():
             'debts. Keep this version.')
     with op.batch_alter_table('settle_payments', schema=None) as batch_op:
         batch_op.drop_constraint('fk_settle_payments_transfer_id', type_='foreignkey')
+        batch_op.drop_column('by_name')
         batch_op.drop_column('undo_reason')
         batch_op.drop_column('undone_by_name')
         batch_op.drop_column('undone_at')

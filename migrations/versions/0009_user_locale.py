@@ -1,7 +1,7 @@
 """the language an account chose for its pages and API answers
 
 Revision ID: 0009
-Revises: 0006
+Revises: 0008
 Create Date: 2026-11-23 08:30:00
 
 ``users.locale`` ("en", "de", "ja") is the account's choice from the language switcher;
