@@ -1,0 +1,117 @@
+"""Issue 9's whole night in a real browser at a phone's 390x844, as a scorekeeper taps it:
+a session with both side bets; Fay joins at the dealer's right, Gus after Bob, Cy leaves;
+a high-card deal nobody wins (each stake goes back), a naturals pot carried over three deals
+and then won; settle-up with a partial payment that changes no other transfer, a payment
+undone with a reason, and a close that carries the debts over to the home page. The totals,
+pots and transfers the pages show are checked to the cent at every step (the same night as
+tests/test_whole_night.py, through the API)."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tests.browser.test_seats import amounts
+from tests.browser.test_settle_up import submit, transfers
+
+
+def totals(text: str) -> dict[str, Decimal]:
+    names = ["Ann", "Bob", "Cy", "Dee", "Fay", "Gus"]
+    return {n: Decimal(v) for n, v in zip(names, text.split(), strict=False)}
+
+
+def test_the_whole_night_on_a_phone(live_server, page, shot):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(live_server + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", "keeper-night@example.com")
+    page.fill("#password", "a long enough password")
+    submit(page, page.get_by_role("button", name="Sign up"))
+
+    page.goto(live_server + "/sessions/new")
+    page.fill("#name", "Friday")
+    for i, name in enumerate(["Ann", "Bob", "Cy", "Dee"]):
+        page.fill(f"#player-{i}", name)
+    page.select_option("#first_dealer", "Dee")
+    page.fill("#stake", "0.25")
+    page.locator("details.side-bets summary").click()
+    page.locator("label[for='sb-high_card']").click()
+    page.fill("#sb-high_card-stake", "0.20")
+    page.select_option("#sb-high_card-unclaimed", "return")
+    page.locator("label[for='sb-naturals']").click()
+    page.fill("#sb-naturals-stake", "0.10")
+    submit(page, page.get_by_role("button", name="Start the session"))
+    session_url = page.url
+
+    def join(name: str, after: str = "") -> None:
+        page.locator("details.seats-box summary").click()
+        page.fill("#join", name)
+        if after:
+            page.select_option("#after", after)
+        submit(page, page.get_by_role("button", name="Join", exact=True))
+        assert f"{name} joins the table." in page.content()
+
+    def deal(kind: str, player: int | None = None, naturals: str = "nobody",
+             high_card: bool = False) -> None:
+        submit(page, page.get_by_role("link", name="+ Record hand"))
+        page.locator(f"label[for='kind-{kind}']").click()
+        if player is not None:
+            page.locator(f"label[for='player-{player}']").click()
+        if high_card:
+            page.select_option("#sb-high_card-suit", "H")
+        page.locator(f"label[for='sb-naturals-{naturals}']").click()
+        submit(page, page.get_by_role("button", name="Save hand"))
+        page.goto(session_url)
+
+    def standing(expected: str, naturals: str) -> None:
+        assert amounts(page, "ul.totals li") == totals(expected)
+        assert amounts(page, "ul.pots li") == {"High card": Decimal("0.00"),
+                                               "Naturals": Decimal(naturals)}
+
+    join("Fay")
+    deal("dead", high_card=True)  # nobody holds a heart: each high-card stake goes back
+    standing("-0.10 -0.10 -0.10 -0.10 -0.10", "0.50")
+    join("Gus", after="Bob")
+    deal("tonk_out", player=1)  # Bob (seated Ann, Bob, Gus, Cy, Fay, Dee)
+    standing("-0.70 2.30 -0.70 -0.70 -0.70 -0.60", "1.10")
+    page.locator("details.seats-box summary").click()
+    page.select_option("#leave", "Cy")
+    submit(page, page.get_by_role("button", name="Leave the table"))
+    deal("dead")
+    standing("-0.80 2.20 -0.70 -0.80 -0.80 -0.70", "1.60")  # carried over three deals
+    shot("01-pot-carried-over-three-deals")
+    deal("dead", naturals="won-2")  # Gus, third of Ann, Bob, Gus, Fay, Dee
+    standing("-0.90 2.10 -0.70 -0.90 -0.90 1.30", "0.00")
+    shot("02-pot-won")
+
+    page.goto(session_url + "/settle")
+    plan = ["Ann → Bob $0.90", "Cy → Bob $0.30", "Cy → Gus $0.40", "Dee → Gus $0.90",
+            "Fay → Bob $0.90"]
+    assert transfers(page) == plan
+    cy_gus = page.locator("ul.transfers > li").filter(has_text="Cy → Gus")
+    cy_gus.locator("form.part input[name=amount]").fill("0.20")
+    submit(page, cy_gus.get_by_role("button", name="Paid in part"))
+    after_part = transfers(page)
+    assert after_part[:2] == plan[:2] and after_part[3:] == plan[3:]  # no other moved
+    assert after_part[2].startswith("Cy → Gus $0.20 (of $0.40; $0.20 paid)")
+    shot("03-partial-payment")
+    submit(page, page.locator("ul.transfers > li").filter(has_text="Ann → Bob").get_by_role(
+        "button", name="Paid in full"))
+    assert [t.split(" (")[0] for t in transfers(page)] == [
+        "Cy → Bob $0.30", "Cy → Gus $0.20", "Dee → Gus $0.90", "Fay → Bob $0.90"]
+    undo = page.locator("ul.paid > li").filter(has_text="Ann → Bob")
+    undo.locator("input[name=reason]").fill("Ann has not paid yet")
+    submit(page, undo.get_by_role("button", name="Undo"))
+    assert "Undone by Keeper" in page.locator("ul.paid").inner_text()
+    assert transfers(page)[0] == "Ann → Bob $0.90"
+    shot("04-undone-with-a-reason")
+    submit(page, page.get_by_role("button", name="Close and carry the debts over"))
+    page.goto(session_url + "/settle")
+    assert page.locator("ul.debts > li").count() == 5
+    shot("05-closed-debts-carried-over")
+    page.goto(live_server + "/")
+    assert page.locator("ul.debts > li").count() == 5
+    shot("06-home-with-the-debts")
+    for path in ("", "/settle", "/hands/4"):
+        page.goto(session_url + path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    assert errors == []
