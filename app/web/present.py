@@ -31,7 +31,7 @@ from ..core.money import (
     from_minor,
     money_places,
 )
-from ..core.reword import reworded
+from ..core.reword import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import counted_hands, history, rules_of, session_rules, session_stake
@@ -179,9 +179,16 @@ class SideBetLines:
 
 
 def side_bet_lines(hand: Hand) -> list[SideBetLines]:
+    """A hand's side bets as settled, their sentences (stored in English) in the reader's
+    words and money format."""
+    if not hand.side_result:
+        return []
+    scoring = hand_rules(hand).scoring
+    with money_places(g.get("money_places", CENT_PLACES)):
+        shown = reworded_side_bets(hand.side_result, hand.session.side_bets_spec, scoring)
     return [SideBetLines(str(BET_TITLES.get(s["bet"], s["bet"])), s["rule"],
                          list(s["explanation"]), Decimal(s["pot"]))
-            for s in hand.side_result]
+            for s in shown]
 
 
 def recorded(hand: Hand) -> Recorded:
