@@ -229,6 +229,7 @@ def _walk(app, lang: str) -> dict[str, str]:
         ledger.record_hand(night, user, {"end": {"kind": "run_out", "player": "Cy"}})
         lid = league.id
         pid = leagues.members(league)[0].id
+        nid = night.id
     for path in ("/", "/sessions/new", f"/sessions/{sid}", f"/sessions/{sid}/hands/new",
                  f"/sessions/{sid}/hands/1", f"/sessions/{sid}/hands/2",
                  f"/sessions/{sid}/hands/2/correct", f"/sessions/{sid}/settle",
@@ -250,6 +251,72 @@ def _walk(app, lang: str) -> dict[str, str]:
     bad = client.post(f"/sessions/{sid}/hands/new", headers=header,
                       data={"kind": "drop", "player": "Bob", "count-0": "x"})
     pages["/hands/new (errors)"] = bad.get_data(as_text=True)
+    pages.update(_walk_the_table(app, client, header, lid, pid, nid))
+    return pages
+
+
+def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
+                    night_id: int) -> dict[str, str]:
+    """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
+    payment and an undone one, a closed session with debts carried over (one marked paid),
+    the archived sessions and a player's page with a debt, and their forms' errors."""
+    from app import debts, ledger, seats, shelf
+
+    pages: dict[str, str] = {}
+
+    def get(path: str) -> None:
+        resp = client.get(path, headers=header)
+        assert resp.status_code == 200, (path, resp.status_code)
+        pages[path] = resp.get_data(as_text=True)
+
+    def post(name: str, path: str, data: dict[str, str]) -> None:
+        resp = client.post(path, headers=header, data=data)
+        assert resp.status_code == 422, (name, resp.status_code)
+        pages[name] = resp.get_data(as_text=True)
+        assert 'role="alert"' in pages[name], name  # the message is shown, beside its field
+
+    with app.app_context():
+        user = db.session.scalar(db.select(User))
+        gs = ledger.create_session(user, name="Side bets", players=["Ann", "Bob", "Cy"],
+                                   rules="pagat", stake="1", currency="EUR",
+                                   side_bets={"high_card": {"stake": "0.50"},
+                                              "naturals": {"stake": "0.25"}})
+        seats.change_seats(gs, user, join="Fay", after="Bob")
+        ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"},
+                                      "side_bets": [{"bet": "high_card", "suit": "S",
+                                                     "winner": "Bob"},
+                                                    {"bet": "naturals"}]})
+        ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Cy"},
+                                      "side_bets": [{"bet": "naturals", "winner": "Cy"}]})
+        ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Bob"},
+                                      "side_bets": [{"bet": "naturals"}]})
+        seats.change_seats(gs, user, leave="Fay")
+        first = ledger.ledger(gs).transfers[0]
+        kept = ledger.record_payment(gs, user, first.payer, first.payee, "0.10")
+        undone = ledger.record_payment(gs, user, first.payer, first.payee, "0.05")
+        ledger.undo_payment(gs, user, undone, "tapped twice")
+        bid = gs.id
+        night = db.session.get(GameSession, night_id)
+        ledger.close_session(night, carry_over=True)
+        carried = debts.debts_of_session(night_id)
+        debts.mark_paid(user, carried[0].id)
+        old = ledger.create_session(user, name="Old night", players=["Ann", "Bob"])
+        shelf.set_archived(old, True)
+        yen = ledger.create_session(user, name="Yen", players=["Ann", "Bob"], stake="100",
+                                    currency="JPY")
+        ledger.record_hand(yen, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        yid = yen.id
+    for path in (f"/sessions/{bid}", f"/sessions/{bid}/seats", f"/sessions/{bid}/hands/new",
+                 f"/sessions/{bid}/hands/1", f"/sessions/{bid}/hands/2",
+                 f"/sessions/{bid}/settle", f"/sessions/{bid}/settle?player=Fay",
+                 f"/sessions/{night_id}", f"/sessions/{night_id}/settle",
+                 "/sessions/archived", "/", f"/leagues/{lid}", f"/leagues/{lid}/players/{pid}",
+                 f"/sessions/{yid}/settle"):
+        get(path)
+    post("/seats (errors)", f"/sessions/{bid}/seats", {"join": "Ann"})
+    post("/payments (yen errors)", f"/sessions/{yid}/payments",
+         {"payer": "Bob", "payee": "Ann", "amount": "0.5"})
+    post("/undo (errors)", f"/sessions/{bid}/payments/{kept}/undo", {"reason": " "})
     return pages
 
 

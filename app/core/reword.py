@@ -26,7 +26,8 @@ def reworded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, An
     as stored when the hand no longer settles to the same payments (then its words are
     those it was stored with)."""
     try:
-        fresh = settle(parse_hand(dict(hand))).to_json()
+        facts = {k: v for k, v in hand.items() if k != "side_bets"}  # settled apart
+        fresh = settle(parse_hand(facts)).to_json()
     except (TonkError, KeyError, TypeError):
         return dict(result)
     if _paid(fresh) != _paid(result):

@@ -57,12 +57,14 @@ def _separators(locale: str) -> dict[int, str]:
     return {ord(","): get_group_symbol(locale), ord("."): get_decimal_symbol(locale)}
 
 
-def amount(value: Decimal, scoring: str) -> str:
+def amount(value: Decimal, scoring: str, currency: str | None = None) -> str:
     """``1234.5`` → ``1,234.50`` in money, ``1,235`` in points (in the reader's locale),
     without a sign. Python's own formatting with the locale's two signs swapped in: the
     same text as Babel's ``#,##0.00`` in the pages' languages (all group by three), at a
     fraction of the cost on a page of hundreds of amounts."""
-    if scoring == "money":
+    if scoring == "money" and currency:  # a list of tables: each its own currency's places
+        text = f"{abs(value):,.{currency_places(currency)}f}"
+    elif scoring == "money":
         places = g.get("money_places", CENT_PLACES) if has_app_context() else CENT_PLACES
         text = f"{abs(value):,.{places}f}"
     else:
@@ -85,19 +87,20 @@ def use_currency(currency: str) -> None:
     g.money_places = currency_places(currency)
 
 
-def signed(value: Decimal, scoring: str) -> str:
+def signed(value: Decimal, scoring: str, currency: str | None = None) -> str:
     """An amount with its sign spelled out: ``+1.50``, ``−1.50``, ``0.00``."""
     sign = "+" if value > 0 else MINUS if value < 0 else ""
-    return sign + amount(value, scoring)
+    return sign + amount(value, scoring, currency)
 
 
-def score(value: Decimal, scoring: str) -> Markup:
+def score(value: Decimal, scoring: str, currency: str | None = None) -> Markup:
     """A gain or loss as the pages show it: the sign and a colour that says the same (blue up,
     orange down). Under push-ups a number is points pushed up, without a sign."""
     if scoring == "push_ups":
         return Markup('<span class="amt">{}</span>').format(amount(value, scoring))
     tone = "pos" if value > 0 else "neg" if value < 0 else "zero"
-    return Markup('<span class="amt {}">{}</span>').format(tone, signed(value, scoring))
+    return Markup('<span class="amt {}">{}</span>').format(tone, signed(value, scoring,
+                                                                        currency))
 
 
 def minor_label(scoring: str) -> Callable[[int], str]:
