@@ -315,7 +315,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         get(path)
     post("/seats (errors)", f"/sessions/{bid}/seats", {"join": "Ann"})
     post("/payments (yen errors)", f"/sessions/{yid}/payments",
-         {"payer": "Bob", "payee": "Ann", "amount": "0.5"})
+         {"from": "Bob", "to": "Ann", "amount": "0.5"})
     post("/undo (errors)", f"/sessions/{bid}/payments/{kept}/undo", {"reason": " "})
     return pages
 
@@ -448,3 +448,46 @@ def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client)
     assert "Bob zahlt Cy 0,50" in " ".join(body["explanation"])
     assert body["net"] == {"Ann": "-0.25", "Bob": "-0.50", "Cy": "0.75"}
     assert [p["amount"] for p in body["payments"]] == ["0.50", "0.25"]
+
+
+def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
+    from tests.conftest import Api, account, api_error
+
+    api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
+    resp = api("POST", "/sessions", {"name": "夜", "players": ["Ann", "Bob"], "stake": "100",
+                                     "currency": "JPY",
+                                     "side_bets": {"high_card": {"stake": "0.5"}}})
+    api_error(resp, 422, "side_bets.high_card.stake", "a side bet's stake in JPY is a whole")
+    sid = api.start(stake="100", currency="JPY", side_bets={"high_card": {"stake": "50"}})
+    api.ok("POST", f"/sessions/{sid}/hands", {"end": {"kind": "tonk_out", "player": "Ann"}},
+           201)
+    resp = api("POST", f"/sessions/{sid}/payments",
+               {"from": "Bob", "to": "Ann", "amount": "0.5"})
+    api_error(resp, 422, "amount", "the amount in JPY is a whole amount")
+    german = api("POST", f"/sessions/{sid}/payments",
+                 {"from": "Bob", "to": "Ann", "amount": "0.5"},
+                 headers={"Accept-Language": "de"})
+    api_error(german, 422, "amount", "der Betrag in JPY ist ein ganzer Betrag")
+    api.ok("POST", f"/sessions/{sid}/payments", {"from": "Bob", "to": "Ann", "amount": "100"})
+
+
+def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
+    from tests.conftest import Api, account
+
+    api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    for winner in (None, "Cy"):
+        german = api("POST", f"/sessions/{sid}/hands",
+                     {"end": {"kind": "tonk_out", "player": "Ann"},
+                      "side_bets": [{"bet": "naturals", "winner": winner}]},
+                     headers={"Accept-Language": "de"})
+        assert german.status_code == 201, german.get_json()
+    for number, english in ((1, "Nobody won it: the pot of 0.40 carries"),
+                            (2, "Cy wins the pot: 0.80 (0.40 of it carried over")):
+        stored = api.ok("GET", f"/sessions/{sid}/hands/{number}")["result"]["side_bets"]
+        assert english in " ".join(stored[0]["explanation"])  # stored in English
+        for lang, words in (("de", "Topf"), ("ja", "ポット")):
+            read = api("GET", f"/sessions/{sid}/hands/{number}",
+                       headers={"Accept-Language": lang}).get_json()["result"]["side_bets"]
+            assert words in " ".join(read[0]["explanation"]), read
+            assert read[0]["net"] == stored[0]["net"] and read[0]["pot"] == stored[0]["pot"]
