@@ -55,14 +55,14 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
         assert page.url.startswith(session_url), page.url
 
     page.goto(session_url + "/settle")
-    assert transfers(page) == ["Bob → Ann 0.25 USD", "Cy → Ann 0.25 USD", "Cy → Dee 1.00 USD"]
+    assert transfers(page) == ["Bob → Ann $0.25", "Cy → Ann $0.25", "Cy → Dee $1.00"]
     shot("01-the-plan")
 
     cy_dee = page.locator("ul.transfers > li").filter(has_text="Cy → Dee")
     cy_dee.locator("form.part input[name=amount]").fill("0.50")
     submit(page, cy_dee.get_by_role("button", name="Paid in part"))
-    assert transfers(page)[:2] == ["Bob → Ann 0.25 USD", "Cy → Ann 0.25 USD"]  # unchanged
-    assert transfers(page)[2].startswith("Cy → Dee 0.50 USD (of 1.00; 0.50 paid)")
+    assert transfers(page)[:2] == ["Bob → Ann $0.25", "Cy → Ann $0.25"]  # unchanged
+    assert transfers(page)[2].startswith("Cy → Dee $0.50 (of $1.00; $0.50 paid)")
     shot("02-partial-payment")
 
     bob_ann = page.locator("ul.transfers > li").filter(has_text="Bob → Ann")
@@ -75,7 +75,7 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
     undo.locator("input[name=reason]").fill("Cy paid Ann, not Dee")
     submit(page, undo.get_by_role("button", name="Undo"))
     assert "Undone by Keeper" in page.locator("ul.paid").inner_text()
-    assert transfers(page)[2] == "Cy → Dee 1.00 USD"
+    assert transfers(page)[2] == "Cy → Dee $1.00"
     shot("04-undone-with-a-reason")
 
     submit(page, page.locator("ul.transfers > li").filter(has_text="Bob → Ann").get_by_role(
