@@ -315,7 +315,8 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         get(path)
     post("/seats (errors)", f"/sessions/{bid}/seats", {"join": "Ann"})
     post("/payments (yen errors)", f"/sessions/{yid}/payments",
-         {"from": "Bob", "to": "Ann", "amount": "0.5"})
+         {"payer": "Bob", "payee": "Ann", "amount": "0.5"})
+    assert "JPY" in visible_text(pages["/payments (yen errors)"])  # the yen message
     post("/undo (errors)", f"/sessions/{bid}/payments/{kept}/undo", {"reason": " "})
     return pages
 
