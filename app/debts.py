@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import selectinload
 
+from .core.messages import Message
 from .core.money import from_minor
 from .extensions import db
 from .ledger import (
@@ -85,7 +86,7 @@ def mark_paid(user: User, debt_id: int) -> Debt:
     """Mark a carried debt paid, by whoever keeps its session's score (who and when kept)."""
     row = db.session.get(CarriedDebt, debt_id) if 0 < debt_id <= MAX_ID else None
     if row is None or not keeps_score_of(user, row.session.owner_id, row.session.league_id):
-        raise NotFoundError(f"there is no debt {debt_id} that you keep")
+        raise NotFoundError(Message("debt.not_found", debt_id=debt_id))
     _locked(row.session)  # the session's state moves on: its ledger shows the debt paid
     marked = db.session.execute(  # two taps at once: one marks it, the other is told
         update(CarriedDebt).where(CarriedDebt.id == debt_id, CarriedDebt.paid_at.is_(None))
@@ -93,5 +94,5 @@ def mark_paid(user: User, debt_id: int) -> Debt:
     db.session.commit()
     db.session.refresh(row)
     if not marked.rowcount:  # type: ignore[attr-defined]
-        raise LedgerError(f"this debt was already marked paid by {row.paid_by_name}", "debt")
+        raise LedgerError(Message("debt.paid", name=row.paid_by_name), "debt")
     return _debt(row)

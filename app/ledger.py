@@ -34,7 +34,14 @@ from .core import Rules, TonkError, parse_hand, resolve_rules, settle
 from .core.hand import Hand as CoreHand
 from .core.hand import parse_players
 from .core.messages import Message, in_english
-from .core.money import parse_decimal, parse_stake, stake_of, to_minor
+from .core.money import (
+    currency_code,
+    fits_currency,
+    parse_decimal,
+    parse_stake,
+    stake_of,
+    to_minor,
+)
 from .core.names import clean_text, name_key
 from .core.parts import seat_nets
 from .core.settle import Result
@@ -253,7 +260,8 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     currency = parse_currency(currency)
     amount = parse_stake(stake, resolved, currency)
     seats = parse_players(players)
-    side_bets_json = side_bets_text(side_bets, stake=amount, rules=resolved)
+    side_bets_json = side_bets_text(side_bets, stake=amount, rules=resolved,
+                                    currency=currency)
     if first_dealer in (None, ""):
         dealer = 0
     elif first_dealer in seats:
@@ -282,7 +290,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
     amount = parse_stake(stake if stake is not None else kept, resolved, gs.currency)
     if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
-        side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved)
+        side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved, currency=gs.currency)
     gs.rules_json = json.dumps(resolved.to_json())
     gs.stake_minor = to_minor(amount)
     db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,
@@ -470,11 +478,15 @@ def ledger(gs: GameSession) -> Ledger:
     return read_ledger(gs, session_rules(gs).scoring, counted_hands(gs))
 
 
-def parse_amount(value: Any) -> Decimal:
-    amount = parse_decimal(value, LedgerError, f'the amount must be like "4.50", not {value!r}',
+def parse_amount(value: Any, currency: str | None = None) -> Decimal:
+    """A payment's amount: more than zero, with at most the currency's places (yen: none)."""
+    amount = parse_decimal(value, LedgerError, Message("payment.not_amount", value=repr(value)),
                            "amount")
     if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
         raise LedgerError(Message("payment.amount"), "amount")
+    if not fits_currency(amount, currency):
+        raise LedgerError(Message("payment.currency_whole", value=value,
+                                  currency=currency_code(currency)), "amount")
     return amount
 
 
@@ -492,16 +504,16 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
         if who not in names:
             raise LedgerError(Message("payment.not_at_table", who=who), field)
     if payer == payee:
-        raise LedgerError(f"{payer} cannot pay themselves", "payee")
-    value = parse_amount(amount)
+        raise LedgerError(Message("payment.themselves", payer=payer), "payee")
     state = ledger(gs)
+    value = parse_amount(amount, gs.currency if state.scoring == "money" else None)
     if state.scoring == "push_ups":
-        raise LedgerError("push-ups move no money: there is nothing to pay", "amount")
+        raise LedgerError(Message("payment.push_ups"), "amount")
     along = planned_transfer(gs, payer, payee)
     if along is not None:
         if value > along.open:
-            raise LedgerError(f"that is more than is open from {payer} to {payee}: at "
-                              f"most {along.open}", "amount")
+            raise LedgerError(Message("payment.more_than_planned", payer=payer, payee=payee,
+                                      most=along.open), "amount")
     else:
         owes, owed = -state.open[payer], state.open[payee]
         if owes <= 0:
@@ -509,8 +521,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
         if owed <= 0:
             raise LedgerError(Message("payment.owed_nothing", payee=payee), "payee")
         if value > min(owes, owed):
-            raise LedgerError(f"that is more than is open between {payer} and {payee}: at "
-                              f"most {min(owes, owed)}", "amount")
+            raise LedgerError(Message("payment.more_than_open", payer=payer, payee=payee,
+                                      most=min(owes, owed)), "amount")
     payment = SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
                             payee_seat=names.index(payee), amount_minor=to_minor(value),
                             created_by_id=user.id, by_name=user.name,
@@ -528,13 +540,13 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
     gs = _locked(gs)
     _check_open(gs)
     if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError("say why: undoing a payment needs a reason", "reason")
+        raise LedgerError(Message("payment.no_reason"), "reason")
     why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
     payment = db.session.get(SettlePayment, payment_id) if 0 < payment_id <= MAX_ID else None
     if payment is None or payment.session_id != gs.id:
-        raise NotFoundError(f"there is no payment {payment_id} in this session")
+        raise NotFoundError(Message("payment.not_found", payment_id=payment_id))
     if payment.undone_at is not None:
-        raise LedgerError(f"payment {payment_id} is already undone", "payment")
+        raise LedgerError(Message("payment.undone", payment_id=payment_id), "payment")
     payment.undone_at, payment.undone_by_name, payment.undo_reason = utcnow(), user.name, why
     _keep_plan(gs)
     db.session.commit()
@@ -552,13 +564,12 @@ def close_session(gs: GameSession, carry_over: Any = False) -> None:
     paid); then tell :data:`session_closed` (a league session's result moves its players'
     ratings)."""
     if carry_over not in (True, False):
-        raise LedgerError("carry_over is true or false", "carry_over")
+        raise LedgerError(Message("session.carry_over"), "carry_over")
     gs = _locked(gs)
     _check_open(gs)
     state = ledger(gs)
     if not state.all_paid and not carry_over:
-        raise LedgerError("not everything is paid yet: mark the open transfers paid, or close "
-                          "and carry the debts over", "carry_over")
+        raise LedgerError(Message("session.not_settled_carry"), "carry_over")
     ids = {s.name: s.player_id for s in gs.seats}
     db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
                                    payee_id=ids[t.payee], amount_minor=to_minor(t.amount))

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from .core.messages import in_english
 from .core.money import amount_formatter, from_minor, to_minor
 from .core.rules import Rules
 from .core.sidebets import (
@@ -40,10 +41,11 @@ from .models import GameSession, Hand
 _ZERO = Decimal(0)
 
 
-def side_bets_text(spec: Any, *, stake: Decimal, rules: Rules) -> str | None:
+def side_bets_text(spec: Any, *, stake: Decimal, rules: Rules,
+                   currency: str | None = None) -> str | None:
     """A session's or league's ``side_bets`` → what is stored (each stake written out), or
     None for none. Raises a :class:`~app.core.errors.HandError` naming the field."""
-    enabled = parse_side_bets(spec, stake=stake, scoring=rules.scoring)
+    enabled = parse_side_bets(spec, stake=stake, scoring=rules.scoring, currency=currency)
     return json.dumps(side_bets_json(enabled)) if enabled else None
 
 
@@ -114,7 +116,8 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
         return
     hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
                                     .order_by(Hand.number)))
-    settled, pots = replayed(gs, rules, names, hands)
+    with in_english():  # stored in one language; pages show it in the reader's
+        settled, pots = replayed(gs, rules, names, hands)
     seats = gs.seats
     for hand in hands:
         new, lines = settled[hand.id]

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import delete, exists, select
 from sqlalchemy.orm import selectinload
 
+from .core.messages import Message
 from .extensions import db
 from .ledger import LedgerError, _locked, started_by
 from .models import (
@@ -29,7 +30,7 @@ class NotEmptyError(LedgerError):
 def set_archived(gs: GameSession, archived: Any) -> GameSession:
     """Put the session away off the home page (``archived`` true) or bring it back."""
     if archived not in (True, False):
-        raise LedgerError("archived is true or false", "archived")
+        raise LedgerError(Message("session.archived"), "archived")
     gs = _locked(gs)
     gs.archived_at = utcnow() if archived else None
     db.session.commit()
@@ -41,8 +42,7 @@ def delete_session(gs: GameSession) -> None:
     gs = _locked(gs)
     paid = db.session.scalar(select(exists().where(SettlePayment.session_id == gs.id)))
     if gs.hand_count or paid:
-        raise NotEmptyError("this session has hands or payments: it cannot be deleted, but "
-                            "it can be archived", "session")
+        raise NotEmptyError(Message("session.not_empty"), "session")
     for table in (PlannedTransfer, RulesChange, PlayerSessionStat):
         db.session.execute(delete(table).where(table.session_id == gs.id))
     db.session.delete(gs)

@@ -229,6 +229,7 @@ def _walk(app, lang: str) -> dict[str, str]:
         ledger.record_hand(night, user, {"end": {"kind": "run_out", "player": "Cy"}})
         lid = league.id
         pid = leagues.members(league)[0].id
+        nid = night.id
     for path in ("/", "/sessions/new", f"/sessions/{sid}", f"/sessions/{sid}/hands/new",
                  f"/sessions/{sid}/hands/1", f"/sessions/{sid}/hands/2",
                  f"/sessions/{sid}/hands/2/correct", f"/sessions/{sid}/settle",
@@ -250,6 +251,73 @@ def _walk(app, lang: str) -> dict[str, str]:
     bad = client.post(f"/sessions/{sid}/hands/new", headers=header,
                       data={"kind": "drop", "player": "Bob", "count-0": "x"})
     pages["/hands/new (errors)"] = bad.get_data(as_text=True)
+    pages.update(_walk_the_table(app, client, header, lid, pid, nid))
+    return pages
+
+
+def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
+                    night_id: int) -> dict[str, str]:
+    """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
+    payment and an undone one, a closed session with debts carried over (one marked paid),
+    the archived sessions and a player's page with a debt, and their forms' errors."""
+    from app import debts, ledger, seats, shelf
+
+    pages: dict[str, str] = {}
+
+    def get(path: str) -> None:
+        resp = client.get(path, headers=header)
+        assert resp.status_code == 200, (path, resp.status_code)
+        pages[path] = resp.get_data(as_text=True)
+
+    def post(name: str, path: str, data: dict[str, str]) -> None:
+        resp = client.post(path, headers=header, data=data)
+        assert resp.status_code == 422, (name, resp.status_code)
+        pages[name] = resp.get_data(as_text=True)
+        assert 'role="alert"' in pages[name], name  # the message is shown, beside its field
+
+    with app.app_context():
+        user = db.session.scalar(db.select(User))
+        gs = ledger.create_session(user, name="Side bets", players=["Ann", "Bob", "Cy"],
+                                   rules="pagat", stake="1", currency="EUR",
+                                   side_bets={"high_card": {"stake": "0.50"},
+                                              "naturals": {"stake": "0.25"}})
+        seats.change_seats(gs, user, join="Fay", after="Bob")
+        ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"},
+                                      "side_bets": [{"bet": "high_card", "suit": "S",
+                                                     "winner": "Bob"},
+                                                    {"bet": "naturals"}]})
+        ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Cy"},
+                                      "side_bets": [{"bet": "naturals", "winner": "Cy"}]})
+        ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Bob"},
+                                      "side_bets": [{"bet": "naturals"}]})
+        seats.change_seats(gs, user, leave="Fay")
+        first = ledger.ledger(gs).transfers[0]
+        kept = ledger.record_payment(gs, user, first.payer, first.payee, "0.10")
+        undone = ledger.record_payment(gs, user, first.payer, first.payee, "0.05")
+        ledger.undo_payment(gs, user, undone, "tapped twice")
+        bid = gs.id
+        night = db.session.get(GameSession, night_id)
+        ledger.close_session(night, carry_over=True)
+        carried = debts.debts_of_session(night_id)
+        debts.mark_paid(user, carried[0].id)
+        old = ledger.create_session(user, name="Old night", players=["Ann", "Bob"])
+        shelf.set_archived(old, True)
+        yen = ledger.create_session(user, name="Yen", players=["Ann", "Bob"], stake="100",
+                                    currency="JPY")
+        ledger.record_hand(yen, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        yid = yen.id
+    for path in (f"/sessions/{bid}", f"/sessions/{bid}/seats", f"/sessions/{bid}/hands/new",
+                 f"/sessions/{bid}/hands/1", f"/sessions/{bid}/hands/2",
+                 f"/sessions/{bid}/settle", f"/sessions/{bid}/settle?player=Fay",
+                 f"/sessions/{night_id}", f"/sessions/{night_id}/settle",
+                 "/sessions/archived", "/", f"/leagues/{lid}", f"/leagues/{lid}/players/{pid}",
+                 f"/sessions/{yid}/settle"):
+        get(path)
+    post("/seats (errors)", f"/sessions/{bid}/seats", {"join": "Ann"})
+    post("/payments (yen errors)", f"/sessions/{yid}/payments",
+         {"payer": "Bob", "payee": "Ann", "amount": "0.5"})
+    assert "JPY" in visible_text(pages["/payments (yen errors)"])  # the yen message
+    post("/undo (errors)", f"/sessions/{bid}/payments/{kept}/undo", {"reason": " "})
     return pages
 
 
@@ -381,3 +449,46 @@ def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client)
     assert "Bob zahlt Cy 0,50" in " ".join(body["explanation"])
     assert body["net"] == {"Ann": "-0.25", "Bob": "-0.50", "Cy": "0.75"}
     assert [p["amount"] for p in body["payments"]] == ["0.50", "0.25"]
+
+
+def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
+    from tests.conftest import Api, account, api_error
+
+    api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
+    resp = api("POST", "/sessions", {"name": "夜", "players": ["Ann", "Bob"], "stake": "100",
+                                     "currency": "JPY",
+                                     "side_bets": {"high_card": {"stake": "0.5"}}})
+    api_error(resp, 422, "side_bets.high_card.stake", "a side bet's stake in JPY is a whole")
+    sid = api.start(stake="100", currency="JPY", side_bets={"high_card": {"stake": "50"}})
+    api.ok("POST", f"/sessions/{sid}/hands", {"end": {"kind": "tonk_out", "player": "Ann"}},
+           201)
+    resp = api("POST", f"/sessions/{sid}/payments",
+               {"from": "Bob", "to": "Ann", "amount": "0.5"})
+    api_error(resp, 422, "amount", "the amount in JPY is a whole amount")
+    german = api("POST", f"/sessions/{sid}/payments",
+                 {"from": "Bob", "to": "Ann", "amount": "0.5"},
+                 headers={"Accept-Language": "de"})
+    api_error(german, 422, "amount", "der Betrag in JPY ist ein ganzer Betrag")
+    api.ok("POST", f"/sessions/{sid}/payments", {"from": "Bob", "to": "Ann", "amount": "100"})
+
+
+def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
+    from tests.conftest import Api, account
+
+    api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    for winner in (None, "Cy"):
+        german = api("POST", f"/sessions/{sid}/hands",
+                     {"end": {"kind": "tonk_out", "player": "Ann"},
+                      "side_bets": [{"bet": "naturals", "winner": winner}]},
+                     headers={"Accept-Language": "de"})
+        assert german.status_code == 201, german.get_json()
+    for number, english in ((1, "Nobody won it: the pot of 0.40 carries"),
+                            (2, "Cy wins the pot: 0.80 (0.40 of it carried over")):
+        stored = api.ok("GET", f"/sessions/{sid}/hands/{number}")["result"]["side_bets"]
+        assert english in " ".join(stored[0]["explanation"])  # stored in English
+        for lang, words in (("de", "Topf"), ("ja", "ポット")):
+            read = api("GET", f"/sessions/{sid}/hands/{number}",
+                       headers={"Accept-Language": lang}).get_json()["result"]["side_bets"]
+            assert words in " ".join(read[0]["explanation"]), read
+            assert read[0]["net"] == stored[0]["net"] and read[0]["pot"] == stored[0]["pot"]

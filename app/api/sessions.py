@@ -21,7 +21,7 @@ from .. import seats, shelf
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import amount_formatter
-from ..core.reword import reworded
+from ..core.reword import reworded, reworded_side_bets
 from ..debts import Debt, debts_of_session, mark_paid, open_debts_of
 from ..leagues import session_table
 from ..live import StateCache, owned_stamp
@@ -117,7 +117,9 @@ def hand_json(hand: Hand) -> dict[str, Any]:
     the hand's own lines), if it had any."""
     result = dict(_worded(hand.data, hand.result))
     if hand.side_result_json not in ("", "[]"):
-        result["side_bets"] = hand.side_result
+        scoring = service.rules_of(json.dumps(hand.data["rules"])).scoring
+        result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
+                                                 scoring)
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
             **_split(hand.data), "result": result}
 

@@ -450,6 +450,8 @@ CATALOGUE: dict[str, str] = {
     "side_bets.unknown": "there is no side bet {bet}: the side bets are {bets}",
     "side_bets.option": "the {bet} side bet has no option {option}",
     "side_bets.stake": "a side bet's stake must be an amount more than zero, not {value}",
+    "side_bets.currency_whole": "a side bet's stake in {currency} is a whole amount "
+                                "({currency} has no smaller unit), not {value}",
     "side_bets.suit": "the suit must be S, H, D or C, not {value}",
     "side_bets.unclaimed": "an unclaimed high-card pot carries or returns, not {value}",
     "side_bets.not_enabled": "this table plays no {bet} side bet",
@@ -518,6 +520,18 @@ CATALOGUE: dict[str, str] = {
     "password.too_short": "the password needs at least {n} characters",
     "payment.amount": "the amount must be more than zero, at most 1,000,000,000,000, with at "
                       "most two decimal places",
+    "payment.not_amount": 'the amount must be like "4.50", not {value}',
+    "payment.currency_whole": "the amount in {currency} is a whole amount ({currency} has no "
+                              "smaller unit), not {value}",
+    "payment.themselves": "{payer} cannot pay themselves",
+    "payment.push_ups": "push-ups move no money: there is nothing to pay",
+    "payment.more_than_planned": "that is more than is open from {payer} to {payee}: at most "
+                                 "{most}",
+    "payment.more_than_open": "that is more than is open between {payer} and {payee}: at most "
+                              "{most}",
+    "payment.no_reason": "say why: undoing a payment needs a reason",
+    "payment.not_found": "there is no payment {payment_id} in this session",
+    "payment.undone": "payment {payment_id} is already undone",
     "payment.not_at_table": "{who} is not at this table",
     "payment.owed_nothing": "{payee} is owed nothing",
     "payment.owes_nothing": "{payer} owes nothing",
@@ -530,6 +544,14 @@ CATALOGUE: dict[str, str] = {
     "reset.expired": "this link has expired (it lasts an hour): ask for a new one",
     "reset.invalid": "this link is not valid, or was used already: ask for a new one",
     "session.closed": "this session is closed: its hands can no longer change",
+    "session.carry_over": "carry_over is true or false",
+    "session.not_settled_carry": "not everything is paid yet: mark the open transfers paid, or "
+                                 "close and carry the debts over",
+    "session.archived": "archived is true or false",
+    "session.not_empty": "this session has hands or payments: it cannot be deleted, but it can "
+                         "be archived",
+    "debt.not_found": "there is no debt {debt_id} that you keep",
+    "debt.paid": "this debt was already marked paid by {name}",
     "session.first_dealer": "the first dealer, {first_dealer}, is not at the table",
     "session.not_settled": "not everything is paid yet: mark the open transfers paid first",
     "session.not_yours": "there is no session {session_id} in your account",

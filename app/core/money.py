@@ -228,6 +228,12 @@ def currency_places(currency: str | None) -> int:
     return min(CENT_PLACES, get_currency_precision(code)) if code else CENT_PLACES
 
 
+def fits_currency(amount: Decimal, currency: str | None) -> bool:
+    """Whether ``amount`` has no more decimal places than ``currency`` has (``0.5`` of yen:
+    no); the one check of stakes, side-bet stakes and payments."""
+    return decimal_places(amount) <= currency_places(currency)
+
+
 def format_money(amount: Decimal, currency: str | None, locale: str = "en") -> str:
     """``amount`` of ``currency`` as ``locale`` writes it, with the currency's places:
     ``1.234,50 €`` (EUR, de), ``¥1,235`` (JPY, ja), ``$1,234.50`` (USD, en). A currency
@@ -267,8 +273,7 @@ def parse_stake(value: Any, rules: Scored, currency: str | None = None) -> Decim
     if amount > MAX_STAKE:
         raise HandError(Message("stake.too_large"), "stake")
     if rules.scoring == "money":
-        if currency_places(currency) == 0 and \
-                amount != amount.to_integral_value():
+        if currency_places(currency) == 0 and not fits_currency(amount, currency):
             raise HandError(Message("stake.currency_whole", value=value,
                                     currency=currency_code(currency)), "stake")
         if amount != amount.quantize(_CENT):

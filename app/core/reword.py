@@ -5,13 +5,16 @@ explanation) and keeps every number as stored. Pure: the caller has hooked the l
 (and :func:`app.core.money.money_places`, for a currency without cents)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .errors import TonkError
 from .hand import parse_hand
+from .money import spoken_amount
 from .settle import settle
+from .sidebets import explained
 
 
 def _paid(result: Mapping[str, Any]) -> list[tuple[str, str, Decimal]]:
@@ -23,7 +26,8 @@ def reworded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, An
     as stored when the hand no longer settles to the same payments (then its words are
     those it was stored with)."""
     try:
-        fresh = settle(parse_hand(dict(hand))).to_json()
+        facts = {k: v for k, v in hand.items() if k != "side_bets"}  # settled apart
+        fresh = settle(parse_hand(facts)).to_json()
     except (TonkError, KeyError, TypeError):
         return dict(result)
     if _paid(fresh) != _paid(result):
@@ -31,3 +35,26 @@ def reworded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, An
     payments = [{**old, "rule": new["rule"]}
                 for old, new in zip(result["payments"], fresh["payments"], strict=True)]
     return {**result, "payments": payments, "explanation": fresh["explanation"]}
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    scoring: str
+
+
+def reworded_side_bets(outcomes: Sequence[Mapping[str, Any]], spec: Mapping[str, Any],
+                       scoring: str) -> list[dict[str, Any]]:
+    """A hand's stored side-bet outcomes (written in English) with their sentences in the
+    reader's language, every number as stored; ``spec`` is the session's side bets (each
+    bet's stake). An outcome whose bet the table no longer names keeps its stored words."""
+    fmt = spoken_amount(_Scoring(scoring))
+    out = []
+    for outcome in outcomes:
+        stake = (spec.get(str(outcome.get("bet"))) or {}).get("stake")
+        try:
+            lines = explained(outcome, Decimal(str(stake)), fmt)
+        except (KeyError, TypeError, InvalidOperation):
+            out.append(dict(outcome))
+            continue
+        out.append({**outcome, "explanation": [str(m) for m in lines]})
+    return out

@@ -19,8 +19,8 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import HandError
-from .messages import Message
-from .money import parse_decimal
+from .messages import Message, render
+from .money import currency_code, fits_currency, parse_decimal
 
 #: The side bets of the texts, in the order a form shows them.
 BETS = ("high_card", "naturals")
@@ -82,9 +82,10 @@ def _error(message: Message, field: str) -> HandError:
     return HandError(message, field)
 
 
-def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str) -> dict[str, SideBet]:
+def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
+                    currency: str | None = None) -> dict[str, SideBet]:
     """A session's (or league's) ``side_bets`` → the enabled bets; each stake defaults to
-    the table's own."""
+    the table's own, and has at most the currency's places (yen: none)."""
     if spec in (None, {}):
         return {}
     if scoring not in ("money", "points"):
@@ -111,6 +112,9 @@ def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str) -> dict[str, Sid
         if amount <= 0:
             raise _error(Message("side_bets.stake", value=repr(options.get("stake"))),
                          f"{field}.stake")
+        if scoring == "money" and not fits_currency(amount, currency):
+            raise _error(Message("side_bets.currency_whole", value=options.get("stake"),
+                                 currency=currency_code(currency)), f"{field}.stake")
         suit = options.get("suit")
         if suit is not None and suit not in SUITS:
             raise _error(Message("side_bets.suit", value=repr(suit)), f"{field}.suit")
@@ -171,24 +175,51 @@ def settle_side_bet(play: Play, rule: SideBet, pot: Pot, fmt: Any = str) -> Outc
     it all; with no winner it carries (or each stake goes back). ``pot`` is what was in it
     before; the outcome's pot is what is in it after."""
     net = dict.fromkeys(play.players, -rule.stake)
-    lines = [Message("explain.side_bet.in", bet=Message(f"side_bet.{play.bet}"),
-                     players=", ".join(play.players), stake=fmt(rule.stake))]
     after = pot
     for player in play.players:
         after = after.add(player, rule.stake)
     if play.winner is not None:
         net[play.winner] += after.total
-        lines.append(Message("explain.side_bet.won", player=play.winner,
-                             amount=fmt(after.total), carried=fmt(pot.total)) if pot.paid
-                     else Message("explain.side_bet.won_fresh", player=play.winner,
-                                  amount=fmt(after.total)))
-        return Outcome(play, net, Pot(play.bet), "side_bet.won", tuple(lines))
+        return Outcome(play, net, Pot(play.bet), "side_bet.won",
+                       _explain(play, "side_bet.won", rule.stake, after.total, pot.total, fmt))
     if play.bet == "high_card" and rule.unclaimed == "return":
-        lines.append(Message("explain.side_bet.returned"))
         return Outcome(play, dict.fromkeys(play.players, _ZERO), pot, "side_bet.returned",
-                       tuple(lines))
-    lines.append(Message("explain.side_bet.carried", amount=fmt(after.total)))
-    return Outcome(play, net, after, "side_bet.carried", tuple(lines))
+                       _explain(play, "side_bet.returned", rule.stake, after.total, pot.total,
+                                fmt))
+    return Outcome(play, net, after, "side_bet.carried",
+                   _explain(play, "side_bet.carried", rule.stake, after.total, pot.total, fmt))
+
+
+def _explain(play: Play, rule: str, stake: Decimal, total: Decimal, carried: Decimal,
+             fmt: Any) -> tuple[Message, ...]:
+    """A settled side bet's sentences: who put the stake in, and who took the pot
+    (``total``, ``carried`` of it from before), or where it went."""
+    first = Message("explain.side_bet.in", bet=Message(f"side_bet.{play.bet}"),
+                    players=render("list.separator").join(play.players), stake=fmt(stake))
+    if rule == "side_bet.won":
+        return (first, Message("explain.side_bet.won", player=play.winner, amount=fmt(total),
+                               carried=fmt(carried)) if carried
+                else Message("explain.side_bet.won_fresh", player=play.winner,
+                             amount=fmt(total)))
+    if rule == "side_bet.returned":
+        return first, Message("explain.side_bet.returned")
+    return first, Message("explain.side_bet.carried", amount=fmt(total))
+
+
+def explained(stored: Mapping[str, Any], stake: Decimal, fmt: Any = str) -> tuple[Message, ...]:
+    """A stored outcome's sentences again, in the reader's language, from what it keeps
+    (the play, its rule, the winner's net, the pot after) and the bet's ``stake``: stored
+    outcomes are written in English and shown in the reader's words."""
+    play = Play(stored["bet"], tuple(stored["players"]), stored.get("winner"),
+                stored.get("suit"))
+    rule = stored["rule"]
+    total = carried = _ZERO
+    if rule == "side_bet.won":
+        total = Decimal(str(stored["net"][play.winner])) + stake
+        carried = total - stake * len(play.players)
+    elif rule == "side_bet.carried":
+        total = Decimal(str(stored["pot"]))
+    return _explain(play, rule, stake, total, carried, fmt)
 
 
 def return_pot(pot: Pot) -> dict[str, Decimal]:

@@ -189,8 +189,9 @@ class Importer:
                           MAX_LEAGUE_NAME)
         rules = resolve_rules(doc.get("rules"))
         stake = parse_stake(doc.get("stake"), rules)
-        side_bets = side_bets_text(doc.get("side_bets"), stake=stake, rules=rules)
         currency = parse_currency(doc.get("currency"))
+        side_bets = side_bets_text(doc.get("side_bets"), stake=stake, rules=rules,
+                                   currency=currency)
         created = (parse_time(doc["created_at"], "the league's created_at")
                    if doc.get("created_at") is not None else utcnow())
         seasons = []

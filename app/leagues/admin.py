@@ -124,7 +124,8 @@ def _defaults(rules: Any, stake: Any, currency: Any, side_bets: Any = None) -> _
     money = parse_currency(currency)
     amount = parse_stake(stake, resolved, money)
     return _Table(json.dumps(resolved.to_json()), to_minor(amount), money,
-                  side_bets_text(side_bets, stake=amount, rules=resolved))
+                  side_bets_text(side_bets, stake=amount, rules=resolved,
+                                 currency=money))
 
 
 def _name(value: Any) -> str:

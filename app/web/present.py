@@ -31,7 +31,7 @@ from ..core.money import (
     from_minor,
     money_places,
 )
-from ..core.reword import reworded
+from ..core.reword import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..ledger import counted_hands, history, rules_of, session_rules, session_stake
@@ -57,12 +57,14 @@ def _separators(locale: str) -> dict[int, str]:
     return {ord(","): get_group_symbol(locale), ord("."): get_decimal_symbol(locale)}
 
 
-def amount(value: Decimal, scoring: str) -> str:
+def amount(value: Decimal, scoring: str, currency: str | None = None) -> str:
     """``1234.5`` → ``1,234.50`` in money, ``1,235`` in points (in the reader's locale),
     without a sign. Python's own formatting with the locale's two signs swapped in: the
     same text as Babel's ``#,##0.00`` in the pages' languages (all group by three), at a
     fraction of the cost on a page of hundreds of amounts."""
-    if scoring == "money":
+    if scoring == "money" and currency:  # a list of tables: each its own currency's places
+        text = f"{abs(value):,.{currency_places(currency)}f}"
+    elif scoring == "money":
         places = g.get("money_places", CENT_PLACES) if has_app_context() else CENT_PLACES
         text = f"{abs(value):,.{places}f}"
     else:
@@ -85,19 +87,20 @@ def use_currency(currency: str) -> None:
     g.money_places = currency_places(currency)
 
 
-def signed(value: Decimal, scoring: str) -> str:
+def signed(value: Decimal, scoring: str, currency: str | None = None) -> str:
     """An amount with its sign spelled out: ``+1.50``, ``−1.50``, ``0.00``."""
     sign = "+" if value > 0 else MINUS if value < 0 else ""
-    return sign + amount(value, scoring)
+    return sign + amount(value, scoring, currency)
 
 
-def score(value: Decimal, scoring: str) -> Markup:
+def score(value: Decimal, scoring: str, currency: str | None = None) -> Markup:
     """A gain or loss as the pages show it: the sign and a colour that says the same (blue up,
     orange down). Under push-ups a number is points pushed up, without a sign."""
     if scoring == "push_ups":
         return Markup('<span class="amt">{}</span>').format(amount(value, scoring))
     tone = "pos" if value > 0 else "neg" if value < 0 else "zero"
-    return Markup('<span class="amt {}">{}</span>').format(tone, signed(value, scoring))
+    return Markup('<span class="amt {}">{}</span>').format(tone, signed(value, scoring,
+                                                                        currency))
 
 
 def minor_label(scoring: str) -> Callable[[int], str]:
@@ -179,9 +182,16 @@ class SideBetLines:
 
 
 def side_bet_lines(hand: Hand) -> list[SideBetLines]:
+    """A hand's side bets as settled, their sentences (stored in English) in the reader's
+    words and money format."""
+    if not hand.side_result:
+        return []
+    scoring = hand_rules(hand).scoring
+    with money_places(g.get("money_places", CENT_PLACES)):
+        shown = reworded_side_bets(hand.side_result, hand.session.side_bets_spec, scoring)
     return [SideBetLines(str(BET_TITLES.get(s["bet"], s["bet"])), s["rule"],
                          list(s["explanation"]), Decimal(s["pot"]))
-            for s in hand.side_result]
+            for s in shown]
 
 
 def recorded(hand: Hand) -> Recorded:

@@ -10,6 +10,7 @@ from flask import current_app, g, has_request_context, request
 from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
+from ..core.messages import render
 from ..extensions import db
 from ..ledger import NotFoundError, SessionClosedError
 from ..models import User
@@ -74,7 +75,13 @@ def template_context() -> dict[str, Any]:
     return {"lang": str(get_locale() or "en"), "language_names": LANGUAGE_NAMES}
 
 
-FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score}
+def names(items: Any) -> str:
+    """Names in a row, with the reader's language's separator (``Ann, Bob`` / ``愛、Bob``)."""
+    return render("list.separator").join(map(str, items))
+
+
+FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score,
+                                          "names": names}
 
 
 T = TypeVar("T")

@@ -1,8 +1,10 @@
 """A night in Japanese on the narrowest phone (360x740, the browser asking for Japanese):
 sign up, start a session played for yen, record a hand of each common end, settle up and
-close, every page read in Japanese, with money written as Japanese writes yen (no
+close, with a high-card side bet and a player joining after the first hand, every page read
+in Japanese, with money written as Japanese writes yen (no
 decimals), and no Japanese text clipped or running past its box. Screenshots go to
-``/work/notes/shots-ja/`` (else ``test-artifacts/shots-ja``) for people to look at.
+``/work/notes/shots-ja/`` (else ``test-artifacts/shots-ja``; ``TONK_SHOTS_JA`` names another
+folder) for people to look at.
 """
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from tests.browser.conftest import ARTIFACTS, assert_accessible
 
 PLAYERS = ["愛", "Bob", "翔太", "Dee"]
 NOTES = pathlib.Path("/work/notes")
-SHOTS = (NOTES if NOTES.is_dir() and os.access(NOTES, os.W_OK)
-         else ARTIFACTS.parent) / "shots-ja"
+SHOTS = pathlib.Path(os.environ.get("TONK_SHOTS_JA") or (
+    (NOTES if NOTES.is_dir() and os.access(NOTES, os.W_OK) else ARTIFACTS.parent) / "shots-ja"))
 PHONE = {"width": 360, "height": 740}
 
 #: Every element whose text runs past its own box, or past the screen's right edge, but
@@ -88,6 +90,11 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
     assert "JPYの賭け金は整数です" in page.locator("#err-stake").inner_text()
     look(page, "03-new-session-half-a-yen")
     page.fill("#stake", "500")
+    if not page.locator("#sb-high_card").is_visible():
+        page.locator("details.side-bets summary").click()
+    page.locator("label[for='sb-high_card']").click()
+    page.fill("#sb-high_card-stake", "100")
+    look(page, "03b-new-session-side-bet")
     page.get_by_role("button", name="セッションを始める").click()
     assert page.locator("h1").inner_text() == "金曜の夜"
     assert "￥500" in page.locator("p.meta").first.inner_text()
@@ -95,26 +102,43 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
 
     hands = [
         ("tonk_out", "愛", {}),
-        ("drop", "翔太", {"愛": 20, "Bob": 15, "翔太": 9, "Dee": 9}),
-        ("stock_out", None, {"愛": 14, "Bob": 6, "翔太": 9, "Dee": 20}),
+        ("drop", "翔太", {"愛": 20, "Bob": 15, "翔太": 9, "Dee": 9, "花子": 25}),
+        ("stock_out", None, {"愛": 14, "Bob": 6, "翔太": 9, "Dee": 20, "花子": 30}),
         ("run_out", "Bob", {}),
     ]
+    seated = list(PLAYERS)
     for number, (kind, player, counts) in enumerate(hands, start=1):
+        if number == 2:  # 花子 joins after the first hand, sitting after Dee
+            page.locator("details.seats-box summary").click()
+            page.fill("#join", "花子")
+            page.select_option("#after", "Dee")
+            look(page, "05a-join")
+            page.get_by_role("button", name="参加する", exact=True).click()
+            assert "花子がテーブルに加わりました。" in page.content()
+            seated.append("花子")
         page.get_by_role("link", name="+ ハンドを記録").click()
         page.locator(f"label[for='kind-{kind}']").click()
         if player:
-            page.locator(f"label[for='player-{PLAYERS.index(player)}']").click()
+            page.locator(f"label[for='player-{seated.index(player)}']").click()
         for name, count in counts.items():
-            box = page.locator(f"#count-{PLAYERS.index(name)}")
+            box = page.locator(f"#count-{seated.index(name)}")
             if box.is_visible():
                 box.fill(str(count))
+        page.select_option("#sb-high_card-suit", "S")
+        if number == 1:  # 愛 holds the highest spade; after it nobody does: the pot grows
+            page.locator("label[for='sb-high_card-won-0']").click()
+            look(page, "04a-record-with-a-side-bet")
         if number == 2:
             look(page, "04-record-a-drop")
         page.get_by_role("button", name="ハンドを保存").click()
         assert page.url.startswith(session_url), page.url
         assert page.locator("section.recorded h2").inner_text().startswith(f"ハンド{number}")
+        if number == 1:
+            assert "愛がポットを獲得：400。" in page.content()
         if number == 2:
             look(page, "05-session-after-a-caught-drop")
+    pots = page.locator("ul.pots li").first.inner_text()
+    assert "ハイカード" in pots and "￥1,500" in pots, pots  # three deals of five stakes
     look(page, "06-session-after-four-hands")
 
     page.goto(f"{session_url}/hands/2")
