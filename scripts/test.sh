@@ -17,6 +17,11 @@ fi
 # The versions of requirements.lock, so that every install tests the same thing.
 .venv/bin/pip install -q -c requirements.lock -e '.[test]'
 
+# Keep compiled modules between processes: every pytest worker, server and `tonk` command the
+# tests start would otherwise compile the app and pytest's rewritten plugins anew (machines
+# that set PYTHONDONTWRITEBYTECODE, as this one does, lose about ten seconds a run).
+unset PYTHONDONTWRITEBYTECODE
+
 .venv/bin/ruff check .
 .venv/bin/mypy
 # Two processes (this machine's cores); tests that start servers, and the browser tests,

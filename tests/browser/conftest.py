@@ -112,6 +112,6 @@ def shot(page, request):
         target = target or page
         assert_accessible(target)
         path = ARTIFACTS / f"{prefix}-{name}.png"
-        target.screenshot(path=str(path), full_page=True)
+        target.screenshot(path=str(path), full_page=True, scale="css")
         return path
     return take

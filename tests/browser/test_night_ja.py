@@ -62,7 +62,7 @@ def look(page, name: str) -> pathlib.Path:
     assert_accessible(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, scale="css")
     return path
 
 
