@@ -63,7 +63,7 @@ from .ratings import RATING_SORTS, RatingRow, rate_session, ratings, rerate_leag
 from .records import HeadToHead, PlayerRecord, SessionResult, head_to_head, player_record
 from .standings import (
     HandLine,
-    HandsPage,
+    Page,
     Standing,
     Standings,
     Window,
@@ -76,9 +76,9 @@ from .standings import (
 )
 
 __all__ = [
-    'CHART_POINTS', 'COUNTS', 'HANDS_PER_PAGE', 'HandLine', 'HandsPage', 'HeadToHead',
+    'CHART_POINTS', 'COUNTS', 'HANDS_PER_PAGE', 'HandLine', 'HeadToHead',
     'LeagueError', 'LeagueNotFoundError', 'MAX_LEAGUE_NAME', 'MAX_SEASON_NAME',
-    'MEMO_SECONDS', 'MEMO_SIZE', 'PSS', 'PlayerRecord', 'RATING_SORTS', 'RatingRow',
+    'MEMO_SECONDS', 'MEMO_SIZE', 'PSS', 'Page', 'PlayerRecord', 'RATING_SORTS', 'RatingRow',
     'SCORINGS', 'SORTS', 'STATS', 'SessionResult', 'Standing', 'Standings', 'T', 'Window',
     'add_admin', 'add_member', 'add_season', 'admin_league', 'admins', 'best_first',
     'counted_mark', 'create_league', 'current_season', 'default_direction', 'edit_league',

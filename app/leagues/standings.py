@@ -238,10 +238,11 @@ class HandLine:
 
 
 @dataclass(frozen=True)
-class HandsPage:
-    """One page of the hands behind a standings number, newest first."""
+class Page:
+    """One page of rows that are not one model's (what the pager macro reads): the hands
+    behind a standings number, the sessions a member played."""
 
-    items: tuple[HandLine, ...]
+    items: Sequence[Any]
     total: int
     page: int
     per_page: int
@@ -269,7 +270,7 @@ class HandsPage:
 
 def hands_behind(league: League, player: Player, stat: str, season: Season | None = None,
                  scoring: str = "money", page: int = 1,
-                 per_page: int = HANDS_PER_PAGE) -> HandsPage:
+                 per_page: int = HANDS_PER_PAGE) -> Page:
     """The hands behind one of ``player``'s numbers in the standings (``stat`` as in
     :data:`STATS`: ``tonks_out`` → the hands they tonked out), newest first, one page.
 
@@ -298,7 +299,7 @@ def hands_behind(league: League, player: Player, stat: str, season: Season | Non
         if seen >= last:
             break
     if not wanted:
-        return HandsPage((), total, page, per_page)
+        return Page((), total, page, per_page)
     conditions = [HandEntry.session_id.in_([s for s, _, _ in wanted]),
                   HandEntry.player_id == player.id, HandEntry.scoring == scoring]
     if flag is not None:
@@ -315,4 +316,4 @@ def hands_behind(league: League, player: Player, stat: str, season: Season | Non
             entry.won, entry.tonked_out, entry.drop_won, entry.caught))
     items = [line for session_id, start, stop in wanted
              for line in by_session[session_id][start:stop]]
-    return HandsPage(tuple(items), total, page, per_page)
+    return Page(tuple(items), total, page, per_page)

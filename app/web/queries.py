@@ -5,14 +5,13 @@ no page ever loads more than one page of rows.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
-from ..leagues import Window
+from ..leagues import Page, Window
 from ..ledger import started_by
 from ..models import GameSession, Hand, League, Player, PlayerSessionStat, Season, User
 
@@ -51,34 +50,4 @@ def player_sessions_page(league: League, player: Player, season: Season | None, 
     total = db.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
     rows = db.session.execute(stmt.limit(SESSIONS_PER_PAGE)
                               .offset((page - 1) * SESSIONS_PER_PAGE)).all()
-    return Rows(list(rows), page, SESSIONS_PER_PAGE, total or 0)
-
-
-@dataclass(frozen=True)
-class Rows:
-    """One page of rows that are not one model's (what the pager macro reads)."""
-
-    items: list[Any]
-    page: int
-    per_page: int
-    total: int
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
-
-    @property
-    def has_prev(self) -> bool:
-        return self.page > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
-
-    @property
-    def prev_num(self) -> int:
-        return self.page - 1
-
-    @property
-    def next_num(self) -> int:
-        return self.page + 1
+    return Page(list(rows), total or 0, page, SESSIONS_PER_PAGE)
