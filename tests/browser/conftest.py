@@ -52,6 +52,16 @@ def live_server(tmp_path, sqlite_schema):
     assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
+def sign_up(page, base: str, email: str) -> None:
+    """Sign up as "Keeper" through the page (which signs the phone in and goes home)."""
+    page.goto(base + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", email)
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(base + "/")
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):

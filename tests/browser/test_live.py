@@ -7,18 +7,9 @@ from __future__ import annotations
 import re
 import time
 
-from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.conftest import DESKTOP, PHONE, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
-
-
-def _sign_up(page, base: str, email: str) -> None:
-    page.goto(base + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", email)
-    page.fill("#password", "a long enough password")
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(base + "/")
 
 
 def _start(page, base: str, name: str = "Friday", league: str | None = None) -> str:
@@ -49,7 +40,7 @@ def _record(page, session: str, kind: str, player: str | None = None,
 def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    _sign_up(page, live_server, "live@example.com")
+    sign_up(page, live_server, "live@example.com")
     session = _start(page, live_server)
     share_url = page.input_value("#share-url")
     assert page.locator(".share-qr svg").is_visible()  # the QR code near the top
@@ -131,7 +122,7 @@ def test_every_page_reads_well_on_a_phone_and_a_desktop(live_server, browser, pa
     pages.append(("check", base + "/check"))
     for name, url in pages:
         _look(page, shot, name, url)
-    _sign_up(page, base, "pages@example.com")
+    sign_up(page, base, "pages@example.com")
 
     page.goto(base + "/leagues/new")
     page.fill("#name", "Thursday Tonk")

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import re
 
+from tests.browser.conftest import sign_up
+
 
 def _night(page, base: str, email: str) -> str:
     """Sign up and start a pagat session of Ann, Bob and Cy; returns the session's URL."""
-    page.goto(base + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", email)
-    page.fill("#password", "a long enough password")
-    page.get_by_role("button", name="Sign up").click()
+    sign_up(page, base, email)
     page.goto(base + "/sessions/new")
     page.fill("#name", "Friday")
     for i, name in enumerate(["Ann", "Bob", "Cy"]):

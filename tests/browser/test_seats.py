@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from tests.browser.conftest import sign_up
+
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
 
@@ -25,11 +27,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
         live_server, page, shot):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(live_server + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", "keeper@example.com")
-    page.fill("#password", "a long enough password")
-    page.get_by_role("button", name="Sign up").click()
+    sign_up(page, live_server, "keeper@example.com")
 
     page.goto(live_server + "/sessions/new")
     page.fill("#name", "Friday")

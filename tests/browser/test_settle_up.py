@@ -5,6 +5,7 @@ on the player's page, and marked paid there.
 """
 from __future__ import annotations
 
+from tests.browser.conftest import sign_up
 from tests.browser.test_night import PLAYERS, fill_hand
 
 NIGHT = [
@@ -30,11 +31,7 @@ def transfers(page) -> list[str]:
 def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(live_server + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", "keeper-settle@example.com")
-    page.fill("#password", "a long enough password")
-    page.get_by_role("button", name="Sign up").click()
+    sign_up(page, live_server, "keeper-settle@example.com")
 
     page.goto(live_server + "/leagues/new")
     page.fill("#name", "Thursday Tonk")
@@ -106,11 +103,7 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
 
 
 def test_the_stake_field_hides_under_push_ups(live_server, page, shot):
-    page.goto(live_server + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", "keeper-push@example.com")
-    page.fill("#password", "a long enough password")
-    page.get_by_role("button", name="Sign up").click()
+    sign_up(page, live_server, "keeper-push@example.com")
     page.goto(live_server + "/sessions/new")
     assert page.locator("#stake").is_visible()
     page.select_option("#preset", "push_ups")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tests.browser.conftest import sign_up
 from tests.browser.test_seats import amounts
 from tests.browser.test_settle_up import submit, transfers
 
@@ -21,11 +22,7 @@ def totals(text: str) -> dict[str, Decimal]:
 def test_the_whole_night_on_a_phone(live_server, page, shot):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(live_server + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", "keeper-night@example.com")
-    page.fill("#password", "a long enough password")
-    submit(page, page.get_by_role("button", name="Sign up"))
+    sign_up(page, live_server, "keeper-night@example.com")
 
     page.goto(live_server + "/sessions/new")
     page.fill("#name", "Friday")
