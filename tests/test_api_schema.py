@@ -20,7 +20,7 @@ from app import accounts, leagues, ledger
 from app.extensions import db
 from tests.conftest import make_app
 
-EXAMPLES = 30
+EXAMPLES = 20
 
 CONFIG = SchemathesisConfig.from_dict({
     "seed": 8,
