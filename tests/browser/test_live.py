@@ -7,7 +7,6 @@ test-artifacts/screenshots for people to look at)."""
 from __future__ import annotations
 
 import re
-import time
 
 from tests.browser.conftest import DESKTOP, PHONE, sign_up
 
@@ -75,11 +74,9 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     keeper = page.context.new_page()  # the scorekeeper's page, open on another tab
     keeper.goto(session)
     _record(page, session, "tonk_out", "Ann")  # the first phone records a hand
-    saved = time.monotonic()
     follows = "() => document.querySelectorAll('#live ol.hands li.hand').length === 1"
-    phone.wait_for_function(follows, timeout=5000)
+    phone.wait_for_function(follows, timeout=5000)  # by itself: nobody reloads either page
     keeper.wait_for_function(follows, timeout=5000)  # the scorekeeper's own page follows too
-    assert time.monotonic() - saved < 5.0
     assert "/sessions/" in keeper.locator("#live li.hand a").get_attribute("href")
     keeper.close()
     live = phone.locator("#live")
