@@ -311,7 +311,8 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                        "properties": {
             "from": {"type": "string"}, "to": {"type": "string"},
             "amount": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
-                       "description": "In full or in part of an open transfer."}}},
+                       "description": "Along a planned transfer: at most what is open on "
+                       "it. Outside the plan: at most what both still have open."}}},
     }
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from .openapi import (
-    _AMOUNT_TEXT,
     _ID,
     _MONEY,
     _SESSION_ID,
@@ -75,14 +74,6 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
             "carried_over": {"type": "array", "items": _ref("Debt"),
                              "description": "Debts kept when the session was closed."},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
-        "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
-                       "additionalProperties": False,
-                       "examples": [{"from": "Ann", "to": "Cy", "amount": "0.25"}],
-                       "properties": {
-            "from": {"type": "string"}, "to": {"type": "string"},
-            "amount": {"anyOf": [_AMOUNT_TEXT, {"type": "number"}],
-                       "description": "Along a planned transfer: at most what is open on "
-                       "it. Outside the plan: at most what both still have open."}}},
         "UndoPayment": {"type": "object", "required": ["reason"],
                         "additionalProperties": False, "examples": [{"reason": "mis-tap"}],
                         "properties": {"reason": {"type": "string", "pattern": r"\S",
