@@ -558,22 +558,26 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
 session_closed: list[Callable[[GameSession], None]] = []
 
 
-def close_session(gs: GameSession, carry_over: Any = False) -> None:
+def close_session(gs: GameSession, carry_over: Any = False,
+                  settled_elsewhere: bool = False) -> None:
     """Close the session once everything is paid or, with ``carry_over``, keep what is still
     open as debts (:class:`CarriedDebt`, shown on the players' and league's pages until marked
     paid); then tell :data:`session_closed` (a league session's result moves its players'
-    ratings)."""
+    ratings). ``settled_elsewhere``: a tournament table under points, whose totals the
+    event's standings settle: nothing is paid at the table, and nothing is kept as a debt."""
     if carry_over not in (True, False):
         raise LedgerError(Message("session.carry_over"), "carry_over")
     gs = _locked(gs)
     _check_open(gs)
     state = ledger(gs)
-    if not state.all_paid and not carry_over:
+    if not state.all_paid and not carry_over and not settled_elsewhere:
         raise LedgerError(Message("session.not_settled_carry"), "carry_over")
     ids = {s.name: s.player_id for s in gs.seats}
-    db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
-                                   payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
-                       for t in state.transfers)
+    if not settled_elsewhere:
+        db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
+                                       payee_id=ids[t.payee],
+                                       amount_minor=to_minor(t.amount))
+                           for t in state.transfers)
     gs.closed_at = utcnow()
     db.session.commit()
     for listener in session_closed:

@@ -22,8 +22,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 APP = ROOT / "app"
-SERVICES = {"app.models", "app.extensions", "app.storage", "app.ledger", "app.leagues",
-            "app.exchange", "app.accounts", "app.idempotency", "app.integrity", "app.backup",
+SERVICES = {"app.models", "app.services", "app.extensions", "app.storage", "app.ledger",
+            "app.leagues", "app.exchange", "app.accounts", "app.idempotency", "app.integrity",
+            "app.backup",
             "app.demo", "app.entries", "app.pots", "app.seats", "app.settleup", "app.shelf",
             "app.debts"}
 FRAMEWORKS = ("flask", "flask_", "sqlalchemy", "werkzeug", "jinja2", "alembic")

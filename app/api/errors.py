@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 from ..core.errors import TonkError
 from ..idempotency import InProgressError
 from ..ledger import NotFoundError, SessionClosedError, VersionConflictError
+from ..services.events import EventConflictError
 from ..shelf import NotEmptyError
 from . import bp
 
@@ -26,6 +27,7 @@ DOMAIN_STATUS: tuple[tuple[type[TonkError], int], ...] = (
     (VersionConflictError, 409),
     (InProgressError, 409),
     (NotEmptyError, 409),
+    (EventConflictError, 409),
 )
 
 

@@ -561,6 +561,31 @@ CATALOGUE: dict[str, str] = {
     "standings.sort": "sort by one of {choices}, not {value}",
     "standings.stat": "the number is one of {choices}, not {value}",
     "token.unknown": "no such token",
+    # -- tournaments: the event service --------------------------------------------------------
+    "event.whole": "{field_name} is a whole number from {low} to {high}, not {value}",
+    "event.not_yours": "there is no event {event_id} that you run",
+    "event.what_name": "the event's name",
+    "event.what_day": "the event's date",
+    "event.what_player": "the player's name",
+    "event.scoring": "the scoring is points or money, not {value}",
+    "event.board_unknown": "this leaderboard link does not lead to an event",
+    "event.no_player": "{player} is not checked in to this event",
+    "event.paid": "paid is true or false",
+    "event.checked_in": "{player} is already checked in",
+    "event.withdrawn": "{player} has already withdrawn",
+    "event.no_round": "this event has no round {number}",
+    "event.no_table": "this round has no table {table}",
+    "event.seed": "the seed is a whole number from 0 to {most}, not {value}",
+    "event.round_open": "round {number} is still being played: close it before the next draw",
+    "event.all_drawn": "all {rounds} rounds of this event have been drawn",
+    "event.force": "force is true or false",
+    "event.round_closed": "round {number} is already closed",
+    "event.short_tables": "tables {tables} have played fewer than {hands} hands: let them "
+                          "finish, or close the round anyway",
+    "event.link_unknown": "this scorekeeping link does not lead to a table: ask the director "
+                          "for the table's new link",
+    "event.link_closed": "round {number} is closed: this table's scorekeeping link no longer "
+                         "records",
     # -- tournaments: the draw, standings and prizes -----------------------------------------
     "draw.table_size": "the table size is a whole number from {least} to {most}, not {value}",
     "draw.too_few": "{count} players cannot make a table: at least {least} are needed",

@@ -1,0 +1,1 @@
+"""The services, one package per area, each with a small public front."""
