@@ -83,7 +83,7 @@ def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = No
     places = currency_places(code)
     amount = parse_stake(stake, resolved, code)
     payout = parse_payout(DEFAULT_PRIZES if prizes is None else prizes, places)
-    day = date.today() if held_on in (None, "") else parse_day(
+    day = date.today() if held_on is None else parse_day(
         held_on, EventError, "held_on", Message("event.what_day"))
     event = Event(
         owner_id=user.id, league_id=league_id, name=title, held_on=day,
@@ -221,7 +221,9 @@ def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
 
 def set_paid(event: Event, name: Any, paid: Any) -> EventPlayer:
     """Record the fee as paid (or not) for a checked-in player."""
-    is_paid = _paid(paid)
+    if not isinstance(paid, bool):
+        raise EventError(Message("event.paid"), "paid")
+    is_paid = paid
     event = locked(event)
     player = find_player(event, name)
     player.paid_minor = event.fee_minor if is_paid else 0
