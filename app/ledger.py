@@ -49,6 +49,7 @@ from .core.versions import check_action
 from .entries import apply_nets
 from .extensions import db
 from .models import (
+    Author,
     CarriedDebt,
     GameSession,
     Hand,
@@ -370,7 +371,7 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand), json.dumps(stored)
 
 
-def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
+def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
     get their hand, numbered in the order they were saved."""
@@ -403,7 +404,7 @@ def parse_reason(reason: Any) -> str:
     return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
-def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any,
+def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: Any,
                  version: Any = None) -> Hand:
     """Replace a hand's facts, under the rules it was first settled under. The old version
     stays in the history; totals follow at once. Correcting a voided hand restores it.
@@ -431,7 +432,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     return hand
 
 
-def void_hand(gs: GameSession, user: User, number: int, reason: Any,
+def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
               version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
     gs = _locked(gs)
@@ -573,11 +574,9 @@ def close_session(gs: GameSession, carry_over: Any = False,
     if not state.all_paid and not carry_over and not settled_elsewhere:
         raise LedgerError(Message("session.not_settled_carry"), "carry_over")
     ids = {s.name: s.player_id for s in gs.seats}
-    if not settled_elsewhere:
-        db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
-                                       payee_id=ids[t.payee],
-                                       amount_minor=to_minor(t.amount))
-                           for t in state.transfers)
+    db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
+                                   payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
+                       for t in state.transfers if not settled_elsewhere)
     gs.closed_at = utcnow()
     db.session.commit()
     for listener in session_closed:

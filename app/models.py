@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from flask_login import UserMixin
 from sqlalchemy import (
@@ -61,6 +61,17 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
         """What Flask-Login keeps in the session and the remember-me cookie: the account
         and its sign-in, so that ending the sign-in ends both cookies."""
         return f"{self.id}:{self.sign_in_key}"
+
+
+class Author(Protocol):
+    """Who records, corrects or voids a hand, as its history keeps them: an account, or a
+    tournament table's scorekeeping link (on behalf of the director's account)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
 
 
 class SignIn(db.Model):  # type: ignore[name-defined,misc]

@@ -6,6 +6,7 @@ from .rounds import (
     draw_next_round,
     get_round,
     get_table,
+    keeper_author,
     keeper_table,
     open_round,
     replace_keeper_link,
@@ -36,8 +37,8 @@ from .standings import fees_paid, prizes_of, records, standings_of
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "active_players", "board_event",
     "check_in", "close_round", "create_event", "draw_next_round", "event_rules", "events_of",
-    "fees_paid", "find_player", "get_round", "get_table", "keeper_table", "league_names",
-    "open_round", "owned_event", "payout_of", "prizes_of", "records", "replace_keeper_link",
-    "set_paid", "standings_of", "table_done", "table_of_session", "tie_breaks_of", "touch",
-    "withdraw",
+    "fees_paid", "find_player", "get_round", "get_table", "keeper_author", "keeper_table",
+    "league_names", "open_round", "owned_event", "payout_of", "prizes_of", "records",
+    "replace_keeper_link", "set_paid", "standings_of", "table_done", "table_of_session",
+    "tie_breaks_of", "touch", "withdraw",
 ]

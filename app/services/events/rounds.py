@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -159,6 +160,20 @@ def keeper_table(token: str) -> EventTable:
     if table.round.closed_at is not None or table.session.is_closed:
         raise EventConflictError(Message("event.link_closed", number=table.round.number))
     return table
+
+
+@dataclass(frozen=True, slots=True)
+class KeeperAuthor:
+    """A table's scorekeeping link as the hands' history names it: on behalf of the
+    director's account, named by its table and round."""
+
+    id: int
+    name: str
+
+
+def keeper_author(table: EventTable) -> KeeperAuthor:
+    return KeeperAuthor(table.round.event.owner_id,
+                        f"Table {table.number}, round {table.round.number} (link)")
 
 
 def get_table(event: Event, number: Any, table: Any) -> EventTable:
