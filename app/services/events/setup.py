@@ -206,8 +206,9 @@ def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
     clean = clean_text(name, EventError, "name", Message("event.what_player"), MAX_NAME)
     is_paid = _paid(paid)
     event = locked(event)
-    if any(p.name_key == name_key(clean) for p in event.players):
-        raise EventConflictError(Message("event.checked_in", player=clean), "name")
+    here = next((p for p in event.players if p.name_key == name_key(clean)), None)
+    if here is not None:  # named as they were checked in
+        raise EventConflictError(Message("event.checked_in", player=here.name), "name")
     player = EventPlayer(name=clean, paid_minor=event.fee_minor if is_paid else 0,
                          checked_in_at=utcnow())
     event.players.append(player)
