@@ -168,3 +168,30 @@ def test_idempotency_key_replays_a_check_in_and_a_draw(api):
     two = api("POST", f"/events/{eid}/rounds", {}, headers=draw)
     assert one.status_code == two.status_code == 201 and one.get_json() == two.get_json()
     assert len(api.ok("GET", f"/events/{eid}")["rounds_played"]) == 1
+
+
+def test_tonk_event_export(db_app, api, tmp_path):
+    import json
+
+    from app.commands import cli
+
+    eid = new_event(api, rounds=1, hands_per_round=1)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)["tables"][0]
+    play(api, table, [table["players"][0]])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    runner = db_app.test_cli_runner()
+    path = tmp_path / "event.json"
+    out = runner.invoke(cli, ["event", "export", str(eid), "-o", str(path)])
+    assert out.exit_code == 0, out.output
+    document = json.loads(path.read_text())
+    assert document["format"] == "tonk-tally-event" and document["rounds"][0]["seed"] == 2
+    hands = document["rounds"][0]["tables"][0]["hands"]
+    assert [h["result"]["outcome"] for h in hands] == ["tonk_out"]
+    assert document["prizes"]["pool"] == "60.00"
+    assert document["standings"][0]["player"] == table["players"][0]
+    out = runner.invoke(cli, ["event", "export", str(eid), "--format", "standings-csv"])
+    assert out.exit_code == 0 and out.output.splitlines()[0].startswith("place,player,total")
+    assert f"1,{table['players'][0]},4," in out.output  # 2 from each of two, and 30.00
+    out = runner.invoke(cli, ["event", "export", "999"])
+    assert out.exit_code == 1 and "there is no event 999" in out.output
