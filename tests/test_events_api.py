@@ -195,3 +195,27 @@ def test_tonk_event_export(db_app, api, tmp_path):
     assert f"1,{table['players'][0]},4," in out.output  # 2 from each of two, and 30.00
     out = runner.invoke(cli, ["event", "export", "999"])
     assert out.exit_code == 1 and "there is no event 999" in out.output
+
+
+def test_a_league_event_counts_in_the_league_and_late_arrivals_sit_next_round(api):
+    lid = api.ok("POST", "/leagues", {"name": "Fridays"}, 201)["id"]
+    api.ok("POST", f"/leagues/{lid}/members", {"name": "Ann"}, 201)
+    eid = new_event(api, league=lid, rounds=2, hands_per_round=1, table_size=3)["id"]
+    check_in_all(api, eid, ["ann", "Bob", "Cy"])  # Ann as the league knows her
+    first = api.ok("POST", f"/events/{eid}/rounds", {"seed": 5}, 201)["tables"]
+    assert "Ann" in first[0]["players"]
+    api.ok("POST", f"/events/{eid}/players", {"name": "Dee", "paid": True})  # late
+    assert "Dee" not in [p for t in first for p in t["players"]]
+    play(api, first[0], ["Ann"])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    second = api.ok("POST", f"/events/{eid}/rounds", {}, 201)["tables"]
+    assert sorted(p for t in second for p in t["players"]) == ["Ann", "Bob", "Cy", "Dee"]
+    assert [len(t["players"]) for t in second] == [2, 2]
+    assert api.ok("GET", f"/sessions/{second[0]['session']}")["league"] == lid
+    table = api.ok("GET", f"/leagues/{lid}/standings?scoring=points")
+    rows = {r["player"]["name"]: r for r in table["rows"]}
+    assert rows["Ann"]["net"] == "4" and rows["Ann"]["sessions"] == 1
+    ratings = api.ok("GET", f"/leagues/{lid}/ratings")
+    assert {r["player"]["name"] for r in ratings} >= {"Ann", "Bob", "Cy"}
+    standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
+    assert standings[0]["player"] == "Ann"  # checked in as the league names her

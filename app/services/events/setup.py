@@ -206,6 +206,10 @@ def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
     clean = clean_text(name, EventError, "name", Message("event.what_player"), MAX_NAME)
     is_paid = _paid(paid)
     event = locked(event)
+    if event.league_id is not None:  # a member is named as the league knows them
+        member = db.session.scalar(select(Player.name).where(
+            Player.league_id == event.league_id, Player.name_key == name_key(clean)))
+        clean = member or clean
     here = next((p for p in event.players if p.name_key == name_key(clean)), None)
     if here is not None:  # named as they were checked in
         raise EventConflictError(Message("event.checked_in", player=here.name), "name")
