@@ -219,3 +219,17 @@ def test_a_league_event_counts_in_the_league_and_late_arrivals_sit_next_round(ap
     assert {r["player"]["name"] for r in ratings} >= {"Ann", "Bob", "Cy"}
     standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
     assert standings[0]["player"] == "Ann"  # checked in as the league names her
+
+
+def test_an_event_played_for_money_keeps_open_transfers_as_debts(api):
+    eid = new_event(api, scoring="money", stake="0.25", rounds=1, hands_per_round=1)["id"]
+    check_in_all(api, eid, ["Ann", "Bob"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"][0]
+    assert api.ok("GET", f"/sessions/{table['session']}")["scoring"] == "money"
+    play(api, table, ["Ann"])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    ledger = api.ok("GET", f"/sessions/{table['session']}/ledger")
+    assert ledger["totals"]["Ann"] == "0.50"
+    assert [(d["from"], d["to"], d["amount"]) for d in ledger["carried_over"]] == [
+        ("Bob", "Ann", "0.50")]
+    assert api.ok("GET", f"/events/{eid}/standings")["standings"][0]["total"] == "0.50"

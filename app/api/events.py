@@ -42,8 +42,8 @@ def _money(event: Event) -> Any:
 
 
 def _points(event: Event) -> Any:
-    return (lambda amount: str(amount)) if json.loads(event.rules_json).get(
-        "scoring") != "money" else _money(event)
+    return (lambda amount: str(amount)) if service.event_rules(
+        event).scoring != "money" else _money(event)
 
 
 def keeper_link(table: EventTable) -> str:

@@ -136,7 +136,7 @@ def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
     if short and not force:
         raise EventConflictError(Message("event.short_tables", tables=join_and(short),
                                          hands=event.hands_per_round), "force")
-    money = json.loads(event.rules_json).get("scoring") == "money"
+    money = event_rules(event).scoring == "money"
     for table in this.tables:
         if not table.session.is_closed:
             close_session(table.session, carry_over=money, settled_elsewhere=not money)

@@ -19,7 +19,7 @@ from ...core.placings import Record, Standing, standings
 from ...core.prizes import PrizeList, prize_list
 from ...extensions import db
 from ...models import Event, Hand
-from .setup import payout_of, tie_breaks_of
+from .setup import event_rules, payout_of, tie_breaks_of
 
 _ONE = Decimal(1)
 
@@ -32,7 +32,7 @@ def _amount(minor: int, points: bool) -> Decimal:
 def records(event: Event) -> list[Record]:
     """Every player's record over the event's rounds, in check-in order; a player withdrawn
     before the first draw has none."""
-    points = json.loads(event.rules_json).get("scoring") != "money"
+    points = event_rules(event).scoring != "money"
     drawn = len(event.round_rows)
     totals: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * drawn)
     hands: dict[str, int] = defaultdict(int)
