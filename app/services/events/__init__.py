@@ -30,7 +30,6 @@ from .setup import (
     payout_of,
     set_paid,
     tie_breaks_of,
-    touch,
     withdraw,
 )
 from .standings import fees_paid, prizes_of, records, standings_of
@@ -41,5 +40,5 @@ __all__ = [
     "export_event", "fees_paid", "find_player", "get_round", "get_table", "keeper_author",
     "keeper_table", "league_names", "open_round", "owned_event", "payout_of", "prizes_of",
     "records", "replace_keeper_link", "set_paid", "standings_csv", "standings_of",
-    "table_done", "table_of_session", "tie_breaks_of", "touch", "withdraw",
+    "table_done", "table_of_session", "tie_breaks_of", "withdraw",
 ]

@@ -160,13 +160,6 @@ def locked(event: Event) -> Event:
     return fresh
 
 
-def touch(event_id: int) -> None:
-    """Move the event's revision on (a hand at one of its tables changed the standings)."""
-    found = db.session.get(Event, event_id)
-    if found is not None:
-        found.revision += 1
-
-
 # -- players ---------------------------------------------------------------------------------
 
 def find_player(event: Event, name: Any) -> EventPlayer:
