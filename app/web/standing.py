@@ -10,6 +10,7 @@ from typing import Any
 from flask import Response, jsonify, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import get_locale
+from markupsafe import Markup
 from werkzeug.http import quote_etag
 
 from ..core.errors import TonkError
@@ -72,9 +73,9 @@ def _fresh(tag: str, response: Response) -> Response:
 @bp.get("/board/<token>")
 def board(token: str) -> ResponseReturnValue:
     event = service.board_event(token)
+    part = Markup(render_template("events/_board.html", **board_context(event)))
     return render_template(
-        "events/board.html", part=render_template("events/_board.html", **board_context(
-            event)), poll_url=url_for(".board_state", token=token),
+        "events/board.html", part=part, poll_url=url_for(".board_state", token=token),
         part_url=url_for(".board_live", token=token), etag=quote_etag(_tag(event)),
         event=event)
 

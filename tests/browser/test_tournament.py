@@ -76,7 +76,8 @@ def test_tournament_day(live_server, browser, page, shot):
     tv_errors: list[str] = []
     tv.on("pageerror", lambda exc: tv_errors.append(str(exc)))
     tv.goto(page.get_by_role("link", name="Leaderboard for the TV").get_attribute("href"))
-    assert "Round 1 of 3" in tv.inner_text("main")
+    assert "Round 1 of 3" in tv.inner_text(".board-round")
+    assert tv.locator("#standings tbody tr").count() == 10  # the page itself, not its markup
 
     # Three table phones, no accounts.
     phones = []

@@ -44,7 +44,8 @@ def test_tournament_pages_in_the_readers_language(live_server, browser, shot, lo
     assert words["keeper"] in page.inner_text("h1")
     shot("keeper", page)
     page.goto(board)
-    assert words["board"] in page.inner_text("main")
+    assert words["board"] in page.inner_text(".board-round")
+    assert page.locator("#standings tbody tr").count() == 5
     shot("board", page)
     try:
         next(pages)
