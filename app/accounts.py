@@ -26,6 +26,7 @@ from .core.messages import Message
 from .core.names import clean_text
 from .extensions import db
 from .models import ApiToken, SignIn, User, utcnow
+from .storage import begin_write
 
 _HASHER = PasswordHasher()
 _EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$")
@@ -257,6 +258,7 @@ def user_for_token(token: str) -> User | None:
     now = utcnow()
     if last is None or (last if last.tzinfo else last.replace(tzinfo=UTC)) < now - NOTE_USE:
         try:
+            begin_write()  # a request that reads, reads from a snapshot: this writes
             db.session.execute(update(ApiToken).where(ApiToken.id == token_id)
                                .values(last_used_at=now))
             db.session.commit()
@@ -281,6 +283,7 @@ def tokens_of(user: User) -> list[ApiToken]:
 
 def set_locale(user: User, locale: str | None) -> None:
     """Keep the account's language (None: the browser decides)."""
+    begin_write()  # asked for by a link (GET), whose reads are of a snapshot
     db.session.execute(update(User).where(User.id == user.id).values(locale=locale))
     db.session.commit()
     user.locale = locale
