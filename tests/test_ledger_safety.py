@@ -214,6 +214,37 @@ def test_a_read_only_database_answers_503_naming_it_and_reads_still_work(db_app,
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 1
 
 
+def test_an_unreachable_database_is_a_503_for_anyone_signed_in_or_not(db_app):
+    """The fault's answer needs nothing from the database that failed: the account of a
+    sign-in cookie or a token is not loaded for it (its language neither)."""
+    from tests.live import free_port
+
+    token = account(db_app, "ann@example.com", "Ann")
+    signed_in = db_app.test_client()
+    assert signed_in.post("/signin", data={"email": "ann@example.com",
+                                           "password": "correct horse"}).status_code == 302
+    assert signed_in.get("/language/de").status_code == 303  # the account's own language
+    gone = make_app(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/gone")
+    page = gone.test_client()
+    page.set_cookie("session", signed_in.get_cookie("session").value)
+    api = Api(gone.test_client(), token)
+    anyone = gone.test_client()
+    answers = [page.get("/"), page.get("/sessions/1"), page.get("/account"),
+               page.post("/sessions/1/hands/new", data={"kind": "tonk_out", "player": "Ann"}),
+               anyone.get("/s/abc"), anyone.get("/s/abc/live"),
+               anyone.get("/api/v1/share/abc"),
+               api("GET", "/sessions"), api("POST", "/sessions/1/hands", TONK_OUT)]
+    for resp in answers:
+        assert resp.status_code == 503, (resp.request.path, resp.status_code)
+        assert resp.headers["Retry-After"] == "2"
+        assert "cannot be reached" in resp.get_data(as_text=True)
+    assert answers[0].mimetype == "text/html" and "<main" in answers[0].get_data(as_text=True)
+    assert answers[-1].get_json()["error"] == \
+        "the database server cannot be reached: try again in a moment"
+    german = anyone.get("/s/abc", headers={"Accept-Language": "de"})
+    assert german.status_code == 503 and "Datenbank" in german.get_data(as_text=True)
+
+
 def test_a_full_disk_answers_503_and_keeps_what_was_saved(tmp_path):
     app = make_app(f"sqlite:///{tmp_path / 'full.sqlite'}")
     token = account(app, "ann@example.com", "Ann") if _created(app) else ""
