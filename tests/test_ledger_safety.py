@@ -307,6 +307,44 @@ def test_tonk_check_finds_a_total_that_drifted(db_app):
     assert stored_problems(db_app) == []
 
 
+def test_tonk_check_allows_a_payment_a_later_void_left_to_be_paid_back(db_app):
+    """Run out by Ann, Bob pays Ann 1.00, the hand is voided: the ledger rightly plans
+    Ann → Bob 1.00, and the check agrees (it said "Ann has paid or been paid 1.00 against a
+    total of 0.00")."""
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    sid = api.start(players=["Ann", "Bob"], stake="1.00", first_dealer="Bob")
+    base = f"/sessions/{sid}"
+    api.ok("POST", base + "/hands", {"end": {"kind": "run_out", "player": "Ann"}}, 201)
+    assert api.ok("GET", base + "/ledger")["open"] == [
+        {"from": "Bob", "to": "Ann", "amount": "1.00"}]
+    api.ok("POST", base + "/payments", {"from": "Bob", "to": "Ann", "amount": "1.00"})
+    api.ok("DELETE", base + "/hands/1", {"reason": "misdeal", "version": 1})
+    assert api.ok("GET", base + "/ledger")["open"] == [
+        {"from": "Ann", "to": "Bob", "amount": "1.00"}]
+    clean = db_app.test_cli_runner().invoke(cli, ["check"])
+    assert clean.exit_code == 0, clean.output
+    assert stored_problems(db_app) == []
+
+
+def test_tonk_check_still_finds_a_payment_past_what_was_owed(db_app):
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    sid = api.start(players=["Ann", "Bob"], stake="1.00", first_dealer="Bob")
+    base = f"/sessions/{sid}"
+    api.ok("POST", base + "/hands", {"end": {"kind": "run_out", "player": "Ann"}}, 201)
+    api.ok("POST", base + "/payments", {"from": "Bob", "to": "Ann", "amount": "1.00"})
+    with db_app.app_context():  # nothing changed after it, yet it is now 50.00
+        db.session.execute(text("UPDATE settle_payments SET amount_minor = 5000"))
+        db.session.commit()
+    broken = db_app.test_cli_runner().invoke(cli, ["check"])
+    assert broken.exit_code == 1
+    assert "Bob has paid or been paid 50.00 against a total of -1.00" in broken.output
+    assert "50.00 was paid along a planned transfer of 1.00" in broken.output
+    with db_app.app_context():
+        db.session.execute(text("UPDATE settle_payments SET amount_minor = 100"))
+        db.session.commit()
+    assert stored_problems(db_app) == []
+
+
 # -- backup and restore ----------------------------------------------------------------------
 
 def _everything(api: Api, sid: int) -> dict:
