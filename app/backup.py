@@ -98,6 +98,9 @@ def dump(out: IO[bytes]) -> int:
         line({"format": FORMAT, "version": VERSION, "schema": revision,
               "made_at": datetime.now(UTC).isoformat()})
         with db.engine.connect() as conn:  # one read transaction: a consistent snapshot
+            if conn.dialect.name == "postgresql":  # (PostgreSQL's default reads each anew)
+                conn = conn.execution_options(isolation_level="REPEATABLE READ",
+                                              postgresql_readonly=True)
             for table in _tables():
                 columns = [c.name for c in table.columns]
                 digest = digests[table.name] = hashlib.sha256()

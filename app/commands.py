@@ -346,9 +346,11 @@ def check_command() -> None:
     hand numbers without gaps, complete histories, player records, payments): print what is
     wrong and exit 1, or say all is well."""
     from .integrity import problems
+    from .storage import snapshot
 
     _upgraded()
-    found = problems()
+    with snapshot():  # one state of the database, however many write meanwhile
+        found = problems()
     for problem in found:
         click.echo(problem)
     if found:
