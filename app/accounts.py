@@ -230,7 +230,17 @@ def reset_password(token: str, secret_key: str, new: Any) -> User:
     """Set the password of a reset link's account; the link is spent and every sign-in
     ends."""
     user = reset_user(token, secret_key)
-    user.password_hash = _HASHER.hash(check_password(new))
+    new_hash = _HASHER.hash(check_password(new))
+    # Spent in the database, at once: only the one change that still finds the password the
+    # link was made for sets it (another server using the same link at the same moment
+    # finds it changed, and the link used).
+    spent = db.session.execute(
+        update(User).where(User.id == user.id, User.password_hash == user.password_hash)
+        .values(password_hash=new_hash).execution_options(synchronize_session=False))
+    if spent.rowcount != 1:  # type: ignore[attr-defined]
+        db.session.rollback()
+        raise AccountError(Message("reset.invalid"), "token")
+    user.password_hash = new_hash
     end_sign_ins(user)
     return user
 
