@@ -2,12 +2,14 @@
 SQLite and PostgreSQL where the database matters."""
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from app import accounts
 from app.extensions import db
 from app.models import User
-from tests.conftest import account, make_app
+from tests.conftest import account, make_app, sign_up
 
 # -- a NUL in a share token (PostgreSQL refuses to compare it: it was a 500) ----------------
 
@@ -97,3 +99,50 @@ def test_a_reset_link_used_twice_at_the_same_moment_works_once(db_app, monkeypat
     with other.app_context():
         db.session.remove()
         db.engine.dispose()
+
+
+# -- imports that quote what they cannot take ------------------------------------------------
+
+def _doc(stake: str = '"0.25"', name: str = "Friday") -> bytes:
+    return ('{"format": "tonk-tally", "version": 2, "league": null, "sessions": [{"uid": "a",'
+            f' "name": "{name}", "currency": "USD", "stake": {stake}, "rules": "pagat",'
+            ' "players": ["Ann", "Bob"], "hands": []}]}').encode()
+
+
+def test_a_million_digit_stake_is_a_problem_of_the_import_not_a_500(app, tmp_path):
+    from app.commands import cli
+
+    client = app.test_client()
+    sign_up(client)
+    resp = client.post("/import", data={"file": (io.BytesIO(_doc("9" * 1_000_000)),
+                                                 "big.json")},
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422
+    assert "a number too long to be read" in resp.get_data(as_text=True)
+    path = tmp_path / "big.json"
+    path.write_bytes(_doc("9" * 1_000_000))
+    at = _doc().index(b'{"uid"') + 1  # the session that holds it
+    for jobs in ("0", "1"):
+        out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
+                                                 "sam@example.com", "--jobs", jobs])
+        assert out.exit_code == 1, out.output
+        assert out.stderr.splitlines() == [
+            "nothing was imported: 1 problem(s)",
+            f"the file has a number too long to be read near line 1 (character {at})"]
+
+
+def test_the_import_report_names_a_huge_name_without_repeating_it(app, tmp_path):
+    from app.commands import cli
+
+    client = app.test_client()
+    sign_up(client)
+    huge = "N" * 1_500_000
+    resp = client.post("/import", data={"file": (io.BytesIO(_doc(name=huge)), "n.json")},
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422 and len(resp.get_data()) < 60_000
+    assert "NNNN…" in resp.get_data(as_text=True)
+    path = tmp_path / "n.json"
+    path.write_bytes(_doc(stake='"' + "1" * 3_000_000 + '"', name=huge))
+    out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
+                                             "sam@example.com", "--jobs", "0"])
+    assert out.exit_code == 1 and len(out.stderr) < 2_000, out.stderr[:300]
