@@ -9,7 +9,7 @@ import pytest
 from app import accounts
 from app.extensions import db
 from app.models import User
-from tests.conftest import account, make_app, sign_up
+from tests.conftest import account, api_error, make_app, sign_up
 
 # -- a NUL in a share token (PostgreSQL refuses to compare it: it was a 500) ----------------
 
@@ -146,3 +146,23 @@ def test_the_import_report_names_a_huge_name_without_repeating_it(app, tmp_path)
     out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
                                              "sam@example.com", "--jobs", "0"])
     assert out.exit_code == 1 and len(out.stderr) < 2_000, out.stderr[:300]
+
+
+# -- an empty query value is not one of an enum's ----------------------------------------------
+
+def test_empty_enum_query_values_are_refused_naming_them(api):
+    lid = api.ok("POST", "/leagues", {"name": "Thursday", "rules": "pagat", "stake": "0.50"},
+                 201)["id"]
+    player = api.ok("POST", f"/leagues/{lid}/members", {"name": "Dee"}, 201)["id"]
+    document = api.client.get("/api/v1/openapi.json").get_json()
+    standings = document["paths"]["/api/v1/leagues/{league_id}/standings"]["get"]
+    enums = {p["name"]: p["schema"].get("enum") for p in standings["parameters"]
+             if p["in"] == "query"}
+    assert "" not in enums["scoring"] and "" not in enums["sort"]
+    for path, name in ((f"/leagues/{lid}/standings?scoring=&sort=", "scoring"),
+                       (f"/leagues/{lid}/standings?sort=", "sort"),
+                       (f"/leagues/{lid}/standings?dir=%20", "dir"),
+                       (f"/leagues/{lid}/players/{player}?scoring=", "scoring"),
+                       (f"/leagues/{lid}/ratings?sort=", "sort")):
+        api_error(api("GET", path), 422, name, "is empty")  # as ?sort=bogus
+    assert api.ok("GET", f"/leagues/{lid}/standings?sort=net")["sort"] == "net"
