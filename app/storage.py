@@ -23,11 +23,13 @@ sentence and ``Retry-After``, never a 500.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import quote
 
 from flask import Flask, g, request
 from sqlalchemy import event
@@ -58,6 +60,7 @@ def configure(engine: Engine) -> None:
         event.listen(engine, "begin", _begin_postgres)
     if engine.dialect.name != "sqlite":
         return
+    event.listen(engine, "do_connect", _read_only_filesystem)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -83,6 +86,27 @@ def configure(engine: Engine) -> None:
             if "readonly" not in str(exc.orig):
                 raise
             connection.exec_driver_sql("BEGIN")
+
+
+def _read_only_filesystem(_dialect: Any, _record: Any, cargs: list[Any],
+                          cparams: dict[str, Any]) -> None:
+    """A SQLite file on a read-only filesystem (a mount gone read-only, a backup disk) is
+    opened as immutable, so that reading goes on: in WAL mode SQLite would need to make the
+    ``-shm`` file beside it even to read, and refuse. (Only with no write-ahead log left
+    over, whose changes an immutable reader would not see: then opening fails and says so.)
+    Every write then answers 503, the database is read-only."""
+    path = cargs[0] if cargs and isinstance(cargs[0], str) else ""
+    if not path or path == ":memory:" or path.startswith("file:") or cparams.get("uri"):
+        return
+    try:
+        read_only = bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag
+                         & os.ST_RDONLY)
+        logged = os.path.getsize(path + "-wal") if os.path.exists(path + "-wal") else 0
+    except OSError:
+        return
+    if read_only and not logged:
+        cargs[0] = f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
+        cparams["uri"] = True
 
 
 def _begin_postgres(connection: Any) -> None:
