@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from app import accounts
+from app.db.models import User
 from app.extensions import db
-from app.models import User
+from app.services import accounts
 from tests.conftest import Api, account, api_error, make_app, sign_up
 
 # -- a NUL in a share token (PostgreSQL refuses to compare it: it was a 500) ----------------
@@ -110,7 +110,7 @@ def _doc(stake: str = '"0.25"', name: str = "Friday") -> bytes:
 
 
 def test_a_million_digit_stake_is_a_problem_of_the_import_not_a_500(app, tmp_path):
-    from app.commands import cli
+    from app.cli.commands import cli
 
     client = app.test_client()
     sign_up(client)
@@ -132,7 +132,7 @@ def test_a_million_digit_stake_is_a_problem_of_the_import_not_a_500(app, tmp_pat
 
 
 def test_the_import_report_names_a_huge_name_without_repeating_it(app, tmp_path):
-    from app.commands import cli
+    from app.cli.commands import cli
 
     client = app.test_client()
     sign_up(client)

@@ -17,9 +17,9 @@ import pytest
 from flask_migrate import stamp
 from sqlalchemy import func, select, text, update
 
-from app.commands import cli
+from app.cli.commands import cli
+from app.db.models import SessionPlayer
 from app.extensions import db
-from app.models import SessionPlayer
 from tests.conftest import Api, account, make_app, stored_problems
 from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
 from tests.test_ledger_safety import _other_pg
