@@ -52,11 +52,11 @@ def run(url: str, seconds: float) -> bool:
     return not night.bad and not found
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--sqlite", action="store_true", help="on SQLite instead")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.sqlite:
         with tempfile.TemporaryDirectory() as folder:
             return 0 if run(f"sqlite:///{folder}/bench.sqlite", args.seconds) else 1

@@ -393,6 +393,8 @@ def backup_command(file: str) -> None:
 def restore_command(file: str) -> None:
     """Restore a backup made by `tonk backup` into this database, which must be empty (its
     tables are made first if need be): all or nothing."""
+    from sqlalchemy.exc import DBAPIError
+
     from ..services.upkeep.backup import BackupError, restore
 
     _upgraded()
@@ -406,4 +408,8 @@ def restore_command(file: str) -> None:
         raise click.ClickException(exc.message) from None
     except OSError as exc:
         raise click.ClickException(f"cannot read {file}: {exc.strerror}") from None
+    except DBAPIError as exc:  # (rows are named as they go in: this is the commit's)
+        first = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        raise click.ClickException(f"nothing was restored: the database refused it ({first})"
+                                   ) from None
     click.echo(f"restored {rows} rows from {file}", err=True)
