@@ -255,7 +255,7 @@
                    headers: etag ? {"If-None-Match": etag} : {}})
         .then(function (answer) {
           if (answer.status === 404) { say(status.getAttribute("data-live-gone")); return null; }
-          if (answer.status === 304) { wait = every; later(wait); return null; }
+          if (answer.status === 304) { fresh(); wait = every; later(wait); return null; }
           if (!answer.ok) throw new Error(String(answer.status));
           var next = answer.headers.get("ETag");
           return fetch(part, {cache: "no-store", credentials: "same-origin"})
@@ -268,15 +268,20 @@
               localTimes(box);
               etag = next;
               say(status.getAttribute("data-live-said"));
+              fresh();
               wait = every;
               later(wait);
             });
         })
         .catch(function () { wait = Math.min(wait * 2, 15000); later(wait); });
     }
+    function fresh() { document.dispatchEvent(new CustomEvent("tonk:fresh")); }
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden) later(0);
     });
+    // The signal is back, or the phone's outbox sent hands: catch up at once.
+    window.addEventListener("online", function () { wait = every; later(0); });
+    document.addEventListener("tonk:refresh", function () { wait = every; later(0); });
     later(every);
   }
 
