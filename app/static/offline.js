@@ -102,6 +102,10 @@
     sendNow();
   });
   document.addEventListener("tonk:fresh", function () {  // the live part came back
+    if (body.getAttribute("data-offline-as-of")) {  // a page from the phone: the fresh one
+      location.reload();
+      return;
+    }
     freshAt = new Date().toISOString();
     if (navigator.onLine) { showMark(false); offlineForms(false); }
   });
@@ -257,19 +261,30 @@
     });
   }
 
+  // Hands went (from this page or the worker's Background Sync): the page as the server has
+  // it now, the whole page when it came from the phone, else its live part.
+  function sentSome(count) {
+    if (count && body.getAttribute("data-offline-as-of")) {
+      location.reload();
+      return Promise.resolve();
+    }
+    return draw().then(function () {
+      if (count) document.dispatchEvent(new CustomEvent("tonk:refresh"));
+    });
+  }
+  if (navigator.serviceWorker) {
+    navigator.serviceWorker.addEventListener("message", function (e) {
+      if (e.data && e.data.outbox) sentSome(e.data.outbox.sent);
+      if (e.data && e.data.send) sendNow();
+    });
+  }
+
   function sendNow() {
     if (sending) return Promise.resolve();
     sending = true;
     return draw().then(function () { return TonkOutbox.sendAll(); }).then(function (report) {
       sending = false;
-      if (report.sent && box && !report.left) {
-        location.reload();  // the hands as the server settled them
-        return;
-      }
-      if (report.sent && box) return draw().then(function () {
-        document.dispatchEvent(new CustomEvent("tonk:refresh"));
-      });
-      return draw();
+      return sentSome(report.sent);
     }, function () { sending = false; return draw(); });
   }
 

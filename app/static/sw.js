@@ -131,10 +131,23 @@ self.addEventListener("fetch", function (event) {
   }
 });
 
-self.addEventListener("sync", function (event) {
-  if (event.tag === "tonk-outbox") event.waitUntil(TonkOutbox.sendAll());
-});
+/* Send the outbox, and tell the pages open what went. */
+function send() {
+  return TonkOutbox.sendAll().then(function (report) {
+    return self.clients.matchAll({type: "window"}).then(function (pages) {
+      pages.forEach(function (p) { p.postMessage({outbox: report}); });
+      return report;
+    });
+  });
+}
 
-self.addEventListener("message", function (event) {
-  if (event.data === "send") event.waitUntil(TonkOutbox.sendAll());
+/* Background Sync: a page of the site that is open sends (and shows what went); with none
+   open, the worker sends itself. */
+self.addEventListener("sync", function (event) {
+  if (event.tag !== "tonk-outbox") return;
+  event.waitUntil(self.clients.matchAll({type: "window"}).then(function (pages) {
+    if (!pages.length) return send();
+    pages.forEach(function (p) { p.postMessage({send: true}); });
+    return null;
+  }));
 });
