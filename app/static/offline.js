@@ -117,7 +117,20 @@
     var once = form.querySelector('input[name="once"]');
     // Each Save gets a key made on the phone (before tonk.js may put back the key of the same
     // form sent before a back step): the same key whichever way the hand reaches the server.
-    form.addEventListener("submit", function () { if (once) once.value = uuid(); }, true);
+    // The same form sent again unchanged (a second tap, or back to it kept in memory) keeps
+    // its key; tonk.js puts back the key of a form fetched anew after a back step.
+    var lastKey = null, lastTyped = null;
+    form.addEventListener("submit", function () {
+      if (!once) return;
+      var typed = [];
+      new FormData(form).forEach(function (v, k) {
+        if (["once", "csrf_token", "outbox_summary", "outbox_account"].indexOf(k) < 0) typed.push(k + "=" + v);
+      });
+      typed = typed.join("&");
+      if (lastKey === null || typed !== lastTyped) lastKey = uuid();
+      lastTyped = typed;
+      once.value = lastKey;
+    }, true);
     form.addEventListener("submit", function (e) {
       if (!once) return;
       var summary = describe(form), fields = [];

@@ -209,7 +209,8 @@
     function typed() {
       var parts = [];
       new FormData(form).forEach(function (v, k) {
-        if (k !== "once" && k !== "csrf_token") parts.push(k + "=" + v);
+        // (offline.js's outbox_ fields say what was entered: not typed)
+        if (k !== "once" && k !== "csrf_token" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
       });
       return parts.join("&");
     }
