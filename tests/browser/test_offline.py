@@ -261,3 +261,59 @@ def test_a_waiting_hand_whose_session_was_closed_needs_you_and_blocks_nothing(
     page.locator("#outbox li.needs-you").wait_for()
     page.wait_for_timeout(500)
     assert stored(live_server, token, closed_id) == []
+
+
+def test_a_share_view_once_opened_works_offline_and_catches_up(live_server, browser, page,
+                                                                 shot):
+    session, session_id, token = night(page, live_server, "share@example.com")
+    share = live_server + api(live_server, token, f"/sessions/{session_id}")["share_url"]
+    player_phone = phone_page(browser)
+    player = next(player_phone)
+    player.goto(share)
+    player.wait_for_function("() => !!navigator.serviceWorker.controller")
+    player.goto(share)  # kept on the player's phone
+    player.context.set_offline(True)
+    player.reload()
+    assert player.locator("#offline-mark").is_visible()
+    assert "Nobody owes anybody anything." in player.inner_text("#live")
+    shot("01-share-view-offline", player)
+    player.goto(live_server + "/leagues")  # never opened here: a page that says so
+    assert player.locator("h1").inner_text() == "No signal"
+    assert "never opened on this phone" in player.inner_text("main")
+    shot("02-never-opened-offline", player)
+    player.go_back()
+    api(live_server, token, f"/sessions/{session_id}/hands", "POST",
+        {"end": {"kind": "tonk_out", "player": "Bob"}})  # the table plays on
+    player.context.set_offline(False)
+    player.wait_for_function(
+        "() => document.querySelectorAll('ol.hands li.hand').length === 1", timeout=15_000)
+    assert player.locator("#offline-mark").is_hidden()
+    shot("03-share-view-caught-up", player)
+    next(player_phone, None)
+
+
+def test_signing_out_with_hands_not_sent_warns_first(live_server, page, shot):
+    session, session_id, token = night(page, live_server, "leave@example.com")
+    kept_on_phone(page, session)
+    page.context.set_offline(True)
+    record_offline(page, session, THREE[2])
+    said: list[str] = []
+
+    def answer(dialog):
+        said.append(dialog.message)
+        dialog.dismiss()
+    page.once("dialog", answer)
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_timeout(300)
+    assert said and "Hands on this phone not sent yet: 1." in said[0]
+    assert page.url == session  # still signed in, the hand still waiting
+    assert page.locator("#outbox li.not-sent").count() == 1
+    assert page.get_by_role("button", name="Sign out").is_enabled()
+    page.context.set_offline(False)
+    wait_stored(page, live_server, token, session_id, 1)
+    page.wait_for_selector("#outbox", state="hidden")
+    page.get_by_role("button", name="Sign out").click()  # nothing waiting: no question
+    page.wait_for_url(live_server + "/")
+    kept = page.evaluate("""() => caches.open("tonk-pages").then(c => c.keys())
+        .then(ks => ks.map(r => new URL(r.url).pathname))""")
+    assert not [p for p in kept if p.startswith("/sessions")]  # cleared on sign-out
