@@ -317,3 +317,27 @@ def test_signing_out_with_hands_not_sent_warns_first(live_server, page, shot):
     kept = page.evaluate("""() => caches.open("tonk-pages").then(c => c.keys())
         .then(ks => ks.map(r => new URL(r.url).pathname))""")
     assert not [p for p in kept if p.startswith("/sessions")]  # cleared on sign-out
+
+
+def test_a_save_that_fails_for_want_of_network_is_kept_though_the_phone_thinks_it_is_online(
+        live_server, page, shot):
+    """The phone says it is online (a dead Wi-Fi, a captive portal) but the form's POST
+    fails: the service worker keeps the hand in the outbox; nothing typed is lost."""
+    session, session_id, token = night(page, live_server, "liar@example.com")
+    page.add_init_script(
+        "Object.defineProperty(Navigator.prototype, 'onLine', {get: () => true});")
+    kept_on_phone(page, session)
+    page.goto(session + "/hands/new")
+    page.context.set_offline(True)
+    fill_hand(page, THREE[0])
+    page.get_by_role("button", name="Save hand").click()
+    page.wait_for_url(session)
+    page.wait_for_selector("#outbox li.not-sent")
+    assert "Drop · Cy · Ann 20, Bob 15, Cy 3" in page.inner_text("#outbox")
+    assert page.locator("#offline-mark").is_visible()
+    shot("01-kept-by-the-worker")
+    assert stored(live_server, token, session_id) == []
+    page.context.set_offline(False)  # sent by itself (the page catches up and sends)
+    hands = wait_stored(page, live_server, token, session_id, 1)
+    assert [(h["number"], h["hand"]["counts"]) for h in hands] == [
+        (1, {"Ann": 20, "Bob": 15, "Cy": 3})]
