@@ -67,10 +67,10 @@ def fill_hand(page, spec: dict) -> None:
             box.fill(str(count))
 
 
-def record_offline(page, session: str, spec: dict) -> None:
+def record_offline(page, session: str, spec: dict, save: str = "Save hand") -> None:
     page.goto(session + "/hands/new")
     fill_hand(page, spec)
-    page.get_by_role("button", name="Save hand").click()
+    page.get_by_role("button", name=save).click()
     page.wait_for_url(session)
     page.wait_for_selector("#outbox:not([hidden])")
 
@@ -341,3 +341,19 @@ def test_a_save_that_fails_for_want_of_network_is_kept_though_the_phone_thinks_i
     hands = wait_stored(page, live_server, token, session_id, 1)
     assert [(h["number"], h["hand"]["counts"]) for h in hands] == [
         (1, {"Ann": 20, "Bob": 15, "Cy": 3})]
+
+
+def test_the_phone_says_it_in_japanese_too(live_server, page, shot):
+    session, session_id, token = night(page, live_server, "ja@example.com")
+    page.goto(live_server + "/language/ja?next=/sessions/" + str(session_id))
+    kept_on_phone(page, session)
+    page.context.set_offline(True)
+    page.reload()
+    assert "オフライン" in page.inner_text("#offline-mark")
+    record_offline(page, session, THREE[1], "ハンドを保存")
+    assert page.locator("#outbox .outbox-count").inner_text() == "未送信のハンド：1"
+    assert "未送信" in page.inner_text("#outbox li.not-sent")
+    assert page.get_by_role("button", name="今すぐ送信").is_visible()
+    shot("01-not-sent-ja")
+    page.context.set_offline(False)
+    wait_stored(page, live_server, token, session_id, 1)
