@@ -218,7 +218,7 @@
   function draw() {
     return TonkOutbox.all().then(function (entries) {
       var mine = entries.filter(function (e) { return e.account === account; });
-      if (!box) return mine;
+      if (!box) { elsewhere(mine); return mine; }
       var here = mine.filter(function (e) { return e.session === sessionId; });
       var waiting = here.filter(function (e) { return e.state === "waiting"; });
       var needs = here.filter(function (e) { return e.state === "needs"; });
@@ -290,6 +290,24 @@
       if (e.data && e.data.outbox) sentSome(e.data.outbox.sent);
       if (e.data && e.data.send) sendNow();
     });
+  }
+
+  // On the other pages: a link to each session with hands kept on the phone.
+  function elsewhere(mine) {
+    var spot = document.getElementById("offline-mark"), list = document.getElementById("outbox-elsewhere");
+    if (list) list.remove();
+    if (!spot || !mine.length) return;
+    var by = {};
+    mine.forEach(function (e) { by[e.session] = (by[e.session] || 0) + 1; });
+    list = el("p", "flash info", "");
+    list.id = "outbox-elsewhere";
+    Object.keys(by).forEach(function (id, i) {
+      if (i) list.appendChild(document.createTextNode(" · "));
+      var a = el("a", "", say(by[id] === 1 ? "one" : "many", {n: by[id]}));
+      a.href = "/sessions/" + id;
+      list.appendChild(a);
+    });
+    spot.parentNode.insertBefore(list, spot.nextSibling);
   }
 
   function sendNow() {

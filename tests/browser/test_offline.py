@@ -123,6 +123,11 @@ def test_three_hands_recorded_offline_are_sent_once_in_order(live_server, page, 
     assert page.get_by_role("button", name="Send now").is_visible()
     shot("03-three-not-sent")
     assert stored(live_server, token, session_id) == []  # nothing reached the server yet
+    page.goto(live_server + "/")  # the home page, from the phone, points to them too
+    assert page.locator("#outbox-elsewhere a").inner_text() == "3 hands not sent"
+    page.locator("#outbox-elsewhere a").click()
+    page.wait_for_url(session)
+    page.wait_for_selector("#outbox li.not-sent")
 
     page.context.set_offline(False)
     hands = wait_stored(page, live_server, token, session_id, 3)
