@@ -39,8 +39,8 @@ def free_port() -> int:
 def prepare(url: str, email: str = "keeper@example.com") -> str:
     """An empty database at ``url`` with the schema, one account, and its API token."""
     from app import create_app
-    from app.accounts import create_token, create_user
     from app.extensions import db
+    from app.services.accounts import create_token, create_user
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "live"})
     with app.app_context():

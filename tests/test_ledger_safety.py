@@ -16,10 +16,10 @@ import pytest
 from flask_migrate import stamp
 from sqlalchemy import event, text, update
 
-from app.commands import cli
+from app.cli.commands import cli
 from app.core.errors import TonkError
+from app.db.models import SessionPlayer
 from app.extensions import db
-from app.models import SessionPlayer
 from tests.conftest import Api, account, make_app, record, sign_up, start, stored_problems
 from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
 
@@ -114,8 +114,9 @@ def test_an_error_answer_is_kept_too_and_bad_keys_are_refused(api):
 def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
     """A request that dies before its change commits leaves its key free to be sent again;
     one whose change committed is never carried out twice, even if its answer was lost."""
-    from app import idempotency, ledger
-    from app.models import GameSession, RequestKey, User
+    from app.db import idempotency
+    from app.db.models import GameSession, RequestKey, User
+    from app.services.sessions import ledger
 
     api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
     sid = api.start()

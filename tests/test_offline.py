@@ -64,8 +64,8 @@ def _sent(client, sid, key, **fields):
 
 
 def _hands(app, sid):
+    from app.db.models import Hand
     from app.extensions import db
-    from app.models import Hand
 
     with app.app_context():
         return db.session.scalars(select(Hand.number).where(Hand.session_id == sid)
@@ -93,9 +93,9 @@ def test_a_hand_sent_from_the_outbox_is_stored_once_however_often_and_whichever_
 
 
 def test_the_outbox_hears_why_a_hand_is_refused_and_nothing_is_stored(app):
+    from app.db.models import GameSession
     from app.extensions import db
-    from app.ledger import close_session
-    from app.models import GameSession
+    from app.services.sessions.ledger import close_session
 
     client = app.test_client()
     assert _sent(client, 1, "k", **TONK_OUT).status_code == 401
@@ -150,9 +150,9 @@ def test_the_outbox_sends_with_a_fresh_csrf_token_in_its_header(tmp_path, sqlite
 def test_a_key_is_kept_as_long_as_the_hand_it_made(db_app, api, days):
     """A phone offline for days sends its hand again: the first answer, never a second hand;
     a refusal (which made nothing) is forgotten after a day."""
-    from app import idempotency
+    from app.db import idempotency
+    from app.db.models import RequestKey, utcnow
     from app.extensions import db
-    from app.models import RequestKey, utcnow
 
     sid = api.start()
     hand = {"end": {"kind": "tonk_out", "player": "Bob"}}

@@ -4,7 +4,7 @@ admins and seasons, standings, a player's record, and ratings.
 Every endpoint needs a personal token and answers only for the leagues the caller runs
 (owns or is an admin of); any other league is "not found". Money and points travel as
 decimal strings; ratings (not money) as numbers. The views are thin: read, call
-:mod:`app.leagues`, answer JSON; errors are raised and answered in ``errors.py``.
+:mod:`app.services.leagues`, answer JSON; errors are raised and answered in ``errors.py``.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from typing import Any
 
 from flask import Response, jsonify, request, url_for
 
-from .. import leagues as service
 from ..core.money import from_minor
-from ..models import League, Player, Season, User
+from ..db.models import League, Player, Season, User
+from ..services import leagues as service
 from . import bp
 from .auth import token_required
 from .routes import json_body

@@ -3,7 +3,8 @@ read a hand's history, the ledger, settle-up payments, house-rule changes and cl
 
 Every endpoint needs a personal token (``auth.py``) and sees only the caller's own
 sessions; another account's session is "not found". The views are thin: read the body,
-call :mod:`app.ledger`, answer JSON. Errors are raised, and answered in ``errors.py``.
+call :mod:`app.services.sessions.ledger`, answer JSON. Errors are raised, and answered in
+``errors.py``.
 """
 from __future__ import annotations
 
@@ -16,19 +17,20 @@ from flask import Response, json, jsonify, url_for
 from flask_babel import get_locale
 from werkzeug.routing import BuildError
 
-from .. import ledger as service
-from .. import seats, shelf
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import amount_formatter
 from ..core.reword import reworded, reworded_side_bets
-from ..debts import Debt, debts_of_session, mark_paid, open_debts_of
-from ..leagues import session_table
-from ..live import StateCache, owned_stamp
-from ..models import GameSession, Hand, User
-from ..pots import pots
-from ..settleup import Payment
-from ..shelf import set_archived
+from ..db.models import GameSession, Hand, User
+from ..services.leagues import session_table
+from ..services.sessions import archive as shelf
+from ..services.sessions import ledger as service
+from ..services.sessions import seats
+from ..services.sessions.archive import set_archived
+from ..services.sessions.debts import Debt, debts_of_session, mark_paid, open_debts_of
+from ..services.sessions.live import StateCache, owned_stamp
+from ..services.sessions.pots import pots
+from ..services.sessions.settleup import Payment
 from . import bp
 from .auth import token_required
 from .routes import json_body
@@ -319,7 +321,8 @@ def hand_history(user: User, session_id: int, number: int) -> Response:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
-#: Ledger bodies by the session's state (app.live): made once per change, per worker.
+#: Ledger bodies by the session's state (app.services.sessions.live): made once per change,
+#: per worker.
 LEDGERS: StateCache[bytes] = StateCache(512)
 
 

@@ -9,7 +9,7 @@ from flask import current_app, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
 
-from ..accounts import set_locale
+from ..services.accounts import set_locale
 from . import bp
 from .site import LANG_COOKIE, me
 

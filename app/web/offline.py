@@ -19,10 +19,10 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from .. import idempotency
 from ..core.errors import TonkError
+from ..db import idempotency
 from ..extensions import db
-from ..ledger import NotFoundError, SessionClosedError, record_hand, session_rules
+from ..services.sessions.ledger import NotFoundError, SessionClosedError, record_hand, session_rules
 from . import bp
 from .once import FIELD
 from .pagecache import csrf_token

@@ -1,5 +1,5 @@
 """What every page shares: who is signed in, the reader's language, the template filters that
-write amounts. (The security headers of every answer: :mod:`app.security`.)"""
+write amounts. (The security headers of every answer: :mod:`app.http.headers`.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -11,9 +11,9 @@ from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
 from ..core.messages import render
+from ..db.models import User
 from ..extensions import db
-from ..ledger import NotFoundError, SessionClosedError
-from ..models import User
+from ..services.sessions.ledger import NotFoundError, SessionClosedError
 from .present import amount, money, score
 
 View = TypeVar("View", bound=Callable[..., Any])
