@@ -275,9 +275,10 @@
   }
 
   // Hands went (from this page or the worker's Background Sync): the page as the server has
-  // it now, the whole page when it came from the phone, else its live part.
+  // it now (the session page and a page from the phone whole, so nothing on it is older
+  // than the hands), else the live part.
   function sentSome(count) {
-    if (count && body.getAttribute("data-offline-as-of")) {
+    if (count && (box || body.getAttribute("data-offline-as-of"))) {
       location.reload();
       return Promise.resolve();
     }
