@@ -182,9 +182,20 @@ def owned_session(user: User, session_id: int) -> GameSession:
     return gs
 
 
+#: The longest a share token can be (its column's length).
+SHARE_TOKEN_LENGTH = 43
+
+
+def findable_share_token(token: str) -> bool:
+    """Whether a share link's token could be one at all: text PostgreSQL can compare (no
+    NUL, which it refuses with an error rather than finding nothing) of a token's length."""
+    return 0 < len(token) <= SHARE_TOKEN_LENGTH and "\x00" not in token
+
+
 def shared_session(token: str) -> GameSession:
     """The session behind a share link."""
-    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token))
+    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token)) \
+        if findable_share_token(token) else None
     if gs is None:
         raise NotFoundError(Message("share.not_found"))
     return gs

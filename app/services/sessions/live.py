@@ -21,7 +21,7 @@ from sqlalchemy import bindparam, select
 from ...core.messages import Message
 from ...db.models import GameSession, Hand, User
 from ...extensions import db
-from .ledger import MAX_ID, NotFoundError, keeps_score_of
+from .ledger import MAX_ID, NotFoundError, findable_share_token, keeps_score_of
 
 V = TypeVar("V")
 
@@ -69,7 +69,8 @@ _BY_ID = (select(*_COLUMNS, GameSession.share_token, GameSession.owner_id,
 def stamp_by_token(token: str) -> Stamp:
     """The state of the session behind a share link (one row by its unique index), or
     :class:`~app.services.sessions.ledger.NotFoundError`."""
-    row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first()
+    row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first() \
+        if findable_share_token(token) else None
     stamp = _stamp(tuple(row) if row is not None else None)  # type: ignore[arg-type]
     if stamp is None:
         raise NotFoundError(Message("share.not_found"))
