@@ -209,7 +209,8 @@
     function typed() {
       var parts = [];
       new FormData(form).forEach(function (v, k) {
-        if (k !== "once" && k !== "csrf_token") parts.push(k + "=" + v);
+        // (offline.js's outbox_ fields say what was entered: not typed)
+        if (k !== "once" && k !== "csrf_token" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
       });
       return parts.join("&");
     }
@@ -255,7 +256,7 @@
                    headers: etag ? {"If-None-Match": etag} : {}})
         .then(function (answer) {
           if (answer.status === 404) { say(status.getAttribute("data-live-gone")); return null; }
-          if (answer.status === 304) { wait = every; later(wait); return null; }
+          if (answer.status === 304) { fresh(); wait = every; later(wait); return null; }
           if (!answer.ok) throw new Error(String(answer.status));
           var next = answer.headers.get("ETag");
           return fetch(part, {cache: "no-store", credentials: "same-origin"})
@@ -268,15 +269,20 @@
               localTimes(box);
               etag = next;
               say(status.getAttribute("data-live-said"));
+              fresh();
               wait = every;
               later(wait);
             });
         })
         .catch(function () { wait = Math.min(wait * 2, 15000); later(wait); });
     }
+    function fresh() { document.dispatchEvent(new CustomEvent("tonk:fresh")); }
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden) later(0);
     });
+    // The signal is back, or the phone's outbox sent hands: catch up at once.
+    window.addEventListener("online", function () { wait = every; later(0); });
+    document.addEventListener("tonk:refresh", function () { wait = every; later(0); });
     later(every);
   }
 
