@@ -47,6 +47,11 @@
         row.hidden = mode === "losers" && row.getAttribute("data-name") === who;
         check(row);
       });
+      // A dead hand (thrown in) is not dealt out: nobody is in its high-card bet, unless
+      // the scorekeeper ticked someone themselves.
+      each(form, "[data-dead-empty]:not([data-touched])", function (set) {
+        each(set, "input[name$=-in]", function (box) { box.checked = kind !== "dead"; });
+      });
     }
 
     function usedElsewhere(card) {
@@ -143,7 +148,8 @@
       });
     });
     form.addEventListener("change", function (e) {
-      var name = e.target.name;
+      var name = e.target.name, set = e.target.closest("[data-dead-empty]");
+      if (set && /-in$/.test(name)) set.setAttribute("data-touched", "1");
       if (name === "kind" || name === "player") update();
     });
     update();

@@ -36,7 +36,7 @@ from .forms import (
     read_rules,
     rules_field,
 )
-from .present import outcome_word, ruling_rows, sourced_payments
+from .present import hand_line, ruling_rows, sourced_payments
 from .routes import hand_fields_context, rules_context
 
 MAX_LINK = 6000  # characters of ?hand=: far more than eight players' cards need
@@ -110,11 +110,13 @@ def _page(check: CheckForm, rules: Rules, errors: Errors, result: Result | None 
     if result is not None and link is not None:
         hand = result.hand
         payments = sourced_payments(result)
+        data = hand.to_json()
         context = {
-            "result": result, "outcome": outcome_word(result.outcome), "payments": payments,
+            "result": result, "outcome": hand_line(result.outcome, result.winners, data),
+            "payments": payments,
             "sources": ruling_sources(result), "scoring": hand.rules.scoring,
             "net_values": list((result.pushed or result.net or {}).items()),
-            "permalink": link, "rows": ruling_rows(compare(hand.to_json()), hand.players),
+            "permalink": link, "rows": ruling_rows(compare(data), hand.players, data),
             "qr": Markup(segno.make(link, error="m").svg_inline(scale=3))}
     return render_template(
         "web/check.html", check=check, values=check.hand, errors=errors,

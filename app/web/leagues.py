@@ -26,14 +26,14 @@ from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
 from .. import leagues as service
-from ..core.money import from_minor
+from ..core.money import MINUS, from_minor
 from ..debts import open_debts_of_league, open_debts_of_player
 from ..extensions import db
 from ..ledger import NotFoundError, is_league_admin
 from ..models import GameSession, League, Season
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
-from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
+from .present import minor_label, outcome_word, rules_title, score, session_card
 from .queries import player_sessions_page
 from .routes import page_arg, rules_context
 from .sidebets import (

@@ -55,6 +55,7 @@ from ..ledger import (
 )
 from ..live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
 from ..models import GameSession, Hand
+from ..pots import side_totals
 from . import bp
 from .chart import chart_svg
 from .forms import (
@@ -89,6 +90,7 @@ from .present import (
     recorded,
     session_card,
     table,
+    total_rows,
     use_currency,
 )
 from .queries import hands_page, sessions_page
@@ -232,8 +234,10 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
+        state = ledger(gs)
         return Markup(render_template(
-            "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
+            "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
+            totals=total_rows(state.totals, side_totals(gs), state.returns),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))
