@@ -748,3 +748,29 @@ def test_the_hand_lines_read_whole_in_german_and_japanese(db_app, scorer):
     ja = client.get(f"/sessions/{sid}/hands/1", headers={"Accept-Language": "ja"}).get_data(
         as_text=True)
     assert "CyがドロップBobが捕まえた" not in ja and "Cyがドロップ、Bobが捕まえた" in ja
+
+
+# -- the share view, and taps that cannot be taken back ---------------------------------------
+
+def test_the_share_view_shows_the_totals_before_the_sharing_tools(db_app, scorer):
+    client, sid = scorer
+    assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    page = client.get(f"/s/{share_token(db_app, sid)}").get_data(as_text=True)
+    assert page.index('id="totals-title"') < page.index('id="open-title"') \
+        < page.index('<details class="share">')  # folded, below the score
+    assert '<details class="share" open>' not in page
+    own = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert '<details class="share">' in own  # the owner's too, once hands are played
+
+
+def test_leaving_asks_first_and_starts_with_no_one_chosen(db_app, scorer):
+    client, sid = scorer
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    select = page[page.index('<select id="leave"'):]
+    select = select[:select.index("</select>")]
+    assert '<option value="" selected>' in select  # nobody until the scorekeeper picks
+    confirm = page[page.index('<summary class="btn">Leave the table</summary>'):]
+    assert confirm.index("</summary>") < confirm.index("Yes, they leave</button>")
+    resp = client.post(f"/sessions/{sid}/seats", data={"leave": ""})
+    shown_beside(resp, "leave", "Choose who leaves.")
+    assert "Ann" in client.get(f"/sessions/{sid}/seats").get_data(as_text=True)
