@@ -101,7 +101,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
     seated = list(PLAYERS)
     for number, (kind, player, counts) in enumerate(hands, start=1):
         if number == 2:  # 花子 joins after the first hand, sitting after Dee
-            page.locator("details.seats-box summary").click()
+            page.locator("details.seats-box > summary").click()
             page.fill("#join", "花子")
             page.select_option("#after", "Dee")
             look(page, "05a-join")

@@ -66,7 +66,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
     page.get_by_role("button", name="Start the session").click()
     session_url = page.url
 
-    page.locator("details.seats-box summary").click()
+    page.locator("details.seats-box > summary").click()
     page.fill("#join", "Fay")
     shot("02-join")
     page.get_by_role("button", name="Join", exact=True).click()
@@ -89,7 +89,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
         page.locator(f"label[for='{winner}']").click()
         page.get_by_role("button", name="Save hand").click()
 
-    page.locator("details.seats-box summary").click()
+    page.locator("details.seats-box > summary").click()
     assert page.input_value("#leave") == ""  # nobody chosen until the scorekeeper picks
     leave(page, "Bob")
     assert "Bob left the table" in page.content()

@@ -38,7 +38,7 @@ def test_the_whole_night_on_a_phone(live_server, page, shot):
     session_url = page.url
 
     def join(name: str, after: str = "") -> None:
-        page.locator("details.seats-box summary").click()
+        page.locator("details.seats-box > summary").click()
         page.fill("#join", name)
         if after:
             page.select_option("#after", after)
@@ -72,7 +72,7 @@ def test_the_whole_night_on_a_phone(live_server, page, shot):
     join("Gus", after="Bob")
     deal("tonk_out", player=1)  # Bob (seated Ann, Bob, Gus, Cy, Fay, Dee)
     standing("-0.70 2.30 -0.70 -0.70 -0.70 -0.60", "1.10")
-    page.locator("details.seats-box summary").click()
+    page.locator("details.seats-box > summary").click()
     leave(page, "Cy")
     deal("dead")
     standing("-0.80 2.20 -0.70 -0.80 -0.80 -0.70", "1.60")  # carried over three deals
