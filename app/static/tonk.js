@@ -290,7 +290,7 @@
   function localTimes(root) {
     each(root, "time[datetime]", function (t) {
       var when = new Date(t.getAttribute("datetime"));
-      if (!isNaN(when)) t.textContent = when.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+      if (!isNaN(when)) t.textContent = when.toLocaleTimeString(document.documentElement.lang || [], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
     });
   }
 
