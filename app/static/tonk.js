@@ -35,6 +35,8 @@
           msg = (deal ? cfg.msg.deal : cfg.msg.play).replace("{n}", value);
         }
       }
+      // The server already says what is wrong with the value it was sent: one message a field.
+      if (input.value === input.defaultValue && document.getElementById("err-" + input.id)) msg = "";
       row.querySelector(".live").textContent = msg;
       input.setAttribute("aria-invalid", msg ? "true" : "false");
     }
