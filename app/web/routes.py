@@ -161,6 +161,13 @@ def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
             "options_open": options_open}
 
 
+def league_seats(league: Any) -> list[str]:
+    """A league's new session starts with its members in the seats (the README: a
+    league's players are its members), the first eight, the rest left to the datalist."""
+    names = [m.name for m in members(league)][:MAX_SEATS]
+    return names + [""] * (MAX_SEATS - len(names))
+
+
 @bp.route("/sessions/new", methods=["GET", "POST"])
 @login_required
 @once_per_form
@@ -173,7 +180,8 @@ def new_session() -> ResponseReturnValue:
         values = SessionValues(stake=str(league_stake(league)), currency=league.currency,
                                rules=RulesValues.of(league_rules(league)), league=str(league.id),
                                side_bets=options_of_spec(json.loads(league.side_bets_json
-                                                                    or "{}")))
+                                                                    or "{}")),
+                               players=league_seats(league))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
