@@ -92,7 +92,7 @@
       return card.slice(0, -1) + { S: "♠", H: "♥", D: "♦", C: "♣" }[card.slice(-1)];
     }
     function build() {
-      var seen = {};
+      var seen = {}, suit = null;
       picker = document.createElement("div");
       picker.className = "picker";
       cfg.deck.forEach(function (c) {
@@ -104,6 +104,10 @@
         b.setAttribute("data-copy", String(copy));
         if (/[HD]$/.test(card)) b.className = "red";
         if (card === "JOKER") b.className = "joker";
+        // each suit (and the jokers) starts a row of its own: no row mixes two suits
+        var its = card === "JOKER" ? "J" : card.slice(-1);
+        if (its !== suit) b.classList.add("suit-start");
+        suit = its;
         b.addEventListener("click", function () { toggle(card, copy); });
         picker.appendChild(b);
       });
