@@ -156,9 +156,9 @@ def test_join_and_leave_from_the_session_page(db_app):
 
 
 def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_app, api):
+    from app.db.models import GameSession, SessionPlayer
     from app.extensions import db
-    from app.integrity import problems
-    from app.models import GameSession, SessionPlayer
+    from app.services.upkeep.integrity import problems
 
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
     api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [{"bet": "naturals"}]},
@@ -180,9 +180,9 @@ def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_
 def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
     """The running totals have no point for a player before they joined (the chart drew
     them at 0 from the start of the night): their line starts at 0 where they sat down."""
-    from app import ledger
+    from app.db.models import GameSession
     from app.extensions import db
-    from app.models import GameSession
+    from app.services.sessions import ledger
 
     client = db_app.test_client()
     sign_up(client)
