@@ -117,3 +117,33 @@ def test_the_night_reads_right_in_every_language(live_server, page, lang, shot):
     assert page.locator("ul.pots").count() == 0  # the pot was given back at close
     assert seat_totals(page) == totals
     shot(f"{lang}-07-share-view-closed")
+
+
+def test_the_record_form_says_one_thing_a_field_and_picks_cards_suit_by_suit(
+        live_server, page, shot):
+    """A count the server refused shows its one message (not the script's as well); the
+    card picker gives each suit rows of its own."""
+    sign_up(page, live_server, "keeper-form@example.com")
+    page.goto(live_server + "/sessions/new")
+    page.fill("#name", "Friday")
+    for i, name in enumerate(PLAYERS):
+        page.fill(f"#player-{i}", name)
+    submit_of(page, "#first_dealer").click()
+    session_url = page.url
+    page.goto(session_url + "/hands/new")
+    page.locator("label[for='kind-drop']").click()
+    page.locator("label[for='player-3']").click()
+    for seat, count in {0: 55, 1: 12, 2: 20, 3: 9}.items():
+        page.fill(f"#count-{seat}", str(count))
+    page.locator("#hand-form button.primary").click()
+    row = page.locator(".count-row").first
+    assert row.locator("#err-count-0").is_visible()
+    assert row.locator(".live").inner_text() == ""  # one message for one field
+    row.locator("button.pick").click()
+    rows: dict[int, set[str]] = {}
+    for button in page.locator(".picker button[data-card]").all():
+        box = button.bounding_box()
+        card = button.get_attribute("data-card")
+        rows.setdefault(round(box["y"]), set()).add("J" if card == "JOKER" else card[-1])
+    assert len(rows) >= 8 and all(len(suits) == 1 for suits in rows.values()), rows
+    shot("picker-suit-by-suit")
