@@ -10,7 +10,7 @@ from flask import current_app, g, has_request_context, request
 from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
-from ..core.messages import render
+from ..core.messages import join_and
 from ..db.models import User
 from ..extensions import db
 from ..services.sessions.ledger import NotFoundError, SessionClosedError
@@ -80,8 +80,9 @@ def template_context() -> dict[str, Any]:
 
 
 def names(items: Any) -> str:
-    """Names in a row, with the reader's language's separator (``Ann, Bob`` / ``愛、Bob``)."""
-    return render("list.separator").join(map(str, items))
+    """Names as a list in the reader's language (``Ann and Bob`` / ``Ann und Bob`` /
+    ``Ann、Bob``): Babel's list pattern, not one glue word."""
+    return str(join_and(items))
 
 
 FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score,
