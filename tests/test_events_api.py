@@ -173,7 +173,7 @@ def test_idempotency_key_replays_a_check_in_and_a_draw(api):
 def test_tonk_event_export(db_app, api, tmp_path):
     import json
 
-    from app.commands import cli
+    from app.cli.commands import cli
 
     eid = new_event(api, rounds=1, hands_per_round=1)["id"]
     check_in_all(api, eid, ["Ann", "Bob", "Cy"])

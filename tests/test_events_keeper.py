@@ -3,8 +3,8 @@ corrects and voids hands at that one table while its round is open, and nothing 
 director can replace the link; a closed round's link records nothing."""
 from __future__ import annotations
 
+from app.db.models import HandVersion
 from app.extensions import db
-from app.models import HandVersion
 from tests.conftest import api_error
 
 

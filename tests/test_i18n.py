@@ -18,9 +18,9 @@ from babel.messages.pofile import read_po
 from app.core import HandError
 from app.core.money import currency_places, format_money, parse_stake
 from app.core.rules import resolve_rules
+from app.db.models import GameSession, User
 from app.extensions import db
 from app.i18n import environment_language
-from app.models import GameSession, User
 from tests.conftest import record, sign_up, start
 from tests.test_check import hand_form
 
@@ -121,10 +121,58 @@ def test_the_glossary_terms_are_used():
     """The words of the glossaries are the ones the catalogues use for the game."""
     de = {m.context: m.string for m in _catalogue("de") if m.context}
     ja = {m.context: m.string for m in _catalogue("ja") if m.context}
-    assert "hingelegt" in de["explain.drop_won"] and "hereingelegt" in de["explain.caught"]
+    assert "hingelegt" in de["explain.drop_won"] and "gefangen" in de["explain.caught"]
     assert "Hochtreiben" in de["preset.push_ups.title"] and "Meldung" in de["explain.how.spread"]
     assert "ドロップ" in ja["explain.drop_won"] and "捕まった" in ja["explain.caught"]
-    assert ja["preset.push_ups.title"] == "腕立て伏せ" and "スプレッド" in ja["explain.how.spread"]
+    assert ja["preset.push_ups.title"] == "プッシュアップ"  # not 腕立て伏せ, the exercise
+    assert "スプレッド" in ja["explain.how.spread"]
+
+
+GLOSSARY = pathlib.Path(__file__).resolve().parents[1] / "docs" / "glossary.md"
+
+
+def _forbidden() -> list[tuple[str, str, str]]:
+    """docs/glossary.md's forbidden words: (language, pattern, what to use instead)."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    table = text[text.index("## Forbidden words"):]
+    rows = re.findall(r"^\| (en|de|ja) \| `([^`]+)` \| ([^|]+) \|$", table, re.M)
+    assert len(rows) >= 20, "the glossary's table of forbidden words is not where it was"
+    return [(lang, pattern.replace("\\\\", "\\"), use.strip()) for lang, pattern, use in rows]
+
+
+def _messages(lang: str) -> list[tuple[str, str]]:
+    """Every message of a catalogue as read: (its id, its text in ``lang``); English: the
+    message ids themselves (the core's catalogue and every page's strings)."""
+    out = []
+    for m in _catalogue("de" if lang == "en" else lang):
+        if not m.id:
+            continue
+        ids = [m.id] if isinstance(m.id, str) else list(m.id)
+        texts = ids if lang == "en" else (
+            [m.string] if isinstance(m.string, str) else list(m.string))
+        out.extend((f"{m.context or ''}|{ids[0]}", t) for t in texts)
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_no_message_uses_a_word_the_glossary_forbids(lang):
+    """One term, one spelling: every message of every catalogue is read for the glossary's
+    forbidden words (a German "Hereinleger", a Japanese プレイヤー beside プレーヤー, 清算
+    beside 精算, 腕立て伏せ for push-ups)."""
+    rules = [(re.compile(p), use) for lg, p, use in _forbidden() if lg == lang]
+    assert rules
+    found = [(msg_id[:60], text[:80], use) for msg_id, text in _messages(lang)
+             for rule, use in rules if rule.search(text)]
+    assert found == []
+
+
+def test_the_forbidden_words_test_finds_what_it_should():
+    """The patterns do catch the words they are for, and spare what they must spare."""
+    rules = {p: re.compile(p) for _lg, p, _use in _forbidden()}
+    doubles = next(r for p, r in rules.items() if p.startswith("ダブル"))
+    assert doubles.search("49はダブル") and not doubles.search("ダブルダブルは4倍")
+    assert rules["[Hh]ereingelegt"].search("Hereingelegt · Cy")
+    assert rules["プレイヤー"].search("プレイヤーの参加")
 
 
 # -- the language of a request ---------------------------------------------------------------
@@ -193,7 +241,8 @@ def visible_text(page: str) -> str:
 
 def _walk(app, lang: str) -> dict[str, str]:
     """Every page a night, a league and a dispute show, as read in ``lang``."""
-    from app import leagues, ledger
+    from app.services import leagues
+    from app.services.sessions import ledger
 
     client = app.test_client()
     pages: dict[str, str] = {}
@@ -260,7 +309,8 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
     """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
     payment and an undone one, a closed session with debts carried over (one marked paid),
     the archived sessions and a player's page with a debt, and their forms' errors."""
-    from app import debts, ledger, seats, shelf
+    from app.services.sessions import archive as shelf
+    from app.services.sessions import debts, ledger, seats
 
     pages: dict[str, str] = {}
 
@@ -428,13 +478,13 @@ def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
     assert "caught" in " ".join(stored["result"]["explanation"])  # stored in English
     german = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
     result = german.get_json()["result"]
-    assert "hereingelegt" in " ".join(result["explanation"])
+    assert "gefangen" in " ".join(result["explanation"])
     assert all("Hereinlegen" in p["rule"] for p in result["payments"])
     assert [p["amount"] for p in result["payments"]] == \
         [p["amount"] for p in stored["result"]["payments"]]
     # the token's account chose Japanese: its answers follow, whatever the header says
     with app.app_context():
-        from app.accounts import set_locale
+        from app.services.accounts import set_locale
 
         set_locale(db.session.scalar(db.select(User)), "ja")
     japanese = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
@@ -487,7 +537,7 @@ def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
                             (2, "Cy wins the pot: 0.80 (0.40 of it carried over")):
         stored = api.ok("GET", f"/sessions/{sid}/hands/{number}")["result"]["side_bets"]
         assert english in " ".join(stored[0]["explanation"])  # stored in English
-        for lang, words in (("de", "Topf"), ("ja", "ポット")):
+        for lang, words in (("de", "Kasse"), ("ja", "ポット")):
             read = api("GET", f"/sessions/{sid}/hands/{number}",
                        headers={"Accept-Language": lang}).get_json()["result"]["side_bets"]
             assert words in " ".join(read[0]["explanation"]), read

@@ -11,9 +11,10 @@ from datetime import UTC, datetime
 import pytest
 from markupsafe import escape
 
-from app import accounts, leagues, ledger
+from app.db.models import GameSession, League, Player, Season, User
 from app.extensions import db
-from app.models import GameSession, League, Player, Season, User
+from app.services import accounts, leagues
+from app.services.sessions import ledger
 from tests.conftest import shown_beside, sign_up
 
 EVIL = "<script>alert(1)</script>"
@@ -175,6 +176,8 @@ def test_a_new_session_in_the_league(db_app, keeper):
     assert 'value="0.50"' in form and '<option value="chicago" data-summary' in form
     assert re.search(r'<option value="chicago"[^>]*selected', form)
     assert '<option value="Ann">' in form  # the members, suggested
+    # the seats start with the league's members (the README: its players are its members)
+    assert 'id="player-0" value="Ann"' in form and 'id="player-1" value="Bob"' in form
     resp = client.post("/sessions/new", data={
         "name": "Night three", "player-0": "ann", "player-1": "Eve", "first_dealer": "0",
         "stake": "0.50", "currency": "USD", "preset": "chicago", "league": str(lid)})

@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from app import accounts, ledger
-from app.debts import open_debts_of
+from app.db.models import GameSession, User
 from app.extensions import db
-from app.models import GameSession, User
+from app.services import accounts
+from app.services.sessions import ledger
+from app.services.sessions.debts import open_debts_of
 from tests.conftest import Api, api_error, errors_of, sign_up, start
 
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 under pagat at 0.25 (the issue's night).
@@ -191,7 +192,10 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
         for hand in NIGHT:
             ledger.record_hand(gs, user, hand)
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
-    assert page.count("Paid in full") == 3 and "Close and carry the debts over" in page
+    assert page.count("Paid in full") == 3 and "Close, keep the debts" in page
+    confirm = page[page.index('<details class="confirm">'):]
+    assert confirm.index("Close, keep the debts</summary>") < confirm.index(
+        "Yes, close and keep the debts</button>")  # one tap opens, a second closes
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Bob", "payee": "Ann", "amount": "0.30"})
     assert resp.status_code == 422 and any("at most 0.25" in e for e in errors_of(resp))
@@ -204,6 +208,13 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
         pid = state.payments[0].id
     resp = client.post(f"/sessions/{sid}/payments/{pid}/undo", data={"reason": ""})
     assert resp.status_code == 422 and "say why" in resp.get_data(as_text=True)
+    # on the settle page, in its undo box (open), beside the reason field
+    shown = resp.get_data(as_text=True)
+    box = shown[shown.index('<details class="undo" open>'):]
+    box = box[:box.index("</details>")]
+    assert f'aria-describedby="err-undo-{pid}"' in box and f'id="err-undo-{pid}"' in box
+    assert box.index('name="reason"') < box.index("say why") < box.index(">Undo</button>")
+    assert shown.count('<details class="undo">') == len(state.payments) - 1  # the rest folded
     assert client.post(f"/sessions/{sid}/payments/{pid}/undo",
                        data={"reason": "mis-tap"}).status_code == 302
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)

@@ -16,7 +16,7 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import currency_places, from_minor
 from ..core.placings import tie_break_words
-from ..models import Event, EventRound, EventTable, GameSession, User
+from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
 from . import bp
 from .auth import token_required

@@ -1,1 +1,1 @@
-"""The services, one package per area, each with a small public front."""
+"""The services, one package per area: what pages, API and CLI call."""

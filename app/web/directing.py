@@ -14,9 +14,9 @@ from markupsafe import Markup
 from ..core.money import from_minor
 from ..core.placings import TIE_BREAKS, tie_break_words
 from ..core.rules import PRESETS
-from ..leagues import my_leagues
-from ..models import Event
+from ..db.models import Event
 from ..services import events as service
+from ..services.leagues import my_leagues
 from . import bp
 from .forms import preset_choices
 from .once import once_per_form

@@ -13,9 +13,9 @@ from flask import g, get_flashed_messages, render_template, url_for
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from ..ledger import get_hand, ledger, session_rules
-from ..models import EventTable
+from ..db.models import EventTable
 from ..services.events import EventConflictError, keeper_author, keeper_table
+from ..services.sessions.ledger import get_hand, ledger, session_rules
 from . import bp
 from .once import once_per_form
 from .present import hand_row, recorded, table

@@ -30,9 +30,10 @@ from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError
 from ..core.hand import END_HINTS, END_KINDS
-from ..debts import open_debts_of
-from ..leagues import league_rules, league_stake, members, my_leagues
-from ..ledger import (
+from ..db.models import Author, GameSession, Hand
+from ..services.leagues import league_rules, league_stake, members, my_leagues
+from ..services.sessions.debts import open_debts_of
+from ..services.sessions.ledger import (
     NotFoundError,
     SessionClosedError,
     VersionConflictError,
@@ -53,8 +54,8 @@ from ..ledger import (
     shared_session,
     void_hand,
 )
-from ..live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
-from ..models import Author, GameSession, Hand
+from ..services.sessions.live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
+from ..services.sessions.pots import side_totals
 from . import bp
 from .chart import chart_svg
 from .forms import (
@@ -89,6 +90,7 @@ from .present import (
     recorded,
     session_card,
     table,
+    total_rows,
     use_currency,
 )
 from .queries import hands_page, sessions_page
@@ -159,6 +161,13 @@ def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
             "options_open": options_open}
 
 
+def league_seats(league: Any) -> list[str]:
+    """A league's new session starts with its members in the seats (the README: a
+    league's players are its members), the first eight, the rest left to the datalist."""
+    names = [m.name for m in members(league)][:MAX_SEATS]
+    return names + [""] * (MAX_SEATS - len(names))
+
+
 @bp.route("/sessions/new", methods=["GET", "POST"])
 @login_required
 @once_per_form
@@ -171,7 +180,8 @@ def new_session() -> ResponseReturnValue:
         values = SessionValues(stake=str(league_stake(league)), currency=league.currency,
                                rules=RulesValues.of(league_rules(league)), league=str(league.id),
                                side_bets=options_of_spec(json.loads(league.side_bets_json
-                                                                    or "{}")))
+                                                                    or "{}")),
+                               players=league_seats(league))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
@@ -196,8 +206,8 @@ def new_session() -> ResponseReturnValue:
 #
 # What a page shows of one state of a session (its live part, each hand's card, the chart,
 # the QR code of its link) is made once per state and kept per process, keyed by the
-# session's stamp (app.live): a key names one state exactly, so a cached part is never
-# stale. A page that is asked for again costs the session's row and the page's frame.
+# session's stamp (app.services.sessions.live): a key names one state exactly, so a cached part is
+# never stale. A page that is asked for again costs the session's row and the page's frame.
 
 LIVE_PARTS: StateCache[Markup] = StateCache(256)
 HAND_CARDS: StateCache[Markup] = StateCache(8192)
@@ -232,8 +242,10 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
+        state = ledger(gs)
         return Markup(render_template(
-            "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
+            "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
+            totals=total_rows(state.totals, side_totals(gs), state.returns),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))
@@ -462,7 +474,7 @@ def void(session_id: int, number: int) -> ResponseReturnValue:
 
 
 def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
-              keeper: str | None = None) -> ResponseReturnValue:
+                   keeper: str | None = None) -> ResponseReturnValue:
     """Void a hand with its reason; done, on to ``back`` (the hand's page)."""
     get_hand(gs, number)
     _done, exc = attempt(lambda: void_hand(gs, author, number, request.form.get("reason", ""),

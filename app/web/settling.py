@@ -12,8 +12,10 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
-from ..debts import debts_of_session, mark_paid
-from ..ledger import (
+from ..db.models import GameSession
+from ..services.sessions.archive import archived_sessions_of, delete_session, set_archived
+from ..services.sessions.debts import debts_of_session, mark_paid
+from ..services.sessions.ledger import (
     close_session,
     ledger,
     owned_session,
@@ -22,12 +24,11 @@ from ..ledger import (
     session_rules,
     undo_payment,
 )
-from ..models import GameSession
-from ..shelf import archived_sessions_of, delete_session, set_archived
+from ..services.sessions.pots import side_totals
 from . import bp
 from .forms import amount_text
 from .once import once_per_form
-from .present import money, session_card, standings, table
+from .present import money, session_card, standings, table, total_rows
 from .routes import open_session
 from .site import attempt, login_required, me
 
@@ -43,6 +44,7 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
     owed = [n for n, v in state.open.items() if v > 0]
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
                            standings=standings(state.totals), errors=errors or {},
+                           totals=total_rows(state.totals, side_totals(gs), state.returns),
                            typed=typed or {}, can_edit=not gs.is_closed, owing=owing,
                            owed=owed, names=player_names(gs),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],

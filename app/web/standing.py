@@ -17,9 +17,9 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.names import name_key
 from ..core.placings import tie_break_words
-from ..ledger import ledger
-from ..models import Event
+from ..db.models import Event
 from ..services import events as service
+from ..services.sessions.ledger import ledger
 from . import bp
 from .present import use_currency
 

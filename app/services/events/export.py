@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import select
 
 from ...core.money import from_minor
+from ...db.models import Event, EventTable, Hand
 from ...extensions import db
-from ...models import Event, EventTable, Hand
 from .setup import payout_of, tie_breaks_of
 from .standings import prizes_of, standings_of
 

@@ -20,15 +20,15 @@ from sqlalchemy.exc import IntegrityError
 from ...core.draw import draw_round, pairs_of
 from ...core.messages import Message, join_and
 from ...core.money import stake_of
+from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
-from ...ledger import (
+from ..sessions.ledger import (
     MAX_ID,
     close_session,
     counted_hands,
     create_session,
     new_share_token,
 )
-from ...models import Event, EventRound, EventTable, GameSession, User, utcnow
 from .setup import (
     EventConflictError,
     EventError,

@@ -24,10 +24,10 @@ from ...core.names import MAX_NAME, clean_text, name_key
 from ...core.placings import parse_tie_breaks
 from ...core.prizes import Payout, parse_fee, parse_house_share, parse_payout
 from ...core.rules import Rules, resolve_rules
+from ...db.models import Event, EventPlayer, Player, User, utcnow
+from ...db.storage import begin_write
 from ...extensions import db
-from ...ledger import MAX_ID, NotFoundError, is_league_admin, keeps_score_of, parse_currency
-from ...models import Event, EventPlayer, Player, User, utcnow
-from ...storage import begin_write
+from ..sessions.ledger import MAX_ID, NotFoundError, is_league_admin, keeps_score_of, parse_currency
 
 MAX_EVENT_NAME = 80
 MAX_ROUNDS = 20
@@ -148,7 +148,7 @@ def board_event(token: str) -> Event:
 
 def locked(event: Event) -> Event:
     """The event again, read afresh under its lock, its revision moved on (see
-    :func:`app.ledger` for the same with sessions)."""
+    :func:`app.services.sessions.ledger.locked` for the same with sessions)."""
     event_id = event.id
     begin_write()
     db.session.expire_all()

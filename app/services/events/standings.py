@@ -17,8 +17,8 @@ from ...core.money import currency_places, from_minor
 from ...core.names import name_key
 from ...core.placings import Record, Standing, standings
 from ...core.prizes import PrizeList, prize_list
+from ...db.models import Event, Hand
 from ...extensions import db
-from ...models import Event, Hand
 from .setup import event_rules, payout_of, tie_breaks_of
 
 _ONE = Decimal(1)

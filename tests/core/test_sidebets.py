@@ -1,0 +1,125 @@
+"""Side bets (RULES.md §9) in the core, with no app: a naturals pot carried over three deals
+then won, a high-card deal nobody wins under ``return``, what is left going back at
+settle-up, every bad input named by its field, and the invariant that the bettors' nets and
+the pot always add up to zero."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.core.errors import HandError
+from app.core.sidebets import (
+    Pot,
+    parse_plays,
+    parse_side_bets,
+    return_pot,
+    settle_side_bet,
+)
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+D = Decimal
+
+
+def enabled(spec, stake="0.25", scoring="money"):
+    return parse_side_bets(spec, stake=D(stake), scoring=scoring)
+
+
+def test_a_naturals_pot_carries_over_three_deals_then_is_won():
+    rules = enabled({"naturals": {"stake": "0.10"}})
+    pot = Pot("naturals")
+    for deal in range(3):
+        (play,) = parse_plays([{"bet": "naturals", "winner": None}], rules, PLAYERS)
+        out = settle_side_bet(play, rules["naturals"], pot)
+        assert out.net == dict.fromkeys(PLAYERS, D("-0.10"))
+        assert out.pot.total == D("0.40") * (deal + 1)
+        assert out.rule == "side_bet.carried"
+        pot = out.pot
+    (play,) = parse_plays([{"bet": "naturals", "winner": "Bob"}], rules, PLAYERS)
+    out = settle_side_bet(play, rules["naturals"], pot, fmt=lambda d: f"{d:.2f}")
+    assert out.net == {"Ann": D("-0.10"), "Bob": D("1.50"), "Cy": D("-0.10"),
+                       "Dee": D("-0.10")}
+    assert out.pot.total == 0 and out.rule == "side_bet.won"
+    assert [str(m) for m in out.explanation] == [
+        "Naturals side bet: Ann, Bob, Cy, and Dee each put 0.10 in the pot.",
+        "Bob wins the pot: 1.60 (1.20 of it carried over from earlier deals)."]
+
+
+def test_a_high_card_deal_nobody_wins_under_return_moves_nothing():
+    rules = enabled({"high_card": {"unclaimed": "return"}})
+    assert rules["high_card"].stake == D("0.25")  # the table's own stake by default
+    pot = Pot("high_card", (("Ann", D("0.25")),))
+    (play,) = parse_plays([{"bet": "high_card", "suit": "H", "players": ["Ann", "Cy"],
+                            "winner": None}], rules, PLAYERS)
+    out = settle_side_bet(play, rules["high_card"], pot)
+    assert out.net == {"Ann": 0, "Cy": 0} and out.pot == pot
+    assert str(out.explanation[-1]) == "Nobody held the suit: each stake goes back."
+
+
+def test_what_is_left_in_a_pot_goes_back_to_who_paid_it():
+    rules = enabled({"naturals": {"stake": "0.10"}})
+    pot = Pot("naturals")
+    for who in (["Ann", "Bob"], ["Ann", "Bob", "Cy"]):
+        (play,) = parse_plays([{"bet": "naturals", "players": who, "winner": None}], rules,
+                              PLAYERS)
+        pot = settle_side_bet(play, rules["naturals"], pot).pot
+    assert return_pot(pot) == {"Ann": D("0.20"), "Bob": D("0.20"), "Cy": D("0.10")}
+
+
+@pytest.mark.parametrize("spec, hand, field", [
+    ({"spades": {}}, None, "side_bets.spades"),
+    ({"high_card": {"suit": "X"}}, None, "side_bets.high_card.suit"),
+    ({"high_card": {"unclaimed": "keep"}}, None, "side_bets.high_card.unclaimed"),
+    ({"naturals": {"stake": "0"}}, None, "side_bets.naturals.stake"),
+    ({"naturals": {"stake": "0.001"}}, None, "side_bets.naturals.stake"),
+    ({"naturals": {"suit": "S"}}, None, "side_bets.naturals.suit"),
+    ({"naturals": {}}, [{"bet": "high_card", "suit": "S"}], "side_bets[0].bet"),
+    ({"naturals": {}}, [{"bet": "naturals", "winner": "Eve"}], "side_bets[0].winner"),
+    ({"naturals": {}}, [{"bet": "naturals", "players": ["Ann"], "winner": "Bob"}],
+     "side_bets[0].winner"),
+    ({"naturals": {}}, [{"bet": "naturals", "players": ["Ann", "Ann"]}],
+     "side_bets[0].players"),
+    ({"high_card": {"suit": "S"}}, [{"bet": "high_card", "suit": "H"}], "side_bets[0].suit"),
+    ({"high_card": {}}, [{"bet": "high_card"}], "side_bets[0].suit"),
+    ({"naturals": {}}, [{"bet": "naturals"}, {"bet": "naturals"}], "side_bets[1].bet"),
+])
+def test_bad_side_bets_are_named_by_their_field(spec, hand, field):
+    with pytest.raises(HandError) as caught:
+        parse_plays(hand, enabled(spec), PLAYERS)
+    assert caught.value.field == field
+
+
+def test_side_bets_are_for_money_and_points_only():
+    with pytest.raises(HandError) as caught:
+        enabled({"naturals": {}}, stake="1", scoring="push_ups")
+    assert caught.value.field == "side_bets"
+    assert enabled({"naturals": {"stake": "2"}}, stake="1", scoring="points")[
+        "naturals"].stake == 2
+
+
+deals = st.lists(st.tuples(st.lists(st.sampled_from(PLAYERS), min_size=1, max_size=4,
+                                    unique=True),
+                           st.one_of(st.none(), st.integers(0, 3))), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(deals, st.sampled_from(["carry", "return"]), st.sampled_from(["high_card", "naturals"]))
+def test_nets_and_the_pot_always_add_up_to_zero(sequence, unclaimed, bet):
+    spec = {"high_card": {"suit": "S", "unclaimed": unclaimed}} if bet == "high_card" \
+        else {"naturals": {}}
+    rules = enabled(spec)
+    pot, total = Pot(bet), dict.fromkeys(PLAYERS, D(0))
+    for who, pick in sequence:
+        winner = who[pick % len(who)] if pick is not None else None
+        (play,) = parse_plays([{"bet": bet, "players": who, "winner": winner}], rules,
+                              PLAYERS)
+        out = settle_side_bet(play, rules[bet], pot)
+        assert sum(out.net.values()) + out.pot.total - pot.total == 0
+        for player, amount in out.net.items():
+            total[player] += amount
+        pot = out.pot
+    for player, amount in return_pot(pot).items():  # settle-up gives back what is left
+        total[player] += amount
+    assert sum(total.values()) == 0
