@@ -144,7 +144,7 @@ def test_tournament_day(live_server, browser, page, shot):
     assert [place for place, _name in places].count("2") == 2
     lines = page.locator("#prizes .prize-lines li").all_inner_texts()
     assert lines[0] == f"Place 1 · {first}: $100.00"
-    assert lines[1] == f"Place 2 · {second[0]}, {second[1]}: $50.00 each"
+    assert lines[1] == f"Place 2 · {second[0]} and {second[1]}: $50.00 each"
     pool = Decimal(re.search(r"pool \$([\d.,]+)", page.inner_text("#prizes")).group(1))
     paid = Decimal(100) + 2 * Decimal(50)
     assert pool == Decimal(200) == paid
