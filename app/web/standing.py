@@ -57,8 +57,8 @@ def board_context(event: Event) -> dict[str, Any]:
 def _tag(event: Event) -> str:
     """The board's ETag: the event's revision and every table session's, in the reader's
     language; any hand at any table, or any change to the event, moves it."""
-    parts = [str(event.revision)] + [f"{t.session_id}:{t.session.revision}"
-                                     for r in event.round_rows for t in r.tables]
+    parts = [str(event.revision)] + [f"{sid}:{rev}"
+                                     for sid, rev in service.table_revisions(event)]
     digest = hashlib.sha256(".".join(parts).encode()).hexdigest()[:20]
     return f"{digest}.{get_locale() or 'en'}"
 

@@ -32,7 +32,7 @@ from .setup import (
     tie_breaks_of,
     withdraw,
 )
-from .standings import fees_paid, prizes_of, records, standings_of
+from .standings import fees_paid, prizes_of, records, standings_of, table_revisions
 
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "active_players", "board_event",
@@ -40,5 +40,5 @@ __all__ = [
     "export_event", "fees_paid", "find_player", "get_round", "get_table", "keeper_author",
     "keeper_table", "league_names", "open_round", "owned_event", "payout_of", "prizes_of",
     "records", "replace_keeper_link", "set_paid", "standings_csv", "standings_of",
-    "table_done", "table_of_session", "tie_breaks_of", "withdraw",
+    "table_done", "table_of_session", "table_revisions", "tie_breaks_of", "withdraw",
 ]

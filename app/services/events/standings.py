@@ -17,7 +17,7 @@ from ...core.money import currency_places, from_minor
 from ...core.names import name_key
 from ...core.placings import Record, Standing, standings
 from ...core.prizes import PrizeList, prize_list
-from ...db.models import Event, Hand
+from ...db.models import Event, EventRound, EventTable, GameSession, Hand
 from ...extensions import db
 from .setup import event_rules, payout_of, tie_breaks_of
 
@@ -88,3 +88,13 @@ def prizes_of(event: Event) -> PrizeList:
             places.append((standing.place, [standing.record.player]))
     return prize_list(fees_paid(event), Decimal(event.house_share), payout_of(event), places,
                       currency_places(event.currency))
+
+
+def table_revisions(event: Event) -> list[tuple[int, int]]:
+    """(session id, revision) of every table of the event, in one query: what the TV
+    board's ETag is made of (any hand at any table moves one)."""
+    return [(sid, rev) for sid, rev in db.session.execute(
+        select(GameSession.id, GameSession.revision)
+        .join(EventTable, EventTable.session_id == GameSession.id)
+        .join(EventRound, EventRound.id == EventTable.round_id)
+        .where(EventRound.event_id == event.id).order_by(GameSession.id))]
