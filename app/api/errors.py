@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..core.errors import TonkError
 from ..db.idempotency import InProgressError
+from ..services.events import EventConflictError
 from ..services.sessions.archive import NotEmptyError
 from ..services.sessions.ledger import NotFoundError, SessionClosedError, VersionConflictError
 from . import bp
@@ -26,6 +27,7 @@ DOMAIN_STATUS: tuple[tuple[type[TonkError], int], ...] = (
     (VersionConflictError, 409),
     (InProgressError, 409),
     (NotEmptyError, 409),
+    (EventConflictError, 409),
 )
 
 

@@ -12,6 +12,7 @@ from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
+from .openapi_events import event_paths, event_schemas
 from .openapi_table import extend, seats_path, share_path
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
@@ -556,6 +557,7 @@ def openapi_document() -> dict[str, Any]:
     schemas = _schemas()
     schemas.update(_session_schemas(schemas["Hand"]))
     schemas.update(_league_schemas())
+    schemas.update(event_schemas())
     extend(schemas)
     return {
         "openapi": "3.1.0",
@@ -584,6 +586,7 @@ def openapi_document() -> dict[str, Any]:
             **_session_paths(),
             **seats_path(_signed_in, _answer, _SESSION_ID),
             **_league_paths(),
+            **event_paths(_signed_in, _answer),
         },
         "components": {"schemas": schemas, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer",
