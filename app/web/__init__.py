@@ -17,6 +17,7 @@ from .sidebets import side_bet_choices  # noqa: E402
 
 bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 
+from . import cards as cards  # noqa: E402  (house-rule cards, /rules/<preset>)
 from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import language as language  # noqa: E402  (the language switcher, /language)
 from . import routes as routes  # noqa: E402  (registers the views on bp)

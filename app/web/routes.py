@@ -28,7 +28,7 @@ from flask_login import current_user
 from markupsafe import Markup
 from werkzeug.http import quote_etag
 
-from ..core import Rules, TonkError
+from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..debts import open_debts_of
 from ..leagues import league_rules, league_stake, members, my_leagues
@@ -77,6 +77,7 @@ from .forms import (
     read_session_form,
     session_field,
 )
+from .links import card_url, decode_data
 from .once import once_per_form
 from .pagecache import kept_page
 from .present import (
@@ -152,6 +153,15 @@ def index() -> ResponseReturnValue:
                            leagues=my_leagues(me()), debts=open_debts_of(me()))
 
 
+def linked_rules(token: str) -> Rules:
+    """A rule card's ``?rules=`` (the whole spec, preset included), or pagat's rules when the
+    link holds none: the form then shows them, and any option can still be changed."""
+    try:
+        return resolve_rules(decode_data(token))
+    except ValueError:  # a TonkError too
+        return resolve_rules(None)
+
+
 def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
     """The house-rule part of a form; the options stay open when one is set or wrong."""
     options_open = any(values.options.values()) or any(k.startswith("opt-") for k in errors)
@@ -172,6 +182,8 @@ def new_session() -> ResponseReturnValue:
                                rules=RulesValues.of(league_rules(league)), league=str(league.id),
                                side_bets=options_of_spec(json.loads(league.side_bets_json
                                                                     or "{}")))
+    elif request.args.get("rules"):  # "Start a session with these rules" on a rule card
+        values = SessionValues(rules=RulesValues.of(linked_rules(request.args["rules"])))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
@@ -268,9 +280,11 @@ def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, shar
         session = gs() if callable(gs) else gs
         use_currency(session.currency)
         share_url = url_for(".shared", token=share_token, _external=True)
+        rules_url = card_url(session_rules(session))
         return render_template(
             "web/session.html", gs=session, live=live_part(session, token, page), token=token,
             can_edit=token is None and not session.is_closed, share_url=share_url,
+            card_url=rules_url,
             qr=qr_code(share_url), live_url=live_url(session, token, page),
             poll_url=url_for("api.share", token=share_token),
             etag=quote_etag(stamp.etag(lang())),
