@@ -18,7 +18,9 @@ and the test suite after every scenario.
 - the settle-up plan in force agrees with the totals and payments: nothing paid along a
   planned transfer past its amount, each payment along one between its two players, and
   the plan less what was paid along it settling exactly what remains (of an open session;
-  of a closed one, what remains is exactly its carried debts).
+  of a closed one, what remains is exactly its carried debts);
+- a player's kept payment handles are what the handles form or API would keep (an IBAN
+  with a good checksum, each name as its service writes it).
 
 Each problem is one sentence naming the session (and hand, and player) it is about.
 """
@@ -41,11 +43,13 @@ from .models import (
     HandEntry,
     HandVersion,
     PlannedTransfer,
+    Player,
     PlayerSessionStat,
     SessionPlayer,
     SettlePayment,
 )
 from .pots import dump_pots, replayed, trimmed
+from .services.pay import handle_problems
 from .settleup import remaining
 
 MAX_LISTED = 200
@@ -83,6 +87,7 @@ def _all() -> Iterator[str]:
     yield from _dealers(where)
     yield from _voids(where)
     yield from _plans(where)
+    yield from _handles()
 
 
 def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
@@ -341,3 +346,11 @@ def _plan_of(gs: GameSession, rows: list[PlannedTransfer], payments: list[Settle
         yield (f"{at(gs.id)}: {what} settle "
                f"{ {n: str(from_minor(v)) for n, v in moved.items()} }, but what remains is "
                f"{ {n: str(from_minor(v)) for n, v in left.items()} }")
+
+
+def _handles() -> Iterator[str]:
+    rows = db.session.execute(select(Player.id, Player.name, Player.pay_json).where(
+        Player.pay_json.is_not(None)))
+    for player_id, name, pay_json in rows:
+        for problem in handle_problems(pay_json or ""):
+            yield f"player {player_id} ({name}): payment handles {pay_json}: {problem}"

@@ -25,7 +25,7 @@ APP = ROOT / "app"
 SERVICES = {"app.models", "app.extensions", "app.storage", "app.ledger", "app.leagues",
             "app.exchange", "app.accounts", "app.idempotency", "app.integrity", "app.backup",
             "app.demo", "app.entries", "app.pots", "app.seats", "app.settleup", "app.shelf",
-            "app.debts"}
+            "app.debts", "app.services"}
 FRAMEWORKS = ("flask", "flask_", "sqlalchemy", "werkzeug", "jinja2", "alembic")
 
 

@@ -27,6 +27,7 @@ from ..leagues import session_table
 from ..live import StateCache, owned_stamp
 from ..models import GameSession, Hand, User
 from ..pots import pots
+from ..services.pay import session_handles, transfer_links
 from ..settleup import Payment
 from ..shelf import set_archived
 from . import bp
@@ -153,7 +154,10 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     (undone ones marked), what each player still has open, and any debts carried over."""
     state = service.ledger(gs)
     fmt = amount_formatter(service.session_rules(gs))
-    open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
+    handles = session_handles(gs)  # each open transfer: the payee's pay links
+    open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount),
+              "pay": [link.to_json() for link in transfer_links(gs, handles, t.payee,
+                                                                t.amount)]}
              for t in state.transfers]
     return {
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
