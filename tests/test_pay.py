@@ -177,3 +177,16 @@ def test_tonk_check_names_a_stored_handle_that_is_not_good(api, db_app):
         assert len(found) == 1 and "Ann" in found[0] and "iban" in found[0].lower()
         ann.pay_json = good
         db.session.commit()
+
+
+def test_the_share_link_shows_the_pay_links_and_a_new_handle_at_once(client):
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), currency="EUR")
+    client.post(f"/sessions/{sid}/hands/new", data={"kind": "tonk_out", "player": "Ann"})
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    share = page.split('id="share-url" class="share" readonly value="')[1].split('"')[0]
+    assert "paypal.me" not in client.get(share).get_data(as_text=True)
+    client.post(f"/sessions/{sid}/players/Ann/pay", data={"paypal": "annpays", "iban": IBAN})
+    shared = client.get(share).get_data(as_text=True)  # a kept page is made afresh
+    assert 'href="https://paypal.me/annpays/0.50EUR"' in shared
+    assert "data-epc=" in shared

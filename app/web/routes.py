@@ -80,6 +80,7 @@ from .forms import (
 from .links import card_url, decode_data
 from .once import once_per_form
 from .pagecache import kept_page
+from .pay import SERVICES, pay_views
 from .present import (
     end_word,
     hand_detail,
@@ -244,8 +245,11 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
+        state = ledger(gs)
         return Markup(render_template(
-            "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
+            "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
+            pay=pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers)),
+            services=SERVICES,
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))
