@@ -94,6 +94,7 @@ from .present import (
     use_currency,
 )
 from .queries import hands_page, sessions_page
+from .result import result_picture, result_text
 from .sidebets import (
     BET_TITLES,
     chosen_of_form,
@@ -245,11 +246,14 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
-        state = ledger(gs)
+        state, rules = ledger(gs), session_rules(gs)
+        pay = pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers))
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
-            pay=pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers)),
-            services=SERVICES,
+            pay=pay, services=SERVICES, result_text=result_text(
+                gs, state, rules.scoring, pay,
+                url_for(".shared", token=gs.share_token, _external=True)),
+            result_picture=result_picture(gs, state, rules.scoring),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))
