@@ -122,10 +122,10 @@ def test_a_settle_up_with_a_paypal_link_and_a_girocode(live_server, page, shot):
     page.get_by_role("button", name="Save").click()
     bob = page.locator("ul.transfers > li").filter(has_text="Bob → Ann")
     paypal = bob.locator("a.pay-paypal")
-    assert paypal.get_attribute("href") == "https://paypal.me/annpays/0.50EUR"
-    assert "0.50" in paypal.inner_text()
+    assert paypal.get_attribute("href") == "https://paypal.me/annpays/2.00EUR"
+    assert "2.00" in paypal.inner_text()
     epc = bob.locator(".pay-qr").get_attribute("data-epc")
-    assert epc == ("BCD\n002\n1\nSCT\n\nAnn\nDE89370400440532013000\nEUR0.5\n\n\n"
+    assert epc == ("BCD\n002\n1\nSCT\n\nAnn\nDE89370400440532013000\nEUR2\n\n\n"
                    "Tonk, Friday at Dee's")
     assert decode_qr(page, "ul.transfers > li:first-child .pay-qr svg") == epc
     shot("settle-up-pay-links")
@@ -143,9 +143,11 @@ def test_the_share_text_of_a_night(live_server, browser, page, shot):
     share_url = page.locator("#share-url").input_value()
     text = page.locator("#result-text").input_value()
     assert text.splitlines()[0] == "Friday at Dee's: Tonk, 2 hands"
-    assert "Totals:\nAnn +$0.25\nDee +$0.25\nBob −$0.25\nCy −$0.25" in text
-    assert "https://venmo.com/ann-pays?txn=pay&amount=0.25&note=Tonk%2C%20Friday%20at%20Dee%27s" \
-        in text
+    assert "Totals:\nAnn +$5.00\nDee +$1.00\nBob −$3.00\nCy −$3.00" in text
+    assert ("Who pays whom:\nBob → Ann $3.00\n  https://venmo.com/ann-pays?txn=pay&amount="
+            "3.00&note=Tonk%2C%20Friday%20at%20Dee%27s\nCy → Ann $2.00\n  https://venmo.com/"
+            "ann-pays?txn=pay&amount=2.00&note=Tonk%2C%20Friday%20at%20Dee%27s\n"
+            "Cy → Dee $1.00\n") in text
     assert text.endswith(f"The score: {share_url}")
     shot("share-the-result")
     # the picture of the totals: a PNG drawn in the page
