@@ -184,11 +184,12 @@ def test_the_print_pdf_of_a_30_hand_night(live_server, page, shot):
     for paper in ("A4", "Letter"):
         pdf = ARTIFACTS / f"paper-30-hands-{paper}.pdf"
         pdf.write_bytes(page.pdf(format=paper))
-        pages = pdf_pages(pdf.read_bytes())
-        assert 2 <= pages <= 3, (paper, pages)
-        subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "2", str(pdf),
+        assert 1 <= pdf_pages(pdf.read_bytes()) <= 3, paper
+        subprocess.run(["pdftoppm", "-png", "-r", "70", "-f", "1", "-l", "2", str(pdf),
                         str(ARTIFACTS / f"paper-30-hands-{paper}")], check=True, timeout=60)
-        # nothing cut: the widest thing on a page is no wider than the page
-        widest = page.evaluate("""() => Math.max(...Array.from(
-            document.querySelectorAll('main *')).map(e => e.getBoundingClientRect().right))""")
-        assert widest <= page.evaluate("() => document.documentElement.clientWidth") + 1
+    # nothing cut: printed (A4's 186 mm between the margins, the narrower of the two, is
+    # 703 CSS pixels), no line of the page is wider than the paper
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": 703, "height": 1000})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 703
+    assert page.locator("header.top").is_hidden() and page.locator("footer.langs").is_hidden()
