@@ -193,3 +193,34 @@ def test_the_print_pdf_of_a_30_hand_night(live_server, page, shot):
     page.set_viewport_size({"width": 703, "height": 1000})
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 703
     assert page.locator("header.top").is_hidden() and page.locator("footer.langs").is_hidden()
+
+
+def test_a_leagues_standings_on_paper(live_server, page, shot):
+    sign_up(page, live_server, "keeper-league-paper@example.com")
+    page.goto(live_server + "/leagues/new")
+    page.fill("#name", "Thursday Tonk")
+    page.fill("#stake", "0.25")
+    page.get_by_role("button", name="Start the league").click()
+    league_url = page.url
+    page.get_by_role("link", name="+ New session in this league").click()
+    page.fill("#name", "Thursday night")
+    for i, name in enumerate(PLAYERS):
+        page.fill(f"#player-{i}", name)
+    page.get_by_role("button", name="Start the session").click()
+    for spec in ({"kind": "tonk_out", "player": "Ann"}, {"kind": "run_out", "player": "Dee"}):
+        page.get_by_role("link", name="+ Record hand").click()
+        fill_hand(page, spec)
+        page.get_by_role("button", name="Save hand").click()
+    page.goto(league_url)
+    assert page.locator("table.standings tbody tr").count() == 4
+    pdf = ARTIFACTS / "league-standings-A4.pdf"
+    pdf.write_bytes(page.pdf(format="A4"))
+    assert pdf_pages(pdf.read_bytes()) >= 1
+    if shutil.which("pdftoppm"):
+        subprocess.run(["pdftoppm", "-png", "-r", "70", "-f", "1", "-l", "1", str(pdf),
+                        str(ARTIFACTS / "league-standings-A4")], check=True, timeout=60)
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": 703, "height": 1000})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 703
+    assert page.locator("form.pick").is_hidden()
+    assert page.locator("table.standings").is_visible()
