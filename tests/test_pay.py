@@ -190,3 +190,33 @@ def test_the_share_link_shows_the_pay_links_and_a_new_handle_at_once(client):
     shared = client.get(share).get_data(as_text=True)  # a kept page is made afresh
     assert 'href="https://paypal.me/annpays/0.50EUR"' in shared
     assert "data-epc=" in shared
+
+
+def test_going_back_before_pay_handles_refuses_while_one_is_kept(db_app, capfd):
+    """0010_23: a downgrade would forget the handles, so it refuses while any is kept."""
+    from flask_migrate import downgrade, upgrade
+    from sqlalchemy import text
+
+    from app.extensions import db
+
+    with db_app.app_context():
+        db.drop_all()
+        with db.engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        upgrade()
+        with db.engine.begin() as conn:
+            conn.execute(text("INSERT INTO users (id, email, name, password_hash, created_at) "
+                              "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')"))
+            conn.execute(text("INSERT INTO players (id, owner_id, name, name_key, created_at, "
+                              "pay_json) VALUES (1, 1, 'Ann', 'ann', '2026-01-01', "
+                              "'{\"paypal\": \"annpays\"}')"))
+        with pytest.raises(SystemExit):
+            downgrade(revision="0009")
+        assert "payment handles for 1 player(s)" in capfd.readouterr().err
+        with db.engine.begin() as conn:
+            conn.execute(text("UPDATE players SET pay_json = NULL"))
+        downgrade(revision="0009")
+        upgrade()
+        with db.engine.begin() as conn:
+            conn.execute(text("DELETE FROM players"))
+            conn.execute(text("DELETE FROM users"))
