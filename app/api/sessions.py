@@ -154,16 +154,17 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     (undone ones marked), what each player still has open, and any debts carried over."""
     state = service.ledger(gs)
     fmt = amount_formatter(service.session_rules(gs))
-    handles = session_handles(gs)  # each open transfer: the payee's pay links
-    open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount),
-              "pay": [link.to_json() for link in transfer_links(gs, handles, t.payee,
-                                                                t.amount)]}
-             for t in state.transfers]
+    transfers = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
+                 for t in state.transfers]
+    handles = session_handles(gs)  # each open transfer: the payee's pay links (API.md)
+    open_ = [{**t, "pay": [link.to_json() for link in transfer_links(gs, handles, s.payee,
+                                                                     s.amount)]}
+             for t, s in zip(transfers, state.transfers, strict=True)]
     return {
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
         "voided_hands": gs.voided_hands,
-        "transfers": open_,
+        "transfers": transfers,
         "open": open_,
         "plan": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount),
                   "paid": fmt(t.paid), "open": fmt(t.open)} for t in state.plan],
