@@ -1,8 +1,8 @@
 """Import: a 100,000-hand league from its JSON export into an empty SQLite database, every
 version of every hand settled again (target: at least 10,000 hands a second).
 
-The document is the demo league (app.demo) written as an export; it is made once and kept
-in ``instance/bench/``. The figure is the whole of ``tonk import``: reading the file,
+The document is the demo league (app.services.exchange.demo) written as an export; it is made once
+and kept in ``instance/bench/``. The figure is the whole of ``tonk import``: reading the file,
 checking every hand through the core, writing every row, committing, rating the league.
 It is measured as ``tonk import`` runs by default (hands checked in other processes while
 this one writes; the best of three, as a shared machine is noisy), and once with everything
@@ -22,9 +22,11 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from app import create_app, demo, exchange  # noqa: E402
-from app.accounts import create_user  # noqa: E402
+from app import create_app  # noqa: E402
 from app.extensions import db  # noqa: E402
+from app.services import exchange  # noqa: E402
+from app.services.accounts import create_user  # noqa: E402
+from app.services.exchange import demo  # noqa: E402
 
 HANDS = 100_000
 SEED = 11

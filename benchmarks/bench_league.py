@@ -29,9 +29,11 @@ sys.path.insert(0, str(HERE.parent))
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.schema import CreateTable  # noqa: E402
 
-from app import create_app, demo, exchange  # noqa: E402
+from app import create_app  # noqa: E402
+from app.db.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
 from app.extensions import db  # noqa: E402
-from app.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
+from app.services import exchange  # noqa: E402
+from app.services.exchange import demo  # noqa: E402
 
 HANDS = 1_000_000
 SEED = 1
@@ -167,9 +169,9 @@ def measure(app: Any, label: str, requests: int) -> bool:
         subjects = {"standings page": get(f"/leagues/{league_id}"),
                     "player's page": get(f"/leagues/{league_id}/players/{player_id}")}
     else:
-        print("  (the league pages are not in the app: timing app.leagues.standings and "
+        print("  (the league pages are not in the app: timing app.services.leagues.standings and "
               "player_record, the calls behind them)")
-        from app import leagues as service
+        from app.services import leagues as service
 
         def in_context(call: Callable[[Any], Any]) -> Callable[[], Any]:
             def run() -> Any:
@@ -186,7 +188,7 @@ def measure(app: Any, label: str, requests: int) -> bool:
                 lg, service.get_member(lg, player_id)))}
     # The league service may remember its answers until the next change of a hand: time
     # the pages both as they come after any change (forgotten first) and as remembered.
-    from app import leagues as service
+    from app.services import leagues as service
 
     forget = getattr(service, "forget", None)
     ways = [("cold", forget), ("warm", None)] if forget is not None else [("", None)]

@@ -17,9 +17,10 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from app import create_app, ledger  # noqa: E402
+from app import create_app  # noqa: E402
+from app.db.models import User  # noqa: E402
 from app.extensions import db  # noqa: E402
-from app.models import User  # noqa: E402
+from app.services.sessions import ledger  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 SEEDED = 2000

@@ -9,9 +9,10 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from app import exchange, ledger
+from app.db.models import SessionPlayer
 from app.extensions import db
-from app.models import SessionPlayer
+from app.services import exchange
+from app.services.sessions import ledger
 from tests.conftest import sign_up, start
 from tests.test_exchange import document, play_league, user
 

@@ -161,9 +161,9 @@ def test_the_settle_page_shows_links_and_the_form_shows_errors_beside_fields(cli
 
 
 def test_tonk_check_names_a_stored_handle_that_is_not_good(api, db_app):
+    from app.db.models import Player
     from app.extensions import db
-    from app.integrity import problems
-    from app.models import Player
+    from app.services.upkeep.integrity import problems
 
     sid = night(api)
     api.ok("PUT", f"/sessions/{sid}/players/Ann/pay", {"iban": IBAN})

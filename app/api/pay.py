@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from flask import Response, jsonify
 
-from .. import ledger as sessions
-from ..models import User
+from ..db.models import User
 from ..services.pay import set_handles
+from ..services.sessions import ledger as sessions
 from . import bp
 from .auth import token_required
 from .routes import json_body

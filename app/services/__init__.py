@@ -1,1 +1,1 @@
-"""The services of the app, one package per area with a small public front."""
+"""The services, one package per area: what pages, API and CLI call."""

@@ -14,9 +14,15 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 from sqlalchemy import select
 
+from ..db.models import GameSession, Hand
 from ..extensions import db
-from ..ledger import ledger, owned_session, player_names, session_rules, shared_session
-from ..models import GameSession, Hand
+from ..services.sessions.ledger import (
+    ledger,
+    owned_session,
+    player_names,
+    session_rules,
+    shared_session,
+)
 from . import bp
 from .links import card_url
 from .pay import SERVICES, pay_views

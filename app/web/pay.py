@@ -16,8 +16,7 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ..ledger import owned_session, player_names
-from ..models import GameSession
+from ..db.models import GameSession
 from ..services.pay import (
     FIELDS,
     PayError,
@@ -28,6 +27,7 @@ from ..services.pay import (
     transfer_links,
     transfer_note,
 )
+from ..services.sessions.ledger import owned_session, player_names
 from . import bp
 from .once import once_per_form
 from .site import login_required, me

@@ -12,8 +12,8 @@ from typing import Any
 from flask_babel import gettext as _
 from flask_babel import ngettext
 
-from ..models import GameSession
-from ..settleup import Ledger
+from ..db.models import GameSession
+from ..services.sessions.settleup import Ledger
 from .pay import PayView
 from .present import MINUS, money, standings
 

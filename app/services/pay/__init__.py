@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ...models import GameSession
+from ...db.models import GameSession
 from .handles import FIELDS, Handles, PayError, handle_problems, read_handles, session_handles
 from .handles import set_handles as set_handles
 from .links import PayLink, epc_payload, epc_qr, pay_links

@@ -19,9 +19,9 @@ from sqlalchemy import select, update
 
 from ...core.errors import TonkError
 from ...core.messages import Message
+from ...db.models import GameSession, Player, SessionPlayer, utcnow
+from ...db.storage import begin_write
 from ...extensions import db
-from ...models import GameSession, Player, SessionPlayer, utcnow
-from ...storage import begin_write
 
 MAX_NOTE = 200
 
