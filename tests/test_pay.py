@@ -33,6 +33,7 @@ def night(api: Api, **extra) -> int:
     ({"paypal": "https://www.paypal.me/AnnPays"}, {"paypal": "AnnPays"}),
     ({"venmo": "@ann-pays"}, {"venmo": "ann-pays"}),
     ({"cashapp": "$annpays"}, {"cashapp": "annpays"}),
+    ({"cashapp": "https://cash.app/$annpays"}, {"cashapp": "annpays"}),
     ({"revolut": "revolut.me/annpays"}, {"revolut": "annpays"}),
     ({"iban": IBAN.lower(), "bic": "cobadeffxxx"},
      {"iban": "DE89370400440532013000", "bic": "COBADEFFXXX"}),

@@ -59,7 +59,7 @@ _NAMES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "venmo": (re.compile(r"[A-Za-z0-9_-]{5,30}"),
               re.compile(r"^(https?://)?(www\.|account\.)?venmo\.com/(u/)?|^@", re.I)),
     "cashapp": (re.compile(r"(?=[0-9]*[A-Za-z])[A-Za-z0-9]{1,20}"),
-                re.compile(r"^(https?://)?(www\.)?cash\.app/|^\$|^\$", re.I)),
+                re.compile(r"^(https?://)?(www\.)?cash\.app/\$?|^\$", re.I)),
     "revolut": (re.compile(r"[A-Za-z0-9._-]{3,32}"),
                 re.compile(r"^(https?://)?(www\.)?revolut\.me/|^@", re.I)),
 }
