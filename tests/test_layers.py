@@ -28,7 +28,7 @@ SERVICES = {"app.db.models", "app.extensions", "app.db.storage", "app.services.s
             "app.services.exchange.demo", "app.services.sessions.entries",
             "app.services.sessions.pots", "app.services.sessions.seats",
             "app.services.sessions.settleup", "app.services.sessions.archive",
-            "app.services.sessions.debts", "app.services.events"}
+            "app.services.sessions.debts", "app.services.events", "app.services.pay"}
 FRAMEWORKS = ("flask", "flask_", "sqlalchemy", "werkzeug", "jinja2", "alembic")
 
 

@@ -154,7 +154,7 @@ def test_upgrading_to_the_kept_plan_plans_open_sessions_and_counts_voids(db_app,
 
 
 def test_going_back_before_events_refuses_while_an_event_is_there(db_app, capfd):
-    """Downgrading past 0010_24_events would delete every event: it refuses while one is
+    """Downgrading past 0011 (events) would delete every event: it refuses while one is
     kept, and goes back once none is."""
     with db_app.app_context():
         db.drop_all()
@@ -172,11 +172,11 @@ def test_going_back_before_events_refuses_while_an_event_is_there(db_app, capfd)
                 "(1, 1, 'Cup', '2026-11-24', '{}', 100, 'USD', 4, 3, 8, 2000, '0', "
                 "'{}', '[]', 't', 0, '2026-01-01')"))
         with pytest.raises(SystemExit):
-            downgrade(revision="0009")
+            downgrade(revision="0010")
         assert "1 event(s)" in capfd.readouterr().err
         with db.engine.begin() as conn:
             assert conn.execute(text("SELECT count(*) FROM events")).scalar() == 1
             conn.execute(text("DELETE FROM events"))
-        downgrade(revision="0009")
+        downgrade(revision="0010")
         assert "events" not in inspect(db.engine).get_table_names()
         downgrade(revision="base")

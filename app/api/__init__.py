@@ -6,6 +6,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 from . import errors as errors  # noqa: E402  (registers on bp)
 from . import events as events  # noqa: E402
 from . import leagues as leagues  # noqa: E402
+from . import pay as pay  # noqa: E402  (payment handles)
 from . import routes as routes  # noqa: E402
 from . import sessions as sessions  # noqa: E402
 from . import share as share  # noqa: E402

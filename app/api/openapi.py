@@ -13,6 +13,7 @@ from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
 from .openapi_events import event_paths, event_schemas
+from .openapi_pay import extend_pay, pay_path
 from .openapi_table import extend, seats_path, share_path
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
@@ -559,6 +560,7 @@ def openapi_document() -> dict[str, Any]:
     schemas.update(_league_schemas())
     schemas.update(event_schemas())
     extend(schemas)
+    extend_pay(schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tonk Tally API", "version": "1.0.0",
@@ -585,6 +587,7 @@ def openapi_document() -> dict[str, Any]:
             **share_path(_answer),
             **_session_paths(),
             **seats_path(_signed_in, _answer, _SESSION_ID),
+            **pay_path(_signed_in, _answer, _SESSION_ID),
             **_league_paths(),
             **event_paths(_signed_in, _answer),
         },

@@ -23,6 +23,7 @@ from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_p
 from ..core.reword import reworded, reworded_side_bets
 from ..db.models import GameSession, Hand, User
 from ..services.leagues import session_table
+from ..services.pay import session_handles, transfer_links
 from ..services.sessions import archive as shelf
 from ..services.sessions import ledger as service
 from ..services.sessions import seats
@@ -180,13 +181,17 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     (undone ones marked), what each player still has open, and any debts carried over."""
     state = service.ledger(gs)
     fmt = amount_formatter(service.session_rules(gs), gs.currency)
-    open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
-             for t in state.transfers]
+    transfers = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
+                 for t in state.transfers]
+    handles = session_handles(gs)  # each open transfer: the payee's pay links (API.md)
+    open_ = [{**t, "pay": [link.to_json() for link in transfer_links(gs, handles, s.payee,
+                                                                     s.amount)]}
+             for t, s in zip(transfers, state.transfers, strict=True)]
     return {
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
         "voided_hands": gs.voided_hands,
-        "transfers": open_,
+        "transfers": transfers,
         "open": open_,
         "plan": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount),
                   "paid": fmt(t.paid), "open": fmt(t.open)} for t in state.plan],

@@ -536,6 +536,20 @@ CATALOGUE: dict[str, str] = {
     "payment.owed_nothing": "{payee} is owed nothing",
     "payment.owes_nothing": "{payer} owes nothing",
     "payment.too_much": "that is more than is open: at most {most}",
+    "pay.not_object": 'the payment handles are an object, like {"paypal": "annpays"}',
+    "pay.unknown": "{field} is not a payment handle: write any of {fields}",
+    "pay.not_text": "the {field} is text",
+    "pay.paypal": "{value} is not a PayPal.me name: 1 to 20 letters or digits, like annpays",
+    "pay.venmo": "{value} is not a Venmo name: 5 to 30 letters, digits, - or _, like "
+                 "ann-pays",
+    "pay.cashapp": "{value} is not a Cash App $cashtag: 1 to 20 letters or digits, at least "
+                   "one letter, like $annpays",
+    "pay.revolut": "{value} is not a Revolut.me name: 3 to 32 letters or digits, like annpays",
+    "pay.iban": "{value} is not an IBAN: its check digits, length or country do not add up "
+                "(ISO 13616); copy it from the bank card or app",
+    "pay.bic": "{value} is not a BIC: 8 or 11 letters and digits, like COBADEFFXXX",
+    "pay.bic_without_iban": "a BIC goes with an IBAN: write the IBAN too",
+    "pay.note": "the note is at most {most} characters",
     "request_key.format": "the {field} must be 1 to {most} printable ASCII characters",
     "request_key.lost": "this request was carried out, but its answer was lost: look at the "
                         "session to see it",

@@ -173,6 +173,10 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     #: found and kept unique by it (the same on SQLite and PostgreSQL).
     name_key: Mapped[str] = mapped_column(String(160))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Where the player takes payment (issue 23): ``{"paypal": "annpays", "iban": …}``
+    #: as :mod:`app.services.pay` checked it, JSON; None: none kept. A league member's are
+    #: kept for the league's later sessions, a personal player's for the account's.
+    pay_json: Mapped[str | None] = mapped_column(Text)
 
     @validates("name")
     def _keyed(self, _key: str, name: str) -> str:

@@ -8,9 +8,6 @@ every preset. Nothing is stored.
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +20,6 @@ from markupsafe import Markup
 from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
 from ..core.hand import parse_players
-from ..core.money import loads
 from ..core.sources import ruling_sources
 from . import bp
 from .forms import (
@@ -37,28 +33,21 @@ from .forms import (
     read_rules,
     rules_field,
 )
+from .links import decode_data, encode_data
 from .present import hand_line, ruling_rows, sourced_payments
 from .routes import hand_fields_context, rules_context
 
-MAX_LINK = 6000  # characters of ?hand=: far more than eight players' cards need
 MAX_PLAYERS_TEXT = 400
 
 
 def encode_hand(hand: Hand) -> str:
     """The permalink's ``hand``: the hand's JSON (RULES.md §1), base64url without padding."""
-    text = json.dumps(hand.to_json(), separators=(",", ":"), ensure_ascii=False)
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+    return encode_data(hand.to_json())
 
 
 def decode_hand(token: str) -> Any:
     """``?hand=`` back to JSON-like data; ValueError when it is not such a link."""
-    if len(token) > MAX_LINK:
-        raise ValueError("too long")
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        return loads(raw.decode())
-    except (binascii.Error, UnicodeDecodeError, RecursionError) as exc:
-        raise ValueError(str(exc)) from None
+    return decode_data(token)
 
 
 def player_list(text: str) -> list[str]:

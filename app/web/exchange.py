@@ -36,6 +36,7 @@ from ..services.exchange import (
     league_session_ids,
     may_export_league,
     payments_csv,
+    players_csv,
 )
 from ..services.sessions.ledger import NotFoundError, keeps_score, owned_session
 from .site import login_required, me
@@ -109,6 +110,14 @@ def league_payments(league_id: int) -> ResponseReturnValue:
                      _filename(league.name + " payments", "csv"), "text/csv")
 
 
+@bp.get("/leagues/<int:league_id>/players.csv")
+@login_required
+def league_players(league_id: int) -> ResponseReturnValue:
+    league = exportable_league(me(), league_id)
+    return _download(players_csv(league_session_ids(league)),
+                     _filename(league.name + " players", "csv"), "text/csv")
+
+
 # -- a session -------------------------------------------------------------------------------
 
 @bp.get("/sessions/<int:session_id>/export.json")
@@ -130,6 +139,14 @@ def session_hands(session_id: int) -> ResponseReturnValue:
 def session_payments(session_id: int) -> ResponseReturnValue:
     gs = owned_session(me(), session_id)
     return _download(payments_csv([gs.id]), _filename(gs.name + " payments", "csv"),
+                     "text/csv")
+
+
+@bp.get("/sessions/<int:session_id>/players.csv")
+@login_required
+def session_players(session_id: int) -> ResponseReturnValue:
+    gs = owned_session(me(), session_id)
+    return _download(players_csv([gs.id]), _filename(gs.name + " players", "csv"),
                      "text/csv")
 
 

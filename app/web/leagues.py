@@ -33,6 +33,7 @@ from ..services.sessions.debts import open_debts_of_league, open_debts_of_player
 from ..services.sessions.ledger import NotFoundError, is_league_admin
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
+from .links import card_url
 from .present import minor_label, outcome_word, rules_title, score, session_card
 from .queries import player_sessions_page
 from .routes import page_arg, rules_context
@@ -346,6 +347,7 @@ def league(league_id: int) -> ResponseReturnValue:
                                    **here) + "#ratings"),
         pages=pages, cards=[session_card(gs) for gs in pages.items],
         rules_title=rules_title(service.league_rules(league)),
+        card_link=card_url(service.league_rules(league)),
         stake=service.league_stake(league), scoring=service.league_scoring(league),
         debts=open_debts_of_league(league.id), can_mark=is_league_admin(me(), league.id))
 

@@ -371,22 +371,22 @@ def rules_title(rules: Rules) -> str:
 
 def rules_words(rules: Rules) -> list[tuple[str, str]]:
     """Each option that differs from the preset, as (what it is, its value in words)."""
-    said = []
-    for name in rules.overrides():
-        value = getattr(rules, name)
-        if name in OPTION_CHOICES:
-            text = str(OPTION_CHOICES[name][value])
-        elif name == "deal_wins":
-            text = "; ".join(_("%(what)s pays %(pays)s", what=w.describe(),
-                               pays=multiple_word(w.pays))
-                             + (f" ({DEAL_TIES[w.tie]})" if w.tie else "")
-                             for w in value) or _("none")
-        elif value is None:
-            text = _("none")
-        else:
-            text = str(value)
-        said.append((option_label(name), text))
-    return said
+    return [(option_label(name), option_words(rules, name)) for name in rules.overrides()]
+
+
+def option_words(rules: Rules, name: str) -> str:
+    """One option's value under ``rules``, in words ("double", "none", a choice's meaning)."""
+    value = getattr(rules, name)
+    if name in OPTION_CHOICES:
+        return str(OPTION_CHOICES[name][value])
+    if name == "deal_wins":
+        return "; ".join(_("%(what)s pays %(pays)s", what=w.describe(),
+                           pays=multiple_word(w.pays))
+                         + (f" ({DEAL_TIES[w.tie]})" if w.tie else "")
+                         for w in value) or _("none")
+    if value is None:
+        return _("none")
+    return str(value)
 
 
 # -- sessions --------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from flask_login import current_user
 from markupsafe import Markup
 from werkzeug.http import quote_etag
 
-from ..core import Rules, TonkError
+from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
 from ..services.leagues import league_rules, league_stake, members, my_leagues
@@ -78,8 +78,10 @@ from .forms import (
     read_session_form,
     session_field,
 )
+from .links import card_url, decode_data
 from .once import once_per_form
 from .pagecache import kept_page
+from .pay import SERVICES, pay_views
 from .present import (
     end_word,
     hand_detail,
@@ -94,6 +96,7 @@ from .present import (
     use_currency,
 )
 from .queries import hands_page, sessions_page
+from .result import result_picture, result_text
 from .sidebets import (
     BET_TITLES,
     chosen_of_form,
@@ -154,6 +157,15 @@ def index() -> ResponseReturnValue:
                            leagues=my_leagues(me()), debts=open_debts_of(me()))
 
 
+def linked_rules(token: str) -> Rules:
+    """A rule card's ``?rules=`` (the whole spec, preset included), or pagat's rules when the
+    link holds none: the form then shows them, and any option can still be changed."""
+    try:
+        return resolve_rules(decode_data(token))
+    except ValueError:  # a TonkError too
+        return resolve_rules(None)
+
+
 def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
     """The house-rule part of a form; the options stay open when one is set or wrong."""
     options_open = any(values.options.values()) or any(k.startswith("opt-") for k in errors)
@@ -182,6 +194,8 @@ def new_session() -> ResponseReturnValue:
                                side_bets=options_of_spec(json.loads(league.side_bets_json
                                                                     or "{}")),
                                players=league_seats(league))
+    elif request.args.get("rules"):  # "Start a session with these rules" on a rule card
+        values = SessionValues(rules=RulesValues.of(linked_rules(request.args["rules"])))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
@@ -242,10 +256,15 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
-        state = ledger(gs)
+        state, rules = ledger(gs), session_rules(gs)
+        pay = pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers))
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
             totals=total_rows(state.totals, side_totals(gs), state.returns),
+            pay=pay, services=SERVICES, result_text=result_text(
+                gs, state, rules.scoring, pay,
+                url_for(".shared", token=gs.share_token, _external=True)),
+            result_picture=result_picture(gs, state, rules.scoring),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))
@@ -280,9 +299,11 @@ def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, shar
         session = gs() if callable(gs) else gs
         use_currency(session.currency)
         share_url = url_for(".shared", token=share_token, _external=True)
+        rules_url = card_url(session_rules(session))
         return render_template(
             "web/session.html", gs=session, live=live_part(session, token, page), token=token,
             can_edit=token is None and not session.is_closed, share_url=share_url,
+            card_url=rules_url,
             qr=qr_code(share_url), live_url=live_url(session, token, page),
             poll_url=url_for("api.share", token=share_token),
             etag=quote_etag(stamp.etag(lang())),

@@ -28,6 +28,7 @@ from ..services.sessions.pots import side_totals
 from . import bp
 from .forms import amount_text
 from .once import once_per_form
+from .pay import SERVICES, pay_views
 from .present import money, session_card, standings, table, total_rows
 from .routes import open_session
 from .site import attempt, login_required, me
@@ -46,7 +47,9 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                            standings=standings(state.totals), errors=errors or {},
                            totals=total_rows(state.totals, side_totals(gs), state.returns),
                            typed=typed or {}, can_edit=not gs.is_closed, owing=owing,
-                           owed=owed, names=player_names(gs),
+                           owed=owed, names=player_names(gs), services=SERVICES,
+                           pay=pay_views(gs, ((t.payer, t.payee, t.open) for t in state.plan
+                                              if t.open)),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],
                            leaving=request.args.get("player") if request.args.get("player")
                            in state.totals else None), \

@@ -57,11 +57,11 @@ from .export import (
 from .importer import Importer, ImportReport
 from .parallel import FileShare, Share, check_elsewhere, default_jobs
 from .run import import_file, import_path, no_gc_pauses
-from .spreadsheet import NUMBER, csv_players, hands_csv, payments_csv
+from .spreadsheet import NUMBER, csv_players, hands_csv, payments_csv, players_csv
 
 __all__ = ["FORMAT", "MAX_PROBLEMS", "NUMBER", "VERSION", "ExchangeError", "FileShare",
            "ImportReport", "Importer", "Share", "check_elsewhere", "csv_players",
            "default_jobs", "export_league", "export_session", "exportable_league",
            "hands_csv", "import_file", "import_path", "iso", "league_session_ids",
-           "may_export_league", "no_gc_pauses", "parse_time", "payments_csv",
+           "may_export_league", "no_gc_pauses", "parse_time", "payments_csv", "players_csv",
            "write_document"]

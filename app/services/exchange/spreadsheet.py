@@ -1,5 +1,7 @@
-"""CSV for a spreadsheet: one row per hand with each player's net, or one row per payment;
-every cell that a spreadsheet would read as a formula is neutralised."""
+"""CSV for a spreadsheet: one row per hand with each player's net, one row per payment, or
+one row per player per hand (what they did, their net and the rule of each payment they
+made or took, so that a spreadsheet rebuilds every total); every cell that a spreadsheet
+would read as a formula is neutralised."""
 from __future__ import annotations
 
 import csv
@@ -25,6 +27,9 @@ HANDS_CSV = ("session", "session_uid", "played_at", "hand", "dealer", "outcome",
              "voided", "multiplier", "scoring", "stake", "currency")
 PAYMENTS_CSV = ("session", "session_uid", "played_at", "hand", "from", "to", "amount",
                 "currency", "scoring", "rule")
+PLAYERS_CSV = ("session", "session_uid", "played_at", "hand", "voided", "player", "dealer",
+               "ended", "count", "cards", "won", "net", "paid", "received", "currency",
+               "scoring", "stake")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
 
@@ -150,6 +155,58 @@ def payments_csv(ids: Sequence[int]) -> Iterator[str]:
                 session.name, session.uid, iso(session.created_at), hand.number,
                 p["from"], p["to"], p["amount"], session.currency,
                 rules.scoring, p["rule"]])
+        if n % 500 == 0:
+            yield out.take()
+    yield out.take()
+
+
+def _ended(end: dict[str, Any], name: str) -> str:
+    """What ``name`` did to end the hand ("tonk_out by hits, first turn", "drop"), or ""."""
+    if end.get("player") != name and name not in end.get("five_face_cards", ()):
+        return ""
+    said = [end["kind"]]
+    if end.get("method"):
+        said.append(f"by {end['method']}")
+    if end.get("first_turn"):
+        said.append("first turn")
+    if end.get("double_double"):
+        said.append("double-double")
+    if name in end.get("five_face_cards", ()):
+        said.append("five face cards")
+    return ", ".join(said)
+
+
+def players_csv(ids: Sequence[int]) -> Iterator[str]:
+    """One row per player per hand (its current version): whether they dealt, what they did
+    to end it, their count and cards, whether they won, their net (a void: 0) and each
+    payment they made or took with its rule ("Ann 0.50: tonk out pays double"). The nets of
+    a player's rows sum to their total."""
+    out = _CsvOut()
+    out.row(PLAYERS_CSV)
+    yield out.take()
+    rules_for = _RulesCache()
+    for n, (session, names, hand) in enumerate(_csv_rows(ids), start=1):
+        data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
+        rules, fmt = rules_for(data["rules"])
+        stored, played = json.loads(hand.nets_json), set(data["players"])
+        counts, cards = data.get("counts") or {}, data.get("cards") or {}
+        pays = [] if hand.voided else result["payments"]
+        for seat, name in enumerate(names):
+            if name not in played:
+                continue
+            net = 0 if hand.voided or seat >= len(stored) else stored[seat]
+            out.row([
+                session.name, session.uid, iso(session.created_at), hand.number,
+                "yes" if hand.voided else "no", name,
+                "yes" if data["dealer"] == name else "no", _ended(data["end"], name),
+                counts.get(name, ""), " ".join(cards.get(name, ())),
+                "yes" if name in result["winners"] and not hand.voided else "no",
+                fmt(from_minor(net)),
+                "; ".join(f"{p['to']} {p['amount']}: {p['rule']}" for p in pays
+                          if p["from"] == name),
+                "; ".join(f"{p['from']} {p['amount']}: {p['rule']}" for p in pays
+                          if p["to"] == name),
+                session.currency, rules.scoring, data["stake"]])
         if n % 500 == 0:
             yield out.take()
     yield out.take()

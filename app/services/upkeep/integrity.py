@@ -25,7 +25,9 @@ and the test suite after every scenario.
 - an event's rounds run 1, 2, … up to its number of rounds, only the last one open; each
   round seats each of the event's players at most once, only players of the event; a closed
   round's tables are closed; its tables play the event's scoring in its league; each fee
-  recorded is the event's fee or nothing.
+  recorded is the event's fee or nothing;
+- a player's kept payment handles are what the handles form or API would keep (an IBAN
+  with a good checksum, each name as its service writes it).
 
 Each problem is one sentence naming the session (and hand, and player) it is about.
 """
@@ -50,11 +52,13 @@ from ...db.models import (
     HandEntry,
     HandVersion,
     PlannedTransfer,
+    Player,
     PlayerSessionStat,
     SessionPlayer,
     SettlePayment,
 )
 from ...extensions import db
+from ..pay import handle_problems
 from ..sessions.ledger import rules_of, session_rules
 from ..sessions.pots import dump_pots, replayed, trimmed
 from ..sessions.settleup import remaining
@@ -95,6 +99,7 @@ def _all() -> Iterator[str]:
     yield from _voids(where)
     yield from _plans(where)
     yield from _events()
+    yield from _handles()
 
 
 def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
@@ -405,3 +410,11 @@ def _events() -> Iterator[str]:
                 if session_rules(gs).scoring != scoring or gs.league_id != event.league_id:
                     yield f"{at}: table {table.number} of round {this.number} does not play " \
                           "under the event's scoring and league"
+
+
+def _handles() -> Iterator[str]:
+    rows = db.session.execute(select(Player.id, Player.name, Player.pay_json).where(
+        Player.pay_json.is_not(None)))
+    for player_id, name, pay_json in rows:
+        for problem in handle_problems(pay_json or ""):
+            yield f"player {player_id} ({name}): payment handles {pay_json}: {problem}"

@@ -1,7 +1,7 @@
 """tournaments: events, their players, rounds and tables (each table a session)
 
-Revision ID: 0010_24_events
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-11-24 21:30:00
 
 An event keeps its settings (rules with its scoring, table size, rounds, hands per round,
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '0010_24_events'
-down_revision = '0009'
+revision = '0011'
+down_revision = '0010'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,86 @@
+"""A house-rule card: every rule of a rule set in the words the dispute checker uses for it
+(:func:`~app.core.settle.rule_text`, the catch schemes' summaries), where it is written
+(:func:`~app.core.sources.source_of`) and whether it differs from the pagat.com rules.
+
+The card is read before the first hand, so that a table agrees what is in force; nothing
+here is new wording of a rule: each line is the sentence a ruling on /check would give.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalogue import CATALOGUE
+from .catches import CATCH_SCHEMES
+from .messages import Message
+from .rules import PRESETS, Rules
+from .settle import rule_text
+from .sources import Source, source_of
+
+#: The options that set the game up rather than pay anyone, shown as "what: value".
+SETUP_OPTIONS = ("scoring", "deck", "face_value", "hand_size", "deal_conflict", "deal_tie",
+                 "stock_out_tie")
+
+
+@dataclass(frozen=True, slots=True)
+class CardLine:
+    """One payment rule of a card: ``key`` as in a payment (``tonk_out``, ``deal.0``,
+    ``catch.alt3.dropper``), its words, its source, and whether pagat says otherwise."""
+
+    key: str
+    text: Message
+    source: Source
+    differs: bool
+
+
+def payment_keys(rules: Rules) -> list[str]:
+    """Every rule that can move money under ``rules``, in the order a hand is played."""
+    keys = [f"deal.{i}" for i in range(len(rules.deal_wins))]
+    keys.append("tonk_out")
+    for key, pays in (("tonk_out.hits", rules.tonk_out_by_hits_pays),
+                      ("tonk_out.first_turn", rules.first_turn_spread_pays),
+                      ("tonk_out.double_double", rules.double_double_pays)):
+        if pays is not None:
+            keys.append(key)
+    keys += ["run_out", "drop_won"]
+    keys += catch_keys(rules.catch)
+    if rules.stock_out_pays:
+        keys.append("stock_out")
+    return keys
+
+
+def catch_keys(scheme: str) -> list[str]:
+    """The payment keys of a catch scheme: those the catalogue has a rule text for."""
+    assert scheme in CATCH_SCHEMES
+    prefix = f"rule.catch.{scheme}."
+    return [msg_id[len("rule."):] for msg_id in CATALOGUE if msg_id.startswith(prefix)]
+
+
+def _said(rules: Rules) -> dict[str, tuple[str, str]]:
+    """key → (the rule's words, its source's id) under ``rules``, rendered now."""
+    return {key: (str(rule_text(rules, key)), source_of(rules, key).id)
+            for key in payment_keys(rules)}
+
+
+def rule_card(rules: Rules) -> list[CardLine]:
+    """The card's payment rules; a line differs when pagat has no rule of the same words
+    and source (pagat's own card marks nothing)."""
+    pagat = set(_said(PRESETS["pagat"].rules).values())
+    return [CardLine(key, rule_text(rules, key), source_of(rules, key),
+                     (text, source) not in pagat)
+            for key, (text, source) in _said(rules).items()]
+
+
+def dropped_pagat_rules(rules: Rules) -> list[CardLine]:
+    """The pagat rules that are NOT in force under ``rules`` (e.g. no instant win on the
+    deal with the encyclopedia's rules): what a table used to pagat would otherwise expect."""
+    pagat = PRESETS["pagat"].rules
+    kept = {text for text, _source in _said(rules).values()}
+    return [CardLine(key, rule_text(pagat, key), source_of(pagat, key), True)
+            for key, (text, _source) in _said(pagat).items() if text not in kept]
+
+
+def setup_differs(rules: Rules) -> dict[str, bool]:
+    """For each setup option: does ``rules`` set it otherwise than pagat?"""
+    pagat = PRESETS["pagat"].rules
+    return {name: getattr(rules, name) != getattr(pagat, name) for name in SETUP_OPTIONS}
+

@@ -1,0 +1,116 @@
+"""House-rule cards (``/rules/<preset>``): every preset's card, a session's and a league's
+own rules through ``?rules=``, what differs from pagat marked, the reader's language, bad
+links refused with a message (never a 500), and "Start a session with these rules"."""
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from app.core import PRESETS, resolve_rules
+from app.core.card import dropped_pagat_rules, payment_keys, rule_card
+from app.core.settle import rule_text
+from app.core.sources import source_of
+from app.web.links import decode_data, encode_data
+from tests.conftest import sign_up, start
+
+
+def test_pagat_card_marks_nothing_and_names_every_paying_rule():
+    rules = PRESETS["pagat"].rules
+    lines = rule_card(rules)
+    assert [line.key for line in lines] == payment_keys(rules)
+    assert not any(line.differs for line in lines)
+    assert dropped_pagat_rules(rules) == []
+    keys = {line.key for line in lines}
+    assert {"deal.0", "tonk_out", "run_out", "drop_won", "stock_out",
+            "catch.standard.dropper", "catch.standard.others"} == keys
+
+
+def test_a_card_line_is_the_checkers_sentence_and_source():
+    rules = PRESETS["chicago"].rules
+    for line in rule_card(rules):
+        assert str(line.text) == str(rule_text(rules, line.key))
+        assert line.source == source_of(rules, line.key)
+
+
+def test_changes_from_pagat_are_marked_and_dropped_rules_listed():
+    rules = PRESETS["texas"].rules
+    marked = {line.key for line in rule_card(rules) if line.differs}
+    assert marked == {"deal.0", "deal.1", "catch.alt1.dropper", "catch.alt1.others"}
+    dropped = [str(line.text) for line in dropped_pagat_rules(rules)]
+    assert "instant win on the deal: 49 or 50 pays double" in dropped
+    one_change = resolve_rules({"preset": "pagat", "run_out_pays": 2})
+    assert [line.key for line in rule_card(one_change) if line.differs] == ["run_out"]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_presets_card_is_readable_signed_out(open_client, preset):
+    resp = open_client.get(f"/rules/{preset}")
+    assert resp.status_code == 200
+    page = resp.get_data(as_text=True)
+    assert "<svg" in page  # the QR code of the card's link
+    assert f'value="http://localhost/rules/{preset}"' in page
+    for line in rule_card(PRESETS[preset].rules):
+        assert line.source.url in page
+
+
+def test_card_in_the_readers_language(open_client):
+    page = open_client.get("/rules/texas", headers={"Accept-Language": "de"}).get_data(
+        as_text=True)
+    assert '<html lang="de">' in page
+    assert "Hausregeln" in page and "Quelle" in page
+    page = open_client.get("/rules/texas", headers={"Accept-Language": "ja"}).get_data(
+        as_text=True)
+    assert '<html lang="ja">' in page and "ハウスルール" in page
+
+
+def test_own_rules_travel_in_the_link(open_client):
+    changes = {"catch": "alt3", "run_out_pays": 2}
+    resp = open_client.get(f"/rules/pagat?rules={encode_data(changes)}")
+    assert resp.status_code == 200
+    page = resp.get_data(as_text=True)
+    assert "catch, alternative 3" in page
+    assert page.count('class="badge">not as pagat') >= 3
+
+
+@pytest.mark.parametrize("query", ["rules=nonsense!", "rules=" + encode_data([1, 2]),
+                                   "rules=" + encode_data({"catch": "nope"}),
+                                   "rules=" + "A" * 7000])
+def test_a_bad_link_says_so(open_client, query):
+    resp = open_client.get(f"/rules/pagat?{query}")
+    assert resp.status_code == 400
+    assert 'class="flash error"' in resp.get_data(as_text=True)
+
+
+def test_an_unknown_preset_is_not_found(open_client):
+    assert open_client.get("/rules/nope").status_code == 404
+
+
+def test_session_page_links_its_card_and_a_card_starts_a_session(client):
+    sign_up(client)
+    sid = start(client, preset="chicago", **{"opt-run_out_pays": "3"})
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    link = re.search(r'href="([^"]*/rules/[^"]*)" id="card-link"', page).group(1)
+    parts = urlsplit(link.replace("&amp;", "&"))
+    assert parts.path == "/rules/chicago"
+    assert decode_data(parse_qs(parts.query)["rules"][0]) == {"run_out_pays": 3}
+    card = client.get(f"{parts.path}?{parts.query}").get_data(as_text=True)
+    assert "Ann" not in card  # a card holds rules, never the table's people
+    start_link = re.search(r'id="start-with" href="([^"]*)"', card).group(1).replace("&amp;", "&")
+    form = client.get(start_link).get_data(as_text=True)
+    assert re.search(r'<option value="chicago"[^>]*selected', form)
+    assert 'name="opt-run_out_pays"' in form and 'value="3"' in form
+    # a card's start link with a broken rule set still opens the form, with pagat's rules
+    assert client.get("/sessions/new?rules=xx").status_code == 200
+
+
+def test_a_leagues_page_links_its_card(client):
+    sign_up(client)
+    resp = client.post("/leagues/new", data={"name": "Fridays", "stake": "0.5",
+                                             "currency": "EUR", "preset": "dc"})
+    assert resp.status_code == 302, resp.data
+    page = client.get(resp.location).get_data(as_text=True)
+    link = re.search(r'href="([^"]*)" id="card-link"', page).group(1)
+    assert urlsplit(link).path == "/rules/dc"
+    assert client.get(link).status_code == 200

@@ -1,0 +1,46 @@
+""""Share the result" (issue 23): the night as text for the group chat, in the reader's
+language, with totals, who pays whom, the payee's pay links and the share link; and the
+facts of the picture of the totals."""
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from tests.conftest import record, sign_up, start
+
+
+def _text(page: str) -> str:
+    found = re.search(r'<textarea id="result-text"[^>]*>(.*?)</textarea>', page, re.S)
+    assert found, "no result text"
+    return html.unescape(found.group(1))
+
+
+def test_the_result_text_of_a_night_in_german(client):
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), currency="EUR", stake="0.50",
+                name="Freitag bei Dee")
+    assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    client.post(f"/sessions/{sid}/players/Ann/pay", data={"paypal": "annpays"})
+    page = client.get(f"/sessions/{sid}", headers={"Accept-Language": "de"}).get_data(
+        as_text=True)
+    share = re.search(r'id="share-url" class="share" readonly value="([^"]+)"', page).group(1)
+    text = _text(page)
+    assert text.splitlines()[0] == "Freitag bei Dee: Tonk, 1 Hand"
+    assert "Summen:\nAnn +2,00\xa0€\nBob −1,00\xa0€\nCy −1,00\xa0€" in text
+    assert "Wer wem zahlt:\nBob → Ann 1,00\xa0€\n  https://paypal.me/annpays/1.00EUR" in text
+    assert text.endswith(f"Der Spielstand: {share}")
+    # the share link's readers get the same text, in their own language
+    shared = _text(client.get(share, headers={"Accept-Language": "ja"}).get_data(as_text=True))
+    assert shared.splitlines()[0] == "Freitag bei Dee：トンク、1 ハンド"
+    picture = json.loads(html.unescape(re.search(
+        r'<script type="application/json" id="result-picture">(.*?)</script>', page,
+        re.S).group(1)))
+    assert picture["rows"][0] == ["Ann", "+2,00\xa0€", "pos"]
+    assert picture["title"] == "Freitag bei Dee"
+
+
+def test_no_result_to_share_before_the_first_hand(client):
+    sign_up(client)
+    sid = start(client)
+    assert 'id="result-text"' not in client.get(f"/sessions/{sid}").get_data(as_text=True)
