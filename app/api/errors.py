@@ -7,13 +7,13 @@ same shape, and nothing reaches a user as an HTML page or a 500 with a trace.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Response
 from werkzeug.exceptions import HTTPException
 
 from ..core.errors import TonkError
 from ..db.idempotency import InProgressError
+from ..http.errors import error_response, is_api_request
 from ..services.sessions.archive import NotEmptyError
 from ..services.sessions.ledger import NotFoundError, SessionClosedError, VersionConflictError
 from . import bp
@@ -56,17 +56,6 @@ class BadRequest(Exception):
         self.message, self.field, self.status = message, field, status
 
 
-def error_response(message: str, status: int, field: str | None = None,
-                   **more: Any) -> Response:
-    body: dict[str, Any] = {"error": message}
-    if field:
-        body["field"] = field
-    body.update(more)
-    response = jsonify(body)
-    response.status_code = status
-    return response
-
-
 @bp.errorhandler(TonkError)
 def domain_error(exc: TonkError) -> Response:
     status = next((code for kind, code in DOMAIN_STATUS if isinstance(exc, kind)), 422)
@@ -103,7 +92,7 @@ def token_error(exc: TokenError) -> Response:
 
 @bp.app_errorhandler(HTTPException)
 def http_error(exc: HTTPException) -> Response | HTTPException:
-    if not request.path.startswith("/api/"):
+    if not is_api_request():
         return exc
     response = error_response(exc.description or exc.name, exc.code or 500)
     for name, value in exc.get_headers():  # Allow of a 405, Retry-After of a 429, ...

@@ -45,7 +45,7 @@ PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 
 # -- reading the request ---------------------------------------------------------------------
 
-def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+def only_keys(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
@@ -54,7 +54,7 @@ def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
 
 # -- answers ---------------------------------------------------------------------------------
 
-def _time(moment: datetime | None) -> str | None:
+def iso_time(moment: datetime | None) -> str | None:
     """ISO 8601 in UTC (SQLite hands back naive times that were stored as UTC)."""
     if moment is None:
         return None
@@ -81,7 +81,7 @@ def session_summary(gs: GameSession) -> dict[str, Any]:
     return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
             "currency": gs.currency, "closed": gs.is_closed,
             "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
-            "archived": gs.is_archived, "created_at": _time(gs.created_at)}
+            "archived": gs.is_archived, "created_at": iso_time(gs.created_at)}
 
 
 def session_json(gs: GameSession) -> dict[str, Any]:
@@ -95,11 +95,11 @@ def session_json(gs: GameSession) -> dict[str, Any]:
             "stake": _stake(gs), "currency": gs.currency,
             "side_bets": gs.side_bets_spec,
             "pots": {bet: fmt(amount) for bet, amount in pots(gs).items()},
-            "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
+            "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
             "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
-            "archived": gs.is_archived, "archived_at": _time(gs.archived_at),
+            "archived": gs.is_archived, "archived_at": iso_time(gs.archived_at),
             "share_url": _share_path(gs), "league": gs.league_id,
-            "created_at": _time(gs.created_at)}
+            "created_at": iso_time(gs.created_at)}
 
 
 def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def hand_json(hand: Hand) -> dict[str, Any]:
 def history_json(hand: Hand) -> list[dict[str, Any]]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v["version"], "action": v["action"],
-             "at": _time(datetime.fromisoformat(v["at"])), "by": v["by"],
+             "at": iso_time(datetime.fromisoformat(v["at"])), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
              "result": _worded(v["hand"], v["result"])}
             for v in service.history(hand)]
@@ -137,8 +137,8 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
 
 def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
     return {"id": p.id, "from": p.payer, "to": p.payee, "amount": fmt(p.amount),
-            "planned": p.planned, "at": _time(p.at), "by": p.by, "undone": p.undone,
-            "undone_at": _time(p.undone_at), "undone_by": p.undone_by,
+            "planned": p.planned, "at": iso_time(p.at), "by": p.by, "undone": p.undone,
+            "undone_at": iso_time(p.undone_at), "undone_by": p.undone_by,
             "undo_reason": p.undo_reason}
 
 
@@ -146,8 +146,8 @@ def debt_json(d: Debt) -> dict[str, Any]:
     fmt = amount_formatter(d)
     return {"id": d.id, "session": d.session_id, "session_name": d.session,
             "from": d.payer, "to": d.payee, "amount": fmt(d.amount), "currency": d.currency,
-            "created_at": _time(d.created_at), "paid": d.paid_at is not None,
-            "paid_at": _time(d.paid_at), "paid_by": d.paid_by}
+            "created_at": iso_time(d.created_at), "paid": d.paid_at is not None,
+            "paid_at": iso_time(d.paid_at), "paid_by": d.paid_by}
 
 
 def ledger_json(gs: GameSession) -> dict[str, Any]:
@@ -178,7 +178,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     }
 
 
-def _created(body: dict[str, Any], location: str) -> Response:
+def created(body: dict[str, Any], location: str) -> Response:
     response = jsonify(body)
     response.status_code = 201
     response.headers["Location"] = location
@@ -191,11 +191,11 @@ def _created(body: dict[str, Any], location: str) -> Response:
 @token_required
 def create_session(user: User) -> Response:
     data = json_body()
-    _only(data, NEW_SESSION_FIELDS, "a session")
+    only_keys(data, NEW_SESSION_FIELDS, "a session")
     gs = service.create_session(  # in a league, its defaults fill in rules, stake, currency
         user, name=data.get("name"), players=data.get("players"),
         first_dealer=data.get("first_dealer"), **session_table(user, data))
-    return _created(session_json(gs), url_for("api.get_session", session_id=gs.id))
+    return created(session_json(gs), url_for("api.get_session", session_id=gs.id))
 
 
 @bp.get("/sessions")
@@ -224,7 +224,7 @@ def replace_share(user: User, session_id: int) -> Response:
 def change_rules(user: User, session_id: int) -> Response:
     gs = service.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset({"rules", "stake"}), "a change of rules")
+    only_keys(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
         raise TonkError(Message("api.rules_or_stake"), "rules")
     rules = data.get("rules")
@@ -239,7 +239,7 @@ def close_session(user: User, session_id: int) -> Response:
     """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
     gs = service.owned_session(user, session_id)
     data = json_body(required=False)
-    _only(data, frozenset({"carry_over"}), "closing a session")
+    only_keys(data, frozenset({"carry_over"}), "closing a session")
     service.close_session(gs, data.get("carry_over", False))
     return jsonify(session_json(gs))
 
@@ -250,7 +250,7 @@ def change_seats(user: User, session_id: int) -> Response:
     """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
     gs = service.owned_session(user, session_id)
     data = json_body()
-    _only(data, SEATS_FIELDS, "a change of seats")
+    only_keys(data, SEATS_FIELDS, "a change of seats")
     gs = seats.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
                             leave=data.get("leave"))
     return jsonify(session_json(gs))
@@ -262,7 +262,7 @@ def archive_session(user: User, session_id: int) -> Response:
     """``{"archived": true}`` puts the session away off the home page; false brings it back."""
     gs = service.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset({"archived"}), "archiving a session")
+    only_keys(data, frozenset({"archived"}), "archiving a session")
     return jsonify(session_json(set_archived(gs, data.get("archived", True))))
 
 
@@ -282,7 +282,7 @@ def delete_session(user: User, session_id: int) -> Response:
 def record_hand(user: User, session_id: int) -> Response:
     gs = service.owned_session(user, session_id)
     hand = service.record_hand(gs, user, json_body())
-    return _created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
+    return created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
                                              number=hand.number))
 
 
@@ -308,7 +308,7 @@ def void_hand(user: User, session_id: int, number: int) -> Response:
     gs = service.owned_session(user, session_id)
     service.get_hand(gs, number)
     data = json_body()
-    _only(data, frozenset({"reason", "version"}), "voiding a hand")
+    only_keys(data, frozenset({"reason", "version"}), "voiding a hand")
     return jsonify(hand_json(service.void_hand(gs, user, number, data.get("reason"),
                                                data.get("version"))))
 
@@ -340,7 +340,7 @@ def get_ledger(user: User, session_id: int) -> Response:
 def record_payment(user: User, session_id: int) -> Response:
     gs = service.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset(PAYMENT_FIELDS), "a payment")
+    only_keys(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
         if data.get(field) in (None, ""):
             raise TonkError(Message("api.payment_field", what=what),
@@ -362,7 +362,7 @@ def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
     """Undo a payment with a reason: it stays in the history, marked undone."""
     gs = service.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset({"reason"}), "undoing a payment")
+    only_keys(data, frozenset({"reason"}), "undoing a payment")
     service.undo_payment(gs, user, payment_id, data.get("reason"))
     return jsonify(ledger_json(gs))
 

@@ -19,7 +19,7 @@ from ..db.models import GameSession, Hand
 from ..services.sessions import ledger as service
 from ..services.sessions.live import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
-from .sessions import _time
+from .sessions import iso_time
 
 #: Share bodies by (stamp, language): a few hundred tables' current states.
 BODIES: StateCache[bytes] = StateCache(512)
@@ -46,8 +46,8 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
                     "rules_title": str(PRESETS[rules.preset].title), "scoring": rules.scoring,
                     "stake": str(service.session_stake(gs)) if takes_stake(rules) else None,
                     "currency": gs.currency,
-                    "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
-                    "created_at": _time(gs.created_at)},
+                    "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
+                    "created_at": iso_time(gs.created_at)},
         "seats": [{"seat": s.seat, "name": s.name, "total": fmt(state.totals[s.name]),
                    "seated": s.left_at is None} for s in gs.seats],
         "players": list(service.seated_names(gs)),
@@ -60,7 +60,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
                       for t in state.transfers],
         "pots": {bet: fmt(amount) for bet, amount in state.pots.items()},
         "revision": stamp.revision,
-        "updated_at": _time(stamp.updated_at),
+        "updated_at": iso_time(stamp.updated_at),
     }
 
 

@@ -18,10 +18,10 @@ from . import CORE_COMMANDS
 DEMO_OWNER = "demo@tonk-tally.example"
 
 
-def _create_app() -> Any:
+def _create_app(config: dict[str, Any] | None = None) -> Any:
     from .. import create_app
 
-    return create_app()
+    return create_app(config)
 
 
 class _Tonk(FlaskGroup):
@@ -59,19 +59,16 @@ cli.add_command(migrations)  # here, not through the app: `tonk db --help` build
 def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
                   keyfile: str | None) -> None:
     """Bring the database up to date and serve the app (gunicorn)."""
-    import os
-
     from flask_migrate import upgrade
     from gunicorn.app.base import BaseApplication
 
     if (certfile is None) != (keyfile is None):
         raise click.UsageError("give both --certfile and --keyfile, or neither")
-    if proxy:
-        os.environ["TONK_PROXY"] = "1"
-    if certfile:
-        os.environ["TONK_HTTPS"] = "1"
     _check_free(host, port)
-    app = _create_app()
+    transport = {"TONK_PROXY": True, "TONK_HTTPS": True} if proxy else {}
+    if certfile:
+        transport["TONK_HTTPS"] = True
+    app = _create_app(transport or None)
     with app.app_context():
         upgrade()
     addresses = _addresses("https" if certfile else "http", host, port)

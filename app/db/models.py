@@ -191,7 +191,7 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     hand_count: Mapped[int] = mapped_column(Integer, default=0)
     next_dealer: Mapped[int] = mapped_column(Integer, default=0)
     #: Moved by one, and ``updated_at`` set, in the same transaction as every change of the
-    #: session (``ledger._locked``): what the share view's ETag and the pages' caches are
+    #: session (``ledger.locked``): what the share view's ETag and the pages' caches are
     #: keyed on, exact across processes and servers without asking anything but this row.
     revision: Mapped[int] = mapped_column(Integer, server_default="0")
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -21,12 +21,12 @@ MAX_BY = 80
 EXPORT_BATCH = 200  # sessions read from the database at a time while exporting
 IMPORT_BATCH_HANDS = 20_000  # hands validated and written at a time while importing
 PARALLEL_BATCH_HANDS = 5_000  # … when other processes check them
-_UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
-_TABLE_FIELDS = ("rules", "stake", "players")
-_PART = len(Part._fields)
-_NO_COUNTS = (0,) * len(STAT_FIELDS)
+UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+TABLE_FIELDS = ("rules", "stake", "players")
+PART = len(Part._fields)
+NO_COUNTS = (0,) * len(STAT_FIELDS)
 #: json.dumps, less its check for cycles (parsed JSON has none): the same text, sooner.
-_dumps = json.JSONEncoder(check_circular=False).encode
+fast_dumps = json.JSONEncoder(check_circular=False).encode
 
 
 class ExchangeError(TonkError):
@@ -56,7 +56,7 @@ def parse_time(value: Any, what: str) -> datetime:
     return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
 
 
-def _day(value: Any, what: str) -> date:
+def read_day(value: Any, what: str) -> date:
     if not isinstance(value, str):
         raise ExchangeError(f"{what} must be a day like \"2025-01-31\", not {value!r}")
     return parse_day(value, ExchangeError, None, what)

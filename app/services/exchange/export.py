@@ -104,7 +104,7 @@ def _document(league: str | None, ids: Sequence[int]) -> Iterator[str]:
     yield "\n]}\n"
 
 
-def _grouped(stmt: Any) -> dict[Any, list[Any]]:
+def grouped(stmt: Any) -> dict[Any, list[Any]]:
     """Rows grouped by their first column, in the statement's order."""
     groups: dict[Any, list[Any]] = defaultdict(list)
     for row in db.session.execute(stmt):
@@ -118,22 +118,22 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
         gs.id, gs.uid, gs.name, gs.created_at, gs.closed_at, gs.currency, gs.stake_minor,
         gs.rules_json, gs.next_dealer, gs.side_bets_json, gs.pots_json)
         .where(gs.id.in_(ids)))}
-    seats = _grouped(select(sp.session_id, sp.name, sp.total_minor, sp.position, sp.left_at)
+    seats = grouped(select(sp.session_id, sp.name, sp.total_minor, sp.position, sp.left_at)
                      .where(sp.session_id.in_(ids)).order_by(sp.session_id, sp.seat))
-    hands = _grouped(select(h.session_id, h.id, h.number, h.voided)
+    hands = grouped(select(h.session_id, h.id, h.number, h.voided)
                      .where(h.session_id.in_(ids)).order_by(h.session_id, h.number))
-    versions = _grouped(select(hv.hand_id, hv.version, hv.action, hv.created_at, hv.by_name,
+    versions = grouped(select(hv.hand_id, hv.version, hv.action, hv.created_at, hv.by_name,
                                hv.reason, hv.hand_json, hv.result_json)
                         .join(h, h.id == hv.hand_id).where(h.session_id.in_(ids))
                         .order_by(hv.hand_id, hv.version))
-    payments = _grouped(select(SettlePayment.session_id, SettlePayment.payer_seat,
+    payments = grouped(select(SettlePayment.session_id, SettlePayment.payer_seat,
                                SettlePayment.payee_seat, SettlePayment.amount_minor,
                                SettlePayment.created_at, SettlePayment.undone_at,
                                SettlePayment.undone_by_name, SettlePayment.undo_reason,
                                SettlePayment.by_name, SettlePayment.transfer_id)
                         .where(SettlePayment.session_id.in_(ids))
                         .order_by(SettlePayment.session_id, SettlePayment.id))
-    changes = _grouped(select(RulesChange.session_id, RulesChange.from_hand,
+    changes = grouped(select(RulesChange.session_id, RulesChange.from_hand,
                               RulesChange.rules_json, RulesChange.stake_minor,
                               RulesChange.created_at)
                        .where(RulesChange.session_id.in_(ids))

@@ -36,12 +36,12 @@ STATS: dict[str, str | None] = {
     "drops_won": "drop_won", "times_caught": "caught",
 }
 #: The PlayerSessionStat column that counts each flag's hands in a session.
-_FLAG_COUNTS = {None: "hands", "won": "hands_won", "tonked_out": "tonks_out",
+FLAG_COUNTS = {None: "hands", "won": "hands_won", "tonked_out": "tonks_out",
                 "drop_won": "drops_won", "caught": "times_caught"}
 
 PSS = PlayerSessionStat
 T = TypeVar("T")
-_MODEL = PlackettLuce()
+RATING_MODEL = PlackettLuce()
 
 
 class LeagueError(TonkError):
@@ -71,7 +71,7 @@ def counted_mark() -> int:
     return int(db.session.scalar(select(func.max(HandVersion.id))) or 0)
 
 
-def _remembered(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+def remembered(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
     """``compute()``, remembered under ``key`` and :func:`counted_mark` for at most
     :data:`MEMO_SECONDS`: the time limit covers PostgreSQL writers that commit out of id
     order. ``key`` holds the league's uid, never only its id (a league id names another

@@ -21,8 +21,8 @@ from .ledger import (
     MAX_ID,
     LedgerError,
     NotFoundError,
-    _locked,
     keeps_score_of,
+    locked,
     rules_of,
     started_by,
 )
@@ -87,7 +87,7 @@ def mark_paid(user: User, debt_id: int) -> Debt:
     row = db.session.get(CarriedDebt, debt_id) if 0 < debt_id <= MAX_ID else None
     if row is None or not keeps_score_of(user, row.session.owner_id, row.session.league_id):
         raise NotFoundError(Message("debt.not_found", debt_id=debt_id))
-    _locked(row.session)  # the session's state moves on: its ledger shows the debt paid
+    locked(row.session)  # the session's state moves on: its ledger shows the debt paid
     marked = db.session.execute(  # two taps at once: one marks it, the other is told
         update(CarriedDebt).where(CarriedDebt.id == debt_id, CarriedDebt.paid_at.is_(None))
         .values(paid_at=utcnow(), paid_by_name=user.name))

@@ -14,7 +14,7 @@ players it was played by; side bets (:mod:`app.services.sessions.pots`) are repl
 every change of a hand.
 
 Every change of a session's money (record, correct, void, payment, rules, close) runs under
-the session's lock (:func:`_locked`): it reads the session afresh once no other change of it
+the session's lock (:func:`locked`): it reads the session afresh once no other change of it
 can be under way, so two scorekeepers saving at once are applied one after the other, hand
 numbers are allocated without gaps or duplicates, and a payment is checked against what is
 still open.
@@ -225,7 +225,7 @@ def parse_currency(value: Any) -> str:
                       "the currency (a short code or sign like USD, EUR or $)", 8)
 
 
-def _player(user: User, name: str, league_id: int | None = None) -> Player:
+def player_named(user: User, name: str, league_id: int | None = None) -> Player:
     """The player called ``name``: among the league's members for a league session (a new
     name becomes a member), else among the account's own players."""
     scope = (Player.league_id == league_id if league_id is not None
@@ -275,7 +275,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                      share_token=new_share_token(), next_dealer=dealer, hand_count=0,
                      league_id=league_id, created_at=utcnow(), side_bets_json=side_bets_json,
                      pots_json="{}")
-    members = [_player(user, p, league_id) for p in seats]
+    members = [player_named(user, p, league_id) for p in seats]
     gs.seats = [SessionPlayer(seat=i, position=i, name=m.name, player=m, total_minor=0)
                 for i, m in enumerate(members)]
     db.session.add(gs)
@@ -285,8 +285,8 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
 
 def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> None:
     """New house rules (and stake) for the hands recorded from now on."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     resolved = resolve_rules(rules)
     kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
     amount = parse_stake(stake if stake is not None else kept, resolved, gs.currency)
@@ -301,7 +301,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     db.session.commit()
 
 
-def _locked(gs: GameSession) -> GameSession:
+def locked(gs: GameSession) -> GameSession:
     """The session again, read afresh under its lock: no other change of its money can be
     under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
     write lock, taken before anything is read).
@@ -333,7 +333,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
         raise VersionConflictError(hand, version)
 
 
-def _check_open(gs: GameSession) -> None:
+def check_open(gs: GameSession) -> None:
     if gs.is_closed:
         raise SessionClosedError(Message("session.closed"))
 
@@ -375,8 +375,8 @@ def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
     get their hand, numbered in the order they were saved."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     with in_english():  # stored in one language; pages show it in the reader's
         core, result, hand_json = _settle_for(gs, data, None)
         result_json = json.dumps(result.to_json())
@@ -409,8 +409,8 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     """Replace a hand's facts, under the rules it was first settled under. The old version
     stays in the history; totals follow at once. Correcting a voided hand restores it.
     ``version``: the version the correction was made from; another one is a conflict."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
@@ -435,8 +435,8 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
 def void_hand(gs: GameSession, user: User, number: int, reason: Any,
               version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
@@ -498,8 +498,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     that transfer alone, and never past it; outside the plan (cash goes where it goes) any
     player who owes may pay any player who is owed, up to what both still have open, and
     what remains is planned again. Returns the payment's id."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     names = player_names(gs)
     for who, field in ((payer, "payer"), (payee, "payee")):
         if who not in names:
@@ -538,8 +538,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
 def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> SettlePayment:
     """Undo a payment (a mis-tap): it stays in the history, marked undone with who, when and
     why; what it paid is open again."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     if not isinstance(reason, str) or not reason.strip():
         raise LedgerError(Message("payment.no_reason"), "reason")
     why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
@@ -566,8 +566,8 @@ def close_session(gs: GameSession, carry_over: Any = False) -> None:
     ratings)."""
     if carry_over not in (True, False):
         raise LedgerError(Message("session.carry_over"), "carry_over")
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     state = ledger(gs)
     if not state.all_paid and not carry_over:
         raise LedgerError(Message("session.not_settled_carry"), "carry_over")

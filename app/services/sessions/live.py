@@ -1,7 +1,7 @@
 """Watching a session live: what changed since a phone last looked, from one indexed row.
 
 Every change of a session moves its ``revision`` on in the same transaction
-(:func:`app.services.sessions.ledger._locked`), so ``(id, revision, updated_at)`` names one state
+(:func:`app.services.sessions.ledger.locked`), so ``(id, revision, updated_at)`` names one state
 of the session exactly, on every worker and every app server that shares the database. A phone
 that polls the share view learns "nothing changed" from :func:`stamp_by_token` alone (the
 ETag, answered 304), and what is derived from one state (the share JSON, a page's body, a
