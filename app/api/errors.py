@@ -1,6 +1,7 @@
 """One JSON error shape for the whole API: ``{"error": message, "field": where}``, 4xx.
 
-Domain errors become 422 (no such session or hand: 404; a closed session: 409), unreadable
+Domain errors become 422 (no such session or hand: 404; a closed session: 409; the one
+table is :data:`app.services.errors.STATUS`), unreadable
 bodies 400, a missing or bad personal token 401; HTTP errors under ``/api/`` answer in the
 same shape, and nothing reaches a user as an HTML page or a 500 with a trace.
 """
@@ -12,22 +13,9 @@ from flask import Response
 from werkzeug.exceptions import HTTPException
 
 from ..core.errors import TonkError
-from ..db.idempotency import InProgressError
 from ..http.errors import error_response, is_api_request
-from ..services.sessions.archive import NotEmptyError
-from ..services.sessions.ledger import NotFoundError, SessionClosedError, VersionConflictError
+from ..services.errors import VersionConflictError, status_of
 from . import bp
-
-# Domain errors that are not 422, most specific first. Another account's session is a
-# NotFoundError too: 404 says nothing about whether it exists.
-DOMAIN_STATUS: tuple[tuple[type[TonkError], int], ...] = (
-    (NotFoundError, 404),
-    (SessionClosedError, 409),
-    (VersionConflictError, 409),
-    (InProgressError, 409),
-    (NotEmptyError, 409),
-)
-
 
 REALM = "Tonk Tally API"
 
@@ -58,7 +46,7 @@ class BadRequest(Exception):
 
 @bp.errorhandler(TonkError)
 def domain_error(exc: TonkError) -> Response:
-    status = next((code for kind, code in DOMAIN_STATUS if isinstance(exc, kind)), 422)
+    status = status_of(exc)
     if isinstance(exc, VersionConflictError):  # who changed the hand meanwhile, and when
         last = exc.hand.versions[-1]
         return error_response(exc.message, status, exc.field, current={

@@ -30,7 +30,7 @@ from ..db.models import GameSession, League, Season
 from ..extensions import db
 from ..services import leagues as service
 from ..services.sessions.debts import open_debts_of_league, open_debts_of_player
-from ..services.sessions.ledger import NotFoundError, is_league_admin
+from ..services.sessions.ledger import is_league_admin
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
@@ -54,11 +54,6 @@ bp = Blueprint("leagues", __name__,
                static_url_path="/leagues/static")
 
 T = TypeVar("T")
-
-
-@bp.errorhandler(NotFoundError)
-def not_found(exc: Exception) -> ResponseReturnValue:
-    return render_template("leagues/not_found.html"), 404
 
 
 def league_of(league_id: int) -> League:

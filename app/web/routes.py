@@ -31,12 +31,10 @@ from werkzeug.http import quote_etag
 from ..core import Rules, TonkError
 from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import GameSession, Hand
+from ..services.errors import SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions.debts import open_debts_of
 from ..services.sessions.ledger import (
-    NotFoundError,
-    SessionClosedError,
-    VersionConflictError,
     change_rules,
     correct_hand,
     create_session,
@@ -125,11 +123,6 @@ def open_session(session_id: int) -> GameSession:
     if gs.is_closed:
         raise SessionClosedError("closed")
     return gs
-
-
-@bp.errorhandler(NotFoundError)
-def not_found(exc: Exception) -> ResponseReturnValue:
-    return render_template("web/not_found.html"), 404
 
 
 @bp.errorhandler(SessionClosedError)

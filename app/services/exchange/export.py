@@ -22,7 +22,8 @@ from ...db.models import (
     User,
 )
 from ...extensions import db
-from ..sessions.ledger import MAX_ID, NotFoundError, is_league_admin
+from ..errors import NotFoundError
+from ..sessions.ledger import MAX_ID, is_league_admin
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
 from .settling import payment_extra, session_extras
 

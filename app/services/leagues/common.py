@@ -17,7 +17,7 @@ from sqlalchemy import (
 from ...core import TonkError
 from ...db.models import HandVersion, PlayerSessionStat
 from ...extensions import db
-from ..sessions.ledger import NotFoundError
+from ..errors import NotFoundError
 
 MAX_LEAGUE_NAME = 80
 MAX_SEASON_NAME = 80

@@ -20,11 +20,8 @@ from ...db.models import (
     utcnow,
 )
 from ...extensions import db
-from .ledger import LedgerError, locked, started_by
-
-
-class NotEmptyError(LedgerError):
-    """The session holds hands or payments: archive it instead of deleting it."""
+from ..errors import LedgerError, NotEmptyError
+from .ledger import locked, started_by
 
 
 def set_archived(gs: GameSession, archived: Any) -> GameSession:

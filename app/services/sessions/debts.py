@@ -17,15 +17,8 @@ from ...core.messages import Message
 from ...core.money import from_minor
 from ...db.models import CarriedDebt, GameSession, User, utcnow
 from ...extensions import db
-from .ledger import (
-    MAX_ID,
-    LedgerError,
-    NotFoundError,
-    keeps_score_of,
-    locked,
-    rules_of,
-    started_by,
-)
+from ..errors import LedgerError, NotFoundError
+from .ledger import MAX_ID, keeps_score_of, locked, rules_of, started_by
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,12 @@ from ...db.models import (
 )
 from ...db.storage import begin_write
 from ...extensions import db
+from ..errors import (
+    LedgerError,
+    NotFoundError,
+    SessionClosedError,
+    VersionConflictError,
+)
 from .entries import apply_nets
 from .pots import read_plays, replay, side_bets_text
 from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
@@ -72,34 +78,6 @@ MAX_AMOUNT = Decimal(10) ** 12
 MAX_SESSION_NAME = 80
 _HUNDRED = Decimal(100)
 _CENT = Decimal("0.01")
-
-
-class LedgerError(TonkError):
-    """A change the ledger cannot make."""
-
-
-class NotFoundError(LedgerError):
-    """No such session or hand, or not one this account may see."""
-
-
-class SessionClosedError(LedgerError):
-    """The session is closed: its hands can no longer change."""
-
-
-class VersionConflictError(LedgerError):
-    """The hand changed since the version a correction or void was made from."""
-
-    def __init__(self, hand: Hand, expected: int) -> None:
-        last = hand.versions[-1]
-        super().__init__(f"hand {hand.number} was {last.action} by {last.by_name} at "
-                         f"{_clock(last.created_at)} (now version {hand.version}) while you "
-                         f"were looking at version {expected}: look at it again first",
-                         "version")
-        self.hand, self.expected = hand, expected
-
-
-def _clock(moment: Any) -> str:
-    return f"{moment:%H:%M} UTC"
 
 
 # -- reading ---------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ from sqlalchemy import bindparam, select
 from ...core.messages import Message
 from ...db.models import GameSession, Hand, User
 from ...extensions import db
-from .ledger import MAX_ID, NotFoundError, keeps_score_of
+from ..errors import NotFoundError
+from .ledger import MAX_ID, keeps_score_of
 
 V = TypeVar("V")
 

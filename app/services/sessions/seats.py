@@ -16,7 +16,8 @@ from ...core.messages import Message
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...db.models import GameSession, SessionPlayer, User, utcnow
 from ...extensions import db
-from .ledger import LedgerError, check_open, locked, player_named
+from ..errors import LedgerError
+from .ledger import check_open, locked, player_named
 
 
 def _find(seats: list[SessionPlayer], name: str) -> SessionPlayer | None:
