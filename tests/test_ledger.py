@@ -3,6 +3,7 @@ settle-up and closing; and, as properties, that running totals always equal the 
 the current versions' nets."""
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from decimal import Decimal
 
 import pytest
@@ -54,6 +55,20 @@ def test_correct_keeps_the_old_version_and_totals_follow(ctx):
     assert [(v["version"], v["action"], v["reason"], v["by"]) for v in versions] == [
         (1, "recorded", None, "Ann"), (2, "corrected", "counts were misread", "Ann")]
     assert versions[0]["result"]["outcome"] == "caught"
+
+
+def test_times_read_back_are_aware_utc_and_history_gives_them_as_values(ctx):
+    """SQLite keeps no zone: app.db.types.UTCDateTime reads every stored time as UTC, so
+    no caller has to (and the history gives times, not text to parse back)."""
+    user, gs = ctx
+    ledger.record_hand(gs, user, DROP)
+    hand_id = ledger.get_hand(gs, 1).id
+    db.session.expire_all()
+    hand = db.session.get(Hand, hand_id)
+    stored = db.session.scalars(select(HandVersion.created_at)).one()
+    (version,) = ledger.history(hand)
+    assert version["at"] == stored and stored.utcoffset() == timedelta(0)
+    assert version["at"].tzinfo is UTC
 
 
 def test_void_keeps_the_hand_and_correcting_restores_it(ctx):

@@ -7,8 +7,6 @@ same shape, and nothing reaches a user as an HTML page or a 500 with a trace.
 """
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from flask import Response
 from werkzeug.exceptions import HTTPException
 
@@ -51,7 +49,7 @@ def domain_error(exc: TonkError) -> Response:
         last = exc.hand.versions[-1]
         return error_response(exc.message, status, exc.field, current={
             "version": exc.hand.version, "action": last.action, "by": last.by_name,
-            "at": _iso(last.created_at)})
+            "at": last.created_at.isoformat()})
     return error_response(exc.message, status, exc.field)
 
 
@@ -63,12 +61,6 @@ def bad_request(exc: BadRequest) -> Response:
 def known_error(exc: TonkError | BadRequest) -> Response:
     """The answer to an error the API expects (for a view that answers it itself)."""
     return domain_error(exc) if isinstance(exc, TonkError) else bad_request(exc)
-
-
-def _iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat()
 
 
 @bp.errorhandler(TokenError)

@@ -9,7 +9,7 @@ call :mod:`app.services.sessions.ledger`, answer JSON. Errors are raised, and an
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -55,12 +55,8 @@ def only_keys(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> No
 # -- answers ---------------------------------------------------------------------------------
 
 def iso_time(moment: datetime | None) -> str | None:
-    """ISO 8601 in UTC (SQLite hands back naive times that were stored as UTC)."""
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat()
+    """A stored time (aware UTC, :class:`app.db.types.UTCDateTime`) as ISO 8601."""
+    return None if moment is None else moment.isoformat()
 
 
 def _share_path(gs: GameSession) -> str:
@@ -129,7 +125,7 @@ def hand_json(hand: Hand) -> dict[str, Any]:
 def history_json(hand: Hand) -> list[dict[str, Any]]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v["version"], "action": v["action"],
-             "at": iso_time(datetime.fromisoformat(v["at"])), "by": v["by"],
+             "at": iso_time(v["at"]), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
              "result": _worded(v["hand"], v["result"])}
             for v in service.history(hand)]

@@ -295,7 +295,7 @@ def hand_detail(hand: Hand) -> HandDetail:
     rules = hand_rules(hand)
     counts, cards = data.get("counts", {}), data.get("cards", {})
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
-                        datetime.fromisoformat(v["at"]), v["by"], v["reason"],
+                        v["at"], v["by"], v["reason"],
                         outcome_word(v["result"]["outcome"]), tuple(v["result"]["winners"]),
                         _values(v["result"]), facts(v["hand"]), v["action"] == "voided")
                 for v in history(hand)]

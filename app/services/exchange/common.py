@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from ...core import TonkError
 from ...core.dates import check_year, parse_day
 from ...core.parts import STAT_FIELDS, Part
+from ...db.types import as_utc
 
 FORMAT = "tonk-tally"
 VERSION = 2  # 2: seats that change, side bets, settle-up (see app.services.exchange)
@@ -34,10 +35,8 @@ class ExchangeError(TonkError):
 
 
 def iso(moment: datetime) -> str:
-    """A stored time as ISO 8601 in UTC (SQLite hands back naive times stored as UTC)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    """A stored time (aware UTC, :class:`app.db.types.UTCDateTime`) as ISO 8601."""
+    return moment.isoformat(timespec="microseconds")
 
 
 def parse_time(value: Any, what: str) -> datetime:
@@ -51,9 +50,7 @@ def parse_time(value: Any, what: str) -> datetime:
         raise ExchangeError(f"{what} must be a time like \"2025-01-31T20:15:00+00:00\", "
                             f"not {value!r}") from None
     check_year(moment.date(), ExchangeError, None, what)
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    return as_utc(moment)
 
 
 def read_day(value: Any, what: str) -> date:

@@ -437,8 +437,9 @@ def void_hand(gs: GameSession, user: User, number: int, reason: Any,
 
 
 def history(hand: Hand) -> list[dict[str, Any]]:
-    """Every version of a hand, oldest first, with when, by whom and why."""
-    return [{"version": v.version, "action": v.action, "at": v.created_at.isoformat(),
+    """Every version of a hand, oldest first, with when (``at``, an aware UTC time), by whom
+    and why."""
+    return [{"version": v.version, "action": v.action, "at": v.created_at,
              "by": v.by_name, "reason": v.reason, "hand": json.loads(v.hand_json),
              "result": json.loads(v.result_json)} for v in hand.versions]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Generic, NamedTuple, TypeVar
 
 from sqlalchemy import bindparam, select
@@ -52,10 +52,7 @@ def _stamp(row: tuple[int, int, datetime | None, datetime] | None) -> Stamp | No
     if row is None:
         return None
     session_id, revision, updated_at, created_at = row
-    moment = updated_at or created_at
-    if moment.tzinfo is None:  # SQLite hands back the UTC it stored, without its zone
-        moment = moment.replace(tzinfo=UTC)
-    return Stamp(session_id, revision, moment)
+    return Stamp(session_id, revision, updated_at or created_at)
 
 
 _COLUMNS = (GameSession.id, GameSession.revision, GameSession.updated_at,

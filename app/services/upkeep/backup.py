@@ -27,6 +27,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Boolean, Date, DateTime, Float, Table, func, insert, select, text
 
 from ...core.errors import TonkError
+from ...db.types import UTCDateTime
 from ...extensions import db
 
 FORMAT = "tonk-tally-backup"
@@ -49,7 +50,7 @@ def schema_revision() -> str | None:
 
 def _out(value: Any) -> Any:
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+        return value.isoformat()  # aware UTC: app.db.types.UTCDateTime
     if isinstance(value, date):
         return value.isoformat()
     return value
@@ -87,7 +88,7 @@ def dump(out: IO[bytes]) -> int:
 
 def _reader(column: Any) -> Any:
     kind = column.type
-    if isinstance(kind, DateTime):
+    if isinstance(kind, (DateTime, UTCDateTime)):
         return lambda v: None if v is None else datetime.fromisoformat(v).astimezone(UTC)
     if isinstance(kind, Date):
         return lambda v: None if v is None else date.fromisoformat(v)
