@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import Response, jsonify, request, url_for
 
-from ..core.money import from_minor
+from ..core.money import CENT_PLACES, average_of_minor, from_minor
 from ..db.models import League, Player, Season, User
 from ..services import leagues as service
 from . import bp
@@ -85,7 +85,7 @@ def record_json(row: service.Standing, scoring: str) -> dict[str, Any]:
             "hands_won": row.hands_won, "tonks_out": row.tonks_out,
             "drops_won": row.drops_won, "times_caught": row.times_caught,
             "win_rate": _exact(row.win_rate, _RATE),
-            "average": _exact(row.average_minor / 100, Decimal("0.01"))}
+            "average": str(average_of_minor(row.average_minor, CENT_PLACES))}
 
 
 def _query(name: str) -> str | None:
