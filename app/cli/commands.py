@@ -59,7 +59,6 @@ cli.add_command(migrations)  # here, not through the app: `tonk db --help` build
 def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
                   keyfile: str | None) -> None:
     """Bring the database up to date and serve the app (gunicorn)."""
-    from flask_migrate import upgrade
     from gunicorn.app.base import BaseApplication
 
     if (certfile is None) != (keyfile is None):
@@ -70,7 +69,7 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
         transport["TONK_HTTPS"] = True
     app = _create_app(transport or None)
     with app.app_context():
-        upgrade()
+        upgrade_quietly(fresh_only=False)
     addresses = _addresses("https" if certfile else "http", host, port)
 
     def ready(_server: Any) -> None:  # gunicorn is listening: now say where
@@ -155,7 +154,7 @@ def user_create(email: str, name: str, password_stdin: bool) -> None:
     from ..extensions import db
     from ..services.accounts import AccountError, create_user
 
-    _upgraded()
+    upgrade_quietly()
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
@@ -180,7 +179,7 @@ def user_reset_password(email: str, base_url: str) -> None:
 
     from ..services.accounts import RESET_SECONDS, reset_token, user_by_email
 
-    _upgraded()
+    upgrade_quietly()
     user = user_by_email(email)
     if user is None:
         _fail(f"there is no account with the email {email.strip()}")
@@ -229,7 +228,7 @@ def export_command(league_id: int | None, session_id: int | None, what: str,
 
     if (league_id is None) == (session_id is None):
         raise click.UsageError("give either --league ID or --session ID")
-    _upgraded()
+    upgrade_quietly()
     if league_id is not None:
         league = db.session.get(League, league_id)
         if league is None:
@@ -258,7 +257,7 @@ def import_command(file: str, owner: str, jobs: int | None) -> None:
     again; sessions already here are skipped."""
     from ..services import exchange
 
-    _upgraded()
+    upgrade_quietly()
     user = _account(owner)
     if file == "-":
         report = exchange.import_file(sys.stdin.buffer, user)
@@ -286,16 +285,11 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
     """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
     import time
 
-    from flask_migrate import upgrade
-    from sqlalchemy import inspect
-
-    from ..extensions import db
     from ..services import exchange
     from ..services.accounts import AccountError
     from ..services.exchange import demo
 
-    if not inspect(db.engine).has_table("users"):
-        upgrade()
+    upgrade_quietly()
     try:
         user, password = demo.owner_account(owner)
     except AccountError as exc:
@@ -322,15 +316,35 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
 
 # -- the stored data: check, backup, restore -------------------------------------------------
 
-def _upgraded() -> None:
-    """A fresh database gets its tables first, so no command meets a missing table."""
+def upgrade_quietly(*, fresh_only: bool = True) -> None:
+    """Bring the database up to date in one line of the command's own on stderr, instead of
+    Alembic's line per migration: a fresh database gets its tables (so no command meets a
+    missing table); with ``fresh_only`` false, an older one is upgraded too."""
+    from alembic.runtime.migration import MigrationContext
+    from flask import current_app
     from flask_migrate import upgrade
     from sqlalchemy import inspect
 
     from ..extensions import db
 
-    if not inspect(db.engine).has_table("users"):
+    def revision() -> str | None:
+        with db.engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    fresh = not inspect(db.engine).has_table("users")
+    if fresh_only and not fresh:
+        return
+    before = None if fresh else revision()
+    current_app.config["QUIET_MIGRATIONS"] = True
+    try:
         upgrade()
+    finally:
+        current_app.config["QUIET_MIGRATIONS"] = False
+    after = revision()
+    if fresh:
+        click.echo(f"tonk: made a new database (schema {after})", err=True)
+    elif before != after:
+        click.echo(f"tonk: upgraded the database from schema {before} to {after}", err=True)
 
 
 @cli.command("check")
@@ -340,7 +354,7 @@ def check_command() -> None:
     wrong and exit 1, or say all is well."""
     from ..services.upkeep.integrity import problems
 
-    _upgraded()
+    upgrade_quietly()
     found = problems()
     for problem in found:
         click.echo(problem)
@@ -385,7 +399,7 @@ def restore_command(file: str) -> None:
     tables are made first if need be): all or nothing."""
     from ..services.upkeep.backup import BackupError, restore
 
-    _upgraded()
+    upgrade_quietly()
     try:
         if file == "-":
             rows = restore(sys.stdin.buffer)
