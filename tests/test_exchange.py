@@ -19,35 +19,22 @@ from app.db.models import (
     CarriedDebt,
     GameSession,
     Hand,
-    HandEntry,
     HandVersion,
     League,
     LeagueAdmin,
     Player,
-    PlayerSessionStat,
-    Rating,
-    RulesChange,
     Season,
-    SessionPlayer,
-    SettlePayment,
     User,
 )
 from app.extensions import db
 from app.services import accounts, exchange
 from app.services.sessions import archive as shelf
 from app.services.sessions import ledger
-from tests.conftest import make_app
+from tests.helpers import TABLES, document, importing, make_app, snapshot, user, wipe
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 DROP = {"end": {"kind": "drop", "player": "Bob"},
         "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
-TABLES = (GameSession, SessionPlayer, Hand, HandVersion, HandEntry, PlayerSessionStat,
-          SettlePayment, RulesChange, Player, League, LeagueAdmin, Season)
-
-
-
-def user(email: str = "keeper@example.com", name: str = "Keeper") -> User:
-    return accounts.create_user(email, name, "correct horse")
 
 
 def make_league(owner: User, uid: str = "a" * 32) -> League:
@@ -114,79 +101,9 @@ def play_league(owner: User, helper: User) -> League:
     return league
 
 
-def snapshot() -> dict[str, Any]:
-    """Everything a league's pages show, by stable keys (uids and names, never ids)."""
-    sessions = {gs.id: gs for gs in db.session.scalars(select(GameSession))}
-    uid = {i: gs.uid for i, gs in sessions.items()}
-    names = {p.id: p.name for p in db.session.scalars(select(Player))}
-    out: dict[str, Any] = {"sessions": sorted(
-        (gs.uid, gs.name, exchange.iso(gs.created_at),
-         gs.closed_at and exchange.iso(gs.closed_at), gs.currency, gs.stake_minor,
-         gs.rules_json, gs.hand_count, gs.next_dealer, gs.league.uid if gs.league else None)
-        for gs in sessions.values())}
-    out["totals"] = sorted((uid[s.session_id], s.seat, s.name, names[s.player_id],
-                            s.total_minor) for s in db.session.scalars(select(SessionPlayer)))
-    hands = {h.id: h for h in db.session.scalars(select(Hand))}
-    out["hands"] = sorted((uid[h.session_id], h.number, h.version, h.voided, h.outcome,
-                           h.hand_json, h.result_json, h.nets_json) for h in hands.values())
-    out["histories"] = {f"{uid[h.session_id]}/{h.number}": ledger.history(h)
-                        for h in hands.values()}
-    out["entries"] = sorted((uid[e.session_id], hands[e.hand_id].number, names[e.player_id],
-                             e.scoring, e.amount_minor, e.won, e.tonked_out, e.drop_won,
-                             e.caught) for e in db.session.scalars(select(HandEntry)))
-    out["records"] = sorted((uid[r.session_id], names[r.player_id], r.scoring,
-                             exchange.iso(r.played_at), r.net_minor, r.hands, r.hands_won,
-                             r.tonks_out, r.drops_won, r.times_caught)
-                            for r in db.session.scalars(select(PlayerSessionStat)))
-    pss = PlayerSessionStat
-    out["standings"] = sorted(tuple(row) for row in db.session.execute(
-        select(Player.name, pss.scoring, func.sum(pss.net_minor), func.sum(pss.hands),
-               func.sum(pss.hands_won), func.sum(pss.tonks_out), func.sum(pss.drops_won),
-               func.sum(pss.times_caught), func.count())
-        .join(Player, Player.id == pss.player_id).group_by(Player.name, pss.scoring)))
-    out["payments"] = sorted((uid[p.session_id], p.payer_seat, p.payee_seat, p.amount_minor,
-                              exchange.iso(p.created_at), p.transfer_id is not None,
-                              p.undone_at and exchange.iso(p.undone_at), p.undone_by_name,
-                              p.undo_reason)
-                             for p in db.session.scalars(select(SettlePayment)))
-    out["settle"] = sorted((gs.uid, gs.voided_hands, gs.archived_at and exchange.iso(
-        gs.archived_at), gs.plan_no, [(t.payer, t.payee, t.amount, t.paid)
-                                      for t in ledger.ledger(gs).plan])
-        for gs in sessions.values())
-    out["debts"] = sorted((uid[d.session_id], names[d.payer_id], names[d.payee_id],
-                           d.amount_minor, exchange.iso(d.created_at), d.paid_at, d.paid_by_name)
-                          for d in db.session.scalars(select(CarriedDebt)))
-
-    out["rules_changes"] = sorted((uid[c.session_id], c.from_hand, c.rules_json,
-                                   c.stake_minor, exchange.iso(c.created_at))
-                                  for c in db.session.scalars(select(RulesChange)))
-    out["leagues"] = sorted((lg.uid, lg.name, lg.rules_json, lg.stake_minor, lg.currency,
-                             sorted((s.name, s.starts_on, s.ends_on) for s in lg.seasons))
-                            for lg in db.session.scalars(select(League)))
-    out["members"] = sorted((p.name, p.league_id is not None)
-                            for p in db.session.scalars(select(Player)))
-    out["ratings"] = sorted((names[r.player_id], round(r.mu, 9), round(r.sigma, 9), r.sessions)
-                            for r in db.session.scalars(select(Rating)))
-    return out
-
-
 def counts() -> dict[str, int]:
     return {t.__tablename__: db.session.scalar(select(func.count()).select_from(t))
             for t in TABLES}
-
-
-def wipe(app) -> None:
-    db.session.remove()
-    db.drop_all()
-    db.create_all()
-
-
-def document(chunks) -> str:
-    return "".join(chunks)
-
-
-def importing(text: str, who: User, **kw: Any) -> exchange.ImportReport:
-    return exchange.import_file(io.BytesIO(text.encode()), who, **kw)
 
 
 # -- the round trip --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from app.db.models import GameSession, Hand, SessionPlayer
 from app.extensions import db
 from app.services import exchange
 from app.services.sessions import ledger, seats
-from tests.test_exchange import document, importing, snapshot, user, wipe
+from tests.helpers import document, importing, snapshot, user, wipe
 
 DEAD = {"end": {"kind": "dead"}}
 

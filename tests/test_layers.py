@@ -157,3 +157,18 @@ def test_the_layers_are_checked_at_all():
     assert layer("app") == "top"
     assert "app.services.sessions.ledger" in IMPORTS["app.services.leagues.admin"]
     assert "locked" in IMPORTS["app.services.sessions.seats"]["app.services.sessions.ledger"]
+
+
+def test_no_test_module_imports_another_or_a_conftest():
+    """What tests share is in ``tests/helpers.py`` (``tests/browser/helpers.py``) or a
+    fixture: a test module importing another runs the other's module code and hides where a
+    helper lives."""
+    tests = ROOT / "tests"
+    wrong = []
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            wrong += [f"{path.relative_to(ROOT)} imports {n}" for n in names
+                      if n.rsplit(".", 1)[-1].startswith("test_") or n.endswith("conftest")]
+    assert not wrong, "\n".join(wrong)

@@ -648,7 +648,7 @@ def test_standings_and_records_follow_every_change_at_once(db_app):
 
 def test_remembered_answers_belong_to_their_league(tmp_path):
     """Two databases, each with its league 1: neither sees the other's answers."""
-    from tests.conftest import make_app
+    from tests.helpers import make_app
 
     seen = []
     for name in ("a", "b"):

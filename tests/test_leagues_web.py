@@ -15,7 +15,7 @@ from app.db.models import GameSession, League, Player, Season, User
 from app.extensions import db
 from app.services import accounts, leagues
 from app.services.sessions import ledger
-from tests.conftest import shown_beside, sign_up
+from tests.helpers import shown_beside, sign_up
 
 EVIL = "<script>alert(1)</script>"
 

@@ -20,8 +20,17 @@ from app.cli.commands import cli
 from app.core.errors import TonkError
 from app.db.models import SessionPlayer
 from app.extensions import db
-from tests.conftest import Api, account, make_app, record, sign_up, start, stored_problems
-from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
+from tests.helpers import (
+    DROP_CAUGHT,
+    EVERY_END,
+    Api,
+    account,
+    make_app,
+    record,
+    sign_up,
+    start,
+    stored_problems,
+)
 
 TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
 

@@ -5,22 +5,11 @@ their own transfers; the totals and pots the pages show are checked to the cent,
 scrolls sideways."""
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
-from tests.browser.conftest import sign_up
+from tests.browser.helpers import amounts, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
-
-
-def amounts(page, selector: str) -> dict[str, Decimal]:
-    out = {}
-    for item in page.locator(selector).all():
-        name = item.locator(".who").inner_text().strip()
-        text = item.locator(".amt").inner_text()
-        number = re.sub(r"[^\d.\-−+]", "", text).replace("−", "-").replace("+", "")
-        out[name] = Decimal(number)
-    return out
 
 
 def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
