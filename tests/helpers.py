@@ -253,7 +253,7 @@ def snapshot() -> dict[str, Any]:
                              for p in db.session.scalars(select(SettlePayment)))
     out["settle"] = sorted((gs.uid, gs.voided_hands, gs.archived_at and exchange.iso(
         gs.archived_at), gs.plan_no, [(t.payer, t.payee, t.amount, t.paid)
-                                      for t in ledger.ledger(gs).plan])
+                                      for t in ledger.ledger_of(gs).plan])
         for gs in sessions.values())
     out["debts"] = sorted((uid[d.session_id], names[d.payer_id], names[d.payee_id],
                            d.amount_minor, exchange.iso(d.created_at), d.paid_at, d.paid_by_name)

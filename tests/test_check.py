@@ -12,7 +12,7 @@ import pytest
 from markupsafe import escape
 
 from app.core import PRESETS, parse_hand, settle
-from app.web.check import decode_hand, encode_hand
+from app.web.dispute import decode_hand, encode_hand
 from tests.helpers import (
     END_KINDS,
     errors_of,

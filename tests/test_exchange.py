@@ -28,8 +28,7 @@ from app.db.models import (
 )
 from app.extensions import db
 from app.services import accounts, exchange
-from app.services.sessions import archive as shelf
-from app.services.sessions import ledger
+from app.services.sessions import archive, ledger
 from tests.helpers import TABLES, document, importing, make_app, snapshot, user, wipe
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
@@ -77,7 +76,7 @@ def play_league(owner: User, helper: User) -> League:
                                        "multiplier": 2})
     ledger.record_hand(friday, owner, {"end": {"kind": "drop", "player": "Cy"},
                                        "counts": {"Ann": 30, "Bob": 20, "Cy": 2, "Dee": 9}})
-    state = ledger.ledger(friday)
+    state = ledger.ledger_of(friday)
     mistaken = ledger.record_payment(friday, owner, state.transfers[0].payer,
                                      state.transfers[0].payee, "0.05")
     ledger.undo_payment(friday, owner, mistaken, "mis-tap")  # version 2: kept, undone
@@ -97,7 +96,7 @@ def play_league(owner: User, helper: User) -> League:
     ledger.record_hand(sunday, owner, {"end": {"kind": "drop", "player": "Dee"},
                                        "counts": {"Bob": 7, "Dee": 7}})
     ledger.record_payment(sunday, owner, "Dee", "Bob", "0.50")
-    shelf.set_archived(sunday, True)  # version 2: archived
+    archive.set_archived(sunday, True)  # version 2: archived
     return league
 
 
@@ -674,5 +673,5 @@ def test_a_version_1_document_is_still_read(db_app):
         report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
         assert report.ok, report.problems
         friday = db.session.scalar(select(GameSession).where(GameSession.name == "Friday"))
-        assert len(ledger.ledger(friday).transfers) == 1 and friday.voided_hands == 1
+        assert len(ledger.ledger_of(friday).transfers) == 1 and friday.voided_hands == 1
         assert db.session.scalar(select(func.count()).select_from(CarriedDebt)) == 0

@@ -260,8 +260,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
     """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
     payment and an undone one, a closed session with debts carried over (one marked paid),
     the archived sessions and a player's page with a debt, and their forms' errors."""
-    from app.services.sessions import archive as shelf
-    from app.services.sessions import debts, ledger, seats
+    from app.services.sessions import archive, debts, ledger, seats
 
     pages: dict[str, str] = {}
 
@@ -292,7 +291,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Bob"},
                                       "side_bets": [{"bet": "naturals"}]})
         seats.change_seats(gs, user, leave="Fay")
-        first = ledger.ledger(gs).transfers[0]
+        first = ledger.ledger_of(gs).transfers[0]
         kept = ledger.record_payment(gs, user, first.payer, first.payee, "0.10")
         undone = ledger.record_payment(gs, user, first.payer, first.payee, "0.05")
         ledger.undo_payment(gs, user, undone, "tapped twice")
@@ -302,7 +301,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         carried = debts.debts_of_session(night_id)
         debts.mark_paid(user, carried[0].id)
         old = ledger.create_session(user, name="Old night", players=["Ann", "Bob"])
-        shelf.set_archived(old, True)
+        archive.set_archived(old, True)
         yen = ledger.create_session(user, name="Yen", players=["Ann", "Bob"], stake="100",
                                     currency="JPY")
         ledger.record_hand(yen, user, {"end": {"kind": "tonk_out", "player": "Ann"}})

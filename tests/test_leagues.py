@@ -82,7 +82,7 @@ def correct(gs: GameSession, user: Any, rng: random.Random, number: int) -> None
 
 
 def settle_and_close(gs: GameSession, user: Any) -> None:
-    for t in ledger.ledger(gs).transfers:
+    for t in ledger.ledger_of(gs).transfers:
         ledger.record_payment(gs, user, t.payer, t.payee, str(t.amount))
     ledger.close_session(gs)
 

@@ -51,7 +51,7 @@ def keeper(db_app):
         ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
         ledger.record_hand(gs, user, {"end": {"kind": "drop", "player": "Bob"},
                                       "counts": {"Ann": 12, "Bob": 9, "Cy": 9}})
-        for t in ledger.ledger(gs).transfers:
+        for t in ledger.ledger_of(gs).transfers:
             ledger.record_payment(gs, user, t.payer, t.payee, str(t.amount))
         ledger.close_session(gs)
         gs2 = ledger.create_session(user, name="Night two", players=["Ann", "Dee"],

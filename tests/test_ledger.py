@@ -32,7 +32,7 @@ def ctx(db_app):
 
 
 def totals(gs):
-    return {k: str(v) for k, v in ledger.ledger(gs).totals.items()}
+    return {k: str(v) for k, v in ledger.ledger_of(gs).totals.items()}
 
 
 def test_record_rotates_the_dealer_and_moves_totals(ctx):
@@ -42,7 +42,7 @@ def test_record_rotates_the_dealer_and_moves_totals(ctx):
     assert (first.number, first.data["dealer"]) == (1, "Dee")
     assert (second.number, second.data["dealer"]) == (2, "Ann")
     assert totals(gs) == {"Ann": "1.25", "Bob": "-1.00", "Cy": "0.50", "Dee": "-0.75"}
-    assert ledger.ledger(gs).hands == 2
+    assert ledger.ledger_of(gs).hands == 2
 
 
 def test_correct_keeps_the_old_version_and_totals_follow(ctx):
@@ -116,20 +116,20 @@ def test_another_account_cannot_reach_the_session(ctx):
 def test_settle_up_in_part_and_in_full_then_close(ctx):
     user, gs = ctx
     ledger.record_hand(gs, user, DROP)
-    state = ledger.ledger(gs)
+    state = ledger.ledger_of(gs)
     assert [(t.payer, t.payee, str(t.amount)) for t in state.transfers] == [
         ("Ann", "Cy", "0.25"), ("Bob", "Cy", "0.50"), ("Dee", "Cy", "0.25")]
     with pytest.raises(TonkError, match="not everything is paid"):
         ledger.close_session(gs)
     ledger.record_payment(gs, user, "Bob", "Cy", "0.20")
-    assert str(ledger.ledger(gs).open["Bob"]) == "-0.30"
+    assert str(ledger.ledger_of(gs).open["Bob"]) == "-0.30"
     with pytest.raises(TonkError, match="more than is open"):
         ledger.record_payment(gs, user, "Bob", "Cy", "0.31")
     with pytest.raises(TonkError, match="owes nothing"):
         ledger.record_payment(gs, user, "Cy", "Bob", "0.10")
-    for t in ledger.ledger(gs).transfers:
+    for t in ledger.ledger_of(gs).transfers:
         ledger.record_payment(gs, user, t.payer, t.payee, t.amount)
-    assert ledger.ledger(gs).all_paid
+    assert ledger.ledger_of(gs).all_paid
     ledger.close_session(gs)
     with pytest.raises(ledger.SessionClosedError):
         ledger.record_hand(gs, user, DROP)
@@ -154,7 +154,7 @@ def test_push_ups_totals_are_points_and_nothing_to_transfer(db_app):
         gs = ledger.create_session(user, name="Pushes", players=PLAYERS, rules="push_ups")
         ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"},
                                       "counts": {"Bob": 12, "Cy": 3, "Dee": 20}})
-        state = ledger.ledger(gs)
+        state = ledger.ledger_of(gs)
         assert state.totals == {"Ann": 0, "Bob": 24, "Cy": 6, "Dee": 40}
         assert state.transfers == () and state.all_paid
 

@@ -20,12 +20,10 @@ from werkzeug.routing import BuildError
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import amount_formatter
-from ..core.reword import reworded, reworded_side_bets
+from ..core.restate import reworded, reworded_side_bets
 from ..db.models import GameSession, Hand, User
 from ..services.leagues import session_table
-from ..services.sessions import archive as shelf
-from ..services.sessions import ledger as service
-from ..services.sessions import seats
+from ..services.sessions import archive, ledger, seats
 from ..services.sessions.archive import set_archived
 from ..services.sessions.debts import Debt, debts_of_session, mark_paid, open_debts_of
 from ..services.sessions.live import StateCache, owned_stamp
@@ -69,30 +67,30 @@ def _share_path(gs: GameSession) -> str:
 
 def _stake(gs: GameSession) -> str | None:
     """The stake as the table plays it; push-ups play for none (null)."""
-    return None if service.session_rules(gs).scoring == "push_ups" else str(
-        service.session_stake(gs))
+    return None if ledger.session_rules(gs).scoring == "push_ups" else str(
+        ledger.session_stake(gs))
 
 
 def session_summary(gs: GameSession) -> dict[str, Any]:
-    return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
+    return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
             "currency": gs.currency, "closed": gs.is_closed,
-            "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
             "archived": gs.is_archived, "created_at": iso_time(gs.created_at)}
 
 
 def session_json(gs: GameSession) -> dict[str, Any]:
     """A session: the players at the table in seat order, who left, who deals next, its
     rules, stake and side bets as stored, and the money in each pot."""
-    fmt = amount_formatter(service.session_rules(gs))
-    return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
+    fmt = amount_formatter(ledger.session_rules(gs))
+    return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
             "left": [s.name for s in gs.seats if s.left_at is not None],
             "dealer": gs.dealer, "rules": gs.rules_spec,
-            "scoring": service.session_rules(gs).scoring,
+            "scoring": ledger.session_rules(gs).scoring,
             "stake": _stake(gs), "currency": gs.currency,
             "side_bets": gs.side_bets_spec,
             "pots": {bet: fmt(amount) for bet, amount in pots(gs).items()},
             "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
-            "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
             "archived": gs.is_archived, "archived_at": iso_time(gs.archived_at),
             "share_url": _share_path(gs), "league": gs.league_id,
             "created_at": iso_time(gs.created_at)}
@@ -115,7 +113,7 @@ def hand_json(hand: Hand) -> dict[str, Any]:
     the hand's own lines), if it had any."""
     result = dict(_worded(hand.data, hand.result))
     if hand.side_result_json not in ("", "[]"):
-        scoring = service.rules_of(json.dumps(hand.data["rules"])).scoring
+        scoring = ledger.rules_of(json.dumps(hand.data["rules"])).scoring
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
                                                  scoring)
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
@@ -128,7 +126,7 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
              "at": iso_time(v["at"]), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
              "result": _worded(v["hand"], v["result"])}
-            for v in service.history(hand)]
+            for v in ledger.history(hand)]
 
 
 def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
@@ -149,8 +147,8 @@ def debt_json(d: Debt) -> dict[str, Any]:
 def ledger_json(gs: GameSession) -> dict[str, Any]:
     """Totals, counted hands, the plan in force, the transfers still open, every payment
     (undone ones marked), what each player still has open, and any debts carried over."""
-    state = service.ledger(gs)
-    fmt = amount_formatter(service.session_rules(gs))
+    state = ledger.ledger_of(gs)
+    fmt = amount_formatter(ledger.session_rules(gs))
     open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
              for t in state.transfers]
     return {
@@ -188,7 +186,7 @@ def created(body: dict[str, Any], location: str) -> Response:
 def create_session(user: User) -> Response:
     data = json_body()
     only_keys(data, NEW_SESSION_FIELDS, "a session")
-    gs = service.create_session(  # in a league, its defaults fill in rules, stake, currency
+    gs = ledger.create_session(  # in a league, its defaults fill in rules, stake, currency
         user, name=data.get("name"), players=data.get("players"),
         first_dealer=data.get("first_dealer"), **session_table(user, data))
     return created(session_json(gs), url_for("api.get_session", session_id=gs.id))
@@ -197,34 +195,34 @@ def create_session(user: User) -> Response:
 @bp.get("/sessions")
 @token_required
 def list_sessions(user: User) -> Response:
-    return jsonify([session_summary(gs) for gs in service.sessions_of(user)])
+    return jsonify([session_summary(gs) for gs in ledger.sessions_of(user)])
 
 
 @bp.get("/sessions/<int:session_id>")
 @token_required
 def get_session(user: User, session_id: int) -> Response:
-    return jsonify(session_json(service.owned_session(user, session_id)))
+    return jsonify(session_json(ledger.owned_session(user, session_id)))
 
 
 @bp.post("/sessions/<int:session_id>/share")
 @token_required
 def replace_share(user: User, session_id: int) -> Response:
     """Revoke the session's share link and answer the session with its new one."""
-    gs = service.owned_session(user, session_id)
-    service.replace_share_link(gs)
+    gs = ledger.owned_session(user, session_id)
+    ledger.replace_share_link(gs)
     return jsonify(session_json(gs))
 
 
 @bp.put("/sessions/<int:session_id>/rules")
 @token_required
 def change_rules(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
         raise TonkError(Message("api.rules_or_stake"), "rules")
     rules = data.get("rules")
-    service.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
+    ledger.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
                          stake=data.get("stake"))
     return jsonify(session_json(gs))
 
@@ -233,10 +231,10 @@ def change_rules(user: User, session_id: int) -> Response:
 @token_required
 def close_session(user: User, session_id: int) -> Response:
     """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body(required=False)
     only_keys(data, frozenset({"carry_over"}), "closing a session")
-    service.close_session(gs, data.get("carry_over", False))
+    ledger.close_session(gs, data.get("carry_over", False))
     return jsonify(session_json(gs))
 
 
@@ -244,7 +242,7 @@ def close_session(user: User, session_id: int) -> Response:
 @token_required
 def change_seats(user: User, session_id: int) -> Response:
     """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
     only_keys(data, SEATS_FIELDS, "a change of seats")
     gs = seats.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
@@ -256,7 +254,7 @@ def change_seats(user: User, session_id: int) -> Response:
 @token_required
 def archive_session(user: User, session_id: int) -> Response:
     """``{"archived": true}`` puts the session away off the home page; false brings it back."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset({"archived"}), "archiving a session")
     return jsonify(session_json(set_archived(gs, data.get("archived", True))))
@@ -266,8 +264,8 @@ def archive_session(user: User, session_id: int) -> Response:
 @token_required
 def delete_session(user: User, session_id: int) -> Response:
     """Delete a session with no hand and no payment; 409 once it has any."""
-    gs = service.owned_session(user, session_id)
-    shelf.delete_session(gs)
+    gs = ledger.owned_session(user, session_id)
+    archive.delete_session(gs)
     return jsonify({"deleted": session_id})
 
 
@@ -276,8 +274,8 @@ def delete_session(user: User, session_id: int) -> Response:
 @bp.post("/sessions/<int:session_id>/hands")
 @token_required
 def record_hand(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    hand = service.record_hand(gs, user, json_body())
+    gs = ledger.owned_session(user, session_id)
+    hand = ledger.record_hand(gs, user, json_body())
     return created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
                                              number=hand.number))
 
@@ -285,34 +283,34 @@ def record_hand(user: User, session_id: int) -> Response:
 @bp.get("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def get_hand(user: User, session_id: int, number: int) -> Response:
-    return jsonify(hand_json(service.get_hand(service.owned_session(user, session_id), number)))
+    return jsonify(hand_json(ledger.get_hand(ledger.owned_session(user, session_id), number)))
 
 
 @bp.put("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def correct_hand(user: User, session_id: int, number: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    service.get_hand(gs, number)
+    gs = ledger.owned_session(user, session_id)
+    ledger.get_hand(gs, number)
     data = json_body()
     reason, version = data.pop("reason", None), data.pop("version", None)
-    return jsonify(hand_json(service.correct_hand(gs, user, number, data, reason, version)))
+    return jsonify(hand_json(ledger.correct_hand(gs, user, number, data, reason, version)))
 
 
 @bp.delete("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def void_hand(user: User, session_id: int, number: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    service.get_hand(gs, number)
+    gs = ledger.owned_session(user, session_id)
+    ledger.get_hand(gs, number)
     data = json_body()
     only_keys(data, frozenset({"reason", "version"}), "voiding a hand")
-    return jsonify(hand_json(service.void_hand(gs, user, number, data.get("reason"),
+    return jsonify(hand_json(ledger.void_hand(gs, user, number, data.get("reason"),
                                                data.get("version"))))
 
 
 @bp.get("/sessions/<int:session_id>/hands/<int:number>/history")
 @token_required
 def hand_history(user: User, session_id: int, number: int) -> Response:
-    return jsonify(history_json(service.get_hand(service.owned_session(user, session_id), number)))
+    return jsonify(history_json(ledger.get_hand(ledger.owned_session(user, session_id), number)))
 
 
 # -- totals and settle-up --------------------------------------------------------------------
@@ -327,14 +325,14 @@ LEDGERS: StateCache[bytes] = StateCache(512)
 def get_ledger(user: User, session_id: int) -> Response:
     stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
     body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
-        ledger_json(service.owned_session(user, session_id))).encode())
+        ledger_json(ledger.owned_session(user, session_id))).encode())
     return Response(body, mimetype="application/json")
 
 
 @bp.post("/sessions/<int:session_id>/payments")
 @token_required
 def record_payment(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
@@ -342,7 +340,7 @@ def record_payment(user: User, session_id: int) -> Response:
             raise TonkError(Message("api.payment_field", what=what),
                             field)
     try:
-        service.record_payment(gs, user, data["from"], data["to"], data["amount"])
+        ledger.record_payment(gs, user, data["from"], data["to"], data["amount"])
     except TonkError as exc:  # the ledger names payer/payee; the API says from/to
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
@@ -356,10 +354,10 @@ def record_payment(user: User, session_id: int) -> Response:
 @token_required
 def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
     """Undo a payment with a reason: it stays in the history, marked undone."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset({"reason"}), "undoing a payment")
-    service.undo_payment(gs, user, payment_id, data.get("reason"))
+    ledger.undo_payment(gs, user, payment_id, data.get("reason"))
     return jsonify(ledger_json(gs))
 
 

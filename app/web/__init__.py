@@ -21,7 +21,7 @@ bp.app_context_processor(template_context)
 for _name, _filter in FILTERS.items():
     bp.add_app_template_filter(_filter, _name)
 
-from .once import once_token  # noqa: E402
+from .form_tokens import once_token  # noqa: E402
 
 bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
 
@@ -29,7 +29,7 @@ from .sidebets import side_bet_choices  # noqa: E402
 
 bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 
-from . import check as check  # noqa: E402  (the dispute checker, /check)
+from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
 from . import language as language  # noqa: E402  (the language switcher, /language)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
 from . import seats as seats  # noqa: E402  (joining and leaving the table)

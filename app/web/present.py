@@ -31,7 +31,7 @@ from ..core.money import (
     from_minor,
     money_places,
 )
-from ..core.reword import reworded, reworded_side_bets
+from ..core.restate import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..db.models import GameSession, Hand

@@ -40,7 +40,7 @@ from ..services.sessions.ledger import (
     create_session,
     get_hand,
     known_player_names,
-    ledger,
+    ledger_of,
     owned_session,
     player_names,
     record_hand,
@@ -55,6 +55,7 @@ from ..services.sessions.ledger import (
 from ..services.sessions.live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
 from . import bp
 from .chart import chart_svg
+from .form_tokens import once_per_form
 from .forms import (
     FEW_SEATS,
     MAX_SEATS,
@@ -75,7 +76,6 @@ from .forms import (
     read_session_form,
     session_field,
 )
-from .once import once_per_form
 from .pagecache import kept_page
 from .present import (
     end_word,
@@ -226,7 +226,7 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
     def make() -> Markup:
         pages = hands_page(gs, page)
         return Markup(render_template(
-            "web/_live.html", gs=gs, table=table(gs), state=ledger(gs), pages=pages,
+            "web/_live.html", gs=gs, table=table(gs), state=ledger_of(gs), pages=pages,
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))

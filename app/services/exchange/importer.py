@@ -42,7 +42,6 @@ from ...db.storage import begin_write
 from ...extensions import db
 from ..sessions.ledger import is_league_admin, parse_currency
 from ..sessions.pots import side_bets_text
-from .check import Checked, CheckedSession, Checker, league_name_of, read_list, read_uid, where_of
 from .common import (
     FORMAT,
     IMPORT_BATCH_HANDS,
@@ -57,6 +56,7 @@ from .common import (
     read_day,
 )
 from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, after_write, debt_rows, payment_rows
+from .verify import Checked, CheckedSession, Checker, league_name_of, read_list, read_uid, where_of
 
 log = logging.getLogger(__name__)
 

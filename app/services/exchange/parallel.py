@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from .check import Checked, Checker
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
 from .reader import Reader, ReadError
+from .verify import Checked, Checker
 
 # -- checking in other processes -------------------------------------------------------------
 #

@@ -452,7 +452,7 @@ def _keep_plan(gs: GameSession) -> None:
     keep_plan(gs, session_rules(gs).scoring)
 
 
-def ledger(gs: GameSession) -> Ledger:
+def ledger_of(gs: GameSession) -> Ledger:
     """Totals from the running totals (never from all hands), the stored settle-up plan and
     what has been paid along it (:mod:`app.services.sessions.settleup`)."""
     return read_ledger(gs, session_rules(gs).scoring, counted_hands(gs))
@@ -485,7 +485,7 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
             raise LedgerError(Message("payment.not_at_table", who=who), field)
     if payer == payee:
         raise LedgerError(Message("payment.themselves", payer=payer), "payee")
-    state = ledger(gs)
+    state = ledger_of(gs)
     value = parse_amount(amount, gs.currency if state.scoring == "money" else None)
     if state.scoring == "push_ups":
         raise LedgerError(Message("payment.push_ups"), "amount")
@@ -547,7 +547,7 @@ def close_session(gs: GameSession, carry_over: Any = False) -> None:
         raise LedgerError(Message("session.carry_over"), "carry_over")
     gs = locked(gs)
     check_open(gs)
-    state = ledger(gs)
+    state = ledger_of(gs)
     if not state.all_paid and not carry_over:
         raise LedgerError(Message("session.not_settled_carry"), "carry_over")
     ids = {s.name: s.player_id for s in gs.seats}
