@@ -10,6 +10,7 @@ from typing import IO, Any
 from sqlalchemy import select
 
 from ...core.money import from_minor
+from ...db.ids import row_by_id
 from ...db.models import (
     GameSession,
     Hand,
@@ -23,7 +24,7 @@ from ...db.models import (
 )
 from ...extensions import db
 from ..errors import NotFoundError
-from ..sessions.ledger import MAX_ID, is_league_admin
+from ..sessions.ledger import is_league_admin
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
 from .settling import payment_extra, session_extras
 
@@ -51,7 +52,7 @@ def may_export_league(user: User, league: League) -> bool:
 
 def exportable_league(user: User, league_id: int) -> League:
     """The league ``league_id`` if ``user`` runs it, else :class:`NotFoundError`."""
-    league = db.session.get(League, league_id) if 0 < league_id <= MAX_ID else None
+    league = row_by_id(League, league_id)
     if league is None or not may_export_league(user, league):
         raise NotFoundError(f"there is no league {league_id} that you run")
     return league

@@ -36,7 +36,8 @@ from ...core.sidebets import (
     stored_plays,
 )
 from ...core.versions import check_action, voided_after
-from ..sessions.ledger import MAX_ID, MAX_SESSION_NAME, parse_amount, parse_currency, parse_reason
+from ...db.ids import MAX_ID
+from ..sessions.ledger import MAX_SESSION_NAME, parse_amount, parse_currency, parse_reason
 from ..sessions.pots import dump_pots, side_rows, trimmed
 from .common import (
     MAX_BY,

@@ -15,10 +15,11 @@ from sqlalchemy.orm import selectinload
 
 from ...core.messages import Message
 from ...core.money import from_minor
+from ...db.ids import row_by_id
 from ...db.models import CarriedDebt, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError, NotFoundError
-from .ledger import MAX_ID, keeps_score_of, locked, rules_of, started_by
+from .ledger import keeps_score_of, locked, rules_of, started_by
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def open_debts_of_player(player_id: int) -> list[Debt]:
 
 def mark_paid(user: User, debt_id: int) -> Debt:
     """Mark a carried debt paid, by whoever keeps its session's score (who and when kept)."""
-    row = db.session.get(CarriedDebt, debt_id) if 0 < debt_id <= MAX_ID else None
+    row = row_by_id(CarriedDebt, debt_id)
     if row is None or not keeps_score_of(user, row.session.owner_id, row.session.league_id):
         raise NotFoundError(Message("debt.not_found", debt_id=debt_id))
     locked(row.session)  # the session's state moves on: its ledger shows the debt paid

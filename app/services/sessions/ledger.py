@@ -47,6 +47,7 @@ from ...core.names import clean_text, name_key
 from ...core.parts import seat_nets
 from ...core.settle import Result
 from ...core.versions import check_action
+from ...db.ids import is_id, row_by_id
 from ...db.models import (
     CarriedDebt,
     GameSession,
@@ -73,7 +74,6 @@ from .pots import read_plays, replay, side_bets_text
 from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
 
 MAX_REASON = 500
-MAX_ID = 2**31 - 1  # the database's integer ids; a larger one names nothing
 MAX_AMOUNT = Decimal(10) ** 12
 MAX_SESSION_NAME = 80
 _HUNDRED = Decimal(100)
@@ -154,7 +154,7 @@ def sessions_of(user: User) -> list[GameSession]:
 def owned_session(user: User, session_id: int) -> GameSession:
     """The session ``session_id`` if ``user`` keeps its score (:func:`keeps_score`), else
     :class:`NotFoundError`."""
-    gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
+    gs = row_by_id(GameSession, session_id)
     if gs is None or not keeps_score(user, gs):
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
     return gs
@@ -181,7 +181,7 @@ def replace_share_link(gs: GameSession) -> str:
 
 
 def get_hand(gs: GameSession, number: int) -> Hand:
-    hand = None if not 0 < number <= MAX_ID else db.session.scalar(
+    hand = None if not is_id(number) else db.session.scalar(
         select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
     if hand is None:
         raise NotFoundError(Message("hand.not_found", number=number))
@@ -522,7 +522,7 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
     if not isinstance(reason, str) or not reason.strip():
         raise LedgerError(Message("payment.no_reason"), "reason")
     why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
-    payment = db.session.get(SettlePayment, payment_id) if 0 < payment_id <= MAX_ID else None
+    payment = row_by_id(SettlePayment, payment_id)
     if payment is None or payment.session_id != gs.id:
         raise NotFoundError(Message("payment.not_found", payment_id=payment_id))
     if payment.undone_at is not None:

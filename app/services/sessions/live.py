@@ -19,10 +19,11 @@ from typing import Generic, NamedTuple, TypeVar
 from sqlalchemy import bindparam, select
 
 from ...core.messages import Message
+from ...db.ids import MAX_ID, is_id
 from ...db.models import GameSession, Hand, User
 from ...extensions import db
 from ..errors import NotFoundError
-from .ledger import MAX_ID, keeps_score_of
+from .ledger import keeps_score_of
 
 V = TypeVar("V")
 
@@ -79,7 +80,7 @@ def owned_stamp(user: User, session_id: int) -> tuple[Stamp, str]:
     league's admins for a league session), or :class:`~app.services.sessions.ledger.NotFoundError`,
     as :func:`~app.services.sessions.ledger.owned_session` decides."""
     row = db.session.connection().execute(_BY_ID, {"id": session_id}).first() \
-        if 0 < session_id <= MAX_ID else None
+        if is_id(session_id) else None
     if row is None or not keeps_score_of(user, row[5], row[6]):
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
     stamp = _stamp((row[0], row[1], row[2], row[3]))
