@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
 from ..core.rules import CATCHES, OPTIONS, PRESETS
+from ..core.series import MAX_POINTS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
@@ -229,7 +230,7 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                         "description": "In seat order."},
             "dealer": {"type": "string", "description": "Who deals the next hand."},
             "rules": {**ref("Rules"), "description": "As stored: a preset and overrides."},
-            "scoring": {"type": "string", "enum": ["money", "points", "push_ups"]},
+            "scoring": {"type": "string", "enum": list(SCORINGS)},
             "stake": {"type": "string"}, "currency": {"type": "string"},
             "closed": {"type": "boolean"},
             "closed_at": {"oneOf": [WHEN, {"type": "null"}]},
@@ -280,7 +281,7 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "session": {"type": "object", "properties": {
                 "name": {"type": "string"}, "rules": {"type": "string"},
                 "rules_title": {"type": "string"},
-                "scoring": {"type": "string", "enum": ["money", "points", "push_ups"]},
+                "scoring": {"type": "string", "enum": list(SCORINGS)},
                 "stake": {"type": "string"}, "currency": {"type": "string"},
                 "closed": {"type": "boolean"},
                 "closed_at": {"oneOf": [WHEN, {"type": "null"}]}, "created_at": WHEN}},
@@ -478,7 +479,7 @@ def _league_schemas() -> dict[str, Any]:
                 "season": ref("Season"),
                 "record": {"oneOf": [ref("Record"), {"type": "null"}]}}}},
             "running": {"type": "array", "description": "Running total after each "
-                        "session (thinned to at most 150 points, keeping every swing).",
+                        f"session (thinned to at most {MAX_POINTS} points, keeping every swing).",
                         "items": {"type": "object", "properties": {
                             "session": _COUNT, "total": MONEY}}},
             "best": {"type": "array", "items": ref("SessionResult"),

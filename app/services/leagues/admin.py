@@ -24,7 +24,7 @@ from ...db.ids import is_id
 from ...db.models import League, LeagueAdmin, Player, Season, User, utcnow
 from ...extensions import db
 from ..accounts import normal_email
-from ..sessions.ledger import parse_currency, rules_of
+from ..sessions.ledger import is_league_admin, parse_currency, rules_of
 from ..sessions.pots import side_bets_text
 from .common import MAX_LEAGUE_NAME, MAX_SEASON_NAME, LeagueError, LeagueNotFoundError
 
@@ -51,7 +51,7 @@ def admin_league(user: User, league_id: Any) -> League:
     :class:`LeagueNotFoundError`."""
     found = _id(league_id)
     league = db.session.get(League, found) if found is not None else None
-    if league is None or db.session.get(LeagueAdmin, (league.id, user.id)) is None:
+    if league is None or not is_league_admin(user, league.id):
         raise LeagueNotFoundError(Message("league.not_yours", league_id=league_id), "league")
     return league
 

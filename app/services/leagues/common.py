@@ -15,6 +15,8 @@ from sqlalchemy import (
 )
 
 from ...core import TonkError
+from ...core.rules import SCORINGS as RULE_SCORINGS
+from ...core.series import MAX_POINTS
 from ...db.models import HandVersion, PlayerSessionStat
 from ...extensions import db
 from ..errors import NotFoundError
@@ -22,9 +24,9 @@ from ..errors import NotFoundError
 MAX_LEAGUE_NAME = 80
 MAX_SEASON_NAME = 80
 HANDS_PER_PAGE = 25
-CHART_POINTS = 150  # at most this many points of a running total (app.web.chart's own)
+CHART_POINTS = MAX_POINTS  # at most this many points of a running total (the chart's own)
 #: The scorings a league may keep, in the order the pages offer them.
-SCORINGS = ("money", "points", "push_ups")
+SCORINGS = tuple(RULE_SCORINGS)  # the house rules' scoring kinds, in their order
 #: The counted numbers of a standing, as PlayerSessionStat columns (``sessions`` is a count).
 COUNTS = ("hands", "hands_won", "tonks_out", "drops_won", "times_caught")
 #: Every column standings can be sorted by.

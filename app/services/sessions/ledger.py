@@ -119,6 +119,8 @@ def counted_hands(gs: GameSession) -> int:
 
 
 def is_league_admin(user: User, league_id: int | None) -> bool:
+    """Whether ``user`` runs the league ``league_id`` now (is one of its admins; its owner
+    always is): the one rule of who may run a league and keep its sessions' score."""
     return league_id is not None and db.session.get(LeagueAdmin, (league_id, user.id)) is not None
 
 
