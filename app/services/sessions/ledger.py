@@ -25,6 +25,7 @@ import json
 import secrets
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -82,16 +83,12 @@ _CENT = Decimal("0.01")
 
 # -- reading ---------------------------------------------------------------------------------
 
-_RULES_CACHE: dict[str, Rules] = {}
-
-
+@lru_cache(maxsize=1024)
 def rules_of(rules_json: str) -> Rules:
-    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text."""
-    rules = _RULES_CACHE.get(rules_json)
-    if rules is None:
-        rules = resolve_rules(json.loads(rules_json))
-        _RULES_CACHE[rules_json] = rules
-    return rules
+    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text (the
+    core keeps its own bounded cache of rules by their options; this one saves reading
+    the text again, and is bounded like it)."""
+    return resolve_rules(json.loads(rules_json))
 
 
 def session_rules(gs: GameSession) -> Rules:
