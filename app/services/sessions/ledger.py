@@ -1,17 +1,18 @@
 """The ledger of a night at the table: start a session, record, correct and void hands,
 change the house rules, keep running totals, settle up and close.
 
-The one place where stored sessions change. Pages and the API both call these functions,
-so they validate the same way (through the domain core) and keep the same invariants:
-every change of a hand writes a new :class:`HandVersion` (nothing is erased), and each
-seat's running total moves by exactly the change in that seat's net, in the same
-transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with messages for
-a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409,
-:class:`VersionConflictError` 409 with who changed the hand meanwhile.
-
-Who joins or leaves keeps their seat row (:mod:`app.services.sessions.seats`); a hand keeps the
-players it was played by; side bets (:mod:`app.services.sessions.pots`) are replayed after
-every change of a hand.
+The centre of the night's money, beside its parts in this package: seats
+(:mod:`~app.services.sessions.seats`: who joins or leaves keeps their seat row), side-bet
+pots (:mod:`~app.services.sessions.pots`, replayed after every change of a hand), the kept
+settle-up plan (:mod:`~app.services.sessions.settleup`), debts carried over
+(:mod:`~app.services.sessions.debts`) and archiving (:mod:`~app.services.sessions.archive`).
+Pages, API and CLI all call these functions, so they validate the same way (through the
+domain core) and keep the same invariants: every change of a hand writes a new
+:class:`HandVersion` (nothing is erased), and each seat's running total moves by exactly
+the change in that seat's net, in the same transaction. Errors are
+:class:`~app.core.errors.TonkError` subclasses with messages for a person; their HTTP status
+is :data:`app.services.errors.STATUS` (not found 404; closed, or a hand changed meanwhile,
+409).
 
 Every change of a session's money (record, correct, void, payment, rules, close) runs under
 the session's lock (:func:`locked`): it reads the session afresh once no other change of it
