@@ -44,6 +44,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     with app.app_context():
         storage.configure(db.engine)
     storage.write_requests(app)
+    storage.read_requests(app)
     migrate.init_app(app, db, directory=os.path.join(HERE, os.pardir, "migrations"),
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)

@@ -22,6 +22,7 @@ import bench_league  # noqa: E402
 import bench_pages  # noqa: E402
 import bench_scorekeepers  # noqa: E402
 import bench_settle  # noqa: E402
+import bench_snapshot_reads  # noqa: E402
 import bench_table  # noqa: E402
 import bench_transfers  # noqa: E402
 
@@ -39,6 +40,7 @@ if __name__ == "__main__":
           f"first{' (the 1,000,000-hand league: half an hour or more)' if args.full else ''}.",
           flush=True)
     results = [bench_settle.main(), bench_transfers.main(), bench_table.main(),
-               bench_scorekeepers.main([]), bench_pages.main([]), bench_import.main([]),
+               bench_scorekeepers.main([]), bench_snapshot_reads.main([]), bench_pages.main([]),
+               bench_import.main([]),
                bench_league.main(["--hands", str(hands)])]
     sys.exit(1 if any(results) else 0)

@@ -348,3 +348,19 @@ EVERY_END = [  # (hand, outcome, Ann's net): pagat at 0.25, Dee deals first
      "stock_out", "0.75"),
     ({"end": {"kind": "dead"}, "multiplier": 2}, "dead", "0.00"),
 ]
+
+
+# -- a second database ------------------------------------------------------------------------
+
+def other_pg_url(request) -> str:
+    """A second PostgreSQL database of this run's own (the first holds the source)."""
+    url = request.getfixturevalue("pg_url")
+    import sqlalchemy as sa
+
+    name = url.rsplit("/", 1)[1] + "_restore"
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return url.rsplit("/", 1)[0] + "/" + name

@@ -277,3 +277,19 @@ def test_a_recorded_hand_shows_the_other_house_rules(client):
     assert "Your table&#39;s rules: Chicago" in section
     assert section.count('<tr class="own">') == 1
     assert 'class="num diff"' in section  # Standard pays Ann more than Chicago does
+
+
+def test_the_same_name_twice_is_refused_as_soon_as_the_players_are_typed(open_client):
+    """"Ann, ann" is one player written twice: refused at the first step, beside the
+    players' field, in the core's one message (not later, under two different names)."""
+    resp = open_client.post("/check", data={"step": "setup", "players": "Ann, ann, Bob",
+                                            "preset": "pagat", "stake": "1"})
+    shown_beside(resp, "players", "ann sits at the table twice (as Ann)")
+    assert 'name="kind"' not in resp.get_data(as_text=True)  # no hand form for bad names
+
+
+def test_the_ruling_link_has_a_copy_button(open_client):
+    resp = open_client.post("/check", data=hand_form("pagat", "tonk_out"))
+    assert resp.status_code == 302
+    page = open_client.get(resp.location).get_data(as_text=True)
+    assert 'data-copy="permalink"' in page and 'id="share-said"' in page

@@ -34,7 +34,7 @@ def test_settle_explain_from_stdin(runner):
     out = runner.invoke(cli, ["settle", "--explain", "-"], input=json.dumps(HAND))
     assert out.exit_code == 0
     assert "Bob dropped with 9; Cy holds 9: a tie goes against the dropper" in out.stdout
-    assert "Net: Ann -0.25, Bob -0.50, Cy +1.00, Dee -0.25." in out.stdout
+    assert "Net: Ann \u22120.25, Bob \u22120.50, Cy +1.00, and Dee \u22120.25." in out.stdout
 
 
 def test_settle_explain_says_the_net_once(runner):

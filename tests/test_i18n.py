@@ -120,10 +120,58 @@ def test_the_glossary_terms_are_used():
     """The words of the glossaries are the ones the catalogues use for the game."""
     de = {m.context: m.string for m in _catalogue("de") if m.context}
     ja = {m.context: m.string for m in _catalogue("ja") if m.context}
-    assert "hingelegt" in de["explain.drop_won"] and "hereingelegt" in de["explain.caught"]
+    assert "hingelegt" in de["explain.drop_won"] and "gefangen" in de["explain.caught"]
     assert "Hochtreiben" in de["preset.push_ups.title"] and "Meldung" in de["explain.how.spread"]
     assert "ドロップ" in ja["explain.drop_won"] and "捕まった" in ja["explain.caught"]
-    assert ja["preset.push_ups.title"] == "腕立て伏せ" and "スプレッド" in ja["explain.how.spread"]
+    assert ja["preset.push_ups.title"] == "プッシュアップ"  # not 腕立て伏せ, the exercise
+    assert "スプレッド" in ja["explain.how.spread"]
+
+
+GLOSSARY = pathlib.Path(__file__).resolve().parents[1] / "docs" / "glossary.md"
+
+
+def _forbidden() -> list[tuple[str, str, str]]:
+    """docs/glossary.md's forbidden words: (language, pattern, what to use instead)."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    table = text[text.index("## Forbidden words"):]
+    rows = re.findall(r"^\| (en|de|ja) \| `([^`]+)` \| ([^|]+) \|$", table, re.M)
+    assert len(rows) >= 20, "the glossary's table of forbidden words is not where it was"
+    return [(lang, pattern.replace("\\\\", "\\"), use.strip()) for lang, pattern, use in rows]
+
+
+def _messages(lang: str) -> list[tuple[str, str]]:
+    """Every message of a catalogue as read: (its id, its text in ``lang``); English: the
+    message ids themselves (the core's catalogue and every page's strings)."""
+    out = []
+    for m in _catalogue("de" if lang == "en" else lang):
+        if not m.id:
+            continue
+        ids = [m.id] if isinstance(m.id, str) else list(m.id)
+        texts = ids if lang == "en" else (
+            [m.string] if isinstance(m.string, str) else list(m.string))
+        out.extend((f"{m.context or ''}|{ids[0]}", t) for t in texts)
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_no_message_uses_a_word_the_glossary_forbids(lang):
+    """One term, one spelling: every message of every catalogue is read for the glossary's
+    forbidden words (a German "Hereinleger", a Japanese プレイヤー beside プレーヤー, 清算
+    beside 精算, 腕立て伏せ for push-ups)."""
+    rules = [(re.compile(p), use) for lg, p, use in _forbidden() if lg == lang]
+    assert rules
+    found = [(msg_id[:60], text[:80], use) for msg_id, text in _messages(lang)
+             for rule, use in rules if rule.search(text)]
+    assert found == []
+
+
+def test_the_forbidden_words_test_finds_what_it_should():
+    """The patterns do catch the words they are for, and spare what they must spare."""
+    rules = {p: re.compile(p) for _lg, p, _use in _forbidden()}
+    doubles = next(r for p, r in rules.items() if p.startswith("ダブル"))
+    assert doubles.search("49はダブル") and not doubles.search("ダブルダブルは4倍")
+    assert rules["[Hh]ereingelegt"].search("Hereingelegt · Cy")
+    assert rules["プレイヤー"].search("プレイヤーの参加")
 
 
 # -- the language of a request ---------------------------------------------------------------
@@ -428,7 +476,7 @@ def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
     assert "caught" in " ".join(stored["result"]["explanation"])  # stored in English
     german = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
     result = german.get_json()["result"]
-    assert "hereingelegt" in " ".join(result["explanation"])
+    assert "gefangen" in " ".join(result["explanation"])
     assert all("Hereinlegen" in p["rule"] for p in result["payments"])
     assert [p["amount"] for p in result["payments"]] == \
         [p["amount"] for p in stored["result"]["payments"]]
@@ -487,7 +535,7 @@ def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
                             (2, "Cy wins the pot: 0.80 (0.40 of it carried over")):
         stored = api.ok("GET", f"/sessions/{sid}/hands/{number}")["result"]["side_bets"]
         assert english in " ".join(stored[0]["explanation"])  # stored in English
-        for lang, words in (("de", "Topf"), ("ja", "ポット")):
+        for lang, words in (("de", "Kasse"), ("ja", "ポット")):
             read = api("GET", f"/sessions/{sid}/hands/{number}",
                        headers={"Accept-Language": lang}).get_json()["result"]["side_bets"]
             assert words in " ".join(read[0]["explanation"]), read

@@ -176,6 +176,8 @@ def test_a_new_session_in_the_league(db_app, keeper):
     assert 'value="0.50"' in form and '<option value="chicago" data-summary' in form
     assert re.search(r'<option value="chicago"[^>]*selected', form)
     assert '<option value="Ann">' in form  # the members, suggested
+    # the seats start with the league's members (the README: its players are its members)
+    assert 'id="player-0" value="Ann"' in form and 'id="player-1" value="Bob"' in form
     resp = client.post("/sessions/new", data={
         "name": "Night three", "player-0": "ann", "player-1": "Eve", "first_dealer": "0",
         "stake": "0.50", "currency": "USD", "preset": "chicago", "league": str(lid)})

@@ -163,7 +163,7 @@ def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
     assert record(client, sid, kind="tonk_out",
                   player="Bob").status_code == 302
     page = anonymous.get(f"/s/{token}").get_data(as_text=True)
-    assert "No hands yet." not in page and "Tonk out · Bob" in page
+    assert "No hands yet." not in page and "Bob tonked out" in page
     assert "Who pays whom now" in page and "Updated" in page
 
 

@@ -175,3 +175,25 @@ def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_
         assert "hands' side bets leave" in found
         dealer.left_at, gs.pots_json = None, kept
         db.session.commit()
+
+
+def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
+    """The running totals have no point for a player before they joined (the chart drew
+    them at 0 from the start of the night): their line starts at 0 where they sat down."""
+    from app.db.models import GameSession
+    from app.extensions import db
+    from app.services.sessions import ledger
+
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"))
+    for _ in range(2):
+        assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    assert client.post(f"/sessions/{sid}/seats", data={"join": "Fay"}).status_code == 302
+    assert record(client, sid, kind="tonk_out", player="Fay").status_code == 302
+    with db_app.app_context():
+        series = ledger.running_totals(db.session.get(GameSession, sid))
+    assert [totals[3] for _n, totals in series] == [None, None, 0, 150]
+    assert [totals[0] for _n, totals in series] == [0, 100, 200, 150]
+    svg = client.get(f"/sessions/{sid}/chart.svg").get_data(as_text=True)
+    assert svg.count("<polyline") == 4

@@ -192,7 +192,10 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
         for hand in NIGHT:
             ledger.record_hand(gs, user, hand)
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
-    assert page.count("Paid in full") == 3 and "Close and carry the debts over" in page
+    assert page.count("Paid in full") == 3 and "Close, keep the debts" in page
+    confirm = page[page.index('<details class="confirm">'):]
+    assert confirm.index("Close, keep the debts</summary>") < confirm.index(
+        "Yes, close and keep the debts</button>")  # one tap opens, a second closes
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Bob", "payee": "Ann", "amount": "0.30"})
     assert resp.status_code == 422 and any("at most 0.25" in e for e in errors_of(resp))
@@ -205,6 +208,13 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
         pid = state.payments[0].id
     resp = client.post(f"/sessions/{sid}/payments/{pid}/undo", data={"reason": ""})
     assert resp.status_code == 422 and "say why" in resp.get_data(as_text=True)
+    # on the settle page, in its undo box (open), beside the reason field
+    shown = resp.get_data(as_text=True)
+    box = shown[shown.index('<details class="undo" open>'):]
+    box = box[:box.index("</details>")]
+    assert f'aria-describedby="err-undo-{pid}"' in box and f'id="err-undo-{pid}"' in box
+    assert box.index('name="reason"') < box.index("say why") < box.index(">Undo</button>")
+    assert shown.count('<details class="undo">') == len(state.payments) - 1  # the rest folded
     assert client.post(f"/sessions/{sid}/payments/{pid}/undo",
                        data={"reason": "mis-tap"}).status_code == 302
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)

@@ -4,6 +4,7 @@ too), and given back at settle-up; through the API and the pages, on SQLite and 
 ``tonk check`` (totals + pots = 0, pots = a replay) runs after each test."""
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -206,7 +207,9 @@ def test_the_hand_form_has_a_line_per_side_bet_and_the_session_page_the_pots(db_
     assert resp.status_code == 302
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
     assert "Side-bet pots" in page and "0.30" in page
-    assert "Bob wins the pot: 0.50." in page  # the side-bet lines, apart from the hand's
+    assert "Bob wins the pot: $0.50." in page  # the side-bet lines, apart from the hand's
+    # capitalised, with the table's currency and the suit called
+    assert "High-card side bet in hearts: Ann and Bob each put $0.25 in the pot." in page
     resp = record(client, sid, kind="dead", **{
         "sb-naturals-shown": "1", "sb-naturals-in": ["Ann"], "sb-naturals-winner": "Bob"})
     assert resp.status_code == 422
@@ -369,4 +372,34 @@ def test_the_correction_form_shows_the_hands_own_side_bets(db_app):
         "sb-naturals-in": ["Ann", "Cy"], "sb-naturals-winner": "Ann"})
     assert resp.status_code == 302
     page = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
-    assert "Ann wins the pot: 0.20." in page
+    assert "Ann wins the pot: $0.20." in page
+
+
+def test_totals_add_up_with_the_side_bets_and_what_the_pots_give_back(db_app):
+    """Per player: hands + side bets + what the pots give back = the total settled, on the
+    settle page, the session page and the share view; once closed, the pot that was given
+    back is no longer shown as waiting."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), **{
+        "sb-naturals": "1", "sb-naturals-stake": "0.10"})
+    assert record(client, sid, kind="tonk_out", player="Bob", dealer="Ann", **{
+        "sb-naturals-shown": "1", "sb-naturals-in": ["Ann", "Bob"],
+        "sb-naturals-winner": ""}).status_code == 302
+    settle = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    table = settle[settle.index('class="totals-sum"'):settle.index("</table>")]
+    assert ">Hands<" in table and ">Side bets<" in table and ">Pots back<" in table
+    # a tonk out pays double: Ann hands −0.50, side bets −0.10, back +0.10 → −0.50
+    rows = {m[0]: re.findall(r'class="amt[^"]*">([^<]*)<', m[1])
+            for m in re.findall(r'<span class="who">(\w+)</span></th>(.*?)</tr>', table)}
+    assert rows == {"Ann": ["\u22120.50", "\u22120.10", "+0.10", "\u22120.50"],
+                    "Bob": ["+1.00", "\u22120.10", "+0.10", "+1.00"],
+                    "Cy": ["\u22120.50", "0.00", "0.00", "\u22120.50"]}
+    assert "Ann</strong> → <strong>Bob</strong>" in settle  # who pays whom squares it
+    before = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert 'class="totals-sum"' in before and "Side-bet pots" in before
+    resp = client.post(f"/sessions/{sid}/close", data={"carry_over": "1"})
+    assert resp.status_code == 302
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert "Side-bet pots" not in page  # given back at close
+    assert 'class="totals-sum"' in page and ">Pots back<" in page

@@ -416,7 +416,7 @@ def test_correct_a_hand_keeps_the_old_version(db_app, scorer):
     page = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
     history = page[page.index('class="history"'):]
     assert "Recorded" in history and "Corrected" in history
-    assert "It was Ann, by a tonk" in history and "run out · Bob" in history
+    assert "It was Ann, by a tonk" in history and "Run out · Bob 0 → Bob ran out" in history
 
 
 def test_void_a_hand_needs_a_reason_and_strikes_it_through(db_app, scorer):
@@ -699,3 +699,74 @@ def test_amounts_and_dates_follow_the_readers_locale(db_app, scorer):
     for lang in ("de", "ja"):
         for path in (f"/sessions/{sid}/hands/1", "/", f"/sessions/{sid}/settle"):
             assert client.get(path, headers={"Accept-Language": lang}).status_code == 200
+
+
+# -- who did what, on every hand line ---------------------------------------------------------
+
+def test_every_hand_line_says_who_did_what(db_app, scorer):
+    """The dropper and the catcher both named, in roles that do not depend on their place
+    in the line; a deal win with its count, a stock out with the low count; no raw code
+    and no hyphen for a minus, on the hand list, the share view, the hand page and its
+    history."""
+    client, sid = scorer
+    for form in ({"kind": "drop", "player": "Cy", "count-0": "20", "count-1": "9",
+                  "count-2": "12"},
+                 {"kind": "deal", "count-1": "49"},
+                 {"kind": "stock_out", "count-0": "7", "count-1": "15", "count-2": "3"},
+                 {"kind": "drop", "player": "Ann", "count-0": "2", "count-1": "9",
+                  "count-2": "12"}):
+        assert record(client, sid, dealer="Ann", **form).status_code == 302
+    token = share_token(db_app, sid)
+    lines = ("Cy dropped, caught by Bob", "Bob won on the deal with 49",
+             "Stock ran out: Cy low with 3", "Ann dropped and won")
+    for path in (f"/sessions/{sid}", f"/s/{token}"):
+        page = client.get(path).get_data(as_text=True)
+        for line in lines:
+            assert line in page, (path, line)
+        assert "Caught drop" not in page and "Drop won" not in page
+    hand = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    assert "Hand 1: Cy dropped, caught by Bob</h1>" in hand
+    assert "<dt>How it ended</dt><dd>Drop</dd>" in hand  # a word, not the code "drop"
+    assert "Drop · Ann 20, Bob 9, Cy 12 → Cy dropped, caught by Bob" in hand  # history
+    assert "Net: Ann \u22120.25, Bob +0.75, and Cy \u22120.50." in hand
+    assert " -0." not in hand and " -1." not in hand
+    shared = client.get(f"/s/{token}/hands/3").get_data(as_text=True)
+    assert "Hand 3: Stock ran out: Cy low with 3</h1>" in shared
+
+
+def test_the_hand_lines_read_whole_in_german_and_japanese(db_app, scorer):
+    client, sid = scorer
+    assert record(client, sid, dealer="Ann", kind="drop", player="Cy", **{
+        "count-0": "20", "count-1": "9", "count-2": "12"}).status_code == 302
+    de = client.get(f"/sessions/{sid}", headers={"Accept-Language": "de"}).get_data(
+        as_text=True)
+    assert "Cy hat hingelegt, gefangen von Bob" in de and "Hereingelegt" not in de
+    ja = client.get(f"/sessions/{sid}/hands/1", headers={"Accept-Language": "ja"}).get_data(
+        as_text=True)
+    assert "CyがドロップBobが捕まえた" not in ja and "Cyがドロップ、Bobが捕まえた" in ja
+
+
+# -- the share view, and taps that cannot be taken back ---------------------------------------
+
+def test_the_share_view_shows_the_totals_before_the_sharing_tools(db_app, scorer):
+    client, sid = scorer
+    assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    page = client.get(f"/s/{share_token(db_app, sid)}").get_data(as_text=True)
+    assert page.index('id="totals-title"') < page.index('id="open-title"') \
+        < page.index('<details class="share">')  # folded, below the score
+    assert '<details class="share" open>' not in page
+    own = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert '<details class="share">' in own  # the owner's too, once hands are played
+
+
+def test_leaving_asks_first_and_starts_with_no_one_chosen(db_app, scorer):
+    client, sid = scorer
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    select = page[page.index('<select id="leave"'):]
+    select = select[:select.index("</select>")]
+    assert '<option value="" selected>' in select  # nobody until the scorekeeper picks
+    confirm = page[page.index('<summary class="btn">Leave the table</summary>'):]
+    assert confirm.index("</summary>") < confirm.index("Yes, they leave</button>")
+    resp = client.post(f"/sessions/{sid}/seats", data={"leave": ""})
+    shown_beside(resp, "leave", "Choose who leaves.")
+    assert "Ann" in client.get(f"/sessions/{sid}/seats").get_data(as_text=True)

@@ -19,7 +19,7 @@ from werkzeug.routing import BuildError
 
 from ..core.errors import TonkError
 from ..core.messages import Message
-from ..core.money import amount_formatter
+from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_places
 from ..core.restate import reworded, reworded_side_bets
 from ..db.models import GameSession, Hand, User
 from ..services.leagues import session_table
@@ -67,8 +67,12 @@ def _share_path(gs: GameSession) -> str:
 
 def _stake(gs: GameSession) -> str | None:
     """The stake as the table plays it; push-ups play for none (null)."""
-    return None if ledger.session_rules(gs).scoring == "push_ups" else str(
-        ledger.session_stake(gs))
+    rules = ledger.session_rules(gs)
+    if rules.scoring == "push_ups":
+        return None
+    stake = ledger.session_stake(gs)
+    return amount_formatter(rules, gs.currency)(stake) if currency_places(gs.currency) < \
+        CENT_PLACES else str(stake)
 
 
 def session_summary(gs: GameSession) -> dict[str, Any]:
@@ -81,7 +85,7 @@ def session_summary(gs: GameSession) -> dict[str, Any]:
 def session_json(gs: GameSession) -> dict[str, Any]:
     """A session: the players at the table in seat order, who left, who deals next, its
     rules, stake and side bets as stored, and the money in each pot."""
-    fmt = amount_formatter(ledger.session_rules(gs))
+    fmt = amount_formatter(ledger.session_rules(gs), gs.currency)
     return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
             "left": [s.name for s in gs.seats if s.left_at is not None],
             "dealer": gs.dealer, "rules": gs.rules_spec,
@@ -103,15 +107,35 @@ def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {"hand": hand, "rules": stored.get("rules"), "stake": stored.get("stake")}
 
 
-def _worded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A stored result (in English) with its words in the reader's language."""
-    return result if str(get_locale() or "en") == "en" else reworded(hand, result)
+def _worded(hand: Mapping[str, Any], result: Mapping[str, Any],
+            currency: str | None = None) -> Mapping[str, Any]:
+    """A stored result (in English, amounts with two places) with its words in the reader's
+    language and its amounts with the currency's places (a yen table's ``5``, not
+    ``5.00``)."""
+    places = currency_places(currency)
+    if places == CENT_PLACES:
+        return result if str(get_locale() or "en") == "en" else reworded(hand, result)
+    with money_places(places):
+        out = reworded(hand, result)
+
+    def fmt(value: Any) -> Any:
+        try:
+            return f"{Decimal(str(value)):.{places}f}"
+        except InvalidOperation:
+            return value
+
+    if isinstance(out.get("net"), dict):
+        out["net"] = {name: fmt(v) for name, v in out["net"].items()}
+    if isinstance(out.get("payments"), list):
+        out["payments"] = [{**p, "amount": fmt(p.get("amount"))} if isinstance(p, dict)
+                           else p for p in out["payments"]]
+    return out
 
 
 def hand_json(hand: Hand) -> dict[str, Any]:
     """A hand's current version; its result adds how its side bets were settled (apart from
     the hand's own lines), if it had any."""
-    result = dict(_worded(hand.data, hand.result))
+    result = dict(_worded(hand.data, hand.result, hand.session.currency))
     if hand.side_result_json not in ("", "[]"):
         scoring = ledger.rules_of(json.dumps(hand.data["rules"])).scoring
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
@@ -125,7 +149,7 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
     return [{"version": v["version"], "action": v["action"],
              "at": iso_time(v["at"]), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
-             "result": _worded(v["hand"], v["result"])}
+             "result": _worded(v["hand"], v["result"], hand.session.currency)}
             for v in ledger.history(hand)]
 
 
@@ -137,7 +161,7 @@ def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
 
 
 def debt_json(d: Debt) -> dict[str, Any]:
-    fmt = amount_formatter(d)
+    fmt = amount_formatter(d, d.currency)
     return {"id": d.id, "session": d.session_id, "session_name": d.session,
             "from": d.payer, "to": d.payee, "amount": fmt(d.amount), "currency": d.currency,
             "created_at": iso_time(d.created_at), "paid": d.paid_at is not None,
@@ -148,7 +172,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     """Totals, counted hands, the plan in force, the transfers still open, every payment
     (undone ones marked), what each player still has open, and any debts carried over."""
     state = ledger.ledger_of(gs)
-    fmt = amount_formatter(ledger.session_rules(gs))
+    fmt = amount_formatter(ledger.session_rules(gs), gs.currency)
     open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
              for t in state.transfers]
     return {

@@ -39,7 +39,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
     next, the counted hands, the last hands, the transfers still open, the pots, and when
     it last changed."""
     rules = ledger.session_rules(gs)
-    fmt = amount_formatter(rules)
+    fmt = amount_formatter(rules, gs.currency)
     state = ledger.ledger_of(gs)
     return {
         "session": {"name": gs.name, "rules": rules.preset,

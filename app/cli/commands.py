@@ -44,11 +44,18 @@ for _command in CORE_COMMANDS.values():
 cli.add_command(migrations)  # here, not through the app: `tonk db --help` builds nothing
 
 
+#: How long a connection may take to send a request's headers (and may stay idle between
+#: requests) before the server closes it, in seconds: a phone on a poor signal sends its
+#: headers in one packet; a client that trickles them in is cut off.
+HEADER_SECONDS = 10
+
+
 @cli.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; 0.0.0.0 lets phones on the same network in.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
+              help="Processes (one per core is plenty: each serves many phones at once).")
 @click.option("--proxy", is_flag=True,
               help="Behind a reverse proxy that terminates HTTPS: trust its X-Forwarded-* "
                    "headers, Secure cookies, HSTS (as TONK_PROXY=1).")
@@ -58,39 +65,44 @@ cli.add_command(migrations)  # here, not through the app: `tonk db --help` build
               help="The certificate's private key (PEM).")
 def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
                   keyfile: str | None) -> None:
-    """Bring the database up to date and serve the app (gunicorn)."""
-    from gunicorn.app.base import BaseApplication
+    """Bring the database up to date and serve the app (Hypercorn).
+
+    Hypercorn reads every connection without tying up a thread: a request reaches the app
+    only once its headers and whole body are in (the body up to the app's own limit), a
+    client that takes longer than HEADER_SECONDS over its headers is cut off, so slow or
+    stalled phones cannot hold the threads that answer everyone else (gunicorn's workers
+    each wait on one client's socket: two phones trickling headers stopped the server).
+
+    Each worker process builds its own app (``wsgi:app:create_app()``), so ``--proxy`` and
+    ``--certfile`` reach them the one way a child process is configured, its environment:
+    ``TONK_PROXY`` and ``TONK_HTTPS``, read by :mod:`app.config` like any other setting."""
+    import os
+
+    from hypercorn.config import Config
+    from hypercorn.run import run
 
     if (certfile is None) != (keyfile is None):
         raise click.UsageError("give both --certfile and --keyfile, or neither")
-    _check_free(host, port)
-    transport = {"TONK_PROXY": True, "TONK_HTTPS": True} if proxy else {}
+    if proxy:
+        os.environ["TONK_PROXY"] = "1"
     if certfile:
-        transport["TONK_HTTPS"] = True
-    app = _create_app(transport or None)
+        os.environ["TONK_HTTPS"] = "1"
+    _check_free(host, port)
+    app = _create_app()
     with app.app_context():
         upgrade_quietly(fresh_only=False)
-    addresses = _addresses("https" if certfile else "http", host, port)
-
-    def ready(_server: Any) -> None:  # gunicorn is listening: now say where
-        click.echo("Tonk Tally is at " + "  or  ".join(addresses) + "  (Ctrl+C to stop)")
-
-    class Server(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("workers", workers)
-            self.cfg.set("threads", 4)
-            self.cfg.set("accesslog", "-")
-            self.cfg.set("control_socket_disable", True)  # no ~/.gunicorn/gunicorn.ctl
-            self.cfg.set("when_ready", ready)
-            if certfile:
-                self.cfg.set("certfile", certfile)
-                self.cfg.set("keyfile", keyfile)
-
-        def load(self) -> Any:
-            return app
-
-    Server().run()
+    config = Config()
+    config.application_path = "wsgi:app:create_app()"  # each worker process builds its own
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.workers = workers
+    config.accesslog = "-"
+    config.keep_alive_timeout = HEADER_SECONDS
+    config.wsgi_max_body_size = app.config["MAX_CONTENT_LENGTH"] + 64 * 1024  # the app says
+    if certfile:
+        config.certfile, config.keyfile = certfile, keyfile
+    click.echo("Tonk Tally is at " + "  or  ".join(
+        _addresses("https" if certfile else "http", host, port)) + "  (Ctrl+C to stop)")
+    sys.exit(run(config))
 
 
 def _check_free(host: str, port: int) -> None:
@@ -352,10 +364,12 @@ def check_command() -> None:
     """Check every invariant of the stored data (totals equal the hands and sum to zero,
     hand numbers without gaps, complete histories, player records, payments): print what is
     wrong and exit 1, or say all is well."""
+    from ..db.storage import snapshot
     from ..services.upkeep.integrity import problems
 
     upgrade_quietly()
-    found = problems()
+    with snapshot():  # one state of the database, however many write meanwhile
+        found = problems()
     for problem in found:
         click.echo(problem)
     if found:
@@ -397,6 +411,8 @@ def backup_command(file: str) -> None:
 def restore_command(file: str) -> None:
     """Restore a backup made by `tonk backup` into this database, which must be empty (its
     tables are made first if need be): all or nothing."""
+    from sqlalchemy.exc import DBAPIError
+
     from ..services.upkeep.backup import BackupError, restore
 
     upgrade_quietly()
@@ -410,4 +426,8 @@ def restore_command(file: str) -> None:
         raise click.ClickException(exc.message) from None
     except OSError as exc:
         raise click.ClickException(f"cannot read {file}: {exc.strerror}") from None
+    except DBAPIError as exc:  # (rows are named as they go in: this is the commit's)
+        first = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        raise click.ClickException(f"nothing was restored: the database refused it ({first})"
+                                   ) from None
     click.echo(f"restored {rows} rows from {file}", err=True)

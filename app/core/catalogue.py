@@ -12,8 +12,6 @@ CATALOGUE: dict[str, str] = {
     # -- joining words -----------------------------------------------------------------------
     "list.one": "{item}",
     "list.separator": ", ",
-    "list.and": "{head} and {last}",
-    "list.or": "{head} or {last}",
     # -- words -------------------------------------------------------------------------------
     "cards.0": "no cards", "cards.1": "one card", "cards.2": "two cards",
     "cards.3": "three cards", "cards.4": "four cards", "cards.5": "five cards",
@@ -440,8 +438,9 @@ CATALOGUE: dict[str, str] = {
     "balances.name": "every balance's name",
     "balances.twice": "{name} has two balances (as {first} too)",
     "money.places": "{message}: at most {places} decimal places",
-    "side_bet.high_card": "high-card side bet",
-    "side_bet.naturals": "naturals side bet",
+    "side_bet.high_card": "High-card side bet",
+    "side_bet.naturals": "Naturals side bet",
+    "suit.S": "spades", "suit.H": "hearts", "suit.D": "diamonds", "suit.C": "clubs",
     "side_bets.scoring": "side bets are played for money or points, not under {scoring}",
     "side_bets.not_object": "side bets must be a JSON object, like "
                             '{{"high_card": {{"stake": "0.25"}}}}',
@@ -469,6 +468,7 @@ CATALOGUE: dict[str, str] = {
     "seats.full": "a table seats at most {max} players",
     "seats.too_few": "{player} cannot leave: a table needs at least {min} players",
     "explain.side_bet.in": "{bet}: {players} each put {stake} in the pot.",
+    "explain.side_bet.in_suit": "{bet} in {suit}: {players} each put {stake} in the pot.",
     "explain.side_bet.won": "{player} wins the pot: {amount} ({carried} of it carried over "
                             "from earlier deals).",
     "explain.side_bet.won_fresh": "{player} wins the pot: {amount}.",

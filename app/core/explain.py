@@ -15,7 +15,7 @@ from typing import Protocol
 from .catches import CaughtDrop, find_catch
 from .hand import Hand, catch_groups, deal_claims
 from .messages import Message, join_and, render
-from .money import spoken_amount
+from .money import spoken_amount, with_sign
 from .rules import multiple_word
 
 
@@ -112,10 +112,10 @@ def _explain_payments(result: Settled) -> list[Message]:
     if result.net is not None and result.payments:
         fmt = spoken_amount(result.hand.rules)
         parts_said = [Message("explain.net_part", player=p,
-                              amount=("+" if v > 0 else "") + fmt(v))
+                              amount=with_sign(v, fmt(abs(v))))
                       for p, v in result.net.items()]
         lines.append(Message("explain.net",
-                             parts=render("list.separator").join(map(str, parts_said))))
+                             parts=join_and(parts_said)))
     return lines
 
 

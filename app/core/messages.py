@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from babel.lists import format_list
+
 from .catalogue import CATALOGUE
 
 #: (message id, English template) → the template in the reader's language.
@@ -104,17 +106,38 @@ class Message:
 
 
 def join_and(items: Iterable[object]) -> Message:
-    """``Ann, Bob and Cy`` (one item: itself)."""
-    return _join(list(items), "list.and")
+    """``Ann, Bob, and Cy`` / ``Ann, Bob und Cy`` / ``Ann、Bob、Cy``: Babel's list pattern of
+    the reader's language (one item: itself)."""
+    return Message("list.one", item=Joined(tuple(items), "standard"))
 
 
 def join_or(items: Iterable[object]) -> Message:
-    """``49, 50 or 51`` (one item: itself)."""
-    return _join(list(items), "list.or")
+    """``49, 50, or 51`` / ``49, 50 oder 51`` (one item: itself)."""
+    return Message("list.one", item=Joined(tuple(items), "or"))
 
 
-def _join(items: list[object], msg_id: str) -> Message:
-    if len(items) <= 1:
-        return Message("list.one", item="".join(map(str, items)))
-    head = render("list.separator").join(map(str, items[:-1]))
-    return Message(msg_id, head=head, last=items[-1])
+class Joined:
+    """Items joined as a list when rendered, in the language of that moment (a stored
+    explanation is rendered in English, the page again in the reader's): Babel's
+    ``format_list``, not one glue word, so Japanese clauses are not joined with と."""
+
+    __slots__ = ("items", "style")
+
+    def __init__(self, items: tuple[object, ...], style: str) -> None:
+        self.items, self.style = items, style
+
+    def __str__(self) -> str:
+        texts = [str(item) for item in self.items]
+        if len(texts) <= 1:
+            return "".join(texts)
+        return format_list(texts, style=self.style, locale=reader_language())  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Joined) and (self.items, self.style) == (other.items,
+                                                                          other.style)
+
+    def __hash__(self) -> int:
+        return hash((tuple(map(str, self.items)), self.style))
+
+    def __repr__(self) -> str:
+        return f"Joined({self.items!r}, {self.style!r})"

@@ -259,6 +259,16 @@ def format_money(amount: Decimal, currency: str | None, locale: str = "en") -> s
     return format_currency(amount, code, locale=locale)
 
 
+#: The minus sign every amount is written with (U+2212), never a hyphen.
+MINUS = "\u2212"
+
+
+def with_sign(value: Decimal, text: str) -> str:
+    """``text`` (the amount written without a sign) with ``value``'s sign spelled out:
+    ``+0.50``, ``\u22120.25``, ``0.00``. The one home of how a gain or loss is signed."""
+    return ("+" if value > 0 else MINUS if value < 0 else "") + text.lstrip("-")
+
+
 def format_number(amount: Decimal, places: int, locale: str = "en") -> str:
     """A plain amount with ``places`` decimal places, grouped as ``locale`` groups."""
     pattern = "#,##0" + ("." + "0" * places if places else "")

@@ -12,7 +12,8 @@ from typing import Any
 
 from .errors import TonkError
 from .hand import parse_hand
-from .money import spoken_amount
+from .messages import reader_language
+from .money import format_money, spoken_amount
 from .settle import settle
 from .sidebets import explained
 
@@ -43,11 +44,15 @@ class _Scoring:
 
 
 def reworded_side_bets(outcomes: Sequence[Mapping[str, Any]], spec: Mapping[str, Any],
-                       scoring: str) -> list[dict[str, Any]]:
+                       scoring: str, currency: str | None = None) -> list[dict[str, Any]]:
     """A hand's stored side-bet outcomes (written in English) with their sentences in the
     reader's language, every number as stored; ``spec`` is the session's side bets (each
-    bet's stake). An outcome whose bet the table no longer names keeps its stored words."""
+    bet's stake). An outcome whose bet the table no longer names keeps its stored words.
+    Given the table's ``currency`` (money scoring), amounts are written with it."""
     fmt = spoken_amount(_Scoring(scoring))
+    if currency and scoring == "money":
+        def fmt(value: Decimal) -> str:
+            return format_money(value, currency, reader_language())
     out = []
     for outcome in outcomes:
         stake = (spec.get(str(outcome.get("bet"))) or {}).get("stake")

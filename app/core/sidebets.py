@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import HandError
-from .messages import Message, render
+from .messages import Message, join_and
 from .money import currency_code, fits_currency, parse_decimal
 
 #: The side bets of the texts, in the order a form shows them.
@@ -194,8 +194,11 @@ def _explain(play: Play, rule: str, stake: Decimal, total: Decimal, carried: Dec
              fmt: Any) -> tuple[Message, ...]:
     """A settled side bet's sentences: who put the stake in, and who took the pot
     (``total``, ``carried`` of it from before), or where it went."""
-    first = Message("explain.side_bet.in", bet=Message(f"side_bet.{play.bet}"),
-                    players=render("list.separator").join(play.players), stake=fmt(stake))
+    first = (Message("explain.side_bet.in_suit", bet=Message(f"side_bet.{play.bet}"),
+                     suit=Message(f"suit.{play.suit}"), players=join_and(play.players),
+                     stake=fmt(stake)) if play.suit in SUITS else
+             Message("explain.side_bet.in", bet=Message(f"side_bet.{play.bet}"),
+                     players=join_and(play.players), stake=fmt(stake)))
     if rule == "side_bet.won":
         return (first, Message("explain.side_bet.won", player=play.winner, amount=fmt(total),
                                carried=fmt(carried)) if carried

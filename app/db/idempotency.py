@@ -28,7 +28,9 @@ from .models import RequestKey, utcnow
 from .storage import begin_write
 
 MAX_KEY = 255
-#: How long an answer is kept for a retry.
+#: How long an answer that changed nothing (a refusal, 4xx) is kept for a retry. A key whose
+#: request changed something (a hand, a payment, …) is kept as long as the account: as long
+#: as what it made, so a phone offline for days that sends again gets the first answer.
 KEEP = timedelta(hours=24)
 #: How long a repeat waits for the answer of a first request whose change has committed.
 WAIT_SECONDS = 8.0
@@ -76,6 +78,16 @@ def check_key(key: str, field: str) -> str:
     return key
 
 
+def forget_refusals() -> None:
+    """Forget the answers older than :data:`KEEP` of requests that changed nothing (in the
+    caller's transaction). Keys that made something, or may have (``pending``: committed
+    with their change, answer lost), stay: forgetting one would let a late retry make it
+    twice."""
+    db.session.execute(delete(RequestKey).where(
+        RequestKey.created_at < utcnow() - KEEP, RequestKey.state == "done",
+        RequestKey.status >= 400))
+
+
 def _row(user_id: int, key: str) -> RequestKey | None:
     return db.session.scalar(select(RequestKey).where(
         RequestKey.user_id == user_id, RequestKey.key == key))
@@ -88,9 +100,8 @@ def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         begin_write()
-        if random.random() < 0.01:  # noqa: S311 - forget old answers now and then
-            db.session.execute(delete(RequestKey).where(
-                RequestKey.created_at < utcnow() - KEEP))
+        if random.random() < 0.01:  # noqa: S311 - forget old refusals now and then
+            forget_refusals()
         row = _row(user_id, key)
         if row is None:
             db.session.add(RequestKey(user_id=user_id, key=key, fingerprint=print_,

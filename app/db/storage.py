@@ -9,15 +9,27 @@ change reads cannot be changed by another writer before it commits (on PostgreSQ
 caller locks the rows it reads, ``SELECT … FOR UPDATE``). Every other write request begins
 its transactions the same way on SQLite (:func:`write_requests`).
 
+A request that only reads (GET, HEAD) reads from one snapshot (:func:`read_requests`): on
+PostgreSQL its transactions are ``REPEATABLE READ, READ ONLY``, so the several SELECTs that
+draw a session (totals, payments, the plan, the hands) all see it as it was before a change
+or after it, never half-way, though a change commits between them; a write such a request
+makes (the language chosen, a token's last use) begins its own transaction with
+:func:`begin_write`. On SQLite a transaction already reads from one snapshot (WAL).
+:func:`snapshot` does the same for a command (``tonk check``, ``tonk backup``).
+
 :func:`fault` names what went wrong when the database itself refuses (busy past the
 timeout, read-only, disk full, unreachable): the pages and the API answer 503 with that
 sentence and ``Retry-After``, never a 500.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import quote
 
 from flask import Flask, g, request
 from sqlalchemy import event
@@ -35,14 +47,20 @@ LOCK_TIMEOUT_MS = 10_000
 RETRY_AFTER = 2
 
 _IMMEDIATE: ContextVar[bool] = ContextVar("tonk_begin_immediate", default=False)
+_SNAPSHOT: ContextVar[bool] = ContextVar("tonk_snapshot", default=False)
 _WRITING = "tonk_writing"  # in a session's info: its transaction was begun to write
+_ONE_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 
 def configure(engine: Engine) -> None:
     """Set up an engine the app will use: on SQLite, WAL, a busy timeout, foreign keys, and
-    transactions begun by this module (so a write can begin ``IMMEDIATE``)."""
+    transactions begun by this module (so a write can begin ``IMMEDIATE``); on PostgreSQL,
+    reads of one snapshot where asked for (:func:`snapshot`)."""
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "begin", _begin_postgres)
     if engine.dialect.name != "sqlite":
         return
+    event.listen(engine, "do_connect", _read_only_filesystem)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -68,6 +86,71 @@ def configure(engine: Engine) -> None:
             if "readonly" not in str(exc.orig):
                 raise
             connection.exec_driver_sql("BEGIN")
+
+
+def _read_only_filesystem(_dialect: Any, _record: Any, cargs: list[Any],
+                          cparams: dict[str, Any]) -> None:
+    """A SQLite file on a read-only filesystem (a mount gone read-only, a backup disk) is
+    opened as immutable, so that reading goes on: in WAL mode SQLite would need to make the
+    ``-shm`` file beside it even to read, and refuse. (Only with no write-ahead log left
+    over, whose changes an immutable reader would not see: then opening fails and says so.)
+    Every write then answers 503, the database is read-only."""
+    path = cargs[0] if cargs and isinstance(cargs[0], str) else ""
+    if not path or path == ":memory:" or path.startswith("file:") or cparams.get("uri"):
+        return
+    try:
+        read_only = bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag
+                         & os.ST_RDONLY)
+        logged = os.path.getsize(path + "-wal") if os.path.exists(path + "-wal") else 0
+    except OSError:
+        return
+    if read_only and not logged:
+        cargs[0] = f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
+        cparams["uri"] = True
+
+
+def _begin_postgres(connection: Any) -> None:
+    if not _SNAPSHOT.get() or _IMMEDIATE.get():
+        return
+    raw = connection.connection.dbapi_connection
+    if raw.info.transaction_status != 0:  # the pool's ping began one: begin afresh
+        raw.rollback()
+    connection.exec_driver_sql(_ONE_SNAPSHOT)
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """Read everything inside from one state of the database: on PostgreSQL in
+    ``REPEATABLE READ, READ ONLY`` transactions (a write inside begins its own with
+    :func:`begin_write`); what the session was reading before ends here."""
+    session = db.session()
+    if session.in_transaction():
+        session.commit()
+    token = _SNAPSHOT.set(True)
+    try:
+        yield
+    finally:
+        _SNAPSHOT.reset(token)
+        if not session.info.get(_WRITING):
+            session.rollback()
+
+
+def read_requests(app: Flask) -> None:
+    """Every request that only reads (GET, HEAD) reads from one snapshot: a session's
+    money is drawn as it was before a change or after it, never between."""
+    app.before_request(_read_request)
+    app.teardown_request(_end_read)
+
+
+def _read_request() -> None:
+    if request.method in ("GET", "HEAD"):
+        g.tonk_snapshot = _SNAPSHOT.set(True)
+
+
+def _end_read(_exc: BaseException | None) -> None:
+    token = g.pop("tonk_snapshot", None)
+    if token is not None:
+        _SNAPSHOT.reset(token)
 
 
 def write_requests(app: Flask) -> None:

@@ -25,6 +25,7 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.names import clean_text
 from ..db.models import ApiToken, SignIn, User, utcnow
+from ..db.storage import begin_write
 from ..extensions import db
 
 _HASHER = PasswordHasher()
@@ -229,7 +230,17 @@ def reset_password(token: str, secret_key: str, new: Any) -> User:
     """Set the password of a reset link's account; the link is spent and every sign-in
     ends."""
     user = reset_user(token, secret_key)
-    user.password_hash = _HASHER.hash(check_password(new))
+    new_hash = _HASHER.hash(check_password(new))
+    # Spent in the database, at once: only the one change that still finds the password the
+    # link was made for sets it (another server using the same link at the same moment
+    # finds it changed, and the link used).
+    spent = db.session.execute(
+        update(User).where(User.id == user.id, User.password_hash == user.password_hash)
+        .values(password_hash=new_hash).execution_options(synchronize_session=False))
+    if spent.rowcount != 1:  # type: ignore[attr-defined]
+        db.session.rollback()
+        raise AccountError(Message("reset.invalid"), "token")
+    user.password_hash = new_hash
     end_sign_ins(user)
     return user
 
@@ -257,6 +268,7 @@ def user_for_token(token: str) -> User | None:
     now = utcnow()
     if last is None or last < now - NOTE_USE:
         try:
+            begin_write()  # a request that reads, reads from a snapshot: this writes
             db.session.execute(update(ApiToken).where(ApiToken.id == token_id)
                                .values(last_used_at=now))
             db.session.commit()
@@ -281,6 +293,7 @@ def tokens_of(user: User) -> list[ApiToken]:
 
 def set_locale(user: User, locale: str | None) -> None:
     """Keep the account's language (None: the browser decides)."""
+    begin_write()  # asked for by a link (GET), whose reads are of a snapshot
     db.session.execute(update(User).where(User.id == user.id).values(locale=locale))
     db.session.commit()
     user.locale = locale

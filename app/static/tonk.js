@@ -35,6 +35,8 @@
           msg = (deal ? cfg.msg.deal : cfg.msg.play).replace("{n}", value);
         }
       }
+      // The server already says what is wrong with the value it was sent: one message a field.
+      if (input.value === input.defaultValue && document.getElementById("err-" + input.id)) msg = "";
       row.querySelector(".live").textContent = msg;
       input.setAttribute("aria-invalid", msg ? "true" : "false");
     }
@@ -46,6 +48,11 @@
       each(form, ".count-row", function (row) {
         row.hidden = mode === "losers" && row.getAttribute("data-name") === who;
         check(row);
+      });
+      // A dead hand (thrown in) is not dealt out: nobody is in its high-card bet, unless
+      // the scorekeeper ticked someone themselves.
+      each(form, "[data-dead-empty]:not([data-touched])", function (set) {
+        each(set, "input[name$=-in]", function (box) { box.checked = kind !== "dead"; });
       });
     }
 
@@ -85,7 +92,7 @@
       return card.slice(0, -1) + { S: "♠", H: "♥", D: "♦", C: "♣" }[card.slice(-1)];
     }
     function build() {
-      var seen = {};
+      var seen = {}, suit = null;
       picker = document.createElement("div");
       picker.className = "picker";
       cfg.deck.forEach(function (c) {
@@ -97,6 +104,10 @@
         b.setAttribute("data-copy", String(copy));
         if (/[HD]$/.test(card)) b.className = "red";
         if (card === "JOKER") b.className = "joker";
+        // each suit (and the jokers) starts a row of its own: no row mixes two suits
+        var its = card === "JOKER" ? "J" : card.slice(-1);
+        if (its !== suit) b.classList.add("suit-start");
+        suit = its;
         b.addEventListener("click", function () { toggle(card, copy); });
         picker.appendChild(b);
       });
@@ -143,7 +154,8 @@
       });
     });
     form.addEventListener("change", function (e) {
-      var name = e.target.name;
+      var name = e.target.name, set = e.target.closest("[data-dead-empty]");
+      if (set && /-in$/.test(name)) set.setAttribute("data-touched", "1");
       if (name === "kind" || name === "player") update();
     });
     update();
@@ -209,7 +221,8 @@
     function typed() {
       var parts = [];
       new FormData(form).forEach(function (v, k) {
-        if (k !== "once" && k !== "csrf_token") parts.push(k + "=" + v);
+        // (offline.js's outbox_ fields say what was entered: not typed)
+        if (k !== "once" && k !== "csrf_token" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
       });
       return parts.join("&");
     }
@@ -255,7 +268,7 @@
                    headers: etag ? {"If-None-Match": etag} : {}})
         .then(function (answer) {
           if (answer.status === 404) { say(status.getAttribute("data-live-gone")); return null; }
-          if (answer.status === 304) { wait = every; later(wait); return null; }
+          if (answer.status === 304) { fresh(); wait = every; later(wait); return null; }
           if (!answer.ok) throw new Error(String(answer.status));
           var next = answer.headers.get("ETag");
           return fetch(part, {cache: "no-store", credentials: "same-origin"})
@@ -268,15 +281,20 @@
               localTimes(box);
               etag = next;
               say(status.getAttribute("data-live-said"));
+              fresh();
               wait = every;
               later(wait);
             });
         })
         .catch(function () { wait = Math.min(wait * 2, 15000); later(wait); });
     }
+    function fresh() { document.dispatchEvent(new CustomEvent("tonk:fresh")); }
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden) later(0);
     });
+    // The signal is back, or the phone's outbox sent hands: catch up at once.
+    window.addEventListener("online", function () { wait = every; later(0); });
+    document.addEventListener("tonk:refresh", function () { wait = every; later(0); });
     later(every);
   }
 
@@ -284,7 +302,7 @@
   function localTimes(root) {
     each(root, "time[datetime]", function (t) {
       var when = new Date(t.getAttribute("datetime"));
-      if (!isNaN(when)) t.textContent = when.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+      if (!isNaN(when)) t.textContent = when.toLocaleTimeString(document.documentElement.lang || [], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
     });
   }
 

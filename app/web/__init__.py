@@ -31,6 +31,7 @@ bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 
 from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
 from . import language as language  # noqa: E402  (the language switcher, /language)
+from . import offline as offline  # noqa: E402  (the app on the phone: manifest, worker)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
 from . import seats as seats  # noqa: E402  (joining and leaving the table)
 from . import settling as settling  # noqa: E402  (settle-up, closing, archive)

@@ -37,12 +37,14 @@ def _scale(value: float, low: float, high: float, start: float, length: float) -
     return start + (value - low) / (high - low) * length
 
 
-def chart_svg(names: Sequence[str], series: Sequence[tuple[int, Sequence[int]]], *,
+def chart_svg(names: Sequence[str], series: Sequence[tuple[int, Sequence[int | None]]], *,
               label: Callable[[int], str], title: str) -> str:
     """An SVG of each player's running total. ``series`` is (hand number, each seat's total
-    in minor units) in hand order, starting from (0, zeros); ``label`` writes an axis value
+    in minor units, None before a seat joined) in hand order, starting from (0, zeros);
+    ``label`` writes an axis value
     (minor units) the way the table reads it."""
-    lines = [downsample([(number, totals[seat]) for number, totals in series])
+    lines = [downsample([(number, value) for number, totals in series
+                         if (value := totals[seat]) is not None])
              for seat in range(len(names))]
     last_x = max(series[-1][0], 1) if series else 1
     values = [y for line in lines for _, y in line] or [0]

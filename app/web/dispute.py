@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
+from ..core.hand import parse_players
 from ..core.money import loads
 from ..core.sources import ruling_sources
 from . import bp
@@ -36,7 +37,7 @@ from .forms import (
     read_rules,
     rules_field,
 )
-from .present import outcome_word, ruling_rows, sourced_payments
+from .present import hand_line, ruling_rows, sourced_payments
 from .routes import hand_fields_context, rules_context
 
 MAX_LINK = 6000  # characters of ?hand=: far more than eight players' cards need
@@ -96,6 +97,11 @@ def read_check_form(form: Any) -> tuple[CheckForm, Rules, dict[str, Any], Errors
     values, spec, errors = read_rules(form)
     rules = _table_rules(spec, errors)
     names = player_list(form.get("players", ""))
+    if names:  # "Ann, ann" is refused at once, not once the whole hand is typed
+        try:
+            parse_players(names)
+        except TonkError as exc:
+            errors["players"] = exc.message
     hand_values, data, hand_errors = read_hand_form(form, names, rules, Asks.of(rules))
     check = CheckForm(form.get("players", "")[:MAX_PLAYERS_TEXT], amount_text(
         form.get("stake", "")), values, hand_values)
@@ -110,15 +116,17 @@ def _page(check: CheckForm, rules: Rules, errors: Errors, result: Result | None 
     if result is not None and link is not None:
         hand = result.hand
         payments = sourced_payments(result)
+        data = hand.to_json()
         context = {
-            "result": result, "outcome": outcome_word(result.outcome), "payments": payments,
+            "result": result, "outcome": hand_line(result.outcome, result.winners, data),
+            "payments": payments,
             "sources": ruling_sources(result), "scoring": hand.rules.scoring,
             "net_values": list((result.pushed or result.net or {}).items()),
-            "permalink": link, "rows": ruling_rows(compare(hand.to_json()), hand.players),
+            "permalink": link, "rows": ruling_rows(compare(data), hand.players, data),
             "qr": Markup(segno.make(link, error="m").svg_inline(scale=3))}
     return render_template(
         "web/check.html", check=check, values=check.hand, errors=errors,
-        ready=bool(names), **rules_context(check.rules, errors),
+        ready=bool(names) and "players" not in errors, **rules_context(check.rules, errors),
         **hand_fields_context(rules, names), **context), 422 if errors else 200
 
 

@@ -25,7 +25,7 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
-from ..core.money import average_of_minor, average_places, format_number, from_minor
+from ..core.money import MINUS, average_of_minor, average_places, format_number, from_minor
 from ..db.models import GameSession, League, Season
 from ..extensions import db
 from ..services import leagues as service
@@ -33,7 +33,7 @@ from ..services.sessions.debts import open_debts_of_league, open_debts_of_player
 from ..services.sessions.ledger import is_league_admin
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
-from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card
+from .present import minor_label, outcome_word, rules_title, score, session_card
 from .queries import player_sessions_page
 from .routes import page_arg, rules_context
 from .sidebets import (

@@ -7,7 +7,7 @@ Every number a template shows is made here, so templates hold no arithmetic.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -24,12 +24,14 @@ from markupsafe import Markup
 from ..core import PRESETS, Result, Rules, TonkError
 from ..core.compare import Ruling, compare
 from ..core.hand import END_KINDS, HAND_FIELDS
+from ..core.messages import join_and
 from ..core.money import (
     CENT_PLACES,
     currency_places,
     format_money,
     from_minor,
     money_places,
+    with_sign,
 )
 from ..core.restate import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
@@ -52,7 +54,6 @@ OUTCOMES: dict[str, Any] = {
 }
 ACTIONS: dict[str, Any] = {"recorded": _l("Recorded"), "corrected": _l("Corrected"),
                            "voided": _l("Voided")}
-MINUS = "\u2212"
 
 
 # -- amounts ---------------------------------------------------------------------------------
@@ -95,8 +96,7 @@ def use_currency(currency: str) -> None:
 
 def signed(value: Decimal, scoring: str, currency: str | None = None) -> str:
     """An amount with its sign spelled out: ``+1.50``, ``−1.50``, ``0.00``."""
-    sign = "+" if value > 0 else MINUS if value < 0 else ""
-    return sign + amount(value, scoring, currency)
+    return with_sign(value, amount(value, scoring, currency))
 
 
 def score(value: Decimal, scoring: str, currency: str | None = None) -> Markup:
@@ -121,8 +121,61 @@ def end_word(kind: str) -> str:
     return str(END_KINDS[kind]) if kind in END_KINDS else kind
 
 
+def upper_first(text: str) -> str:
+    """``drop`` → ``Drop`` (the rest as it is: German nouns keep their capitals)."""
+    return text[:1].upper() + text[1:]
+
+
 def outcome_word(outcome: str) -> str:
     return str(OUTCOMES.get(outcome, outcome))
+
+
+def listed(items: Sequence[object]) -> str:
+    """Names (or anything) as a list in the reader's language: Babel's list pattern."""
+    return str(join_and(items))
+
+
+def hand_line(outcome: str, winners: Sequence[str], data: Mapping[str, Any]) -> str:
+    """Who did what in one hand, as one whole sentence of the reader's language: ``Dee
+    dropped, caught by Bob``, ``Ann won on the deal with 49``, ``Stock ran out: Cy low with
+    3``. Never a bare code, never a role that depends on its place in the line."""
+    end = data.get("end") or {}
+    kind, player = end.get("kind"), end.get("player") or ""
+    counts: Mapping[str, int] = data.get("counts") or {}
+    if outcome == "caught":
+        return _("%(dropper)s dropped, caught by %(catchers)s", dropper=player,
+                 catchers=listed(winners))
+    if outcome == "drop_won":
+        return _("%(name)s dropped and won", name=player)
+    if outcome == "tonk_out":
+        return _("%(name)s tonked out", name=player or listed(winners))
+    if outcome == "run_out":
+        return _("%(name)s ran out", name=player or listed(winners))
+    if outcome == "deal_win":
+        five = set(end.get("five_face_cards") or ())
+        if len(winners) == 1 and winners[0] in five:
+            return _("%(name)s won on the deal with five face cards", name=winners[0])
+        if len(winners) == 1 and counts.get(winners[0]) is not None:
+            return _("%(name)s won on the deal with %(count)s", name=winners[0],
+                     count=counts[winners[0]])
+        each = [_("%(name)s (five face cards)", name=w) if w in five else
+                _("%(name)s (%(count)s)", name=w, count=counts[w]) if w in counts else w
+                for w in winners]
+        return _("Won on the deal: %(players)s", players=listed(each))
+    if kind == "stock_out" and counts:
+        low = min(counts.values())
+        if outcome == "stock_out":
+            return _("Stock ran out: %(names)s low with %(count)s", names=listed(winners),
+                     count=low)
+        if outcome == "draw":
+            return _("Stock ran out: %(names)s tied low with %(count)s, a draw",
+                     names=listed([n for n, c in counts.items() if c == low]), count=low)
+        return _("Stock ran out: nobody pays")
+    if outcome == "draw":
+        return _("More than one won on the deal: a draw, nobody pays")
+    if outcome == "dead":
+        return _("Dead hand: nobody pays")
+    return outcome_word(outcome)
 
 
 # -- hands -----------------------------------------------------------------------------------
@@ -149,7 +202,8 @@ class HandRow:
 
 def hand_row(hand: Hand) -> HandRow:
     result = hand.result
-    return HandRow(hand.number, outcome_word(hand.outcome), tuple(result["winners"]),
+    return HandRow(hand.number, hand_line(hand.outcome, result["winners"], hand.data),
+                   tuple(result["winners"]),
                    _values(result), hand.voided, hand.data.get("multiplier", 1),
                    hand.version > 1 and not hand.voided, bool(hand.data.get("side_bets")))
 
@@ -194,7 +248,8 @@ def side_bet_lines(hand: Hand) -> list[SideBetLines]:
         return []
     scoring = hand_rules(hand).scoring
     with money_places(g.get("money_places", CENT_PLACES)):
-        shown = reworded_side_bets(hand.side_result, hand.session.side_bets_spec, scoring)
+        shown = reworded_side_bets(hand.side_result, hand.session.side_bets_spec, scoring,
+                                   hand.session.currency)
     return [SideBetLines(str(BET_TITLES.get(s["bet"], s["bet"])), s["rule"],
                          list(s["explanation"]), Decimal(s["pot"]))
             for s in shown]
@@ -265,9 +320,7 @@ class HandDetail:
 def facts(data: Mapping[str, Any]) -> list[str]:
     """A hand's facts in short words: how it ended, by whom, the counts."""
     end = data["end"]
-    said = [end_word(end["kind"])]
-    if end.get("player"):
-        said.append(end["player"])
+    said = [upper_first(end_word(end["kind"]))]  # who did it: the ruling's line says
     if end.get("method") == "hits":
         said.append(_("by hits"))
     if end.get("first_turn"):
@@ -296,11 +349,13 @@ def hand_detail(hand: Hand) -> HandDetail:
     counts, cards = data.get("counts", {}), data.get("cards", {})
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
                         v["at"], v["by"], v["reason"],
-                        outcome_word(v["result"]["outcome"]), tuple(v["result"]["winners"]),
+                        hand_line(v["result"]["outcome"], v["result"]["winners"], v["hand"]),
+                        tuple(v["result"]["winners"]),
                         _values(v["result"]), facts(v["hand"]), v["action"] == "voided")
                 for v in history(hand)]
     return HandDetail(
-        row=hand_row(hand), end=end_word(data["end"]["kind"]), dealer=data["dealer"],
+        row=hand_row(hand), end=upper_first(end_word(data["end"]["kind"])),
+        dealer=data["dealer"],
         stake=Decimal(data["stake"]), explanation=list(result["explanation"]),
         payments=payments(result),
         seats=[Seat(n, counts.get(n), tuple(cards.get(n, ()))) for n in data["players"]],
@@ -377,6 +432,40 @@ def table(gs: GameSession) -> Table:
     return Table(rules.scoring, session_stake(gs), rules_title(rules), rules_words(rules))
 
 
+@dataclass(frozen=True)
+class TotalRow:
+    """One player's standing as a line that adds up on the screen: the hands, the side
+    bets, what the pots give back at settle-up, and the total settled (what who-pays-whom
+    squares)."""
+
+    name: str
+    hands: Decimal
+    side_bets: Decimal
+    returned: Decimal
+    total: Decimal
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The totals of a session; ``side_bets``: it played side bets (show the columns),
+    ``returns``: its pots give something back."""
+
+    rows: list[TotalRow]
+    side_bets: bool
+    returns: bool
+
+
+def total_rows(totals: Mapping[str, Decimal], side: Mapping[str, Decimal],
+               returns: Mapping[str, Decimal]) -> Totals:
+    """Seat totals (hands and side bets), each player's side-bet part and what the pots
+    give back, as lines that add up: hands + side bets + back = total."""
+    zero = Decimal(0)
+    rows = [TotalRow(name, value - side.get(name, zero), side.get(name, zero),
+                     returns.get(name, zero), value + returns.get(name, zero))
+            for name, value in totals.items()]
+    return Totals(rows, bool(side), any(r.returned for r in rows))
+
+
 def standings(totals: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
     """Push-ups: the players, lowest total (the best) first."""
     return sorted(totals.items(), key=lambda item: item[1])
@@ -418,13 +507,14 @@ class RulingRow:
     note: str | None
 
 
-def ruling_rows(rulings: list[Ruling], players: tuple[str, ...]) -> list[RulingRow]:
+def ruling_rows(rulings: list[Ruling], players: tuple[str, ...],
+                data: Mapping[str, Any]) -> list[RulingRow]:
     rows = []
     for r in rulings:
         values = r.values()
         rows.append(RulingRow(
             str(r.title), r.own, r.rules.scoring if r.rules else "money",
-            outcome_word(r.result.outcome) if r.result else "",
+            hand_line(r.result.outcome, r.result.winners, data) if r.result else "",
             r.result.winners if r.result else (), r.winners_differ,
             tuple((values.get(p), p in r.differs) for p in players),
             r.error.message if r.error else None, str(r.note) if r.note else None))
@@ -436,6 +526,6 @@ def other_rules(hand: Hand) -> list[RulingRow]:
     it cannot be settled any more, e.g. a void hand's facts)."""
     data = {k: v for k, v in hand.data.items() if k in HAND_FIELDS}
     try:
-        return ruling_rows(compare(data), tuple(hand.data["players"]))
+        return ruling_rows(compare(data), tuple(hand.data["players"]), data)
     except TonkError:
         return []

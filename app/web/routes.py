@@ -53,6 +53,7 @@ from ..services.sessions.ledger import (
     void_hand,
 )
 from ..services.sessions.live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
+from ..services.sessions.pots import side_totals
 from . import bp
 from .chart import chart_svg
 from .form_tokens import once_per_form
@@ -87,6 +88,7 @@ from .present import (
     recorded,
     session_card,
     table,
+    total_rows,
     use_currency,
 )
 from .queries import hands_page, sessions_page
@@ -152,6 +154,13 @@ def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
             "options_open": options_open}
 
 
+def league_seats(league: Any) -> list[str]:
+    """A league's new session starts with its members in the seats (the README: a
+    league's players are its members), the first eight, the rest left to the datalist."""
+    names = [m.name for m in members(league)][:MAX_SEATS]
+    return names + [""] * (MAX_SEATS - len(names))
+
+
 @bp.route("/sessions/new", methods=["GET", "POST"])
 @login_required
 @once_per_form
@@ -164,7 +173,8 @@ def new_session() -> ResponseReturnValue:
         values = SessionValues(stake=str(league_stake(league)), currency=league.currency,
                                rules=RulesValues.of(league_rules(league)), league=str(league.id),
                                side_bets=options_of_spec(json.loads(league.side_bets_json
-                                                                    or "{}")))
+                                                                    or "{}")),
+                               players=league_seats(league))
     if request.method == "POST":
         values, args, errors = read_session_form(request.form)
         league = leagues.get(values.league)
@@ -225,8 +235,10 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
+        state = ledger_of(gs)
         return Markup(render_template(
-            "web/_live.html", gs=gs, table=table(gs), state=ledger_of(gs), pages=pages,
+            "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
+            totals=total_rows(state.totals, side_totals(gs), state.returns),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
             left={s.name for s in gs.seats if s.left_at is not None}))

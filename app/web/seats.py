@@ -26,6 +26,10 @@ def seats(session_id: int) -> ResponseReturnValue:
     typed = {k: request.form.get(k, "").strip()[:MAX_TEXT] for k in ("join", "after", "leave")}
     if request.method == "POST":
         joining = bool(typed["join"]) or "leave" not in request.form
+        if not joining and not typed["leave"]:
+            errors = {"leave": _("Choose who leaves.")}
+            return render_template("web/seats.html", gs=gs, seated=seated_names(gs),
+                                   errors=errors, typed=typed), 422
         _done, exc = attempt(lambda: change_seats(
             gs, me(), join=typed["join"] if joining else None,
             after=typed["after"] or None if joining else None,

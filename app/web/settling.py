@@ -24,10 +24,11 @@ from ..services.sessions.ledger import (
     session_rules,
     undo_payment,
 )
+from ..services.sessions.pots import side_totals
 from . import bp
 from .form_tokens import once_per_form
 from .forms import amount_text
-from .present import money, session_card, standings, table
+from .present import money, session_card, standings, table, total_rows
 from .routes import open_session
 from .site import attempt, login_required, me
 
@@ -43,6 +44,7 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
     owed = [n for n, v in state.open.items() if v > 0]
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
                            standings=standings(state.totals), errors=errors or {},
+                           totals=total_rows(state.totals, side_totals(gs), state.returns),
                            typed=typed or {}, can_edit=not gs.is_closed, owing=owing,
                            owed=owed, names=player_names(gs),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],

@@ -10,7 +10,7 @@ from flask import current_app, g, has_request_context, request
 from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
-from ..core.messages import render
+from ..core.messages import join_and
 from ..db.models import User
 from ..extensions import db
 from ..services.errors import NotFoundError, SessionClosedError
@@ -38,11 +38,15 @@ def select_locale() -> str | None:
     whichever of English, German and Japanese the browser's Accept-Language prefers, then
     English (the API follows the same order; a token's account counts as signed in)."""
     languages = current_app.config["LANGUAGES"]
-    user = flask_login.current_user
-    chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
-    if chosen is None:
-        token_user = g.get("token_user")
-        chosen = getattr(token_user, "locale", None)
+    if g.get("tonk_fault"):  # answering a database fault (app.http.faults): only what the
+        # request loaded before it counts, and nothing is loaded for it
+        loaded = [getattr(g.get(name), "__dict__", {}) for name in ("_login_user", "token_user")]
+        chosen = next((d["locale"] for d in loaded if d.get("locale")), None)
+    else:
+        user = flask_login.current_user
+        chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
+        if chosen is None:
+            chosen = getattr(g.get("token_user"), "locale", None)
     if chosen in languages:
         return str(chosen)
     cookie = request.cookies.get(LANG_COOKIE)
@@ -76,8 +80,9 @@ def template_context() -> dict[str, Any]:
 
 
 def names(items: Any) -> str:
-    """Names in a row, with the reader's language's separator (``Ann, Bob`` / ``愛、Bob``)."""
-    return render("list.separator").join(map(str, items))
+    """Names as a list in the reader's language (``Ann and Bob`` / ``Ann und Bob`` /
+    ``Ann、Bob``): Babel's list pattern, not one glue word."""
+    return str(join_and(items))
 
 
 FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score,

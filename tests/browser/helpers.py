@@ -111,3 +111,28 @@ def transfers(page) -> list[str]:
     """The open transfers as the page lists them, one line each."""
     return [" ".join(li.locator("p").first.inner_text().split())
             for li in page.locator("ul.transfers > li").all()]
+
+
+def seat_totals(page) -> dict[str, Decimal]:
+    """Each player's running total (hands + side bets) as the session or settle page shows
+    it; with side bets, each line of the table must add up: hands + side bets + what the
+    pots give back = the total shown."""
+    rows = page.locator("table.totals-sum tbody tr")
+    if not rows.count():
+        return amounts(page, "ul.totals li")
+    out = {}
+    for row in rows.all():
+        name = row.locator(".who").inner_text().strip()
+        cells = [Decimal(re.sub(r"[^\d.\-−+]", "", t).replace("−", "-").replace("+", ""))
+                 for t in row.locator("td .amt").all_inner_texts()]
+        *parts, total = cells
+        assert sum(parts) == total, (name, cells)
+        out[name] = parts[0] + parts[1]
+    return out
+
+
+def leave(page, name: str) -> None:
+    """Choose who leaves, then confirm: one tap does not take a player away."""
+    page.select_option("#leave", name)
+    page.locator("details.confirm summary", has_text="Leave the table").click()
+    page.get_by_role("button", name="Yes, they leave").click()

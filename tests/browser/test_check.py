@@ -53,7 +53,7 @@ def test_check_a_disputed_hand_on_a_phone(live_server, page, shot):
 
     expected = settle(parse_hand({**HAND, "cards": {"Cy": ["4S", "5H"]}}))
     heading = page.locator("#ruling h2").inner_text()
-    assert heading == "The ruling: Caught drop · Cy"
+    assert heading == "The ruling: Bob dropped, caught by Cy"
     shown = page.locator("#ruling .explain li").all_inner_texts()
     assert shown == list(expected.explanation)
     assert page.locator("#ruling .source a").first.get_attribute("href") == \

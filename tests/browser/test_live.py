@@ -43,7 +43,7 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     sign_up(page, live_server, "live@example.com")
     session = _start(page, live_server)
     share_url = page.input_value("#share-url")
-    assert page.locator(".share-qr svg").is_visible()  # the QR code near the top
+    assert page.locator(".share-qr svg").is_visible()  # no hand yet: the QR code open
     assert page.get_by_role("button", name="Copy link").is_visible()
     shot("01-scorekeeper")
 
@@ -60,6 +60,9 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     assert phone.locator("h1").inner_text() == "Friday"
     assert "0.00" in phone.locator("ul.totals").inner_text()
     assert "Nobody owes anybody anything." in phone.locator("#live").inner_text()
+    # the score first; the sharing tools folded below it, a tap away
+    assert not phone.get_by_role("button", name="Share…").is_visible()
+    phone.locator("details.share > summary").click()
     phone.get_by_role("button", name="Share…").click()
     assert phone.evaluate("window.sharedWith") == {"title": "Friday", "url": share_url}
     phone.get_by_role("button", name="Copy link").click()

@@ -151,7 +151,9 @@ def test_a_whole_night(live_server, page, shot, preset, stake):
             page.get_by_role("button", name="Paid in full").first.click()
     assert "Everything is paid." in page.content() or preset == "push_ups"
     shot("10-all-paid")
-    page.get_by_role("button", name="Close the session").click()
+    page.locator("details.confirm summary", has_text="Close the session").click()
+    shot("11-close-asks-first")
+    page.get_by_role("button", name="Yes, close it").click()
     page.goto(session_url)
     assert "closed" in page.locator("p.meta").inner_text()
     assert page.get_by_role("link", name="+ Record hand").count() == 0

@@ -101,7 +101,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
     seated = list(PLAYERS)
     for number, (kind, player, counts) in enumerate(hands, start=1):
         if number == 2:  # 花子 joins after the first hand, sitting after Dee
-            page.locator("details.seats-box summary").click()
+            page.locator("details.seats-box > summary").click()
             page.fill("#join", "花子")
             page.select_option("#after", "Dee")
             look(page, "05a-join")
@@ -126,7 +126,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
         assert page.url.startswith(session_url), page.url
         assert page.locator("section.recorded h2").inner_text().startswith(f"ハンド{number}")
         if number == 1:
-            assert "愛がポットを獲得：400。" in page.content()
+            assert "愛がポットを獲得：￥400。" in page.content()
         if number == 2:
             look(page, "05-session-after-a-caught-drop")
     pots = page.locator("ul.pots li").first.inner_text()
@@ -147,7 +147,9 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
         page.get_by_role("button", name="全額支払い").first.click()
     assert "すべて支払い済みです。" in page.content()
     look(page, "09-all-paid")
-    page.get_by_role("button", name="セッションを終了").click()
+    page.locator("details.confirm summary", has_text="セッションを終了").click()
+    look(page, "09b-close-asks-first")  # one tap opens, a second closes
+    page.get_by_role("button", name="はい、終了する").click()
     page.goto(session_url)
     assert "終了" in page.locator("p.meta").first.inner_text()
     look(page, "10-closed")

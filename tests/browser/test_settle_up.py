@@ -54,6 +54,7 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
     shot("03-overpaid-says-its-own-limit")
 
     undo = page.locator("ul.paid > li").first
+    undo.locator("summary").click()  # each undo box starts folded
     undo.locator("input[name=reason]").fill("Cy paid Ann, not Dee")
     submit(page, undo.get_by_role("button", name="Undo"))
     assert "Undone by Keeper" in page.locator("ul.paid").inner_text()
@@ -62,7 +63,8 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
 
     submit(page, page.locator("ul.transfers > li").filter(has_text="Bob → Ann").get_by_role(
         "button", name="Paid in full"))
-    submit(page, page.get_by_role("button", name="Close and carry the debts over"))
+    page.locator("details.confirm summary", has_text="Close, keep the debts").click()
+    submit(page, page.get_by_role("button", name="Yes, close and keep the debts"))
     assert "closed" in page.locator("p.meta").inner_text()
     page.goto(session_url + "/settle")
     assert page.locator("ul.debts > li").count() == 2

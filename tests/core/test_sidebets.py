@@ -43,7 +43,7 @@ def test_a_naturals_pot_carries_over_three_deals_then_is_won():
                        "Dee": D("-0.10")}
     assert out.pot.total == 0 and out.rule == "side_bet.won"
     assert [str(m) for m in out.explanation] == [
-        "naturals side bet: Ann, Bob, Cy, Dee each put 0.10 in the pot.",
+        "Naturals side bet: Ann, Bob, Cy, and Dee each put 0.10 in the pot.",
         "Bob wins the pot: 1.60 (1.20 of it carried over from earlier deals)."]
 
 

@@ -61,6 +61,19 @@ from .verify import Checked, CheckedSession, Checker, league_name_of, read_list,
 log = logging.getLogger(__name__)
 
 
+#: The longest a problem of the report is: a value quoted from the file is cut in the middle.
+MAX_PROBLEM_CHARS = 500
+
+
+def _brief(message: str) -> str:
+    """A problem as the report says it, never longer than MAX_PROBLEM_CHARS (a file may hold
+    a name or a number of millions of characters; the report names it, not repeats it)."""
+    if len(message) <= MAX_PROBLEM_CHARS:
+        return message
+    half = (MAX_PROBLEM_CHARS - 3) // 2
+    return f"{message[:half]} … {message[-half:]}"
+
+
 @dataclass
 class ImportReport:
     """What an import did; or every problem that stopped it, and then nothing was imported."""
@@ -149,7 +162,7 @@ class Importer:
     def problem(self, message: str) -> None:
         """Note a problem (the import will not be committed); the first 100 are listed."""
         if len(self.report.problems) < MAX_PROBLEMS:
-            self.report.problems.append(message)
+            self.report.problems.append(_brief(message))
         else:
             self.report.more_problems += 1
 
@@ -293,7 +306,7 @@ class Importer:
         built: list[CheckedSession] = []
         for index, uid, where, item in pending:
             if uid in there:
-                self.report.skipped.append(f"{where}: already there")
+                self.report.skipped.append(_brief(f"{where}: already there"))
                 continue
             checked = item if isinstance(item, Checked) else self._checker.check(index, item)
             for message in checked.problems:

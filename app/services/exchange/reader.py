@@ -95,6 +95,9 @@ class Reader:
                                  ) from None
             except RecursionError:
                 raise ReadError("the file is nested too deeply to be an export") from None
+            except ValueError:  # a whole number of thousands of digits (Python's own limit)
+                raise ReadError(f"the file has a number too long to be read near "
+                                f"{self._where()}") from None
             if end == len(self.buf) and self._more():
                 continue  # a number at the end of the buffer may go on
             self.pos = end

@@ -129,8 +129,15 @@ class _Bad(Exception):
 
 def where_of(doc: Mapping[str, Any], index: int) -> str:
     name, uid = doc.get("name"), doc.get("uid")
-    name = " ".join(name.split()) if isinstance(name, str) and name.strip() else f"#{index}"
-    return f"session {name} ({uid if isinstance(uid, str) else 'no uid'})"
+    name = " ".join(name[:200].split()) if isinstance(name, str) and name.strip() \
+        else f"#{index}"
+    uid = uid if isinstance(uid, str) else "no uid"
+    return f"session {_short(name)} ({_short(uid, 40)})"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A name or uid as a report names it: a long one cut (a file can hold anything)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def read_uid(value: Any, what: str) -> str:

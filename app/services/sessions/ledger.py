@@ -160,9 +160,20 @@ def owned_session(user: User, session_id: int) -> GameSession:
     return gs
 
 
+#: The longest a share token can be (its column's length).
+SHARE_TOKEN_LENGTH = 43
+
+
+def findable_share_token(token: str) -> bool:
+    """Whether a share link's token could be one at all: text PostgreSQL can compare (no
+    NUL, which it refuses with an error rather than finding nothing) of a token's length."""
+    return 0 < len(token) <= SHARE_TOKEN_LENGTH and "\x00" not in token
+
+
 def shared_session(token: str) -> GameSession:
     """The session behind a share link."""
-    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token))
+    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token)) \
+        if findable_share_token(token) else None
     if gs is None:
         raise NotFoundError(Message("share.not_found"))
     return gs
@@ -560,16 +571,26 @@ def close_session(gs: GameSession, carry_over: Any = False) -> None:
         listener(gs)
 
 
-def running_totals(gs: GameSession) -> list[tuple[int, list[int]]]:
+def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
     """(hand number, each seat's running total in minor units) after every counted hand,
-    for the chart: the one reader of every hand's nets, one small column a hand."""
+    for the chart: the one reader of every hand's nets, one small column a hand. A seat is
+    None before the point it joined at (a player who sat down after hand 3 starts at 0
+    there, not at the start of the night)."""
     rows = db.session.execute(select(Hand.number, Hand.nets_json, Hand.side_nets_json).where(
         Hand.session_id == gs.id, Hand.voided.is_(False)).order_by(Hand.number)).all()
-    running = [0] * len(gs.seats)
-    series = [(0, list(running))]
+    seats = len(gs.seats)
+    running = [0] * seats
+    series: list[tuple[int, list[int | None]]] = [(0, list(running))]
+    first = [len(rows) + 1] * seats  # the first point a seat has a hand at (its join after)
     for number, nets_json, side_json in rows:
-        for nets in (json.loads(nets_json), json.loads(side_json)):
+        hand_nets = json.loads(nets_json)
+        for seat in range(min(len(hand_nets), seats)):
+            first[seat] = min(first[seat], len(series))
+        for nets in (hand_nets, json.loads(side_json)):
             for seat, amount in enumerate(nets):
                 running[seat] += amount
         series.append((number, list(running)))
+    for seat in range(seats):  # no line before a player sat down: it starts at their 0
+        for _number, totals in series[:first[seat] - 1]:
+            totals[seat] = None
     return series

@@ -23,7 +23,7 @@ from ...db.ids import MAX_ID, is_id
 from ...db.models import GameSession, Hand, User
 from ...extensions import db
 from ..errors import NotFoundError
-from .ledger import keeps_score_of
+from .ledger import findable_share_token, keeps_score_of
 
 V = TypeVar("V")
 
@@ -68,7 +68,8 @@ _BY_ID = (select(*_COLUMNS, GameSession.share_token, GameSession.owner_id,
 def stamp_by_token(token: str) -> Stamp:
     """The state of the session behind a share link (one row by its unique index), or
     :class:`~app.services.sessions.ledger.NotFoundError`."""
-    row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first()
+    row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first() \
+        if findable_share_token(token) else None
     stamp = _stamp(tuple(row) if row is not None else None)  # type: ignore[arg-type]
     if stamp is None:
         raise NotFoundError(Message("share.not_found"))

@@ -141,6 +141,22 @@ def pots(gs: GameSession) -> dict[str, Decimal]:
             for bet in [*bets, *(b for b in stored if b not in bets)]}
 
 
+def side_totals(gs: GameSession) -> dict[str, Decimal]:
+    """Each player's side-bet money over the session's counted hands (a void hand keeps
+    none): the part of a seat's running total that side bets made. Empty for a session
+    that never played one."""
+    if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
+        return {}
+    names = [s.name for s in gs.seats]
+    sums = [0] * len(names)
+    for stored in db.session.scalars(select(Hand.side_nets_json).where(
+            Hand.session_id == gs.id, Hand.voided.is_(False))):
+        for i, minor in enumerate(json.loads(stored or "[]")):
+            if i < len(sums):
+                sums[i] += minor
+    return {name: from_minor(minor) for name, minor in zip(names, sums, strict=True)}
+
+
 def pot_returns(gs: GameSession) -> dict[str, Decimal]:
     """At settle-up: what is still in the pots goes back to each player who paid into them
     since they were last won, exactly (RULES.md §9)."""

@@ -12,7 +12,9 @@ and the test suite after every scenario.
 - a counted hand has one entry per player it was played by, a voided hand none;
 - each player's session record equals what their entries add up to;
 - payments never take anyone past what they owed or were owed (pot returns counted, undone
-  payments counting for nothing);
+  payments counting for nothing), as the ledger checks each when it is made: once a hand
+  is recorded, corrected or voided after a payment, what was paid may exceed the new total
+  (the plan then has it paid back, which the plan's own check below verifies);
 - who deals next sits at the table;
 - the session's count of void hands is the number of its void hands;
 - the settle-up plan in force agrees with the totals and payments: nothing paid along a
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from datetime import datetime
 
 from sqlalchemy import and_, case, func, select
 
@@ -223,14 +226,23 @@ def _records(at: Where) -> Iterator[str]:
 
 def _payments(at: Where) -> Iterator[str]:
     moved: dict[tuple[int, int], int] = defaultdict(int)
-    for session_id, payer, payee, amount in db.session.execute(select(
+    first_paid: dict[int, datetime] = {}
+    for session_id, payer, payee, amount, at_time in db.session.execute(select(
             SettlePayment.session_id, SettlePayment.payer_seat, SettlePayment.payee_seat,
-            SettlePayment.amount_minor).where(SettlePayment.undone_at.is_(None))):
+            SettlePayment.amount_minor, SettlePayment.created_at)
+            .where(SettlePayment.undone_at.is_(None))):
         moved[(session_id, payer)] += amount
         moved[(session_id, payee)] -= amount
+        first_paid[session_id] = min(first_paid.get(session_id, at_time), at_time)
+    changed = {session_id: last for session_id, last in db.session.execute(
+        select(Hand.session_id, func.max(HandVersion.created_at))
+        .join(HandVersion, HandVersion.hand_id == Hand.id).group_by(Hand.session_id))}
     returns = {session_id: _returns(pots_json) for session_id, pots_json in
                db.session.execute(select(GameSession.id, GameSession.pots_json))}
     for session_id, seated in _seats().items():
+        if session_id not in first_paid or session_id in changed and \
+                changed[session_id] > first_paid[session_id]:
+            continue  # nothing paid, or the totals moved after a payment: the plan's check
         for seat, _player, name, total in seated:
             total += returns.get(session_id, {}).get(seat, 0)  # what settle-up gives back
             paid = moved.get((session_id, seat), 0)

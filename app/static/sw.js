@@ -1,0 +1,153 @@
+/* Tonk Tally's service worker (served at /sw.js: its scope is the whole site).
+
+   Pages: from the network when there is one; the scorekeeper's session pages, record forms
+   and hands, the share views and the home page are kept on the phone as they were last
+   opened, and served from there with no signal, marked with the time they were kept. A
+   page never opened answers with the offline page, never the browser's error.
+   Saving a hand with no signal: the record form's POST that fails for want of network is
+   kept in the outbox (outbox.js) and the phone goes to the session page, where it shows as
+   "not sent yet"; Background Sync sends the outbox where the browser has it.
+   Nothing else is kept: no API answer, no other form's POST. */
+/* global TonkOutbox */
+importScripts("/static/outbox.js");
+
+var SHELL = "tonk-shell-v1", PAGES = "tonk-pages";
+var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
+              "/static/offline.js", "/static/icons/icon-192.png", "/offline",
+              "/manifest.webmanifest"];
+var KEPT = [/^\/$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
+            /^\/sessions\/\d+\/(live|chart\.svg)$/, /^\/s\/[^/]+$/,
+            /^\/s\/[^/]+\/(live|chart\.svg|hands\/\d+)$/];
+var RECORD = /^\/sessions\/(\d+)\/hands\/new$/;
+
+self.addEventListener("install", function (event) {
+  event.waitUntil(caches.open(SHELL).then(function (cache) {
+    return cache.addAll(ASSETS.map(function (u) { return new Request(u, {cache: "reload"}); }));
+  }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (event) {
+  event.waitUntil(caches.keys().then(function (names) {
+    return Promise.all(names.filter(function (n) {
+      return n.indexOf("tonk-shell-") === 0 && n !== SHELL;
+    }).map(function (n) { return caches.delete(n); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+function kept(path) {
+  return KEPT.some(function (re) { return re.test(path); });
+}
+
+function keep(request, response) {
+  if (!response.ok || response.redirected || response.type !== "basic") return response;
+  var copy = response.clone();
+  copy.blob().then(function (body) {
+    var headers = new Headers(copy.headers);
+    headers.set("X-Tonk-Kept", new Date().toISOString());
+    return caches.open(PAGES).then(function (cache) {
+      return cache.put(request.url, new Response(body, {status: copy.status, headers: headers}));
+    });
+  }).catch(function () { /* full: the page still shows */ });
+  return response;
+}
+
+/* A kept page, marked: the page's script shows "offline, as of HH:MM". */
+function marked(hit) {
+  var when = hit.headers.get("X-Tonk-Kept") || "";
+  if (!/text\/html/.test(hit.headers.get("Content-Type") || "")) return hit;
+  return hit.text().then(function (html) {
+    return new Response(html.replace("<body", '<body data-offline-as-of="' + when + '"'),
+                        {status: 200, headers: hit.headers});
+  });
+}
+
+function offlinePage() {
+  return caches.match("/offline").then(function (hit) {
+    return hit || new Response("Offline", {status: 503, headers: {"Content-Type": "text/plain"}});
+  });
+}
+
+function page(request, path) {
+  return fetch(request).then(function (response) {
+    return kept(path) ? keep(request, response) : response;
+  }, function () {
+    return caches.open(PAGES).then(function (cache) { return cache.match(request.url); })
+      .then(function (hit) { return hit ? marked(hit) : offlinePage(); });
+  });
+}
+
+/* A hand saved on a form whose POST fails for want of network: kept in the outbox. */
+function record(event, sessionId) {
+  var copy = event.request.clone();
+  return fetch(event.request).catch(function () {
+    return copy.formData().then(function (form) {
+      var fields = [], entry = {session: +sessionId};
+      form.forEach(function (value, name) {
+        if (name === "outbox_summary") entry.summary = value;
+        else if (name === "outbox_account") entry.account = +value;
+        else if (name === "once") entry.key = value;
+        else if (name !== "csrf_token") fields.push([name, value]);
+      });
+      entry.fields = fields;
+      if (!entry.key) throw new Error("no key");
+      return TonkOutbox.add(entry);
+    }).then(function () {
+      if (self.registration.sync) self.registration.sync.register("tonk-outbox").catch(function () {});
+      return Response.redirect("/sessions/" + sessionId, 303);
+    }, function () { return offlinePage(); });
+  });
+}
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request, url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.method === "POST" && request.mode === "navigate") {
+    var match = RECORD.exec(url.pathname);
+    event.respondWith(match ? record(event, match[1])
+                            : fetch(request).catch(offlinePage));
+    return;
+  }
+  if (request.method !== "GET") return;
+  if (request.mode === "navigate") {
+    event.respondWith(page(request, url.pathname));
+  } else if (url.pathname.indexOf("/static/") === 0) {
+    event.respondWith(caches.open(SHELL).then(function (cache) {
+      return cache.match(request, {ignoreSearch: true}).then(function (hit) {
+        var fresh = fetch(request).then(function (response) {
+          if (response.ok) cache.put(request, response.clone());
+          return response;
+        });
+        if (hit) { fresh.catch(function () {}); return hit; }
+        return fresh;
+      });
+    }));
+  } else if (kept(url.pathname)) {  // a session's live part and chart
+    event.respondWith(fetch(request).then(function (response) {
+      return keep(request, response);
+    }, function () {
+      return caches.open(PAGES).then(function (cache) { return cache.match(request.url); })
+        .then(function (hit) { return hit || Response.error(); });
+    }));
+  }
+});
+
+/* Send the outbox, and tell the pages open what went. */
+function send() {
+  return TonkOutbox.sendAll().then(function (report) {
+    return self.clients.matchAll({type: "window"}).then(function (pages) {
+      pages.forEach(function (p) { p.postMessage({outbox: report}); });
+      return report;
+    });
+  });
+}
+
+/* Background Sync: a page of the site that is open sends (and shows what went); with none
+   open, the worker sends itself. */
+self.addEventListener("sync", function (event) {
+  if (event.tag !== "tonk-outbox") return;
+  event.waitUntil(self.clients.matchAll({type: "window"}).then(function (pages) {
+    if (!pages.length) return send();
+    pages.forEach(function (p) { p.postMessage({send: true}); });
+    return null;
+  }));
+});
