@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from app.extensions import db
-from app.services import accounts, leagues
+from app.services import accounts, events, leagues
 from app.services.sessions import ledger
 from tests.helpers import make_app
 
@@ -57,6 +57,11 @@ def _api_app() -> Any:
         leagues.add_season(league, name="2026", starts_on="2026-01-01", ends_on="2026-12-31")
         gs = ledger.create_session(user, name="Night", players=["Ann", "Bob", "Cy"])
         ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Cy"}})
+        event = events.create_event(user, name="Cup", table_size=4, rounds=2,
+                                    hands_per_round=1, entry_fee="5")
+        for name in ("Ann", "Bob", "Cy"):
+            events.check_in(event, name, True)
+        events.draw_next_round(event, user, 1)
         app.config["SCHEMA_TOKEN"] = token
     return app
 

@@ -151,3 +151,32 @@ def test_upgrading_to_the_kept_plan_plans_open_sessions_and_counts_voids(db_app,
         downgrade(revision="0006")
         upgrade()
         downgrade(revision="base")
+
+
+def test_going_back_before_events_refuses_while_an_event_is_there(db_app, capfd):
+    """Downgrading past 0010_24_events would delete every event: it refuses while one is
+    kept, and goes back once none is."""
+    with db_app.app_context():
+        db.drop_all()
+        with db.engine.begin() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        upgrade()
+        with db.engine.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO users (id, email, name, password_hash, created_at) "
+                "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')"))
+            conn.execute(text(
+                "INSERT INTO events (id, owner_id, name, held_on, rules_json, stake_minor, "
+                "currency, table_size, rounds, hands_per_round, fee_minor, house_share, "
+                "payout_json, tie_breaks_json, board_token, revision, created_at) VALUES "
+                "(1, 1, 'Cup', '2026-11-24', '{}', 100, 'USD', 4, 3, 8, 2000, '0', "
+                "'{}', '[]', 't', 0, '2026-01-01')"))
+        with pytest.raises(SystemExit):
+            downgrade(revision="0009")
+        assert "1 event(s)" in capfd.readouterr().err
+        with db.engine.begin() as conn:
+            assert conn.execute(text("SELECT count(*) FROM events")).scalar() == 1
+            conn.execute(text("DELETE FROM events"))
+        downgrade(revision="0009")
+        assert "events" not in inspect(db.engine).get_table_names()
+        downgrade(revision="base")

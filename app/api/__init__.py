@@ -4,6 +4,7 @@ from flask import Blueprint
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 from . import errors as errors  # noqa: E402  (registers on bp)
+from . import events as events  # noqa: E402
 from . import leagues as leagues  # noqa: E402
 from . import routes as routes  # noqa: E402
 from . import sessions as sessions  # noqa: E402

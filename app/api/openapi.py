@@ -13,6 +13,7 @@ from ..core.series import MAX_POINTS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
+from .openapi_events import event_paths, event_schemas
 from .openapi_table import extend, seats_path, share_path
 
 MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
@@ -557,6 +558,7 @@ def openapi_document() -> dict[str, Any]:
     schemas = _schemas()
     schemas.update(_session_schemas(schemas["Hand"]))
     schemas.update(_league_schemas())
+    schemas.update(event_schemas())
     extend(schemas)
     return {
         "openapi": "3.1.0",
@@ -585,6 +587,7 @@ def openapi_document() -> dict[str, Any]:
             **_session_paths(),
             **seats_path(signed_in, answer, SESSION_ID),
             **_league_paths(),
+            **event_paths(signed_in, answer),
         },
         "components": {"schemas": schemas, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer",

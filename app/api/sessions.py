@@ -31,6 +31,7 @@ from ..services.sessions.pots import pots
 from ..services.sessions.settleup import Payment
 from . import bp
 from .auth import token_required
+from .events import session_event
 from .routes import json_body
 
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
@@ -97,7 +98,7 @@ def session_json(gs: GameSession) -> dict[str, Any]:
             "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
             "archived": gs.is_archived, "archived_at": iso_time(gs.archived_at),
             "share_url": _share_path(gs), "league": gs.league_id,
-            "created_at": iso_time(gs.created_at)}
+            "created_at": iso_time(gs.created_at), **session_event(gs)}
 
 
 def _split(stored: Mapping[str, Any]) -> dict[str, Any]:

@@ -258,6 +258,40 @@ def export_command(league_id: int | None, session_id: int | None, what: str,
     exchange.write_document(chunks, output)
 
 
+@cli.group("event")
+def event_group() -> None:
+    """Tournaments: export one (the pages and the API run them)."""
+
+
+@event_group.command("export")
+@click.argument("event_id", type=int)
+@click.option("--format", "what", type=click.Choice(["json", "standings-csv"]),
+              default="json", show_default=True,
+              help="The whole event (JSON: settings, players, rounds, every table's hands, "
+                   "standings, prizes), or the standings with the prizes (CSV).")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True),
+              default="-", help="Where to write it (default: standard output).")
+def event_export_command(event_id: int, what: str, output: IO[str]) -> None:
+    """Export the event EVENT_ID."""
+    import json
+
+    from ..db.models import Event
+    from ..extensions import db
+    from ..services import events
+
+    upgrade_quietly()
+    event = db.session.get(Event, event_id) if 0 < event_id < 2**31 else None
+    if event is None:
+        _fail(f"there is no event {event_id}")
+        return
+    if what == "json":
+        output.write(json.dumps(events.export_event(event), ensure_ascii=False, indent=1))
+        output.write("\n")
+    else:
+        for chunk in events.standings_csv(event):
+            output.write(chunk)
+
+
 @cli.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--owner", required=True, help="Email of the account that will own it all.")

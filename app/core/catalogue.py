@@ -561,4 +561,57 @@ CATALOGUE: dict[str, str] = {
     "standings.sort": "sort by one of {choices}, not {value}",
     "standings.stat": "the number is one of {choices}, not {value}",
     "token.unknown": "no such token",
+    # -- tournaments: the event service --------------------------------------------------------
+    "event.whole": "{field_name} is a whole number from {low} to {high}, not {value}",
+    "event.not_yours": "there is no event {event_id} that you run",
+    "event.what_name": "the event's name",
+    "event.what_day": "the event's date",
+    "event.what_player": "the player's name",
+    "event.scoring": "the scoring is points or money, not {value}",
+    "event.board_unknown": "this leaderboard link does not lead to an event",
+    "event.no_player": "{player} is not checked in to this event",
+    "event.paid": "paid is true or false",
+    "event.checked_in": "{player} is already checked in",
+    "event.withdrawn": "{player} has already withdrawn",
+    "event.no_round": "this event has no round {number}",
+    "event.no_table": "this round has no table {table}",
+    "event.seed": "the seed is a whole number from 0 to {most}, not {value}",
+    "event.round_open": "round {number} is still being played: close it before the next draw",
+    "event.all_drawn": "all {rounds} rounds of this event have been drawn",
+    "event.force": "force is true or false",
+    "event.round_closed": "round {number} is already closed",
+    "event.short_tables": "tables {tables} have played fewer than {hands} hands: let them "
+                          "finish, or close the round anyway",
+    "event.link_unknown": "this scorekeeping link does not lead to a table: ask the director "
+                          "for the table's new link",
+    "event.link_closed": "round {number} is closed: this table's scorekeeping link no longer "
+                         "records",
+    # -- tournaments: the draw, standings and prizes -----------------------------------------
+    "draw.table_size": "the table size is a whole number from {least} to {most}, not {value}",
+    "draw.too_few": "{count} players cannot make a table: at least {least} are needed",
+    "draw.too_many": "{count} players are more than one event seats (at most {most})",
+    "draw.uneven": "{count} players cannot all sit at tables of {size}: one would be alone",
+    "draw.twice": "a player is named twice",
+    "draw.standing": "the standing must name every player of the draw once",
+    "tie_break.best_round": "best single round",
+    "tie_break.fewest_caught": "fewest hands caught",
+    "tie_break.most_won": "most hands won",
+    "tie_break.fewest_hands": "fewest hands played",
+    "tie_break.list": "the tie-breaks are a list of names from {choices}",
+    "tie_break.unknown": "the tie-break is one of {choices}, not {value}",
+    "tie_break.twice": "a tie-break is named twice",
+    "prizes.not_amount": "{value} is not an amount (write it like \"20\" or \"0.5\")",
+    "prizes.range": "{value} is not an amount from 0 to {most}",
+    "prizes.places": "{value} has more than {places} decimal places for this currency",
+    "prizes.house_share": "the house share is from 0 up to 1 (0.1 is a tenth), not {value}",
+    "prizes.shape": "the prizes are a list of shares such as [\"0.5\", \"0.3\", \"0.2\"] "
+                    "or {{\"fixed\": [\"100\", \"60\"]}}",
+    "prizes.share": "a share is more than 0 and at most 1, not {value}",
+    "prizes.shares_sum": "the shares must add up to 1, not {total}",
+    "prizes.over_pool": "the fixed prizes add up to {total}, more than the pool of {pool}",
+    "prizes.rule": "The house share is rounded down to the smallest unit of the currency. "
+                   "Each place gets its share rounded down; what that leaves, and the prizes "
+                   "of places nobody reached, go to first place. Tied players share the "
+                   "prizes of the places they cover equally; a remainder too small to divide "
+                   "goes one unit each to them in the order of their names.",
 }

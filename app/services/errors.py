@@ -40,6 +40,14 @@ class NotEmptyError(LedgerError):
     """The session holds hands or payments: archive it instead of deleting it."""
 
 
+class EventError(TonkError):
+    """A change the event cannot take: bad settings or names."""
+
+
+class EventConflictError(EventError):
+    """A change that clashes with the event's state: a round open, a name checked in."""
+
+
 def _clock(moment: Any) -> str:
     return f"{moment:%H:%M} UTC"
 
@@ -52,6 +60,7 @@ STATUS: tuple[tuple[type[TonkError], int], ...] = (
     (VersionConflictError, 409),
     (InProgressError, 409),
     (NotEmptyError, 409),
+    (EventConflictError, 409),
 )
 
 

@@ -365,11 +365,24 @@
     });
   }
 
+  // The TV board shows one table's current scores at a time, turning every 8 s; the index
+  // comes from the clock, so a board refreshed by follow() keeps its place in the turn.
+  function rotate(root) {
+    function show() {
+      var tables = root.querySelectorAll("[data-rotate] > .board-table");
+      var at = Math.floor(Date.now() / 8000) % (tables.length || 1);
+      Array.prototype.forEach.call(tables, function (t, i) { t.hidden = i !== at; });
+    }
+    show();
+    setInterval(show, 1000);
+  }
+
   var live = document.getElementById("live");
   if (live && live.getAttribute("data-poll") && window.fetch) {
     localTimes(live);
     follow(live);
   }
+  if (live && live.closest(".board-page")) rotate(live);
   shareButtons();
 
   var config = document.getElementById("hand-config");

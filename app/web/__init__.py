@@ -29,9 +29,12 @@ from .sidebets import side_bet_choices  # noqa: E402
 
 bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 
+from . import directing as directing  # noqa: E402  (tournaments: the director's pages)
 from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
+from . import events as events  # noqa: E402  (tournaments: the tables' links)
 from . import language as language  # noqa: E402  (the language switcher, /language)
 from . import offline as offline  # noqa: E402  (the app on the phone: manifest, worker)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
 from . import seats as seats  # noqa: E402  (joining and leaving the table)
 from . import settling as settling  # noqa: E402  (settle-up, closing, archive)
+from . import standing as standing  # noqa: E402  (tournaments: the board, each player)

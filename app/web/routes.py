@@ -30,7 +30,7 @@ from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError
 from ..core.hand import END_HINTS, END_KINDS
-from ..db.models import GameSession, Hand
+from ..db.models import Author, GameSession, Hand
 from ..services.errors import SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions.debts import open_debts_of
@@ -349,7 +349,7 @@ def hand_names(gs: GameSession, hand: Hand | None) -> tuple[str, ...]:
 
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               correcting: Hand | None = None, version: int | None = None,
-              conflict: Hand | None = None) -> ResponseReturnValue:
+              conflict: Hand | None = None, keeper: str | None = None) -> ResponseReturnValue:
     """The record or correct form; ``version``: the one a correction is made from;
     ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
     names = hand_names(gs, correcting)
@@ -358,7 +358,7 @@ def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
                      correcting=correcting, version=version,
                      conflict=hand_detail(conflict) if conflict is not None else None,
                      side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
-                     scoring=rules.scoring,
+                     scoring=rules.scoring, keeper=keeper,
                      **hand_fields_context(rules, names))
 
 
@@ -386,16 +386,23 @@ def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Ha
 @once_per_form
 def record(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
+    return record_view(gs, me(), url_for(".session", session_id=gs.id))
+
+
+def record_view(gs: GameSession, author: Author, back: str,
+                keeper: str | None = None) -> ResponseReturnValue:
+    """The record form of an open session, for its scorekeeper (an account, or a table's
+    link): saved, back to ``back`` with the hand shown."""
     rules = session_rules(gs)
     values = HandValues(dealer=gs.dealer)
     errors: Errors = {}
     if request.method == "POST":
         values, errors, hand, _exc = save_hand(gs, rules,
-                                               lambda data: record_hand(gs, me(), data))
+                                               lambda data: record_hand(gs, author, data))
         if hand is not None:
             flash(str(hand.number), "hand")
-            return redirect(url_for(".session", session_id=gs.id))
-    return hand_form(gs, rules, values, errors)
+            return redirect(back)
+    return hand_form(gs, rules, values, errors, keeper=keeper)
 
 
 @bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
@@ -403,6 +410,12 @@ def record(session_id: int) -> ResponseReturnValue:
 @once_per_form
 def correct(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
+    return correct_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
+
+
+def correct_view(gs: GameSession, number: int, author: Author, back: str,
+                 keeper: str | None = None) -> ResponseReturnValue:
+    """The correct form of a hand; saved, on to ``back`` (the hand's page)."""
     hand = get_hand(gs, number)
     rules = hand_rules(hand)
     values = HandValues.of_hand(hand.data, hand_names(gs, hand))
@@ -412,26 +425,29 @@ def correct(session_id: int, number: int) -> ResponseReturnValue:
     if request.method == "POST":
         reason, seen = request.form.get("reason", ""), request.form.get("version")
         values, errors, saved, exc = save_hand(
-            gs, rules, lambda data: correct_hand(gs, me(), number, data, reason, seen), hand)
+            gs, rules, lambda data: correct_hand(gs, author, number, data, reason, seen), hand)
         if saved is not None:
             flash(_("Hand %(n)s is corrected; the totals follow.", n=number), "ok")
-            return redirect(url_for(".hand", session_id=gs.id, number=number))
+            return redirect(back)
         if isinstance(exc, VersionConflictError):  # saving again corrects what is there now
             hand = get_hand(gs, number)
             version, conflict = hand.version, hand
         else:
             version = int(seen) if seen and seen.isdigit() else hand.version
     return hand_form(gs, rules, values, errors, correcting=hand, version=version,
-                     conflict=conflict)
+                     conflict=conflict, keeper=keeper)
 
 
 def hand_page(gs: GameSession, hand: Hand, token: str | None,
-              errors: Errors | None = None) -> ResponseReturnValue:
+              errors: Errors | None = None, keeper: str | None = None) -> ResponseReturnValue:
+    """A hand, for its scorekeeper (an account, or ``keeper``: a table's link) or read-only
+    through the share link ``token``."""
     use_currency(gs.currency)
     return render_template("web/hand.html", gs=gs, detail=hand_detail(hand), token=token,
                            scoring=hand_rules(hand).scoring, errors=errors or {},
-                           other_rulings=other_rules(hand),
-                           can_edit=token is None and not gs.is_closed), \
+                           other_rulings=other_rules(hand), keeper=keeper,
+                           can_edit=(token is None or keeper is not None)
+                           and not gs.is_closed), \
         422 if errors else 200
 
 
@@ -447,14 +463,21 @@ def hand(session_id: int, number: int) -> ResponseReturnValue:
 @once_per_form
 def void(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
+    return void_hand_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
+
+
+def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
+                   keeper: str | None = None) -> ResponseReturnValue:
+    """Void a hand with its reason; done, on to ``back`` (the hand's page)."""
     get_hand(gs, number)
-    _done, exc = attempt(lambda: void_hand(gs, me(), number, request.form.get("reason", ""),
+    _done, exc = attempt(lambda: void_hand(gs, author, number, request.form.get("reason", ""),
                                            request.form.get("version")))
     if exc is not None:  # a conflict: the page shows the hand as it is now
         return hand_page(gs, get_hand(gs, number), None,
-                         {"reason" if exc.field == "reason" else "void": exc.message})
+                         {"reason" if exc.field == "reason" else "void": exc.message},
+                         keeper=keeper)
     flash(_("Hand %(n)s is void: it no longer counts.", n=number), "ok")
-    return redirect(url_for(".hand", session_id=gs.id, number=number))
+    return redirect(back)
 
 
 # -- house rules -----------------------------------------------------------------------------

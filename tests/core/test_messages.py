@@ -41,7 +41,8 @@ def test_the_registries_have_their_words():
 
 
 DOMAIN_ERRORS = {"TonkError", "RulesError", "UnknownPresetError", "UnknownOptionError",
-                 "CardError", "HandError", "TransferError", "error"}
+                 "CardError", "HandError", "TransferError", "error", "DrawError",
+                 "StandingsError", "PrizeError"}
 
 
 def _raised_text(node: ast.Raise) -> bool:

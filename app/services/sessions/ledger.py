@@ -51,6 +51,7 @@ from ...core.settle import Result
 from ...core.versions import check_action
 from ...db.ids import is_id, row_by_id
 from ...db.models import (
+    Author,
     CarriedDebt,
     GameSession,
     Hand,
@@ -360,7 +361,7 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand), json.dumps(stored)
 
 
-def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
+def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
     get their hand, numbered in the order they were saved."""
@@ -393,7 +394,7 @@ def parse_reason(reason: Any) -> str:
     return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
-def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any,
+def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: Any,
                  version: Any = None) -> Hand:
     """Replace a hand's facts, under the rules it was first settled under. The old version
     stays in the history; totals follow at once. Correcting a voided hand restores it.
@@ -421,7 +422,7 @@ def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: An
     return hand
 
 
-def void_hand(gs: GameSession, user: User, number: int, reason: Any,
+def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
               version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
     gs = locked(gs)
@@ -549,22 +550,24 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
 session_closed: list[Callable[[GameSession], None]] = []
 
 
-def close_session(gs: GameSession, carry_over: Any = False) -> None:
+def close_session(gs: GameSession, carry_over: Any = False,
+                  settled_elsewhere: bool = False) -> None:
     """Close the session once everything is paid or, with ``carry_over``, keep what is still
     open as debts (:class:`CarriedDebt`, shown on the players' and league's pages until marked
     paid); then tell :data:`session_closed` (a league session's result moves its players'
-    ratings)."""
+    ratings). ``settled_elsewhere``: a tournament table under points, whose totals the
+    event's standings settle: nothing is paid at the table, and nothing is kept as a debt."""
     if carry_over not in (True, False):
         raise LedgerError(Message("session.carry_over"), "carry_over")
     gs = locked(gs)
     check_open(gs)
     state = ledger_of(gs)
-    if not state.all_paid and not carry_over:
+    if not state.all_paid and not carry_over and not settled_elsewhere:
         raise LedgerError(Message("session.not_settled_carry"), "carry_over")
     ids = {s.name: s.player_id for s in gs.seats}
     db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
                                    payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
-                       for t in state.transfers)
+                       for t in state.transfers if not settled_elsewhere)
     gs.closed_at = utcnow()
     db.session.commit()
     for listener in session_closed:

@@ -20,7 +20,12 @@ and the test suite after every scenario.
 - the settle-up plan in force agrees with the totals and payments: nothing paid along a
   planned transfer past its amount, each payment along one between its two players, and
   the plan less what was paid along it settling exactly what remains (of an open session;
-  of a closed one, what remains is exactly its carried debts).
+  of a closed one, what remains is exactly its carried debts; a closed points table of an
+  event is settled by the event's standings instead);
+- an event's rounds run 1, 2, … up to its number of rounds, only the last one open; each
+  round seats each of the event's players at most once, only players of the event; a closed
+  round's tables are closed; its tables play the event's scoring in its league; each fee
+  recorded is the event's fee or nothing.
 
 Each problem is one sentence naming the session (and hand, and player) it is about.
 """
@@ -34,9 +39,12 @@ from datetime import datetime
 from sqlalchemy import and_, case, func, select
 
 from ...core.money import from_minor, to_minor
+from ...core.names import name_key
 from ...core.parts import STAT_FIELDS
 from ...db.models import (
     CarriedDebt,
+    Event,
+    EventTable,
     GameSession,
     Hand,
     HandEntry,
@@ -86,6 +94,7 @@ def _all() -> Iterator[str]:
     yield from _dealers(where)
     yield from _voids(where)
     yield from _plans(where)
+    yield from _events()
 
 
 def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
@@ -316,9 +325,12 @@ def _plans(at: Where) -> Iterator[str]:
     payments: dict[int, list[SettlePayment]] = defaultdict(list)
     for p in db.session.scalars(select(SettlePayment).order_by(SettlePayment.id)):
         payments[p.session_id].append(p)
+    event_tables = set(db.session.scalars(select(EventTable.session_id)))
     for gs in db.session.scalars(select(GameSession)):
-        if session_rules(gs).scoring == "push_ups":
-            continue
+        scoring = session_rules(gs).scoring
+        if scoring == "push_ups" or (scoring == "points" and gs.is_closed
+                                     and gs.id in event_tables):
+            continue  # a closed points table of an event: the event's standings settle it
         yield from _plan_of(gs, planned[gs.id], payments[gs.id], debts[gs.id], at)
 
 
@@ -353,3 +365,37 @@ def _plan_of(gs: GameSession, rows: list[PlannedTransfer], payments: list[Settle
         yield (f"{at(gs.id)}: {what} settle "
                f"{ {n: str(from_minor(v)) for n, v in moved.items()} }, but what remains is "
                f"{ {n: str(from_minor(v)) for n, v in left.items()} }")
+
+
+def _events() -> Iterator[str]:
+    for event in db.session.scalars(select(Event).order_by(Event.id)):
+        at = f"event {event.id} ({event.name})"
+        keys = {p.name_key for p in event.players}
+        for player in event.players:
+            if player.paid_minor not in (0, event.fee_minor):
+                yield f"{at}: {player.name} paid {from_minor(player.paid_minor)}, not the fee"
+            if player.withdrawn_after is not None and not (
+                    0 <= player.withdrawn_after <= len(event.round_rows)):
+                yield f"{at}: {player.name} withdrew after a round that was never drawn"
+        numbers = [r.number for r in event.round_rows]
+        if numbers != list(range(1, len(numbers) + 1)) or len(numbers) > event.rounds:
+            yield f"{at}: its rounds are numbered {numbers}"
+        scoring = rules_of(event.rules_json).scoring
+        for this in event.round_rows:
+            if this.closed_at is None and this is not event.round_rows[-1]:
+                yield f"{at}: round {this.number} is open, but a later round was drawn"
+            seen: set[str] = set()
+            for table in this.tables:
+                gs = table.session
+                for seat in gs.seats:
+                    key = name_key(seat.name)
+                    if key in seen:
+                        yield f"{at}: {seat.name} sits twice in round {this.number}"
+                    if key not in keys:
+                        yield f"{at}: {seat.name} of round {this.number} is not checked in"
+                    seen.add(key)
+                if this.closed_at is not None and not gs.is_closed:
+                    yield f"{at}: round {this.number} is closed, but table {table.number} not"
+                if session_rules(gs).scoring != scoring or gs.league_id != event.league_id:
+                    yield f"{at}: table {table.number} of round {this.number} does not play " \
+                          "under the event's scoring and league"

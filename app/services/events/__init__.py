@@ -1,0 +1,43 @@
+"""Tournaments: an event's settings and players, its rounds and tables (each a session with
+a scorekeeping link), its live standings and its prize list. The public front of the
+package; the pages, the API and the command line use these names only."""
+from ..errors import EventConflictError, EventError
+from .export import export_event, standings_csv
+from .rounds import (
+    close_round,
+    draw_next_round,
+    get_round,
+    get_table,
+    keeper_author,
+    keeper_table,
+    open_round,
+    replace_keeper_link,
+    table_done,
+    table_of_session,
+)
+from .setup import (
+    EventNotFoundError,
+    active_players,
+    board_event,
+    check_in,
+    create_event,
+    event_rules,
+    events_of,
+    find_player,
+    league_names,
+    owned_event,
+    payout_of,
+    set_paid,
+    tie_breaks_of,
+    withdraw,
+)
+from .standings import fees_paid, prizes_of, records, standings_of, table_revisions
+
+__all__ = [
+    "EventConflictError", "EventError", "EventNotFoundError", "active_players", "board_event",
+    "check_in", "close_round", "create_event", "draw_next_round", "event_rules", "events_of",
+    "export_event", "fees_paid", "find_player", "get_round", "get_table", "keeper_author",
+    "keeper_table", "league_names", "open_round", "owned_event", "payout_of", "prizes_of",
+    "records", "replace_keeper_link", "set_paid", "standings_csv", "standings_of",
+    "table_done", "table_of_session", "table_revisions", "tie_breaks_of", "withdraw",
+]

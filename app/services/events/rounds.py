@@ -1,0 +1,187 @@
+"""The rounds of an event: the draw, its tables (each a session under the event's rules),
+the tables' scorekeeping links, and closing a round.
+
+A round's draw seats every active player once (:func:`app.core.draw.draw_round`): round one
+at random from its seed, later rounds by the standings with players who already met kept
+apart where possible. Each table becomes an ordinary session of the director's, naming its
+event and round; its scorekeeping link lets one phone record there while the round is open.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from ...core.draw import draw_round, pairs_of
+from ...core.messages import Message, join_and
+from ...core.money import stake_of
+from ...db.ids import MAX_ID
+from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
+from ...extensions import db
+from ..errors import EventConflictError, EventError
+from ..sessions.ledger import close_session, counted_hands, create_session, new_share_token
+from .setup import EventNotFoundError, active_players, event_rules, locked
+from .standings import seated_at, standings_of
+
+MAX_SEED = 2**53 - 1  # exact in every JSON reader
+MAX_SESSION_NAME = 80
+
+
+def open_round(event: Event) -> EventRound | None:
+    """The round being played, if one is."""
+    return next((r for r in event.round_rows if r.closed_at is None), None)
+
+
+def get_round(event: Event, number: Any) -> EventRound:
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 < number <= MAX_ID:
+        raise EventNotFoundError(Message("event.no_round", number=number), "round")
+    found = next((r for r in event.round_rows if r.number == number), None)
+    if found is None:
+        raise EventNotFoundError(Message("event.no_round", number=number), "round")
+    return found
+
+
+def _seed(value: Any) -> int:
+    if value is None:
+        return secrets.randbelow(2**31)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise EventError(Message("event.seed", most=MAX_SEED, value=repr(value)), "seed")
+    return value
+
+
+def _session_name(event: Event, number: int, table: int) -> str:
+    tail = f" · R{number} T{table}"
+    return event.name[:MAX_SESSION_NAME - len(tail)].rstrip() + tail
+
+
+def draw_next_round(event: Event, user: User, seed: Any = None) -> EventRound:
+    """Draw the next round and start its tables; 409 while a round is open or when every
+    round is drawn."""
+    chosen = _seed(seed)
+    event = locked(event)
+    playing = open_round(event)
+    if playing is not None:
+        raise EventConflictError(Message("event.round_open", number=playing.number), "round")
+    if len(event.round_rows) >= event.rounds:
+        raise EventConflictError(Message("event.all_drawn", rounds=event.rounds), "round")
+    names = [p.name for p in active_players(event)]
+    if event.round_rows:
+        placed = [s.record.player for s in standings_of(event)]
+        standing = [n for n in placed if n in names] + [n for n in names if n not in placed]
+        met = pairs_of(seated_at(event))
+        drawn = draw_round(names, event.table_size, chosen, standing=standing, met=met)
+    else:
+        drawn = draw_round(names, event.table_size, chosen)
+    number = len(event.round_rows) + 1
+    this = EventRound(number=number, seed=chosen, created_at=utcnow(), forced=False)
+    event.round_rows.append(this)
+    try:
+        db.session.flush()
+    except IntegrityError:  # drawn at the same moment by another request
+        db.session.rollback()
+        raise EventConflictError(Message("event.round_open", number=number),
+                                 "round") from None
+    rules = json.loads(event.rules_json)
+    stake = str(session_stake_of(event))
+    round_id = this.id
+    for table in drawn.tables:
+        gs = create_session(user, name=_session_name(event, number, table.number),
+                            players=list(table.players), rules=rules, stake=stake,
+                            currency=event.currency, first_dealer=table.dealer,
+                            league_id=event.league_id)
+        db.session.add(EventTable(round_id=round_id, number=table.number, session_id=gs.id,
+                                  keeper_token=new_share_token()))
+    db.session.commit()
+    return get_round(event, number)
+
+
+def session_stake_of(event: Event) -> Decimal:
+    """The stake every table of the event plays for (a point under points scoring)."""
+    return stake_of(event.stake_minor, event_rules(event))
+
+
+def table_done(event: Event, table: EventTable) -> bool:
+    """Whether the table has played the round's hands."""
+    return counted_hands(table.session) >= event.hands_per_round
+
+
+def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
+    """Close round ``number``: 409 naming the tables short of the hands per round unless
+    ``force``. Its tables' sessions close too (under points their totals are settled by the
+    event; under money what is still open is kept as debts)."""
+    if force is None:
+        force = False
+    if not isinstance(force, bool):
+        raise EventError(Message("event.force"), "force")
+    this = get_round(event, number)
+    if this.closed_at is not None:
+        raise EventConflictError(Message("event.round_closed", number=this.number), "round")
+    short = [t.number for t in this.tables if not table_done(event, t)]
+    if short and not force:
+        raise EventConflictError(Message("event.short_tables", tables=join_and(short),
+                                         hands=event.hands_per_round), "force")
+    money = event_rules(event).scoring == "money"
+    for table in this.tables:
+        if not table.session.is_closed:
+            close_session(table.session, carry_over=money, settled_elsewhere=not money)
+    event = locked(event)
+    this = get_round(event, this.number)
+    if this.closed_at is None:
+        this.closed_at = utcnow()
+        this.forced = bool(short)
+    db.session.commit()
+    return this
+
+
+# -- the tables' scorekeeping links ----------------------------------------------------------
+
+def keeper_table(token: str) -> EventTable:
+    """The table a scorekeeping link is for, while its round is open."""
+    table: EventTable | None = db.session.scalar(
+        select(EventTable).where(EventTable.keeper_token == token))
+    if table is None:
+        raise EventNotFoundError(Message("event.link_unknown"))
+    if table.round.closed_at is not None or table.session.is_closed:
+        raise EventConflictError(Message("event.link_closed", number=table.round.number))
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class KeeperAuthor:
+    """A table's scorekeeping link as the hands' history names it: on behalf of the
+    director's account, named by its table and round."""
+
+    id: int
+    name: str
+
+
+def keeper_author(table: EventTable) -> KeeperAuthor:
+    return KeeperAuthor(table.round.event.owner_id,
+                        f"Table {table.number}, round {table.round.number} (link)")
+
+
+def get_table(event: Event, number: Any, table: Any) -> EventTable:
+    this = get_round(event, number)
+    found = next((t for t in this.tables if t.number == table), None)
+    if found is None:
+        raise EventNotFoundError(Message("event.no_table", table=table), "table")
+    return found
+
+
+def replace_keeper_link(event: Event, number: Any, table: Any) -> EventTable:
+    """A new scorekeeping link for a table: the old one stops working at once."""
+    event = locked(event)
+    found = get_table(event, number, table)
+    found.keeper_token = new_share_token()
+    db.session.commit()
+    return found
+
+
+def table_of_session(gs: GameSession) -> EventTable | None:
+    """The event table ``gs`` is, if it is one."""
+    return db.session.scalar(select(EventTable).where(EventTable.session_id == gs.id))

@@ -1,0 +1,234 @@
+"""Setting up an event and its players: the settings, check-in, the fee, withdrawal.
+
+Every change takes the event's lock (:func:`locked`) and moves its ``revision`` on, so the
+TV board and the director's page see every change, and two directors checking the same
+name in at once get one player and a 409.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from ...core.dates import parse_day
+from ...core.draw import check_table_size
+from ...core.messages import Message
+from ...core.money import currency_places, parse_stake, to_minor
+from ...core.names import MAX_NAME, clean_text, name_key
+from ...core.placings import parse_tie_breaks
+from ...core.prizes import Payout, parse_fee, parse_house_share, parse_payout
+from ...core.rules import Rules, resolve_rules
+from ...db.ids import MAX_ID
+from ...db.models import Event, EventPlayer, Player, User, utcnow
+from ...db.storage import begin_write
+from ...extensions import db
+from ..errors import EventConflictError, EventError, NotFoundError
+from ..sessions.ledger import is_league_admin, keeps_score_of, parse_currency
+
+MAX_EVENT_NAME = 80
+MAX_ROUNDS = 20
+MAX_HANDS = 200
+SCORINGS = ("points", "money")
+DEFAULT_PRIZES = ["0.5", "0.3", "0.2"]
+
+
+class EventNotFoundError(NotFoundError):
+    """No such event, player, round or link, or not one this account runs."""
+
+
+def _whole(value: Any, field: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EventError(Message("event.whole", field_name=field, low=low, high=high,
+                                 value=repr(value)), field)
+    return value
+
+
+def _id(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+        raise EventNotFoundError(Message("event.not_yours", event_id=value), field)
+    return value
+
+
+def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = None,
+                 table_size: Any = 4, rounds: Any = 3, hands_per_round: Any = 8,
+                 entry_fee: Any = None, prizes: Any = None, league: Any = None,
+                 scoring: Any = None, house_share: Any = None, stake: Any = None,
+                 held_on: Any = None, tie_breaks: Any = None) -> Event:
+    """A new event run by ``user`` (in ``league``, if they run it): every setting checked,
+    nothing stored if one is wrong."""
+    title = clean_text(name, EventError, "name", Message("event.what_name"), MAX_EVENT_NAME)
+    league_id = None
+    if league is not None:
+        league_id = _id(league, "league")
+        if not is_league_admin(user, league_id):
+            raise EventNotFoundError(Message("league.not_yours", league_id=league_id),
+                                     "league")
+    scoring = "points" if scoring is None else scoring
+    if scoring not in SCORINGS:
+        raise EventError(Message("event.scoring", value=repr(scoring)), "scoring")
+    resolved = resolve_rules({**resolve_rules(rules).to_json(), "scoring": scoring})
+    code = parse_currency(currency)
+    places = currency_places(code)
+    amount = parse_stake(stake, resolved, code)
+    payout = parse_payout(DEFAULT_PRIZES if prizes is None else prizes, places)
+    day = date.today() if held_on is None else parse_day(
+        held_on, EventError, "held_on", Message("event.what_day"))
+    event = Event(
+        owner_id=user.id, league_id=league_id, name=title, held_on=day,
+        rules_json=json.dumps(resolved.to_json()), stake_minor=to_minor(amount),
+        currency=code, table_size=check_table_size(table_size),
+        rounds=_whole(rounds, "rounds", 1, MAX_ROUNDS),
+        hands_per_round=_whole(hands_per_round, "hands_per_round", 1, MAX_HANDS),
+        fee_minor=to_minor(parse_fee(entry_fee, places)),
+        house_share=str(parse_house_share(house_share)),
+        payout_json=json.dumps({"kind": payout.kind,
+                                "amounts": [str(a) for a in payout.amounts]}),
+        tie_breaks_json=json.dumps(list(parse_tie_breaks(tie_breaks))),
+        board_token=secrets.token_urlsafe(16), revision=0, created_at=utcnow())
+    db.session.add(event)
+    db.session.commit()
+    return event
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+def event_rules(event: Event) -> Rules:
+    """The house rules every table of the event plays (with the event's scoring)."""
+    return resolve_rules(json.loads(event.rules_json))
+
+
+def payout_of(event: Event) -> Payout:
+    data = json.loads(event.payout_json)
+    return Payout(data["kind"], tuple(Decimal(a) for a in data["amounts"]))
+
+
+def tie_breaks_of(event: Event) -> tuple[str, ...]:
+    return tuple(json.loads(event.tie_breaks_json))
+
+
+def runs(user: User, event: Event) -> bool:
+    """Whether ``user`` directs ``event``: its owner, or an admin of its league."""
+    return keeps_score_of(user, event.owner_id, event.league_id)
+
+
+def owned_event(user: User, event_id: Any) -> Event:
+    """The event ``event_id`` if ``user`` directs it, else :class:`EventNotFoundError`."""
+    found = db.session.get(Event, _id(event_id, "event"))
+    if found is None or not runs(user, found):
+        raise EventNotFoundError(Message("event.not_yours", event_id=event_id))
+    return found
+
+
+def events_of(user: User) -> list[Event]:
+    """The events ``user`` directs, newest first."""
+    return [e for e in db.session.scalars(select(Event).order_by(Event.held_on.desc(),
+                                                                  Event.id.desc()))
+            if runs(user, e)]
+
+
+def board_event(token: str) -> Event:
+    """The event behind a TV board link."""
+    found: Event | None = db.session.scalar(select(Event).where(Event.board_token == token))
+    if found is None:
+        raise EventNotFoundError(Message("event.board_unknown"))
+    return found
+
+
+def locked(event: Event) -> Event:
+    """The event again, read afresh under its lock, its revision moved on (see
+    :func:`app.services.sessions.ledger.locked` for the same with sessions)."""
+    event_id = event.id
+    begin_write()
+    db.session.expire_all()
+    fresh: Event | None = db.session.get(Event, event_id, with_for_update=True,
+                                         populate_existing=True)
+    if fresh is None:
+        raise EventNotFoundError(Message("event.not_yours", event_id=event_id))
+    fresh.revision += 1
+    return fresh
+
+
+# -- players ---------------------------------------------------------------------------------
+
+def find_player(event: Event, name: Any) -> EventPlayer:
+    key = name_key(name) if isinstance(name, str) else None
+    for player in event.players:
+        if player.name_key == key:
+            return player
+    raise EventNotFoundError(Message("event.no_player", player=name), "name")
+
+
+def active_players(event: Event) -> list[EventPlayer]:
+    """The players the next draw seats: checked in and not withdrawn."""
+    return [p for p in event.players if p.withdrawn_after is None]
+
+
+def league_names(event: Event) -> list[str]:
+    """The league's members not yet checked in (offered at check-in)."""
+    if event.league_id is None:
+        return []
+    here = {p.name_key for p in event.players}
+    return [p.name for p in db.session.scalars(
+        select(Player).where(Player.league_id == event.league_id).order_by(Player.name))
+        if p.name_key not in here]
+
+
+def _paid(value: Any) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise EventError(Message("event.paid"), "paid")
+    return value
+
+
+def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
+    """Check ``name`` in (a late arrival sits from the next draw on); 409 if the name is
+    already checked in."""
+    clean = clean_text(name, EventError, "name", Message("event.what_player"), MAX_NAME)
+    is_paid = _paid(paid)
+    event = locked(event)
+    if event.league_id is not None:  # a member is named as the league knows them
+        member = db.session.scalar(select(Player.name).where(
+            Player.league_id == event.league_id, Player.name_key == name_key(clean)))
+        clean = member or clean
+    here = next((p for p in event.players if p.name_key == name_key(clean)), None)
+    if here is not None:  # named as they were checked in
+        raise EventConflictError(Message("event.checked_in", player=here.name), "name")
+    player = EventPlayer(name=clean, paid_minor=event.fee_minor if is_paid else 0,
+                         checked_in_at=utcnow())
+    event.players.append(player)
+    try:
+        db.session.commit()
+    except IntegrityError:  # checked in at the same moment by another request
+        db.session.rollback()
+        raise EventConflictError(Message("event.checked_in", player=clean), "name") from None
+    return player
+
+
+def set_paid(event: Event, name: Any, paid: Any) -> EventPlayer:
+    """Record the fee as paid (or not) for a checked-in player."""
+    if not isinstance(paid, bool):
+        raise EventError(Message("event.paid"), "paid")
+    is_paid = paid
+    event = locked(event)
+    player = find_player(event, name)
+    player.paid_minor = event.fee_minor if is_paid else 0
+    db.session.commit()
+    return player
+
+
+def withdraw(event: Event, name: Any) -> EventPlayer:
+    """Withdraw a player from the next round on: the round being played keeps them, their
+    hands stay and count."""
+    event = locked(event)
+    player = find_player(event, name)
+    if player.withdrawn_after is not None:
+        raise EventConflictError(Message("event.withdrawn", player=player.name), "name")
+    player.withdrawn_after = len(event.round_rows)
+    db.session.commit()
+    return player

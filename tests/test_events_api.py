@@ -1,0 +1,235 @@
+"""Tournament day through the JSON API (shared/API.md, third part): an event, check-in,
+the draw, tables as sessions, closing rounds, withdrawals, standings and the prize list;
+errors in the API's shape, and Idempotency-Key as for sessions. On SQLite and PostgreSQL;
+``tonk check`` runs after each test."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.helpers import api_error
+
+TEN = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
+EVENT = {"name": "Malone Open", "rules": "pagat", "currency": "USD", "table_size": 4,
+         "rounds": 3, "hands_per_round": 2, "entry_fee": "20", "prizes": ["0.5", "0.3", "0.2"]}
+
+
+def tonk(player):
+    return {"end": {"kind": "tonk_out", "player": player}}
+
+
+def new_event(api, **extra):
+    return api.ok("POST", "/events", {**EVENT, **extra}, 201)
+
+
+def check_in_all(api, eid, names=TEN):
+    for name in names:
+        event = api.ok("POST", f"/events/{eid}/players", {"name": name, "paid": True})
+    return event
+
+
+def play(api, table, winners):
+    """Record a tonk-out for each winner at the table's session."""
+    for winner in winners:
+        api.ok("POST", f"/sessions/{table['session']}/hands", tonk(winner), 201)
+
+
+def test_an_event_of_three_rounds(api):
+    event = new_event(api)
+    eid = event["id"]
+    assert event["scoring"] == "points" and event["state"] == "checking_in"
+    event = check_in_all(api, eid)
+    assert [p["name"] for p in event["players"]] == TEN
+    assert all(p["paid"] and not p["withdrawn"] for p in event["players"])
+    api_error(api("POST", f"/events/{eid}/players", {"name": "ann"}), 409, "name",
+              "already checked in")
+
+    first = api.ok("POST", f"/events/{eid}/rounds", {"seed": 7}, 201)
+    assert first["round"] == 1 and first["seed"] == 7
+    assert [len(t["players"]) for t in first["tables"]] == [4, 3, 3]
+    seated = [p for t in first["tables"] for p in t["players"]]
+    assert sorted(seated) == sorted(TEN)
+    api_error(api("POST", f"/events/{eid}/rounds", {}), 409, "round", "still being played")
+
+    # A table is an ordinary session that names its event and round, in points.
+    table = first["tables"][0]
+    session = api.ok("GET", f"/sessions/{table['session']}")
+    assert (session["event"], session["round"], session["scoring"]) == (eid, 1, "points")
+    assert session["dealer"] == table["dealer"] and table["link"].startswith("/t/")
+
+    api_error(api("POST", f"/events/{eid}/rounds/1/close", {}), 409, "force", "fewer than 2")
+    for t in first["tables"]:
+        play(api, t, [t["players"][0], t["players"][0]])
+    closed = api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    assert closed["closed"] and not closed["forced"]
+    api_error(api("POST", f"/sessions/{table['session']}/hands", tonk(table["players"][0])),
+              409, None, "closed")
+
+    standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
+    # A tonk-out takes 2 from each: the winner at the table of four 12, at the others 8.
+    assert [(s["place"], s["total"]) for s in standings][:3] == [(1, "12"), (2, "8"), (2, "8")]
+    assert {s["player"] for s in standings[:3]} == {t["players"][0] for t in first["tables"]}
+    assert all(len(s["rounds"]) == 1 for s in standings)
+
+    second = api.ok("POST", f"/events/{eid}/rounds", {"seed": 8}, 201)
+    # The three leaders meet at table 1.
+    assert set(second["tables"][0]["players"][:3]) == {s["player"] for s in standings[:3]}
+    for t in second["tables"]:
+        play(api, t, [t["players"][-1]])
+    api.ok("POST", f"/events/{eid}/rounds/2/close", {"force": True})
+
+    # A withdrawal before round 3: nine players at tables of 3, 3, 3.
+    gone = api.ok("DELETE", f"/events/{eid}/players/{first['tables'][1]['players'][1]}")
+    assert sum(p["withdrawn"] for p in gone["players"]) == 1
+    third = api.ok("POST", f"/events/{eid}/rounds", {}, 201)
+    assert [len(t["players"]) for t in third["tables"]] == [3, 3, 3]
+    assert isinstance(third["seed"], int)
+    for t in third["tables"]:
+        play(api, t, [t["players"][1], t["players"][1]])
+    api.ok("POST", f"/events/{eid}/rounds/3/close", {})
+    api_error(api("POST", f"/events/{eid}/rounds", {}), 409, "round", "all 3 rounds")
+    assert api.ok("GET", f"/events/{eid}")["state"] == "finished"
+
+    standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
+    assert len(standings) == 10 and all(len(s["rounds"]) == 3 for s in standings)
+    assert sum(Decimal(s["total"]) for s in standings) == 0  # points move, none made
+    prizes = api.ok("GET", f"/events/{eid}/prizes")
+    assert prizes["pool"] == "200.00"
+    assert sum(Decimal(p["amount"]) * len(p["players"]) for p in prizes["prizes"]) \
+        == Decimal("200.00")
+
+
+def test_a_two_way_tie_for_second_shares_the_second_and_third_prizes(api):
+    eid = new_event(api, rounds=1, hands_per_round=1, house_share="0.1",
+                    tie_breaks=["fewest_caught"])["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy", "Dee"])
+    api.ok("POST", f"/events/{eid}/players", {"name": "Eve", "paid": False})
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"]
+    assert [len(t["players"]) for t in table] == [3, 2]
+    # Table 1: its first player wins twice; table 2: nobody wins (a dead hand).
+    play(api, table[0], [table[0]["players"][0]] * 2)
+    api.ok("POST", f"/sessions/{table[1]['session']}/hands", {"end": {"kind": "dead"}}, 201)
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    standings = api.ok("GET", f"/events/{eid}/standings")
+    assert standings["tie_breaks"] == ["fewest hands caught"]
+    places = [s["place"] for s in standings["standings"]]
+    assert places == [1, 2, 2, 4, 4]
+    prizes = api.ok("GET", f"/events/{eid}/prizes")
+    # 4 fees of 20 = 80, house 8, pool 72: 36 first; 21.60 + 14.40 = 36 shared: 18 each.
+    assert (prizes["fees"], prizes["house"], prizes["pool"]) == ("80.00", "8.00", "72.00")
+    assert [(p["place"], len(p["players"]), p["amount"]) for p in prizes["prizes"]] == [
+        (1, 1, "36.00"), (2, 2, "18.00")]
+
+
+@pytest.mark.parametrize(("body", "field", "words"), [
+    ({**EVENT, "table_size": 5}, "table_size", "2 to 4"),
+    ({**EVENT, "prizes": ["0.5", "0.3"]}, "prizes", "add up to 1"),
+    ({**EVENT, "entry_fee": "twenty"}, "entry_fee", "not an amount"),
+    ({**EVENT, "currency": "JPY", "entry_fee": "20.5"}, "entry_fee", "decimal places"),
+    ({**EVENT, "scoring": "push_ups"}, "scoring", "points or money"),
+    ({**EVENT, "rounds": 0}, "rounds", "whole number"),
+    ({**EVENT, "house_share": "1"}, "house_share", "from 0 up to 1"),
+    ({**EVENT, "tie_breaks": ["luck"]}, "tie_breaks", "one of"),
+    ({**EVENT, "league": 99}, "league", "no league"),
+    ({**EVENT, "colour": "red"}, "colour", "colour"),
+    ({**EVENT, "name": ""}, "name", "cannot be empty"),
+])
+def test_bad_events_are_refused_beside_their_field(api, body, field, words):
+    api_error(api("POST", "/events", body), 422 if field != "league" else 404, field, words)
+    assert api.ok("GET", "/events") == []
+
+
+def test_draw_errors_and_other_accounts(api, other):
+    eid = new_event(api)["id"]
+    api.ok("POST", f"/events/{eid}/players", {"name": "Ann"})
+    api_error(api("POST", f"/events/{eid}/rounds", {}), 422, "players", "at least 2")
+    api_error(api("POST", f"/events/{eid}/rounds", {"seed": "x"}), 422, "seed", "seed")
+    api_error(api("POST", f"/events/{eid}/players", {"name": "Bob", "paid": "yes"}), 422,
+              "paid", "true or false")
+    api_error(api("DELETE", f"/events/{eid}/players/Zed"), 404, "name", "not checked in")
+    api_error(api("POST", f"/events/{eid}/rounds/1/close", {}), 404, "round", "no round 1")
+    api_error(other("GET", f"/events/{eid}"), 404, None, "no event")
+    api_error(other("POST", f"/events/{eid}/players", {"name": "Eve"}), 404, None, "no event")
+
+
+def test_idempotency_key_replays_a_check_in_and_a_draw(api):
+    eid = new_event(api)["id"]
+    key = {"Idempotency-Key": "check-in-ann-1"}
+    first = api("POST", f"/events/{eid}/players", {"name": "Ann"}, headers=key)
+    again = api("POST", f"/events/{eid}/players", {"name": "Ann"}, headers=key)
+    assert first.status_code == again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true"
+    api_error(api("POST", f"/events/{eid}/players", {"name": "Bob"}, headers=key), 422,
+              "Idempotency-Key", "already used")
+    api.ok("POST", f"/events/{eid}/players", {"name": "Bob"})
+    draw = {"Idempotency-Key": "draw-1"}
+    one = api("POST", f"/events/{eid}/rounds", {}, headers=draw)
+    two = api("POST", f"/events/{eid}/rounds", {}, headers=draw)
+    assert one.status_code == two.status_code == 201 and one.get_json() == two.get_json()
+    assert len(api.ok("GET", f"/events/{eid}")["rounds_played"]) == 1
+
+
+def test_tonk_event_export(db_app, api, tmp_path):
+    import json
+
+    from app.cli.commands import cli
+
+    eid = new_event(api, rounds=1, hands_per_round=1)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)["tables"][0]
+    play(api, table, [table["players"][0]])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    runner = db_app.test_cli_runner()
+    path = tmp_path / "event.json"
+    out = runner.invoke(cli, ["event", "export", str(eid), "-o", str(path)])
+    assert out.exit_code == 0, out.output
+    document = json.loads(path.read_text())
+    assert document["format"] == "tonk-tally-event" and document["rounds"][0]["seed"] == 2
+    hands = document["rounds"][0]["tables"][0]["hands"]
+    assert [h["result"]["outcome"] for h in hands] == ["tonk_out"]
+    assert document["prizes"]["pool"] == "60.00"
+    assert document["standings"][0]["player"] == table["players"][0]
+    out = runner.invoke(cli, ["event", "export", str(eid), "--format", "standings-csv"])
+    assert out.exit_code == 0 and out.output.splitlines()[0].startswith("place,player,total")
+    assert f"1,{table['players'][0]},4," in out.output  # 2 from each of two, and 30.00
+    out = runner.invoke(cli, ["event", "export", "999"])
+    assert out.exit_code == 1 and "there is no event 999" in out.output
+
+
+def test_a_league_event_counts_in_the_league_and_late_arrivals_sit_next_round(api):
+    lid = api.ok("POST", "/leagues", {"name": "Fridays"}, 201)["id"]
+    api.ok("POST", f"/leagues/{lid}/members", {"name": "Ann"}, 201)
+    eid = new_event(api, league=lid, rounds=2, hands_per_round=1, table_size=3)["id"]
+    check_in_all(api, eid, ["ann", "Bob", "Cy"])  # Ann as the league knows her
+    first = api.ok("POST", f"/events/{eid}/rounds", {"seed": 5}, 201)["tables"]
+    assert "Ann" in first[0]["players"]
+    api.ok("POST", f"/events/{eid}/players", {"name": "Dee", "paid": True})  # late
+    assert "Dee" not in [p for t in first for p in t["players"]]
+    play(api, first[0], ["Ann"])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    second = api.ok("POST", f"/events/{eid}/rounds", {}, 201)["tables"]
+    assert sorted(p for t in second for p in t["players"]) == ["Ann", "Bob", "Cy", "Dee"]
+    assert [len(t["players"]) for t in second] == [2, 2]
+    assert api.ok("GET", f"/sessions/{second[0]['session']}")["league"] == lid
+    table = api.ok("GET", f"/leagues/{lid}/standings?scoring=points")
+    rows = {r["player"]["name"]: r for r in table["rows"]}
+    assert rows["Ann"]["net"] == "4" and rows["Ann"]["sessions"] == 1
+    ratings = api.ok("GET", f"/leagues/{lid}/ratings")
+    assert {r["player"]["name"] for r in ratings} >= {"Ann", "Bob", "Cy"}
+    standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
+    assert standings[0]["player"] == "Ann"  # checked in as the league names her
+
+
+def test_an_event_played_for_money_keeps_open_transfers_as_debts(api):
+    eid = new_event(api, scoring="money", stake="0.25", rounds=1, hands_per_round=1)["id"]
+    check_in_all(api, eid, ["Ann", "Bob"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"][0]
+    assert api.ok("GET", f"/sessions/{table['session']}")["scoring"] == "money"
+    play(api, table, ["Ann"])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    ledger = api.ok("GET", f"/sessions/{table['session']}/ledger")
+    assert ledger["totals"]["Ann"] == "0.50"
+    assert [(d["from"], d["to"], d["amount"]) for d in ledger["carried_over"]] == [
+        ("Bob", "Ann", "0.50")]
+    assert api.ok("GET", f"/events/{eid}/standings")["standings"][0]["total"] == "0.50"

@@ -1,0 +1,90 @@
+"""The tournament pages: the director sets an event up, checks players in, draws, closes
+rounds and reads results; errors show beside their fields and change nothing; the TV board
+and each player's view need no account and follow the event (ETag, 304 while nothing
+changed)."""
+from __future__ import annotations
+
+import re
+
+from tests.helpers import errors_of, shown_beside, sign_up
+
+EVENT_FORM = {"name": "Malone Open", "preset": "pagat", "scoring": "points", "currency": "USD",
+              "table_size": "4", "rounds": "2", "hands_per_round": "1", "entry_fee": "10",
+              "prize_kind": "shares", "prizes": "0.6, 0.4", "house_share": "",
+              "tie_break_1": "best_round", "tie_break_2": "", "held_on": "2026-11-24"}
+
+
+def _new_event(client, **form):
+    resp = client.post("/events/new", data={**EVENT_FORM, **form})
+    assert resp.status_code == 302, errors_of(resp)
+    return int(resp.location.rsplit("/", 1)[1])
+
+
+def test_the_director_runs_an_event_through_the_pages(client):
+    sign_up(client)
+    assert "Tournaments" in client.get("/").get_data(as_text=True)
+    eid = _new_event(client)
+    for name in ("Ann", "Bob", "Cy", "Dee", "Eve"):
+        assert client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"}
+                           ).status_code == 302
+    shown_beside(client.post(f"/events/{eid}/players", data={"name": "ann", "paid": "1"}),
+                 "name", "Ann is already checked in")
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "5 players for the next draw" in page and "Draw the tables" in page
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "4"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Round 1 is being played" in page and "seed 4" in page
+    links = re.findall(r'value="(http://localhost/t/[^"]+)"', page)
+    assert len(links) == 2  # 5 players at tables of 4: 3 and 2
+    shown_beside(client.post(f"/events/{eid}/rounds/1/close", data={}), "close",
+                 "tables 1 and 2 have played fewer than 1 hands: let them finish, or close "
+                 "the round anyway")
+    phone = client.application.test_client()
+    for link in links:
+        path = link.replace("http://localhost", "")
+        assert phone.post(path + "/hands/new", data={"kind": "dead"}).status_code == 302
+    assert "done" in client.get(f"/events/{eid}").get_data(as_text=True)
+    assert client.post(f"/events/{eid}/rounds/1/close", data={}).status_code == 302
+    assert client.post(f"/events/{eid}/players/Eve/withdraw", data={}).status_code == 302
+    assert client.post(f"/events/{eid}/rounds", data={}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Round 2 is being played" in page
+    assert client.post(f"/events/{eid}/rounds/2/close", data={"force": "1"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "All rounds are played" in page and "closed early" in page
+    assert "pool $50.00" in page and "ties broken by: best single round" in page
+
+
+def test_a_bad_event_is_refused_beside_its_field(client):
+    sign_up(client)
+    shown_beside(client.post("/events/new", data={**EVENT_FORM, "table_size": "6"}),
+                 "table_size", "the table size is a whole number from 2 to 4, not 6")
+    shown_beside(client.post("/events/new", data={**EVENT_FORM, "prizes": "0.6, 0.3"}),
+                 "prizes", "the shares must add up to 1, not 0.9")
+    assert "No tournaments yet" in client.get("/events").get_data(as_text=True)
+
+
+def test_the_board_and_a_players_view_need_no_account_and_follow(client):
+    sign_up(client)
+    eid = _new_event(client, tie_break_1="")
+    for name in ("Ann", "Bob", "Cy"):
+        client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    board = re.search(r'href="http://localhost(/board/[^"]+)" id="board-link"', page).group(1)
+    tv = client.application.test_client()
+    shown = tv.get(board)
+    assert shown.status_code == 200 and 'data-poll="' in shown.get_data(as_text=True)
+    assert '<table class="standings"' in shown.get_data(as_text=True)  # markup, not text
+    state = tv.get(board + "/state")
+    tag = state.headers["ETag"]
+    assert tv.get(board + "/state", headers={"If-None-Match": tag}).status_code == 304
+    client.post(f"/events/{eid}/rounds", data={"seed": "1"})
+    moved = tv.get(board + "/state", headers={"If-None-Match": tag})
+    assert moved.status_code == 200 and moved.headers["ETag"] != tag
+    live = tv.get(board + "/live").get_data(as_text=True)
+    assert "Table 1" in live and "Round 1 of 2" in live
+    mine = tv.get(board + "/players/Ann").get_data(as_text=True)
+    assert "Round 1, table 1" in mine and "playing now" in mine
+    assert tv.get(board + "/players/Zed").status_code == 404
+    assert tv.get("/board/nothing").status_code == 404
+    assert tv.get(f"/events/{eid}").status_code == 302  # the director's page needs the account
