@@ -1,5 +1,9 @@
 """Configuration: the embedded default (SQLite in ``instance/``) and what the environment
-overrides (``DATABASE_URL`` for PostgreSQL, ``SECRET_KEY``)."""
+overrides: ``DATABASE_URL`` for PostgreSQL, ``SECRET_KEY``, ``TONK_HTTPS`` and
+``TONK_PROXY``, ``RATELIMIT_STORAGE_URI`` and the limits ``TONK_LIMIT_<NAME>_IP`` /
+``…_ACCOUNT``. The one module that reads the app's environment variables (the command
+line's language follows the locale's own, ``LANG`` and its kin: :mod:`app.i18n`); the rest
+of the app reads ``app.config``, and ``create_app(config)`` overrides any of it."""
 from __future__ import annotations
 
 import os
@@ -33,11 +37,44 @@ def secret_key(instance_path: str) -> str:
     return path.read_text().strip()
 
 
-def defaults(instance_path: str) -> dict[str, Any]:
-    from .http.headers import transport_config
+_ON = {"1", "true", "yes", "on"}
 
+#: The rate limits by name → (per client address, per account), "5 per minute; 30 per hour"
+#: style; ``TONK_LIMIT_<NAME>_IP`` and ``…_ACCOUNT`` override them (:mod:`app.http.limits`).
+DEFAULT_LIMITS: dict[str, tuple[str, str]] = {
+    "SIGNIN": ("30 per minute; 300 per day", "5 per minute; 30 per hour"),
+    "SIGNUP": ("10 per hour", "5 per hour"),
+    "RESET": ("10 per minute", "5 per 10 minutes"),
+    "TOKEN": ("30 per hour", "20 per hour"),
+    "PASSWORD": ("30 per hour", "5 per minute; 30 per hour"),
+}
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _ON
+
+
+def transport_config() -> dict[str, bool]:
+    """The configuration the environment asks for: ``TONK_HTTPS`` and ``TONK_PROXY`` (a
+    proxy in front terminates TLS, so it implies HTTPS)."""
+    proxy = env_flag("TONK_PROXY")
+    return {"TONK_PROXY": proxy, "TONK_HTTPS": proxy or env_flag("TONK_HTTPS")}
+
+
+def limits_config() -> dict[str, str]:
+    """``TONK_LIMIT_<NAME>_IP`` and ``…_ACCOUNT``: from the environment, else the defaults."""
+    out = {}
+    for name, (per_ip, per_account) in DEFAULT_LIMITS.items():
+        for key, default in ((f"TONK_LIMIT_{name}_IP", per_ip),
+                             (f"TONK_LIMIT_{name}_ACCOUNT", per_account)):
+            out[key] = os.environ.get(key, default)
+    return out
+
+
+def defaults(instance_path: str) -> dict[str, Any]:
     return {
         **transport_config(),
+        **limits_config(),
         # Where the rate limits count: memory (one process) unless a store is given, e.g.
         # redis://127.0.0.1:6379 for several workers.
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),

@@ -8,9 +8,11 @@ from flask import current_app
 # access to the values within the .ini file in use.
 config = context.config
 
-# Interpret the config file for Python logging.
-# This line sets up loggers basically.
-fileConfig(config.config_file_name)
+# Interpret the config file for Python logging (Alembic's progress, line by line), unless
+# the app asks for quiet: the tonk command makes or upgrades a database in one line of its
+# own (app/cli/commands.py, upgrade_quietly).
+if not current_app.config.get("QUIET_MIGRATIONS"):
+    fileConfig(config.config_file_name)
 logger = logging.getLogger('alembic.env')
 
 

@@ -1,12 +1,13 @@
-"""Shared fixtures and helpers: the app on a throw-away database, its test client, a client
-of the JSON API with a personal token, signing up through the pages, and the worked hands of
-``tests/data``. After every test on a database, what ``tonk check`` checks must hold of
+"""Shared fixtures: the app on a throw-away database, its test client, a client of the JSON
+API with a personal token (the helpers they are made of, which tests import by name, are in
+``tests/helpers.py``). After every test on a database, what ``tonk check`` checks must hold of
 whatever the test left stored.
 
 Database tests take ``db_app`` and run twice: on SQLite, and on the PostgreSQL server at
 ``TEST_POSTGRES_URL`` (default 127.0.0.1:5432, database ``test``) in a database of their own
 made for the run (one per xdist worker). When that server cannot be reached, the PostgreSQL
-runs are skipped and the report header and the skip reason say so.
+runs are skipped and their skip reason says so; the server is looked for only when a test
+needs it.
 
 The schema is built once per run, not per test: SQLite tests get a copy of a file made once
 with every table; PostgreSQL tests get the run's database emptied (every row deleted, ids
@@ -21,30 +22,20 @@ one worker, and so do the browser tests.
 """
 from __future__ import annotations
 
-import json
-import os
+import functools
 import pathlib
-import re
-import shutil
 import uuid
-from decimal import Decimal
 from typing import Any
 
-import jinja2
-import jinja2.bccache
 import pytest
-from markupsafe import escape
 
-DATA = pathlib.Path(__file__).parent / "data"
-PG_URL = os.environ.get("TEST_POSTGRES_URL",
-                        "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+from tests.helpers import PG_URL, Api, account, make_app, sqlite_copy, stored_problems
 
 
-def load_json(name: str) -> Any:
-    return json.loads((DATA / name).read_text(), parse_float=Decimal)
-
-
-def _pg_problem() -> str | None:
+@functools.cache
+def pg_problem() -> str | None:
+    """Why the PostgreSQL server cannot be used (None: it can). Asked once, and only when a
+    test needs the server: a run of tests that do not never looks for it."""
     try:
         import psycopg
 
@@ -54,13 +45,9 @@ def _pg_problem() -> str | None:
         return f"PostgreSQL at {PG_URL} is not reachable ({str(exc).strip()[:80]})"
 
 
-_PG_PROBLEM = _pg_problem()
-
-
 def pytest_report_header(config):
-    if _PG_PROBLEM:
-        return f"database tests: SQLite only; {_PG_PROBLEM}"
-    return f"database tests: SQLite and PostgreSQL ({PG_URL})"
+    return (f"database tests: SQLite, and PostgreSQL at {PG_URL} when the run has any "
+            "(skipped, and said so, if it cannot be reached)")
 
 
 # -- markers ---------------------------------------------------------------------------------
@@ -100,23 +87,6 @@ def pytest_configure(config):
 
 # -- the app on a database -------------------------------------------------------------------
 
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """The pages' templates compiled once per run, for every app the tests make (compiling
-    them again for each test's new app took most of a short test's time)."""
-
-    def __init__(self) -> None:
-        self.compiled: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self.compiled:
-            bucket.bytecode_from_string(self.compiled[bucket.key])
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.compiled[bucket.key] = bucket.bytecode_to_string()
-
-
-_TEMPLATES = _CompiledTemplates()
-
 
 def _build_url_builders_once() -> None:
     """Each URL rule's builder compiled once per run, for every app the tests make
@@ -143,26 +113,12 @@ def _build_url_builders_once() -> None:
 _build_url_builders_once()
 
 
-def make_app(url: str, **extra: Any):
-    from app import create_app
-
-    config: dict[str, Any] = {"TESTING": True, "SECRET_KEY": "test",
-                              "WTF_CSRF_ENABLED": False, "SQLALCHEMY_DATABASE_URI": url}
-    if url.startswith("postgresql"):
-        # A transaction a test leaves open must fail the next test quickly, not hang the run.
-        config["SQLALCHEMY_ENGINE_OPTIONS"] = {
-            "pool_pre_ping": True, "connect_args": {"options": "-c lock_timeout=15000"}}
-    app = create_app({**config, **extra})
-    app.jinja_env.bytecode_cache = _TEMPLATES
-    return app
-
-
 @pytest.fixture(scope="session")
 def pg_url():
     """A PostgreSQL database of this run's own (of this xdist worker's), dropped at the
     end."""
-    if _PG_PROBLEM:
-        pytest.skip(_PG_PROBLEM)
+    if pg_problem():
+        pytest.skip(pg_problem())
     import sqlalchemy as sa
 
     name = f"tonk_test_{uuid.uuid4().hex[:10]}"
@@ -190,13 +146,6 @@ def sqlite_schema(tmp_path_factory) -> pathlib.Path:
     db.metadata.create_all(engine)
     engine.dispose()
     return path
-
-
-def sqlite_copy(template: pathlib.Path, folder: pathlib.Path, name: str = "test.sqlite") -> str:
-    """The URL of a fresh copy of the empty schema in ``folder``."""
-    target = folder / name
-    shutil.copyfile(template, target)
-    return f"sqlite:///{target}"
 
 
 #: One text that changes whenever a table, column, constraint or index of the public schema
@@ -256,32 +205,6 @@ def pg_schema(pg_url) -> PostgresSchema:
     schema = PostgresSchema(pg_url)
     yield schema
     schema.engine.dispose()
-
-
-def stored_problems(app) -> list[str]:
-    """What ``tonk check`` finds wrong with the app's stored data (nothing, always)."""
-    from sqlalchemy import inspect
-
-    from app.extensions import db
-    from app.services.upkeep.integrity import problems
-
-    with app.app_context():
-        db.session.remove()
-        if not inspect(db.engine).has_table("game_sessions"):
-            return []
-        return problems()
-
-
-def problems_at(url: str) -> list[str]:
-    """What ``tonk check`` finds wrong with the database at ``url`` (its connections closed
-    afterwards)."""
-    from app.extensions import db
-
-    app = make_app(url)
-    found = stored_problems(app)
-    with app.app_context():
-        db.engine.dispose()
-    return found
 
 
 def _checked(app):
@@ -363,44 +286,6 @@ def quick_hashing(request, monkeypatch):
                         PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 
-def account(app: Any, email: str, name: str) -> str:
-    """An account made on ``app`` (password "correct horse"), and a personal token of it."""
-    from app.services.accounts import create_token, create_user
-
-    with app.app_context():
-        return create_token(create_user(email, name, "correct horse"), "tests")
-
-
-class Api:
-    """The test client of the JSON API, signed in with a personal token."""
-
-    PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
-
-    def __init__(self, client: Any, token: str | None) -> None:
-        self.client, self.token = client, token
-
-    def __call__(self, method: str, path: str, body: Any = None, *,
-                 token: str | None = None, headers: dict[str, str] | None = None) -> Any:
-        sent = dict(headers or {})
-        if token or self.token:
-            sent.setdefault("Authorization", f"Bearer {token or self.token}")
-        raw = body if body is None or isinstance(body, str | bytes) else json.dumps(body)
-        return self.client.open("/api/v1" + path, method=method, data=raw, headers=sent,
-                                content_type="application/json")
-
-    def ok(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
-        """The answer's JSON, which must come with ``status``."""
-        resp = self(method, path, body)
-        assert resp.status_code == status, resp.get_json()
-        return resp.get_json()
-
-    def start(self, **extra: Any) -> int:
-        """A session of Ann, Bob, Cy and Dee under pagat at 0.25 USD, Dee dealing first."""
-        body = {"name": "Friday", "players": self.PLAYERS, "rules": "pagat", "stake": "0.25",
-                "currency": "USD", "first_dealer": "Dee", **extra}
-        return int(self.ok("POST", "/sessions", body, 201)["id"])
-
-
 @pytest.fixture
 def api(db_app) -> Api:
     """The API as Ann (ann@example.com), on the database of ``db_app``."""
@@ -413,47 +298,6 @@ def other(db_app, api) -> Api:
     return Api(db_app.test_client(), account(db_app, "eve@example.com", "Eve"))
 
 
-def api_error(resp: Any, status: int, field: str | None, words: str) -> None:
-    """The answer is ``status`` in the API's error shape, naming ``field`` and saying
-    ``words`` (in any case)."""
-    assert resp.status_code == status, resp.get_json()
-    body = resp.get_json()
-    assert body.get("field") == field, body
-    assert words.lower() in body["error"].lower(), body
-
-
 # -- the pages -------------------------------------------------------------------------------
 
-def sign_up(client, email="sam@example.com", name="Sam", password="secret-table-9"):
-    """Sign up through the page (which signs the client in)."""
-    resp = client.post("/signup", data={"name": name, "email": email, "password": password})
-    assert resp.status_code == 302, resp.data
-    return resp
 
-
-def start(client, players=("Ann", "Bob", "Cy"), preset="pagat", stake="0.25", **extra) -> int:
-    """Start a session through the page (the first player deals first); its id."""
-    data = {"name": "Friday", "first_dealer": "0", "stake": stake, "currency": "USD",
-            "preset": preset, **{f"player-{i}": p for i, p in enumerate(players)}, **extra}
-    resp = client.post("/sessions/new", data=data)
-    assert resp.status_code == 302, errors_of(resp)
-    return int(resp.location.rsplit("/", 1)[1])
-
-
-def record(client, sid, **form):
-    """Post the record-hand form of session ``sid``."""
-    return client.post(f"/sessions/{sid}/hands/new", data=form)
-
-
-def errors_of(resp) -> list[str]:
-    """The messages shown beside fields."""
-    return [m.replace("&#39;", "'").replace("&#34;", '"').replace("&lt;", "<")
-            .replace("&gt;", ">").replace("&amp;", "&")
-            for m in re.findall(r'class="err"[^>]*>([^<]*)<', resp.get_data(as_text=True))]
-
-
-def shown_beside(resp, field, message):
-    """The page refused the form (422) and shows ``message`` beside the field ``field``."""
-    assert f'id="err-{field}">{escape(message)}<' in resp.get_data(as_text=True), \
-        (field, message, errors_of(resp))
-    assert resp.status_code == 422, resp.status_code

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import load_json
+from tests.helpers import load_json
 
 EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 

@@ -12,22 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Api, api_error
+from tests.helpers import DROP_CAUGHT, EVERY_END, Api, api_error
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
-DROP_CAUGHT = {"end": {"kind": "drop", "player": "Bob"},
-               "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
-EVERY_END = [  # (hand, outcome, Ann's net): pagat at 0.25, Dee deals first
-    ({"end": {"kind": "deal"}, "counts": {"Ann": 50}}, "deal_win", "1.50"),
-    ({"end": {"kind": "tonk_out", "player": "Bob"}}, "tonk_out", "-0.50"),
-    ({"end": {"kind": "run_out", "player": "Cy"}}, "run_out", "-0.25"),
-    ({"end": {"kind": "drop", "player": "Bob"},
-      "counts": {"Ann": 12, "Bob": 5, "Cy": 9, "Dee": 30}}, "drop_won", "-0.25"),
-    (DROP_CAUGHT, "caught", "-0.25"),
-    ({"end": {"kind": "stock_out"}, "counts": {"Ann": 3, "Bob": 10, "Cy": 20, "Dee": 7}},
-     "stock_out", "0.75"),
-    ({"end": {"kind": "dead"}, "multiplier": 2}, "dead", "0.00"),
-]
 
 
 def current_nets(api: Api, sid: int) -> dict[str, Decimal]:

@@ -16,7 +16,7 @@ from app.services.accounts import (
     revoke_token,
     user_for_token,
 )
-from tests.conftest import errors_of, sign_up
+from tests.helpers import errors_of, sign_up
 
 
 def test_sign_up_sign_out_and_sign_in(db_app):

@@ -13,7 +13,7 @@ from app.core.card import dropped_pagat_rules, payment_keys, rule_card
 from app.core.settle import rule_text
 from app.core.sources import source_of
 from app.web.links import decode_data, encode_data
-from tests.conftest import sign_up, start
+from tests.helpers import sign_up, start
 
 
 def test_pagat_card_marks_nothing_and_names_every_paying_rule():

@@ -12,54 +12,21 @@ import pytest
 from markupsafe import escape
 
 from app.core import PRESETS, parse_hand, settle
-from app.web.check import decode_hand, encode_hand
-from tests.conftest import errors_of, record, shown_beside, sign_up, start
-
-PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
-COUNTS = {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}
-#: An instant win on the deal each preset pays (Ann claims); the encyclopedia has none.
-DEAL_CLAIM = {"pagat": 49, "wikipedia": 49, "texas": 50, "rushville": 50, "chicago": 50,
-              "washington": 49, "dc": 50, "newark": 49, "baton_rouge": 47, "seattle": 49,
-              "push_ups": 49}
-END_KINDS = ("deal", "tonk_out", "run_out", "drop", "stock_out", "dead")
-
-
-def hand_json(preset: str, kind: str) -> dict:
-    """A hand that ends with ``kind`` under ``preset``, as RULES.md §1 writes it."""
-    stake = "1" if PRESETS[preset].rules.scoring == "points" else "0.25"
-    end: dict = {"kind": kind}
-    counts = dict(COUNTS)
-    if kind in ("tonk_out", "run_out", "drop"):
-        end["player"] = "Bob"
-    if kind in ("tonk_out", "run_out"):
-        counts["Bob"] = 0
-    if kind == "deal":
-        counts = {"Ann": DEAL_CLAIM[preset], "Bob": 20, "Cy": 25, "Dee": 30}
-        if preset == "rushville":
-            end["five_face_cards"] = ["Ann"]
-    if kind == "dead":
-        counts = {}
-    return {"rules": preset, "stake": stake, "players": PLAYERS, "dealer": "Dee", "end": end,
-            **({"counts": counts} if counts else {})}
-
-
-def hand_form(preset: str, kind: str) -> dict:
-    """The same hand as the /check form sends it."""
-    data = hand_json(preset, kind)
-    form = {"players": ", ".join(PLAYERS), "stake": data["stake"], "preset": preset,
-            "step": "check", "kind": kind, "dealer": "Dee",
-            "player": data["end"].get("player", "")}
-    for seat, name in enumerate(PLAYERS):
-        if name in data.get("counts", {}):
-            form[f"count-{seat}"] = str(data["counts"][name])
-    if data["end"].get("five_face_cards"):
-        form["five_face"] = "Ann"
-    return form
+from app.web.dispute import decode_hand, encode_hand
+from tests.helpers import (
+    END_KINDS,
+    errors_of,
+    hand_form,
+    hand_json,
+    record,
+    shown_beside,
+    sign_up,
+    start,
+)
 
 
 def text(resp) -> str:
     return resp.get_data(as_text=True)
-
 
 
 def permalink_token(url: str) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -109,3 +110,18 @@ def test_help_builds_no_app(runner, monkeypatch):
         out = runner.invoke(cli, args)
         assert out.exit_code == 0, out.output
     assert "backup" in runner.invoke(cli, ["--help"]).output
+
+
+def test_the_first_command_on_a_fresh_database_says_so_in_one_line(tmp_path):
+    """A fresh database is made before the command runs, in one line of tonk's own on
+    stderr (not a line of Alembic's log per migration); the next command says nothing of it."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.sqlite'}",
+           "SECRET_KEY": "test"}
+    first, again = (subprocess.run([sys.executable, "-m", "app", "export", "--league", "1"],
+                                   capture_output=True, text=True, env=env, timeout=120)
+                    for _ in range(2))
+    assert first.returncode == again.returncode == 2  # there is no league 1
+    assert first.stderr.splitlines()[0].startswith("tonk: made a new database (schema ")
+    assert "alembic" not in first.stderr.lower()
+    assert first.stderr.splitlines()[1:] == again.stderr.splitlines()
+    assert "no league 1" in again.stderr

@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.conftest import problems_at
+from tests.helpers import problems_at
 from tests.live import (
     Browser,
     Client,

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.conftest import api_error
+from tests.helpers import api_error
 
 TEN = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
 EVENT = {"name": "Malone Open", "rules": "pagat", "currency": "USD", "table_size": 4,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.db.models import HandVersion
 from app.extensions import db
-from tests.conftest import api_error
+from tests.helpers import api_error
 
 
 def _event(api, players=("Ann", "Bob", "Cy", "Dee", "Eve")):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import errors_of, shown_beside, sign_up
+from tests.helpers import errors_of, shown_beside, sign_up
 
 EVENT_FORM = {"name": "Malone Open", "preset": "pagat", "scoring": "points", "currency": "USD",
               "table_size": "4", "rounds": "2", "hands_per_round": "1", "entry_fee": "10",

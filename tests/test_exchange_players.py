@@ -13,8 +13,7 @@ from app.db.models import SessionPlayer
 from app.extensions import db
 from app.services import exchange
 from app.services.sessions import ledger
-from tests.conftest import sign_up, start
-from tests.test_exchange import document, play_league, user
+from tests.helpers import document, play_league, sign_up, start, user
 
 
 def test_each_player_each_hand_rebuilds_every_total(db_app):

@@ -12,7 +12,7 @@ from app.db.models import GameSession, Hand, SessionPlayer
 from app.extensions import db
 from app.services import exchange
 from app.services.sessions import ledger, seats
-from tests.test_exchange import document, importing, snapshot, user, wipe
+from tests.helpers import document, importing, snapshot, user, wipe
 
 DEAD = {"end": {"kind": "dead"}}
 
@@ -54,7 +54,7 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
     with db_app.app_context():
         owner = user()
         gs = night(owner)
-        state = ledger.ledger(gs)
+        state = ledger.ledger_of(gs)
         assert state.pots == {"naturals": ledger.Decimal("0.20"), "high_card": 0}
         before, rows = snapshot(), table_rows()
         text = document(exchange.export_session(gs))

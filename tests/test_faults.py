@@ -24,7 +24,7 @@ import pytest
 
 from app.extensions import db
 from app.services.exchange import demo
-from tests.conftest import make_app, problems_at
+from tests.helpers import make_app, problems_at
 from tests.live import ROOT, Client, a_hand, new_session, prepare, server
 
 IMPORT_HANDS = 12_000

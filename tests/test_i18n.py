@@ -21,8 +21,7 @@ from app.core.rules import resolve_rules
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.i18n import environment_language
-from tests.conftest import record, sign_up, start
-from tests.test_check import hand_form
+from tests.helpers import hand_form, record, sign_up, start
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
@@ -309,8 +308,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
     """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
     payment and an undone one, a closed session with debts carried over (one marked paid),
     the archived sessions and a player's page with a debt, and their forms' errors."""
-    from app.services.sessions import archive as shelf
-    from app.services.sessions import debts, ledger, seats
+    from app.services.sessions import archive, debts, ledger, seats
 
     pages: dict[str, str] = {}
 
@@ -341,7 +339,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Bob"},
                                       "side_bets": [{"bet": "naturals"}]})
         seats.change_seats(gs, user, leave="Fay")
-        first = ledger.ledger(gs).transfers[0]
+        first = ledger.ledger_of(gs).transfers[0]
         kept = ledger.record_payment(gs, user, first.payer, first.payee, "0.10")
         undone = ledger.record_payment(gs, user, first.payer, first.payee, "0.05")
         ledger.undo_payment(gs, user, undone, "tapped twice")
@@ -351,7 +349,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         carried = debts.debts_of_session(night_id)
         debts.mark_paid(user, carried[0].id)
         old = ledger.create_session(user, name="Old night", players=["Ann", "Bob"])
-        shelf.set_archived(old, True)
+        archive.set_archived(old, True)
         yen = ledger.create_session(user, name="Yen", players=["Ann", "Bob"], stake="100",
                                     currency="JPY")
         ledger.record_hand(yen, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
@@ -468,7 +466,7 @@ def test_a_yen_stake_of_half_a_yen_is_refused_beside_the_field(app):
 
 
 def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
-    from tests.conftest import Api, account
+    from tests.helpers import Api, account
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     sid = api.start()
@@ -502,7 +500,7 @@ def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client)
 
 
 def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
-    from tests.conftest import Api, account, api_error
+    from tests.helpers import Api, account, api_error
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     resp = api("POST", "/sessions", {"name": "夜", "players": ["Ann", "Bob"], "stake": "100",
@@ -523,7 +521,7 @@ def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
 
 
 def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
-    from tests.conftest import Api, account
+    from tests.helpers import Api, account
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})

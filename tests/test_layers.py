@@ -1,17 +1,25 @@
-"""The layers of ``app/``, written down and kept (as fava keeps its core free of the web):
+"""The layers of ``app/``, read from the folders and kept (as fava keeps its core free of the
+web). A module's layer is where it sits, lowest first:
 
-    core  ←  services  ←  web, api, auth, the command line, the app factory
+    core      app/core/                     the game's arithmetic: pure, testable with no app
+    base      app/config, app/extensions,   settings, the framework objects, the languages
+              app/i18n/
+    db        app/db/                       the tables, the database as a server uses it
+    services  app/services/                 one package per area: what the top layers call
+    http      app/http/                     what pages and API share over HTTP
+    top       app/web/, app/api/, app/auth/, app/cli/, the app factory
 
-- ``app.core`` imports nothing of the app outside itself, and nothing of Flask, SQLAlchemy,
-  Werkzeug or Jinja: it is the game's arithmetic, testable with no app.
-- The services (the tables, the database, the ledger, leagues, exchange, accounts, …)
-  import nothing of the layer above: no page, endpoint, command or app setup.
-- No import cycles: a later step that builds on a service (a league's ratings when a
-  session closes) hangs on an event, not on an import back. A package importing its own
-  modules to register them (Flask's blueprints) is not a cycle.
+- A module imports only from its own layer or the ones below it.
+- ``app.core`` imports nothing of Flask, SQLAlchemy, Werkzeug or Jinja either.
+- No import cycles, in the core too, counting the imports for the type checker and the
+  lazy ones (a function's own import): a later step that builds on a service (a league's
+  ratings when a session closes) hangs on an event, not on an import back. A package
+  importing its own modules to register them (Flask's blueprints) is not a cycle.
+- A module takes another's public names only: ``from x import _private`` means the seam
+  between the two is in the wrong place, or the name is public.
 
-Every import counts, a function's own lazy import too; not the names imported for the
-type checker only (``if TYPE_CHECKING:``), which never run.
+Every import counts, a function's own lazy import too; the names imported for the type
+checker only (``if TYPE_CHECKING:``), which never run, count for cycles alone.
 """
 from __future__ import annotations
 
@@ -22,13 +30,16 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 APP = ROOT / "app"
-SERVICES = {"app.db.models", "app.extensions", "app.db.storage", "app.services.sessions.ledger",
-            "app.services.leagues", "app.services.exchange", "app.services.accounts",
-            "app.db.idempotency", "app.services.upkeep.integrity", "app.services.upkeep.backup",
-            "app.services.exchange.demo", "app.services.sessions.entries",
-            "app.services.sessions.pots", "app.services.sessions.seats",
-            "app.services.sessions.settleup", "app.services.sessions.archive",
-            "app.services.sessions.debts", "app.services.events", "app.services.pay"}
+#: Each layer's folders and loose modules, lowest first.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("core", ("app.core",)),
+    ("base", ("app.config", "app.extensions", "app.i18n")),
+    ("db", ("app.db",)),
+    ("services", ("app.services",)),
+    ("http", ("app.http",)),
+    ("top", ("app.web", "app.api", "app.auth", "app.cli", "app.__main__", "app")),
+)
+RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 FRAMEWORKS = ("flask", "flask_", "sqlalchemy", "werkzeug", "jinja2", "alembic")
 
 
@@ -40,24 +51,38 @@ def _name(path: pathlib.Path) -> str:
 MODULES = {_name(p): p for p in APP.rglob("*.py")}
 
 
-def _imports(name: str) -> set[str]:
-    """Every module ``name`` imports, anywhere in it (absolute names)."""
+def layer(module: str) -> str:
+    """The layer of an ``app`` module, from where it sits (the longest folder that holds it)."""
+    best = max(((len(prefix), name) for name, prefixes in LAYERS for prefix in prefixes
+                if module == prefix or module.startswith(prefix + ".")), default=None)
+    if best is None:
+        raise AssertionError(f"{module} sits in no layer: put it in one of {LAYERS}")
+    return best[1]
+
+
+def _imports(name: str, *, typing: bool = False) -> dict[str, set[str]]:
+    """Every module ``name`` imports, anywhere in it (absolute names), with the names it
+    takes from each (empty for ``import x``); with ``typing``, those imported for the type
+    checker only too."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    found: set[str] = set()
-    for node in _executed(ast.parse(path.read_text())):
+    found: dict[str, set[str]] = {}
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree) if typing else _executed(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            for alias in node.names:
+                found.setdefault(alias.name, set())
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[:len(package.split(".")) - node.level + 1]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            submodules = {f"{module}.{a.name}" for a in node.names} & MODULES.keys()
-            found.update(submodules)
-            if len(submodules) < len(node.names):
-                found.add(module)
+            for alias in node.names:
+                if f"{module}.{alias.name}" in MODULES:
+                    found.setdefault(f"{module}.{alias.name}", set())
+                else:
+                    found.setdefault(module, set()).add(alias.name)
     return found
 
 
@@ -72,35 +97,35 @@ def _executed(tree: ast.AST):
         yield from _executed(node)
 
 
-def _layer(module: str) -> str:
-    if module == "app.core" or module.startswith("app.core."):
-        return "core"
-    if any(module == s or module.startswith(s + ".") for s in SERVICES):
-        return "service"
-    return "top"
+IMPORTS = {m: _imports(m) for m in MODULES}
+#: With the imports for the type checker: a cycle there is two modules that need each other
+#: all the same (``settle`` ↔ ``explain`` once), only hidden from the interpreter.
+DESIGN_IMPORTS = {m: _imports(m, typing=True) for m in MODULES}
+
+
+def test_every_module_sits_in_a_layer():
+    assert {layer(m) for m in MODULES} == set(RANK)
 
 
 def test_the_core_imports_nothing_of_the_app_or_the_frameworks():
     for module in MODULES:
-        if _layer(module) != "core":
+        if layer(module) != "core":
             continue
-        for imported in _imports(module):
-            assert imported.startswith("app.core") or not imported.startswith("app"), \
+        for imported in IMPORTS[module]:
+            assert layer(imported) == "core" if imported.startswith("app") else True, \
                 f"{module} imports {imported}"
             assert not imported.startswith(FRAMEWORKS), f"{module} imports {imported}"
 
 
-def test_services_import_nothing_of_the_pages_api_or_commands():
-    for module in MODULES:
-        if _layer(module) != "service":
-            continue
-        for imported in _imports(module):
-            if imported.startswith("app"):
-                assert _layer(imported) != "top", f"{module} imports {imported}"
+def test_no_module_imports_from_a_layer_above_its_own():
+    wrong = [f"{module} ({layer(module)}) imports {imported} ({layer(imported)})"
+             for module in MODULES for imported in IMPORTS[module]
+             if imported in MODULES and RANK[layer(imported)] > RANK[layer(module)]]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_no_import_cycles():
-    graph = {m: {i for i in _imports(m) if i in MODULES and not i.startswith(m + ".")}
+    graph = {m: {i for i in DESIGN_IMPORTS[m] if i in MODULES and not i.startswith(m + ".")}
              for m in MODULES}  # a package importing its own modules: registration
     done: set[str] = set()
 
@@ -117,8 +142,33 @@ def test_no_import_cycles():
         visit(module, [])
 
 
+def test_no_module_takes_another_modules_private_names():
+    taken = [f"{module} takes {name} from {imported}"
+             for module in MODULES for imported, names in IMPORTS[module].items()
+             if imported.startswith("app") for name in names
+             if name.startswith("_") and not name.startswith("__")]
+    assert not taken, "\n".join(taken)
+
+
 def test_the_layers_are_checked_at_all():
-    """The checks above see the app: its core, its services and what stands on them."""
-    layers = {_layer(m) for m in MODULES}
-    assert layers == {"core", "service", "top"}
-    assert "app.services.sessions.ledger" in _imports("app.services.leagues.admin")
+    """The checks above see the app: each layer, imports across them, names taken."""
+    assert layer("app.services.leagues.admin") == "services"
+    assert layer("app.core.hand") == "core"
+    assert layer("app") == "top"
+    assert "app.services.sessions.ledger" in IMPORTS["app.services.leagues.admin"]
+    assert "locked" in IMPORTS["app.services.sessions.seats"]["app.services.sessions.ledger"]
+
+
+def test_no_test_module_imports_another_or_a_conftest():
+    """What tests share is in ``tests/helpers.py`` (``tests/browser/helpers.py``) or a
+    fixture: a test module importing another runs the other's module code and hides where a
+    helper lives."""
+    tests = ROOT / "tests"
+    wrong = []
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            wrong += [f"{path.relative_to(ROOT)} imports {n}" for n in names
+                      if n.rsplit(".", 1)[-1].startswith("test_") or n.endswith("conftest")]
+    assert not wrong, "\n".join(wrong)

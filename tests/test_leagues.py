@@ -82,7 +82,7 @@ def correct(gs: GameSession, user: Any, rng: random.Random, number: int) -> None
 
 
 def settle_and_close(gs: GameSession, user: Any) -> None:
-    for t in ledger.ledger(gs).transfers:
+    for t in ledger.ledger_of(gs).transfers:
         ledger.record_payment(gs, user, t.payer, t.payee, str(t.amount))
     ledger.close_session(gs)
 
@@ -648,7 +648,7 @@ def test_standings_and_records_follow_every_change_at_once(db_app):
 
 def test_remembered_answers_belong_to_their_league(tmp_path):
     """Two databases, each with its league 1: neither sees the other's answers."""
-    from tests.conftest import make_app
+    from tests.helpers import make_app
 
     seen = []
     for name in ("a", "b"):

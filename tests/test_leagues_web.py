@@ -15,7 +15,7 @@ from app.db.models import GameSession, League, Player, Season, User
 from app.extensions import db
 from app.services import accounts, leagues
 from app.services.sessions import ledger
-from tests.conftest import shown_beside, sign_up
+from tests.helpers import shown_beside, sign_up
 
 EVIL = "<script>alert(1)</script>"
 
@@ -51,7 +51,7 @@ def keeper(db_app):
         ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
         ledger.record_hand(gs, user, {"end": {"kind": "drop", "player": "Bob"},
                                       "counts": {"Ann": 12, "Bob": 9, "Cy": 9}})
-        for t in ledger.ledger(gs).transfers:
+        for t in ledger.ledger_of(gs).transfers:
             ledger.record_payment(gs, user, t.payer, t.payee, str(t.amount))
         ledger.close_session(gs)
         gs2 = ledger.create_session(user, name="Night two", players=["Ann", "Dee"],
@@ -333,3 +333,28 @@ def test_names_are_escaped(db_app):
                        ).status_code == 302
     for path in ("/leagues", f"/leagues/{lid}", f"/leagues/{lid}/settings", "/"):
         assert EVIL not in text(client.get(path)), path
+
+
+def test_a_yen_leagues_average_per_hand_is_written_in_whole_yen(db_app):
+    """Every yen amount is whole yen (app.core.money): the standings' net and their average
+    per hand too, where a dollar league's keep their cents."""
+    client = db_app.test_client()
+    sign_up(client)
+    yen = new_league(client, name="Tokyo night", stake="100", currency="JPY")
+    dollars = new_league(client, name="Boston night", stake="0.25", currency="USD")
+    with db_app.app_context():
+        user = db.session.scalar(db.select(User))
+        for lid, stake, currency in ((yen, "100", "JPY"), (dollars, "0.25", "USD")):
+            gs = ledger.create_session(user, name="Night", players=["Ann", "Bob", "Cy"],
+                                       rules="pagat", stake=stake, currency=currency,
+                                       league_id=lid)
+            for winner in ("Ann", "Ann", "Bob"):
+                ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": winner}})
+    page = text(client.get(f"/leagues/{yen}?season=all"))
+    averages = re.findall(r'<td[^>]*class="[^"]*average[^"]*"[^>]*>.*?</td>', page, re.S)
+    cells = re.findall(r'<span class="amt [a-z]+">([^<]*)</span>', " ".join(averages))
+    assert cells and all("." not in c for c in cells), cells
+    page = text(client.get(f"/leagues/{dollars}?season=all"))
+    averages = re.findall(r'<td[^>]*class="[^"]*average[^"]*"[^>]*>.*?</td>', page, re.S)
+    cells = re.findall(r'<span class="amt [a-z]+">([^<]*)</span>', " ".join(averages))
+    assert cells and all(re.search(r"\.\d\d$", c) for c in cells), cells

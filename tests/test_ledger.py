@@ -3,6 +3,7 @@ settle-up and closing; and, as properties, that running totals always equal the 
 the current versions' nets."""
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from decimal import Decimal
 
 import pytest
@@ -31,7 +32,7 @@ def ctx(db_app):
 
 
 def totals(gs):
-    return {k: str(v) for k, v in ledger.ledger(gs).totals.items()}
+    return {k: str(v) for k, v in ledger.ledger_of(gs).totals.items()}
 
 
 def test_record_rotates_the_dealer_and_moves_totals(ctx):
@@ -41,7 +42,7 @@ def test_record_rotates_the_dealer_and_moves_totals(ctx):
     assert (first.number, first.data["dealer"]) == (1, "Dee")
     assert (second.number, second.data["dealer"]) == (2, "Ann")
     assert totals(gs) == {"Ann": "1.25", "Bob": "-1.00", "Cy": "0.50", "Dee": "-0.75"}
-    assert ledger.ledger(gs).hands == 2
+    assert ledger.ledger_of(gs).hands == 2
 
 
 def test_correct_keeps_the_old_version_and_totals_follow(ctx):
@@ -54,6 +55,20 @@ def test_correct_keeps_the_old_version_and_totals_follow(ctx):
     assert [(v["version"], v["action"], v["reason"], v["by"]) for v in versions] == [
         (1, "recorded", None, "Ann"), (2, "corrected", "counts were misread", "Ann")]
     assert versions[0]["result"]["outcome"] == "caught"
+
+
+def test_times_read_back_are_aware_utc_and_history_gives_them_as_values(ctx):
+    """SQLite keeps no zone: app.db.types.UTCDateTime reads every stored time as UTC, so
+    no caller has to (and the history gives times, not text to parse back)."""
+    user, gs = ctx
+    ledger.record_hand(gs, user, DROP)
+    hand_id = ledger.get_hand(gs, 1).id
+    db.session.expire_all()
+    hand = db.session.get(Hand, hand_id)
+    stored = db.session.scalars(select(HandVersion.created_at)).one()
+    (version,) = ledger.history(hand)
+    assert version["at"] == stored and stored.utcoffset() == timedelta(0)
+    assert version["at"].tzinfo is UTC
 
 
 def test_void_keeps_the_hand_and_correcting_restores_it(ctx):
@@ -101,20 +116,20 @@ def test_another_account_cannot_reach_the_session(ctx):
 def test_settle_up_in_part_and_in_full_then_close(ctx):
     user, gs = ctx
     ledger.record_hand(gs, user, DROP)
-    state = ledger.ledger(gs)
+    state = ledger.ledger_of(gs)
     assert [(t.payer, t.payee, str(t.amount)) for t in state.transfers] == [
         ("Ann", "Cy", "0.25"), ("Bob", "Cy", "0.50"), ("Dee", "Cy", "0.25")]
     with pytest.raises(TonkError, match="not everything is paid"):
         ledger.close_session(gs)
     ledger.record_payment(gs, user, "Bob", "Cy", "0.20")
-    assert str(ledger.ledger(gs).open["Bob"]) == "-0.30"
+    assert str(ledger.ledger_of(gs).open["Bob"]) == "-0.30"
     with pytest.raises(TonkError, match="more than is open"):
         ledger.record_payment(gs, user, "Bob", "Cy", "0.31")
     with pytest.raises(TonkError, match="owes nothing"):
         ledger.record_payment(gs, user, "Cy", "Bob", "0.10")
-    for t in ledger.ledger(gs).transfers:
+    for t in ledger.ledger_of(gs).transfers:
         ledger.record_payment(gs, user, t.payer, t.payee, t.amount)
-    assert ledger.ledger(gs).all_paid
+    assert ledger.ledger_of(gs).all_paid
     ledger.close_session(gs)
     with pytest.raises(ledger.SessionClosedError):
         ledger.record_hand(gs, user, DROP)
@@ -139,7 +154,7 @@ def test_push_ups_totals_are_points_and_nothing_to_transfer(db_app):
         gs = ledger.create_session(user, name="Pushes", players=PLAYERS, rules="push_ups")
         ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"},
                                       "counts": {"Bob": 12, "Cy": 3, "Dee": 20}})
-        state = ledger.ledger(gs)
+        state = ledger.ledger_of(gs)
         assert state.totals == {"Ann": 0, "Bob": 24, "Cy": 6, "Dee": 40}
         assert state.transfers == () and state.all_paid
 

@@ -20,8 +20,18 @@ from app.cli.commands import cli
 from app.core.errors import TonkError
 from app.db.models import SessionPlayer
 from app.extensions import db
-from tests.conftest import Api, account, make_app, record, sign_up, start, stored_problems
-from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
+from tests.helpers import (
+    DROP_CAUGHT,
+    EVERY_END,
+    Api,
+    account,
+    make_app,
+    other_pg_url,
+    record,
+    sign_up,
+    start,
+    stored_problems,
+)
 
 TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
 
@@ -383,7 +393,7 @@ def test_backup_restores_into_an_empty_database_of_either_kind(db_app, target, t
     assert made.exit_code == 0, made.output
 
     url = (f"sqlite:///{tmp_path / 'restored.sqlite'}" if target == "sqlite"
-           else _other_pg(request))
+           else other_pg_url(request))
     restored = make_app(url)
     with restored.app_context():
         db.drop_all()
@@ -410,20 +420,6 @@ def _page(app, sid: int) -> str:
                                         "password": "correct horse"}).status_code == 302
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
     return re.sub(r'name="(csrf_token|once)" value="[^"]*"', "", page)
-
-
-def _other_pg(request) -> str:
-    """A second PostgreSQL database of this run's own (the first holds the source)."""
-    url = request.getfixturevalue("pg_url")
-    import sqlalchemy as sa
-
-    name = url.rsplit("/", 1)[1] + "_restore"
-    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return url.rsplit("/", 1)[0] + "/" + name
 
 
 def test_a_damaged_backup_restores_nothing(db_app, tmp_path):

@@ -139,7 +139,7 @@ def test_the_state_cache_keeps_the_newest():
 # -- the pages that follow the game ---------------------------------------------------------
 
 def _signed_in(app):
-    from tests.test_web import sign_up, start
+    from tests.helpers import sign_up, start
 
     client = app.test_client()
     sign_up(client)
@@ -148,7 +148,7 @@ def _signed_in(app):
 
 def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
     from app.web.pagecache import _CSRF_MARK, _ONCE_MARK
-    from tests.test_web import record, share_token
+    from tests.helpers import record, share_token
 
     client, sid = _signed_in(app)
     first = client.get(f"/sessions/{sid}").get_data(as_text=True)
@@ -168,7 +168,7 @@ def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
 
 
 def test_the_live_part_answers_304_until_a_change(app):
-    from tests.test_web import record, share_token
+    from tests.helpers import record, share_token
 
     client, sid = _signed_in(app)
     token = share_token(app, sid)
@@ -241,7 +241,7 @@ def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
     with 3 when first drawn, and the share page one statement once it is kept."""
     from app.web import routes
     from app.web.pagecache import PAGES
-    from tests.test_web import record, share_token
+    from tests.helpers import record, share_token
 
     client, sid = _signed_in(app)
     token = share_token(app, sid)

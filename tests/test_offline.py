@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.conftest import make_app, record, sign_up, sqlite_copy, start
+from tests.helpers import make_app, record, sign_up, sqlite_copy, start
 
 TONK_OUT = {"kind": "tonk_out", "player": "Bob", "dealer": "Ann"}
 

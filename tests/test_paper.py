@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import record, sign_up, start
+from tests.helpers import record, sign_up, start
 
 
 def test_the_printed_night_holds_every_hand(client):

@@ -20,9 +20,15 @@ from sqlalchemy import func, select, text, update
 from app.cli.commands import cli
 from app.db.models import SessionPlayer
 from app.extensions import db
-from tests.conftest import Api, account, make_app, stored_problems
-from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
-from tests.test_ledger_safety import _other_pg
+from tests.helpers import (
+    DROP_CAUGHT,
+    EVERY_END,
+    Api,
+    account,
+    make_app,
+    other_pg_url,
+    stored_problems,
+)
 
 Lines = list[list | dict]
 
@@ -118,7 +124,7 @@ def _target(db_app, tmp_path: Path, request) -> object:
     log lines are not the restore's)."""
     url = db_app.config["SQLALCHEMY_DATABASE_URI"]
     target = make_app(f"sqlite:///{tmp_path / 'restored.sqlite'}" if url.startswith("sqlite")
-                      else _other_pg(request))
+                      else other_pg_url(request))
     assert target.test_cli_runner().invoke(cli, ["db", "upgrade"]).exit_code == 0
     return target
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import api_error, errors_of, record, sign_up, start
+from tests.helpers import api_error, errors_of, record, sign_up, start
 
 DEAD = {"end": {"kind": "dead"}}
 

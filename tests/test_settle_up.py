@@ -16,7 +16,7 @@ from app.extensions import db
 from app.services import accounts
 from app.services.sessions import ledger
 from app.services.sessions.debts import open_debts_of
-from tests.conftest import Api, api_error, errors_of, sign_up, start
+from tests.helpers import Api, api_error, errors_of, sign_up, start
 
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 under pagat at 0.25 (the issue's night).
 NIGHT = [
@@ -210,7 +210,7 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
     assert "(of $1.00; $0.50 paid)" in page and page.count("Paid in full") == 3
     with app.app_context():
-        state = ledger.ledger(db.session.get(GameSession, sid))
+        state = ledger.ledger_of(db.session.get(GameSession, sid))
         pid = state.payments[0].id
     resp = client.post(f"/sessions/{sid}/payments/{pid}/undo", data={"reason": ""})
     assert resp.status_code == 422 and "say why" in resp.get_data(as_text=True)
@@ -346,7 +346,7 @@ MORE = [{"end": {"kind": "run_out", "player": p}} for p in ("Ann", "Bob", "Cy", 
 
 
 def _open(gs) -> dict[tuple[str, str], Decimal]:
-    return {(t.payer, t.payee): t.amount for t in ledger.ledger(gs).transfers}
+    return {(t.payer, t.payee): t.amount for t in ledger.ledger_of(gs).transfers}
 
 
 @PROPERTY
@@ -363,7 +363,7 @@ def test_any_payments_then_settling_what_remains_squares_everyone(db_app, steps)
         for hand in NIGHT:
             ledger.record_hand(gs, user, hand)
         for action, pick, cents in steps:
-            state = ledger.ledger(gs)
+            state = ledger.ledger_of(gs)
             before = _open(gs)
             if action in ("along", "part") and state.transfers:
                 t = state.transfers[pick % len(state.transfers)]
@@ -390,15 +390,15 @@ def test_any_payments_then_settling_what_remains_squares_everyone(db_app, steps)
                     ledger.undo_payment(gs, user, live[pick % len(live)].id, "mis-tap")
             elif action == "hand":
                 ledger.record_hand(gs, user, MORE[pick % len(MORE)])
-            state = ledger.ledger(gs)
+            state = ledger.ledger_of(gs)
             moved = dict.fromkeys(state.open, Decimal(0))
             for t in state.transfers:
                 moved[t.payer] -= t.amount
                 moved[t.payee] += t.amount
             assert moved == state.open  # the open transfers settle exactly what remains
-        for t in ledger.ledger(gs).transfers:
+        for t in ledger.ledger_of(gs).transfers:
             ledger.record_payment(gs, user, t.payer, t.payee, str(t.amount))
-        final = ledger.ledger(gs)
+        final = ledger.ledger_of(gs)
         assert final.all_paid and final.transfers == ()
         assert set(final.open.values()) == {Decimal(0)}
         ledger.close_session(gs)

@@ -7,7 +7,7 @@ import html
 import json
 import re
 
-from tests.conftest import record, sign_up, start
+from tests.helpers import record, sign_up, start
 
 
 def _text(page: str) -> str:

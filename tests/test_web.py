@@ -18,7 +18,7 @@ from app.extensions import db
 from app.services import accounts
 from app.services.sessions import ledger
 from app.web.chart import chart_svg
-from tests.conftest import errors_of, make_app, record, shown_beside, sign_up, start
+from tests.helpers import errors_of, make_app, record, share_token, shown_beside, sign_up, start
 
 EVIL = "<script>alert(1)</script>"
 
@@ -53,11 +53,6 @@ def stored_hand(app, sid, number=1):
 
         hand = get_hand(gs, number)
         return hand.data, hand.result, hand.voided
-
-
-def share_token(app, sid):
-    with app.app_context():
-        return db.session.get(GameSession, sid).share_token
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.test_web import errors_of, record, sign_up, start
+from tests.helpers import errors_of, record, sign_up, start
 
 
 def _summary(resp) -> list[tuple[str, str]]:

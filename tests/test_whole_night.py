@@ -12,8 +12,7 @@ from decimal import Decimal
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.services import exchange
-from tests.conftest import Api, account
-from tests.test_exchange import wipe
+from tests.helpers import Api, account, wipe
 
 SIDE_BETS = {"naturals": {"stake": "0.10"},
              "high_card": {"stake": "0.20", "unclaimed": "return"}}

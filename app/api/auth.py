@@ -18,7 +18,7 @@ from flask_babel import refresh
 from ..db.models import User
 from ..services.accounts import user_for_token
 from .errors import TokenError
-from .once import idempotent
+from .idempotency import idempotent
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -17,14 +17,14 @@ from typing import Any
 from flask import Response, jsonify, request, url_for
 from flask_babel import gettext as _
 
-from ..core.money import from_minor
+from ..core.money import CENT_PLACES, average_of_minor, from_minor
 from ..db.models import League, Player, Season, User
 from ..services import leagues as service
 from . import bp
 from .auth import token_required
 from .errors import BadRequest
 from .routes import json_body
-from .sessions import _created, _only, _time
+from .sessions import created, iso_time, only_keys
 
 NEW_LEAGUE_FIELDS = frozenset({"name", "rules", "stake", "currency", "side_bets"})
 _RATE = Decimal("0.0001")
@@ -58,7 +58,7 @@ def admin_json(user: User, league: League) -> dict[str, Any]:
 def league_summary(league: League) -> dict[str, Any]:
     return {"id": league.id, "name": league.name,
             "scoring": service.league_scoring(league), "currency": league.currency,
-            "created_at": _time(league.created_at)}
+            "created_at": iso_time(league.created_at)}
 
 
 def league_json(league: League) -> dict[str, Any]:
@@ -71,7 +71,7 @@ def league_json(league: League) -> dict[str, Any]:
             "members": [member_json(p) for p in service.members(league)],
             "admins": [admin_json(u, league) for u in service.admins(league)],
             "seasons": [season_json(s) for s in league.seasons],
-            "created_at": _time(league.created_at)}
+            "created_at": iso_time(league.created_at)}
 
 
 def standing_json(row: service.Standing, scoring: str) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def record_json(row: service.Standing, scoring: str) -> dict[str, Any]:
             "hands_won": row.hands_won, "tonks_out": row.tonks_out,
             "drops_won": row.drops_won, "times_caught": row.times_caught,
             "win_rate": _exact(row.win_rate, _RATE),
-            "average": _exact(row.average_minor / 100, Decimal("0.01"))}
+            "average": str(average_of_minor(row.average_minor, CENT_PLACES))}
 
 
 def _query(name: str) -> str | None:
@@ -123,12 +123,12 @@ def list_leagues(user: User) -> Response:
 @token_required
 def create_league(user: User) -> Response:
     data = json_body()
-    _only(data, NEW_LEAGUE_FIELDS, "a league")
+    only_keys(data, NEW_LEAGUE_FIELDS, "a league")
     league = service.create_league(user, name=data.get("name"),
                                    rules=data.get("rules", "pagat"), stake=data.get("stake"),
                                    currency=data.get("currency"),
                                    side_bets=data.get("side_bets"))
-    return _created(league_json(league), url_for("api.get_league", league_id=league.id))
+    return created(league_json(league), url_for("api.get_league", league_id=league.id))
 
 
 @bp.get("/leagues/<int:league_id>")
@@ -142,9 +142,9 @@ def get_league(user: User, league_id: int) -> Response:
 def add_member(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     data = json_body()
-    _only(data, frozenset({"name"}), "a member")
+    only_keys(data, frozenset({"name"}), "a member")
     player = service.add_member(league, user, data.get("name"))
-    return _created(member_json(player), url_for("api.get_player", league_id=league.id,
+    return created(member_json(player), url_for("api.get_player", league_id=league.id,
                                                  player_id=player.id))
 
 
@@ -153,9 +153,9 @@ def add_member(user: User, league_id: int) -> Response:
 def add_admin(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     data = json_body()
-    _only(data, frozenset({"email"}), "an admin")
+    only_keys(data, frozenset({"email"}), "an admin")
     admin = service.add_admin(league, data.get("email"))
-    return _created(admin_json(admin, league), url_for("api.get_league", league_id=league.id))
+    return created(admin_json(admin, league), url_for("api.get_league", league_id=league.id))
 
 
 @bp.post("/leagues/<int:league_id>/seasons")
@@ -163,10 +163,10 @@ def add_admin(user: User, league_id: int) -> Response:
 def add_season(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     data = json_body()
-    _only(data, frozenset({"name", "starts_on", "ends_on"}), "a season")
+    only_keys(data, frozenset({"name", "starts_on", "ends_on"}), "a season")
     season = service.add_season(league, name=data.get("name"), starts_on=data.get("starts_on"),
                                 ends_on=data.get("ends_on"))
-    return _created(season_json(season), url_for("api.get_league", league_id=league.id))
+    return created(season_json(season), url_for("api.get_league", league_id=league.id))
 
 
 @bp.get("/leagues/<int:league_id>/standings")
@@ -191,7 +191,7 @@ def get_player(user: User, league_id: int, player_id: int) -> Response:
     amount = _amounts(record.scoring)
 
     def result(r: service.SessionResult) -> dict[str, Any]:
-        return {"session": r.session_id, "name": r.name, "played_at": _time(r.played_at),
+        return {"session": r.session_id, "name": r.name, "played_at": iso_time(r.played_at),
                 "net": amount(r.net_minor), "hands": r.hands}
 
     return jsonify({

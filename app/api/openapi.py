@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
 from ..core.rules import CATCHES, OPTIONS, PRESETS
+from ..core.series import MAX_POINTS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
@@ -16,7 +17,7 @@ from .openapi_events import event_paths, event_schemas
 from .openapi_pay import extend_pay, pay_path
 from .openapi_table import extend, seats_path, share_path
 
-_MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
+MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
           "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
 #: An amount as the API reads it (app.core.money): a string of ASCII digits with an optional
 #: sign and fraction (spaces around are ignored), or a JSON number read exactly.
@@ -52,34 +53,34 @@ HAND_EXAMPLE = {"rules": "pagat", "stake": "0.25", "multiplier": 1,
                 "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
 
 
-def _ref(name: str) -> dict[str, str]:
+def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
 def _json_body(name: str) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+    return {"required": True, "content": {"application/json": {"schema": ref(name)}}}
 
 
-def _answer(description: str, name: str | None = None) -> dict[str, Any]:
+def answer(description: str, name: str | None = None) -> dict[str, Any]:
     if name is None:
         return {"description": description}
-    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+    return {"description": description, "content": {"application/json": {"schema": ref(name)}}}
 
 
 ERRORS = {
-    "400": _answer("The body cannot be read: not JSON (the error says at which line and "
+    "400": answer("The body cannot be read: not JSON (the error says at which line and "
                    "column), a key given twice (field: its path), or not a JSON object.",
                    "Error"),
-    "422": _answer("The input cannot be settled; the message says why, for a person.", "Error"),
+    "422": answer("The input cannot be settled; the message says why, for a person.", "Error"),
 }
 SESSION_ERRORS = {
     **ERRORS,
-    "401": _answer("No valid personal token (Authorization: Bearer …).", "Error"),
-    "404": _answer("No such session or hand for this account.", "Error"),
-    "409": _answer("The session is closed; or the hand is no longer at the version the "
+    "401": answer("No valid personal token (Authorization: Bearer …).", "Error"),
+    "404": answer("No such session or hand for this account.", "Error"),
+    "409": answer("The session is closed; or the hand is no longer at the version the "
                    "request names (the answer's current says who changed it, and when); or "
                    "the first request with this Idempotency-Key is still under way.", "Error"),
-    "503": _answer("The database cannot take the change now (busy, read-only, disk full): "
+    "503": answer("The database cannot take the change now (busy, read-only, disk full): "
                    "nothing was changed; try again after Retry-After seconds.", "Error"),
 }
 #: Every change may name itself, so that sending it again changes nothing.
@@ -115,7 +116,7 @@ def _schemas() -> dict[str, Any]:
             "five_face_cards": {"type": "array", "items": _NAME}}},
         "Hand": {"type": "object", "required": ["players", "end"],
                  "additionalProperties": False, "examples": [HAND_EXAMPLE], "properties": {
-            "rules": _ref("Rules"),
+            "rules": ref("Rules"),
             "stake": _STAKE,
             "multiplier": {"type": "integer", "minimum": 1, "maximum": MAX_MULTIPLIER},
             "players": {"type": "array", "items": _NAME,
@@ -123,29 +124,29 @@ def _schemas() -> dict[str, Any]:
             "dealer": {"anyOf": [_NAME, {"type": "null"}],
                        "description": "Default: the first player (a session's: who deals "
                                       "next)."},
-            "end": _ref("End"),
+            "end": ref("End"),
             "counts": {"type": ["object", "null"], "propertyNames": _NAME,
                        "additionalProperties": {"type": "integer"}},
             "cards": {"type": ["object", "null"], "propertyNames": _NAME,
                       "additionalProperties": {
                 "type": "array", "items": {"type": "string", "examples": ["KS", "10H"]}}}}},
         "Payment": {"type": "object", "properties": {
-            "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY,
+            "from": {"type": "string"}, "to": {"type": "string"}, "amount": MONEY,
             "rule": {"type": "string"}}},
         "Result": {"type": "object", "required": ["outcome", "winners", "payments"],
                    "properties": {
             "outcome": {"type": "string", "enum": list(OUTCOMES)},
             "winners": {"type": "array", "items": {"type": "string"}},
-            "payments": {"type": "array", "items": _ref("Payment")},
-            "net": {"type": "object", "additionalProperties": _MONEY},
+            "payments": {"type": "array", "items": ref("Payment")},
+            "net": {"type": "object", "additionalProperties": MONEY},
             "pushed": {"type": "object", "additionalProperties": {"type": "integer"}},
             "explanation": {"type": "array", "items": {"type": "string"}}}},
         "Ruling": {"type": "object", "required": ["rules", "title"], "properties": {
-            "rules": {**_ref("Rules"), "description": "A preset's name, or the table's own "
+            "rules": {**ref("Rules"), "description": "A preset's name, or the table's own "
                       "rules as sent (then own is true)."},
             "title": {"type": "string"},
             "own": {"type": "boolean", "description": "The table's own rules."},
-            "result": _ref("Result"),
+            "result": ref("Result"),
             "differs": {"type": "object", "description": "What is not as under the first "
                         "ruling that could be settled (the table's own rules when given).",
                         "properties": {
@@ -158,7 +159,7 @@ def _schemas() -> dict[str, Any]:
                       "under these rules (instead of result)."},
             "field": {"type": "string"}}},
         "Comparison": {"type": "object", "properties": {
-            "results": {"type": "array", "items": _ref("Ruling")}}},
+            "results": {"type": "array", "items": ref("Ruling")}}},
         "Balances": {"type": "object", "required": ["balances"],
                      "examples": [{"balances": {"Ann": "4.50", "Bob": "-4.50"}}],
                      "properties": {
@@ -168,23 +169,23 @@ def _schemas() -> dict[str, Any]:
                                                   "description": "At most two decimal "
                                                                  "places."}}}},
         "Transfer": {"type": "object", "properties": {
-            "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY}},
+            "from": {"type": "string"}, "to": {"type": "string"}, "amount": MONEY}},
         "Transfers": {"type": "object", "properties": {
-            "transfers": {"type": "array", "items": _ref("Transfer")}}},
+            "transfers": {"type": "array", "items": ref("Transfer")}}},
     }
 
 
 _SIGNED_IN: list[dict[str, list[str]]] = [{"bearer": []}]
-_ID = {"type": "integer", "minimum": 1}
-_SESSION_ID = {"name": "session_id", "in": "path", "required": True, "schema": _ID,
+ID = {"type": "integer", "minimum": 1}
+SESSION_ID = {"name": "session_id", "in": "path", "required": True, "schema": ID,
                "description": "The session's id."}
-_NUMBER = {"name": "number", "in": "path", "required": True, "schema": _ID,
+_NUMBER = {"name": "number", "in": "path", "required": True, "schema": ID,
            "description": "The hand's number in the session, from 1."}
-_WHEN = {"type": "string", "format": "date-time"}
+WHEN = {"type": "string", "format": "date-time"}
 
 
-def _transfer_list() -> dict[str, Any]:
-    return {"type": "array", "items": _ref("Transfer")}
+def transfer_list() -> dict[str, Any]:
+    return {"type": "array", "items": ref("Transfer")}
 
 
 def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
@@ -195,13 +196,13 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                             "description": "Default (null or empty): who deals next."}
     reason = {"type": "string", "pattern": r"\S",
               "description": "Why: kept in the hand's history."}
-    version = {**_ID, "description": "The version this change was made from: if the hand "
+    version = {**ID, "description": "The version this change was made from: if the hand "
                "has changed since, 409 and nothing changes."}
     recorded = {
-        "hand": _ref("TableHand"),
-        "rules": {**_ref("Rules"), "description": "The house rules it was settled under."},
+        "hand": ref("TableHand"),
+        "rules": {**ref("Rules"), "description": "The house rules it was settled under."},
         "stake": {"type": "string", "description": "The stake it was settled under."},
-        "result": _ref("Result")}
+        "result": ref("Result")}
     return {
         "NewSession": {"type": "object", "required": ["name", "players"],
                        "additionalProperties": False,
@@ -211,40 +212,40 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                        "properties": {
             "name": _TEXT(80),
             "players": hand["properties"]["players"],
-            "rules": _ref("Rules"),
+            "rules": ref("Rules"),
             "stake": hand["properties"]["stake"],
             "currency": _CURRENCY,
             "first_dealer": {"type": ["string", "null"],
                              "description": "Default (null or empty): the first player."},
-            "league": {"anyOf": [_ID, {"type": "null"}],
+            "league": {"anyOf": [ID, {"type": "null"}],
                        "description": "A league you run: the players are its members "
                        "(a new name becomes one), and its default rules, stake and currency "
                        "fill in what is not sent."}}},
         "SessionSummary": {"type": "object", "properties": {
-            "id": _ID, "name": {"type": "string"},
+            "id": ID, "name": {"type": "string"},
             "players": {"type": "array", "items": {"type": "string"}},
             "currency": {"type": "string"}, "closed": {"type": "boolean"},
-            "hands": {"type": "integer"}, "created_at": _WHEN}},
+            "hands": {"type": "integer"}, "created_at": WHEN}},
         "Session": {"type": "object", "properties": {
-            "id": _ID, "name": {"type": "string"},
+            "id": ID, "name": {"type": "string"},
             "players": {"type": "array", "items": {"type": "string"},
                         "description": "In seat order."},
             "dealer": {"type": "string", "description": "Who deals the next hand."},
-            "rules": {**_ref("Rules"), "description": "As stored: a preset and overrides."},
-            "scoring": {"type": "string", "enum": ["money", "points", "push_ups"]},
+            "rules": {**ref("Rules"), "description": "As stored: a preset and overrides."},
+            "scoring": {"type": "string", "enum": list(SCORINGS)},
             "stake": {"type": "string"}, "currency": {"type": "string"},
             "closed": {"type": "boolean"},
-            "closed_at": {"oneOf": [_WHEN, {"type": "null"}]},
+            "closed_at": {"oneOf": [WHEN, {"type": "null"}]},
             "hands": {"type": "integer", "description": "Hands recorded, voided ones too."},
             "share_url": {"type": "string", "description": "Path of the read-only page."},
-            "league": {"oneOf": [_ID, {"type": "null"}],
+            "league": {"oneOf": [ID, {"type": "null"}],
                        "description": "The league it belongs to, if any."},
-            "created_at": _WHEN}},
+            "created_at": WHEN}},
         "RulesChange": {"type": "object", "additionalProperties": False,
                         "examples": [{"rules": {"preset": "pagat", "catch": "alt3"},
                                       "stake": "0.50"}],
                         "description": "Applies to the hands recorded from now on.",
-                        "properties": {"rules": _ref("Rules"),
+                        "properties": {"rules": ref("Rules"),
                                        "stake": hand["properties"]["stake"]}},
         "TableHand": {"type": "object", "required": ["end"], "additionalProperties": False,
                       "examples": [{"end": {"kind": "tonk_out", "player": "Ann"},
@@ -261,19 +262,19 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
                  "examples": [{"reason": "never played"}],
                  "properties": {"reason": reason, "version": version}},
         "RecordedHand": {"type": "object", "properties": {
-            "number": _ID, "version": _ID, "voided": {"type": "boolean"}, **recorded}},
+            "number": ID, "version": ID, "voided": {"type": "boolean"}, **recorded}},
         "HandVersion": {"type": "object", "properties": {
-            "version": _ID, "action": {"type": "string",
+            "version": ID, "action": {"type": "string",
                                        "enum": ["recorded", "corrected", "voided"]},
-            "at": _WHEN, "by": {"type": "string", "description": "The account's name."},
+            "at": WHEN, "by": {"type": "string", "description": "The account's name."},
             "reason": {"type": ["string", "null"]}, **recorded}},
         "Ledger": {"type": "object", "properties": {
-            "totals": {"type": "object", "additionalProperties": _MONEY},
+            "totals": {"type": "object", "additionalProperties": MONEY},
             "hands": {"type": "integer", "description": "Hands that count (not voided)."},
-            "transfers": {**_transfer_list(),
+            "transfers": {**transfer_list(),
                           "description": "The fewest transfers that settle what is open."},
-            "paid": {**_transfer_list(), "description": "Payments marked paid."},
-            "open": {"type": "object", "additionalProperties": _MONEY,
+            "paid": {**transfer_list(), "description": "Payments marked paid."},
+            "open": {"type": "object", "additionalProperties": MONEY,
                      "description": "Each total less what was paid or received."},
             "all_paid": {"type": "boolean"},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
@@ -282,31 +283,31 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
             "session": {"type": "object", "properties": {
                 "name": {"type": "string"}, "rules": {"type": "string"},
                 "rules_title": {"type": "string"},
-                "scoring": {"type": "string", "enum": ["money", "points", "push_ups"]},
+                "scoring": {"type": "string", "enum": list(SCORINGS)},
                 "stake": {"type": "string"}, "currency": {"type": "string"},
                 "closed": {"type": "boolean"},
-                "closed_at": {"oneOf": [_WHEN, {"type": "null"}]}, "created_at": _WHEN}},
+                "closed_at": {"oneOf": [WHEN, {"type": "null"}]}, "created_at": WHEN}},
             "seats": {"type": "array", "description": "In seat order, with each total.",
                       "items": {"type": "object", "properties": {
                           "seat": {"type": "integer"}, "name": {"type": "string"},
-                          "total": _MONEY}}},
+                          "total": MONEY}}},
             "dealer": {"type": ["string", "null"],
                        "description": "Who deals next (null once closed)."},
-            "totals": {"type": "object", "additionalProperties": _MONEY},
+            "totals": {"type": "object", "additionalProperties": MONEY},
             "hands": {"type": "integer", "description": "Hands that count (not voided)."},
             "last_hands": {"type": "array", "description": "The newest hands, newest first.",
                            "items": {"type": "object", "properties": {
-                "number": _ID, "version": _ID, "voided": {"type": "boolean"},
+                "number": ID, "version": ID, "voided": {"type": "boolean"},
                 "corrected": {"type": "boolean"},
                 "multiplier": {"type": "integer"}, "outcome": {"type": "string"},
                 "winners": {"type": "array", "items": {"type": "string"}},
                 "values": {"type": "object", "description": "Each player's net (pushes "
                            "under push-ups)."}}}},
-            "transfers": {**_transfer_list(), "description": "The transfers still open."},
-            "pots": {"type": "object", "additionalProperties": _MONEY,
+            "transfers": {**transfer_list(), "description": "The transfers still open."},
+            "pots": {"type": "object", "additionalProperties": MONEY,
                      "description": "Money waiting in each pot."},
             "revision": {"type": "integer", "description": "Moves on with every change."},
-            "updated_at": _WHEN}},
+            "updated_at": WHEN}},
         "NewPayment": {"type": "object", "required": ["from", "to", "amount"],
                        "additionalProperties": False,
                        "examples": [{"from": "Ann", "to": "Cy", "amount": "0.25"}],
@@ -318,7 +319,7 @@ def _session_schemas(hand: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _signed_in(summary: str, answers: dict[str, Any], body: str | None = None,
+def signed_in(summary: str, answers: dict[str, Any], body: str | None = None,
                params: tuple[dict[str, Any], ...] = (), *, change: bool = True
                ) -> dict[str, Any]:
     """An operation that needs a personal token; ``change=False`` for one that only reads
@@ -338,58 +339,58 @@ def _signed_in(summary: str, answers: dict[str, Any], body: str | None = None,
 
 def _session_paths() -> dict[str, Any]:
     """The session endpoints: each needs a personal token and sees only its own sessions."""
-    s, h = (_SESSION_ID,), (_SESSION_ID, _NUMBER)
+    s, h = (SESSION_ID,), (SESSION_ID, _NUMBER)
     return {
         "/api/v1/sessions": {
-            "post": _signed_in("Start a session.", {
-                "201": _answer("The session.", "Session")}, "NewSession"),
-            "get": _signed_in("Your sessions, newest first.", {"200": {
+            "post": signed_in("Start a session.", {
+                "201": answer("The session.", "Session")}, "NewSession"),
+            "get": signed_in("Your sessions, newest first.", {"200": {
                 "description": "Summaries.", "content": {"application/json": {"schema": {
-                    "type": "array", "items": _ref("SessionSummary")}}}}}, change=False)},
+                    "type": "array", "items": ref("SessionSummary")}}}}}, change=False)},
         "/api/v1/sessions/{session_id}": {
-            "get": _signed_in("A session: players, dealer, rules, stake.", {
-                "200": _answer("The session.", "Session")}, params=s, change=False)},
+            "get": signed_in("A session: players, dealer, rules, stake.", {
+                "200": answer("The session.", "Session")}, params=s, change=False)},
         "/api/v1/sessions/{session_id}/rules": {
-            "put": _signed_in("Change the house rules or stake for the hands to come.", {
-                "200": _answer("The session.", "Session")}, "RulesChange", s)},
+            "put": signed_in("Change the house rules or stake for the hands to come.", {
+                "200": answer("The session.", "Session")}, "RulesChange", s)},
         "/api/v1/sessions/{session_id}/share": {
-            "post": _signed_in("Revoke the share link and make a new one: the old link "
+            "post": signed_in("Revoke the share link and make a new one: the old link "
                                "stops working at once.", {
-                "200": _answer("The session, with its new share_url.", "Session")},
+                "200": answer("The session, with its new share_url.", "Session")},
                 params=s, change=False)},
         "/api/v1/sessions/{session_id}/close": {
-            "post": _signed_in("Close a session once everything is paid.", {
-                "200": _answer("The session, closed.", "Session")}, params=s)},
+            "post": signed_in("Close a session once everything is paid.", {
+                "200": answer("The session, closed.", "Session")}, params=s)},
         "/api/v1/sessions/{session_id}/hands": {
-            "post": _signed_in("Record the next hand under the session's rules.", {
-                "201": _answer("The hand, its number and result.", "RecordedHand")},
+            "post": signed_in("Record the next hand under the session's rules.", {
+                "201": answer("The hand, its number and result.", "RecordedHand")},
                 "TableHand", s)},
         "/api/v1/sessions/{session_id}/hands/{number}": {
-            "get": _signed_in("A hand's current version.", {
-                "200": _answer("The hand.", "RecordedHand")}, params=h, change=False),
-            "put": _signed_in("Correct a hand; the old version stays in its history.", {
-                "200": _answer("The new version.", "RecordedHand")}, "Correction", h),
-            "delete": _signed_in("Void a hand: it no longer counts, and stays in the "
+            "get": signed_in("A hand's current version.", {
+                "200": answer("The hand.", "RecordedHand")}, params=h, change=False),
+            "put": signed_in("Correct a hand; the old version stays in its history.", {
+                "200": answer("The new version.", "RecordedHand")}, "Correction", h),
+            "delete": signed_in("Void a hand: it no longer counts, and stays in the "
                                  "history.", {
-                "200": _answer("The voided hand.", "RecordedHand")}, "Void", h)},
+                "200": answer("The voided hand.", "RecordedHand")}, "Void", h)},
         "/api/v1/sessions/{session_id}/hands/{number}/history": {
-            "get": _signed_in("Every version of a hand, oldest first: when, by whom, why.", {
+            "get": signed_in("Every version of a hand, oldest first: when, by whom, why.", {
                 "200": {"description": "The versions.", "content": {"application/json": {
-                    "schema": {"type": "array", "items": _ref("HandVersion")}}}}},
+                    "schema": {"type": "array", "items": ref("HandVersion")}}}}},
                 params=h, change=False)},
         "/api/v1/sessions/{session_id}/ledger": {
-            "get": _signed_in("Totals, what is paid and the transfers still open.", {
-                "200": _answer("The ledger.", "Ledger")}, params=s, change=False)},
+            "get": signed_in("Totals, what is paid and the transfers still open.", {
+                "200": answer("The ledger.", "Ledger")}, params=s, change=False)},
         "/api/v1/sessions/{session_id}/payments": {
-            "post": _signed_in("Mark a transfer paid, in full or in part.", {
-                "200": _answer("The ledger after the payment.", "Ledger")},
+            "post": signed_in("Mark a transfer paid, in full or in part.", {
+                "200": answer("The ledger after the payment.", "Ledger")},
                 "NewPayment", s)},
     }
 
 
-_LEAGUE_ID = {"name": "league_id", "in": "path", "required": True, "schema": _ID,
+_LEAGUE_ID = {"name": "league_id", "in": "path", "required": True, "schema": ID,
               "description": "The league's id."}
-_PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": _ID,
+_PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": ID,
               "description": "The member's id."}
 _DAY = {"type": "string", "format": "date", "pattern": r"^\s*\d{4}-\d{2}-\d{2}\s*$",
         "examples": ["2026-01-31"], "description": "A day of the years 2000 to 2100."}
@@ -404,17 +405,17 @@ def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any
 
 def _league_schemas() -> dict[str, Any]:
     """The league endpoints' schemas. Money and points are decimal strings (points whole)."""
-    member = {"type": "object", "properties": {"id": _ID, "name": {"type": "string"}}}
+    member = {"type": "object", "properties": {"id": ID, "name": {"type": "string"}}}
     record = {"type": "object", "properties": {
-        "player": _ref("Member"),
-        "net": {**_MONEY, "description": "Money or points won; under push-ups, points "
+        "player": ref("Member"),
+        "net": {**MONEY, "description": "Money or points won; under push-ups, points "
                                          "pushed up (lower is better)."},
         "sessions": _COUNT, "hands": _COUNT, "hands_won": _COUNT, "tonks_out": _COUNT,
         "drops_won": _COUNT, "times_caught": _COUNT,
         "win_rate": {"type": "string", "description": "Hands won / hands, 4 places."},
         "average": {"type": "string", "description": "Net per hand, 2 places."}}}
     result = {"type": "object", "properties": {
-        "session": _ID, "name": {"type": "string"}, "played_at": _WHEN, "net": _MONEY,
+        "session": ID, "name": {"type": "string"}, "played_at": WHEN, "net": MONEY,
         "hands": _COUNT}}
     return {
         "NewLeague": {"type": "object", "required": ["name"], "additionalProperties": False,
@@ -422,12 +423,12 @@ def _league_schemas() -> dict[str, Any]:
                                     "currency": "EUR"}],
                       "properties": {
             "name": _TEXT(80),
-            "rules": {**_ref("Rules"), "description": "Default house rules of its sessions."},
+            "rules": {**ref("Rules"), "description": "Default house rules of its sessions."},
             "stake": _STAKE,
             "currency": _CURRENCY}},
         "LeagueSummary": {"type": "object", "properties": {
-            "id": _ID, "name": {"type": "string"}, "scoring": _SCORING,
-            "currency": {"type": "string"}, "created_at": _WHEN}},
+            "id": ID, "name": {"type": "string"}, "scoring": _SCORING,
+            "currency": {"type": "string"}, "created_at": WHEN}},
         "Member": member,
         "NewMember": {"type": "object", "required": ["name"], "additionalProperties": False,
                       "examples": [{"name": "Dee"}],
@@ -441,7 +442,7 @@ def _league_schemas() -> dict[str, Any]:
                      "properties": {"email": {"type": "string",
                                               "description": "Of an existing account."}}},
         "Season": {"type": "object", "properties": {
-            "id": _ID, "name": {"type": "string"}, "starts_on": _DAY, "ends_on": _DAY}},
+            "id": ID, "name": {"type": "string"}, "starts_on": _DAY, "ends_on": _DAY}},
         "NewSeason": {"type": "object", "required": ["name", "starts_on", "ends_on"],
                       "additionalProperties": False,
                       "examples": [{"name": "Spring", "starts_on": "2026-03-01",
@@ -450,48 +451,48 @@ def _league_schemas() -> dict[str, Any]:
                       "properties": {"name": _TEXT(80),
                                      "starts_on": _DAY, "ends_on": _DAY}},
         "League": {"type": "object", "properties": {
-            "id": _ID, "name": {"type": "string"},
-            "rules": {**_ref("Rules"), "description": "Default house rules."},
+            "id": ID, "name": {"type": "string"},
+            "rules": {**ref("Rules"), "description": "Default house rules."},
             "scoring": _SCORING, "stake": {"type": "string"}, "currency": {"type": "string"},
-            "members": {"type": "array", "items": _ref("Member")},
-            "admins": {"type": "array", "items": _ref("Admin")},
-            "seasons": {"type": "array", "items": _ref("Season")},
-            "created_at": _WHEN}},
+            "members": {"type": "array", "items": ref("Member")},
+            "admins": {"type": "array", "items": ref("Admin")},
+            "seasons": {"type": "array", "items": ref("Season")},
+            "created_at": WHEN}},
         "Record": record,
-        "Standing": {"allOf": [_ref("Record"), {"type": "object", "properties": {
+        "Standing": {"allOf": [ref("Record"), {"type": "object", "properties": {
             "place": {"type": "integer", "minimum": 1,
                       "description": "By net, best first (push-ups: lowest total first); "
                                      "equal nets share a place."}}}]},
         "Standings": {"type": "object", "properties": {
-            "season": {"oneOf": [_ref("Season"), {"type": "null"}],
+            "season": {"oneOf": [ref("Season"), {"type": "null"}],
                        "description": "null: all time."},
             "scoring": _SCORING,
             "scorings": {"type": "array", "items": _SCORING,
                          "description": "The scorings played in the league."},
             "currency": {"type": "string"}, "sort": {"type": "string"},
             "dir": {"type": "string", "enum": ["asc", "desc"]},
-            "rows": {"type": "array", "items": _ref("Standing")}}},
+            "rows": {"type": "array", "items": ref("Standing")}}},
         "SessionResult": result,
         "PlayerRecord": {"type": "object", "properties": {
-            "player": _ref("Member"), "scoring": _SCORING,
+            "player": ref("Member"), "scoring": _SCORING,
             "scorings": {"type": "array", "items": _SCORING}, "sessions": _COUNT,
-            "all_time": {"oneOf": [_ref("Record"), {"type": "null"}]},
+            "all_time": {"oneOf": [ref("Record"), {"type": "null"}]},
             "seasons": {"type": "array", "items": {"type": "object", "properties": {
-                "season": _ref("Season"),
-                "record": {"oneOf": [_ref("Record"), {"type": "null"}]}}}},
+                "season": ref("Season"),
+                "record": {"oneOf": [ref("Record"), {"type": "null"}]}}}},
             "running": {"type": "array", "description": "Running total after each "
-                        "session (thinned to at most 150 points, keeping every swing).",
+                        f"session (thinned to at most {MAX_POINTS} points, keeping every swing).",
                         "items": {"type": "object", "properties": {
-                            "session": _COUNT, "total": _MONEY}}},
-            "best": {"type": "array", "items": _ref("SessionResult"),
+                            "session": _COUNT, "total": MONEY}}},
+            "best": {"type": "array", "items": ref("SessionResult"),
                      "description": "Biggest wins (push-ups: lowest totals), at most 5."},
-            "worst": {"type": "array", "items": _ref("SessionResult"),
+            "worst": {"type": "array", "items": ref("SessionResult"),
                       "description": "Biggest losses (push-ups: highest totals), at most 5."},
             "head_to_head": {"type": "array", "items": {"type": "object", "properties": {
-                "player": _ref("Member"), "sessions": _COUNT, "ahead": _COUNT,
-                "behind": _COUNT, "even": _COUNT, "net": _MONEY, "their_net": _MONEY}}}}},
+                "player": ref("Member"), "sessions": _COUNT, "ahead": _COUNT,
+                "behind": _COUNT, "even": _COUNT, "net": MONEY, "their_net": MONEY}}}}},
         "Rating": {"type": "object", "properties": {
-            "player": _ref("Member"),
+            "player": ref("Member"),
             "mu": {"type": "number", "description": "openskill (Plackett-Luce) rating."},
             "sigma": {"type": "number", "description": "Its uncertainty."},
             "ordinal": {"type": "number", "description": "mu - 3 sigma: the skill shown."},
@@ -508,27 +509,27 @@ def _league_paths() -> dict[str, Any]:
                       "Default: best first.")
     return {
         "/api/v1/leagues": {
-            "get": _signed_in("The leagues you run.", {"200": {
+            "get": signed_in("The leagues you run.", {"200": {
                 "description": "Summaries.", "content": {"application/json": {"schema": {
-                    "type": "array", "items": _ref("LeagueSummary")}}}}}, change=False),
-            "post": _signed_in("Start a league: you are its owner and first admin.", {
-                "201": _answer("The league.", "League")}, "NewLeague")},
+                    "type": "array", "items": ref("LeagueSummary")}}}}}, change=False),
+            "post": signed_in("Start a league: you are its owner and first admin.", {
+                "201": answer("The league.", "League")}, "NewLeague")},
         "/api/v1/leagues/{league_id}": {
-            "get": _signed_in("A league: defaults, members, admins, seasons.", {
-                "200": _answer("The league.", "League")}, params=lg, change=False)},
+            "get": signed_in("A league: defaults, members, admins, seasons.", {
+                "200": answer("The league.", "League")}, params=lg, change=False)},
         "/api/v1/leagues/{league_id}/members": {
-            "post": _signed_in("Add a member.", {
-                "201": _answer("The member.", "Member")}, "NewMember", lg)},
+            "post": signed_in("Add a member.", {
+                "201": answer("The member.", "Member")}, "NewMember", lg)},
         "/api/v1/leagues/{league_id}/admins": {
-            "post": _signed_in("Let another account run the league.", {
-                "201": _answer("The admin.", "Admin")}, "NewAdmin", lg)},
+            "post": signed_in("Let another account run the league.", {
+                "201": answer("The admin.", "Admin")}, "NewAdmin", lg)},
         "/api/v1/leagues/{league_id}/seasons": {
-            "post": _signed_in("Add a season.", {
-                "201": _answer("The season.", "Season")}, "NewSeason", lg)},
+            "post": signed_in("Add a season.", {
+                "201": answer("The season.", "Season")}, "NewSeason", lg)},
         "/api/v1/leagues/{league_id}/standings": {
-            "get": _signed_in("Standings for a season or all time.", {
-                "200": _answer("The standings.", "Standings"),
-                "422": _answer("An unknown scoring, sort or direction.", "Error")},
+            "get": signed_in("Standings for a season or all time.", {
+                "200": answer("The standings.", "Standings"),
+                "422": answer("An unknown scoring, sort or direction.", "Error")},
                 params=(_LEAGUE_ID,
                         _query("season", {"type": "string"},
                                "A season's id, or all (the default): all time."),
@@ -537,16 +538,16 @@ def _league_paths() -> dict[str, Any]:
                                "Default: net."),
                         sort_dir), change=False)},
         "/api/v1/leagues/{league_id}/players/{player_id}": {
-            "get": _signed_in("A member's record: by season, running total, best and worst "
+            "get": signed_in("A member's record: by season, running total, best and worst "
                               "sessions, head to head.", {
-                "200": _answer("The record.", "PlayerRecord"),
-                "422": _answer("An unknown scoring.", "Error")},
+                "200": answer("The record.", "PlayerRecord"),
+                "422": answer("An unknown scoring.", "Error")},
                 params=(*pl, scoring), change=False)},
         "/api/v1/leagues/{league_id}/ratings": {
-            "get": _signed_in("The members' openskill ratings, best skill first.", {
+            "get": signed_in("The members' openskill ratings, best skill first.", {
                 "200": {"description": "The ratings.", "content": {"application/json": {
-                    "schema": {"type": "array", "items": _ref("Rating")}}}},
-                "422": _answer("An unknown sort or direction.", "Error")},
+                    "schema": {"type": "array", "items": ref("Rating")}}}},
+                "422": answer("An unknown sort or direction.", "Error")},
                 params=(_LEAGUE_ID,
                         _query("sort", {"type": "string", "enum": list(RATING_SORTS)},
                                "Default: ordinal."), sort_dir), change=False)},
@@ -570,26 +571,26 @@ def openapi_document() -> dict[str, Any]:
             "/api/v1/settle": {"post": {
                 "summary": "Settle one hand (the dispute checker). Stores nothing.",
                 "requestBody": _json_body("Hand"),
-                "responses": {"200": _answer("The hand's result.", "Result"), **ERRORS}}},
+                "responses": {"200": answer("The hand's result.", "Result"), **ERRORS}}},
             "/api/v1/compare": {"post": {
                 "summary": "The same hand under every preset, the table's own rules (if the "
                            "hand gives them) first. Stores nothing.",
                 "requestBody": _json_body("Hand"),
-                "responses": {"200": _answer("One ruling a rule set.", "Comparison"),
+                "responses": {"200": answer("One ruling a rule set.", "Comparison"),
                               **ERRORS}}},
             "/api/v1/transfers": {"post": {
                 "summary": "The fewest transfers that settle balances summing to zero.",
                 "requestBody": _json_body("Balances"),
-                "responses": {"200": _answer("The transfers.", "Transfers"), **ERRORS}}},
+                "responses": {"200": answer("The transfers.", "Transfers"), **ERRORS}}},
             "/api/v1/openapi.json": {"get": {
                 "summary": "This document.",
-                "responses": {"200": _answer("The OpenAPI document.")}}},
-            **share_path(_answer),
+                "responses": {"200": answer("The OpenAPI document.")}}},
+            **share_path(answer),
             **_session_paths(),
-            **seats_path(_signed_in, _answer, _SESSION_ID),
-            **pay_path(_signed_in, _answer, _SESSION_ID),
+            **seats_path(signed_in, answer, SESSION_ID),
+            **pay_path(signed_in, answer, SESSION_ID),
             **_league_paths(),
-            **event_paths(_signed_in, _answer),
+            **event_paths(signed_in, answer),
         },
         "components": {"schemas": schemas, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer",

@@ -7,22 +7,22 @@ from __future__ import annotations
 from typing import Any
 
 from .openapi import (
-    _ID,
-    _MONEY,
-    _SESSION_ID,
-    _WHEN,
-    _answer,
-    _ref,
-    _signed_in,
-    _transfer_list,
+    ID,
+    MONEY,
+    SESSION_ID,
+    WHEN,
+    answer,
     openapi_document,
+    ref,
+    signed_in,
+    transfer_list,
 )
 
-_NULL_WHEN = {"oneOf": [_WHEN, {"type": "null"}]}
+_NULL_WHEN = {"oneOf": [WHEN, {"type": "null"}]}
 _NULL_TEXT = {"type": ["string", "null"]}
-_PAYMENT_ID = {"name": "payment_id", "in": "path", "required": True, "schema": _ID,
+_PAYMENT_ID = {"name": "payment_id", "in": "path", "required": True, "schema": ID,
                "description": "The payment's id (in the ledger's payments)."}
-_DEBT_ID = {"name": "debt_id", "in": "path", "required": True, "schema": _ID,
+_DEBT_ID = {"name": "debt_id", "in": "path", "required": True, "schema": ID,
             "description": "The carried debt's id."}
 
 
@@ -33,10 +33,10 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
         "voided_hands": {"type": "integer", "description": "Hands voided (numbered too)."},
         "archived": {"type": "boolean", "description": "Put away off the home page."}}
     payment = {"type": "object", "properties": {
-        "id": _ID, "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY,
+        "id": ID, "from": {"type": "string"}, "to": {"type": "string"}, "amount": MONEY,
         "planned": {"type": "boolean", "description": "Along a planned transfer (false: "
                     "outside the plan, after which what remains was planned again)."},
-        "at": _WHEN, "by": {"type": "string"}, "undone": {"type": "boolean"},
+        "at": WHEN, "by": {"type": "string"}, "undone": {"type": "boolean"},
         "undone_at": _NULL_WHEN, "undone_by": _NULL_TEXT, "undo_reason": _NULL_TEXT}}
     return {
         "Session": {**session, "properties": {
@@ -47,31 +47,31 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
         "Payment": payment,
         "PlannedTransfer": {"type": "object", "properties": {
             "from": {"type": "string"}, "to": {"type": "string"},
-            "amount": {**_MONEY, "description": "As planned."},
-            "paid": {**_MONEY, "description": "Paid along it so far."},
-            "open": {**_MONEY, "description": "Still to pay along it."}}},
+            "amount": {**MONEY, "description": "As planned."},
+            "paid": {**MONEY, "description": "Paid along it so far."},
+            "open": {**MONEY, "description": "Still to pay along it."}}},
         "Debt": {"type": "object", "properties": {
-            "id": _ID, "session": _ID, "session_name": {"type": "string"},
-            "from": {"type": "string"}, "to": {"type": "string"}, "amount": _MONEY,
-            "currency": {"type": "string"}, "created_at": _WHEN, "paid": {"type": "boolean"},
+            "id": ID, "session": ID, "session_name": {"type": "string"},
+            "from": {"type": "string"}, "to": {"type": "string"}, "amount": MONEY,
+            "currency": {"type": "string"}, "created_at": WHEN, "paid": {"type": "boolean"},
             "paid_at": _NULL_WHEN, "paid_by": _NULL_TEXT}},
         "Ledger": {"type": "object", "properties": {
-            "totals": {"type": "object", "additionalProperties": _MONEY},
+            "totals": {"type": "object", "additionalProperties": MONEY},
             **{k: counts[k] for k in ("hands", "voided_hands")},
-            "plan": {"type": "array", "items": _ref("PlannedTransfer"),
+            "plan": {"type": "array", "items": ref("PlannedTransfer"),
                      "description": "The plan in force (the fewest transfers), made when the "
                      "totals change, not when money moves."},
-            "open": {**_transfer_list(), "description": "The transfers still open: the plan "
+            "open": {**transfer_list(), "description": "The transfers still open: the plan "
                      "less what was paid along it."},
-            "transfers": {**_transfer_list(), "description": "The same as open."},
-            "paid": {"type": "array", "items": _ref("Payment"),
+            "transfers": {**transfer_list(), "description": "The same as open."},
+            "paid": {"type": "array", "items": ref("Payment"),
                      "description": "Payments that count (not undone)."},
-            "payments": {"type": "array", "items": _ref("Payment"),
+            "payments": {"type": "array", "items": ref("Payment"),
                          "description": "Every payment, undone ones marked."},
-            "balances": {"type": "object", "additionalProperties": _MONEY,
+            "balances": {"type": "object", "additionalProperties": MONEY,
                          "description": "Each total less what was paid or received."},
             "all_paid": {"type": "boolean"},
-            "carried_over": {"type": "array", "items": _ref("Debt"),
+            "carried_over": {"type": "array", "items": ref("Debt"),
                              "description": "Debts kept when the session was closed."},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
         "UndoPayment": {"type": "object", "required": ["reason"],
@@ -91,37 +91,37 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
 
 
 def settle_paths() -> dict[str, Any]:
-    s = (_SESSION_ID,)
-    optional_close = _signed_in(
+    s = (SESSION_ID,)
+    optional_close = signed_in(
         "Close a session: once everything is paid, or with carry_over the open transfers "
         "are kept as debts. The body may be empty.",
-        {"200": _answer("The session, closed.", "Session")}, "Close", s)
+        {"200": answer("The session, closed.", "Session")}, "Close", s)
     optional_close["requestBody"]["required"] = False
     return {
         "/api/v1/sessions/{session_id}/close": {"post": optional_close},
         "/api/v1/sessions/{session_id}": {
-            "get": _signed_in("A session: players, dealer, rules, stake.", {
-                "200": _answer("The session.", "Session")}, params=s, change=False),
-            "delete": _signed_in("Delete a session with no hand and no payment (409 once it "
+            "get": signed_in("A session: players, dealer, rules, stake.", {
+                "200": answer("The session.", "Session")}, params=s, change=False),
+            "delete": signed_in("Delete a session with no hand and no payment (409 once it "
                                  "has one: archive it instead).", {
                 "200": {"description": "Deleted.", "content": {"application/json": {
-                    "schema": {"type": "object", "properties": {"deleted": _ID}}}}}},
+                    "schema": {"type": "object", "properties": {"deleted": ID}}}}}},
                 params=s)},
         "/api/v1/sessions/{session_id}/archive": {
-            "post": _signed_in("Archive the session off the home page, or bring it back.", {
-                "200": _answer("The session.", "Session")}, "Archive", s)},
+            "post": signed_in("Archive the session off the home page, or bring it back.", {
+                "200": answer("The session.", "Session")}, "Archive", s)},
         "/api/v1/sessions/{session_id}/payments/{payment_id}": {
-            "delete": _signed_in("Undo a payment with a reason: it stays in the history, "
+            "delete": signed_in("Undo a payment with a reason: it stays in the history, "
                                  "marked undone; what it paid is open again.", {
-                "200": _answer("The ledger after the undo.", "Ledger")}, "UndoPayment",
-                (_SESSION_ID, _PAYMENT_ID))},
+                "200": answer("The ledger after the undo.", "Ledger")}, "UndoPayment",
+                (SESSION_ID, _PAYMENT_ID))},
         "/api/v1/debts": {
-            "get": _signed_in("The unpaid debts carried over from your sessions.", {
+            "get": signed_in("The unpaid debts carried over from your sessions.", {
                 "200": {"description": "The debts.", "content": {"application/json": {
-                    "schema": {"type": "array", "items": _ref("Debt")}}}}}, change=False)},
+                    "schema": {"type": "array", "items": ref("Debt")}}}}}, change=False)},
         "/api/v1/debts/{debt_id}/paid": {
-            "post": _signed_in("Mark a carried debt paid (who and when are kept).", {
-                "200": _answer("The debt, paid.", "Debt")}, params=(_DEBT_ID,))},
+            "post": signed_in("Mark a carried debt paid (who and when are kept).", {
+                "200": answer("The debt, paid.", "Debt")}, params=(_DEBT_ID,))},
     }
 
 

@@ -9,7 +9,7 @@ call :mod:`app.services.sessions.ledger`, answer JSON. Errors are raised, and an
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -20,13 +20,11 @@ from werkzeug.routing import BuildError
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_places
-from ..core.reword import reworded, reworded_side_bets
+from ..core.restate import reworded, reworded_side_bets
 from ..db.models import GameSession, Hand, User
 from ..services.leagues import session_table
 from ..services.pay import session_handles, transfer_links
-from ..services.sessions import archive as shelf
-from ..services.sessions import ledger as service
-from ..services.sessions import seats
+from ..services.sessions import archive, ledger, seats
 from ..services.sessions.archive import set_archived
 from ..services.sessions.debts import Debt, debts_of_session, mark_paid, open_debts_of
 from ..services.sessions.live import StateCache, owned_stamp
@@ -47,7 +45,7 @@ PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 
 # -- reading the request ---------------------------------------------------------------------
 
-def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+def only_keys(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
@@ -56,13 +54,9 @@ def _only(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
 
 # -- answers ---------------------------------------------------------------------------------
 
-def _time(moment: datetime | None) -> str | None:
-    """ISO 8601 in UTC (SQLite hands back naive times that were stored as UTC)."""
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat()
+def iso_time(moment: datetime | None) -> str | None:
+    """A stored time (aware UTC, :class:`app.db.types.UTCDateTime`) as ISO 8601."""
+    return None if moment is None else moment.isoformat()
 
 
 def _share_path(gs: GameSession) -> str:
@@ -75,37 +69,37 @@ def _share_path(gs: GameSession) -> str:
 
 def _stake(gs: GameSession) -> str | None:
     """The stake as the table plays it; push-ups play for none (null)."""
-    rules = service.session_rules(gs)
+    rules = ledger.session_rules(gs)
     if rules.scoring == "push_ups":
         return None
-    stake = service.session_stake(gs)
+    stake = ledger.session_stake(gs)
     return amount_formatter(rules, gs.currency)(stake) if currency_places(gs.currency) < \
         CENT_PLACES else str(stake)
 
 
 def session_summary(gs: GameSession) -> dict[str, Any]:
-    return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
+    return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
             "currency": gs.currency, "closed": gs.is_closed,
-            "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
-            "archived": gs.is_archived, "created_at": _time(gs.created_at)}
+            "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "archived": gs.is_archived, "created_at": iso_time(gs.created_at)}
 
 
 def session_json(gs: GameSession) -> dict[str, Any]:
     """A session: the players at the table in seat order, who left, who deals next, its
     rules, stake and side bets as stored, and the money in each pot."""
-    fmt = amount_formatter(service.session_rules(gs), gs.currency)
-    return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
+    fmt = amount_formatter(ledger.session_rules(gs), gs.currency)
+    return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
             "left": [s.name for s in gs.seats if s.left_at is not None],
             "dealer": gs.dealer, "rules": gs.rules_spec,
-            "scoring": service.session_rules(gs).scoring,
+            "scoring": ledger.session_rules(gs).scoring,
             "stake": _stake(gs), "currency": gs.currency,
             "side_bets": gs.side_bets_spec,
             "pots": {bet: fmt(amount) for bet, amount in pots(gs).items()},
-            "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
-            "hands": service.counted_hands(gs), "voided_hands": gs.voided_hands,
-            "archived": gs.is_archived, "archived_at": _time(gs.archived_at),
+            "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
+            "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "archived": gs.is_archived, "archived_at": iso_time(gs.archived_at),
             "share_url": _share_path(gs), "league": gs.league_id,
-            "created_at": _time(gs.created_at), **session_event(gs)}
+            "created_at": iso_time(gs.created_at), **session_event(gs)}
 
 
 def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,7 +139,7 @@ def hand_json(hand: Hand) -> dict[str, Any]:
     the hand's own lines), if it had any."""
     result = dict(_worded(hand.data, hand.result, hand.session.currency))
     if hand.side_result_json not in ("", "[]"):
-        scoring = service.rules_of(json.dumps(hand.data["rules"])).scoring
+        scoring = ledger.rules_of(json.dumps(hand.data["rules"])).scoring
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
                                                  scoring)
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
@@ -155,16 +149,16 @@ def hand_json(hand: Hand) -> dict[str, Any]:
 def history_json(hand: Hand) -> list[dict[str, Any]]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v["version"], "action": v["action"],
-             "at": _time(datetime.fromisoformat(v["at"])), "by": v["by"],
+             "at": iso_time(v["at"]), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
              "result": _worded(v["hand"], v["result"], hand.session.currency)}
-            for v in service.history(hand)]
+            for v in ledger.history(hand)]
 
 
 def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
     return {"id": p.id, "from": p.payer, "to": p.payee, "amount": fmt(p.amount),
-            "planned": p.planned, "at": _time(p.at), "by": p.by, "undone": p.undone,
-            "undone_at": _time(p.undone_at), "undone_by": p.undone_by,
+            "planned": p.planned, "at": iso_time(p.at), "by": p.by, "undone": p.undone,
+            "undone_at": iso_time(p.undone_at), "undone_by": p.undone_by,
             "undo_reason": p.undo_reason}
 
 
@@ -172,15 +166,15 @@ def debt_json(d: Debt) -> dict[str, Any]:
     fmt = amount_formatter(d, d.currency)
     return {"id": d.id, "session": d.session_id, "session_name": d.session,
             "from": d.payer, "to": d.payee, "amount": fmt(d.amount), "currency": d.currency,
-            "created_at": _time(d.created_at), "paid": d.paid_at is not None,
-            "paid_at": _time(d.paid_at), "paid_by": d.paid_by}
+            "created_at": iso_time(d.created_at), "paid": d.paid_at is not None,
+            "paid_at": iso_time(d.paid_at), "paid_by": d.paid_by}
 
 
 def ledger_json(gs: GameSession) -> dict[str, Any]:
     """Totals, counted hands, the plan in force, the transfers still open, every payment
     (undone ones marked), what each player still has open, and any debts carried over."""
-    state = service.ledger(gs)
-    fmt = amount_formatter(service.session_rules(gs), gs.currency)
+    state = ledger.ledger_of(gs)
+    fmt = amount_formatter(ledger.session_rules(gs), gs.currency)
     transfers = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
                  for t in state.transfers]
     handles = session_handles(gs)  # each open transfer: the payee's pay links (API.md)
@@ -208,7 +202,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     }
 
 
-def _created(body: dict[str, Any], location: str) -> Response:
+def created(body: dict[str, Any], location: str) -> Response:
     response = jsonify(body)
     response.status_code = 201
     response.headers["Location"] = location
@@ -221,44 +215,44 @@ def _created(body: dict[str, Any], location: str) -> Response:
 @token_required
 def create_session(user: User) -> Response:
     data = json_body()
-    _only(data, NEW_SESSION_FIELDS, "a session")
-    gs = service.create_session(  # in a league, its defaults fill in rules, stake, currency
+    only_keys(data, NEW_SESSION_FIELDS, "a session")
+    gs = ledger.create_session(  # in a league, its defaults fill in rules, stake, currency
         user, name=data.get("name"), players=data.get("players"),
         first_dealer=data.get("first_dealer"), **session_table(user, data))
-    return _created(session_json(gs), url_for("api.get_session", session_id=gs.id))
+    return created(session_json(gs), url_for("api.get_session", session_id=gs.id))
 
 
 @bp.get("/sessions")
 @token_required
 def list_sessions(user: User) -> Response:
-    return jsonify([session_summary(gs) for gs in service.sessions_of(user)])
+    return jsonify([session_summary(gs) for gs in ledger.sessions_of(user)])
 
 
 @bp.get("/sessions/<int:session_id>")
 @token_required
 def get_session(user: User, session_id: int) -> Response:
-    return jsonify(session_json(service.owned_session(user, session_id)))
+    return jsonify(session_json(ledger.owned_session(user, session_id)))
 
 
 @bp.post("/sessions/<int:session_id>/share")
 @token_required
 def replace_share(user: User, session_id: int) -> Response:
     """Revoke the session's share link and answer the session with its new one."""
-    gs = service.owned_session(user, session_id)
-    service.replace_share_link(gs)
+    gs = ledger.owned_session(user, session_id)
+    ledger.replace_share_link(gs)
     return jsonify(session_json(gs))
 
 
 @bp.put("/sessions/<int:session_id>/rules")
 @token_required
 def change_rules(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset({"rules", "stake"}), "a change of rules")
+    only_keys(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
         raise TonkError(Message("api.rules_or_stake"), "rules")
     rules = data.get("rules")
-    service.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
+    ledger.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
                          stake=data.get("stake"))
     return jsonify(session_json(gs))
 
@@ -267,10 +261,10 @@ def change_rules(user: User, session_id: int) -> Response:
 @token_required
 def close_session(user: User, session_id: int) -> Response:
     """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body(required=False)
-    _only(data, frozenset({"carry_over"}), "closing a session")
-    service.close_session(gs, data.get("carry_over", False))
+    only_keys(data, frozenset({"carry_over"}), "closing a session")
+    ledger.close_session(gs, data.get("carry_over", False))
     return jsonify(session_json(gs))
 
 
@@ -278,9 +272,9 @@ def close_session(user: User, session_id: int) -> Response:
 @token_required
 def change_seats(user: User, session_id: int) -> Response:
     """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
-    _only(data, SEATS_FIELDS, "a change of seats")
+    only_keys(data, SEATS_FIELDS, "a change of seats")
     gs = seats.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
                             leave=data.get("leave"))
     return jsonify(session_json(gs))
@@ -290,9 +284,9 @@ def change_seats(user: User, session_id: int) -> Response:
 @token_required
 def archive_session(user: User, session_id: int) -> Response:
     """``{"archived": true}`` puts the session away off the home page; false brings it back."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset({"archived"}), "archiving a session")
+    only_keys(data, frozenset({"archived"}), "archiving a session")
     return jsonify(session_json(set_archived(gs, data.get("archived", True))))
 
 
@@ -300,8 +294,8 @@ def archive_session(user: User, session_id: int) -> Response:
 @token_required
 def delete_session(user: User, session_id: int) -> Response:
     """Delete a session with no hand and no payment; 409 once it has any."""
-    gs = service.owned_session(user, session_id)
-    shelf.delete_session(gs)
+    gs = ledger.owned_session(user, session_id)
+    archive.delete_session(gs)
     return jsonify({"deleted": session_id})
 
 
@@ -310,43 +304,43 @@ def delete_session(user: User, session_id: int) -> Response:
 @bp.post("/sessions/<int:session_id>/hands")
 @token_required
 def record_hand(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    hand = service.record_hand(gs, user, json_body())
-    return _created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
+    gs = ledger.owned_session(user, session_id)
+    hand = ledger.record_hand(gs, user, json_body())
+    return created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
                                              number=hand.number))
 
 
 @bp.get("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def get_hand(user: User, session_id: int, number: int) -> Response:
-    return jsonify(hand_json(service.get_hand(service.owned_session(user, session_id), number)))
+    return jsonify(hand_json(ledger.get_hand(ledger.owned_session(user, session_id), number)))
 
 
 @bp.put("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def correct_hand(user: User, session_id: int, number: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    service.get_hand(gs, number)
+    gs = ledger.owned_session(user, session_id)
+    ledger.get_hand(gs, number)
     data = json_body()
     reason, version = data.pop("reason", None), data.pop("version", None)
-    return jsonify(hand_json(service.correct_hand(gs, user, number, data, reason, version)))
+    return jsonify(hand_json(ledger.correct_hand(gs, user, number, data, reason, version)))
 
 
 @bp.delete("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def void_hand(user: User, session_id: int, number: int) -> Response:
-    gs = service.owned_session(user, session_id)
-    service.get_hand(gs, number)
+    gs = ledger.owned_session(user, session_id)
+    ledger.get_hand(gs, number)
     data = json_body()
-    _only(data, frozenset({"reason", "version"}), "voiding a hand")
-    return jsonify(hand_json(service.void_hand(gs, user, number, data.get("reason"),
+    only_keys(data, frozenset({"reason", "version"}), "voiding a hand")
+    return jsonify(hand_json(ledger.void_hand(gs, user, number, data.get("reason"),
                                                data.get("version"))))
 
 
 @bp.get("/sessions/<int:session_id>/hands/<int:number>/history")
 @token_required
 def hand_history(user: User, session_id: int, number: int) -> Response:
-    return jsonify(history_json(service.get_hand(service.owned_session(user, session_id), number)))
+    return jsonify(history_json(ledger.get_hand(ledger.owned_session(user, session_id), number)))
 
 
 # -- totals and settle-up --------------------------------------------------------------------
@@ -361,22 +355,22 @@ LEDGERS: StateCache[bytes] = StateCache(512)
 def get_ledger(user: User, session_id: int) -> Response:
     stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
     body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
-        ledger_json(service.owned_session(user, session_id))).encode())
+        ledger_json(ledger.owned_session(user, session_id))).encode())
     return Response(body, mimetype="application/json")
 
 
 @bp.post("/sessions/<int:session_id>/payments")
 @token_required
 def record_payment(user: User, session_id: int) -> Response:
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset(PAYMENT_FIELDS), "a payment")
+    only_keys(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
         if data.get(field) in (None, ""):
             raise TonkError(Message("api.payment_field", what=what),
                             field)
     try:
-        service.record_payment(gs, user, data["from"], data["to"], data["amount"])
+        ledger.record_payment(gs, user, data["from"], data["to"], data["amount"])
     except TonkError as exc:  # the ledger names payer/payee; the API says from/to
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
@@ -390,10 +384,10 @@ def record_payment(user: User, session_id: int) -> Response:
 @token_required
 def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
     """Undo a payment with a reason: it stays in the history, marked undone."""
-    gs = service.owned_session(user, session_id)
+    gs = ledger.owned_session(user, session_id)
     data = json_body()
-    _only(data, frozenset({"reason"}), "undoing a payment")
-    service.undo_payment(gs, user, payment_id, data.get("reason"))
+    only_keys(data, frozenset({"reason"}), "undoing a payment")
+    ledger.undo_payment(gs, user, payment_id, data.get("reason"))
     return jsonify(ledger_json(gs))
 
 

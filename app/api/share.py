@@ -16,10 +16,10 @@ from flask_babel import get_locale
 from ..core import PRESETS
 from ..core.money import amount_formatter, takes_stake
 from ..db.models import GameSession, Hand
-from ..services.sessions import ledger as service
+from ..services.sessions import ledger
 from ..services.sessions.live import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
-from .sessions import _time
+from .sessions import iso_time
 
 #: Share bodies by (stamp, language): a few hundred tables' current states.
 BODIES: StateCache[bytes] = StateCache(512)
@@ -38,19 +38,19 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
     """What the read-only view shows: the session, its seats with their totals, who deals
     next, the counted hands, the last hands, the transfers still open, the pots, and when
     it last changed."""
-    rules = service.session_rules(gs)
+    rules = ledger.session_rules(gs)
     fmt = amount_formatter(rules, gs.currency)
-    state = service.ledger(gs)
+    state = ledger.ledger_of(gs)
     return {
         "session": {"name": gs.name, "rules": rules.preset,
                     "rules_title": str(PRESETS[rules.preset].title), "scoring": rules.scoring,
-                    "stake": str(service.session_stake(gs)) if takes_stake(rules) else None,
+                    "stake": str(ledger.session_stake(gs)) if takes_stake(rules) else None,
                     "currency": gs.currency,
-                    "closed": gs.is_closed, "closed_at": _time(gs.closed_at),
-                    "created_at": _time(gs.created_at)},
+                    "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
+                    "created_at": iso_time(gs.created_at)},
         "seats": [{"seat": s.seat, "name": s.name, "total": fmt(state.totals[s.name]),
                    "seated": s.left_at is None} for s in gs.seats],
-        "players": list(service.seated_names(gs)),
+        "players": list(ledger.seated_names(gs)),
         "dealer": None if gs.is_closed else gs.dealer,
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
@@ -60,7 +60,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
                       for t in state.transfers],
         "pots": {bet: fmt(amount) for bet, amount in state.pots.items()},
         "revision": stamp.revision,
-        "updated_at": _time(stamp.updated_at),
+        "updated_at": iso_time(stamp.updated_at),
     }
 
 
@@ -77,7 +77,7 @@ def share(token: str) -> Response:
         response = Response(status=304)
     else:
         body = BODIES.get((tag, token), lambda: json.dumps(
-            share_json(service.shared_session(token), stamp)).encode())
+            share_json(ledger.shared_session(token), stamp)).encode())
         response = Response(body, mimetype="application/json")
     response.set_etag(tag)
     response.headers["Cache-Control"] = "no-cache"  # keep it, but ask again every time

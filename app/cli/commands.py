@@ -18,10 +18,10 @@ from . import CORE_COMMANDS
 DEMO_OWNER = "demo@tonk-tally.example"
 
 
-def _create_app() -> Any:
+def _create_app(config: dict[str, Any] | None = None) -> Any:
     from .. import create_app
 
-    return create_app()
+    return create_app(config)
 
 
 class _Tonk(FlaskGroup):
@@ -71,10 +71,13 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     only once its headers and whole body are in (the body up to the app's own limit), a
     client that takes longer than HEADER_SECONDS over its headers is cut off, so slow or
     stalled phones cannot hold the threads that answer everyone else (gunicorn's workers
-    each wait on one client's socket: two phones trickling headers stopped the server)."""
+    each wait on one client's socket: two phones trickling headers stopped the server).
+
+    Each worker process builds its own app (``wsgi:app:create_app()``), so ``--proxy`` and
+    ``--certfile`` reach them the one way a child process is configured, its environment:
+    ``TONK_PROXY`` and ``TONK_HTTPS``, read by :mod:`app.config` like any other setting."""
     import os
 
-    from flask_migrate import upgrade
     from hypercorn.config import Config
     from hypercorn.run import run
 
@@ -87,7 +90,7 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     _check_free(host, port)
     app = _create_app()
     with app.app_context():
-        upgrade()
+        upgrade_quietly(fresh_only=False)
     config = Config()
     config.application_path = "wsgi:app:create_app()"  # each worker process builds its own
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
@@ -163,7 +166,7 @@ def user_create(email: str, name: str, password_stdin: bool) -> None:
     from ..extensions import db
     from ..services.accounts import AccountError, create_user
 
-    _upgraded()
+    upgrade_quietly()
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
@@ -188,7 +191,7 @@ def user_reset_password(email: str, base_url: str) -> None:
 
     from ..services.accounts import RESET_SECONDS, reset_token, user_by_email
 
-    _upgraded()
+    upgrade_quietly()
     user = user_by_email(email)
     if user is None:
         _fail(f"there is no account with the email {email.strip()}")
@@ -237,7 +240,7 @@ def export_command(league_id: int | None, session_id: int | None, what: str,
 
     if (league_id is None) == (session_id is None):
         raise click.UsageError("give either --league ID or --session ID")
-    _upgraded()
+    upgrade_quietly()
     if league_id is not None:
         league = db.session.get(League, league_id)
         if league is None:
@@ -276,7 +279,7 @@ def event_export_command(event_id: int, what: str, output: IO[str]) -> None:
     from ..extensions import db
     from ..services import events
 
-    _upgraded()
+    upgrade_quietly()
     event = db.session.get(Event, event_id) if 0 < event_id < 2**31 else None
     if event is None:
         _fail(f"there is no event {event_id}")
@@ -300,7 +303,7 @@ def import_command(file: str, owner: str, jobs: int | None) -> None:
     again; sessions already here are skipped."""
     from ..services import exchange
 
-    _upgraded()
+    upgrade_quietly()
     user = _account(owner)
     if file == "-":
         report = exchange.import_file(sys.stdin.buffer, user)
@@ -328,16 +331,11 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
     """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
     import time
 
-    from flask_migrate import upgrade
-    from sqlalchemy import inspect
-
-    from ..extensions import db
     from ..services import exchange
     from ..services.accounts import AccountError
     from ..services.exchange import demo
 
-    if not inspect(db.engine).has_table("users"):
-        upgrade()
+    upgrade_quietly()
     try:
         user, password = demo.owner_account(owner)
     except AccountError as exc:
@@ -364,15 +362,35 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
 
 # -- the stored data: check, backup, restore -------------------------------------------------
 
-def _upgraded() -> None:
-    """A fresh database gets its tables first, so no command meets a missing table."""
+def upgrade_quietly(*, fresh_only: bool = True) -> None:
+    """Bring the database up to date in one line of the command's own on stderr, instead of
+    Alembic's line per migration: a fresh database gets its tables (so no command meets a
+    missing table); with ``fresh_only`` false, an older one is upgraded too."""
+    from alembic.runtime.migration import MigrationContext
+    from flask import current_app
     from flask_migrate import upgrade
     from sqlalchemy import inspect
 
     from ..extensions import db
 
-    if not inspect(db.engine).has_table("users"):
+    def revision() -> str | None:
+        with db.engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    fresh = not inspect(db.engine).has_table("users")
+    if fresh_only and not fresh:
+        return
+    before = None if fresh else revision()
+    current_app.config["QUIET_MIGRATIONS"] = True
+    try:
         upgrade()
+    finally:
+        current_app.config["QUIET_MIGRATIONS"] = False
+    after = revision()
+    if fresh:
+        click.echo(f"tonk: made a new database (schema {after})", err=True)
+    elif before != after:
+        click.echo(f"tonk: upgraded the database from schema {before} to {after}", err=True)
 
 
 @cli.command("check")
@@ -383,7 +401,7 @@ def check_command() -> None:
     from ..db.storage import snapshot
     from ..services.upkeep.integrity import problems
 
-    _upgraded()
+    upgrade_quietly()
     with snapshot():  # one state of the database, however many write meanwhile
         found = problems()
     for problem in found:
@@ -431,7 +449,7 @@ def restore_command(file: str) -> None:
 
     from ..services.upkeep.backup import BackupError, restore
 
-    _upgraded()
+    upgrade_quietly()
     try:
         if file == "-":
             rows = restore(sys.stdin.buffer)

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .errors import RulesError
 from .messages import Message
-
-if TYPE_CHECKING:
-    from .hand import Hand
 
 #: A payment while settling: (payer seat, payee seat, multiple of the stake, rule key).
 Pay = tuple[int, int, int, str]
@@ -145,20 +141,3 @@ def find_catch(name: str) -> CatchScheme:
         raise RulesError(Message("rules.not_a_choice", name="catch",
                                  choices=", ".join(CATCH_SCHEMES), value=repr(name)),
                          "rules.catch") from None
-
-
-def catch_groups(hand: Hand) -> CaughtDrop | None:
-    """For a drop: who caught whom (RULES.md §5), or None when the drop won."""
-    counts = hand.counts
-    dropper = hand.players.index(hand.end.player or "")
-    mine = counts[dropper]
-    order = [s for s in hand.from_left if s != dropper]
-    lowest = min(counts[s] for s in order)  # type: ignore[type-var]
-    assert mine is not None and lowest is not None
-    if mine < lowest:
-        return None
-    winners = tuple(s for s in order if counts[s] == lowest)
-    catchers = tuple(s for s in order if counts[s] <= mine)  # type: ignore[operator]
-    others = tuple(s for s in order if s not in winners)
-    return CaughtDrop(dropper, winners, catchers, others, counts, hand.from_left,
-                      hand.rules.catch_factor)

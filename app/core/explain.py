@@ -3,25 +3,55 @@ in sentences a table can check.
 
 Every sentence is a :class:`~app.core.messages.Message` of the catalogue (``explain.*``),
 never English built in place; :attr:`Result.explanation <app.core.settle.Result>` renders
-them.
+them. It reads a result through :class:`Settled` (what a settled hand holds), so that
+settlement may build its explanation without the two modules importing each other.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .catches import CaughtDrop, catch_groups, find_catch
-from .hand import deal_claims
+from .catches import CaughtDrop, find_catch
+from .hand import Hand, catch_groups, deal_claims
 from .messages import Message, join_and, render
 from .money import spoken_amount, with_sign
 from .rules import multiple_word
 
-if TYPE_CHECKING:
-    from .settle import Result
+
+class Paid(Protocol):
+    """One payment of a settled hand, as the explanation reads it."""
+
+    @property
+    def payer(self) -> str: ...
+    @property
+    def payee(self) -> str: ...
+    @property
+    def amount(self) -> Decimal: ...
+    @property
+    def rule(self) -> str: ...
 
 
-def explain(result: Result) -> list[Message]:
+class Settled(Protocol):
+    """A settled hand, as the explanation reads it (:class:`app.core.settle.Result`)."""
+
+    @property
+    def hand(self) -> Hand: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def winners(self) -> tuple[str, ...]: ...
+    @property
+    def payments(self) -> Sequence[Paid]: ...
+    @property
+    def net(self) -> Mapping[str, Decimal] | None: ...
+    @property
+    def pushed(self) -> Mapping[str, int] | None: ...
+    @property
+    def multiple(self) -> int: ...
+
+
+def explain(result: Settled) -> list[Message]:
     """The result in plain sentences: what happened, which rule applies, who pays whom."""
     hand = result.hand
     end = hand.end
@@ -50,13 +80,13 @@ def explain(result: Result) -> list[Message]:
     return lines
 
 
-def _amount(result: Result) -> Callable[[Decimal], Message]:
+def _amount(result: Settled) -> Callable[[Decimal], Message]:
     fmt = spoken_amount(result.hand.rules)
     scoring = "money" if result.hand.rules.scoring == "money" else "points"
     return lambda value: Message(f"explain.amount.{scoring}", amount=fmt(value))
 
 
-def _explain_payments(result: Result) -> list[Message]:
+def _explain_payments(result: Settled) -> list[Message]:
     """One sentence for each payer and payee who settle by several rules ("Bob pays Cy 0.50
     in all: …"), then the rest grouped by payee, amount and rule ("Ann and Dee each pay …"),
     then the net."""
@@ -89,7 +119,7 @@ def _explain_payments(result: Result) -> list[Message]:
     return lines
 
 
-def _explain_push_ups(result: Result) -> Message:
+def _explain_push_ups(result: Settled) -> Message:
     if result.outcome in ("draw", "dead"):
         return Message("explain.push_ups_none")
     assert result.pushed is not None
@@ -100,7 +130,7 @@ def _explain_push_ups(result: Result) -> Message:
                    pushed=render("list.separator").join(pushed) or "0")
 
 
-def _explain_drop(result: Result) -> list[Message]:
+def _explain_drop(result: Settled) -> list[Message]:
     hand = result.hand
     counts, players = hand.counts, hand.players
     caught = catch_groups(hand)
@@ -126,7 +156,7 @@ def _explain_drop(result: Result) -> list[Message]:
     return lines
 
 
-def _catch_winners(result: Result, caught: CaughtDrop) -> list[Message]:
+def _catch_winners(result: Settled, caught: CaughtDrop) -> list[Message]:
     """Who is paid: the catchers under ``catchers``, else the lowest."""
     hand = result.hand
     players = hand.players
@@ -150,7 +180,7 @@ def _catch_winners(result: Result, caught: CaughtDrop) -> list[Message]:
     return lines
 
 
-def _explain_stock_out(result: Result) -> list[Message]:
+def _explain_stock_out(result: Settled) -> list[Message]:
     hand = result.hand
     if result.outcome == "dead":
         return [Message("explain.stock_out_dead")]
@@ -165,7 +195,7 @@ def _explain_stock_out(result: Result) -> list[Message]:
     return [Message("explain.stock_out_tie_paid", players=join_and(low), count=lowest)]
 
 
-def _explain_deal(result: Result) -> list[Message]:
+def _explain_deal(result: Settled) -> list[Message]:
     hand = result.hand
     rules = hand.rules
     claims = deal_claims(hand)

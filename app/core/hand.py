@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from .cards import Card, check_available, check_in_deck, five_face_totals, parse_card
+from .catches import CaughtDrop
 from .errors import CardError, HandError
 from .messages import Message
 from .money import parse_stake
@@ -424,3 +425,20 @@ def _no_claim_message(hand: Hand) -> Message:
     given = ", ".join(f"{p} {c}" for p, c in zip(hand.players, hand.counts, strict=True)
                       if c is not None)
     return Message("deal.no_claim", given=given or Message("deal.these_cards"), wins=wins)
+
+
+def catch_groups(hand: Hand) -> CaughtDrop | None:
+    """For a drop: who caught whom (RULES.md §5), or None when the drop won."""
+    counts = hand.counts
+    dropper = hand.players.index(hand.end.player or "")
+    mine = counts[dropper]
+    order = [s for s in hand.from_left if s != dropper]
+    lowest = min(counts[s] for s in order)  # type: ignore[type-var]
+    assert mine is not None and lowest is not None
+    if mine < lowest:
+        return None
+    winners = tuple(s for s in order if counts[s] == lowest)
+    catchers = tuple(s for s in order if counts[s] <= mine)  # type: ignore[operator]
+    others = tuple(s for s in order if s not in winners)
+    return CaughtDrop(dropper, winners, catchers, others, counts, hand.from_left,
+                      hand.rules.catch_factor)

@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
 from typing import Any, Protocol
 
 from babel.numbers import (
@@ -203,6 +204,19 @@ def to_minor(amount: Decimal) -> int:
 def from_minor(minor: int) -> Decimal:
     """Integer hundredths → a Decimal with two places."""
     return (Decimal(minor) / _HUNDRED).quantize(_CENT)
+
+
+def average_places(scoring: str, currency: str | None) -> int:
+    """How many decimal places an average per hand is written with: money its currency's
+    (yen none, most two); points and push-ups two (whole points average to fractions)."""
+    return currency_places(currency) if scoring == "money" else CENT_PLACES
+
+
+def average_of_minor(average_minor: Fraction, places: int) -> Decimal:
+    """An exact average of amounts kept in hundredths (a league's net per hand) as an
+    amount, rounded half to even to ``places`` decimal places."""
+    value = Decimal(average_minor.numerator) / Decimal(average_minor.denominator) / _HUNDRED
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
 
 
 # -- stakes: one rule for the table, the ledger, leagues and import -------------------------

@@ -12,8 +12,9 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from .catches import Pay, catch_groups, find_catch
-from .hand import Hand, deal_claims
+from .catches import Pay, find_catch
+from .explain import explain
+from .hand import Hand, catch_groups, deal_claims
 from .messages import Message
 from .money import amount_formatter
 from .rules import Rules, multiple_word
@@ -52,8 +53,6 @@ class Result:
     @cached_property
     def sentences(self) -> tuple[Message, ...]:
         """The explanation as messages of the catalogue, built on first use."""
-        from .explain import explain  # the explanation reads results; built only when asked
-
         return tuple(explain(self))
 
     @property

@@ -20,7 +20,6 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Date,
-    DateTime,
     Float,
     ForeignKey,
     Index,
@@ -34,6 +33,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from ..core.names import name_key
 from ..extensions import db
+from .types import UTCDateTime
 
 
 def utcnow() -> datetime:
@@ -48,7 +48,7 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
     email: Mapped[str] = mapped_column(String(254), unique=True)
     name: Mapped[str] = mapped_column(String(80))
     password_hash: Mapped[str] = mapped_column(String(255))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     #: The language the account chose for its pages and API answers ("en", "de", "ja"), or
     #: None: the browser's Accept-Language decides.
     locale: Mapped[str | None] = mapped_column(String(8), nullable=True)
@@ -83,7 +83,7 @@ class SignIn(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     user: Mapped[User] = relationship()
 
@@ -96,8 +96,8 @@ class ApiToken(db.Model):  # type: ignore[name-defined,misc]
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     label: Mapped[str] = mapped_column(String(80))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     user: Mapped[User] = relationship()
 
 
@@ -118,7 +118,7 @@ class League(db.Model):  # type: ignore[name-defined,misc]
     stake_minor: Mapped[int] = mapped_column(BigInteger)
     currency: Mapped[str] = mapped_column(String(8))
     share_token: Mapped[str] = mapped_column(String(43), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     #: The side bets its sessions play unless told otherwise (JSON, as a session's).
     side_bets_json: Mapped[str | None] = mapped_column(Text)
 
@@ -172,7 +172,7 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     #: :func:`app.core.names.name_key` of the name, kept by :meth:`_keyed`: players are
     #: found and kept unique by it (the same on SQLite and PostgreSQL).
     name_key: Mapped[str] = mapped_column(String(160))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     #: Where the player takes payment (issue 23): ``{"paypal": "annpays", "iban": …}``
     #: as :mod:`app.services.pay` checked it, JSON; None: none kept. A league member's are
     #: kept for the league's later sessions, a personal player's for the account's.
@@ -201,15 +201,15 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     stake_minor: Mapped[int] = mapped_column(BigInteger)
     rules_json: Mapped[str] = mapped_column(Text)
     share_token: Mapped[str] = mapped_column(String(43), unique=True)
-    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     hand_count: Mapped[int] = mapped_column(Integer, default=0)
     next_dealer: Mapped[int] = mapped_column(Integer, default=0)
     #: Moved by one, and ``updated_at`` set, in the same transaction as every change of the
-    #: session (``ledger._locked``): what the share view's ETag and the pages' caches are
+    #: session (``ledger.locked``): what the share view's ETag and the pages' caches are
     #: keyed on, exact across processes and servers without asking anything but this row.
     revision: Mapped[int] = mapped_column(Integer, server_default="0")
-    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     #: The side bets the table plays (RULES.md §9), each with its stake resolved: JSON, or
     #: None for none.
     side_bets_json: Mapped[str | None] = mapped_column(Text)
@@ -223,7 +223,7 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     #: The settle-up plan in force: its :class:`PlannedTransfer` rows carry this number.
     plan_no: Mapped[int] = mapped_column(Integer, server_default="0")
     #: Put away off the home page (nothing erased); None: shown.
-    archived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     owner: Mapped[User] = relationship()
     league: Mapped[League | None] = relationship()
@@ -274,7 +274,7 @@ class SessionPlayer(db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(40))
     total_minor: Mapped[int] = mapped_column(BigInteger, default=0)
     position: Mapped[int] = mapped_column(Integer, server_default="0", default=0)
-    left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     session: Mapped[GameSession] = relationship(back_populates="seats")
     player: Mapped[Player] = relationship()
@@ -299,8 +299,8 @@ class Hand(db.Model):  # type: ignore[name-defined,misc]
     #: and how each was settled: a replay of the session's side bets keeps both.
     side_nets_json: Mapped[str] = mapped_column(Text, server_default="[]", default="[]")
     side_result_json: Mapped[str] = mapped_column(Text, server_default="[]", default="[]")
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     session: Mapped[GameSession] = relationship()
     versions: Mapped[list[HandVersion]] = relationship(
@@ -341,7 +341,7 @@ class HandVersion(db.Model):  # type: ignore[name-defined,misc]
     reason: Mapped[str | None] = mapped_column(Text)
     created_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     by_name: Mapped[str] = mapped_column(String(80))  # who, as the history shows it
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     hand: Mapped[Hand] = relationship(back_populates="versions")
     created_by: Mapped[User] = relationship()
@@ -378,7 +378,7 @@ class PlayerSessionStat(db.Model):  # type: ignore[name-defined,misc]
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
     scoring: Mapped[str] = mapped_column(String(10), primary_key=True)
     league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
-    played_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    played_at: Mapped[datetime] = mapped_column(UTCDateTime())
     net_minor: Mapped[int] = mapped_column(BigInteger, default=0)
     hands: Mapped[int] = mapped_column(Integer, default=0)
     hands_won: Mapped[int] = mapped_column(Integer, default=0)
@@ -399,7 +399,7 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     sessions: Mapped[int] = mapped_column(Integer, default=0)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class PlannedTransfer(db.Model):  # type: ignore[name-defined,misc]
@@ -416,7 +416,7 @@ class PlannedTransfer(db.Model):  # type: ignore[name-defined,misc]
     payer_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     payee_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     amount_minor: Mapped[int] = mapped_column(BigInteger)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
@@ -431,10 +431,10 @@ class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
     payee_seat: Mapped[int] = mapped_column(Integer)
     amount_minor: Mapped[int] = mapped_column(BigInteger)
     created_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     transfer_id: Mapped[int | None] = mapped_column(
         ForeignKey("planned_transfers.id", name="fk_settle_payments_transfer_id"))
-    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     undone_by_name: Mapped[str | None] = mapped_column(String(80))
     undo_reason: Mapped[str | None] = mapped_column(Text)
     by_name: Mapped[str | None] = mapped_column(String(80))  # who marked it, as shown
@@ -453,8 +453,8 @@ class CarriedDebt(db.Model):  # type: ignore[name-defined,misc]
     payer_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     payee_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     amount_minor: Mapped[int] = mapped_column(BigInteger)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    paid_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    paid_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     paid_by_name: Mapped[str | None] = mapped_column(String(80))
 
     session: Mapped[GameSession] = relationship()
@@ -473,7 +473,7 @@ class RulesChange(db.Model):  # type: ignore[name-defined,misc]
     rules_json: Mapped[str] = mapped_column(Text)
     stake_minor: Mapped[int] = mapped_column(BigInteger)
     created_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class RequestKey(db.Model):  # type: ignore[name-defined,misc]
@@ -492,7 +492,7 @@ class RequestKey(db.Model):  # type: ignore[name-defined,misc]
     status: Mapped[int | None] = mapped_column(Integer)
     body: Mapped[str | None] = mapped_column(Text)
     location: Mapped[str | None] = mapped_column(String(2000))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow,
                                                  index=True)
 
 
@@ -519,7 +519,7 @@ class Event(db.Model):  # type: ignore[name-defined,misc]
     tie_breaks_json: Mapped[str] = mapped_column(Text)
     board_token: Mapped[str] = mapped_column(String(43), unique=True)  # the TV's link
     revision: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     owner: Mapped[User] = relationship()
     players: Mapped[list[EventPlayer]] = relationship(
@@ -539,7 +539,7 @@ class EventPlayer(db.Model):  # type: ignore[name-defined,misc]
     name: Mapped[str] = mapped_column(String(40))
     name_key: Mapped[str] = mapped_column(String(160))
     paid_minor: Mapped[int] = mapped_column(BigInteger, default=0)
-    checked_in_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    checked_in_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     withdrawn_after: Mapped[int | None] = mapped_column(Integer)  # rounds drawn by then
 
     event: Mapped[Event] = relationship(back_populates="players")
@@ -560,8 +560,8 @@ class EventRound(db.Model):  # type: ignore[name-defined,misc]
     event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     forced: Mapped[bool] = mapped_column(Boolean, default=False)
 
     event: Mapped[Event] = relationship(back_populates="round_rows")

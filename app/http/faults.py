@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 
 from ..db import storage
 from ..extensions import db
+from .errors import error_response, is_api_request
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,7 @@ log = logging.getLogger(__name__)
 def fault_response(meaning: str) -> Response:
     """The 503 answer for a database fault: JSON under ``/api/``, else a page."""
     _no_more_database()
-    if request.path.startswith("/api/"):
-        from ..api.errors import error_response
-
+    if is_api_request():
         response = error_response(meaning, 503)
     else:
         try:

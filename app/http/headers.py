@@ -1,11 +1,10 @@
 """What every answer carries and how the app trusts its transport: the security headers
 (CSP, nosniff, Referrer-Policy, frame-ancestors) on every response, pages, JSON, errors
 and static files alike; and, when served over HTTPS (``TONK_HTTPS=1``) or behind a proxy
-that terminates TLS (``TONK_PROXY=1``, ``tonk serve --proxy``), Secure cookies and HSTS.
+that terminates TLS (``TONK_PROXY=1``, ``tonk serve --proxy``), Secure cookies and HSTS
+(both read by :mod:`app.config`).
 """
 from __future__ import annotations
-
-import os
 
 from flask import Flask, Response
 
@@ -15,20 +14,6 @@ CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 
                            "form-action 'self'; frame-ancestors 'none'")
 #: A year; browsers ignore HSTS on plain HTTP and on bare IP addresses, as they should.
 HSTS = "max-age=31536000"
-_ON = {"1", "true", "yes", "on"}
-
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in _ON
-
-
-def transport_config() -> dict[str, bool]:
-    """The configuration the environment asks for: ``TONK_HTTPS`` and ``TONK_PROXY`` (a
-    proxy in front terminates TLS, so it implies HTTPS)."""
-    proxy = env_flag("TONK_PROXY")
-    return {"TONK_PROXY": proxy, "TONK_HTTPS": proxy or env_flag("TONK_HTTPS")}
-
-
 def headers(response: Response, *, https: bool) -> Response:
     """The security headers of every answer (a view's own choice wins)."""
     response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)

@@ -8,7 +8,6 @@ error) that says when to try again. The limits are configuration (``TONK_LIMIT_*
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -21,30 +20,12 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user
 
 from ..services.accounts import normal_email
+from .errors import error_response, is_api_request
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: name → (per client address, per account); "5 per minute; 30 per hour" style.
-DEFAULT_LIMITS: dict[str, tuple[str, str]] = {
-    "SIGNIN": ("30 per minute; 300 per day", "5 per minute; 30 per hour"),
-    "SIGNUP": ("10 per hour", "5 per hour"),
-    "RESET": ("10 per minute", "5 per 10 minutes"),
-    "TOKEN": ("30 per hour", "20 per hour"),
-    "PASSWORD": ("30 per hour", "5 per minute; 30 per hour"),
-}
-
 #: Its store is ``RATELIMIT_STORAGE_URI`` (``app.config``; memory unless set).
 limiter = Limiter(key_func=get_remote_address, headers_enabled=False)  # Retry-After: too_many
-
-
-def limits_config() -> dict[str, str]:
-    """``TONK_LIMIT_<NAME>_IP`` and ``…_ACCOUNT``: from the environment, else the defaults."""
-    out = {}
-    for name, (per_ip, per_account) in DEFAULT_LIMITS.items():
-        for key, default in ((f"TONK_LIMIT_{name}_IP", per_ip),
-                             (f"TONK_LIMIT_{name}_ACCOUNT", per_account)):
-            out[key] = os.environ.get(key, default)
-    return out
 
 
 def _configured(key: str) -> Callable[[], str]:
@@ -113,8 +94,7 @@ def too_many(exc: RateLimitExceeded) -> Response:
     when = (ngettext("in %(num)d second", "in %(num)d seconds", seconds) if seconds < 90
             else ngettext("in %(num)d minute", "in %(num)d minutes", minutes))
     message = _("Too many tries. To keep guessers out, try again %(when)s.", when=when)
-    if request.path.startswith("/api/"):
-        from ..api.errors import error_response
+    if is_api_request():
 
         response = error_response(message, 429)
     else:
@@ -132,7 +112,5 @@ def _reads() -> bool:
 
 
 def init_app(app: Flask) -> None:
-    for key, value in limits_config().items():
-        app.config.setdefault(key, value)
     limiter.init_app(app)
     app.register_error_handler(429, too_many)

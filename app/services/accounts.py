@@ -8,7 +8,7 @@ import hashlib
 import re
 import secrets
 import unicodedata
-from datetime import UTC, timedelta
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -266,7 +266,7 @@ def user_for_token(token: str) -> User | None:
         return None
     user, token_id, last = _account(row), row.token_id, row.token_used_at
     now = utcnow()
-    if last is None or (last if last.tzinfo else last.replace(tzinfo=UTC)) < now - NOTE_USE:
+    if last is None or last < now - NOTE_USE:
         try:
             begin_write()  # a request that reads, reads from a snapshot: this writes
             db.session.execute(update(ApiToken).where(ApiToken.id == token_id)

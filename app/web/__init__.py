@@ -1,15 +1,27 @@
 """The scorekeeper's pages: sessions, recording and correcting hands, the chart, settle-up,
 house rules, the read-only share view, and the dispute checker for anyone."""
-from flask import Blueprint
+from flask import Blueprint, render_template, request
+from flask.typing import ResponseReturnValue
 
+from ..services.errors import NotFoundError
 from .site import FILTERS, template_context
 
 bp = Blueprint("web", __name__)
+
+
+@bp.app_errorhandler(NotFoundError)
+def not_found(exc: NotFoundError) -> ResponseReturnValue:
+    """The one "not found" of the pages (the API answers its own, in JSON): the league
+    pages' says where the leagues are, every other the way home."""
+    league = request.blueprint == "leagues"
+    return render_template("leagues/not_found.html" if league else "web/not_found.html"), 404
+
+
 bp.app_context_processor(template_context)
 for _name, _filter in FILTERS.items():
     bp.add_app_template_filter(_filter, _name)
 
-from .once import once_token  # noqa: E402
+from .form_tokens import once_token  # noqa: E402
 
 bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
 
@@ -18,8 +30,8 @@ from .sidebets import side_bet_choices  # noqa: E402
 bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 
 from . import cards as cards  # noqa: E402  (house-rule cards, /rules/<preset>)
-from . import check as check  # noqa: E402  (the dispute checker, /check)
 from . import directing as directing  # noqa: E402  (tournaments: the director's pages)
+from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
 from . import events as events  # noqa: E402  (tournaments: the tables' links)
 from . import language as language  # noqa: E402  (the language switcher, /language)
 from . import offline as offline  # noqa: E402  (the app on the phone: manifest, worker)

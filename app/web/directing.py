@@ -18,8 +18,8 @@ from ..db.models import Event
 from ..services import events as service
 from ..services.leagues import my_leagues
 from . import bp
+from .form_tokens import once_per_form
 from .forms import preset_choices
-from .once import once_per_form
 from .routes import qr_code
 from .site import attempt, login_required, me
 from .standing import board_context

@@ -15,9 +15,9 @@ from markupsafe import Markup
 
 from ..db.models import EventTable
 from ..services.events import EventConflictError, keeper_author, keeper_table
-from ..services.sessions.ledger import get_hand, ledger, session_rules
+from ..services.sessions.ledger import get_hand, ledger_of, session_rules
 from . import bp
-from .once import once_per_form
+from .form_tokens import once_per_form
 from .present import hand_row, recorded, table
 from .queries import hands_page
 from .routes import correct_view, hand_page, page_arg, qr_code, record_view, void_hand_view
@@ -60,7 +60,7 @@ def keeper(token: str) -> ResponseReturnValue:
     link = url_for(".keeper", token=token, _external=True)
     return render_template(
         "events/keeper.html", gs=gs, event=event, found=found, token=token,
-        table=table(gs), state=ledger(gs), rows=[hand_row(h) for h in pages.items],
+        table=table(gs), state=ledger_of(gs), rows=[hand_row(h) for h in pages.items],
         pages=pages, scoring=session_rules(gs).scoring, link=link,
         qr=Markup(qr_code(link)), share_url=url_for(".shared", token=gs.share_token),
         counted=gs.hand_count - gs.voided_hands, needed=event.hands_per_round,

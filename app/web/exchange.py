@@ -38,7 +38,7 @@ from ..services.exchange import (
     payments_csv,
     players_csv,
 )
-from ..services.sessions.ledger import NotFoundError, keeps_score, owned_session
+from ..services.sessions.ledger import keeps_score, owned_session
 from .site import login_required, me
 
 bp = Blueprint("exchange", __name__)
@@ -65,11 +65,6 @@ def may_export_session_here(gs: GameSession) -> bool:
     if not current_user.is_authenticated:
         return False
     return keeps_score(me(), gs)
-
-
-@bp.errorhandler(NotFoundError)
-def not_found(exc: Exception) -> ResponseReturnValue:
-    return render_template("web/not_found.html"), 404
 
 
 def _filename(name: str, suffix: str) -> str:

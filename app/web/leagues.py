@@ -25,12 +25,12 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
-from ..core.money import MINUS, from_minor
+from ..core.money import MINUS, average_of_minor, average_places, format_number, from_minor
 from ..db.models import GameSession, League, Season
 from ..extensions import db
 from ..services import leagues as service
 from ..services.sessions.debts import open_debts_of_league, open_debts_of_player
-from ..services.sessions.ledger import NotFoundError, is_league_admin
+from ..services.sessions.ledger import is_league_admin
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .links import card_url
@@ -55,11 +55,6 @@ bp = Blueprint("leagues", __name__,
                static_url_path="/leagues/static")
 
 T = TypeVar("T")
-
-
-@bp.errorhandler(NotFoundError)
-def not_found(exc: Exception) -> ResponseReturnValue:
-    return render_template("leagues/not_found.html"), 404
 
 
 def league_of(league_id: int) -> League:
@@ -96,13 +91,14 @@ def column_title(column: str, scoring: str) -> str:
     return str(COLUMN_TITLES[column])
 
 
-def per_hand(average_minor: Any, scoring: str) -> Markup:
-    """An average per hand, to the hundredth, with its sign (none under push-ups)."""
-    value = Decimal(average_minor.numerator) / Decimal(average_minor.denominator) / 100
-    text = str(format_decimal(abs(value), format="#,##0.00"))
+def per_hand(average_minor: Any, scoring: str, currency: str | None) -> Markup:
+    """An average per hand with its sign (none under push-ups), to the places the league's
+    amounts have (a yen league's in whole yen: :func:`app.core.money.average_places`)."""
+    places = average_places(scoring, currency)
+    rounded = average_of_minor(average_minor, places)
+    text = format_number(abs(rounded), places, str(get_locale() or "en"))
     if scoring == "push_ups":
         return Markup('<span class="amt">{}</span>').format(text)
-    rounded = value.quantize(Decimal("0.01"))
     tone, sign = ("pos", "+") if rounded > 0 else ("neg", MINUS) if rounded < 0 else ("zero", "")
     return Markup('<span class="amt {}">{}{}</span>').format(tone, sign, text)
 
@@ -138,14 +134,15 @@ class Cell:
 
 
 def cells(row: service.Standing, scoring: str, link: Callable[[str], str],
-          columns: Sequence[str]) -> list[Cell]:
-    """A standings row's numbers, each linked by ``link(stat)`` to the hands behind it."""
+          columns: Sequence[str], currency: str | None) -> list[Cell]:
+    """A standings row's numbers, each linked by ``link(stat)`` to the hands behind it;
+    money with the places of the league's ``currency``."""
     shown: dict[str, Markup | str] = {
-        "net": score(row.net, scoring), "sessions": whole(row.sessions),
+        "net": score(row.net, scoring, currency), "sessions": whole(row.sessions),
         "hands": whole(row.hands), "hands_won": whole(row.hands_won),
         "tonks_out": whole(row.tonks_out), "drops_won": whole(row.drops_won),
         "times_caught": whole(row.times_caught), "win_rate": rate(row.win_rate),
-        "average": per_hand(row.average_minor, scoring)}
+        "average": per_hand(row.average_minor, scoring, currency)}
     return [Cell(c, shown[c], link(c)) for c in columns]
 
 
@@ -323,7 +320,7 @@ def league(league_id: int) -> ResponseReturnValue:
                           url_for(".player", league_id=league.id, player_id=r.player_id,
                                   scoring=table.scoring),
                           cells(r, table.scoring, hands_link(league, r.player_id, here),
-                                columns))
+                                columns, league.currency))
              for r in table.rows]
     rsort = chosen(request.args.get("rsort"), service.RATING_SORTS) or "ordinal"
     rdir = chosen(request.args.get("rdir"), ("asc", "desc")) or \
@@ -367,7 +364,8 @@ def player(league_id: int, player_id: int) -> ResponseReturnValue:
         if row is None:
             return []
         here: dict[str, Any] = {"season": season_value(season), "scoring": record.scoring}
-        return cells(row, record.scoring, hands_link(league, member.id, here), columns)
+        return cells(row, record.scoring, hands_link(league, member.id, here), columns,
+                     league.currency)
 
     seasons = [(s, season_cells(s, row)) for s, row in record.seasons]
     chart = None

@@ -22,9 +22,10 @@ from flask_login import current_user
 from ..core.errors import TonkError
 from ..db import idempotency
 from ..extensions import db
-from ..services.sessions.ledger import NotFoundError, SessionClosedError, record_hand, session_rules
+from ..services.errors import NotFoundError, SessionClosedError
+from ..services.sessions.ledger import record_hand, session_rules
 from . import bp
-from .once import FIELD
+from .form_tokens import FIELD
 from .pagecache import csrf_token
 from .routes import open_session, save_hand
 from .site import me

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from ..db.models import GameSession, Hand
 from ..extensions import db
 from ..services.sessions.ledger import (
-    ledger,
+    ledger_of,
     owned_session,
     player_names,
     session_rules,
@@ -57,7 +57,7 @@ def paper_hands(gs: GameSession, names: tuple[str, ...]) -> list[PaperHand]:
 def paper(gs: GameSession, token: str | None) -> ResponseReturnValue:
     use_currency(gs.currency)
     names = player_names(gs)
-    state = ledger(gs)
+    state = ledger_of(gs)
     link = card_url(session_rules(gs))
     return render_template(
         "web/paper.html", gs=gs, token=token, table=table(gs), state=state, names=names,

@@ -29,7 +29,7 @@ from ..services.pay import (
 )
 from ..services.sessions.ledger import owned_session, player_names
 from . import bp
-from .once import once_per_form
+from .form_tokens import once_per_form
 from .site import login_required, me
 
 #: How each service is named on a button (brand names: the same in every language).

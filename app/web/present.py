@@ -33,7 +33,7 @@ from ..core.money import (
     money_places,
     with_sign,
 )
-from ..core.reword import reworded, reworded_side_bets
+from ..core.restate import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..db.models import GameSession, Hand
@@ -348,7 +348,7 @@ def hand_detail(hand: Hand) -> HandDetail:
     rules = hand_rules(hand)
     counts, cards = data.get("counts", {}), data.get("cards", {})
     versions = [Version(v["version"], str(ACTIONS.get(v["action"], v["action"])),
-                        datetime.fromisoformat(v["at"]), v["by"], v["reason"],
+                        v["at"], v["by"], v["reason"],
                         hand_line(v["result"]["outcome"], v["result"]["winners"], v["hand"]),
                         tuple(v["result"]["winners"]),
                         _values(v["result"]), facts(v["hand"]), v["action"] == "voided")

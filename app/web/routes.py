@@ -31,18 +31,16 @@ from werkzeug.http import quote_etag
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
+from ..services.errors import SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions.debts import open_debts_of
 from ..services.sessions.ledger import (
-    NotFoundError,
-    SessionClosedError,
-    VersionConflictError,
     change_rules,
     correct_hand,
     create_session,
     get_hand,
     known_player_names,
-    ledger,
+    ledger_of,
     owned_session,
     player_names,
     record_hand,
@@ -58,6 +56,7 @@ from ..services.sessions.live import Stamp, StateCache, owned_stamp, stamp_by_to
 from ..services.sessions.pots import side_totals
 from . import bp
 from .chart import chart_svg
+from .form_tokens import once_per_form
 from .forms import (
     FEW_SEATS,
     MAX_SEATS,
@@ -79,7 +78,6 @@ from .forms import (
     session_field,
 )
 from .links import card_url, decode_data
-from .once import once_per_form
 from .pagecache import kept_page
 from .pay import SERVICES, pay_views
 from .present import (
@@ -130,11 +128,6 @@ def open_session(session_id: int) -> GameSession:
     if gs.is_closed:
         raise SessionClosedError("closed")
     return gs
-
-
-@bp.errorhandler(NotFoundError)
-def not_found(exc: Exception) -> ResponseReturnValue:
-    return render_template("web/not_found.html"), 404
 
 
 @bp.errorhandler(SessionClosedError)
@@ -256,7 +249,7 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 
     def make() -> Markup:
         pages = hands_page(gs, page)
-        state, rules = ledger(gs), session_rules(gs)
+        state, rules = ledger_of(gs), session_rules(gs)
         pay = pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers))
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 from ..services.sessions.ledger import seated_names
 from ..services.sessions.seats import change_seats
 from . import bp
-from .once import once_per_form
+from .form_tokens import once_per_form
 from .routes import open_session
 from .site import attempt, login_required, me
 

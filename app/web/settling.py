@@ -17,7 +17,7 @@ from ..services.sessions.archive import archived_sessions_of, delete_session, se
 from ..services.sessions.debts import debts_of_session, mark_paid
 from ..services.sessions.ledger import (
     close_session,
-    ledger,
+    ledger_of,
     owned_session,
     player_names,
     record_payment,
@@ -26,8 +26,8 @@ from ..services.sessions.ledger import (
 )
 from ..services.sessions.pots import side_totals
 from . import bp
+from .form_tokens import once_per_form
 from .forms import amount_text
-from .once import once_per_form
 from .pay import SERVICES, pay_views
 from .present import money, session_card, standings, table, total_rows
 from .routes import open_session
@@ -40,7 +40,7 @@ ErrorKey = tuple[str, str]
 
 def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                 typed: Mapping[ErrorKey, str] | None = None) -> ResponseReturnValue:
-    state = ledger(gs)
+    state = ledger_of(gs)
     owing = [n for n, v in state.open.items() if v < 0]
     owed = [n for n, v in state.open.items() if v > 0]
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,

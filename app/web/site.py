@@ -13,7 +13,7 @@ from ..core.errors import TonkError
 from ..core.messages import join_and
 from ..db.models import User
 from ..extensions import db
-from ..services.sessions.ledger import NotFoundError, SessionClosedError
+from ..services.errors import NotFoundError, SessionClosedError
 from .present import amount, money, score
 
 View = TypeVar("View", bound=Callable[..., Any])

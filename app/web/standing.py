@@ -19,7 +19,7 @@ from ..core.names import name_key
 from ..core.placings import tie_break_words
 from ..db.models import Event
 from ..services import events as service
-from ..services.sessions.ledger import ledger
+from ..services.sessions.ledger import ledger_of
 from . import bp
 from .present import use_currency
 
@@ -35,7 +35,7 @@ def board_context(event: Event) -> dict[str, Any]:
     tables = []
     if latest is not None:
         for table in latest.tables:
-            state = ledger(table.session)
+            state = ledger_of(table.session)
             tables.append({"row": table, "totals": list(state.totals.items()),
                            "hands": table.session.hand_count - table.session.voided_hands,
                            "done": service.table_done(event, table)})

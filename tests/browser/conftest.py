@@ -16,14 +16,10 @@ import pytest
 from werkzeug.serving import make_server
 
 from app.extensions import db
-from tests.conftest import make_app, sqlite_copy, stored_problems
+from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
+from tests.helpers import make_app, sqlite_copy, stored_problems
 
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-#: axe-core from the npm registry (tests/browser/vendor/README.md), run in every page shot.
-AXE = pathlib.Path(__file__).with_name("vendor") / "axe.min.js"
-DESKTOP = {"width": 1280, "height": 900}
-ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-PHONE = {"width": 390, "height": 844}
 
 
 def _free_port() -> int:
@@ -52,16 +48,6 @@ def live_server(tmp_path, sqlite_schema):
     assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
-def sign_up(page, base: str, email: str) -> None:
-    """Sign up as "Keeper" through the page (which signs the phone in and goes home)."""
-    page.goto(base + "/signup")
-    page.fill("#name", "Keeper")
-    page.fill("#email", email)
-    page.fill("#password", "a long enough password")
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(base + "/")
-
-
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
@@ -79,45 +65,9 @@ def browser():
         browser.close()
 
 
-def phone_page(browser, viewport=PHONE, **options):
-    """A phone's page in a context of its own (``options``: more of the context's, e.g. its
-    locale); an uncaught script error on it fails the test."""
-    context = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True, **options)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert errors == [], f"uncaught script errors: {errors}"
-
-
 @pytest.fixture
 def page(browser):
     yield from phone_page(browser)
-
-
-def axe_violations(page) -> list[dict]:
-    """The serious and critical axe-core violations of the page as it is now (axe is put
-    into the page through the browser's debugging protocol, so the page's own strict CSP
-    stays on)."""
-    if not page.evaluate("() => typeof window.axe === 'object'"):
-        page.evaluate(AXE.read_text() + "\n;0")
-    found = page.evaluate("""async () => {
-        const result = await axe.run(document, {resultTypes: ["violations"]});
-        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + ": " +
-                                           (n.failureSummary || "").slice(0, 160))}));
-    }""")
-    return [v for v in found if v["impact"] in ("serious", "critical")]
-
-
-def assert_accessible(page) -> None:
-    """axe-core finds no serious or critical violation on the page."""
-    found = axe_violations(page)
-    assert found == [], f"axe on {page.url}: " + "; ".join(
-        f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes']}" for v in found)
 
 
 @pytest.fixture

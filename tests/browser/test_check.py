@@ -10,7 +10,7 @@ The ruling the page shows is checked against the core settling the same hand on 
 from __future__ import annotations
 
 from app.core import PRESETS, parse_hand, settle
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.helpers import ARTIFACTS
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 HAND = {"rules": {"preset": "pagat", "catch": "alt3"}, "stake": "0.25", "players": PLAYERS,

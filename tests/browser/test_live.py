@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.conftest import DESKTOP, PHONE, sign_up
+from tests.browser.helpers import DESKTOP, PHONE, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 

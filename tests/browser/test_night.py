@@ -14,8 +14,7 @@ from decimal import Decimal
 import pytest
 
 from app.core import parse_hand, settle
-
-PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+from tests.browser.helpers import PLAYERS, fill_hand
 
 # Every kind of end. "counts" are typed where the page asks for them; "cards" are typed in
 # the cards box instead of a count; "picker" taps cards in the card picker.
@@ -81,26 +80,6 @@ def shown_totals(page) -> dict[str, Decimal]:
         number = re.sub(r"[^\d.,\-−+]", "", text).replace("−", "-").replace(",", "")
         out[name] = Decimal(number.replace("+", ""))
     return out
-
-
-def fill_hand(page, spec: dict) -> None:
-    page.locator(f"label[for='kind-{spec['kind']}']").click()
-    if "player" in spec:
-        page.locator(f"label[for='player-{PLAYERS.index(spec['player'])}']").click()
-    for name, count in spec.get("counts", {}).items():
-        box = page.locator(f"#count-{PLAYERS.index(name)}")
-        if box.is_visible():
-            box.fill(str(count))
-    for name, text in spec.get("cards", {}).items():
-        page.locator(f"#cards-{PLAYERS.index(name)}").fill(text)
-    for name, cards in spec.get("picker", {}).items():
-        row = page.locator(f".count-row[data-name='{name}']")
-        row.locator("button.pick").click()
-        for card in cards:
-            row.locator(f".picker button[data-card='{card}']").click()
-        row.locator(".picker .done").click()
-    if spec.get("big_one"):
-        page.locator("label[for='big_one']").click()
 
 
 # Money under pagat, and points under push-ups (no stake, nothing to transfer). Other presets

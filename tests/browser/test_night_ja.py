@@ -13,7 +13,7 @@ import pathlib
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, assert_accessible, phone_page
+from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
 
 PLAYERS = ["愛", "Bob", "翔太", "Dee"]
 NOTES = pathlib.Path("/work/notes")

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, sign_up
-from tests.browser.test_seats import amounts, seat_totals
+from tests.browser.helpers import ARTIFACTS, amounts, seat_totals, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 

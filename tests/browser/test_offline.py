@@ -10,7 +10,7 @@ import re
 import urllib.request
 from decimal import Decimal
 
-from tests.browser.conftest import phone_page, sign_up
+from tests.browser.helpers import phone_page, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 THREE = [  # a drop with counts, a tonk out, a dead hand

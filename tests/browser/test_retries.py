@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.conftest import sign_up
+from tests.browser.helpers import sign_up
 
 
 def _night(page, base: str, email: str) -> str:

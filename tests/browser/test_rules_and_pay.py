@@ -11,8 +11,7 @@ import subprocess
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, phone_page, sign_up
-from tests.browser.test_night import PLAYERS, fill_hand
+from tests.browser.helpers import ARTIFACTS, PLAYERS, fill_hand, phone_page, sign_up
 
 zxingcpp = pytest.importorskip("zxingcpp", reason="decoding QR codes needs zxing-cpp")
 

@@ -5,47 +5,13 @@ their own transfers; the totals and pots the pages show are checked to the cent,
 scrolls sideways."""
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
-from tests.browser.conftest import sign_up
+from tests.browser.helpers import amounts, leave, seat_totals, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
 
-def amounts(page, selector: str) -> dict[str, Decimal]:
-    out = {}
-    for item in page.locator(selector).all():
-        name = item.locator(".who").inner_text().strip()
-        text = item.locator(".amt").inner_text()
-        number = re.sub(r"[^\d.\-−+]", "", text).replace("−", "-").replace("+", "")
-        out[name] = Decimal(number)
-    return out
-
-
-def seat_totals(page) -> dict[str, Decimal]:
-    """Each player's running total (hands + side bets) as the session or settle page shows
-    it; with side bets, each line of the table must add up: hands + side bets + what the
-    pots give back = the total shown."""
-    rows = page.locator("table.totals-sum tbody tr")
-    if not rows.count():
-        return amounts(page, "ul.totals li")
-    out = {}
-    for row in rows.all():
-        name = row.locator(".who").inner_text().strip()
-        cells = [Decimal(re.sub(r"[^\d.\-−+]", "", t).replace("−", "-").replace("+", ""))
-                 for t in row.locator("td .amt").all_inner_texts()]
-        *parts, total = cells
-        assert sum(parts) == total, (name, cells)
-        out[name] = parts[0] + parts[1]
-    return out
-
-
-def leave(page, name: str) -> None:
-    """Choose who leaves, then confirm: one tap does not take a player away."""
-    page.select_option("#leave", name)
-    page.locator("details.confirm summary", has_text="Leave the table").click()
-    page.get_by_role("button", name="Yes, they leave").click()
 
 
 def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(

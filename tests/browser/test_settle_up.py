@@ -5,8 +5,7 @@ on the player's page, and marked paid there.
 """
 from __future__ import annotations
 
-from tests.browser.conftest import sign_up
-from tests.browser.test_night import PLAYERS, fill_hand
+from tests.browser.helpers import PLAYERS, fill_hand, sign_up, submit, transfers
 
 NIGHT = [
     {"kind": "tonk_out", "player": "Ann"},
@@ -14,18 +13,6 @@ NIGHT = [
     {"kind": "drop", "player": "Bob", "counts": {"Ann": 20, "Bob": 5, "Cy": 20, "Dee": 3}},
     {"kind": "run_out", "player": "Dee"},
 ]
-
-
-def submit(page, button) -> None:
-    """Tap a form's button and wait for the page it leads to."""
-    with page.expect_navigation():
-        button.click()
-
-
-def transfers(page) -> list[str]:
-    """The open transfers as the page lists them, one line each."""
-    return [" ".join(li.locator("p").first.inner_text().split())
-            for li in page.locator("ul.transfers > li").all()]
 
 
 def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot):

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PHONE, phone_page
+from tests.browser.helpers import PHONE, phone_page
 
 
 @pytest.mark.parametrize(("locale", "words"), [

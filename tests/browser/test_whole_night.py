@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.browser.conftest import sign_up
-from tests.browser.test_seats import amounts, leave, seat_totals
-from tests.browser.test_settle_up import submit, transfers
+from tests.browser.helpers import amounts, leave, seat_totals, sign_up, submit, transfers
 
 
 def totals(text: str) -> dict[str, Decimal]:

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
-from tests.conftest import load_json
+from tests.helpers import load_json
 
 #: RULES.md's worked hands, and those of its three changes (issue 11).
 EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")

@@ -1,6 +1,7 @@
 """Tournaments: an event's settings and players, its rounds and tables (each a session with
 a scorekeeping link), its live standings and its prize list. The public front of the
 package; the pages, the API and the command line use these names only."""
+from ..errors import EventConflictError, EventError
 from .export import export_event, standings_csv
 from .rounds import (
     close_round,
@@ -15,8 +16,6 @@ from .rounds import (
     table_of_session,
 )
 from .setup import (
-    EventConflictError,
-    EventError,
     EventNotFoundError,
     active_players,
     board_event,

@@ -20,23 +20,12 @@ from sqlalchemy.exc import IntegrityError
 from ...core.draw import draw_round, pairs_of
 from ...core.messages import Message, join_and
 from ...core.money import stake_of
+from ...db.ids import MAX_ID
 from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
-from ..sessions.ledger import (
-    MAX_ID,
-    close_session,
-    counted_hands,
-    create_session,
-    new_share_token,
-)
-from .setup import (
-    EventConflictError,
-    EventError,
-    EventNotFoundError,
-    active_players,
-    event_rules,
-    locked,
-)
+from ..errors import EventConflictError, EventError
+from ..sessions.ledger import close_session, counted_hands, create_session, new_share_token
+from .setup import EventNotFoundError, active_players, event_rules, locked
 from .standings import seated_at, standings_of
 
 MAX_SEED = 2**53 - 1  # exact in every JSON reader

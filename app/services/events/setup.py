@@ -17,17 +17,18 @@ from sqlalchemy.exc import IntegrityError
 
 from ...core.dates import parse_day
 from ...core.draw import check_table_size
-from ...core.errors import TonkError
 from ...core.messages import Message
 from ...core.money import currency_places, parse_stake, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...core.placings import parse_tie_breaks
 from ...core.prizes import Payout, parse_fee, parse_house_share, parse_payout
 from ...core.rules import Rules, resolve_rules
+from ...db.ids import MAX_ID
 from ...db.models import Event, EventPlayer, Player, User, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
-from ..sessions.ledger import MAX_ID, NotFoundError, is_league_admin, keeps_score_of, parse_currency
+from ..errors import EventConflictError, EventError, NotFoundError
+from ..sessions.ledger import is_league_admin, keeps_score_of, parse_currency
 
 MAX_EVENT_NAME = 80
 MAX_ROUNDS = 20
@@ -36,16 +37,8 @@ SCORINGS = ("points", "money")
 DEFAULT_PRIZES = ["0.5", "0.3", "0.2"]
 
 
-class EventError(TonkError):
-    """A change the event cannot take: bad settings or names."""
-
-
 class EventNotFoundError(NotFoundError):
     """No such event, player, round or link, or not one this account runs."""
-
-
-class EventConflictError(EventError):
-    """A change that clashes with the event's state: a round open, a name checked in."""
 
 
 def _whole(value: Any, field: str, low: int, high: int) -> int:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from ...core import TonkError
 from ...core.dates import check_year, parse_day
 from ...core.parts import STAT_FIELDS, Part
+from ...db.types import as_utc
 
 FORMAT = "tonk-tally"
 VERSION = 2  # 2: seats that change, side bets, settle-up (see app.services.exchange)
@@ -21,12 +22,12 @@ MAX_BY = 80
 EXPORT_BATCH = 200  # sessions read from the database at a time while exporting
 IMPORT_BATCH_HANDS = 20_000  # hands validated and written at a time while importing
 PARALLEL_BATCH_HANDS = 5_000  # … when other processes check them
-_UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
-_TABLE_FIELDS = ("rules", "stake", "players")
-_PART = len(Part._fields)
-_NO_COUNTS = (0,) * len(STAT_FIELDS)
+UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+TABLE_FIELDS = ("rules", "stake", "players")
+PART = len(Part._fields)
+NO_COUNTS = (0,) * len(STAT_FIELDS)
 #: json.dumps, less its check for cycles (parsed JSON has none): the same text, sooner.
-_dumps = json.JSONEncoder(check_circular=False).encode
+fast_dumps = json.JSONEncoder(check_circular=False).encode
 
 
 class ExchangeError(TonkError):
@@ -34,10 +35,8 @@ class ExchangeError(TonkError):
 
 
 def iso(moment: datetime) -> str:
-    """A stored time as ISO 8601 in UTC (SQLite hands back naive times stored as UTC)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    """A stored time (aware UTC, :class:`app.db.types.UTCDateTime`) as ISO 8601."""
+    return moment.isoformat(timespec="microseconds")
 
 
 def parse_time(value: Any, what: str) -> datetime:
@@ -51,12 +50,10 @@ def parse_time(value: Any, what: str) -> datetime:
         raise ExchangeError(f"{what} must be a time like \"2025-01-31T20:15:00+00:00\", "
                             f"not {value!r}") from None
     check_year(moment.date(), ExchangeError, None, what)
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    return as_utc(moment)
 
 
-def _day(value: Any, what: str) -> date:
+def read_day(value: Any, what: str) -> date:
     if not isinstance(value, str):
         raise ExchangeError(f"{what} must be a day like \"2025-01-31\", not {value!r}")
     return parse_day(value, ExchangeError, None, what)

@@ -10,6 +10,7 @@ from typing import IO, Any
 from sqlalchemy import select
 
 from ...core.money import from_minor
+from ...db.ids import row_by_id
 from ...db.models import (
     GameSession,
     Hand,
@@ -22,7 +23,8 @@ from ...db.models import (
     User,
 )
 from ...extensions import db
-from ..sessions.ledger import MAX_ID, NotFoundError, is_league_admin
+from ..errors import NotFoundError
+from ..sessions.ledger import is_league_admin
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
 from .settling import payment_extra, session_extras
 
@@ -44,13 +46,13 @@ def _array(items: Iterable[str]) -> _Raw:
 
 
 def may_export_league(user: User, league: League) -> bool:
-    """Whoever runs a league (its owner or an admin) may export it."""
-    return league.owner_id == user.id or is_league_admin(user, league.id)
+    """Whoever runs a league (an admin; its owner always is one) may export it."""
+    return is_league_admin(user, league.id)
 
 
 def exportable_league(user: User, league_id: int) -> League:
     """The league ``league_id`` if ``user`` runs it, else :class:`NotFoundError`."""
-    league = db.session.get(League, league_id) if 0 < league_id <= MAX_ID else None
+    league = row_by_id(League, league_id)
     if league is None or not may_export_league(user, league):
         raise NotFoundError(f"there is no league {league_id} that you run")
     return league
@@ -104,7 +106,7 @@ def _document(league: str | None, ids: Sequence[int]) -> Iterator[str]:
     yield "\n]}\n"
 
 
-def _grouped(stmt: Any) -> dict[Any, list[Any]]:
+def grouped(stmt: Any) -> dict[Any, list[Any]]:
     """Rows grouped by their first column, in the statement's order."""
     groups: dict[Any, list[Any]] = defaultdict(list)
     for row in db.session.execute(stmt):
@@ -118,22 +120,22 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
         gs.id, gs.uid, gs.name, gs.created_at, gs.closed_at, gs.currency, gs.stake_minor,
         gs.rules_json, gs.next_dealer, gs.side_bets_json, gs.pots_json)
         .where(gs.id.in_(ids)))}
-    seats = _grouped(select(sp.session_id, sp.name, sp.total_minor, sp.position, sp.left_at)
+    seats = grouped(select(sp.session_id, sp.name, sp.total_minor, sp.position, sp.left_at)
                      .where(sp.session_id.in_(ids)).order_by(sp.session_id, sp.seat))
-    hands = _grouped(select(h.session_id, h.id, h.number, h.voided)
+    hands = grouped(select(h.session_id, h.id, h.number, h.voided)
                      .where(h.session_id.in_(ids)).order_by(h.session_id, h.number))
-    versions = _grouped(select(hv.hand_id, hv.version, hv.action, hv.created_at, hv.by_name,
+    versions = grouped(select(hv.hand_id, hv.version, hv.action, hv.created_at, hv.by_name,
                                hv.reason, hv.hand_json, hv.result_json)
                         .join(h, h.id == hv.hand_id).where(h.session_id.in_(ids))
                         .order_by(hv.hand_id, hv.version))
-    payments = _grouped(select(SettlePayment.session_id, SettlePayment.payer_seat,
+    payments = grouped(select(SettlePayment.session_id, SettlePayment.payer_seat,
                                SettlePayment.payee_seat, SettlePayment.amount_minor,
                                SettlePayment.created_at, SettlePayment.undone_at,
                                SettlePayment.undone_by_name, SettlePayment.undo_reason,
                                SettlePayment.by_name, SettlePayment.transfer_id)
                         .where(SettlePayment.session_id.in_(ids))
                         .order_by(SettlePayment.session_id, SettlePayment.id))
-    changes = _grouped(select(RulesChange.session_id, RulesChange.from_hand,
+    changes = grouped(select(RulesChange.session_id, RulesChange.from_hand,
                               RulesChange.rules_json, RulesChange.stake_minor,
                               RulesChange.created_at)
                        .where(RulesChange.session_id.in_(ids))

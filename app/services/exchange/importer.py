@@ -42,21 +42,21 @@ from ...db.storage import begin_write
 from ...extensions import db
 from ..sessions.ledger import is_league_admin, parse_currency
 from ..sessions.pots import side_bets_text
-from .check import _Checked, _Checker, _league_name, _list, _Session, _uid, _where
 from .common import (
-    _PART,
     FORMAT,
     IMPORT_BATCH_HANDS,
     MAX_LEAGUE_NAME,
     MAX_PROBLEMS,
     MAX_SEASON_NAME,
+    PART,
     READS,
     VERSION,
     ExchangeError,
-    _day,
     parse_time,
+    read_day,
 )
 from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, after_write, debt_rows, payment_rows
+from .verify import Checked, CheckedSession, Checker, league_name_of, read_list, read_uid, where_of
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class Importer:
         self._conn: Connection | None = None
         self._next_id: dict[str, int] = {}
         self._statements: dict[str, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
-        self._checker = _Checker()
+        self._checker = Checker()
         self._started = False
         self._league_plan: _LeaguePlan | None = None
         # SQLite has one write lock for the whole database: read and check everything
@@ -187,14 +187,14 @@ class Importer:
             try:
                 self._league(league)
             except TonkError as exc:
-                self.problem(f"league {_league_name(league)}: {exc.message}")
+                self.problem(f"league {league_name_of(league)}: {exc.message}")
                 return False
         return True
 
     def _league(self, doc: Any) -> None:
         if not isinstance(doc, Mapping):
             raise ExchangeError("the league must be a JSON object, or null")
-        uid = _uid(doc.get("uid"), "the league")
+        uid = read_uid(doc.get("uid"), "the league")
         name = clean_text(doc.get("name"), ExchangeError, "name", "the league's name",
                           MAX_LEAGUE_NAME)
         rules = resolve_rules(doc.get("rules"))
@@ -205,18 +205,18 @@ class Importer:
         created = (parse_time(doc["created_at"], "the league's created_at")
                    if doc.get("created_at") is not None else utcnow())
         seasons = []
-        for i, s in enumerate(_list(doc.get("seasons"), "seasons")):
+        for i, s in enumerate(read_list(doc.get("seasons"), "seasons")):
             if not isinstance(s, Mapping):
                 raise ExchangeError(f"season {i + 1} must be a JSON object")
             season_name = clean_text(s.get("name"), ExchangeError, "name",
                                      f"season {i + 1}'s name", MAX_SEASON_NAME)
-            starts = _day(s.get("starts_on"), f"season {season_name}'s starts_on")
-            ends = _day(s.get("ends_on"), f"season {season_name}'s ends_on")
+            starts = read_day(s.get("starts_on"), f"season {season_name}'s starts_on")
+            ends = read_day(s.get("ends_on"), f"season {season_name}'s ends_on")
             if ends < starts:
                 raise ExchangeError(f"season {season_name} ends before it starts")
             seasons.append((season_name, starts, ends))
         members: dict[str, tuple[str, datetime]] = {}
-        for i, m in enumerate(_list(doc.get("members"), "members"), start=1):
+        for i, m in enumerate(read_list(doc.get("members"), "members"), start=1):
             raw, joined = m, created  # a member is a name, or {"name", "joined_at"}
             if isinstance(m, Mapping):
                 raw = m.get("name")
@@ -275,10 +275,10 @@ class Importer:
         uid = doc.get("uid") if isinstance(doc, dict) else None
         hands = doc.get("hands") if isinstance(doc, dict) else None
         self._take(self._count, uid if isinstance(uid, str) else None,
-                   _where(doc, self._count) if isinstance(doc, dict) else "",
+                   where_of(doc, self._count) if isinstance(doc, dict) else "",
                    len(hands) if isinstance(hands, list) else 0, doc)
 
-    def take(self, checked: _Checked) -> None:
+    def take(self, checked: Checked) -> None:
         """Take one session already checked (in another process)."""
         self._count += 1
         self._take(checked.position, checked.uid, checked.where, checked.hands, checked)
@@ -303,12 +303,12 @@ class Importer:
         for start in range(0, len(uids), 500):
             there.update(db.session.scalars(select(GameSession.uid).where(
                 GameSession.uid.in_(uids[start:start + 500]))))
-        built: list[_Session] = []
+        built: list[CheckedSession] = []
         for index, uid, where, item in pending:
             if uid in there:
                 self.report.skipped.append(_brief(f"{where}: already there"))
                 continue
-            checked = item if isinstance(item, _Checked) else self._checker.check(index, item)
+            checked = item if isinstance(item, Checked) else self._checker.check(index, item)
             for message in checked.problems:
                 self.problem(message)
             if checked.session is not None:
@@ -418,7 +418,7 @@ class Importer:
         self._next_id[table.name] = start + n
         return list(range(start, start + n))
 
-    def _player_ids(self, sessions: list[_Session]) -> list[list[int]]:
+    def _player_ids(self, sessions: list[CheckedSession]) -> list[list[int]]:
         """Each session's seats → players: the league's members, or the account's own
         players, by name regardless of case; a new name becomes a new player."""
         if self._players is None:
@@ -484,7 +484,7 @@ class Importer:
         found = self._statements[table.name] = (str(compiled), ready)
         return found
 
-    def _write(self, sessions: list[_Session]) -> None:
+    def _write(self, sessions: list[CheckedSession]) -> None:
         """Insert the batch's rows, table by table, as the ledger would have left them."""
         self._write_league()
         self._connection()
@@ -523,8 +523,8 @@ class Importer:
                 parts = hand.parts
                 if parts is not None:
                     scoring = hand.scoring
-                    entries += [(hid, sid, pids[seat], scoring, *parts[k:k + _PART])
-                                for seat, k in zip(hand.seats, range(0, len(parts), _PART),
+                    entries += [(hid, sid, pids[seat], scoring, *parts[k:k + PART])
+                                for seat, k in zip(hand.seats, range(0, len(parts), PART),
                                                    strict=True)]
             records += [(sid, pids[r[0]], r[1], league, s.played_at, *r[2:])
                         for r in s.records]

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from .check import _Checked, _Checker
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
-from .reader import _Reader, _ReadError
+from .reader import Reader, ReadError
+from .verify import Checked, Checker
 
 # -- checking in other processes -------------------------------------------------------------
 #
@@ -49,7 +49,7 @@ class FileShare:
     def sessions(self, k: int, of: int) -> Iterator[tuple[int, Any]]:
         with open(self.path, encoding="utf-8-sig") as f:
             position = 0
-            for kind, _key, value in _Reader(f).events():
+            for kind, _key, value in Reader(f).events():
                 if kind == "session":
                     position += 1
                     if (position - 1) % of == k:
@@ -84,8 +84,8 @@ def _check_share(share: Share, k: int, of: int, out: Any, parent: int) -> None:
     """The work of one checking process: check its share, send it back in batches."""
     _end_with_parent(parent)
     gc.disable()  # a short-lived process of short-lived objects: see no_gc_pauses
-    checker = _Checker()
-    batch: list[_Checked] = []
+    checker = Checker()
+    batch: list[Checked] = []
     hands = 0
     try:
         for position, doc in share.sessions(k, of):
@@ -97,7 +97,7 @@ def _check_share(share: Share, k: int, of: int, out: Any, parent: int) -> None:
                 batch, hands = [], 0
         out.put(("checked", batch))
         out.put(("end", share.summary()))
-    except _ReadError as exc:
+    except ReadError as exc:
         out.put(("checked", batch))
         out.put(("unreadable", str(exc)))
     except BaseException:  # noqa: BLE001 - any failure is reported to the importer
@@ -121,7 +121,7 @@ def _receive(queue: Any, worker: Any) -> tuple[str, Any]:
 
 def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     """Have ``jobs`` other processes check the share's sessions while ``importer`` takes
-    them, in order, and writes them. Returns each process's summary. Raises _ReadError
+    them, in order, and writes them. Returns each process's summary. Raises ReadError
     when the document cannot be read to its end."""
     context = multiprocessing.get_context("spawn")
     queues = [context.Queue(maxsize=16) for _ in range(jobs)]
@@ -133,7 +133,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     # Write in smaller batches than alone: what is left to write when the last session is
     # checked is the time lost at the end.
     importer.batch_hands = min(importer.batch_hands, PARALLEL_BATCH_HANDS)
-    ready: list[deque[_Checked]] = [deque() for _ in range(jobs)]
+    ready: list[deque[Checked]] = [deque() for _ in range(jobs)]
     ended: list[tuple[str, Any] | None] = [None] * jobs
     try:
         k = 0
@@ -150,7 +150,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
             if not ready[k]:
                 state = ended[k]
                 if state is not None and state[0] == "unreadable":
-                    raise _ReadError(state[1])
+                    raise ReadError(state[1])
                 break  # the k-th has no more: the document has no more
             importer.take(ready[k].popleft())
             k = (k + 1) % jobs

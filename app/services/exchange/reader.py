@@ -17,7 +17,7 @@ from typing import IO, Any
 from ...core.money import DuplicateKeyError, refuse_repeats
 
 
-class _ReadError(Exception):
+class ReadError(Exception):
     """The file cannot be read as a document; the message says why, for a person."""
 
 
@@ -25,7 +25,7 @@ _CHUNK = 1 << 20
 _NOT_SPACE = re.compile(r"[^ \t\n\r]")
 
 
-class _Reader:
+class Reader:
     """Reads a document from a text stream: the top-level fields one by one, and the
     sessions one at a time, never the whole file at once. Any valid JSON object is read
     right, whatever its layout."""
@@ -45,7 +45,7 @@ class _Reader:
         try:
             chunk = self.stream.read(max(_CHUNK, len(self.buf) - self.pos))
         except UnicodeDecodeError:
-            raise _ReadError("the file is not UTF-8 text") from None
+            raise ReadError("the file is not UTF-8 text") from None
         if not chunk:
             self.eof = True
             return False
@@ -71,8 +71,8 @@ class _Reader:
         line = self.line + self.buf.count("\n", 0, self.pos)
         return f"line {line} (character {self.offset + self.pos + 1})"
 
-    def _cut(self) -> _ReadError:
-        return _ReadError(f"the file ends too soon, at {self._where()}: it is cut off "
+    def _cut(self) -> ReadError:
+        return ReadError(f"the file ends too soon, at {self._where()}: it is cut off "
                           "(truncated)")
 
     def _value(self) -> Any:
@@ -88,16 +88,16 @@ class _Reader:
                     self.pos = len(self.buf)
                     raise self._cut() from None
                 self.pos = exc.pos
-                raise _ReadError(f"the file is not valid JSON at {self._where()}: {exc.msg}"
+                raise ReadError(f"the file is not valid JSON at {self._where()}: {exc.msg}"
                                  ) from None
             except DuplicateKeyError as exc:
-                raise _ReadError(f"the file gives a key twice near {self._where()}: {exc}"
+                raise ReadError(f"the file gives a key twice near {self._where()}: {exc}"
                                  ) from None
             except RecursionError:
-                raise _ReadError("the file is nested too deeply to be an export") from None
+                raise ReadError("the file is nested too deeply to be an export") from None
             except ValueError:  # a whole number of thousands of digits (Python's own limit)
-                raise _ReadError(f"the file has a number too long to be read near "
-                                 f"{self._where()}") from None
+                raise ReadError(f"the file has a number too long to be read near "
+                                f"{self._where()}") from None
             if end == len(self.buf) and self._more():
                 continue  # a number at the end of the buffer may go on
             self.pos = end
@@ -108,7 +108,7 @@ class _Reader:
         if c == "":
             raise self._cut()
         if c not in allowed:
-            raise _ReadError(f"the file is not valid JSON at {self._where()}: expected {what}")
+            raise ReadError(f"the file is not valid JSON at {self._where()}: expected {what}")
         self.pos += 1
         return c
 
@@ -117,9 +117,9 @@ class _Reader:
         "", None) where the list of sessions starts, then ("session", "", value) each."""
         first = self._peek()
         if first == "":
-            raise _ReadError("the file is empty")
+            raise ReadError("the file is empty")
         if first != "{":
-            raise _ReadError('this is not a Tonk Tally export: it should be a JSON object '
+            raise ReadError('this is not a Tonk Tally export: it should be a JSON object '
                              'that starts with {"format": "tonk-tally", …')
         self.pos += 1
         if self._peek() == "}":
@@ -131,7 +131,7 @@ class _Reader:
                     self._next('"', "a field name in quotes")
                 key = self._value()
                 if key in seen:
-                    raise _ReadError(f"the file gives a key twice near {self._where()}: "
+                    raise ReadError(f"the file gives a key twice near {self._where()}: "
                                      f"{key!r}")
                 seen.add(key)
                 self._next(":", "':' after a field name")
@@ -150,4 +150,4 @@ class _Reader:
                 if self._next(",}", "',' or '}' after a field") == "}":
                     break
         if self._peek() != "":
-            raise _ReadError(f"there is more after the end of the document, at {self._where()}")
+            raise ReadError(f"there is more after the end of the document, at {self._where()}")

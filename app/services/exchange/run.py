@@ -14,7 +14,7 @@ from ...extensions import db
 from .common import IMPORT_BATCH_HANDS
 from .importer import Importer, ImportReport
 from .parallel import FileShare, check_elsewhere, default_jobs
-from .reader import _Reader, _ReadError
+from .reader import Reader, ReadError
 
 # -- entry points ----------------------------------------------------------------------------
 
@@ -44,7 +44,7 @@ def _reported(importer: Importer) -> Iterator[None]:
     anything else rolls the import back and goes on up."""
     try:
         yield
-    except _ReadError as exc:
+    except ReadError as exc:
         importer.problem(str(exc))
     except IntegrityError as exc:
         importer.refused(exc)
@@ -93,7 +93,7 @@ def import_file(stream: IO[bytes] | IO[str], user: User, *,
     text_stream = cast(IO[str], stream)
     if isinstance(stream.read(0), bytes):
         text_stream = io.TextIOWrapper(cast(IO[bytes], stream), encoding="utf-8-sig")
-    return _run(_Reader(text_stream).events(), user, batch_hands)
+    return _run(Reader(text_stream).events(), user, batch_hands)
 
 
 def import_path(path: str, user: User, *, jobs: int | None = None,
@@ -106,11 +106,11 @@ def import_path(path: str, user: User, *, jobs: int | None = None,
     if jobs > 0:
         try:
             with open(path, encoding="utf-8-sig") as f:
-                for kind, key, value in _Reader(f).events():
+                for kind, key, value in Reader(f).events():
                     if kind != "field":
                         break
                     header[key] = value
-        except _ReadError:
+        except ReadError:
             header = {}  # the serial import below says what is wrong
     if jobs < 1 or not _HEADER <= header.keys():
         with open(path, encoding="utf-8-sig") as f:

@@ -19,7 +19,7 @@ from ...core.money import amount_formatter, from_minor
 from ...db.models import GameSession, Hand, SessionPlayer
 from ...extensions import db
 from .common import EXPORT_BATCH, iso
-from .export import _grouped
+from .export import grouped
 
 # -- CSV -------------------------------------------------------------------------------------
 
@@ -84,10 +84,10 @@ def _csv_rows(ids: Sequence[int]) -> Iterator[tuple[Any, list[str], Any]]:
         batch = ids[start:start + EXPORT_BATCH]
         sessions = {r.id: r for r in db.session.execute(select(
             gs.id, gs.uid, gs.name, gs.created_at, gs.currency).where(gs.id.in_(batch)))}
-        seats = _grouped(select(SessionPlayer.session_id, SessionPlayer.name)
+        seats = grouped(select(SessionPlayer.session_id, SessionPlayer.name)
                          .where(SessionPlayer.session_id.in_(batch))
                          .order_by(SessionPlayer.session_id, SessionPlayer.seat))
-        hands = _grouped(select(h.session_id, h.number, h.voided, h.hand_json, h.result_json,
+        hands = grouped(select(h.session_id, h.number, h.voided, h.hand_json, h.result_json,
                                 h.nets_json)
                          .where(h.session_id.in_(batch)).order_by(h.session_id, h.number))
         for session_id in batch:

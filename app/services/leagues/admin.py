@@ -20,10 +20,11 @@ from ...core.dates import parse_day
 from ...core.messages import Message
 from ...core.money import parse_stake, stake_of, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
+from ...db.ids import is_id
 from ...db.models import League, LeagueAdmin, Player, Season, User, utcnow
 from ...extensions import db
 from ..accounts import normal_email
-from ..sessions.ledger import MAX_ID, parse_currency, rules_of
+from ..sessions.ledger import is_league_admin, parse_currency, rules_of
 from ..sessions.pots import side_bets_text
 from .common import MAX_LEAGUE_NAME, MAX_SEASON_NAME, LeagueError, LeagueNotFoundError
 
@@ -35,7 +36,7 @@ def _id(value: Any) -> int | None:
         return None
     if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value.strip())
-    return value if isinstance(value, int) and 0 < value <= MAX_ID else None
+    return value if is_id(value) else None
 
 
 def my_leagues(user: User) -> list[League]:
@@ -50,7 +51,7 @@ def admin_league(user: User, league_id: Any) -> League:
     :class:`LeagueNotFoundError`."""
     found = _id(league_id)
     league = db.session.get(League, found) if found is not None else None
-    if league is None or db.session.get(LeagueAdmin, (league.id, user.id)) is None:
+    if league is None or not is_league_admin(user, league.id):
         raise LeagueNotFoundError(Message("league.not_yours", league_id=league_id), "league")
     return league
 

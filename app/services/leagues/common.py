@@ -15,16 +15,18 @@ from sqlalchemy import (
 )
 
 from ...core import TonkError
+from ...core.rules import SCORINGS as RULE_SCORINGS
+from ...core.series import MAX_POINTS
 from ...db.models import HandVersion, PlayerSessionStat
 from ...extensions import db
-from ..sessions.ledger import NotFoundError
+from ..errors import NotFoundError
 
 MAX_LEAGUE_NAME = 80
 MAX_SEASON_NAME = 80
 HANDS_PER_PAGE = 25
-CHART_POINTS = 150  # at most this many points of a running total (app.web.chart's own)
+CHART_POINTS = MAX_POINTS  # at most this many points of a running total (the chart's own)
 #: The scorings a league may keep, in the order the pages offer them.
-SCORINGS = ("money", "points", "push_ups")
+SCORINGS = tuple(RULE_SCORINGS)  # the house rules' scoring kinds, in their order
 #: The counted numbers of a standing, as PlayerSessionStat columns (``sessions`` is a count).
 COUNTS = ("hands", "hands_won", "tonks_out", "drops_won", "times_caught")
 #: Every column standings can be sorted by.
@@ -36,12 +38,12 @@ STATS: dict[str, str | None] = {
     "drops_won": "drop_won", "times_caught": "caught",
 }
 #: The PlayerSessionStat column that counts each flag's hands in a session.
-_FLAG_COUNTS = {None: "hands", "won": "hands_won", "tonked_out": "tonks_out",
+FLAG_COUNTS = {None: "hands", "won": "hands_won", "tonked_out": "tonks_out",
                 "drop_won": "drops_won", "caught": "times_caught"}
 
 PSS = PlayerSessionStat
 T = TypeVar("T")
-_MODEL = PlackettLuce()
+RATING_MODEL = PlackettLuce()
 
 
 class LeagueError(TonkError):
@@ -71,7 +73,7 @@ def counted_mark() -> int:
     return int(db.session.scalar(select(func.max(HandVersion.id))) or 0)
 
 
-def _remembered(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+def remembered(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
     """``compute()``, remembered under ``key`` and :func:`counted_mark` for at most
     :data:`MEMO_SECONDS`: the time limit covers PostgreSQL writers that commit out of id
     order. ``key`` holds the league's uid, never only its id (a league id names another

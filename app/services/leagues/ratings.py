@@ -17,8 +17,8 @@ from ...db.models import GameSession, League, Player, Rating, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
 from ..sessions import ledger as ledger_service
-from .common import _MODEL, PSS, SCORINGS
-from .standings import _check_sort, best_first
+from .common import PSS, RATING_MODEL, SCORINGS
+from .standings import best_first, check_sort
 
 # -- ratings ---------------------------------------------------------------------------------
 
@@ -62,9 +62,9 @@ def _session_results(rows: Iterable[Any]) -> tuple[str, list[tuple[int, int]]] |
 def _rate(ratings: dict[int, tuple[float, float, int]], scoring: str,
           results: Sequence[tuple[int, int]]) -> None:
     """One match: every player of the session a team of one, ranked by their result."""
-    teams = [[_MODEL.rating(*ratings[p][:2]) if p in ratings else _MODEL.rating()]
+    teams = [[RATING_MODEL.rating(*ratings[p][:2]) if p in ratings else RATING_MODEL.rating()]
              for p, _ in results]
-    rated = _MODEL.rate(teams, ranks=[float(r) for r in _ranks(results, scoring)])
+    rated = RATING_MODEL.rate(teams, ranks=[float(r) for r in _ranks(results, scoring)])
     for (player_id, _), [after] in zip(results, rated, strict=True):
         sessions = ratings[player_id][2] if player_id in ratings else 0
         ratings[player_id] = (after.mu, after.sigma, sessions + 1)
@@ -144,7 +144,7 @@ RATING_SORTS = ("player", "ordinal", "mu", "sigma", "sessions")
 
 def ratings(league: League, sort: str = "ordinal", direction: str = "desc") -> list[RatingRow]:
     """The league's ratings, best skill (ordinal) first unless sorted otherwise."""
-    _check_sort(sort, direction, RATING_SORTS)
+    check_sort(sort, direction, RATING_SORTS)
     rows = [RatingRow(r.player_id, name, r.mu, r.sigma, r.sessions)
             for r, name in db.session.execute(
                 select(Rating, Player.name).join(Player, Player.id == Rating.player_id)

@@ -25,8 +25,8 @@ from ...core.money import from_minor
 from ...core.series import downsample
 from ...db.models import GameSession, League, Player, Season
 from ...extensions import db
-from .common import CHART_POINTS, COUNTS, PSS, SCORINGS, _remembered
-from .standings import Standing, Window, _check_scoring, _names, best_first, league_scoring
+from .common import CHART_POINTS, COUNTS, PSS, SCORINGS, remembered
+from .standings import Standing, Window, best_first, check_scoring, league_scoring, member_names
 
 # -- a player's record -----------------------------------------------------------------------
 
@@ -176,13 +176,13 @@ def player_record(league: League, player: Player, scoring: str | None = None,
     their totals by season and all time (one aggregate each); their net in each session
     in the order played, for the running total (thinned for the chart); their best and
     worst sessions (sorted and cut in the database); and head-to-head (one self-join)."""
-    _check_scoring(scoring)
+    check_scoring(scoring)
     seasons = list(league.seasons)
     key = ("record", league.uid, player.id, scoring, league_scoring(league), top, points,
            tuple((s.id, s.starts_on, s.ends_on) for s in seasons))
-    found = _remembered(key, lambda: _record_numbers(league, player.id, scoring, seasons,
+    found = remembered(key, lambda: _record_numbers(league, player.id, scoring, seasons,
                                                      top, points))
-    names = _names(league)
+    names = member_names(league)
 
     def standing(numbers: tuple[int, ...] | None) -> Standing | None:
         return None if numbers is None else Standing(player.id, player.name, *numbers)
@@ -233,4 +233,4 @@ def head_to_head(league: League, player: Player, scoring: str,
     """``player`` against each other member, over the sessions both played under
     ``scoring`` (in ``season``, or all time): most sessions together first."""
     return _with_names(_head_to_head_numbers(league, player.id, scoring, season),
-                       _names(league))
+                       member_names(league))

@@ -23,15 +23,15 @@ from ...db.models import GameSession, Hand, HandEntry, League, Player, Season
 from ...extensions import db
 from .admin import league_rules
 from .common import (
-    _FLAG_COUNTS,
     COUNTS,
+    FLAG_COUNTS,
     HANDS_PER_PAGE,
     PSS,
     SCORINGS,
     SORTS,
     STATS,
     LeagueError,
-    _remembered,
+    remembered,
 )
 
 # -- standings -------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def _aggregate(league: League, window: Window) -> Select[Any]:
             .group_by(PSS.player_id, PSS.scoring))
 
 
-def _names(league: League) -> dict[int, str]:
+def member_names(league: League) -> dict[int, str]:
     """The members' names, by id (read fresh: a rename shows at once)."""
     return {player_id: name for player_id, name in db.session.execute(
         select(Player.id, Player.name).where(Player.league_id == league.id))}
@@ -148,9 +148,9 @@ def _standings_by_scoring(league: League, window: Window) -> dict[str, list[Stan
             found[scoring].append((player_id, *(int(n) for n in sums)))
         return dict(found)
 
-    names = _names(league)
+    names = member_names(league)
     return {scoring: [Standing(p, names.get(p, "?"), *sums) for p, *sums in rows]
-            for scoring, rows in _remembered(
+            for scoring, rows in remembered(
                 ("standings", league.uid, window.start, window.end), numbers).items()}
 
 
@@ -165,7 +165,7 @@ def _placed(rows: Iterable[Standing], scoring: str) -> list[Standing]:
     return placed
 
 
-def _check_sort(column: str, direction: str | None, columns: Sequence[str]) -> None:
+def check_sort(column: str, direction: str | None, columns: Sequence[str]) -> None:
     if column not in columns:
         raise LeagueError(Message("standings.sort", choices=", ".join(columns),
                                   value=repr(column)), "sort")
@@ -173,7 +173,7 @@ def _check_sort(column: str, direction: str | None, columns: Sequence[str]) -> N
         raise LeagueError(Message("standings.direction", value=repr(direction)), "dir")
 
 
-def _check_scoring(scoring: str | None) -> None:
+def check_scoring(scoring: str | None) -> None:
     if scoring is not None and scoring not in SCORINGS:
         raise LeagueError(Message("standings.scoring", choices=", ".join(SCORINGS),
                                   value=repr(scoring)), "scoring")
@@ -181,7 +181,7 @@ def _check_scoring(scoring: str | None) -> None:
 
 def sort_rows(rows: Sequence[Standing], column: str, direction: str) -> list[Standing]:
     """``rows`` sorted by ``column``; equal values keep the order of places, then names."""
-    _check_sort(column, direction, SORTS)
+    check_sort(column, direction, SORTS)
     by_place = sorted(rows, key=lambda r: (r.place, r.name.casefold()))
     return sorted(by_place, key=lambda r: r.sort_key(column), reverse=direction == "desc")
 
@@ -196,8 +196,8 @@ def standings(league: League, season: Season | None = None, scoring: str | None 
     own when it was played, else the first one played), sorted by ``sort``: net won,
     sessions and hands played, hands won, tonks out, drops won, times caught, win rate and
     average per hand. One SQL aggregate over PlayerSessionStat, grouped by player."""
-    _check_scoring(scoring)
-    _check_sort(sort, direction, SORTS)
+    check_scoring(scoring)
+    check_sort(sort, direction, SORTS)
     by_scoring = _standings_by_scoring(league, Window.of(season))
     scorings = tuple(s for s in SCORINGS if s in by_scoring) or (league_scoring(league),)
     if scoring is None:
@@ -272,9 +272,9 @@ def hands_behind(league: League, player: Player, stat: str, season: Season | Non
     if stat not in STATS:
         raise LeagueError(Message("standings.stat", choices=", ".join(STATS), value=repr(stat)),
                           "stat")
-    _check_scoring(scoring)
+    check_scoring(scoring)
     flag = STATS[stat]
-    counted = getattr(PSS, _FLAG_COUNTS[flag])
+    counted = getattr(PSS, FLAG_COUNTS[flag])
     per_session = db.session.execute(
         select(PSS.session_id, counted)
         .where(PSS.league_id == league.id, PSS.player_id == player.id, PSS.scoring == scoring,

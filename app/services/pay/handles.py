@@ -1,6 +1,6 @@
 """Payment handles: where a player takes payment, checked, kept and read.
 
-A handle is kept on the :class:`~app.models.Player`, so a league member's handles serve the
+A handle is kept on the :class:`~app.db.models.Player`, so a league member's handles serve the
 league's later sessions and a personal player's the account's. Each is checked as its
 service writes it (an IBAN by its ISO 13616 checksum and its country's length, with
 ``schwifty``); a bad one is refused with a message naming its field, and nothing changes.

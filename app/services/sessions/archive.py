@@ -20,18 +20,15 @@ from ...db.models import (
     utcnow,
 )
 from ...extensions import db
-from .ledger import LedgerError, _locked, started_by
-
-
-class NotEmptyError(LedgerError):
-    """The session holds hands or payments: archive it instead of deleting it."""
+from ..errors import LedgerError, NotEmptyError
+from .ledger import locked, started_by
 
 
 def set_archived(gs: GameSession, archived: Any) -> GameSession:
     """Put the session away off the home page (``archived`` true) or bring it back."""
     if archived not in (True, False):
         raise LedgerError(Message("session.archived"), "archived")
-    gs = _locked(gs)
+    gs = locked(gs)
     gs.archived_at = utcnow() if archived else None
     db.session.commit()
     return gs
@@ -39,7 +36,7 @@ def set_archived(gs: GameSession, archived: Any) -> GameSession:
 
 def delete_session(gs: GameSession) -> None:
     """Delete a session with no hand and no payment (one started by mistake)."""
-    gs = _locked(gs)
+    gs = locked(gs)
     paid = db.session.scalar(select(exists().where(SettlePayment.session_id == gs.id)))
     if gs.hand_count or paid:
         raise NotEmptyError(Message("session.not_empty"), "session")

@@ -15,17 +15,11 @@ from sqlalchemy.orm import selectinload
 
 from ...core.messages import Message
 from ...core.money import from_minor
+from ...db.ids import row_by_id
 from ...db.models import CarriedDebt, GameSession, User, utcnow
 from ...extensions import db
-from .ledger import (
-    MAX_ID,
-    LedgerError,
-    NotFoundError,
-    _locked,
-    keeps_score_of,
-    rules_of,
-    started_by,
-)
+from ..errors import LedgerError, NotFoundError
+from .ledger import keeps_score_of, locked, rules_of, started_by
 
 
 @dataclass(frozen=True)
@@ -84,10 +78,10 @@ def open_debts_of_player(player_id: int) -> list[Debt]:
 
 def mark_paid(user: User, debt_id: int) -> Debt:
     """Mark a carried debt paid, by whoever keeps its session's score (who and when kept)."""
-    row = db.session.get(CarriedDebt, debt_id) if 0 < debt_id <= MAX_ID else None
+    row = row_by_id(CarriedDebt, debt_id)
     if row is None or not keeps_score_of(user, row.session.owner_id, row.session.league_id):
         raise NotFoundError(Message("debt.not_found", debt_id=debt_id))
-    _locked(row.session)  # the session's state moves on: its ledger shows the debt paid
+    locked(row.session)  # the session's state moves on: its ledger shows the debt paid
     marked = db.session.execute(  # two taps at once: one marks it, the other is told
         update(CarriedDebt).where(CarriedDebt.id == debt_id, CarriedDebt.paid_at.is_(None))
         .values(paid_at=utcnow(), paid_by_name=user.name))

@@ -1,20 +1,21 @@
 """The ledger of a night at the table: start a session, record, correct and void hands,
 change the house rules, keep running totals, settle up and close.
 
-The one place where stored sessions change. Pages and the API both call these functions,
-so they validate the same way (through the domain core) and keep the same invariants:
-every change of a hand writes a new :class:`HandVersion` (nothing is erased), and each
-seat's running total moves by exactly the change in that seat's net, in the same
-transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with messages for
-a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409,
-:class:`VersionConflictError` 409 with who changed the hand meanwhile.
-
-Who joins or leaves keeps their seat row (:mod:`app.services.sessions.seats`); a hand keeps the
-players it was played by; side bets (:mod:`app.services.sessions.pots`) are replayed after
-every change of a hand.
+The centre of the night's money, beside its parts in this package: seats
+(:mod:`~app.services.sessions.seats`: who joins or leaves keeps their seat row), side-bet
+pots (:mod:`~app.services.sessions.pots`, replayed after every change of a hand), the kept
+settle-up plan (:mod:`~app.services.sessions.settleup`), debts carried over
+(:mod:`~app.services.sessions.debts`) and archiving (:mod:`~app.services.sessions.archive`).
+Pages, API and CLI all call these functions, so they validate the same way (through the
+domain core) and keep the same invariants: every change of a hand writes a new
+:class:`HandVersion` (nothing is erased), and each seat's running total moves by exactly
+the change in that seat's net, in the same transaction. Errors are
+:class:`~app.core.errors.TonkError` subclasses with messages for a person; their HTTP status
+is :data:`app.services.errors.STATUS` (not found 404; closed, or a hand changed meanwhile,
+409).
 
 Every change of a session's money (record, correct, void, payment, rules, close) runs under
-the session's lock (:func:`_locked`): it reads the session afresh once no other change of it
+the session's lock (:func:`locked`): it reads the session afresh once no other change of it
 can be under way, so two scorekeepers saving at once are applied one after the other, hand
 numbers are allocated without gaps or duplicates, and a payment is checked against what is
 still open.
@@ -25,6 +26,7 @@ import json
 import secrets
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
@@ -47,6 +49,7 @@ from ...core.names import clean_text, name_key
 from ...core.parts import seat_nets
 from ...core.settle import Result
 from ...core.versions import check_action
+from ...db.ids import is_id, row_by_id
 from ...db.models import (
     Author,
     CarriedDebt,
@@ -63,58 +66,31 @@ from ...db.models import (
 )
 from ...db.storage import begin_write
 from ...extensions import db
+from ..errors import (
+    LedgerError,
+    NotFoundError,
+    SessionClosedError,
+    VersionConflictError,
+)
 from .entries import apply_nets
 from .pots import read_plays, replay, side_bets_text
 from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
 
 MAX_REASON = 500
-MAX_ID = 2**31 - 1  # the database's integer ids; a larger one names nothing
 MAX_AMOUNT = Decimal(10) ** 12
 MAX_SESSION_NAME = 80
 _HUNDRED = Decimal(100)
 _CENT = Decimal("0.01")
 
 
-class LedgerError(TonkError):
-    """A change the ledger cannot make."""
-
-
-class NotFoundError(LedgerError):
-    """No such session or hand, or not one this account may see."""
-
-
-class SessionClosedError(LedgerError):
-    """The session is closed: its hands can no longer change."""
-
-
-class VersionConflictError(LedgerError):
-    """The hand changed since the version a correction or void was made from."""
-
-    def __init__(self, hand: Hand, expected: int) -> None:
-        last = hand.versions[-1]
-        super().__init__(f"hand {hand.number} was {last.action} by {last.by_name} at "
-                         f"{_clock(last.created_at)} (now version {hand.version}) while you "
-                         f"were looking at version {expected}: look at it again first",
-                         "version")
-        self.hand, self.expected = hand, expected
-
-
-def _clock(moment: Any) -> str:
-    return f"{moment:%H:%M} UTC"
-
-
 # -- reading ---------------------------------------------------------------------------------
 
-_RULES_CACHE: dict[str, Rules] = {}
-
-
+@lru_cache(maxsize=1024)
 def rules_of(rules_json: str) -> Rules:
-    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text."""
-    rules = _RULES_CACHE.get(rules_json)
-    if rules is None:
-        rules = resolve_rules(json.loads(rules_json))
-        _RULES_CACHE[rules_json] = rules
-    return rules
+    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text (the
+    core keeps its own bounded cache of rules by their options; this one saves reading
+    the text again, and is bounded like it)."""
+    return resolve_rules(json.loads(rules_json))
 
 
 def session_rules(gs: GameSession) -> Rules:
@@ -142,6 +118,8 @@ def counted_hands(gs: GameSession) -> int:
 
 
 def is_league_admin(user: User, league_id: int | None) -> bool:
+    """Whether ``user`` runs the league ``league_id`` now (is one of its admins; its owner
+    always is): the one rule of who may run a league and keep its sessions' score."""
     return league_id is not None and db.session.get(LeagueAdmin, (league_id, user.id)) is not None
 
 
@@ -177,7 +155,7 @@ def sessions_of(user: User) -> list[GameSession]:
 def owned_session(user: User, session_id: int) -> GameSession:
     """The session ``session_id`` if ``user`` keeps its score (:func:`keeps_score`), else
     :class:`NotFoundError`."""
-    gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
+    gs = row_by_id(GameSession, session_id)
     if gs is None or not keeps_score(user, gs):
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
     return gs
@@ -215,7 +193,7 @@ def replace_share_link(gs: GameSession) -> str:
 
 
 def get_hand(gs: GameSession, number: int) -> Hand:
-    hand = None if not 0 < number <= MAX_ID else db.session.scalar(
+    hand = None if not is_id(number) else db.session.scalar(
         select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
     if hand is None:
         raise NotFoundError(Message("hand.not_found", number=number))
@@ -237,7 +215,7 @@ def parse_currency(value: Any) -> str:
                       "the currency (a short code or sign like USD, EUR or $)", 8)
 
 
-def _player(user: User, name: str, league_id: int | None = None) -> Player:
+def player_named(user: User, name: str, league_id: int | None = None) -> Player:
     """The player called ``name``: among the league's members for a league session (a new
     name becomes a member), else among the account's own players."""
     scope = (Player.league_id == league_id if league_id is not None
@@ -287,7 +265,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
                      share_token=new_share_token(), next_dealer=dealer, hand_count=0,
                      league_id=league_id, created_at=utcnow(), side_bets_json=side_bets_json,
                      pots_json="{}")
-    members = [_player(user, p, league_id) for p in seats]
+    members = [player_named(user, p, league_id) for p in seats]
     gs.seats = [SessionPlayer(seat=i, position=i, name=m.name, player=m, total_minor=0)
                 for i, m in enumerate(members)]
     db.session.add(gs)
@@ -297,8 +275,8 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
 
 def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> None:
     """New house rules (and stake) for the hands recorded from now on."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     resolved = resolve_rules(rules)
     kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
     amount = parse_stake(stake if stake is not None else kept, resolved, gs.currency)
@@ -313,7 +291,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
     db.session.commit()
 
 
-def _locked(gs: GameSession) -> GameSession:
+def locked(gs: GameSession) -> GameSession:
     """The session again, read afresh under its lock: no other change of its money can be
     under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
     write lock, taken before anything is read).
@@ -345,7 +323,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
         raise VersionConflictError(hand, version)
 
 
-def _check_open(gs: GameSession) -> None:
+def check_open(gs: GameSession) -> None:
     if gs.is_closed:
         raise SessionClosedError(Message("session.closed"))
 
@@ -387,8 +365,8 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
     get their hand, numbered in the order they were saved."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     with in_english():  # stored in one language; pages show it in the reader's
         core, result, hand_json = _settle_for(gs, data, None)
         result_json = json.dumps(result.to_json())
@@ -421,8 +399,8 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     """Replace a hand's facts, under the rules it was first settled under. The old version
     stays in the history; totals follow at once. Correcting a voided hand restores it.
     ``version``: the version the correction was made from; another one is a conflict."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
@@ -447,8 +425,8 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
 def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
               version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
@@ -471,8 +449,9 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
 
 
 def history(hand: Hand) -> list[dict[str, Any]]:
-    """Every version of a hand, oldest first, with when, by whom and why."""
-    return [{"version": v.version, "action": v.action, "at": v.created_at.isoformat(),
+    """Every version of a hand, oldest first, with when (``at``, an aware UTC time), by whom
+    and why."""
+    return [{"version": v.version, "action": v.action, "at": v.created_at,
              "by": v.by_name, "reason": v.reason, "hand": json.loads(v.hand_json),
              "result": json.loads(v.result_json)} for v in hand.versions]
 
@@ -485,7 +464,7 @@ def _keep_plan(gs: GameSession) -> None:
     keep_plan(gs, session_rules(gs).scoring)
 
 
-def ledger(gs: GameSession) -> Ledger:
+def ledger_of(gs: GameSession) -> Ledger:
     """Totals from the running totals (never from all hands), the stored settle-up plan and
     what has been paid along it (:mod:`app.services.sessions.settleup`)."""
     return read_ledger(gs, session_rules(gs).scoring, counted_hands(gs))
@@ -510,15 +489,15 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     that transfer alone, and never past it; outside the plan (cash goes where it goes) any
     player who owes may pay any player who is owed, up to what both still have open, and
     what remains is planned again. Returns the payment's id."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     names = player_names(gs)
     for who, field in ((payer, "payer"), (payee, "payee")):
         if who not in names:
             raise LedgerError(Message("payment.not_at_table", who=who), field)
     if payer == payee:
         raise LedgerError(Message("payment.themselves", payer=payer), "payee")
-    state = ledger(gs)
+    state = ledger_of(gs)
     value = parse_amount(amount, gs.currency if state.scoring == "money" else None)
     if state.scoring == "push_ups":
         raise LedgerError(Message("payment.push_ups"), "amount")
@@ -550,12 +529,12 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
 def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> SettlePayment:
     """Undo a payment (a mis-tap): it stays in the history, marked undone with who, when and
     why; what it paid is open again."""
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     if not isinstance(reason, str) or not reason.strip():
         raise LedgerError(Message("payment.no_reason"), "reason")
     why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
-    payment = db.session.get(SettlePayment, payment_id) if 0 < payment_id <= MAX_ID else None
+    payment = row_by_id(SettlePayment, payment_id)
     if payment is None or payment.session_id != gs.id:
         raise NotFoundError(Message("payment.not_found", payment_id=payment_id))
     if payment.undone_at is not None:
@@ -580,9 +559,9 @@ def close_session(gs: GameSession, carry_over: Any = False,
     event's standings settle: nothing is paid at the table, and nothing is kept as a debt."""
     if carry_over not in (True, False):
         raise LedgerError(Message("session.carry_over"), "carry_over")
-    gs = _locked(gs)
-    _check_open(gs)
-    state = ledger(gs)
+    gs = locked(gs)
+    check_open(gs)
+    state = ledger_of(gs)
     if not state.all_paid and not carry_over and not settled_elsewhere:
         raise LedgerError(Message("session.not_settled_carry"), "carry_over")
     ids = {s.name: s.player_id for s in gs.seats}

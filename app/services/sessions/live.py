@@ -1,7 +1,7 @@
 """Watching a session live: what changed since a phone last looked, from one indexed row.
 
 Every change of a session moves its ``revision`` on in the same transaction
-(:func:`app.services.sessions.ledger._locked`), so ``(id, revision, updated_at)`` names one state
+(:func:`app.services.sessions.ledger.locked`), so ``(id, revision, updated_at)`` names one state
 of the session exactly, on every worker and every app server that shares the database. A phone
 that polls the share view learns "nothing changed" from :func:`stamp_by_token` alone (the
 ETag, answered 304), and what is derived from one state (the share JSON, a page's body, a
@@ -13,15 +13,17 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Generic, NamedTuple, TypeVar
 
 from sqlalchemy import bindparam, select
 
 from ...core.messages import Message
+from ...db.ids import MAX_ID, is_id
 from ...db.models import GameSession, Hand, User
 from ...extensions import db
-from .ledger import MAX_ID, NotFoundError, findable_share_token, keeps_score_of
+from ..errors import NotFoundError
+from .ledger import findable_share_token, keeps_score_of
 
 V = TypeVar("V")
 
@@ -51,10 +53,7 @@ def _stamp(row: tuple[int, int, datetime | None, datetime] | None) -> Stamp | No
     if row is None:
         return None
     session_id, revision, updated_at, created_at = row
-    moment = updated_at or created_at
-    if moment.tzinfo is None:  # SQLite hands back the UTC it stored, without its zone
-        moment = moment.replace(tzinfo=UTC)
-    return Stamp(session_id, revision, moment)
+    return Stamp(session_id, revision, updated_at or created_at)
 
 
 _COLUMNS = (GameSession.id, GameSession.revision, GameSession.updated_at,
@@ -82,7 +81,7 @@ def owned_stamp(user: User, session_id: int) -> tuple[Stamp, str]:
     league's admins for a league session), or :class:`~app.services.sessions.ledger.NotFoundError`,
     as :func:`~app.services.sessions.ledger.owned_session` decides."""
     row = db.session.connection().execute(_BY_ID, {"id": session_id}).first() \
-        if 0 < session_id <= MAX_ID else None
+        if is_id(session_id) else None
     if row is None or not keeps_score_of(user, row[5], row[6]):
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
     stamp = _stamp((row[0], row[1], row[2], row[3]))

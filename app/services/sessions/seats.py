@@ -5,7 +5,7 @@ A :class:`~app.db.models.SessionPlayer` row is never removed: its ``seat`` is th
 identity in the session (hands' nets, payments and pots are kept by it), ``position`` where
 they sit now, ``left_at`` whether they are away. Each hand keeps the players it was played
 with (its own ``players``); a leaver's total stays in the ledger and in settle-up. Runs under
-the session's lock like every change of a session (:func:`app.services.sessions.ledger._locked`).
+the session's lock like every change of a session (:func:`app.services.sessions.ledger.locked`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ...core.messages import Message
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...db.models import GameSession, SessionPlayer, User, utcnow
 from ...extensions import db
-from .ledger import LedgerError, _check_open, _locked, _player
+from ..errors import LedgerError
+from .ledger import check_open, locked, player_named
 
 
 def _find(seats: list[SessionPlayer], name: str) -> SessionPlayer | None:
@@ -39,8 +40,8 @@ def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = 
     seated player; or let a seated player ``leave``. Returns the session as it is now."""
     if (join is None) == (leave is None) or (after is not None and join is None):
         raise LedgerError(Message("seats.one_change"), "join" if join is None else "leave")
-    gs = _locked(gs)
-    _check_open(gs)
+    gs = locked(gs)
+    check_open(gs)
     if join is not None:
         _join(gs, user, _name(join, "join"), None if after is None else _name(after, "after"))
     else:
@@ -65,7 +66,7 @@ def _join(gs: GameSession, user: User, name: str, after: str | None) -> None:
         at = at or len(seated)  # a round table: before the first is after the last
     seat = _find(gs.seats, name)
     if seat is None:  # a new player (or one known by another name's key) sits down
-        member = _player(user, name, gs.league_id)
+        member = player_named(user, name, gs.league_id)
         seat = next((s for s in gs.seats if s.player_id == member.id), None)
         if seat is None:
             seat = SessionPlayer(seat=len(gs.seats), name=member.name, player=member,

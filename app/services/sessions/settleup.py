@@ -13,7 +13,7 @@ corrected or voided moves the totals, a payment outside the plan or the undoing 
 what remains without touching a planned transfer: then, and only then, a new plan is made
 from what remains. A payment along the plan, or undoing one, keeps it.
 
-No Flask here; the caller holds the session's lock (``ledger._locked``) when it writes.
+No Flask here; the caller holds the session's lock (``ledger.locked``) when it writes.
 """
 from __future__ import annotations
 

@@ -49,6 +49,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError
 
 from ...core.errors import TonkError
+from ...db.types import UTCDateTime
 from ...extensions import db
 
 FORMAT = "tonk-tally-backup"
@@ -72,7 +73,7 @@ def schema_revision() -> str | None:
 
 def _out(value: Any) -> Any:
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+        return value.isoformat()  # aware UTC: app.db.types.UTCDateTime
     if isinstance(value, date):
         return value.isoformat()
     return value
@@ -178,7 +179,7 @@ def _reader(column: Any) -> Any:
             raise _Unfit(f"longer than its {length} characters")
         return v
 
-    if isinstance(kind, DateTime):
+    if isinstance(kind, (DateTime, UTCDateTime)):
         return typed(as_time)
     if isinstance(kind, Date):
         return typed(as_date)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import and_, case, func, select
 
@@ -247,9 +247,8 @@ def _payments(at: Where) -> Iterator[str]:
             .where(SettlePayment.undone_at.is_(None))):
         moved[(session_id, payer)] += amount
         moved[(session_id, payee)] -= amount
-        moment = _utc(at_time)
-        first_paid[session_id] = min(first_paid.get(session_id, moment), moment)
-    changed = {session_id: _utc(last) for session_id, last in db.session.execute(
+        first_paid[session_id] = min(first_paid.get(session_id, at_time), at_time)
+    changed = {session_id: last for session_id, last in db.session.execute(
         select(Hand.session_id, func.max(HandVersion.created_at))
         .join(HandVersion, HandVersion.hand_id == Hand.id).group_by(Hand.session_id))}
     returns = {session_id: _returns(pots_json) for session_id, pots_json in
@@ -264,11 +263,6 @@ def _payments(at: Where) -> Iterator[str]:
             if paid and (total + paid) * total < 0 or (total == 0 and paid):
                 yield (f"{at(session_id)}: {name} has paid or been paid "
                        f"{from_minor(abs(paid))} against a total of {from_minor(total)}")
-
-
-def _utc(moment: datetime) -> datetime:
-    """A stored time, comparable across databases (SQLite hands back UTC without a zone)."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _dealers(at: Where) -> Iterator[str]:

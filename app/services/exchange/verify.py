@@ -36,15 +36,16 @@ from ...core.sidebets import (
     stored_plays,
 )
 from ...core.versions import check_action, voided_after
-from ..sessions.ledger import MAX_ID, MAX_SESSION_NAME, parse_amount, parse_currency, parse_reason
+from ...db.ids import MAX_ID
+from ..sessions.ledger import MAX_SESSION_NAME, parse_amount, parse_currency, parse_reason
 from ..sessions.pots import dump_pots, side_rows, trimmed
 from .common import (
-    _NO_COUNTS,
-    _TABLE_FIELDS,
-    _UID,
     MAX_BY,
+    NO_COUNTS,
+    TABLE_FIELDS,
+    UID,
     ExchangeError,
-    _dumps,
+    fast_dumps,
     parse_time,
 )
 from .settling import SettlePart, parse_settle, still_open
@@ -84,7 +85,7 @@ _Record = tuple[Any, ...]
 
 
 @dataclass(slots=True)
-class _Session:
+class CheckedSession:
     """One session, checked, ready to be written: only the database's ids are missing."""
 
     uid: str
@@ -126,7 +127,7 @@ class _Bad(Exception):
     """One problem with one version of a hand."""
 
 
-def _where(doc: Mapping[str, Any], index: int) -> str:
+def where_of(doc: Mapping[str, Any], index: int) -> str:
     name, uid = doc.get("name"), doc.get("uid")
     name = " ".join(name[:200].split()) if isinstance(name, str) and name.strip() \
         else f"#{index}"
@@ -139,8 +140,8 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _uid(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not _UID.fullmatch(value):
+def read_uid(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not UID.fullmatch(value):
         raise ExchangeError(f"{what} needs a uid of 1 to 32 letters, digits, - or _ "
                             f"(it keeps a second import from adding it twice), not {value!r}")
     return value
@@ -152,7 +153,7 @@ def _whole(value: Any, what: str, low: int = 1) -> int:
     return value
 
 
-def _list(value: Any, what: str) -> list[Any]:
+def read_list(value: Any, what: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -160,18 +161,18 @@ def _list(value: Any, what: str) -> list[Any]:
     return value
 
 
-class _Checked(NamedTuple):
+class Checked(NamedTuple):
     """One session of a document, checked: ready to be written, or its problems."""
 
     position: int  # in the document's list of sessions, from 1
     uid: str | None
     where: str
     hands: int
-    session: _Session | None
+    session: CheckedSession | None
     problems: list[str]
 
 
-class _Checker:
+class Checker:
     """Checks sessions of a document, every version of every hand through the domain core,
     with nothing but Python: no database, so that it can run in another process."""
 
@@ -184,25 +185,25 @@ class _Checker:
     def problem(self, message: str) -> None:
         self._problems.append(message)
 
-    def check(self, index: int, doc: Any) -> _Checked:
+    def check(self, index: int, doc: Any) -> Checked:
         """The session ``doc`` (the ``index``-th of its document), checked."""
         self._problems = []
         if not isinstance(doc, dict):
-            return _Checked(index, None, f"session #{index}", 0, None,
+            return Checked(index, None, f"session #{index}", 0, None,
                             [f"session #{index}: a session must be a JSON object"])
         uid = doc.get("uid")
-        where = _where(doc, index)
+        where = where_of(doc, index)
         hands = doc.get("hands")
         with in_english():  # hands are settled (and stored) in the language they were written
             session = self._session(doc, where)
-        return _Checked(index, uid if isinstance(uid, str) else None, where,
+        return Checked(index, uid if isinstance(uid, str) else None, where,
                         len(hands) if isinstance(hands, list) else 0,
                         None if self._problems else session, self._problems)
 
-    def _session(self, doc: Mapping[str, Any], where: str) -> _Session | None:
+    def _session(self, doc: Mapping[str, Any], where: str) -> CheckedSession | None:
         """The session checked in full, or None after noting each of its problems."""
         try:
-            uid = _uid(doc.get("uid"), "a session")
+            uid = read_uid(doc.get("uid"), "a session")
             name = clean_text(doc.get("name"), ExchangeError, "name", "the session's name",
                               MAX_SESSION_NAME)
             names = parse_players(doc.get("players"))
@@ -215,11 +216,11 @@ class _Checker:
             played_at = parse_time(doc.get("played_at"), "played_at")
             closed_at = (parse_time(doc["closed_at"], "closed_at")
                          if doc.get("closed_at") is not None else None)
-            hand_docs = _list(doc.get("hands"), "hands")
+            hand_docs = read_list(doc.get("hands"), "hands")
             payments = [self._payment(p, names, i)
-                        for i, p in enumerate(_list(doc.get("payments"), "payments"), 1)]
-            changes = [self._change(c, i)
-                       for i, c in enumerate(_list(doc.get("rules_changes"), "rules_changes"), 1)]
+                        for i, p in enumerate(read_list(doc.get("payments"), "payments"), 1)]
+            changes = [self._change(c, i) for i, c in
+                       enumerate(read_list(doc.get("rules_changes"), "rules_changes"), 1)]
             settle_part = parse_settle(doc, names)
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
@@ -248,7 +249,7 @@ class _Checker:
         for hand, counts in zip(hands, counted, strict=True):
             for seat in hand.seats:  # the first version made the record
                 if (seat, hand.scoring) not in records:
-                    records[(seat, hand.scoring)] = [_NO_COUNTS]
+                    records[(seat, hand.scoring)] = [NO_COUNTS]
             if counts is None:
                 continue
             for seat, net in enumerate(hand.nets):
@@ -276,7 +277,7 @@ class _Checker:
         except TonkError as exc:
             self.problem(f"{where}: {exc.message}")
             return None
-        return _Session(uid, name, played_at, closed_at, currency, to_minor(stake),
+        return CheckedSession(uid, name, played_at, closed_at, currency, to_minor(stake),
                         json.dumps(rules.to_json()), next_dealer, names, totals, hands,
                         [(seat, scoring, *map(sum, zip(*added, strict=True)))
                          for (seat, scoring), added in records.items()],
@@ -452,7 +453,7 @@ class _Checker:
         if not isinstance(data, dict):
             raise _Bad("the hand must be a JSON object (RULES.md §1)")
         if "rules" not in data or "stake" not in data or "players" not in data:
-            missing = [f for f in _TABLE_FIELDS if f not in data]
+            missing = [f for f in TABLE_FIELDS if f not in data]
             raise _Bad(f"the hand must give its {', '.join(missing)}, as stored")
         players = data["players"]
         if players != names_list and (
@@ -466,7 +467,7 @@ class _Checker:
                 table.rules != first.rules or table.stake != first.stake):
             raise _Bad("a correction keeps the house rules and stake the hand was first "
                        "settled under")
-        facts = {k: v for k, v in data.items() if k not in _TABLE_FIELDS}
+        facts = {k: v for k, v in data.items() if k not in TABLE_FIELDS}
         plays = facts.pop("side_bets", None)
         core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
         result = settle(core)
@@ -475,7 +476,7 @@ class _Checker:
         if plays not in (None, []):
             stored["side_bets"] = [play_json(p) for p in parse_plays(
                 plays, self._enabled, seated)]
-        return first or table, result, _dumps(stored)
+        return first or table, result, fast_dumps(stored)
 
     @staticmethod
     def _result_text(result: Result, given: Any, table: _Table) -> str:
@@ -486,12 +487,12 @@ class _Checker:
             raise _Bad("the result must be a JSON object (RULES.md §8)")
         _compare(result, given, table.fmt)
         if "explanation" not in given:
-            return _dumps(result.to_json())
+            return fast_dumps(result.to_json())
         explanation = given["explanation"]
         if not isinstance(explanation, list) or not all(isinstance(s, str)
                                                         for s in explanation):
             raise _Bad("the result's explanation must be a list of sentences")
-        return _dumps(given)
+        return fast_dumps(given)
 
 
 def _seats(doc: Mapping[str, Any], names: tuple[str, ...]
@@ -536,7 +537,7 @@ def _names(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else repr(value)
 
 
-def _league_name(doc: Any) -> str:
+def league_name_of(doc: Any) -> str:
     if isinstance(doc, Mapping):
         return f"{doc.get('name')} ({doc.get('uid')})"
     return repr(doc)

@@ -1,0 +1,138 @@
+"""What the browser tests share, imported by name (``from tests.browser.helpers import …``):
+the phone's and the desktop's viewports, signing up through the page, a page in Chromium,
+axe-core's check, and reading what a page shows. Fixtures live in ``conftest.py``; no test
+module imports another.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+from decimal import Decimal
+
+#: axe-core from the npm registry (tests/browser/vendor/README.md), run in every page shot.
+AXE = pathlib.Path(__file__).with_name("vendor") / "axe.min.js"
+
+
+DESKTOP = {"width": 1280, "height": 900}
+
+
+ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def sign_up(page, base: str, email: str) -> None:
+    """Sign up as "Keeper" through the page (which signs the phone in and goes home)."""
+    page.goto(base + "/signup")
+    page.fill("#name", "Keeper")
+    page.fill("#email", email)
+    page.fill("#password", "a long enough password")
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(base + "/")
+
+
+def phone_page(browser, viewport=PHONE, **options):
+    """A phone's page in a context of its own (``options``: more of the context's, e.g. its
+    locale); an uncaught script error on it fails the test."""
+    context = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True, **options)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == [], f"uncaught script errors: {errors}"
+
+
+def axe_violations(page) -> list[dict]:
+    """The serious and critical axe-core violations of the page as it is now (axe is put
+    into the page through the browser's debugging protocol, so the page's own strict CSP
+    stays on)."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text() + "\n;0")
+    found = page.evaluate("""async () => {
+        const result = await axe.run(document, {resultTypes: ["violations"]});
+        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + ": " +
+                                           (n.failureSummary || "").slice(0, 160))}));
+    }""")
+    return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
+def assert_accessible(page) -> None:
+    """axe-core finds no serious or critical violation on the page."""
+    found = axe_violations(page)
+    assert found == [], f"axe on {page.url}: " + "; ".join(
+        f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes']}" for v in found)
+
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+
+
+def fill_hand(page, spec: dict) -> None:
+    page.locator(f"label[for='kind-{spec['kind']}']").click()
+    if "player" in spec:
+        page.locator(f"label[for='player-{PLAYERS.index(spec['player'])}']").click()
+    for name, count in spec.get("counts", {}).items():
+        box = page.locator(f"#count-{PLAYERS.index(name)}")
+        if box.is_visible():
+            box.fill(str(count))
+    for name, text in spec.get("cards", {}).items():
+        page.locator(f"#cards-{PLAYERS.index(name)}").fill(text)
+    for name, cards in spec.get("picker", {}).items():
+        row = page.locator(f".count-row[data-name='{name}']")
+        row.locator("button.pick").click()
+        for card in cards:
+            row.locator(f".picker button[data-card='{card}']").click()
+        row.locator(".picker .done").click()
+    if spec.get("big_one"):
+        page.locator("label[for='big_one']").click()
+
+
+def amounts(page, selector: str) -> dict[str, Decimal]:
+    out = {}
+    for item in page.locator(selector).all():
+        name = item.locator(".who").inner_text().strip()
+        text = item.locator(".amt").inner_text()
+        number = re.sub(r"[^\d.\-−+]", "", text).replace("−", "-").replace("+", "")
+        out[name] = Decimal(number)
+    return out
+
+
+def submit(page, button) -> None:
+    """Tap a form's button and wait for the page it leads to."""
+    with page.expect_navigation():
+        button.click()
+
+
+def transfers(page) -> list[str]:
+    """The open transfers as the page lists them, one line each."""
+    return [" ".join(li.locator("p").first.inner_text().split())
+            for li in page.locator("ul.transfers > li").all()]
+
+
+def seat_totals(page) -> dict[str, Decimal]:
+    """Each player's running total (hands + side bets) as the session or settle page shows
+    it; with side bets, each line of the table must add up: hands + side bets + what the
+    pots give back = the total shown."""
+    rows = page.locator("table.totals-sum tbody tr")
+    if not rows.count():
+        return amounts(page, "ul.totals li")
+    out = {}
+    for row in rows.all():
+        name = row.locator(".who").inner_text().strip()
+        cells = [Decimal(re.sub(r"[^\d.\-−+]", "", t).replace("−", "-").replace("+", ""))
+                 for t in row.locator("td .amt").all_inner_texts()]
+        *parts, total = cells
+        assert sum(parts) == total, (name, cells)
+        out[name] = parts[0] + parts[1]
+    return out
+
+
+def leave(page, name: str) -> None:
+    """Choose who leaves, then confirm: one tap does not take a player away."""
+    page.select_option("#leave", name)
+    page.locator("details.confirm summary", has_text="Leave the table").click()
+    page.get_by_role("button", name="Yes, they leave").click()
