@@ -233,3 +233,36 @@ def test_an_event_played_for_money_keeps_open_transfers_as_debts(api):
     assert [(d["from"], d["to"], d["amount"]) for d in ledger["carried_over"]] == [
         ("Bob", "Ann", "0.50")]
     assert api.ok("GET", f"/events/{eid}/standings")["standings"][0]["total"] == "0.50"
+
+
+def test_a_draw_that_fails_half_way_leaves_no_round_and_no_table(db_app, api, monkeypatch):
+    """A round and all its tables are one commit: a failure while starting the second
+    table (a crash, a lost connection) leaves neither the round nor the first table."""
+    from sqlalchemy import func, select
+
+    from app.db.models import EventRound, GameSession
+    from app.extensions import db
+    from app.services.events import rounds
+
+    eid = api.ok("POST", "/events", {"name": "Cup", "table_size": 3, "rounds": 2,
+                                     "hands_per_round": 1, "entry_fee": "5"}, 201)["id"]
+    for name in ("Ann", "Bob", "Cy", "Dee", "Eve"):
+        api.ok("POST", f"/events/{eid}/players", {"name": name, "paid": True})
+    started = []
+    real = rounds.start_session
+
+    def failing(*args, **kwargs):
+        if started:
+            raise RuntimeError("the connection went away")
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(rounds, "start_session", failing)
+    with pytest.raises(RuntimeError):
+        api("POST", f"/events/{eid}/rounds", {"seed": 3})
+    with db_app.app_context():
+        db.session.rollback()
+        assert db.session.scalar(select(func.count()).select_from(EventRound)) == 0
+        assert db.session.scalar(select(func.count()).select_from(GameSession)) == 0
+    monkeypatch.setattr(rounds, "start_session", real)
+    assert len(api.ok("POST", f"/events/{eid}/rounds", {"seed": 3}, 201)["tables"]) == 2

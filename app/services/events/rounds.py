@@ -24,7 +24,7 @@ from ...db.ids import MAX_ID
 from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import EventConflictError, EventError
-from ..sessions.ledger import close_session, counted_hands, create_session, new_share_token
+from ..sessions.ledger import close_session, counted_hands, new_share_token, start_session
 from .setup import EventNotFoundError, active_players, event_rules, locked
 from .standings import seated_at, standings_of
 
@@ -90,13 +90,13 @@ def draw_next_round(event: Event, user: User, seed: Any = None) -> EventRound:
     stake = str(session_stake_of(event))
     round_id = this.id
     for table in drawn.tables:
-        gs = create_session(user, name=_session_name(event, number, table.number),
+        gs = start_session(user, name=_session_name(event, number, table.number),
                             players=list(table.players), rules=rules, stake=stake,
                             currency=event.currency, first_dealer=table.dealer,
                             league_id=event.league_id)
         db.session.add(EventTable(round_id=round_id, number=table.number, session_id=gs.id,
                                   keeper_token=new_share_token()))
-    db.session.commit()
+    db.session.commit()  # the round and every table of it, or nothing
     return get_round(event, number)
 
 

@@ -238,12 +238,20 @@ def parse_session_name(name: Any) -> str:
     return clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
 
 
-def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
-                   stake: Any = None, currency: Any = None, first_dealer: Any = None,
-                   league_id: int | None = None, side_bets: Any = None) -> GameSession:
+def create_session(user: User, **settings: Any) -> GameSession:
+    """Start a session (:func:`start_session`) and commit it."""
+    gs = start_session(user, **settings)
+    db.session.commit()
+    return gs
+
+
+def start_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
+                  stake: Any = None, currency: Any = None, first_dealer: Any = None,
+                  league_id: int | None = None, side_bets: Any = None) -> GameSession:
     """Start a session: players in seat order, the first dealer, stake, house rules and
     side bets; in a league (whose admins may start sessions), its players are the league's
-    members."""
+    members. Flushed, not committed: a caller starting several (a tournament round's
+    tables) commits them together or not at all."""
     if league_id is not None and not is_league_admin(user, league_id):
         raise NotFoundError(Message("league.not_yours", league_id=league_id), "league")
     name = parse_session_name(name)
@@ -269,7 +277,7 @@ def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     gs.seats = [SessionPlayer(seat=i, position=i, name=m.name, player=m, total_minor=0)
                 for i, m in enumerate(members)]
     db.session.add(gs)
-    db.session.commit()
+    db.session.flush()
     return gs
 
 
