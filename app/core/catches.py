@@ -153,12 +153,12 @@ def catch_groups(hand: Hand) -> CaughtDrop | None:
     dropper = hand.players.index(hand.end.player or "")
     mine = counts[dropper]
     order = [s for s in hand.from_left if s != dropper]
-    lowest = min(counts[s] for s in order)  # type: ignore[type-var]
+    lowest = min(map(counts.__getitem__, order))  # type: ignore[type-var]
     assert mine is not None and lowest is not None
     if mine < lowest:
         return None
-    winners = tuple(s for s in order if counts[s] == lowest)
-    catchers = tuple(s for s in order if counts[s] <= mine)  # type: ignore[operator]
-    others = tuple(s for s in order if s not in winners)
+    winners = tuple([s for s in order if counts[s] == lowest])
+    catchers = tuple([s for s in order if counts[s] <= mine])  # type: ignore[operator]
+    others = tuple([s for s in order if s not in winners])
     return CaughtDrop(dropper, winners, catchers, others, counts, hand.from_left,
                       hand.rules.catch_factor)
