@@ -12,6 +12,7 @@ from .. import idempotency
 from ..core.errors import TonkError
 from ..extensions import db
 from ..models import User
+from ..storage import one_commit
 from .errors import BadRequest, known_error
 
 HEADER = "Idempotency-Key"
@@ -33,17 +34,18 @@ def idempotent(user: User, run: Callable[[], Response]) -> Response:
         response.headers["Idempotent-Replayed"] = "true"
         return response
     try:
-        try:
-            response = run()
-        except (TonkError, BadRequest) as exc:
-            db.session.rollback()
-            response = known_error(exc)
+        with one_commit():  # the change commits once, below, with its key and its answer
+            try:
+                response = run()
+            except (TonkError, BadRequest) as exc:
+                db.session.rollback()
+                response = known_error(exc)
+        if response.status_code >= 500:
+            idempotency.release(held)
+        else:
+            idempotency.finish(held, response.status_code, response.get_data(as_text=True),
+                               response.headers.get("Location"))
     except BaseException:
         idempotency.release(held)
         raise
-    if response.status_code >= 500:
-        idempotency.release(held)
-    else:
-        idempotency.finish(held, response.status_code, response.get_data(as_text=True),
-                           response.headers.get("Location"))
     return response
