@@ -38,7 +38,10 @@ def select_locale() -> str | None:
     whichever of English, German and Japanese the browser's Accept-Language prefers, then
     English (the API follows the same order; a token's account counts as signed in)."""
     languages = current_app.config["LANGUAGES"]
-    user = flask_login.current_user
+    config, cookies = current_app.config, request.cookies
+    signed_in = (config["SESSION_COOKIE_NAME"] in cookies
+                 or config.get("REMEMBER_COOKIE_NAME", "remember_token") in cookies)
+    user = flask_login.current_user if signed_in else None  # no cookie: no account to ask
     chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
     if chosen is None:
         token_user = g.get("token_user")
