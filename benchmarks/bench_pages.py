@@ -61,7 +61,7 @@ def gunicorn(target: str, cwd: pathlib.Path, env: dict[str, str], probe: str) ->
         stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://{HOST}:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a busy machine starts a server slowly
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"gunicorn {target} stopped")

@@ -58,7 +58,7 @@ def _problems(url: str) -> list[str]:
 def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
         workers: int = 4, quick: bool = False) -> bool:
     token = prepare(url)
-    with server(url, workers=workers) as base:
+    with server(url, workers=workers, timeout=120) as base:  # a busy machine starts slowly
         client = Client(base, token)
         session_id = new_session(client)
         tally, seconds = run_scorekeepers(client, session_id, keepers, hands,
