@@ -21,8 +21,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from . import config as _config
-    from . import limits, security, storage
+    from .db import storage
     from .extensions import babel, csrf, db, login_manager, migrate
+    from .http import headers as security
+    from .http import limits
 
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=os.path.join(HERE, os.pardir, "templates"),
@@ -42,6 +44,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     with app.app_context():
         storage.configure(db.engine)
     storage.write_requests(app)
+    storage.read_requests(app)
     migrate.init_app(app, db, directory=os.path.join(HERE, os.pardir, "migrations"),
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
@@ -54,8 +57,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # the core's sentences (and the numbers in them) in the reader's language
     set_translator(catalogue_translator, reader_locale)
 
-    from . import models  # noqa: F401  (the tables, for the database and migrations)
     from .api import bp as api_bp
+    from .db import models  # noqa: F401  (the tables, for the database and migrations)
 
     app.register_blueprint(api_bp)
     csrf.exempt(api_bp)
@@ -74,7 +77,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(leagues_bp)
     app.register_blueprint(exchange_bp)
 
-    from .web.faults import register as register_faults
+    from .http.faults import register as register_faults
 
     register_faults(app)
     return app

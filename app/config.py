@@ -34,7 +34,7 @@ def secret_key(instance_path: str) -> str:
 
 
 def defaults(instance_path: str) -> dict[str, Any]:
-    from .security import transport_config
+    from .http.headers import transport_config
 
     return {
         **transport_config(),

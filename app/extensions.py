@@ -14,7 +14,7 @@ class Base(DeclarativeBase):
     """Base class of every model."""
 
 
-#: In a session's info while its commits are held (:func:`app.storage.one_commit`): a
+#: In a session's info while its commits are held (:func:`app.db.storage.one_commit`): a
 #: ``commit()`` then only flushes, and notes here that a change waits for the one commit.
 HELD_COMMITS, CHANGE_WAITING = "tonk_held_commits", "tonk_change_waiting"
 

@@ -3,8 +3,8 @@ empty PostgreSQL one, every version of every hand settled again (target: at leas
 hands a second; 6,300 on SQLite before issue 21), with the peak memory (RSS) of the writing
 process and of the checking processes.
 
-The document is the demo league (app.demo) written as an export; it is made once and kept
-in ``instance/bench/``. The figure is the whole of ``tonk import``: reading the file,
+The document is the demo league (app.services.exchange.demo) written as an export; it is made once
+and kept in ``instance/bench/``. The figure is the whole of ``tonk import``: reading the file,
 checking every hand through the core, writing every row, committing, rating the league.
 It is measured as ``tonk import`` runs by default (hands checked in other processes while
 this one writes; the best of three, as a shared machine is noisy), and once with everything
@@ -30,9 +30,11 @@ import uuid
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from app import create_app, demo, exchange  # noqa: E402
-from app.accounts import create_user  # noqa: E402
+from app import create_app  # noqa: E402
 from app.extensions import db  # noqa: E402
+from app.services import exchange  # noqa: E402
+from app.services.accounts import create_user  # noqa: E402
+from app.services.exchange import demo  # noqa: E402
 
 HANDS = 100_000
 SEED = 11

@@ -35,10 +35,12 @@ sys.path.insert(0, str(HERE))
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.schema import CreateTable  # noqa: E402
 
-from app import create_app, demo, exchange  # noqa: E402
-from app.accounts import reset_password, reset_token  # noqa: E402
+from app import create_app  # noqa: E402
+from app.db.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
 from app.extensions import db  # noqa: E402
-from app.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
+from app.services import exchange  # noqa: E402
+from app.services.accounts import reset_password, reset_token  # noqa: E402
+from app.services.exchange import demo  # noqa: E402
 
 HANDS = 1_000_000
 SEED = 1
@@ -183,9 +185,9 @@ def measure(app: Any, label: str, requests: int, quick: bool = False) -> bool:
                     "hands behind a number": get(f"/leagues/{league_id}/hands?player="
                                                  f"{player_id}&stat=hands_won")}
     else:
-        print("  (the league pages are not in the app: timing app.leagues.standings and "
+        print("  (the league pages are not in the app: timing app.services.leagues.standings and "
               "player_record, the calls behind them)")
-        from app import leagues as service
+        from app.services import leagues as service
 
         def in_context(call: Callable[[Any], Any]) -> Callable[[], Any]:
             def run() -> Any:
@@ -202,7 +204,7 @@ def measure(app: Any, label: str, requests: int, quick: bool = False) -> bool:
                 lg, service.get_member(lg, player_id)))}
     # The league service may remember its answers until the next change of a hand: time
     # the pages both as they come after any change (forgotten first) and as remembered.
-    from app import leagues as service
+    from app.services import leagues as service
 
     forget = getattr(service, "forget", None)
     ways = [("cold", forget), ("warm", None)] if forget is not None else [("", None)]

@@ -111,9 +111,10 @@ def seed(url: str, rng: random.Random, hands: int = HANDS) -> tuple[int, str, st
     (session id, share token, API token)."""
     from bench_table import PLAYERS, hand
 
-    from app import create_app, ledger
-    from app.accounts import create_token, create_user
+    from app import create_app
     from app.extensions import db
+    from app.services.accounts import create_token, create_user
+    from app.services.sessions import ledger
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
     with app.app_context():

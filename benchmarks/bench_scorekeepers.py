@@ -45,7 +45,7 @@ PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.
 def _problems(url: str) -> list[str]:
     from app import create_app
     from app.extensions import db
-    from app.integrity import problems
+    from app.services.upkeep.integrity import problems
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
     with app.app_context():

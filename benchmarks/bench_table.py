@@ -23,9 +23,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from app import create_app, ledger  # noqa: E402
-from app.accounts import create_user  # noqa: E402
+from app import create_app  # noqa: E402
 from app.extensions import db  # noqa: E402
+from app.services.accounts import create_user  # noqa: E402
+from app.services.sessions import ledger  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 SEEDED = 2000

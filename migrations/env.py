@@ -1,9 +1,8 @@
 import logging
 from logging.config import fileConfig
 
-from flask import current_app
-
 from alembic import context
+from flask import current_app
 
 # this is the Alembic Config object, which provides
 # access to the values within the .ini file in use.
@@ -94,7 +93,7 @@ def run_migrations_online():
     with connectable.connect() as connection:
         # SQLite rebuilds a table to alter it (copy, drop, rename): with foreign keys on,
         # dropping the old table would delete the rows that refer to it. The app turns
-        # them on for every connection (app.storage); off while migrating, on again after.
+        # them on for every connection (app.db.storage); off while migrating, on again after.
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:
             connection.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")

@@ -182,7 +182,7 @@ def sqlite_schema(tmp_path_factory) -> pathlib.Path:
     gets a copy."""
     import sqlalchemy as sa
 
-    import app.models  # noqa: F401  (the tables)
+    import app.db.models  # noqa: F401  (the tables)
     from app.extensions import db
 
     path = tmp_path_factory.mktemp("schema") / "schema.sqlite"
@@ -221,7 +221,7 @@ class PostgresSchema:
     def __init__(self, url: str) -> None:
         import sqlalchemy as sa
 
-        import app.models  # noqa: F401  (the tables)
+        import app.db.models  # noqa: F401  (the tables)
         from app.extensions import db
 
         self.engine = sa.create_engine(url, pool_size=1, pool_pre_ping=True, connect_args={
@@ -263,7 +263,7 @@ def stored_problems(app) -> list[str]:
     from sqlalchemy import inspect
 
     from app.extensions import db
-    from app.integrity import problems
+    from app.services.upkeep.integrity import problems
 
     with app.app_context():
         db.session.remove()
@@ -357,7 +357,7 @@ def quick_hashing(request, monkeypatch):
         return
     from argon2 import PasswordHasher
 
-    from app import accounts
+    from app.services import accounts
 
     monkeypatch.setattr(accounts, "_HASHER",
                         PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
@@ -365,7 +365,7 @@ def quick_hashing(request, monkeypatch):
 
 def account(app: Any, email: str, name: str) -> str:
     """An account made on ``app`` (password "correct horse"), and a personal token of it."""
-    from app.accounts import create_token, create_user
+    from app.services.accounts import create_token, create_user
 
     with app.app_context():
         return create_token(create_user(email, name, "correct horse"), "tests")

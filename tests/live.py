@@ -39,8 +39,8 @@ def free_port() -> int:
 def prepare(url: str, email: str = "keeper@example.com") -> str:
     """An empty database at ``url`` with the schema, one account, and its API token."""
     from app import create_app
-    from app.accounts import create_token, create_user
     from app.extensions import db
+    from app.services.accounts import create_token, create_user
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "live"})
     with app.app_context():
@@ -109,7 +109,7 @@ class Client:
         self.base, self.token = base, token
 
     def call(self, method: str, path: str, body: Any = None, key: str | None = None,
-             timeout: float = 30.0) -> Answer:
+             timeout: float = 30.0, headers: dict[str, str] | None = None) -> Answer:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base + path, data=data, method=method)
         request.add_header("Authorization", f"Bearer {self.token}")
@@ -117,6 +117,8 @@ class Client:
             request.add_header("Content-Type", "application/json")
         if key is not None:
             request.add_header("Idempotency-Key", key)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         started = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app import leagues
+from app.db.models import GameSession, League, User
 from app.extensions import db
-from app.models import GameSession, League, User
+from app.services import leagues
 from tests.conftest import Api, account, sign_up, start
 
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 1000}

@@ -8,12 +8,12 @@ import uuid
 
 import pytest
 
-from app import accounts
-from app.accounts import AccountError, check_password, create_user
-from app.commands import cli
+from app.cli.commands import cli
+from app.db.models import SignIn
 from app.extensions import db
-from app.limits import limiter
-from app.models import SignIn
+from app.http.limits import limiter
+from app.services import accounts
+from app.services.accounts import AccountError, check_password, create_user
 from tests.conftest import errors_of, make_app, sign_up
 
 GOOD = "secret-table-9"

@@ -16,8 +16,9 @@ from argon2 import PasswordHasher
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
-from app import accounts, leagues, ledger
 from app.extensions import db
+from app.services import accounts, leagues
+from app.services.sessions import ledger
 from tests.conftest import make_app
 
 EXAMPLES = 20

@@ -7,9 +7,15 @@ import re
 import pytest
 from markupsafe import escape
 
-from app.accounts import AccountError, create_token, create_user, revoke_token, user_for_token
+from app.db.models import ApiToken, User
 from app.extensions import db
-from app.models import ApiToken, User
+from app.services.accounts import (
+    AccountError,
+    create_token,
+    create_user,
+    revoke_token,
+    user_for_token,
+)
 from tests.conftest import errors_of, sign_up
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from app.commands import cli
+from app.cli.commands import cli
 
 HAND = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"],
         "dealer": "Dee", "end": {"kind": "drop", "player": "Bob"},

@@ -1,14 +1,15 @@
-"""The demo league (app.demo and ``tonk demo-data``) on SQLite and PostgreSQL: every kind of
-end, several presets, corrections, voids, closed sessions settled up; the same seed makes
-the same league, and making it again adds nothing."""
+"""The demo league (app.services.exchange.demo and ``tonk demo-data``) on SQLite and PostgreSQL:
+every kind of end, several presets, corrections, voids, closed sessions settled up; the same
+seed makes the same league, and making it again adds nothing."""
 from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from app import accounts, demo
-from app.commands import cli
+from app.cli.commands import cli
+from app.db.models import GameSession, Hand, HandVersion, League, PlayerSessionStat, Season, User
 from app.extensions import db
-from app.models import GameSession, Hand, HandVersion, League, PlayerSessionStat, Season, User
+from app.services import accounts
+from app.services.exchange import demo
 
 HANDS = 2000
 

@@ -1,4 +1,4 @@
-"""Export and import (app.exchange) on SQLite and PostgreSQL: a league made hand by hand
+"""Export and import (app.services.exchange) on SQLite and PostgreSQL: a league made hand by hand
 through the ledger, exported, imported into an empty database, comes back exactly
 (standings, totals, histories, ratings, and the document itself); importing twice adds nothing
 twice; every kind of broken file is refused with a clear message and leaves the database
@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app import accounts, exchange, ledger, shelf
-from app.extensions import db
-from app.models import (
+from app.db.models import (
     CarriedDebt,
     GameSession,
     Hand,
@@ -34,6 +32,10 @@ from app.models import (
     SettlePayment,
     User,
 )
+from app.extensions import db
+from app.services import accounts, exchange
+from app.services.sessions import archive as shelf
+from app.services.sessions import ledger
 from tests.conftest import make_app
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
@@ -704,7 +706,7 @@ def test_the_import_form_needs_its_csrf_token(tmp_path, good):
 # -- the command line ------------------------------------------------------------------------
 
 def test_tonk_export_and_import(db_app, tmp_path):
-    from app.commands import cli
+    from app.cli.commands import cli
 
     with db_app.app_context():
         owner = user()

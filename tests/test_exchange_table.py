@@ -8,9 +8,10 @@ import json
 
 from sqlalchemy import select
 
-from app import exchange, ledger, seats
+from app.db.models import GameSession, Hand, SessionPlayer
 from app.extensions import db
-from app.models import GameSession, Hand, SessionPlayer
+from app.services import exchange
+from app.services.sessions import ledger, seats
 from tests.test_exchange import document, importing, snapshot, user, wipe
 
 DEAD = {"end": {"kind": "dead"}}

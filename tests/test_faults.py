@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from app import demo
 from app.extensions import db
+from app.services.exchange import demo
 from tests.conftest import make_app, problems_at
 from tests.live import ROOT, Client, a_hand, new_session, prepare, server
 

@@ -18,9 +18,9 @@ from babel.messages.pofile import read_po
 from app.core import HandError
 from app.core.money import currency_places, format_money, parse_stake
 from app.core.rules import resolve_rules
+from app.db.models import GameSession, User
 from app.extensions import db
 from app.i18n import environment_language
-from app.models import GameSession, User
 from tests.conftest import record, sign_up, start
 from tests.test_check import hand_form
 
@@ -193,7 +193,8 @@ def visible_text(page: str) -> str:
 
 def _walk(app, lang: str) -> dict[str, str]:
     """Every page a night, a league and a dispute show, as read in ``lang``."""
-    from app import leagues, ledger
+    from app.services import leagues
+    from app.services.sessions import ledger
 
     client = app.test_client()
     pages: dict[str, str] = {}
@@ -260,7 +261,8 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
     """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
     payment and an undone one, a closed session with debts carried over (one marked paid),
     the archived sessions and a player's page with a debt, and their forms' errors."""
-    from app import debts, ledger, seats, shelf
+    from app.services.sessions import archive as shelf
+    from app.services.sessions import debts, ledger, seats
 
     pages: dict[str, str] = {}
 
@@ -434,7 +436,7 @@ def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
         [p["amount"] for p in stored["result"]["payments"]]
     # the token's account chose Japanese: its answers follow, whatever the header says
     with app.app_context():
-        from app.accounts import set_locale
+        from app.services.accounts import set_locale
 
         set_locale(db.session.scalar(db.select(User)), "ja")
     japanese = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})

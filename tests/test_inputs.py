@@ -12,14 +12,15 @@ from datetime import date
 import pytest
 from sqlalchemy import select, text
 
-from app import accounts, exchange, leagues, ledger
 from app.core import HandError, TonkError, parse_hand
 from app.core.hand import parse_players
 from app.core.money import DuplicateKeyError, loads
 from app.core.names import clean_text, name_key
 from app.core.transfers import TransferError, parse_balances
+from app.db.models import Player, Season
 from app.extensions import db
-from app.models import Player, Season
+from app.services import accounts, exchange, leagues
+from app.services.sessions import ledger
 
 NFD_ZOE = unicodedata.normalize("NFD", "Zoë")
 assert NFD_ZOE != "Zoë"

@@ -22,10 +22,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 APP = ROOT / "app"
-SERVICES = {"app.models", "app.extensions", "app.storage", "app.ledger", "app.leagues",
-            "app.exchange", "app.accounts", "app.idempotency", "app.integrity", "app.backup",
-            "app.demo", "app.entries", "app.pots", "app.seats", "app.settleup", "app.shelf",
-            "app.debts"}
+SERVICES = {"app.db.models", "app.extensions", "app.db.storage", "app.services.sessions.ledger",
+            "app.services.leagues", "app.services.exchange", "app.services.accounts",
+            "app.db.idempotency", "app.services.upkeep.integrity", "app.services.upkeep.backup",
+            "app.services.exchange.demo", "app.services.sessions.entries",
+            "app.services.sessions.pots", "app.services.sessions.seats",
+            "app.services.sessions.settleup", "app.services.sessions.archive",
+            "app.services.sessions.debts"}
 FRAMEWORKS = ("flask", "flask_", "sqlalchemy", "werkzeug", "jinja2", "alembic")
 
 
@@ -118,4 +121,4 @@ def test_the_layers_are_checked_at_all():
     """The checks above see the app: its core, its services and what stands on them."""
     layers = {_layer(m) for m in MODULES}
     assert layers == {"core", "service", "top"}
-    assert "app.ledger" in _imports("app.leagues.admin")
+    assert "app.services.sessions.ledger" in _imports("app.services.leagues.admin")

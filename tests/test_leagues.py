@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from app import leagues, ledger
-from app.accounts import create_user
 from app.core import TonkError, resolve_rules
+from app.db.models import GameSession, Hand, LeagueAdmin, Player, Rating
 from app.extensions import db
-from app.models import GameSession, Hand, LeagueAdmin, Player, Rating
+from app.services import leagues
+from app.services.accounts import create_user
+from app.services.sessions import ledger
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
 PRESETS = ["pagat", "pagat", "chicago", "washington", "push_ups"]

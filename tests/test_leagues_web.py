@@ -11,9 +11,10 @@ from datetime import UTC, datetime
 import pytest
 from markupsafe import escape
 
-from app import accounts, leagues, ledger
+from app.db.models import GameSession, League, Player, Season, User
 from app.extensions import db
-from app.models import GameSession, League, Player, Season, User
+from app.services import accounts, leagues
+from app.services.sessions import ledger
 from tests.conftest import shown_beside, sign_up
 
 EVIL = "<script>alert(1)</script>"

@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from app import ledger
-from app.accounts import create_user
 from app.core import TonkError
+from app.db.models import Hand, HandEntry, HandVersion, PlayerSessionStat, User
 from app.extensions import db
-from app.models import Hand, HandEntry, HandVersion, PlayerSessionStat, User
+from app.services.accounts import create_user
+from app.services.sessions import ledger
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 DROP = {"end": {"kind": "drop", "player": "Bob"},

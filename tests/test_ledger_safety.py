@@ -17,10 +17,10 @@ from flask_migrate import stamp
 from sqlalchemy import event, text, update
 from sqlalchemy.exc import OperationalError
 
-from app.commands import cli
+from app.cli.commands import cli
 from app.core.errors import TonkError
+from app.db.models import SessionPlayer
 from app.extensions import db
-from app.models import SessionPlayer
 from tests.conftest import Api, account, make_app, record, sign_up, start, stored_problems
 from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
 
@@ -115,8 +115,9 @@ def test_an_error_answer_is_kept_too_and_bad_keys_are_refused(api):
 def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
     """A request that dies before its change commits leaves its key free to be sent again;
     one whose change committed is never carried out twice, even if its answer was lost."""
-    from app import idempotency, ledger
-    from app.models import GameSession, RequestKey, User
+    from app.db import idempotency
+    from app.db.models import GameSession, RequestKey, User
+    from app.services.sessions import ledger
 
     api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
     sid = api.start()
@@ -156,7 +157,7 @@ def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
 
 def test_a_write_request_commits_once(db_app, api):
     """The token's last use, the key, the hand and the answer kept for a retry: one commit."""
-    from app.models import ApiToken, RequestKey
+    from app.db.models import ApiToken, RequestKey
 
     sid = api.start()
     with db_app.app_context():
@@ -182,7 +183,7 @@ def test_a_write_request_commits_once(db_app, api):
 def test_a_failed_commit_keeps_neither_the_change_nor_its_key(db_app, api):
     """The one commit fails (the database goes away at that moment): the answer is 503, no
     hand and no key are kept, and the same request sent again is carried out, once."""
-    from app.models import RequestKey
+    from app.db.models import RequestKey
 
     sid = api.start()
     with db_app.app_context():
@@ -272,6 +273,37 @@ def test_a_read_only_database_answers_503_naming_it_and_reads_still_work(db_app,
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 1
 
 
+def test_an_unreachable_database_is_a_503_for_anyone_signed_in_or_not(db_app):
+    """The fault's answer needs nothing from the database that failed: the account of a
+    sign-in cookie or a token is not loaded for it (its language neither)."""
+    from tests.live import free_port
+
+    token = account(db_app, "ann@example.com", "Ann")
+    signed_in = db_app.test_client()
+    assert signed_in.post("/signin", data={"email": "ann@example.com",
+                                           "password": "correct horse"}).status_code == 302
+    assert signed_in.get("/language/de").status_code == 303  # the account's own language
+    gone = make_app(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/gone")
+    page = gone.test_client()
+    page.set_cookie("session", signed_in.get_cookie("session").value)
+    api = Api(gone.test_client(), token)
+    anyone = gone.test_client()
+    answers = [page.get("/"), page.get("/sessions/1"), page.get("/account"),
+               page.post("/sessions/1/hands/new", data={"kind": "tonk_out", "player": "Ann"}),
+               anyone.get("/s/abc"), anyone.get("/s/abc/live"),
+               anyone.get("/api/v1/share/abc"),
+               api("GET", "/sessions"), api("POST", "/sessions/1/hands", TONK_OUT)]
+    for resp in answers:
+        assert resp.status_code == 503, (resp.request.path, resp.status_code)
+        assert resp.headers["Retry-After"] == "2"
+        assert "cannot be reached" in resp.get_data(as_text=True)
+    assert answers[0].mimetype == "text/html" and "<main" in answers[0].get_data(as_text=True)
+    assert answers[-1].get_json()["error"] == \
+        "the database server cannot be reached: try again in a moment"
+    german = anyone.get("/s/abc", headers={"Accept-Language": "de"})
+    assert german.status_code == 503 and "Datenbank" in german.get_data(as_text=True)
+
+
 def test_a_full_disk_answers_503_and_keeps_what_was_saved(tmp_path):
     app = make_app(f"sqlite:///{tmp_path / 'full.sqlite'}")
     token = account(app, "ann@example.com", "Ann") if _created(app) else ""
@@ -330,6 +362,44 @@ def test_tonk_check_finds_a_total_that_drifted(db_app):
         db.session.execute(update(SessionPlayer).where(SessionPlayer.name == "Bob")
                            .values(total_minor=SessionPlayer.total_minor - 25))
         db.session.execute(text("UPDATE hands SET number = 3 WHERE number = 9"))
+        db.session.commit()
+    assert stored_problems(db_app) == []
+
+
+def test_tonk_check_allows_a_payment_a_later_void_left_to_be_paid_back(db_app):
+    """Run out by Ann, Bob pays Ann 1.00, the hand is voided: the ledger rightly plans
+    Ann → Bob 1.00, and the check agrees (it said "Ann has paid or been paid 1.00 against a
+    total of 0.00")."""
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    sid = api.start(players=["Ann", "Bob"], stake="1.00", first_dealer="Bob")
+    base = f"/sessions/{sid}"
+    api.ok("POST", base + "/hands", {"end": {"kind": "run_out", "player": "Ann"}}, 201)
+    assert api.ok("GET", base + "/ledger")["open"] == [
+        {"from": "Bob", "to": "Ann", "amount": "1.00"}]
+    api.ok("POST", base + "/payments", {"from": "Bob", "to": "Ann", "amount": "1.00"})
+    api.ok("DELETE", base + "/hands/1", {"reason": "misdeal", "version": 1})
+    assert api.ok("GET", base + "/ledger")["open"] == [
+        {"from": "Ann", "to": "Bob", "amount": "1.00"}]
+    clean = db_app.test_cli_runner().invoke(cli, ["check"])
+    assert clean.exit_code == 0, clean.output
+    assert stored_problems(db_app) == []
+
+
+def test_tonk_check_still_finds_a_payment_past_what_was_owed(db_app):
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    sid = api.start(players=["Ann", "Bob"], stake="1.00", first_dealer="Bob")
+    base = f"/sessions/{sid}"
+    api.ok("POST", base + "/hands", {"end": {"kind": "run_out", "player": "Ann"}}, 201)
+    api.ok("POST", base + "/payments", {"from": "Bob", "to": "Ann", "amount": "1.00"})
+    with db_app.app_context():  # nothing changed after it, yet it is now 50.00
+        db.session.execute(text("UPDATE settle_payments SET amount_minor = 5000"))
+        db.session.commit()
+    broken = db_app.test_cli_runner().invoke(cli, ["check"])
+    assert broken.exit_code == 1
+    assert "Bob has paid or been paid 50.00 against a total of -1.00" in broken.output
+    assert "50.00 was paid along a planned transfer of 1.00" in broken.output
+    with db_app.app_context():
+        db.session.execute(text("UPDATE settle_payments SET amount_minor = 100"))
         db.session.commit()
     assert stored_problems(db_app) == []
 

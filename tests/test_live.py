@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from app import ledger
+from app.db.models import GameSession, User
 from app.extensions import db
-from app.live import StateCache, stamp_by_token
-from app.models import GameSession, User
+from app.services.sessions import ledger
+from app.services.sessions.live import StateCache, stamp_by_token
 
 
 def _night(app) -> tuple[int, str, int]:

@@ -156,9 +156,9 @@ def test_join_and_leave_from_the_session_page(db_app):
 
 
 def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_app, api):
+    from app.db.models import GameSession, SessionPlayer
     from app.extensions import db
-    from app.integrity import problems
-    from app.models import GameSession, SessionPlayer
+    from app.services.upkeep.integrity import problems
 
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
     api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [{"bet": "naturals"}]},

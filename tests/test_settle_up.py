@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from app import accounts, ledger
-from app.debts import open_debts_of
+from app.db.models import GameSession, User
 from app.extensions import db
-from app.models import GameSession, User
+from app.services import accounts
+from app.services.sessions import ledger
+from app.services.sessions.debts import open_debts_of
 from tests.conftest import Api, api_error, errors_of, sign_up, start
 
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 under pagat at 0.25 (the issue's night).

@@ -11,11 +11,12 @@ from decimal import Decimal
 import pytest
 from markupsafe import escape
 
-from app import accounts, ledger
 from app.core import TonkError
 from app.core.series import MAX_POINTS, downsample
+from app.db.models import GameSession, Hand
 from app.extensions import db
-from app.models import GameSession, Hand
+from app.services import accounts
+from app.services.sessions import ledger
 from app.web.chart import chart_svg
 from tests.conftest import errors_of, make_app, record, shown_beside, sign_up, start
 
@@ -48,7 +49,7 @@ def state(app, sid):
 def stored_hand(app, sid, number=1):
     with app.app_context():
         gs = db.session.get(GameSession, sid)
-        from app.ledger import get_hand
+        from app.services.sessions.ledger import get_hand
 
         hand = get_hand(gs, number)
         return hand.data, hand.result, hand.voided
@@ -114,7 +115,7 @@ def test_start_a_session_with_house_rules(db_app):
                 first_dealer="2", **{"opt-catch": "alt3", "opt-first_turn_spread_pays": "0",
                                      "opt-deal_wins": "50 = 2; <=13 = 3; face = 2"})
     with db_app.app_context():
-        from app.ledger import player_names, session_rules, session_stake
+        from app.services.sessions.ledger import player_names, session_rules, session_stake
 
         gs = db.session.get(GameSession, sid)
         rules = session_rules(gs)
@@ -644,8 +645,8 @@ def test_change_rules_applies_to_later_hands(db_app, scorer):
 def test_pages_stay_light_with_many_hands(db_app, scorer):
     client, sid = scorer
     with db_app.app_context():
-        from app.ledger import record_hand
-        from app.models import User
+        from app.db.models import User
+        from app.services.sessions.ledger import record_hand
 
         gs = db.session.get(GameSession, sid)
         user = db.session.get(User, gs.owner_id)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import io
 from decimal import Decimal
 
-from app import exchange
+from app.db.models import GameSession, User
 from app.extensions import db
-from app.models import GameSession, User
+from app.services import exchange
 from tests.conftest import Api, account
 from tests.test_exchange import wipe
 

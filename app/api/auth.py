@@ -15,8 +15,8 @@ from flask import g, request
 from flask_babel import gettext as _
 from flask_babel import refresh
 
-from ..accounts import note_token_use, user_for_token
-from ..models import User
+from ..db.models import User
+from ..services.accounts import note_token_use, user_for_token
 from .errors import TokenError
 from .once import WRITES, idempotent
 

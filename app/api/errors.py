@@ -13,9 +13,9 @@ from flask import Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..core.errors import TonkError
-from ..idempotency import InProgressError
-from ..ledger import NotFoundError, SessionClosedError, VersionConflictError
-from ..shelf import NotEmptyError
+from ..db.idempotency import InProgressError
+from ..services.sessions.archive import NotEmptyError
+from ..services.sessions.ledger import NotFoundError, SessionClosedError, VersionConflictError
 from . import bp
 
 # Domain errors that are not 422, most specific first. Another account's session is a

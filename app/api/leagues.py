@@ -4,7 +4,7 @@ admins and seasons, standings, a player's record, and ratings.
 Every endpoint needs a personal token and answers only for the leagues the caller runs
 (owns or is an admin of); any other league is "not found". Money and points travel as
 decimal strings; ratings (not money) as numbers. The views are thin: read, call
-:mod:`app.leagues`, answer JSON; errors are raised and answered in ``errors.py``.
+:mod:`app.services.leagues`, answer JSON; errors are raised and answered in ``errors.py``.
 """
 from __future__ import annotations
 
@@ -15,12 +15,14 @@ from fractions import Fraction
 from typing import Any
 
 from flask import Response, jsonify, request, url_for
+from flask_babel import gettext as _
 
-from .. import leagues as service
 from ..core.money import from_minor
-from ..models import League, Player, Season, User
+from ..db.models import League, Player, Season, User
+from ..services import leagues as service
 from . import bp
 from .auth import token_required
+from .errors import BadRequest
 from .routes import json_body
 from .sessions import _created, _only, _time
 
@@ -89,8 +91,16 @@ def record_json(row: service.Standing, scoring: str) -> dict[str, Any]:
 
 
 def _query(name: str) -> str | None:
-    value = request.args.get(name, "").strip()
-    return value or None
+    """A query parameter: absent is None (the default); given, it must say something (the
+    OpenAPI document's enums hold no empty value: ``?sort=`` is a 422 naming it, as any
+    other value that is not one of them)."""
+    if name not in request.args:
+        return None
+    value = request.args[name].strip()
+    if not value:
+        raise BadRequest(_("%(name)s is empty: give one of its values, or leave it out",
+                           name=name), name, 422)
+    return value
 
 
 def _season(league: League) -> Season | None:

@@ -1,18 +1,18 @@
 """``Idempotency-Key`` for the API: a POST, PUT or DELETE sent again with the same key and
 body gets the first answer again (with ``Idempotent-Replayed: true``) and changes nothing;
 the same key with another request is a 422 naming the header. How keys are kept is
-:mod:`app.idempotency`; this is the HTTP side of it."""
+:mod:`app.db.idempotency`; this is the HTTP side of it."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from flask import Response, request
 
-from .. import idempotency
 from ..core.errors import TonkError
+from ..db import idempotency
+from ..db.models import User
+from ..db.storage import one_commit
 from ..extensions import db
-from ..models import User
-from ..storage import one_commit
 from .errors import BadRequest, known_error
 
 HEADER = "Idempotency-Key"

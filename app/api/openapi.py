@@ -11,7 +11,7 @@ from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
 from ..core.rules import CATCHES, OPTIONS, PRESETS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
-from ..leagues import RATING_SORTS, SCORINGS, SORTS
+from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
 from .openapi_table import extend, seats_path, share_path
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",

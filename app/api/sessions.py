@@ -3,7 +3,8 @@ read a hand's history, the ledger, settle-up payments, house-rule changes and cl
 
 Every endpoint needs a personal token (``auth.py``) and sees only the caller's own
 sessions; another account's session is "not found". The views are thin: read the body,
-call :mod:`app.ledger`, answer JSON. Errors are raised, and answered in ``errors.py``.
+call :mod:`app.services.sessions.ledger`, answer JSON. Errors are raised, and answered in
+``errors.py``.
 """
 from __future__ import annotations
 
@@ -16,19 +17,20 @@ from flask import Response, json, jsonify, url_for
 from flask_babel import get_locale
 from werkzeug.routing import BuildError
 
-from .. import ledger as service
-from .. import seats, shelf
 from ..core.errors import TonkError
 from ..core.messages import Message
-from ..core.money import amount_formatter
+from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_places
 from ..core.reword import reworded, reworded_side_bets
-from ..debts import Debt, debts_of_session, mark_paid, open_debts_of
-from ..leagues import session_table
-from ..live import StateCache, owned_stamp
-from ..models import GameSession, Hand, User
-from ..pots import pots
-from ..settleup import Payment
-from ..shelf import set_archived
+from ..db.models import GameSession, Hand, User
+from ..services.leagues import session_table
+from ..services.sessions import archive as shelf
+from ..services.sessions import ledger as service
+from ..services.sessions import seats
+from ..services.sessions.archive import set_archived
+from ..services.sessions.debts import Debt, debts_of_session, mark_paid, open_debts_of
+from ..services.sessions.live import StateCache, owned_stamp
+from ..services.sessions.pots import pots
+from ..services.sessions.settleup import Payment
 from . import bp
 from .auth import token_required
 from .routes import json_body
@@ -71,8 +73,12 @@ def _share_path(gs: GameSession) -> str:
 
 def _stake(gs: GameSession) -> str | None:
     """The stake as the table plays it; push-ups play for none (null)."""
-    return None if service.session_rules(gs).scoring == "push_ups" else str(
-        service.session_stake(gs))
+    rules = service.session_rules(gs)
+    if rules.scoring == "push_ups":
+        return None
+    stake = service.session_stake(gs)
+    return amount_formatter(rules, gs.currency)(stake) if currency_places(gs.currency) < \
+        CENT_PLACES else str(stake)
 
 
 def session_summary(gs: GameSession) -> dict[str, Any]:
@@ -85,7 +91,7 @@ def session_summary(gs: GameSession) -> dict[str, Any]:
 def session_json(gs: GameSession) -> dict[str, Any]:
     """A session: the players at the table in seat order, who left, who deals next, its
     rules, stake and side bets as stored, and the money in each pot."""
-    fmt = amount_formatter(service.session_rules(gs))
+    fmt = amount_formatter(service.session_rules(gs), gs.currency)
     return {"id": gs.id, "name": gs.name, "players": list(service.seated_names(gs)),
             "left": [s.name for s in gs.seats if s.left_at is not None],
             "dealer": gs.dealer, "rules": gs.rules_spec,
@@ -107,15 +113,35 @@ def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {"hand": hand, "rules": stored.get("rules"), "stake": stored.get("stake")}
 
 
-def _worded(hand: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A stored result (in English) with its words in the reader's language."""
-    return result if str(get_locale() or "en") == "en" else reworded(hand, result)
+def _worded(hand: Mapping[str, Any], result: Mapping[str, Any],
+            currency: str | None = None) -> Mapping[str, Any]:
+    """A stored result (in English, amounts with two places) with its words in the reader's
+    language and its amounts with the currency's places (a yen table's ``5``, not
+    ``5.00``)."""
+    places = currency_places(currency)
+    if places == CENT_PLACES:
+        return result if str(get_locale() or "en") == "en" else reworded(hand, result)
+    with money_places(places):
+        out = reworded(hand, result)
+
+    def fmt(value: Any) -> Any:
+        try:
+            return f"{Decimal(str(value)):.{places}f}"
+        except InvalidOperation:
+            return value
+
+    if isinstance(out.get("net"), dict):
+        out["net"] = {name: fmt(v) for name, v in out["net"].items()}
+    if isinstance(out.get("payments"), list):
+        out["payments"] = [{**p, "amount": fmt(p.get("amount"))} if isinstance(p, dict)
+                           else p for p in out["payments"]]
+    return out
 
 
 def hand_json(hand: Hand) -> dict[str, Any]:
     """A hand's current version; its result adds how its side bets were settled (apart from
     the hand's own lines), if it had any."""
-    result = dict(_worded(hand.data, hand.result))
+    result = dict(_worded(hand.data, hand.result, hand.session.currency))
     if hand.side_result_json not in ("", "[]"):
         scoring = service.rules_of(json.dumps(hand.data["rules"])).scoring
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
@@ -129,7 +155,7 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
     return [{"version": v["version"], "action": v["action"],
              "at": _time(datetime.fromisoformat(v["at"])), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
-             "result": _worded(v["hand"], v["result"])}
+             "result": _worded(v["hand"], v["result"], hand.session.currency)}
             for v in service.history(hand)]
 
 
@@ -141,7 +167,7 @@ def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
 
 
 def debt_json(d: Debt) -> dict[str, Any]:
-    fmt = amount_formatter(d)
+    fmt = amount_formatter(d, d.currency)
     return {"id": d.id, "session": d.session_id, "session_name": d.session,
             "from": d.payer, "to": d.payee, "amount": fmt(d.amount), "currency": d.currency,
             "created_at": _time(d.created_at), "paid": d.paid_at is not None,
@@ -152,7 +178,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     """Totals, counted hands, the plan in force, the transfers still open, every payment
     (undone ones marked), what each player still has open, and any debts carried over."""
     state = service.ledger(gs)
-    fmt = amount_formatter(service.session_rules(gs))
+    fmt = amount_formatter(service.session_rules(gs), gs.currency)
     open_ = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
              for t in state.transfers]
     return {
@@ -319,7 +345,8 @@ def hand_history(user: User, session_id: int, number: int) -> Response:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
-#: Ledger bodies by the session's state (app.live): made once per change, per worker.
+#: Ledger bodies by the session's state (app.services.sessions.live): made once per change,
+#: per worker.
 LEDGERS: StateCache[bytes] = StateCache(512)
 
 

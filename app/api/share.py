@@ -1,9 +1,10 @@
 """``GET /api/v1/share/{token}``: the live state of a session for its read-only view, where
 the share link is the credential (no account, nothing that changes anything).
 
-Phones poll it every second or two: the ETag is the session's revision (``app.live``), so
-an unchanged session answers 304 after reading one indexed row, and a changed one answers
-a body made once per revision and language on each worker.
+Phones poll it every second or two: the ETag is the session's revision
+(``app.services.sessions.live``), so an unchanged session answers 304 after reading one
+indexed row, and a changed one answers a body made once per revision and language on each
+worker.
 """
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Any
 from flask import Response, json, request
 from flask_babel import get_locale
 
-from .. import ledger as service
 from ..core import PRESETS
 from ..core.money import amount_formatter, takes_stake
-from ..live import Stamp, StateCache, last_hands, stamp_by_token
-from ..models import GameSession, Hand
+from ..db.models import GameSession, Hand
+from ..services.sessions import ledger as service
+from ..services.sessions.live import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
 from .sessions import _time
 
@@ -38,7 +39,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
     next, the counted hands, the last hands, the transfers still open, the pots, and when
     it last changed."""
     rules = service.session_rules(gs)
-    fmt = amount_formatter(rules)
+    fmt = amount_formatter(rules, gs.currency)
     state = service.ledger(gs)
     return {
         "session": {"name": gs.name, "rules": rules.preset,
@@ -70,11 +71,13 @@ def etag(stamp: Stamp) -> str:
 
 @bp.get("/share/<token>")
 def share(token: str) -> Response:
-    stamp = stamp_by_token(token)
+    stamp = stamp_by_token(token, poll=True)  # one indexed row: enough for "unchanged"
     tag = etag(stamp)
     if request.if_none_match.contains(tag):
         response = Response(status=304)
-    else:
+    else:  # the body and its state read in one snapshot
+        stamp = stamp_by_token(token)
+        tag = etag(stamp)
         body = BODIES.get((tag, token), lambda: json.dumps(
             share_json(service.shared_session(token), stamp)).encode())
         response = Response(body, mimetype="application/json")

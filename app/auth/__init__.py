@@ -1,13 +1,13 @@
 """Accounts on the web: sign up, sign in, sign out, and the account page with personal API
-tokens. The accounts themselves live in :mod:`app.accounts`."""
+tokens. The accounts themselves live in :mod:`app.services.accounts`."""
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
-from ..accounts import signed_in_user
-from ..models import User
+from ..db.models import User
+from ..services.accounts import signed_in_user
 
 bp = Blueprint("auth", __name__)
 

@@ -1,5 +1,5 @@
 """The account forms. What makes an email, a name or a password acceptable is decided by
-:mod:`app.accounts`; its errors are shown beside the field they name."""
+:mod:`app.services.accounts`; its errors are shown beside the field they name."""
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l

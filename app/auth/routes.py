@@ -11,7 +11,9 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
-from ..accounts import (
+from ..core.errors import TonkError
+from ..http.limits import limited
+from ..services.accounts import (
     AccountError,
     authenticate,
     change_password,
@@ -26,8 +28,6 @@ from ..accounts import (
     start_sign_in,
     tokens_of,
 )
-from ..core.errors import TonkError
-from ..limits import limited
 from ..web.site import LANG_COOKIE, attempt, login_required, me
 from . import bp
 from .forms import PasswordForm, ResetForm, SignInForm, SignUpForm, TokenForm

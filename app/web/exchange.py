@@ -25,7 +25,9 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired
 from werkzeug.routing import BuildError
 
-from ..exchange import (
+from ..db.models import GameSession, League
+from ..extensions import csrf
+from ..services.exchange import (
     export_league,
     export_session,
     exportable_league,
@@ -35,9 +37,7 @@ from ..exchange import (
     may_export_league,
     payments_csv,
 )
-from ..extensions import csrf
-from ..ledger import NotFoundError, keeps_score, owned_session
-from ..models import GameSession, League
+from ..services.sessions.ledger import NotFoundError, keeps_score, owned_session
 from .site import login_required, me
 
 bp = Blueprint("exchange", __name__)

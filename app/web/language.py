@@ -9,7 +9,7 @@ from flask import current_app, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
 
-from ..accounts import set_locale
+from ..services.accounts import set_locale
 from . import bp
 from .site import LANG_COOKIE, me
 
@@ -20,6 +20,8 @@ def _back() -> str:
     """Where to go after switching: the page the switcher was on (a path of this site only),
     else the first page."""
     target = request.args.get("next", "")
+    if not target.isprintable() or "\\" in target:  # no line breaks into the Location header
+        return url_for("web.index")
     parts = urlsplit(target)
     if not target.startswith("/") or target.startswith("//") or parts.scheme or parts.netloc:
         return url_for("web.index")

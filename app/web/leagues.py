@@ -3,7 +3,7 @@ player's page, the hands behind a number, and the league's settings (name, defau
 and stake, members, admins, seasons).
 
 Only a league's admins reach its pages; for anyone else a league is not there (404). The
-views are thin: read the query or the form, call :mod:`app.leagues`, and hand the page what
+views are thin: read the query or the form, call :mod:`app.services.leagues`, and hand the page what
 it shows, every number already written (see "what the pages show" below).
 """
 from __future__ import annotations
@@ -25,12 +25,12 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
-from .. import leagues as service
 from ..core.money import from_minor
-from ..debts import open_debts_of_league, open_debts_of_player
+from ..db.models import GameSession, League, Season
 from ..extensions import db
-from ..ledger import NotFoundError, is_league_admin
-from ..models import GameSession, League, Season
+from ..services import leagues as service
+from ..services.sessions.debts import open_debts_of_league, open_debts_of_player
+from ..services.sessions.ledger import NotFoundError, is_league_admin
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .present import MINUS, minor_label, outcome_word, rules_title, score, session_card

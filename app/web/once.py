@@ -2,7 +2,7 @@
 ``once`` field, beside the CSRF token), and a view decorated with :func:`once_per_form`
 carries out the first POST of it only. A double tap, a back-and-resubmit or a retry after a
 lost reply is sent on to where the first one went, with a note that it was saved once.
-How the tokens are kept is :mod:`app.idempotency`.
+How the tokens are kept is :mod:`app.db.idempotency`.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from flask import flash, make_response, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from .. import idempotency
 from ..core.errors import TonkError
+from ..db import idempotency
 from ..extensions import db
 from .pagecache import fresh_once, marking, once_mark
 from .site import me

@@ -2,8 +2,8 @@
 for again and again by every phone at the table, and between two changes of the session
 they are the same page.
 
-A page is kept under a key that names the session's state (``app.live.Stamp``), the
-reader's language, the signed-in account (or none) and whatever else the page depends on;
+A page is kept under a key that names the session's state (``app.services.sessions.live.Stamp``),
+the reader's language, the signed-in account (or none) and whatever else the page depends on;
 its per-request secrets are not kept: the CSRF token and each form's one-time token are
 written into the kept page as marks (random per process, so no typed text can forge one)
 and filled in afresh for every request. A page with something to flash is never kept.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 from flask import g, get_flashed_messages, session
 from flask_wtf.csrf import generate_csrf
 
-from ..live import StateCache
+from ..services.sessions.live import StateCache
 
 PAGES: StateCache[str] = StateCache(512)
 _CSRF_MARK = "csrf-" + secrets.token_hex(16)

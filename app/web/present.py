@@ -34,8 +34,14 @@ from ..core.money import (
 from ..core.reword import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
-from ..ledger import counted_hands, history, rules_of, session_rules, session_stake
-from ..models import GameSession, Hand
+from ..db.models import GameSession, Hand
+from ..services.sessions.ledger import (
+    counted_hands,
+    history,
+    rules_of,
+    session_rules,
+    session_stake,
+)
 from .forms import OPTION_CHOICES, option_label
 from .sidebets import BET_TITLES
 

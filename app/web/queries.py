@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from ..db.models import GameSession, Hand, League, Player, PlayerSessionStat, Season, User
 from ..extensions import db
-from ..leagues import Page, Window
-from ..ledger import started_by
-from ..models import GameSession, Hand, League, Player, PlayerSessionStat, Season, User
+from ..services.leagues import Page, Window
+from ..services.sessions.ledger import started_by
 
 SESSIONS_PER_PAGE = 20
 HANDS_PER_PAGE = 25

@@ -30,9 +30,10 @@ from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError
 from ..core.hand import END_HINTS, END_KINDS
-from ..debts import open_debts_of
-from ..leagues import league_rules, league_stake, members, my_leagues
-from ..ledger import (
+from ..db.models import GameSession, Hand
+from ..services.leagues import league_rules, league_stake, members, my_leagues
+from ..services.sessions.debts import open_debts_of
+from ..services.sessions.ledger import (
     NotFoundError,
     SessionClosedError,
     VersionConflictError,
@@ -53,8 +54,7 @@ from ..ledger import (
     shared_session,
     void_hand,
 )
-from ..live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
-from ..models import GameSession, Hand
+from ..services.sessions.live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
 from . import bp
 from .chart import chart_svg
 from .forms import (
@@ -196,8 +196,8 @@ def new_session() -> ResponseReturnValue:
 #
 # What a page shows of one state of a session (its live part, each hand's card, the chart,
 # the QR code of its link) is made once per state and kept per process, keyed by the
-# session's stamp (app.live): a key names one state exactly, so a cached part is never
-# stale. A page that is asked for again costs the session's row and the page's frame.
+# session's stamp (app.services.sessions.live): a key names one state exactly, so a cached part is
+# never stale. A page that is asked for again costs the session's row and the page's frame.
 
 LIVE_PARTS: StateCache[Markup] = StateCache(256)
 HAND_CARDS: StateCache[Markup] = StateCache(8192)

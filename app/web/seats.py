@@ -1,14 +1,14 @@
 """The seats on the session page: a player joins (at the dealer's right, or after a named
 player) or leaves, with a small form; a leaver is pointed to their own transfers at
-settle-up. Thin: the change is :func:`app.seats.change_seats`'s."""
+settle-up. Thin: the change is :func:`app.services.sessions.seats.change_seats`'s."""
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
-from ..ledger import seated_names
-from ..seats import change_seats
+from ..services.sessions.ledger import seated_names
+from ..services.sessions.seats import change_seats
 from . import bp
 from .once import once_per_form
 from .routes import open_session

@@ -12,8 +12,10 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
-from ..debts import debts_of_session, mark_paid
-from ..ledger import (
+from ..db.models import GameSession
+from ..services.sessions.archive import archived_sessions_of, delete_session, set_archived
+from ..services.sessions.debts import debts_of_session, mark_paid
+from ..services.sessions.ledger import (
     close_session,
     ledger,
     owned_session,
@@ -22,8 +24,6 @@ from ..ledger import (
     session_rules,
     undo_payment,
 )
-from ..models import GameSession
-from ..shelf import archived_sessions_of, delete_session, set_archived
 from . import bp
 from .forms import amount_text
 from .once import once_per_form

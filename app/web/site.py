@@ -1,5 +1,5 @@
 """What every page shares: who is signed in, the reader's language, the template filters that
-write amounts. (The security headers of every answer: :mod:`app.security`.)"""
+write amounts. (The security headers of every answer: :mod:`app.http.headers`.)"""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -11,9 +11,9 @@ from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
 from ..core.messages import render
+from ..db.models import User
 from ..extensions import db
-from ..ledger import NotFoundError, SessionClosedError
-from ..models import User
+from ..services.sessions.ledger import NotFoundError, SessionClosedError
 from .present import amount, money, score
 
 View = TypeVar("View", bound=Callable[..., Any])
@@ -38,14 +38,18 @@ def select_locale() -> str | None:
     whichever of English, German and Japanese the browser's Accept-Language prefers, then
     English (the API follows the same order; a token's account counts as signed in)."""
     languages = current_app.config["LANGUAGES"]
-    config, cookies = current_app.config, request.cookies
-    signed_in = (config["SESSION_COOKIE_NAME"] in cookies
-                 or config.get("REMEMBER_COOKIE_NAME", "remember_token") in cookies)
-    user = flask_login.current_user if signed_in else None  # no cookie: no account to ask
-    chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
-    if chosen is None:
-        token_user = g.get("token_user")
-        chosen = getattr(token_user, "locale", None)
+    if g.get("tonk_fault"):  # answering a database fault (app.http.faults): only what the
+        # request loaded before it counts, and nothing is loaded for it
+        loaded = [getattr(g.get(name), "__dict__", {}) for name in ("_login_user", "token_user")]
+        chosen = next((d["locale"] for d in loaded if d.get("locale")), None)
+    else:
+        config, cookies = current_app.config, request.cookies
+        signed_in = (config["SESSION_COOKIE_NAME"] in cookies
+                     or config.get("REMEMBER_COOKIE_NAME", "remember_token") in cookies)
+        user = flask_login.current_user if signed_in else None  # no cookie: no account
+        chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
+        if chosen is None:
+            chosen = getattr(g.get("token_user"), "locale", None)
     if chosen in languages:
         return str(chosen)
     cookie = request.cookies.get(LANG_COOKIE)

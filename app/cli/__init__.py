@@ -1,0 +1,138 @@
+"""The ``tonk`` command: settle hands and balances from files (this module: it needs only
+the domain core, so it starts at once), and everything that needs the app and its database
+(:mod:`app.cli.commands`, loaded only when one of those runs: serve, db, check, backup,
+restore, export, import, demo-data).
+
+``tonk settle FILE`` reads one hand (a JSON object), a JSON list of hands, or JSON lines
+(one hand a line), ``-`` for standard input, and prints each result as one line of JSON, or
+with ``--explain`` as readable text. ``tonk transfers FILE`` does the same for balances. Bad
+input: one line on standard error naming what is wrong, and a non-zero exit.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+import click
+
+from ..core import TonkError, parse_hand, settle
+from ..core.messages import join_and
+from ..core.money import loads
+from ..core.settle import Result
+from ..core.transfers import fewest_transfers, parse_balances
+from ..i18n import LANGUAGES, environment_language, use_language
+from ..i18n import gettext as _
+
+#: How a hand ended, as the pages name it (the same words, so one translation).
+OUTCOMES = {
+    "deal_win": "Won on the deal", "tonk_out": "Tonk out", "run_out": "Run out",
+    "drop_won": "Drop won", "caught": "Caught drop", "stock_out": "Stock ran out",
+    "draw": "Draw", "dead": "Dead hand",
+}
+
+lang_option = click.option(
+    "--lang", type=click.Choice(LANGUAGES), default=None,
+    help="The language of explanations and messages (default: the environment's LANG).")
+
+
+def _speak(lang: str | None) -> None:
+    use_language(lang or environment_language())
+
+
+class InputError(Exception):
+    """Input the CLI cannot read; printed as one line on stderr."""
+
+
+def read_documents(stream: IO[str]) -> Iterator[tuple[int, Any]]:
+    """(line number, document) for each document of a JSON file, JSON list or JSON lines."""
+    try:
+        text = stream.read()
+    except UnicodeDecodeError:
+        raise InputError(_("the input is not UTF-8 text")) from None
+    if not text.strip():
+        raise InputError(_("the input is empty: give a hand as a JSON object"))
+    try:
+        whole = loads(text)
+    except ValueError:
+        whole = None
+    except RecursionError:
+        raise InputError(_("the input is nested too deeply to be a hand")) from None
+    if isinstance(whole, list):
+        yield from ((i + 1, doc) for i, doc in enumerate(whole))
+        return
+    if whole is not None:
+        yield 1, whole
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, loads(line)
+        except (ValueError, RecursionError) as exc:
+            yield number, InputError(_("not valid JSON: %(error)s", error=exc))
+
+
+def _explained(result: Result) -> str:
+    """The outcome, then the explanation, which already ends with the net (or who is pushed
+    up): said once."""
+    outcome = _(OUTCOMES[result.outcome]) if result.outcome in OUTCOMES else result.outcome
+    lines = [_("Outcome: %(outcome)s — %(winners)s", outcome=outcome,
+               winners=join_and(result.winners)) if result.winners
+             else _("Outcome: %(outcome)s", outcome=outcome)]
+    lines += [f"  {sentence}" for sentence in result.explanation]
+    return "\n".join(lines)
+
+
+def _run(stream: IO[str], one: Any) -> int:
+    """Apply ``one`` to every document; print results, errors one line each on stderr."""
+    failed = 0
+    try:
+        for number, doc in read_documents(stream):
+            try:
+                if isinstance(doc, InputError):
+                    raise doc
+                click.echo(one(doc))
+            except (TonkError, InputError) as exc:
+                failed += 1
+                where = f" ({exc.field})" if isinstance(exc, TonkError) and exc.field else ""
+                click.echo("tonk: " + _("line %(number)s: %(error)s", number=number,
+                                        error=f"{exc}{where}"), err=True)
+    except InputError as exc:
+        click.echo(f"tonk: {exc}", err=True)
+        return 2
+    return 1 if failed else 0
+
+
+@click.command("settle")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--explain", is_flag=True, help="Readable sentences instead of JSON.")
+@lang_option
+def settle_command(file: IO[str], explain: bool, lang: str | None) -> None:
+    """Settle the hand(s) in FILE (- for standard input)."""
+    _speak(lang)
+    def one(doc: Any) -> str:
+        result = settle(parse_hand(doc))
+        return _explained(result) if explain else json.dumps(result.to_json())
+    sys.exit(_run(file, one))
+
+
+@click.command("transfers")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@lang_option
+def transfers_command(file: IO[str], lang: str | None) -> None:
+    """The fewest transfers for the balances in FILE: {"balances": {"Ann": "4.50", …}}."""
+    _speak(lang)
+    def one(doc: Any) -> str:
+        if not isinstance(doc, dict) or "balances" not in doc:
+            raise InputError(_('give {"balances": {"Ann": "4.50", "Bob": "-4.50"}}'))
+        balances = parse_balances(doc["balances"])
+        return json.dumps({"transfers": [
+            {"from": t.payer, "to": t.payee, "amount": str(t.amount)}
+            for t in fewest_transfers(balances)]})
+    sys.exit(_run(file, one))
+
+
+#: The commands that need nothing but the core.
+CORE_COMMANDS = {"settle": settle_command, "transfers": transfers_command}

@@ -1,0 +1,409 @@
+"""The ``tonk`` commands that need the app and its database: serve it, bring its schema up
+to date (``db``), check, back up and restore what it stores, export and import leagues and
+sessions, and make a demo league; with the core's ``settle`` and ``transfers``
+(:mod:`app.cli`) beside them. Bad input: one line on standard error, a non-zero exit.
+"""
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+import click
+from flask.cli import FlaskGroup
+from flask_migrate.cli import db as migrations
+
+from . import CORE_COMMANDS
+
+#: Who owns the demo league unless told (app.services.exchange.demo's own default).
+DEMO_OWNER = "demo@tonk-tally.example"
+
+
+def _create_app() -> Any:
+    from .. import create_app
+
+    return create_app()
+
+
+class _Tonk(FlaskGroup):
+    """Flask's command group, which lists its commands without building the app (so that
+    ``tonk --help`` writes nothing: no secret key, no database)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands()
+        return sorted(self.commands)
+
+
+@click.group(cls=_Tonk, create_app=_create_app, add_default_commands=True,
+             help="Tonk Tally: settle hands of Tonk, settle up, and keep score.")
+def cli() -> None:
+    pass
+
+
+for _command in CORE_COMMANDS.values():
+    cli.add_command(_command)
+cli.add_command(migrations)  # here, not through the app: `tonk db --help` builds nothing
+
+
+#: How long a connection may take to send a request's headers (and may stay idle between
+#: requests) before the server closes it, in seconds: a phone on a poor signal sends its
+#: headers in one packet; a client that trickles them in is cut off.
+HEADER_SECONDS = 10
+
+
+@cli.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; 0.0.0.0 lets phones on the same network in.")
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
+              help="Processes (one per core is plenty: each serves many phones at once).")
+@click.option("--proxy", is_flag=True,
+              help="Behind a reverse proxy that terminates HTTPS: trust its X-Forwarded-* "
+                   "headers, Secure cookies, HSTS (as TONK_PROXY=1).")
+@click.option("--certfile", type=click.Path(exists=True, dir_okay=False),
+              help="Serve HTTPS with this certificate (PEM); needs --keyfile.")
+@click.option("--keyfile", type=click.Path(exists=True, dir_okay=False),
+              help="The certificate's private key (PEM).")
+def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
+                  keyfile: str | None) -> None:
+    """Bring the database up to date and serve the app (Hypercorn).
+
+    Hypercorn reads every connection without tying up a thread: a request reaches the app
+    only once its headers and whole body are in (the body up to the app's own limit), a
+    client that takes longer than HEADER_SECONDS over its headers is cut off, so slow or
+    stalled phones cannot hold the threads that answer everyone else (gunicorn's workers
+    each wait on one client's socket: two phones trickling headers stopped the server)."""
+    import os
+
+    from flask_migrate import upgrade
+    from hypercorn.config import Config
+    from hypercorn.run import run
+
+    if (certfile is None) != (keyfile is None):
+        raise click.UsageError("give both --certfile and --keyfile, or neither")
+    if proxy:
+        os.environ["TONK_PROXY"] = "1"
+    if certfile:
+        os.environ["TONK_HTTPS"] = "1"
+    _check_free(host, port)
+    app = _create_app()
+    with app.app_context():
+        upgrade()
+    config = Config()
+    config.application_path = "wsgi:app:create_app()"  # each worker process builds its own
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.workers = workers
+    config.accesslog = "-"
+    config.keep_alive_timeout = HEADER_SECONDS
+    config.wsgi_max_body_size = app.config["MAX_CONTENT_LENGTH"] + 64 * 1024  # the app says
+    if certfile:
+        config.certfile, config.keyfile = certfile, keyfile
+    click.echo("Tonk Tally is at " + "  or  ".join(
+        _addresses("https" if certfile else "http", host, port)) + "  (Ctrl+C to stop)")
+    sys.exit(run(config))
+
+
+def _check_free(host: str, port: int) -> None:
+    """A clear word at once when the port is taken (gunicorn would retry, then fail)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise click.ClickException(f"cannot listen on {host}: no such address") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise click.ClickException(
+                f"port {port} on {host} is busy (is Tonk Tally already running?): stop "
+                f"what uses it, or choose another with --port" if exc.errno == 98 else
+                f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def _addresses(scheme: str, host: str, port: int) -> list[str]:
+    """Where phones reach the server: for 0.0.0.0 this computer's own addresses on the
+    network (from its host name; nothing is sent anywhere)."""
+    import socket
+
+    if host not in ("0.0.0.0", "::"):
+        return [f"{scheme}://{host}:{port}/"]
+    try:
+        found = {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None,
+                                                            socket.AF_INET)}
+    except OSError:
+        found = set()
+    lan = sorted(a for a in found if not a.startswith("127."))
+    if not lan:
+        return [f"{scheme}://<this computer's address>:{port}/",
+                f"{scheme}://127.0.0.1:{port}/"]
+    return [f"{scheme}://{a}:{port}/" for a in lan]
+
+
+# -- accounts ------------------------------------------------------------------------------
+
+@cli.group("user")
+def user_group() -> None:
+    """Accounts: make the first one, or a password-reset link (this server sends no email)."""
+
+
+def _fail(message: str) -> None:
+    click.echo(f"tonk: {message}", err=True)
+    sys.exit(1)
+
+
+@user_group.command("create")
+@click.option("--email", required=True, help="The account's email (it signs in with it).")
+@click.option("--name", required=True, help="The name the pages show.")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from standard input instead of asking for it.")
+def user_create(email: str, name: str, password_stdin: bool) -> None:
+    """Make an account (e.g. the first one on a new server)."""
+    from ..extensions import db
+    from ..services.accounts import AccountError, create_user
+
+    _upgraded()
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True,
+                                err=True)
+    try:
+        user = create_user(email, name, password)
+    except AccountError as exc:
+        db.session.rollback()
+        _fail(f"{exc.message} ({exc.field})" if exc.field else exc.message)
+    else:
+        click.echo(f"Made the account {user.email} ({user.name}).")
+
+
+@user_group.command("reset-password")
+@click.argument("email")
+@click.option("--url", "base_url", envvar="TONK_URL", default="http://127.0.0.1:5000",
+              show_default=True, help="Where phones reach this server (or TONK_URL).")
+def user_reset_password(email: str, base_url: str) -> None:
+    """Print a one-time link, valid for an hour, that sets a new password for EMAIL."""
+    from flask import current_app
+
+    from ..services.accounts import RESET_SECONDS, reset_token, user_by_email
+
+    _upgraded()
+    user = user_by_email(email)
+    if user is None:
+        _fail(f"there is no account with the email {email.strip()}")
+        return
+    token = reset_token(user, current_app.config["SECRET_KEY"])
+    click.echo(f"{base_url.rstrip('/')}/reset/{token}")
+    click.echo(f"Give this link to {user.email} only. It works once, for "
+               f"{RESET_SECONDS // 60} minutes; using it signs the account out everywhere.",
+               err=True)
+
+
+# -- export, import and the demo league ----------------------------------------------------
+
+def _account(email: str) -> Any:
+    from sqlalchemy import select
+
+    from ..db.models import User
+    from ..extensions import db
+    from ..services.accounts import AccountError, normal_email
+
+    try:
+        address = normal_email(email)
+    except AccountError as exc:
+        raise click.UsageError(exc.message) from None
+    user = db.session.scalar(select(User).where(User.email == address))
+    if user is None:
+        raise click.UsageError(f"there is no account {address}: sign up on the app's page, "
+                               "or make one with: tonk user create --email EMAIL --name NAME")
+    return user
+
+
+@cli.command("export")
+@click.option("--league", "league_id", type=int, help="The league's id (all its sessions).")
+@click.option("--session", "session_id", type=int, help="One session's id.")
+@click.option("--format", "what", type=click.Choice(["json", "hands-csv", "payments-csv"]),
+              default="json", show_default=True,
+              help="The whole document (JSON), or one row per hand or per payment (CSV).")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True),
+              default="-", help="Where to write it (default: standard output).")
+def export_command(league_id: int | None, session_id: int | None, what: str,
+                   output: IO[str]) -> None:
+    """Export a league or a session: JSON to import again, or CSV for a spreadsheet."""
+    from ..db.models import GameSession, League
+    from ..extensions import db
+    from ..services import exchange
+
+    if (league_id is None) == (session_id is None):
+        raise click.UsageError("give either --league ID or --session ID")
+    _upgraded()
+    if league_id is not None:
+        league = db.session.get(League, league_id)
+        if league is None:
+            raise click.UsageError(f"there is no league {league_id}")
+        ids = exchange.league_session_ids(league)
+        document = exchange.export_league(league)
+    else:
+        gs = db.session.get(GameSession, session_id)
+        if gs is None:
+            raise click.UsageError(f"there is no session {session_id}")
+        ids = [gs.id]
+        document = exchange.export_session(gs)
+    chunks = {"json": document, "hands-csv": exchange.hands_csv(ids),
+              "payments-csv": exchange.payments_csv(ids)}[what]
+    exchange.write_document(chunks, output)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--owner", required=True, help="Email of the account that will own it all.")
+@click.option("--jobs", type=click.IntRange(0, 64), default=None,
+              help="Processes that check the hands while this one writes "
+                   "(default: one per core, at most four; 0: none).")
+def import_command(file: str, owner: str, jobs: int | None) -> None:
+    """Import a JSON export (FILE, - for standard input): all or nothing, every hand checked
+    again; sessions already here are skipped."""
+    from ..services import exchange
+
+    _upgraded()
+    user = _account(owner)
+    if file == "-":
+        report = exchange.import_file(sys.stdin.buffer, user)
+    else:
+        try:
+            report = exchange.import_path(file, user, jobs=jobs)
+        except OSError as exc:
+            raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
+    for line in report.lines():
+        click.echo(line, err=not report.ok)
+    sys.exit(0 if report.ok else 1)
+
+
+@cli.command("demo-data")
+@click.option("--hands", type=click.IntRange(1, 10_000_000), default=100_000,
+              show_default=True, help="How many hands the league holds in all.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="The same seed and size make the same league.")
+@click.option("--owner", default=DEMO_OWNER, show_default=True,
+              help="Email of the owner; the account is made if it is not there.")
+@click.option("--jobs", type=click.IntRange(0, 64), default=None,
+              help="Processes that make and check sessions (default: one per core, at "
+                   "most four; 0: none).")
+def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> None:
+    """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
+    import time
+
+    from flask_migrate import upgrade
+    from sqlalchemy import inspect
+
+    from ..extensions import db
+    from ..services import exchange
+    from ..services.accounts import AccountError
+    from ..services.exchange import demo
+
+    if not inspect(db.engine).has_table("users"):
+        upgrade()
+    try:
+        user, password = demo.owner_account(owner)
+    except AccountError as exc:
+        raise click.UsageError(exc.message) from None
+    started = time.perf_counter()
+    report, facts = demo.make_demo(user, hands=hands, seed=seed,
+                                   jobs=exchange.default_jobs() if jobs is None else jobs)
+    if not report.ok:
+        for line in report.lines():
+            click.echo(line, err=True)
+        sys.exit(1)
+    seconds = time.perf_counter() - started
+    if report.sessions == 0:
+        click.echo(f"this demo league (seed {seed}, {hands} hands) is already here: "
+                   "nothing added")
+    else:
+        click.echo(f"made {report.league_name} (league {report.league_id}) in "
+                   f"{seconds:.1f} s:")
+        for line in demo.describe(facts):
+            click.echo(f"  {line}")
+    click.echo(f"owner: {user.email}" + (f"  password: {password}" if password else
+                                        "  (an account that was already there)"))
+
+
+# -- the stored data: check, backup, restore -------------------------------------------------
+
+def _upgraded() -> None:
+    """A fresh database gets its tables first, so no command meets a missing table."""
+    from flask_migrate import upgrade
+    from sqlalchemy import inspect
+
+    from ..extensions import db
+
+    if not inspect(db.engine).has_table("users"):
+        upgrade()
+
+
+@cli.command("check")
+def check_command() -> None:
+    """Check every invariant of the stored data (totals equal the hands and sum to zero,
+    hand numbers without gaps, complete histories, player records, payments): print what is
+    wrong and exit 1, or say all is well."""
+    from ..db.storage import snapshot
+    from ..services.upkeep.integrity import problems
+
+    _upgraded()
+    with snapshot():  # one state of the database, however many write meanwhile
+        found = problems()
+    for problem in found:
+        click.echo(problem)
+    if found:
+        sys.exit(1)
+    click.echo("all well: every total equals its hands, every session sums to zero")
+
+
+@cli.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+def backup_command(file: str) -> None:
+    """Write the whole database to FILE (- for standard output): a .gz file that `tonk
+    restore` reads into an empty SQLite or PostgreSQL database. On SQLite, a FILE ending in
+    .sqlite is an online copy of the live file instead."""
+    from pathlib import Path
+
+    from ..services.upkeep.backup import BackupError, copy_sqlite, dump
+
+    try:
+        if file.endswith((".sqlite", ".sqlite3", ".db")):
+            copy_sqlite(Path(file))
+            click.echo(f"copied the database to {file}", err=True)
+            return
+        if file == "-":
+            rows = dump(sys.stdout.buffer)
+        else:
+            partial = Path(file + ".partial")
+            with open(partial, "wb") as out:
+                rows = dump(out)
+            partial.replace(file)  # a backup that stopped half-way never has the name
+    except BackupError as exc:
+        raise click.ClickException(exc.message) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {file}: {exc.strerror}") from None
+    click.echo(f"backed up {rows} rows to {file}", err=True)
+
+
+@cli.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+def restore_command(file: str) -> None:
+    """Restore a backup made by `tonk backup` into this database, which must be empty (its
+    tables are made first if need be): all or nothing."""
+    from ..services.upkeep.backup import BackupError, restore
+
+    _upgraded()
+    try:
+        if file == "-":
+            rows = restore(sys.stdin.buffer)
+        else:
+            with open(file, "rb") as stream:
+                rows = restore(stream)
+    except BackupError as exc:
+        raise click.ClickException(exc.message) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {file}: {exc.strerror}") from None
+    click.echo(f"restored {rows} rows from {file}", err=True)

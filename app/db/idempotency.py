@@ -1,0 +1,148 @@
+"""Writes the network may repeat are carried out once: a retried API call with the same
+``Idempotency-Key``, a double-tapped or re-sent form with the same one-time token.
+
+:func:`claim` takes a key for an account in the write transaction of the change it guards
+(:func:`app.db.storage.begin_write`): the key's row commits together with the change and
+the answer kept for a retry (the change's commit held by :func:`app.db.storage.one_commit`
+until :func:`finish`), or not at all: one commit per request. So a request that dies
+half-way leaves no trace and may simply be sent again, while one whose change committed is
+never carried out twice. Meanwhile a repeat waits:
+on PostgreSQL on the key's unique index, on SQLite for the write lock. The same request
+again gets the first one's answer (:class:`Replay`); another request with the same key is
+refused (:class:`KeyReusedError`). :func:`finish` keeps the answer (an error's too, when
+nothing changed); :func:`release` gives the key back when the request failed.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..core.errors import TonkError
+from ..core.messages import Message
+from ..extensions import db
+from .models import RequestKey, utcnow
+from .storage import begin_write, change_waits
+
+MAX_KEY = 255
+#: How long an answer is kept for a retry.
+KEEP = timedelta(hours=24)
+#: How long a repeat waits for the answer of a first request whose change has committed.
+WAIT_SECONDS = 8.0
+
+
+class KeyReusedError(TonkError):
+    """The key was used before for another request."""
+
+
+class InProgressError(TonkError):
+    """The first request with this key has not finished yet, or its answer was lost."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The answer the first request with the key got."""
+
+    status: int
+    body: str | None
+    location: str | None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """This request holds the key: its change is the one that counts."""
+
+    user_id: int
+    key: str
+    fingerprint: str
+
+
+def fingerprint(*parts: bytes | str) -> str:
+    """What makes two requests the same request (method, path, body)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode() if isinstance(part, str) else part)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def check_key(key: str, field: str) -> str:
+    if not key or len(key) > MAX_KEY or not key.isprintable() or not key.isascii():
+        raise TonkError(Message("request_key.format", field=field, most=MAX_KEY),
+                        field)
+    return key
+
+
+def _row(user_id: int, key: str) -> RequestKey | None:
+    return db.session.scalar(select(RequestKey).where(
+        RequestKey.user_id == user_id, RequestKey.key == key))
+
+
+def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
+          ) -> Claim | Replay:
+    """Take ``key`` for this request (uncommitted: it commits with the change), or the
+    answer of the first request that took it."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        begin_write()
+        if random.random() < 0.01:  # noqa: S311 - forget old answers now and then
+            db.session.execute(delete(RequestKey).where(
+                RequestKey.created_at < utcnow() - KEEP))
+        row = _row(user_id, key)
+        if row is None:
+            db.session.add(RequestKey(user_id=user_id, key=key, fingerprint=print_,
+                                      state="pending", created_at=utcnow()))
+            try:
+                db.session.flush()  # a repeat under way holds the key: wait for its end
+            except IntegrityError:  # … which committed it: look again
+                db.session.rollback()
+                continue
+            return Claim(user_id, key, print_)
+        if row.fingerprint != print_:
+            db.session.rollback()
+            raise KeyReusedError(Message("request_key.reused", field=field), field)
+        if row.state == "done":
+            replay = Replay(row.status or 200, row.body, row.location)
+            db.session.rollback()
+            return replay
+        db.session.rollback()  # its change committed; its answer is on its way
+        if time.monotonic() > deadline:
+            raise InProgressError(Message("request_key.lost"), field)
+        time.sleep(0.05)
+
+
+def finish(held: Claim, status: int, body: str | None, location: str | None) -> None:
+    """Keep the answer of the request that held the key. When its change waits in the
+    transaction (committed inside :func:`app.db.storage.one_commit`), on the key's row, in the
+    one commit of the change, the key and the answer: a failure of that commit raises, and
+    nothing of the request is kept. When it changed nothing, on a row of its own."""
+    if change_waits():
+        db.session.execute(update(RequestKey).where(
+            RequestKey.user_id == held.user_id, RequestKey.key == held.key).values(
+            state="done", status=status, body=body, location=location))
+        db.session.commit()
+        return
+    db.session.rollback()
+    try:
+        done = db.session.execute(update(RequestKey).where(
+            RequestKey.user_id == held.user_id, RequestKey.key == held.key).values(
+            state="done", status=status, body=body, location=location))
+        if not getattr(done, "rowcount", 0):
+            db.session.add(RequestKey(user_id=held.user_id, key=held.key,
+                                      fingerprint=held.fingerprint, state="done",
+                                      status=status, body=body, location=location,
+                                      created_at=utcnow()))
+        db.session.commit()
+    except IntegrityError:  # a repeat got in meanwhile and carried it out: its answer stands
+        db.session.rollback()
+
+
+def release(held: Claim) -> None:
+    """The request failed: whatever it had not committed, its claim included, is undone,
+    so the key can be sent again (a claim that committed with its change stays)."""
+    db.session.rollback()

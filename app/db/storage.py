@@ -1,0 +1,280 @@
+"""How the app holds its database: SQLite set up as a server database, write transactions
+taken up front, and database faults named for a person.
+
+SQLite serves several app processes at once: WAL journal (readers never wait for the
+writer), a busy timeout (a writer waits its turn instead of failing at once), foreign keys
+on. A change of money starts its transaction with :func:`begin_write`: on SQLite that is
+``BEGIN IMMEDIATE``, which takes the one write lock before anything is read, so what the
+change reads cannot be changed by another writer before it commits (on PostgreSQL the
+caller locks the rows it reads, ``SELECT … FOR UPDATE``). Every other write request begins
+its transactions the same way on SQLite (:func:`write_requests`).
+
+A request that only reads (GET, HEAD) reads from one snapshot (:func:`read_requests`): on
+PostgreSQL its transactions are ``REPEATABLE READ, READ ONLY``, so the several SELECTs that
+draw a session (totals, payments, the plan, the hands) all see it as it was before a change
+or after it, never half-way, though a change commits between them; a write such a request
+makes (the language chosen, a token's last use) begins its own transaction with
+:func:`begin_write`. On SQLite a transaction already reads from one snapshot (WAL).
+:func:`snapshot` does the same for a command (``tonk check``, ``tonk backup``).
+
+:func:`fault` names what went wrong when the database itself refuses (busy past the
+timeout, read-only, disk full, unreachable): the pages and the API answer 503 with that
+sentence and ``Retry-After``, never a 500.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+from urllib.parse import quote
+
+from flask import Flask, g, request
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
+
+from ..extensions import CHANGE_WAITING, HELD_COMMITS, db
+
+#: How long a SQLite writer waits for the one before it; past that the request answers 503.
+BUSY_TIMEOUT_MS = 5_000
+#: How long a PostgreSQL change waits for a row another change holds, likewise.
+LOCK_TIMEOUT_MS = 10_000
+#: What a 503 asks the client to wait before trying again, in seconds.
+RETRY_AFTER = 2
+
+_IMMEDIATE: ContextVar[bool] = ContextVar("tonk_begin_immediate", default=False)
+_SNAPSHOT: ContextVar[bool] = ContextVar("tonk_snapshot", default=False)
+_WRITING = "tonk_writing"  # in a session's info: its transaction was begun to write
+_ONE_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
+
+def configure(engine: Engine) -> None:
+    """Set up an engine the app will use: on SQLite, WAL, a busy timeout, foreign keys, and
+    transactions begun by this module (so a write can begin ``IMMEDIATE``); on PostgreSQL,
+    reads of one snapshot where asked for (:func:`snapshot`)."""
+    if engine.dialect.name == "postgresql":
+        event.listen(engine, "begin", _begin_postgres)
+    if engine.dialect.name != "sqlite":
+        return
+    event.listen(engine, "do_connect", _read_only_filesystem)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver no longer begins on its own
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError:  # a read-only file: reads still work without it
+            pass
+        cursor.execute("PRAGMA synchronous = NORMAL")  # durable with WAL at each checkpoint
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        if not _IMMEDIATE.get():
+            connection.exec_driver_sql("BEGIN")
+            return
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except DBAPIError as exc:  # a read-only file: a request that only reads still can
+            if "readonly" not in str(exc.orig):
+                raise
+            connection.exec_driver_sql("BEGIN")
+
+
+def _read_only_filesystem(_dialect: Any, _record: Any, cargs: list[Any],
+                          cparams: dict[str, Any]) -> None:
+    """A SQLite file on a read-only filesystem (a mount gone read-only, a backup disk) is
+    opened as immutable, so that reading goes on: in WAL mode SQLite would need to make the
+    ``-shm`` file beside it even to read, and refuse. (Only with no write-ahead log left
+    over, whose changes an immutable reader would not see: then opening fails and says so.)
+    Every write then answers 503, the database is read-only."""
+    path = cargs[0] if cargs and isinstance(cargs[0], str) else ""
+    if not path or path == ":memory:" or path.startswith("file:") or cparams.get("uri"):
+        return
+    try:
+        read_only = bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag
+                         & os.ST_RDONLY)
+        logged = os.path.getsize(path + "-wal") if os.path.exists(path + "-wal") else 0
+    except OSError:
+        return
+    if read_only and not logged:
+        cargs[0] = f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
+        cparams["uri"] = True
+
+
+def _begin_postgres(connection: Any) -> None:
+    if not _SNAPSHOT.get() or _IMMEDIATE.get():
+        return
+    raw = connection.connection.dbapi_connection
+    if raw.info.transaction_status != 0:  # the pool's ping began one: begin afresh
+        raw.rollback()
+    connection.exec_driver_sql(_ONE_SNAPSHOT)
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """Read everything inside from one state of the database: on PostgreSQL in
+    ``REPEATABLE READ, READ ONLY`` transactions (a write inside begins its own with
+    :func:`begin_write`); what the session was reading before ends here."""
+    session = db.session()
+    if session.in_transaction():
+        session.commit()
+    token = _SNAPSHOT.set(True)
+    try:
+        yield
+    finally:
+        _SNAPSHOT.reset(token)
+        if not session.info.get(_WRITING):
+            session.rollback()
+
+
+def read_requests(app: Flask) -> None:
+    """Every request that only reads (GET, HEAD) reads from one snapshot: a session's
+    money is drawn as it was before a change or after it, never between."""
+    app.before_request(_read_request)
+    app.teardown_request(_end_read)
+
+
+def _read_request() -> None:
+    if request.method in ("GET", "HEAD"):
+        g.tonk_snapshot = _SNAPSHOT.set(True)
+
+
+def _end_read(_exc: BaseException | None) -> None:
+    token = g.pop("tonk_snapshot", None)
+    if token is not None:
+        _SNAPSHOT.reset(token)
+
+
+def write_requests(app: Flask) -> None:
+    """On SQLite, every transaction of a request that may write (POST, PUT, PATCH, DELETE)
+    begins ``IMMEDIATE``: it waits its turn up front instead of failing half-way when
+    another writer got in between its reads and its writes. Pages and API reads stay
+    concurrent readers."""
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        app.before_request(_write_request)
+        app.teardown_request(_end_request)
+
+
+def _write_request() -> None:
+    if request.method in ("POST", "PUT", "PATCH", "DELETE"):
+        g.tonk_immediate = _IMMEDIATE.set(True)
+
+
+def _end_request(_exc: BaseException | None) -> None:
+    token = g.pop("tonk_immediate", None)
+    if token is not None:
+        _IMMEDIATE.reset(token)
+
+
+def engine_options(url: str) -> dict[str, Any]:
+    """Engine options for a database URL: on PostgreSQL a lock wait that gives up (and
+    answers 503) rather than hanging a request, and a connection checked before use. (On
+    SQLite no check: it would cost every request a query and find nothing.)"""
+    options: dict[str, Any] = {}
+    if url.startswith("postgresql"):  # a server can restart under the pool; a file cannot
+        options["pool_pre_ping"] = True
+        options["connect_args"] = {"options": f"-c lock_timeout={LOCK_TIMEOUT_MS}"}
+    return options
+
+
+def begin_write() -> None:
+    """End what the request was reading and begin a write transaction (or go on with the
+    one already begun: a change and the key that guards it commit together). On SQLite it
+    holds the write lock from its first statement (waiting up to the busy timeout)."""
+    session = db.session()
+    if session.in_transaction():
+        if session.info.get(_WRITING):
+            return
+        session.commit()
+    token = _IMMEDIATE.set(True)
+    try:
+        session.connection()
+    finally:
+        _IMMEDIATE.reset(token)
+    session.info[_WRITING] = True
+
+
+@contextmanager
+def one_commit() -> Iterator[None]:
+    """Hold the session's commits inside the block: a ``commit()`` there only flushes, and
+    the change waits for the caller's own commit after the block (see :func:`change_waits`),
+    together with what the caller adds (the answer kept for a retry). A failure before that
+    commit undoes all of it: nothing is ever half kept."""
+    session = db.session()
+    session.info[HELD_COMMITS] = True
+    try:
+        yield
+    finally:
+        session.info.pop(HELD_COMMITS, None)
+
+
+def change_waits() -> bool:
+    """Whether a change committed inside :func:`one_commit` waits for the real commit."""
+    return bool(db.session().info.get(CHANGE_WAITING))
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _written(session: Session) -> None:
+    session.info.pop(_WRITING, None)
+    session.info.pop(CHANGE_WAITING, None)
+
+
+# -- faults ----------------------------------------------------------------------------------
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogues (``scripts/i18n.sh``); the page that shows it
+    translates it (:mod:`app.http.faults`)."""
+    return message
+
+
+_BUSY = N_("the database is busy with another change: try again in a moment")
+_READ_ONLY_FILE = N_("the database is read-only: nothing can be saved until its file can be "
+                     "written again (reading still works)")
+_READ_ONLY = N_("the database is read-only: nothing can be saved until it can be written "
+                "again (reading still works)")
+_FULL = N_("the disk is full: nothing can be saved until there is room again (reading still "
+           "works)")
+_DISK = N_("the database's disk failed to read or write: nothing was saved")
+_UNREACHABLE = N_("the database server cannot be reached: try again in a moment")
+
+# (a fragment of the driver's message or PostgreSQL's SQLSTATE, what it means for a person)
+_FAULTS: tuple[tuple[str, str], ...] = (
+    ("database is locked", _BUSY),
+    ("database table is locked", _BUSY),
+    ("readonly database", _READ_ONLY_FILE),
+    ("read-only", _READ_ONLY),
+    ("25006", _READ_ONLY),
+    ("disk is full", _FULL),
+    ("disk i/o error", _DISK),
+    ("53100", _FULL),
+    ("no space left", _FULL),
+    ("55p03", _BUSY),
+    ("lock timeout", _BUSY),
+    ("40001", _BUSY),
+    ("40p01", _BUSY),
+    ("unable to open database", N_("the database cannot be opened: check its file and folder")),
+    ("connection refused", _UNREACHABLE),
+    ("could not connect", _UNREACHABLE),
+    ("server closed the connection", _UNREACHABLE),
+    ("too many clients", N_("the database server is full: try again in a moment")),
+)
+
+
+def fault(exc: BaseException) -> str | None:
+    """What a database error means for a person, if it is a fault of the database rather
+    than of the app (busy, read-only, disk full, unreachable); else None."""
+    if not isinstance(exc, DBAPIError):
+        return None
+    orig = exc.orig
+    text = " ".join(str(part) for part in (
+        getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "", orig)).lower()
+    return next((meaning for fragment, meaning in _FAULTS if fragment in text), None)

@@ -1,0 +1,1 @@
+"""What pages and API share over HTTP: headers, rate limits, database faults."""

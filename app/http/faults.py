@@ -1,0 +1,65 @@
+"""When the database itself refuses (busy past its timeout, read-only, disk full, out of
+reach): a 503 that names the cause, on the pages and in the API alike, with ``Retry-After``.
+Nothing was saved, and the request can simply be tried again. Any other error stays a 500.
+
+The answer needs nothing from the database it reports on: an account not loaded before the
+fault is not loaded for it (the page is drawn signed out, the language from the cookie or
+the browser), so a signed-in phone gets the same 503 as anyone.
+"""
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, g, make_response, render_template, request
+from flask.typing import ResponseReturnValue
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_login import AnonymousUserMixin
+from sqlalchemy.exc import DBAPIError
+
+from ..db import storage
+from ..extensions import db
+
+log = logging.getLogger(__name__)
+
+
+def fault_response(meaning: str) -> Response:
+    """The 503 answer for a database fault: JSON under ``/api/``, else a page."""
+    _no_more_database()
+    if request.path.startswith("/api/"):
+        from ..api.errors import error_response
+
+        response = error_response(meaning, 503)
+    else:
+        try:
+            response = make_response(render_template("web/unavailable.html",
+                                                      meaning=meaning), 503)
+        except Exception:  # noqa: BLE001 - a last resort: the page failed to draw
+            db.session.rollback()
+            response = make_response(meaning, 503)
+            response.mimetype = "text/plain"
+    response.headers["Retry-After"] = str(storage.RETRY_AFTER)
+    return response
+
+
+def _no_more_database() -> None:
+    """From here on the answer loads nothing: the language is chosen now from what the
+    request already has (:func:`app.web.site.select_locale`) and kept for the request, and
+    the page is drawn signed out (no account to load)."""
+    if g.get("tonk_fault"):
+        return
+    g.tonk_fault = True
+    get_locale()
+    g._login_user = AnonymousUserMixin()
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(DBAPIError)
+    def database_fault(exc: DBAPIError) -> ResponseReturnValue:
+        db.session.rollback()
+        meaning = storage.fault(exc)
+        if meaning is None:
+            raise exc
+        log.warning("database fault on %s %s: %s", request.method, request.path, exc.orig)
+        _no_more_database()
+        return fault_response(_(meaning))  # marked in app.db.storage

@@ -1,0 +1,138 @@
+"""Rate limits on what an attacker repeats: signing in, signing up, resetting a password
+and making API tokens, each per client address and per account (Flask-Limiter; in memory
+by default, shared through Redis or another store when ``RATELIMIT_STORAGE_URI`` is set,
+as it must be for several workers to count together).
+
+Over a limit: 429 with ``Retry-After``, and a page (or, under ``/api/``, the API's JSON
+error) that says when to try again. The limits are configuration (``TONK_LIMIT_*``)."""
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from flask import Flask, Response, current_app, render_template, request
+from flask_babel import gettext as _
+from flask_babel import ngettext
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+from flask_login import current_user
+
+from ..services.accounts import normal_email
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: name → (per client address, per account); "5 per minute; 30 per hour" style.
+DEFAULT_LIMITS: dict[str, tuple[str, str]] = {
+    "SIGNIN": ("30 per minute; 300 per day", "5 per minute; 30 per hour"),
+    "SIGNUP": ("10 per hour", "5 per hour"),
+    "RESET": ("10 per minute", "5 per 10 minutes"),
+    "TOKEN": ("30 per hour", "20 per hour"),
+    "PASSWORD": ("30 per hour", "5 per minute; 30 per hour"),
+}
+
+#: Its store is ``RATELIMIT_STORAGE_URI`` (``app.config``; memory unless set).
+limiter = Limiter(key_func=get_remote_address, headers_enabled=False)  # Retry-After: too_many
+
+
+def limits_config() -> dict[str, str]:
+    """``TONK_LIMIT_<NAME>_IP`` and ``…_ACCOUNT``: from the environment, else the defaults."""
+    out = {}
+    for name, (per_ip, per_account) in DEFAULT_LIMITS.items():
+        for key, default in ((f"TONK_LIMIT_{name}_IP", per_ip),
+                             (f"TONK_LIMIT_{name}_ACCOUNT", per_account)):
+            out[key] = os.environ.get(key, default)
+    return out
+
+
+def _configured(key: str) -> Callable[[], str]:
+    return lambda: str(current_app.config[key])
+
+
+def _email_key() -> str:
+    """The account a sign-in or sign-up form names (an address that is not one counts
+    as what was typed)."""
+    typed = request.form.get("email", "")
+    try:
+        address = normal_email(typed)
+    except ValueError:
+        address = typed.strip().lower()[:254]
+    return f"account:{address}"
+
+
+def _reset_key() -> str:
+    return f"reset:{(request.view_args or {}).get('token', '')[:200]}"
+
+
+def _user_key() -> str:
+    return f"user:{current_user.id}" if current_user.is_authenticated else \
+        f"ip:{get_remote_address()}"
+
+
+_ACCOUNT_KEYS: dict[str, Callable[[], str]] = {
+    "SIGNIN": _email_key, "SIGNUP": _email_key, "RESET": _reset_key, "TOKEN": _user_key,
+    "PASSWORD": _user_key,
+}
+
+
+def _failed(response: Response) -> bool:
+    """A try that did not get in (a wrong password is a 422; getting in redirects)."""
+    return response.status_code != 302
+
+
+def limited(name: str) -> Callable[[F], F]:
+    """Decorate a view: its POSTs count against ``name``'s limits per client address and
+    per account. A password typed to sign in or to change it counts only when it fails."""
+    deduct = _failed if name in ("SIGNIN", "PASSWORD") else None
+
+    def wrap(view: F) -> F:
+        per_account = limiter.limit(_configured(f"TONK_LIMIT_{name}_ACCOUNT"),
+                                    key_func=_ACCOUNT_KEYS[name], methods=["POST"],
+                                    deduct_when=deduct, scope=f"{name.lower()}-account")
+        per_ip = limiter.limit(_configured(f"TONK_LIMIT_{name}_IP"), methods=["POST"],
+                               deduct_when=deduct, scope=f"{name.lower()}-ip")
+        return cast(F, per_ip(per_account(view)))
+
+    return wrap
+
+
+def retry_after() -> int:
+    """Seconds until the limit that was hit lets the next try in."""
+    limit = limiter.current_limit
+    if limit is None:
+        return 60
+    return max(1, int(limit.reset_at - time.time()))
+
+
+def too_many(exc: RateLimitExceeded) -> Response:
+    """429: when to try again, as a page or, under ``/api/``, as the API's JSON error."""
+    seconds = retry_after()
+    minutes = math.ceil(seconds / 60)
+    when = (ngettext("in %(num)d second", "in %(num)d seconds", seconds) if seconds < 90
+            else ngettext("in %(num)d minute", "in %(num)d minutes", minutes))
+    message = _("Too many tries. To keep guessers out, try again %(when)s.", when=when)
+    if request.path.startswith("/api/"):
+        from ..api.errors import error_response
+
+        response = error_response(message, 429)
+    else:
+        response = Response(render_template("too_many.html", message=message,
+                                            seconds=seconds), 429)
+    response.headers["Retry-After"] = str(seconds)
+    return response
+
+
+@limiter.request_filter
+def _reads() -> bool:
+    """Every limit is on a POST: reading a page or polling the share view skips the
+    limiter's per-request bookkeeping altogether."""
+    return request.method in ("GET", "HEAD", "OPTIONS")
+
+
+def init_app(app: Flask) -> None:
+    for key, value in limits_config().items():
+        app.config.setdefault(key, value)
+    limiter.init_app(app)
+    app.register_error_handler(429, too_many)

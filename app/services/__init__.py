@@ -1,0 +1,1 @@
+"""The services, one package per area: what pages, API and CLI call."""

@@ -1,0 +1,67 @@
+"""Export and import: a league, or one session, as one JSON document (everything, enough to
+rebuild it exactly) or as CSV for a spreadsheet; and the import of such a document, all or
+nothing, every hand re-validated through the domain core.
+
+The document::
+
+    {"format": "tonk-tally", "version": 2,
+     "league": {"uid", "name", "created_at", "currency", "stake", "rules", "side_bets",
+                "seasons", "members"} or null,
+     "sessions": [{"uid", "name", "played_at", "closed_at", "currency", "stake", "rules",
+                   "players", "seated", "left", "next_dealer", "side_bets", "pots",
+                   "totals",
+                   "hands": [{"number", "voided",
+                              "versions": [{"version", "action", "at", "by", "reason",
+                                            "hand", "result"}]}],
+                   "payments": [{"from", "to", "amount", "at"}],
+                   "rules_changes": [{"from_hand", "rules", "stake", "at"}],
+                   "archived_at", "carried_debts": [...]}]}
+
+Version 2 adds the settle-up part too (:mod:`.settling`: plans, undone payments, carried
+debts, archived).
+
+``players`` are everyone who sat at the session (their seats, for payments), ``seated`` who
+sits there now in seat order and ``left`` when the others left; each hand gives its own
+``players`` and, in ``hand``, its ``side_bets`` (RULES.md §9); ``pots`` is what the side
+bets leave waiting (an import replays them). Version 1 (no seats that change, no side bets)
+is still read.
+
+Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored
+JSON of RULES.md §1 and §8. It is written as a stream of text chunks, one session a line,
+and read back session by session, so that neither side holds a large league in memory.
+
+The importer writes exactly the rows the ledger would have written hand by hand (running
+totals, entries, session records, every version) but in bulk: SQLAlchemy Core inserts in
+batches with ids taken up front, each session's arithmetic done once in Python with the
+ledger's own helpers (:func:`~app.services.sessions.ledger.seat_nets`,
+:func:`~app.services.sessions.ledger.seat_parts`,
+:func:`~app.services.sessions.ledger.stat_counts`). One transaction: any problem,
+and nothing is imported.
+
+The package, module by job: :mod:`.common` (format, limits, times), :mod:`.export` (the
+document), :mod:`.spreadsheet` (CSV), :mod:`.reader` (reading a document session by
+session), :mod:`.check` (every hand settled again, no database), :mod:`.importer` (the bulk
+writer), :mod:`.parallel` (checking in other processes), :mod:`.run` (the entry points).
+"""
+from __future__ import annotations
+
+from .common import FORMAT, MAX_PROBLEMS, VERSION, ExchangeError, iso, parse_time
+from .export import (
+    export_league,
+    export_session,
+    exportable_league,
+    league_session_ids,
+    may_export_league,
+    write_document,
+)
+from .importer import Importer, ImportReport
+from .parallel import FileShare, Share, check_elsewhere, default_jobs
+from .run import import_file, import_path, no_gc_pauses
+from .spreadsheet import NUMBER, csv_players, hands_csv, payments_csv
+
+__all__ = ["FORMAT", "MAX_PROBLEMS", "NUMBER", "VERSION", "ExchangeError", "FileShare",
+           "ImportReport", "Importer", "Share", "check_elsewhere", "csv_players",
+           "default_jobs", "export_league", "export_session", "exportable_league",
+           "hands_csv", "import_file", "import_path", "iso", "league_session_ids",
+           "may_export_league", "no_gc_pauses", "parse_time", "payments_csv",
+           "write_document"]

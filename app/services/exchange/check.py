@@ -1,0 +1,593 @@
+"""Checking a document's sessions: every version of every hand settled again through the
+domain core and compared with its stored result, with nothing but Python (no database), so
+that it can run in other processes."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from itertools import chain
+from typing import Any, NamedTuple
+
+from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
+from ...core.hand import parse_players
+from ...core.messages import in_english
+from ...core.money import (
+    MAX_STAKE,
+    amount_formatter,
+    from_minor,
+    parse_decimal,
+    parse_stake,
+    to_minor,
+)
+from ...core.names import clean_text, name_key
+from ...core.parts import seat_nets, seat_parts, stat_counts
+from ...core.settle import Result
+from ...core.sidebets import (
+    Play,
+    SideBet,
+    parse_plays,
+    parse_side_bets,
+    play_json,
+    replay_deals,
+    side_bets_json,
+    stored_plays,
+)
+from ...core.versions import check_action, voided_after
+from ..sessions.ledger import MAX_ID, MAX_SESSION_NAME, parse_amount, parse_currency, parse_reason
+from ..sessions.pots import dump_pots, side_rows, trimmed
+from .common import (
+    _NO_COUNTS,
+    _TABLE_FIELDS,
+    _UID,
+    MAX_BY,
+    ExchangeError,
+    _dumps,
+    parse_time,
+)
+from .settling import SettlePart, parse_settle, still_open
+
+
+class _Version(NamedTuple):
+    """One version of a hand, as it will be stored."""
+
+    version: int
+    action: str
+    hand_text: str
+    result_text: str
+    reason: str | None
+    by: str
+    at: datetime
+
+
+class _Hand(NamedTuple):
+    """One hand, checked: its versions, and its current version's part for each seat (flat:
+    :class:`~app.services.sessions.ledger.Part` after Part, seat by seat; None for a voided hand).
+    Plain values, so that it travels between processes cheaply."""
+
+    number: int
+    voided: bool
+    outcome: str
+    scoring: str
+    nets: list[int]
+    parts: tuple[Any, ...] | None
+    versions: list[_Version]
+    seats: tuple[int, ...] = ()  # the seat of each part: who the hand was played by
+    plays: tuple[Play, ...] = ()  # its current version's side bets
+
+
+#: A player's record in a session as its hands add it up: seat, scoring, then the counters
+#: of :data:`app.services.sessions.ledger.STAT_FIELDS`.
+_Record = tuple[Any, ...]
+
+
+@dataclass(slots=True)
+class _Session:
+    """One session, checked, ready to be written: only the database's ids are missing."""
+
+    uid: str
+    name: str
+    played_at: datetime
+    closed_at: datetime | None
+    currency: str
+    stake_minor: int
+    rules_json: str
+    next_dealer: int
+    names: tuple[str, ...]
+    totals: list[int]
+    hands: list[_Hand]
+    records: list[_Record]
+    payments: list[tuple[int, int, int, datetime]]
+    changes: list[tuple[int, str, int, datetime]]
+    #: Seats that changed, side bets (format version 2): where each seat sits now and when
+    #: it left (None: seated), the side bets played, each hand's side-bet money and lines,
+    #: and the pots.
+    positions: list[int] = field(default_factory=list)
+    left_at: list[datetime | None] = field(default_factory=list)
+    side_bets_json: str | None = None
+    side: list[tuple[str, str]] = field(default_factory=list)
+    pots_json: str = "{}"
+    settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What a hand is played under, from its first version: rules, stake, formatter."""
+
+    rules: Rules
+    spec: dict[str, Any]
+    stake: Decimal
+    fmt: Callable[[Decimal], str]
+
+
+class _Bad(Exception):
+    """One problem with one version of a hand."""
+
+
+def _where(doc: Mapping[str, Any], index: int) -> str:
+    name, uid = doc.get("name"), doc.get("uid")
+    name = " ".join(name[:200].split()) if isinstance(name, str) and name.strip() \
+        else f"#{index}"
+    uid = uid if isinstance(uid, str) else "no uid"
+    return f"session {_short(name)} ({_short(uid, 40)})"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A name or uid as a report names it: a long one cut (a file can hold anything)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _uid(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not _UID.fullmatch(value):
+        raise ExchangeError(f"{what} needs a uid of 1 to 32 letters, digits, - or _ "
+                            f"(it keeps a second import from adding it twice), not {value!r}")
+    return value
+
+
+def _whole(value: Any, what: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_ID:
+        raise ExchangeError(f"{what} must be a whole number from {low}, not {value!r}")
+    return value
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ExchangeError(f"{what} must be a list")
+    return value
+
+
+class _Checked(NamedTuple):
+    """One session of a document, checked: ready to be written, or its problems."""
+
+    position: int  # in the document's list of sessions, from 1
+    uid: str | None
+    where: str
+    hands: int
+    session: _Session | None
+    problems: list[str]
+
+
+class _Checker:
+    """Checks sessions of a document, every version of every hand through the domain core,
+    with nothing but Python: no database, so that it can run in another process."""
+
+    def __init__(self) -> None:
+        self._last_table: tuple[Any, Any, _Table] | None = None
+        self._enabled: dict[str, SideBet] = {}
+        self._last_by: tuple[Any, str] | None = None
+        self._problems: list[str] = []
+
+    def problem(self, message: str) -> None:
+        self._problems.append(message)
+
+    def check(self, index: int, doc: Any) -> _Checked:
+        """The session ``doc`` (the ``index``-th of its document), checked."""
+        self._problems = []
+        if not isinstance(doc, dict):
+            return _Checked(index, None, f"session #{index}", 0, None,
+                            [f"session #{index}: a session must be a JSON object"])
+        uid = doc.get("uid")
+        where = _where(doc, index)
+        hands = doc.get("hands")
+        with in_english():  # hands are settled (and stored) in the language they were written
+            session = self._session(doc, where)
+        return _Checked(index, uid if isinstance(uid, str) else None, where,
+                        len(hands) if isinstance(hands, list) else 0,
+                        None if self._problems else session, self._problems)
+
+    def _session(self, doc: Mapping[str, Any], where: str) -> _Session | None:
+        """The session checked in full, or None after noting each of its problems."""
+        try:
+            uid = _uid(doc.get("uid"), "a session")
+            name = clean_text(doc.get("name"), ExchangeError, "name", "the session's name",
+                              MAX_SESSION_NAME)
+            names = parse_players(doc.get("players"))
+            rules = resolve_rules(doc.get("rules"))
+            stake = parse_stake(doc.get("stake"), rules)
+            self._enabled = parse_side_bets(doc.get("side_bets"), stake=stake,
+                                            scoring=rules.scoring)
+            positions, left_at = _seats(doc, names)
+            currency = parse_currency(doc.get("currency"))
+            played_at = parse_time(doc.get("played_at"), "played_at")
+            closed_at = (parse_time(doc["closed_at"], "closed_at")
+                         if doc.get("closed_at") is not None else None)
+            hand_docs = _list(doc.get("hands"), "hands")
+            payments = [self._payment(p, names, i)
+                        for i, p in enumerate(_list(doc.get("payments"), "payments"), 1)]
+            changes = [self._change(c, i)
+                       for i, c in enumerate(_list(doc.get("rules_changes"), "rules_changes"), 1)]
+            settle_part = parse_settle(doc, names)
+        except TonkError as exc:
+            self.problem(f"{where}: {exc.message}")
+            return None
+        names_list = list(names)
+        hands: list[_Hand] = []
+        counted: list[list[tuple[int, ...]] | None] = []
+        numbers: set[int] = set()
+        for i, hand_doc in enumerate(hand_docs, start=1):
+            checked = self._hand(hand_doc, i, names, names_list, where, numbers)
+            if checked is not None:
+                hands.append(checked[0])
+                counted.append(checked[1])
+        if self._problems:
+            return None
+        for expected, number in enumerate(sorted(h.number for h in hands), start=1):
+            if number != expected:
+                self.problem(f"{where}: hand numbers run 1, 2, 3… without gaps, but hand "
+                             f"{expected} is missing")
+                return None
+        if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
+            order = sorted(range(len(hands)), key=lambda i: hands[i].number)
+            hands, counted = [hands[i] for i in order], [counted[i] for i in order]
+        totals = [0] * len(names)
+        records: dict[tuple[int, str], list[tuple[int, ...]]] = {}
+        for hand, counts in zip(hands, counted, strict=True):
+            for seat in hand.seats:  # the first version made the record
+                if (seat, hand.scoring) not in records:
+                    records[(seat, hand.scoring)] = [_NO_COUNTS]
+            if counts is None:
+                continue
+            for seat, net in enumerate(hand.nets):
+                totals[seat] += net
+            for seat, added in zip(hand.seats, counts, strict=True):
+                records[(seat, hand.scoring)].append(added)
+        fmt = amount_formatter(rules)
+        settled, pots = replay_deals([() if h.voided else h.plays for h in hands],
+                                     self._enabled, fmt)
+        side: list[tuple[str, str]] = []
+        for side_net, outcomes in settled:
+            money, lines = side_rows(side_net, outcomes, names, fmt)
+            for seat, amount in enumerate(money):
+                totals[seat] += amount
+            side.append((json.dumps(trimmed(money)), json.dumps(lines)))
+        returns = [sum(to_minor(a) for p, a in chain.from_iterable(
+            pot.paid for pot in pots.values()) if p == name) for name in names]
+        try:
+            self._check_totals(doc.get("totals"), names, totals)
+            next_dealer = self._next_dealer(doc, names, hands)
+            if closed_at is not None and rules.scoring != "push_ups":
+                _check_paid(names, still_open(
+                    [t + r for t, r in zip(totals, returns, strict=True)], payments,
+                    settle_part))
+        except TonkError as exc:
+            self.problem(f"{where}: {exc.message}")
+            return None
+        return _Session(uid, name, played_at, closed_at, currency, to_minor(stake),
+                        json.dumps(rules.to_json()), next_dealer, names, totals, hands,
+                        [(seat, scoring, *map(sum, zip(*added, strict=True)))
+                         for (seat, scoring), added in records.items()],
+                        payments, changes, positions, left_at,
+                        json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
+                        side, dump_pots(pots, names), settle_part)
+
+    def _payment(self, doc: Any, names: tuple[str, ...], i: int
+                 ) -> tuple[int, int, int, datetime]:
+        if not isinstance(doc, Mapping):
+            raise ExchangeError(f"payment {i} must be a JSON object")
+        payer, payee = doc.get("from"), doc.get("to")
+        for who in (payer, payee):
+            if who not in names:
+                raise ExchangeError(f"payment {i}: {who!r} is not at this table")
+        if payer == payee:
+            raise ExchangeError(f"payment {i}: {payer} cannot pay themselves")
+        try:
+            amount = parse_amount(doc.get("amount"))
+        except TonkError as exc:
+            raise ExchangeError(f"payment {i}: {exc.message}") from None
+        return (names.index(payer), names.index(payee), to_minor(amount),
+                parse_time(doc.get("at"), f"payment {i}'s at"))
+
+    def _change(self, doc: Any, i: int) -> tuple[int, str, int, datetime]:
+        if not isinstance(doc, Mapping):
+            raise ExchangeError(f"rules change {i} must be a JSON object")
+        rules = resolve_rules(doc.get("rules"))
+        stake = parse_stake(doc.get("stake"), rules)
+        return (_whole(doc.get("from_hand"), f"rules change {i}'s from_hand"),
+                json.dumps(rules.to_json()), to_minor(stake),
+                parse_time(doc.get("at"), f"rules change {i}'s at"))
+
+    @staticmethod
+    def _check_totals(given: Any, names: tuple[str, ...], totals: list[int]) -> None:
+        if given is None:
+            return
+        if not isinstance(given, Mapping) or set(given) != set(names):
+            raise ExchangeError("totals must give every player's total")
+        for name, total in zip(names, totals, strict=True):
+            value = parse_decimal(given[name], ExchangeError,
+                                  f"{name}'s total must be an amount like \"4.50\"", "totals")
+            if value * 100 != total:
+                raise ExchangeError(f"the totals do not match the hands: {name}'s total is "
+                                    f"{from_minor(total)} by the hands, not {given[name]}")
+
+    @staticmethod
+    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...], hands: list[_Hand]) -> int:
+        given = doc.get("next_dealer")
+        if given is not None:
+            if given not in names:
+                raise ExchangeError(f"the next dealer, {given!r}, is not at the table")
+            return names.index(given)
+        if not hands:
+            return 0
+        first = json.loads(hands[-1].versions[0].hand_text)
+        return (names.index(first["dealer"]) + 1) % len(names)
+
+    # -- one hand ----------------------------------------------------------------------------
+
+    def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
+              where: str, numbers: set[int]
+              ) -> tuple[_Hand, list[tuple[int, ...]] | None] | None:
+        """One hand, every version re-settled: the hand, and what its current version adds
+        to each seat's record (None if it is void); None after noting its problem."""
+        if not isinstance(doc, dict):
+            self.problem(f"{where}, hand #{index} of the list: a hand must be a JSON object")
+            return None
+        try:
+            number = _whole(doc.get("number"), "the hand's number")
+        except TonkError as exc:
+            self.problem(f"{where}, hand #{index} of the list: {exc.message}")
+            return None
+        at_hand = f"{where}, hand {number}"
+        if number in numbers:
+            self.problem(f"{at_hand}: there are two hands numbered {number}")
+            return None
+        numbers.add(number)
+        versions = doc.get("versions")
+        if not isinstance(versions, list) or not versions:
+            self.problem(f"{at_hand}: a hand needs its list of versions, the first one "
+                         "recorded")
+            return None
+        table: _Table | None = None
+        done: list[_Version] = []
+        given_hand: Any = None
+        given_result: Any = None
+        current: tuple[str, list[int], tuple[Any, ...]] | None = None  # outcome, nets, parts
+        outcome = ""
+        for i, v in enumerate(versions, start=1):
+            if not isinstance(v, dict):
+                self.problem(f"{at_hand}, version {i}: a version must be a JSON object")
+                return None
+            if v.get("version") != i or isinstance(v.get("version"), bool):
+                self.problem(f"{at_hand}: the versions must run 1, 2, 3… without gaps, but "
+                             f"version {i} is {v.get('version')!r}")
+                return None
+            try:
+                action = check_action(i, v.get("action"), voided=i > 1 and current is None)
+                at = parse_time(v.get("at"), "at")
+                by = self._by(v.get("by"))
+                reason = v.get("reason")
+                if action == "recorded":
+                    if reason not in (None, ""):
+                        raise _Bad("a recorded hand has no reason; only corrections and "
+                                   "voids do")
+                    reason = None
+                else:
+                    reason = parse_reason(reason)
+                if voided_after(action):
+                    if v.get("hand", given_hand) != given_hand or \
+                            v.get("result", given_result) != given_result:
+                        raise _Bad("a void keeps the hand and its result as they were")
+                    last = done[-1]
+                    done.append(_Version(i, action, last.hand_text, last.result_text, reason,
+                                         by, at))
+                    current = None
+                    continue
+                table, result, hand_text = self._settled(v.get("hand"), names, names_list,
+                                                         table)
+                result_text = self._result_text(result, v.get("result"), table)
+            except (TonkError, _Bad) as exc:
+                self.problem(f"{at_hand}, version {i}: {exc}")
+                return None
+            given_hand, given_result = v.get("hand"), v.get("result")
+            nets = seat_nets(names, result)
+            playing = result.hand.players
+            seats = tuple(names.index(p) for p in playing)
+            parts = seat_parts(playing, [nets[i] for i in seats], result)
+            current = (result.outcome, nets, tuple(chain.from_iterable(parts)))
+            plays = stored_plays(json.loads(hand_text).get("side_bets"))
+            counts: list[tuple[int, ...]] = [stat_counts(part) for part in parts]
+            outcome = result.outcome
+            done.append(_Version(i, action, hand_text, result_text, reason, by, at))
+        voided = current is None
+        given_void = doc.get("voided")
+        if given_void is not None and given_void is not voided:
+            self.problem(f"{at_hand}: it says voided is {given_void!r}, but its last version "
+                         f"is {done[-1].action}")
+            return None
+        assert table is not None
+        if current is None:
+            return _Hand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
+                         done, seats), None
+        return (_Hand(number, False, outcome, table.rules.scoring, current[1], current[2],
+                      done, seats, plays), counts)
+
+    def _by(self, value: Any) -> str:
+        """Who made a version, as the history shows it (the last one is remembered: it is
+        most often the same scorekeeper)."""
+        if self._last_by is not None and self._last_by[0] == value:
+            return self._last_by[1]
+        by = clean_text(value, ExchangeError, "by", "who made the version", MAX_BY)
+        self._last_by = (value, by)
+        return by
+
+    def _table(self, data: dict[str, Any]) -> _Table:
+        """A hand's rules and stake (the last ones are remembered: a session's hands
+        mostly share them)."""
+        spec, raw = data["rules"], data["stake"]
+        last = self._last_table
+        if last is not None and last[0] == spec and last[1] == raw:
+            return last[2]
+        rules = resolve_rules(spec)
+        table = _Table(rules, rules.to_json(), _hand_stake(raw, rules), amount_formatter(rules))
+        self._last_table = (spec, raw, table)
+        return table
+
+    def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
+                 first: _Table | None) -> tuple[_Table, Result, str]:
+        """Re-validate one version of a hand through the core: its table (the first
+        version's), its result, and the hand's JSON as the ledger stores it."""
+        if not isinstance(data, dict):
+            raise _Bad("the hand must be a JSON object (RULES.md §1)")
+        if "rules" not in data or "stake" not in data or "players" not in data:
+            missing = [f for f in _TABLE_FIELDS if f not in data]
+            raise _Bad(f"the hand must give its {', '.join(missing)}, as stored")
+        players = data["players"]
+        if players != names_list and (
+                not isinstance(players, list) or len(set(map(str, players))) != len(players)
+                or not 2 <= len(players) or any(p not in names for p in players)):
+            raise _Bad(f"the hand's players ({_names(data['players'])}) are not the "
+                       f"session's ({', '.join(names)})")
+        seated = names if players == names_list else tuple(players)
+        table = self._table(data)
+        if first is not None and table is not first and (
+                table.rules != first.rules or table.stake != first.stake):
+            raise _Bad("a correction keeps the house rules and stake the hand was first "
+                       "settled under")
+        facts = {k: v for k, v in data.items() if k not in _TABLE_FIELDS}
+        plays = facts.pop("side_bets", None)
+        core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
+        result = settle(core)
+        stored = {"rules": table.spec, "stake": str(table.stake), "players": list(seated),
+                  **core.to_json(with_table=False)}
+        if plays not in (None, []):
+            stored["side_bets"] = [play_json(p) for p in parse_plays(
+                plays, self._enabled, seated)]
+        return first or table, result, _dumps(stored)
+
+    @staticmethod
+    def _result_text(result: Result, given: Any, table: _Table) -> str:
+        """The result as stored, once every number in it is what the hand gives."""
+        if given is None:
+            return json.dumps(result.to_json())
+        if not isinstance(given, dict):
+            raise _Bad("the result must be a JSON object (RULES.md §8)")
+        _compare(result, given, table.fmt)
+        if "explanation" not in given:
+            return _dumps(result.to_json())
+        explanation = given["explanation"]
+        if not isinstance(explanation, list) or not all(isinstance(s, str)
+                                                        for s in explanation):
+            raise _Bad("the result's explanation must be a list of sentences")
+        return _dumps(given)
+
+
+def _seats(doc: Mapping[str, Any], names: tuple[str, ...]
+           ) -> tuple[list[int], list[datetime | None]]:
+    """Where each seat sits now and when it left (format version 2's ``seated``, players at
+    the table in seat order, and ``left``, who left when; version 1: everyone, in order)."""
+    key = {name_key(n): n for n in names}  # a name is the same however it is written
+    given = doc.get("seated", list(names))
+    seated = [key.get(name_key(p)) if isinstance(p, str) else None
+              for p in (given if isinstance(given, list) else [])]
+    if not isinstance(given, list) or len(seated) < 2 or None in seated or \
+            len(set(seated)) != len(seated):
+        raise ExchangeError("seated must list at least two of the session's players, each "
+                            "once, in seat order")
+    raw = doc.get("left") or {}
+    left = {key.get(name_key(n)): when for n, when in raw.items()} \
+        if isinstance(raw, Mapping) else None
+    if left is None or set(left) != set(names) - set(seated):
+        raise ExchangeError("left must give when each player who is not seated left")
+    positions = [seated.index(n) if n in seated else len(seated) + i
+                 for i, n in enumerate(names)]
+    return positions, [parse_time(left[n], f"when {n} left") if n in left else None
+                       for n in names]
+
+
+def _hand_stake(value: Any, rules: Rules) -> Decimal:
+    """A stored hand's stake, as the ledger writes it: money to the cent; points whole;
+    push-ups the table's stake to the cent, kept exactly as written (push-ups pay nothing,
+    and files from before push-ups kept their table's stake hold it rounded, even to 0)."""
+    if rules.scoring == "money":
+        return parse_stake(value, rules)
+    amount = parse_decimal(value, ExchangeError, f"the stake must be a number, not {value!r}",
+                           "stake")
+    exact = amount == amount.to_integral_value() if rules.scoring == "points" \
+        else amount == amount.quantize(Decimal("0.01"))
+    if not exact or not 0 <= amount <= MAX_STAKE:
+        raise ExchangeError(f"a hand's stake under {rules.scoring} scoring cannot be {value}")
+    return amount.quantize(Decimal(1)) if rules.scoring == "points" else amount
+
+
+def _names(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else repr(value)
+
+
+def _league_name(doc: Any) -> str:
+    if isinstance(doc, Mapping):
+        return f"{doc.get('name')} ({doc.get('uid')})"
+    return repr(doc)
+
+
+_RESULT_FIELDS = {"net": frozenset({"outcome", "winners", "payments", "explanation", "net"}),
+                  "pushed": frozenset({"outcome", "winners", "payments", "explanation",
+                                       "pushed"})}
+
+
+def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str]) -> None:
+    """The stored result must say what settling the hand says: outcome, winners, payments,
+    and each player's net (or push-up)."""
+    key = "pushed" if result.pushed is not None else "net"
+    if not given.keys() <= _RESULT_FIELDS[key]:
+        extra = sorted(set(given) - _RESULT_FIELDS[key])
+        raise _Bad(f"the stored result has a field {extra[0]!r} that this hand's result has "
+                   "not")
+    mismatch = "the stored result does not match the hand"
+    if given.get("outcome") != result.outcome:
+        raise _Bad(f"{mismatch}: it says the outcome is {given.get('outcome')!r}, but the "
+                   f"hand is {result.outcome!r}")
+    if given.get("winners") != list(result.winners):
+        raise _Bad(f"{mismatch}: it says the winners are {_names(given.get('winners'))}, but "
+                   f"they are {', '.join(result.winners) or 'nobody'}")
+    said = given.get(key)
+    if result.pushed is not None:
+        values: dict[str, Any] = dict(result.pushed)
+        words = "is pushed up {value} by the hand"
+    else:
+        assert result.net is not None
+        values = {name: fmt(amount) for name, amount in result.net.items()}
+        words = "gets {value} by the hand"
+    if said != values:
+        for name, value in values.items():
+            if not isinstance(said, dict) or said.get(name) != value:
+                stored = said.get(name) if isinstance(said, dict) else None
+                raise _Bad(f"{mismatch}: {name} {words.format(value=value)}, not "
+                           f"{stored!r}")
+        raise _Bad(f"{mismatch}: it names players who are not at the table")
+    payments = [{"from": p.payer, "to": p.payee, "amount": fmt(p.amount), "rule": p.rule}
+                for p in result.payments]
+    if given.get("payments") != payments:
+        raise _Bad(f"{mismatch}: its payments are not the ones the hand makes")
+
+
+def _check_paid(names: tuple[str, ...], still: list[int]) -> None:
+    """A closed session was closed only once everything was paid or carried over as debts
+    (``still``: what each seat has open after both)."""
+    open_ = [f"{name} {from_minor(v)}" for name, v in zip(names, still, strict=True) if v]
+    if open_:
+        raise ExchangeError("the session is closed, but its payments and carried debts do "
+                            "not settle the "
+                            f"totals (still open: {', '.join(open_)})")

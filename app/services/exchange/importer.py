@@ -1,0 +1,606 @@
+"""The importer: all or nothing, sessions already here skipped; the checked sessions
+written in bulk, exactly the rows the ledger would have written hand by hand."""
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import pickle
+import secrets
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import IO, Any, NamedTuple, cast
+
+from sqlalchemy import Boolean, Table, func, insert, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from ...core import Rules, TonkError, resolve_rules
+from ...core.money import parse_stake, to_minor
+from ...core.names import MAX_NAME, clean_text, name_key
+from ...db.models import (
+    CarriedDebt,
+    GameSession,
+    Hand,
+    HandEntry,
+    HandVersion,
+    League,
+    LeagueAdmin,
+    Player,
+    PlayerSessionStat,
+    RulesChange,
+    Season,
+    SessionPlayer,
+    SettlePayment,
+    User,
+    utcnow,
+)
+from ...db.storage import begin_write
+from ...extensions import db
+from ..sessions.ledger import is_league_admin, parse_currency
+from ..sessions.pots import side_bets_text
+from .check import _Checked, _Checker, _league_name, _list, _Session, _uid, _where
+from .common import (
+    _PART,
+    FORMAT,
+    IMPORT_BATCH_HANDS,
+    MAX_LEAGUE_NAME,
+    MAX_PROBLEMS,
+    MAX_SEASON_NAME,
+    READS,
+    VERSION,
+    ExchangeError,
+    _day,
+    parse_time,
+)
+from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, after_write, debt_rows, payment_rows
+
+log = logging.getLogger(__name__)
+
+
+#: The longest a problem of the report is: a value quoted from the file is cut in the middle.
+MAX_PROBLEM_CHARS = 500
+
+
+def _brief(message: str) -> str:
+    """A problem as the report says it, never longer than MAX_PROBLEM_CHARS (a file may hold
+    a name or a number of millions of characters; the report names it, not repeats it)."""
+    if len(message) <= MAX_PROBLEM_CHARS:
+        return message
+    half = (MAX_PROBLEM_CHARS - 3) // 2
+    return f"{message[:half]} … {message[-half:]}"
+
+
+@dataclass
+class ImportReport:
+    """What an import did; or every problem that stopped it, and then nothing was imported."""
+
+    sessions: int = 0
+    hands: int = 0
+    skipped: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    more_problems: int = 0
+    league_id: int | None = None
+    league_name: str | None = None
+    league_created: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        """The report as lines of text, for the command line."""
+        if not self.ok:
+            out = [f"nothing was imported: {len(self.problems) + self.more_problems} "
+                   "problem(s)", *self.problems]
+            if self.more_problems:
+                out.append(f"… and {self.more_problems} more")
+            return out
+        out = [f"imported {self.sessions} session(s), {self.hands} hand(s)"]
+        if self.league_name is not None:
+            how = "new league" if self.league_created else "into the league"
+            out[0] += f" ({how} {self.league_name}, id {self.league_id})"
+        if self.skipped:
+            out.append(f"skipped {len(self.skipped)} session(s) already here:")
+            out += [f"  {s}" for s in self.skipped[:10]]
+            if len(self.skipped) > 10:
+                out.append(f"  … and {len(self.skipped) - 10} more")
+        return out
+
+
+class _LeaguePlan(NamedTuple):
+    """The league of a document, checked, to be made or merged into when writing starts."""
+
+    uid: str
+    name: str
+    rules: Rules
+    stake: Decimal
+    currency: str
+    created: datetime
+    seasons: list[tuple[str, date, date]]
+    members: dict[str, tuple[str, datetime]]
+    side_bets_json: str | None = None
+
+
+class Importer:
+    """Imports documents for one account, all or nothing: :meth:`start` with the document's
+    top-level fields, :meth:`add` each session, then :meth:`finish`, which commits only if
+    there was no problem at all (and otherwise rolls everything back). Sessions are checked
+    and written in batches of about ``batch_hands`` hands."""
+
+    def __init__(self, user: User, *, batch_hands: int = IMPORT_BATCH_HANDS) -> None:
+        self.user_id = user.id
+        self.user = user
+        self.batch_hands = batch_hands
+        self.report = ImportReport()
+        self.league_id: int | None = None
+        self._pending: list[tuple[int, str | None, str, Any]] = []
+        self._pending_hands = 0
+        self._count = 0
+        self._seen: set[str] = set()
+        self._players: dict[str, int] | None = None  # lower-cased name → player id
+        self._conn: Connection | None = None
+        self._next_id: dict[str, int] = {}
+        self._statements: dict[str, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
+        self._checker = _Checker()
+        self._started = False
+        self._league_plan: _LeaguePlan | None = None
+        # SQLite has one write lock for the whole database: read and check everything
+        # first, keeping the checked batches in a file, and hold the lock only to write.
+        self._spill: IO[bytes] | None = None
+        self._deferred = db.engine.dialect.name == "sqlite"
+
+    # -- problems ----------------------------------------------------------------------------
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.report.problems)
+
+    def problem(self, message: str) -> None:
+        """Note a problem (the import will not be committed); the first 100 are listed."""
+        if len(self.report.problems) < MAX_PROBLEMS:
+            self.report.problems.append(_brief(message))
+        else:
+            self.report.more_problems += 1
+
+    # -- the document ------------------------------------------------------------------------
+
+    def start(self, header: Mapping[str, Any]) -> bool:
+        """Check the format and version, and make or find the league. False: a problem
+        that stops the import at once."""
+        self._started = True
+        fmt, version = header.get("format"), header.get("version")
+        if fmt != FORMAT:
+            self.problem('this is not a Tonk Tally export: it does not say "format": '
+                         f'"{FORMAT}"' + (f" (it says {fmt!r})" if fmt is not None else ""))
+            return False
+        if isinstance(version, bool) or version not in READS:
+            self.problem(f"this export is version {version!r} of the format; this app reads "
+                         f"versions {READS[0]} to {VERSION}" if version is not None else
+                         "the file does not say which version of the format it is")
+            return False
+        league = header.get("league")
+        if league is not None:
+            try:
+                self._league(league)
+            except TonkError as exc:
+                self.problem(f"league {_league_name(league)}: {exc.message}")
+                return False
+        return True
+
+    def _league(self, doc: Any) -> None:
+        if not isinstance(doc, Mapping):
+            raise ExchangeError("the league must be a JSON object, or null")
+        uid = _uid(doc.get("uid"), "the league")
+        name = clean_text(doc.get("name"), ExchangeError, "name", "the league's name",
+                          MAX_LEAGUE_NAME)
+        rules = resolve_rules(doc.get("rules"))
+        stake = parse_stake(doc.get("stake"), rules)
+        currency = parse_currency(doc.get("currency"))
+        side_bets = side_bets_text(doc.get("side_bets"), stake=stake, rules=rules,
+                                   currency=currency)
+        created = (parse_time(doc["created_at"], "the league's created_at")
+                   if doc.get("created_at") is not None else utcnow())
+        seasons = []
+        for i, s in enumerate(_list(doc.get("seasons"), "seasons")):
+            if not isinstance(s, Mapping):
+                raise ExchangeError(f"season {i + 1} must be a JSON object")
+            season_name = clean_text(s.get("name"), ExchangeError, "name",
+                                     f"season {i + 1}'s name", MAX_SEASON_NAME)
+            starts = _day(s.get("starts_on"), f"season {season_name}'s starts_on")
+            ends = _day(s.get("ends_on"), f"season {season_name}'s ends_on")
+            if ends < starts:
+                raise ExchangeError(f"season {season_name} ends before it starts")
+            seasons.append((season_name, starts, ends))
+        members: dict[str, tuple[str, datetime]] = {}
+        for i, m in enumerate(_list(doc.get("members"), "members"), start=1):
+            raw, joined = m, created  # a member is a name, or {"name", "joined_at"}
+            if isinstance(m, Mapping):
+                raw = m.get("name")
+                if m.get("joined_at") is not None:
+                    joined = parse_time(m["joined_at"], f"member {i}'s joined_at")
+            member = clean_text(raw, ExchangeError, "name", f"member {i}'s name", MAX_NAME)
+            if name_key(member) in members:
+                raise ExchangeError(f"{member} is a member twice")
+            members[name_key(member)] = (member, joined)
+        self._league_plan = _LeaguePlan(uid, name, rules, stake, currency, created, seasons,
+                                        members, side_bets)
+        self._may_import_into(db.session.scalar(select(League).where(League.uid == uid)))
+        self.report.league_name = name
+
+    def _may_import_into(self, league: League | None) -> None:
+        if league is not None and league.owner_id != self.user_id and not is_league_admin(
+                self.user, league.id):
+            raise ExchangeError("a league with this uid is already here, run by another "
+                                "account: only its owner or an admin can import into it")
+
+    def _write_league(self) -> None:
+        """Make the league of the document, or merge into the one with its uid: its seasons
+        and members (before the first session is written)."""
+        plan, self._league_plan = self._league_plan, None
+        if plan is None:
+            return
+        uid, name, rules, stake, currency, created, seasons, members, side_bets = plan
+        league = db.session.scalar(select(League).where(League.uid == uid))
+        self._may_import_into(league)
+        if league is None:
+            league = League(uid=uid, name=name, owner_id=self.user_id,
+                            rules_json=json.dumps(rules.to_json()), stake_minor=to_minor(stake),
+                            currency=currency, share_token=secrets.token_urlsafe(16),
+                            created_at=created, side_bets_json=side_bets)
+            db.session.add(league)
+            db.session.flush()
+            db.session.add(LeagueAdmin(league_id=league.id, user_id=self.user_id))
+            self.report.league_created = True
+        have = {(s.name, s.starts_on, s.ends_on) for s in league.seasons}
+        for season_name, starts, ends in seasons:
+            if (season_name, starts, ends) not in have:
+                db.session.add(Season(league_id=league.id, name=season_name,
+                                      starts_on=starts, ends_on=ends))
+        known = set(db.session.scalars(select(Player.name_key).where(
+            Player.league_id == league.id)))
+        db.session.add_all(Player(owner_id=self.user_id, league_id=league.id, name=m,
+                                  created_at=joined)
+                           for key, (m, joined) in members.items() if key not in known)
+        db.session.flush()
+        self.league_id = league.id
+        self.report.league_id, self.report.league_name = league.id, league.name
+
+    def add(self, doc: Any) -> None:
+        """Take one session of the document (checked and written with its batch)."""
+        self._count += 1
+        uid = doc.get("uid") if isinstance(doc, dict) else None
+        hands = doc.get("hands") if isinstance(doc, dict) else None
+        self._take(self._count, uid if isinstance(uid, str) else None,
+                   _where(doc, self._count) if isinstance(doc, dict) else "",
+                   len(hands) if isinstance(hands, list) else 0, doc)
+
+    def take(self, checked: _Checked) -> None:
+        """Take one session already checked (in another process)."""
+        self._count += 1
+        self._take(checked.position, checked.uid, checked.where, checked.hands, checked)
+
+    def _take(self, index: int, uid: str | None, where: str, hands: int, item: Any) -> None:
+        if uid is not None:
+            if uid in self._seen:
+                self.problem(f"{where}: this uid appears twice in the file")
+                return
+            self._seen.add(uid)
+        self._pending.append((index, uid, where, item))
+        self._pending_hands += hands
+        if self._pending_hands >= self.batch_hands:
+            self._flush_safely()
+
+    def _flush(self) -> None:
+        """Check the pending sessions (unless they were checked already, or are here
+        already), and write them if nothing at all has gone wrong so far."""
+        pending, self._pending, self._pending_hands = self._pending, [], 0
+        uids = [uid for _, uid, _, _ in pending if uid is not None]
+        there: set[str] = set()
+        for start in range(0, len(uids), 500):
+            there.update(db.session.scalars(select(GameSession.uid).where(
+                GameSession.uid.in_(uids[start:start + 500]))))
+        built: list[_Session] = []
+        for index, uid, where, item in pending:
+            if uid in there:
+                self.report.skipped.append(_brief(f"{where}: already there"))
+                continue
+            checked = item if isinstance(item, _Checked) else self._checker.check(index, item)
+            for message in checked.problems:
+                self.problem(message)
+            if checked.session is not None:
+                built.append(checked.session)
+        if built and not self.failed:
+            if self._deferred:
+                if self._spill is None:
+                    self._spill = tempfile.TemporaryFile(prefix="tonk-import-")
+                pickle.dump(built, self._spill, protocol=pickle.HIGHEST_PROTOCOL)
+            else:
+                self._write(built)
+
+    def _write_deferred(self) -> None:
+        """The writing part, when everything was checked first: under the write lock,
+        taken now and held only while the checked batches are written."""
+        begin_write()
+        self._write_league()
+        spill, self._spill = self._spill, None
+        if spill is None:
+            return
+        with spill:
+            spill.seek(0)
+            while True:
+                try:
+                    batch = pickle.load(spill)  # noqa: S301 - our own file, just written
+                except EOFError:
+                    break
+                self._write(batch)
+
+    def _flush_safely(self) -> None:
+        try:
+            self._flush()
+        except IntegrityError as exc:
+            self.refused(exc)
+        except BaseException:
+            db.session.rollback()
+            raise
+
+    def refused(self, exc: IntegrityError) -> None:
+        """The database refused a row: roll back, and say so."""
+        db.session.rollback()
+        log.warning("import refused by the database: %s", exc)
+        self.problem("the database refused the import (was the same file being imported at "
+                     "the same moment?); nothing was imported")
+
+    def finish(self) -> ImportReport:
+        """Write what is left and commit; or, after any problem, roll everything back."""
+        if not self.failed:
+            if not self._started:
+                self.problem("the file has no format and version: this is not a Tonk "
+                             "Tally export")
+            else:
+                self._flush_safely()
+        if not self.failed:
+            try:
+                if self._deferred:
+                    self._write_deferred()
+                else:
+                    self._write_league()  # a document with a league and no new session
+            except TonkError as exc:
+                db.session.rollback()
+                self.problem(f"league {self.report.league_name}: {exc.message}")
+            except IntegrityError as exc:
+                self.refused(exc)
+            except BaseException:
+                db.session.rollback()
+                raise
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
+        if self.failed:
+            db.session.rollback()
+            self.report.sessions = self.report.hands = 0
+            self.report.league_created = False
+            self.report.league_id = None
+            return self.report
+        db.session.commit()
+        if self.league_id is not None and self.report.sessions:
+            rerate(self.league_id)
+        return self.report
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            self._conn = db.session.connection()
+            if self._conn.dialect.name == "sqlite":
+                # Take SQLite's write lock now, so that the ids read below stay free.
+                users = cast(Table, User.__table__)
+                self._conn.execute(update(users).where(users.c.id == self.user_id)
+                                   .values(id=users.c.id))
+        return self._conn
+
+    def _ids(self, table: Table, n: int) -> list[int]:
+        """``n`` new ids for ``table``: from its sequence on PostgreSQL; on SQLite, which
+        is written by one connection at a time (we hold the lock), after the largest."""
+        if n == 0:
+            return []
+        conn = self._connection()
+        if conn.dialect.name == "postgresql":
+            return list(conn.execute(text(
+                "SELECT nextval(pg_get_serial_sequence(:t, 'id')) FROM generate_series(1, :n)"),
+                {"t": table.name, "n": n}).scalars())
+        start = self._next_id.get(table.name)
+        if start is None:
+            start = (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
+        self._next_id[table.name] = start + n
+        return list(range(start, start + n))
+
+    def _player_ids(self, sessions: list[_Session]) -> list[list[int]]:
+        """Each session's seats → players: the league's members, or the account's own
+        players, by name regardless of case; a new name becomes a new player."""
+        if self._players is None:
+            scope = (Player.league_id == self.league_id if self.league_id is not None else
+                     (Player.owner_id == self.user_id) & Player.league_id.is_(None))
+            self._players = {}
+            for pid, key in db.session.execute(select(Player.id, Player.name_key)
+                                               .where(scope).order_by(Player.id)):
+                self._players.setdefault(key, pid)
+        players = self._players
+        new: dict[str, tuple[str, datetime]] = {}
+        for s in sessions:
+            for name in s.names:
+                if name_key(name) not in players and name_key(name) not in new:
+                    new[name_key(name)] = (name, s.played_at)
+        ids = self._ids(cast(Table, Player.__table__), len(new))
+        rows = []
+        for pid, (key, (name, since)) in zip(ids, new.items(), strict=True):
+            players[key] = pid
+            rows.append((pid, self.user_id, self.league_id, name, key, since))
+        self._insert(Player, rows)
+        return [[players[name_key(n)] for n in s.names] for s in sessions]
+
+    def _insert(self, model: Any, rows: list[tuple[Any, ...]]) -> None:
+        """Insert rows (tuples in :data:`_COLUMNS` order): on PostgreSQL with COPY, on
+        SQLite straight through the driver in batches of 10,000, each value made ready by
+        the column's own type (elsewhere, Core's batched inserts)."""
+        if not rows:
+            return
+        table = cast(Table, model.__table__)
+        keys = _COLUMNS[table.name]
+        conn = self._connection()
+        if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
+            raw: Any = conn.connection.dbapi_connection  # psycopg's own connection
+            with raw.cursor() as cursor, cursor.copy(
+                    f"COPY {table.name} ({', '.join(keys)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        if conn.dialect.name != "sqlite":
+            for start in range(0, len(rows), 10_000):
+                conn.execute(insert(table), [dict(zip(keys, row, strict=True))
+                                             for row in rows[start:start + 10_000]])
+            return
+        sql, ready = self._statements.get(table.name) or self._statement(conn, table, keys)
+        if ready:
+            rows = [_ready(row, ready) for row in rows]
+        for start in range(0, len(rows), 10_000):
+            conn.exec_driver_sql(sql, rows[start:start + 10_000])
+
+    def _statement(self, conn: Connection, table: Table, keys: tuple[str, ...]
+                   ) -> tuple[str, list[tuple[int, Callable[[Any], Any]]]]:
+        compiled = insert(table).compile(dialect=conn.dialect, column_keys=list(keys))
+        assert compiled.positiontup == list(keys)
+        ready: list[tuple[int, Callable[[Any], Any]]] = []
+        for i, key in enumerate(keys):
+            kind = table.c[key].type
+            if isinstance(kind, Boolean):
+                continue  # the driver stores a bool as 1 or 0, as the type would
+            process = kind.dialect_impl(conn.dialect).bind_processor(conn.dialect)
+            if process is not None:
+                ready.append((i, _faster(process)))
+        found = self._statements[table.name] = (str(compiled), ready)
+        return found
+
+    def _write(self, sessions: list[_Session]) -> None:
+        """Insert the batch's rows, table by table, as the ledger would have left them."""
+        self._write_league()
+        self._connection()
+        players = self._player_ids(sessions)
+        session_ids = self._ids(cast(Table, GameSession.__table__), len(sessions))
+        hand_ids = iter(self._ids(cast(Table, Hand.__table__),
+                                  sum(len(s.hands) for s in sessions)))
+        games: list[tuple[Any, ...]] = []
+        seats: list[tuple[Any, ...]] = []
+        hands: list[tuple[Any, ...]] = []
+        versions: list[tuple[Any, ...]] = []
+        entries: list[tuple[Any, ...]] = []
+        records: list[tuple[Any, ...]] = []
+        payments: list[tuple[Any, ...]] = []
+        changes: list[tuple[Any, ...]] = []
+        debts: list[tuple[Any, ...]] = []
+        user, league = self.user_id, self.league_id
+        for s, sid, pids in zip(sessions, session_ids, players, strict=True):
+            games.append((sid, s.uid, league, user, s.name, s.currency, s.stake_minor,
+                          s.rules_json, secrets.token_urlsafe(16), s.closed_at, s.played_at,
+                          len(s.hands), s.next_dealer, s.side_bets_json, s.pots_json,
+                          sum(h.voided for h in s.hands), s.settle.archived_at))
+            seats += [(sid, seat, pid, name, total, position, left_at)
+                      for seat, (pid, name, total, position, left_at)
+                      in enumerate(zip(pids, s.names, s.totals, s.positions, s.left_at,
+                                       strict=True))]
+            for hand, (side_nets, side_lines) in zip(s.hands, s.side, strict=True):
+                hid = next(hand_ids)
+                last = hand.versions[-1]
+                hands.append((hid, sid, hand.number, last.version, hand.voided, hand.outcome,
+                              last.hand_text, last.result_text,
+                              "[" + ", ".join(map(str, hand.nets)) + "]", side_nets,
+                              side_lines, hand.versions[0].at, last.at))
+                versions += [(hid, v.version, v.action, v.hand_text, v.result_text, v.reason,
+                              user, v.by, v.at) for v in hand.versions]
+                parts = hand.parts
+                if parts is not None:
+                    scoring = hand.scoring
+                    entries += [(hid, sid, pids[seat], scoring, *parts[k:k + _PART])
+                                for seat, k in zip(hand.seats, range(0, len(parts), _PART),
+                                                   strict=True)]
+            records += [(sid, pids[r[0]], r[1], league, s.played_at, *r[2:])
+                        for r in s.records]
+            payments += [(sid, payer, payee, amount, user, at, *payment_rows(s.settle, k))
+                         for k, (payer, payee, amount, at) in enumerate(s.payments)]
+            debts += debt_rows(sid, pids, s.settle)
+            changes += [(sid, from_hand, rules_json, stake, user, at)
+                        for from_hand, rules_json, stake, at in s.changes]
+            self.report.sessions += 1
+            self.report.hands += len(s.hands)
+        for model, rows in ((GameSession, games), (SessionPlayer, seats), (Hand, hands),
+                            (HandVersion, versions), (HandEntry, entries),
+                            (PlayerSessionStat, records), (SettlePayment, payments),
+                            (RulesChange, changes), (CarriedDebt, debts)):
+            self._insert(model, rows)
+        after_write([(sid, pids, s.settle)  # the settle-up plans, kept or made again
+                     for s, sid, pids in zip(sessions, session_ids, players, strict=True)])
+
+
+#: The columns the importer writes, in the order of its row tuples.
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
+    "game_sessions": ("id", "uid", "league_id", "owner_id", "name", "currency", "stake_minor",
+                      "rules_json", "share_token", "closed_at", "created_at", "hand_count",
+                      "next_dealer", "side_bets_json", "pots_json", "voided_hands",
+                      "archived_at"),
+    "session_players": ("session_id", "seat", "player_id", "name", "total_minor", "position",
+                        "left_at"),
+    "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
+              "result_json", "nets_json", "side_nets_json", "side_result_json", "created_at",
+              "updated_at"),
+    "hand_versions": ("hand_id", "version", "action", "hand_json", "result_json", "reason",
+                      "created_by_id", "by_name", "created_at"),
+    "hand_entries": ("hand_id", "session_id", "player_id", "scoring", "amount_minor", "won",
+                     "tonked_out", "drop_won", "caught"),
+    "player_session_stats": ("session_id", "player_id", "scoring", "league_id", "played_at",
+                             "net_minor", "hands", "hands_won", "tonks_out", "drops_won",
+                             "times_caught"),
+    "settle_payments": ("session_id", "payer_seat", "payee_seat", "amount_minor",
+                        "created_by_id", "created_at", *PAYMENT_COLUMNS),
+    "carried_debts": DEBT_COLUMNS,
+    "rules_changes": ("session_id", "from_hand", "rules_json", "stake_minor", "created_by_id",
+                      "created_at"),
+}
+
+
+def _sqlite_time(moment: datetime) -> str:
+    return moment.replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def _faster(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """SQLite's time format, written by the C isoformat instead of the dialect's Python;
+    used only if it gives exactly what the dialect's own processor gives."""
+    samples = (datetime(2001, 2, 3, 4, 5, 6, 7, tzinfo=UTC), datetime(2031, 12, 31, 23, 59),
+               datetime(1999, 1, 1, 0, 0, 0, 999999, tzinfo=UTC))
+    try:
+        if all(process(m) == _sqlite_time(m) for m in samples):
+            return _sqlite_time
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return process
+
+
+def _ready(row: tuple[Any, ...], ready: list[tuple[int, Callable[[Any], Any]]]
+           ) -> tuple[Any, ...]:
+    values = list(row)
+    for i, process in ready:
+        if values[i] is not None:
+            values[i] = process(values[i])
+    return tuple(values)
+
+
+def rerate(league_id: int) -> None:
+    """Recompute the league's ratings with the league service (looked up when needed: the
+    league service imports this package)."""
+    rerate_league = importlib.import_module("app.services.leagues").rerate_league
+    league = db.session.get(League, league_id)
+    if league is not None:
+        rerate_league(league)

@@ -1,0 +1,158 @@
+"""CSV for a spreadsheet: one row per hand with each player's net, or one row per payment;
+every cell that a spreadsheet would read as a formula is neutralised."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+
+from ...core import Rules, resolve_rules
+from ...core.money import amount_formatter, from_minor
+from ...db.models import GameSession, Hand, SessionPlayer
+from ...extensions import db
+from .common import EXPORT_BATCH, iso
+from .export import _grouped
+
+# -- CSV -------------------------------------------------------------------------------------
+
+HANDS_CSV = ("session", "session_uid", "played_at", "hand", "dealer", "outcome", "winners",
+             "voided", "multiplier", "scoring", "stake", "currency")
+PAYMENTS_CSV = ("session", "session_uid", "played_at", "hand", "from", "to", "amount",
+                "currency", "scoring", "rule")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+
+
+def _cell(value: Any) -> Any:
+    """A spreadsheet cell that no spreadsheet runs as a formula: text starting with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``; numbers the app
+    writes (``-0.25``) stay numbers."""
+    if (isinstance(value, str) and value.startswith(_FORMULA)
+            and not NUMBER.fullmatch(value)):
+        return "'" + value
+    return value
+
+
+class _CsvOut:
+    """A csv writer whose text is taken out in chunks."""
+
+    def __init__(self) -> None:
+        self.buffer = io.StringIO()
+        self.writer = csv.writer(self.buffer, lineterminator="\r\n")
+
+    def row(self, cells: Sequence[Any]) -> None:
+        """One row, every cell neutralised (:func:`_cell`)."""
+        self.writer.writerow([_cell(c) for c in cells])
+
+    def take(self) -> str:
+        text = self.buffer.getvalue()
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        return text
+
+
+class _RulesCache:
+    """Stored rule specs (JSON values) → rules and their amount formatter, once each."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[Rules, Callable[[Decimal], str]]] = {}
+
+    def __call__(self, spec: Any) -> tuple[Rules, Callable[[Decimal], str]]:
+        key = json.dumps(spec, sort_keys=True)
+        found = self._known.get(key)
+        if found is None:
+            rules = resolve_rules(spec)
+            found = self._known[key] = (rules, amount_formatter(rules))
+        return found
+
+
+def _csv_rows(ids: Sequence[int]) -> Iterator[tuple[Any, list[str], Any]]:
+    """(session, seat names, hand row) for every hand of the sessions, in order."""
+    gs, h = GameSession, Hand
+    for start in range(0, len(ids), EXPORT_BATCH):
+        batch = ids[start:start + EXPORT_BATCH]
+        sessions = {r.id: r for r in db.session.execute(select(
+            gs.id, gs.uid, gs.name, gs.created_at, gs.currency).where(gs.id.in_(batch)))}
+        seats = _grouped(select(SessionPlayer.session_id, SessionPlayer.name)
+                         .where(SessionPlayer.session_id.in_(batch))
+                         .order_by(SessionPlayer.session_id, SessionPlayer.seat))
+        hands = _grouped(select(h.session_id, h.number, h.voided, h.hand_json, h.result_json,
+                                h.nets_json)
+                         .where(h.session_id.in_(batch)).order_by(h.session_id, h.number))
+        for session_id in batch:
+            names = [s.name for s in seats[session_id]]
+            for hand in hands[session_id]:
+                yield sessions[session_id], names, hand
+
+
+def csv_players(ids: Sequence[int]) -> list[str]:
+    """The player columns of a hands CSV: one session's seats in order, or every name
+    that sat at the sessions, alphabetically."""
+    if len(ids) == 1:
+        return list(db.session.scalars(select(SessionPlayer.name).where(
+            SessionPlayer.session_id == ids[0]).order_by(SessionPlayer.seat)))
+    names: set[str] = set()
+    for start in range(0, len(ids), EXPORT_BATCH):
+        names.update(db.session.scalars(select(SessionPlayer.name).distinct().where(
+            SessionPlayer.session_id.in_(ids[start:start + EXPORT_BATCH]))))
+    return sorted(names, key=lambda n: (n.lower(), n))
+
+
+def hands_csv(ids: Sequence[int]) -> Iterator[str]:
+    """One row per hand (its current version): how it ended and each player's net, as
+    decimal strings (points and push-ups as whole numbers); a void counts 0."""
+    players = csv_players(ids)
+    column = {name: i for i, name in enumerate(players)}
+    out = _CsvOut()
+    out.row([*HANDS_CSV, *players])
+    yield out.take()
+    rules_for = _RulesCache()
+    for n, (session, names, hand) in enumerate(_csv_rows(ids), start=1):
+        data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
+        rules, fmt = rules_for(data["rules"])
+        nets: list[str] = [""] * len(players)
+        stored, played = json.loads(hand.nets_json), set(data["players"])
+        for seat, name in enumerate(names):  # who was not at the table for it: blank
+            if name in played:
+                nets[column[name]] = fmt(from_minor(stored[seat] if seat < len(stored) else 0))
+        out.row([
+            session.name, session.uid, iso(session.created_at), hand.number,
+            data["dealer"], result["outcome"],
+            "; ".join(result["winners"]), "yes" if hand.voided else "no",
+            data.get("multiplier", 1), rules.scoring, data["stake"], session.currency, *nets])
+        if n % 500 == 0:
+            yield out.take()
+    yield out.take()
+
+
+def payments_csv(ids: Sequence[int]) -> Iterator[str]:
+    """One row per payment of every counted hand (its current version): who paid whom how
+    much under which rule. Voided hands pay nothing; push-ups pay nothing."""
+    out = _CsvOut()
+    out.row(PAYMENTS_CSV)
+    yield out.take()
+    rules_for = _RulesCache()
+    for n, (session, _names, hand) in enumerate(_csv_rows(ids), start=1):
+        if hand.voided:
+            continue
+        result = json.loads(hand.result_json)
+        if not result["payments"]:
+            continue
+        rules, _fmt = rules_for(json.loads(hand.hand_json)["rules"])
+        for p in result["payments"]:
+            out.row([
+                session.name, session.uid, iso(session.created_at), hand.number,
+                p["from"], p["to"], p["amount"], session.currency,
+                rules.scoring, p["rule"]])
+        if n % 500 == 0:
+            yield out.take()
+    yield out.take()
+
+
+# == reading a document =======================================================================

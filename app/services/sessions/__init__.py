@@ -1,0 +1,1 @@
+"""The night's money: sessions, hands, seats, pots, settle-up, debts."""

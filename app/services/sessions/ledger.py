@@ -1,0 +1,607 @@
+"""The ledger of a night at the table: start a session, record, correct and void hands,
+change the house rules, keep running totals, settle up and close.
+
+The one place where stored sessions change. Pages and the API both call these functions,
+so they validate the same way (through the domain core) and keep the same invariants:
+every change of a hand writes a new :class:`HandVersion` (nothing is erased), and each
+seat's running total moves by exactly the change in that seat's net, in the same
+transaction. Errors are :class:`~app.core.errors.TonkError` subclasses with messages for
+a person; :class:`NotFoundError` and :class:`SessionClosedError` tell the web layer 404/409,
+:class:`VersionConflictError` 409 with who changed the hand meanwhile.
+
+Who joins or leaves keeps their seat row (:mod:`app.services.sessions.seats`); a hand keeps the
+players it was played by; side bets (:mod:`app.services.sessions.pots`) are replayed after
+every change of a hand.
+
+Every change of a session's money (record, correct, void, payment, rules, close) runs under
+the session's lock (:func:`_locked`): it reads the session afresh once no other change of it
+can be under way, so two scorekeepers saving at once are applied one after the other, hand
+numbers are allocated without gaps or duplicates, and a payment is checked against what is
+still open.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
+from ...core.hand import Hand as CoreHand
+from ...core.hand import parse_players
+from ...core.messages import Message, in_english
+from ...core.money import (
+    currency_code,
+    fits_currency,
+    parse_decimal,
+    parse_stake,
+    stake_of,
+    to_minor,
+)
+from ...core.names import clean_text, name_key
+from ...core.parts import seat_nets
+from ...core.settle import Result
+from ...core.versions import check_action
+from ...db.models import (
+    CarriedDebt,
+    GameSession,
+    Hand,
+    HandVersion,
+    LeagueAdmin,
+    Player,
+    RulesChange,
+    SessionPlayer,
+    SettlePayment,
+    User,
+    utcnow,
+)
+from ...db.storage import begin_write
+from ...extensions import db
+from .entries import apply_nets
+from .pots import read_plays, replay, side_bets_text
+from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
+
+MAX_REASON = 500
+MAX_ID = 2**31 - 1  # the database's integer ids; a larger one names nothing
+MAX_AMOUNT = Decimal(10) ** 12
+MAX_SESSION_NAME = 80
+_HUNDRED = Decimal(100)
+_CENT = Decimal("0.01")
+
+
+class LedgerError(TonkError):
+    """A change the ledger cannot make."""
+
+
+class NotFoundError(LedgerError):
+    """No such session or hand, or not one this account may see."""
+
+
+class SessionClosedError(LedgerError):
+    """The session is closed: its hands can no longer change."""
+
+
+class VersionConflictError(LedgerError):
+    """The hand changed since the version a correction or void was made from."""
+
+    def __init__(self, hand: Hand, expected: int) -> None:
+        last = hand.versions[-1]
+        super().__init__(f"hand {hand.number} was {last.action} by {last.by_name} at "
+                         f"{_clock(last.created_at)} (now version {hand.version}) while you "
+                         f"were looking at version {expected}: look at it again first",
+                         "version")
+        self.hand, self.expected = hand, expected
+
+
+def _clock(moment: Any) -> str:
+    return f"{moment:%H:%M} UTC"
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def rules_of(rules_json: str) -> Rules:
+    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text."""
+    rules = _RULES_CACHE.get(rules_json)
+    if rules is None:
+        rules = resolve_rules(json.loads(rules_json))
+        _RULES_CACHE[rules_json] = rules
+    return rules
+
+
+def session_rules(gs: GameSession) -> Rules:
+    return rules_of(gs.rules_json)
+
+
+def session_stake(gs: GameSession) -> Decimal:
+    return stake_of(gs.stake_minor, session_rules(gs))
+
+
+def player_names(gs: GameSession) -> tuple[str, ...]:
+    """Every player who sat at the session, by seat (their identity in it): who left too."""
+    return tuple(s.name for s in gs.seats)
+
+
+def seated_names(gs: GameSession) -> tuple[str, ...]:
+    """The players at the table now, in table order: who the next hand is played by."""
+    return tuple(s.name for s in gs.seated)
+
+
+def counted_hands(gs: GameSession) -> int:
+    """How many hands count: every hand but the void ones. The one hand count every page,
+    card and answer shows (``hand_count`` numbers them all, voids included)."""
+    return gs.hand_count - gs.voided_hands
+
+
+def is_league_admin(user: User, league_id: int | None) -> bool:
+    return league_id is not None and db.session.get(LeagueAdmin, (league_id, user.id)) is not None
+
+
+def keeps_score(user: User, gs: GameSession) -> bool:
+    """Whether ``user`` keeps ``gs``'s score now, decided from the roles as they are at
+    this request: a league session by the league's admins (whoever started it loses it
+    with the role), any other by its owner."""
+    return keeps_score_of(user, gs.owner_id, gs.league_id)
+
+
+def keeps_score_of(user: User, owner_id: int, league_id: int | None) -> bool:
+    """:func:`keeps_score` of a session known by its owner and league."""
+    if league_id is not None:
+        return is_league_admin(user, league_id)
+    return owner_id == user.id
+
+
+def started_by(user: User) -> Any:
+    """The condition on :class:`GameSession` for the sessions ``user`` started and still
+    keeps (for lists; :func:`keeps_score` for one session)."""
+    runs = select(LeagueAdmin.league_id).where(LeagueAdmin.user_id == user.id)
+    return (GameSession.owner_id == user.id) & (
+        GameSession.league_id.is_(None) | GameSession.league_id.in_(runs))
+
+
+def sessions_of(user: User) -> list[GameSession]:
+    """The sessions ``user`` started and still keeps, newest first, with their seats."""
+    return list(db.session.scalars(
+        select(GameSession).where(started_by(user)).options(selectinload(GameSession.seats))
+        .order_by(GameSession.created_at.desc(), GameSession.id.desc())))
+
+
+def owned_session(user: User, session_id: int) -> GameSession:
+    """The session ``session_id`` if ``user`` keeps its score (:func:`keeps_score`), else
+    :class:`NotFoundError`."""
+    gs = db.session.get(GameSession, session_id) if 0 < session_id <= MAX_ID else None
+    if gs is None or not keeps_score(user, gs):
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
+    return gs
+
+
+#: The longest a share token can be (its column's length).
+SHARE_TOKEN_LENGTH = 43
+
+
+def findable_share_token(token: str) -> bool:
+    """Whether a share link's token could be one at all: text PostgreSQL can compare (no
+    NUL, which it refuses with an error rather than finding nothing) of a token's length."""
+    return 0 < len(token) <= SHARE_TOKEN_LENGTH and "\x00" not in token
+
+
+def shared_session(token: str) -> GameSession:
+    """The session behind a share link."""
+    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token)) \
+        if findable_share_token(token) else None
+    if gs is None:
+        raise NotFoundError(Message("share.not_found"))
+    return gs
+
+
+def new_share_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def replace_share_link(gs: GameSession) -> str:
+    """A new read-only link for the session: the old one stops working at once (anyone
+    who had it sees "not found"). Returns the new token."""
+    gs.share_token = new_share_token()
+    db.session.commit()
+    return gs.share_token
+
+
+def get_hand(gs: GameSession, number: int) -> Hand:
+    hand = None if not 0 < number <= MAX_ID else db.session.scalar(
+        select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
+    if hand is None:
+        raise NotFoundError(Message("hand.not_found", number=number))
+    return hand
+
+
+def known_player_names(user: User) -> list[str]:
+    """Names this account has played with, for suggestions."""
+    return list(db.session.scalars(select(Player.name).where(Player.owner_id == user.id)
+                                   .order_by(Player.name)))
+
+
+# -- sessions --------------------------------------------------------------------------------
+
+def parse_currency(value: Any) -> str:
+    if value is None or value == "":
+        return "USD"
+    return clean_text(value, LedgerError, "currency",
+                      "the currency (a short code or sign like USD, EUR or $)", 8)
+
+
+def _player(user: User, name: str, league_id: int | None = None) -> Player:
+    """The player called ``name``: among the league's members for a league session (a new
+    name becomes a member), else among the account's own players."""
+    scope = (Player.league_id == league_id if league_id is not None
+             else (Player.owner_id == user.id) & Player.league_id.is_(None))
+    query = select(Player).where(scope, Player.name_key == name_key(name))
+    found = db.session.scalar(query)
+    if found is None:
+        try:
+            with db.session.begin_nested():  # another session may add the name meanwhile
+                found = Player(owner_id=user.id, league_id=league_id, name=name)
+                db.session.add(found)
+        except IntegrityError:
+            found = db.session.scalar(query)
+            if found is None:
+                raise
+    return found
+
+
+def parse_session_name(name: Any) -> str:
+    return clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
+
+
+def create_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
+                   stake: Any = None, currency: Any = None, first_dealer: Any = None,
+                   league_id: int | None = None, side_bets: Any = None) -> GameSession:
+    """Start a session: players in seat order, the first dealer, stake, house rules and
+    side bets; in a league (whose admins may start sessions), its players are the league's
+    members."""
+    if league_id is not None and not is_league_admin(user, league_id):
+        raise NotFoundError(Message("league.not_yours", league_id=league_id), "league")
+    name = parse_session_name(name)
+    resolved = resolve_rules(rules)
+    currency = parse_currency(currency)
+    amount = parse_stake(stake, resolved, currency)
+    seats = parse_players(players)
+    side_bets_json = side_bets_text(side_bets, stake=amount, rules=resolved,
+                                    currency=currency)
+    if first_dealer in (None, ""):
+        dealer = 0
+    elif first_dealer in seats:
+        dealer = seats.index(first_dealer)
+    else:
+        raise LedgerError(Message("session.first_dealer", first_dealer=first_dealer),
+                          "first_dealer")
+    gs = GameSession(owner_id=user.id, name=name, currency=currency,
+                     stake_minor=to_minor(amount), rules_json=json.dumps(resolved.to_json()),
+                     share_token=new_share_token(), next_dealer=dealer, hand_count=0,
+                     league_id=league_id, created_at=utcnow(), side_bets_json=side_bets_json,
+                     pots_json="{}")
+    members = [_player(user, p, league_id) for p in seats]
+    gs.seats = [SessionPlayer(seat=i, position=i, name=m.name, player=m, total_minor=0)
+                for i, m in enumerate(members)]
+    db.session.add(gs)
+    db.session.commit()
+    return gs
+
+
+def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> None:
+    """New house rules (and stake) for the hands recorded from now on."""
+    gs = _locked(gs)
+    _check_open(gs)
+    resolved = resolve_rules(rules)
+    kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
+    amount = parse_stake(stake if stake is not None else kept, resolved, gs.currency)
+    if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
+        side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved, currency=gs.currency)
+    gs.rules_json = json.dumps(resolved.to_json())
+    gs.stake_minor = to_minor(amount)
+    db.session.add(RulesChange(session_id=gs.id, from_hand=gs.hand_count + 1,
+                               rules_json=gs.rules_json, stake_minor=gs.stake_minor,
+                               created_by_id=user.id))
+    _keep_plan(gs)  # money, points or push-ups: what settle-up moves may change
+    db.session.commit()
+
+
+def _locked(gs: GameSession) -> GameSession:
+    """The session again, read afresh under its lock: no other change of its money can be
+    under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
+    write lock, taken before anything is read).
+
+    Its revision moves on and ``updated_at`` is now, in the same transaction: whoever
+    watches the session (the share view) sees every change, and only changes."""
+    session_id = gs.id
+    begin_write()
+    db.session.expire_all()
+    fresh = db.session.get(GameSession, session_id, with_for_update=True,
+                           populate_existing=True)
+    if fresh is None:
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
+    fresh.revision += 1  # commits with the change, or rolls back with it
+    fresh.updated_at = utcnow()
+    return fresh
+
+
+def _check_version(hand: Hand, expected: Any) -> None:
+    """A correction or void made from version ``expected`` (None: from whatever is there)."""
+    if expected is None or expected == "":
+        return
+    try:
+        version = int(expected)
+    except (TypeError, ValueError):
+        raise LedgerError(Message("change.version", value=repr(expected)),
+                          "version") from None
+    if isinstance(expected, bool) or version != hand.version:
+        raise VersionConflictError(hand, version)
+
+
+def _check_open(gs: GameSession) -> None:
+    if gs.is_closed:
+        raise SessionClosedError(Message("session.closed"))
+
+
+# -- hands -----------------------------------------------------------------------------------
+
+def _nets(gs: GameSession, result: Result) -> list[int]:
+    """The hand's effect on each seat's total in minor units (0 for who did not play it)."""
+    return seat_nets(player_names(gs), result)
+
+
+def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> tuple[
+        CoreHand, Result, str]:
+    """Validate ``data`` under the session's rules and the players seated now (or a stored
+    hand's own table facts and players): the hand, its result, and the hand as stored
+    (RULES.md §1, with its side bets)."""
+    if not isinstance(data, Mapping):
+        raise LedgerError(Message("hand.not_object"))
+    data = dict(data)
+    side_bets = data.pop("side_bets", None)
+    default_dealer: Any
+    if table is None:
+        rules, stake = session_rules(gs), session_stake(gs)
+        default_dealer, players = gs.dealer, seated_names(gs)
+    else:
+        rules, stake = rules_of(json.dumps(table["rules"])), Decimal(table["stake"])
+        default_dealer, players = table.get("dealer"), tuple(table["players"])
+    if data.get("dealer") in (None, ""):
+        data["dealer"] = default_dealer
+    hand = parse_hand(data, rules=rules, stake=stake, players=players)
+    stored = hand.to_json()
+    plays = read_plays(gs, rules, side_bets, players)
+    if plays:
+        stored["side_bets"] = plays
+    return hand, settle(hand), json.dumps(stored)
+
+
+def record_hand(gs: GameSession, user: User, data: Any) -> Hand:
+    """Record the next hand under the session's current rules; the dealer defaults to the
+    next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
+    get their hand, numbered in the order they were saved."""
+    gs = _locked(gs)
+    _check_open(gs)
+    with in_english():  # stored in one language; pages show it in the reader's
+        core, result, hand_json = _settle_for(gs, data, None)
+        result_json = json.dumps(result.to_json())
+    gs.hand_count += 1
+    hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
+                outcome=result.outcome, hand_json=hand_json, result_json=result_json,
+                nets_json="[]")
+    db.session.add(hand)
+    db.session.flush()
+    hand.versions.append(HandVersion(version=1, action="recorded", hand_json=hand_json,
+                                     result_json=result_json, created_by_id=user.id,
+                                     by_name=user.name))
+    apply_nets(gs, hand, [], _nets(gs, result), result)
+    seated = gs.seated
+    gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs)
+    db.session.commit()
+    return hand
+
+
+def parse_reason(reason: Any) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise LedgerError(Message("change.no_reason"), "reason")
+    return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
+
+
+def correct_hand(gs: GameSession, user: User, number: int, data: Any, reason: Any,
+                 version: Any = None) -> Hand:
+    """Replace a hand's facts, under the rules it was first settled under. The old version
+    stays in the history; totals follow at once. Correcting a voided hand restores it.
+    ``version``: the version the correction was made from; another one is a conflict."""
+    gs = _locked(gs)
+    _check_open(gs)
+    why = parse_reason(reason)
+    hand = get_hand(gs, number)
+    _check_version(hand, version)
+    with in_english():
+        _core, result, hand_json = _settle_for(gs, data, hand.data)
+        result_json = json.dumps(result.to_json())
+    old = [] if hand.voided else hand.nets
+    gs.voided_hands -= hand.voided  # a voided hand corrected counts again
+    hand.version += 1
+    hand.versions.append(HandVersion(version=hand.version, action="corrected",
+                                     hand_json=hand_json, result_json=result_json,
+                                     reason=why, created_by_id=user.id, by_name=user.name))
+    hand.voided, hand.outcome = False, result.outcome
+    hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
+    apply_nets(gs, hand, old, _nets(gs, result), result)
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs)
+    db.session.commit()
+    return hand
+
+
+def void_hand(gs: GameSession, user: User, number: int, reason: Any,
+              version: Any = None) -> Hand:
+    """Void a hand: it stays in the history but no longer counts."""
+    gs = _locked(gs)
+    _check_open(gs)
+    why = parse_reason(reason)
+    hand = get_hand(gs, number)
+    _check_version(hand, version)
+    try:
+        check_action(hand.version + 1, "voided", hand.voided)
+    except TonkError as exc:
+        raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
+                          "number") from None
+    hand.version += 1
+    hand.versions.append(HandVersion(version=hand.version, action="voided",
+                                     hand_json=hand.hand_json, result_json=hand.result_json,
+                                     reason=why, created_by_id=user.id, by_name=user.name))
+    apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
+    hand.voided, hand.updated_at = True, utcnow()
+    gs.voided_hands += 1
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs)
+    db.session.commit()
+    return hand
+
+
+def history(hand: Hand) -> list[dict[str, Any]]:
+    """Every version of a hand, oldest first, with when, by whom and why."""
+    return [{"version": v.version, "action": v.action, "at": v.created_at.isoformat(),
+             "by": v.by_name, "reason": v.reason, "hand": json.loads(v.hand_json),
+             "result": json.loads(v.result_json)} for v in hand.versions]
+
+
+# -- totals and settle-up --------------------------------------------------------------------
+
+def _keep_plan(gs: GameSession) -> None:
+    """Re-make the settle-up plan if (and only if) what remains to settle has changed."""
+    db.session.flush()
+    keep_plan(gs, session_rules(gs).scoring)
+
+
+def ledger(gs: GameSession) -> Ledger:
+    """Totals from the running totals (never from all hands), the stored settle-up plan and
+    what has been paid along it (:mod:`app.services.sessions.settleup`)."""
+    return read_ledger(gs, session_rules(gs).scoring, counted_hands(gs))
+
+
+def parse_amount(value: Any, currency: str | None = None) -> Decimal:
+    """A payment's amount: more than zero, with at most the currency's places (yen: none)."""
+    amount = parse_decimal(value, LedgerError, Message("payment.not_amount", value=repr(value)),
+                           "amount")
+    if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
+        raise LedgerError(Message("payment.amount"), "amount")
+    if not fits_currency(amount, currency):
+        raise LedgerError(Message("payment.currency_whole", value=value,
+                                  currency=currency_code(currency)), "amount")
+    return amount
+
+
+def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
+                   amount: Any) -> int:
+    """Mark money handed over at settle-up, in full or in part, checked under the session's
+    lock (eight taps of one debt record one payment). Along a planned transfer it shrinks
+    that transfer alone, and never past it; outside the plan (cash goes where it goes) any
+    player who owes may pay any player who is owed, up to what both still have open, and
+    what remains is planned again. Returns the payment's id."""
+    gs = _locked(gs)
+    _check_open(gs)
+    names = player_names(gs)
+    for who, field in ((payer, "payer"), (payee, "payee")):
+        if who not in names:
+            raise LedgerError(Message("payment.not_at_table", who=who), field)
+    if payer == payee:
+        raise LedgerError(Message("payment.themselves", payer=payer), "payee")
+    state = ledger(gs)
+    value = parse_amount(amount, gs.currency if state.scoring == "money" else None)
+    if state.scoring == "push_ups":
+        raise LedgerError(Message("payment.push_ups"), "amount")
+    along = planned_transfer(gs, payer, payee)
+    if along is not None:
+        if value > along.open:
+            raise LedgerError(Message("payment.more_than_planned", payer=payer, payee=payee,
+                                      most=along.open), "amount")
+    else:
+        owes, owed = -state.open[payer], state.open[payee]
+        if owes <= 0:
+            raise LedgerError(Message("payment.owes_nothing", payer=payer), "payer")
+        if owed <= 0:
+            raise LedgerError(Message("payment.owed_nothing", payee=payee), "payee")
+        if value > min(owes, owed):
+            raise LedgerError(Message("payment.more_than_open", payer=payer, payee=payee,
+                                      most=min(owes, owed)), "amount")
+    payment = SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
+                            payee_seat=names.index(payee), amount_minor=to_minor(value),
+                            created_by_id=user.id, by_name=user.name,
+                            transfer_id=along.id if along else None,
+                            created_at=utcnow())
+    db.session.add(payment)
+    _keep_plan(gs)  # outside the plan: what remains is planned again
+    db.session.commit()
+    return payment.id
+
+
+def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> SettlePayment:
+    """Undo a payment (a mis-tap): it stays in the history, marked undone with who, when and
+    why; what it paid is open again."""
+    gs = _locked(gs)
+    _check_open(gs)
+    if not isinstance(reason, str) or not reason.strip():
+        raise LedgerError(Message("payment.no_reason"), "reason")
+    why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
+    payment = db.session.get(SettlePayment, payment_id) if 0 < payment_id <= MAX_ID else None
+    if payment is None or payment.session_id != gs.id:
+        raise NotFoundError(Message("payment.not_found", payment_id=payment_id))
+    if payment.undone_at is not None:
+        raise LedgerError(Message("payment.undone", payment_id=payment_id), "payment")
+    payment.undone_at, payment.undone_by_name, payment.undo_reason = utcnow(), user.name, why
+    _keep_plan(gs)
+    db.session.commit()
+    return payment
+
+
+#: Called with a session once its closing has committed: what builds on the ledger (the
+#: league service's ratings) hangs here, so the ledger imports nothing above it.
+session_closed: list[Callable[[GameSession], None]] = []
+
+
+def close_session(gs: GameSession, carry_over: Any = False) -> None:
+    """Close the session once everything is paid or, with ``carry_over``, keep what is still
+    open as debts (:class:`CarriedDebt`, shown on the players' and league's pages until marked
+    paid); then tell :data:`session_closed` (a league session's result moves its players'
+    ratings)."""
+    if carry_over not in (True, False):
+        raise LedgerError(Message("session.carry_over"), "carry_over")
+    gs = _locked(gs)
+    _check_open(gs)
+    state = ledger(gs)
+    if not state.all_paid and not carry_over:
+        raise LedgerError(Message("session.not_settled_carry"), "carry_over")
+    ids = {s.name: s.player_id for s in gs.seats}
+    db.session.add_all(CarriedDebt(session_id=gs.id, payer_id=ids[t.payer],
+                                   payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
+                       for t in state.transfers)
+    gs.closed_at = utcnow()
+    db.session.commit()
+    for listener in session_closed:
+        listener(gs)
+
+
+def running_totals(gs: GameSession) -> list[tuple[int, list[int]]]:
+    """(hand number, each seat's running total in minor units) after every counted hand,
+    for the chart: the one reader of every hand's nets, one small column a hand."""
+    rows = db.session.execute(select(Hand.number, Hand.nets_json, Hand.side_nets_json).where(
+        Hand.session_id == gs.id, Hand.voided.is_(False)).order_by(Hand.number)).all()
+    running = [0] * len(gs.seats)
+    series = [(0, list(running))]
+    for number, nets_json, side_json in rows:
+        for nets in (json.loads(nets_json), json.loads(side_json)):
+            for seat, amount in enumerate(nets):
+                running[seat] += amount
+        series.append((number, list(running)))
+    return series

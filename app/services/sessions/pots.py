@@ -1,0 +1,152 @@
+"""A session's side bets (RULES.md §9), stored: what the table plays, each hand's side-bet
+money, and the money waiting in each pot.
+
+The pots are never moved by hand: every change of a hand (record, correct, void) replays the
+side bets of all the session's counted hands in order, inside the same locked transaction
+(:func:`replay`), so correcting hand 3 after hand 5 won the pot gives hand 5 what the pot
+then held. Each hand keeps its side-bet money per seat apart from its own nets
+(``Hand.side_nets_json``) and how each bet was settled (``Hand.side_result_json``); a seat's
+running total moves by every change of it. What is still in a pot at settle-up goes back to
+those who paid into it since it was last won (:func:`pot_returns`).
+
+The core does the arithmetic (:mod:`app.core.sidebets`); this module only stores it.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+
+from ...core.messages import in_english
+from ...core.money import amount_formatter, from_minor, to_minor
+from ...core.rules import Rules
+from ...core.sidebets import (
+    Outcome,
+    Pot,
+    SideBet,
+    outcome_json,
+    parse_plays,
+    parse_side_bets,
+    play_json,
+    replay_deals,
+    side_bets_json,
+    stored_plays,
+)
+from ...db.models import GameSession, Hand
+from ...extensions import db
+
+_ZERO = Decimal(0)
+
+
+def side_bets_text(spec: Any, *, stake: Decimal, rules: Rules,
+                   currency: str | None = None) -> str | None:
+    """A session's or league's ``side_bets`` → what is stored (each stake written out), or
+    None for none. Raises a :class:`~app.core.errors.HandError` naming the field."""
+    enabled = parse_side_bets(spec, stake=stake, scoring=rules.scoring, currency=currency)
+    return json.dumps(side_bets_json(enabled)) if enabled else None
+
+
+def enabled_bets(gs: GameSession, rules: Rules) -> dict[str, SideBet]:
+    """The side bets the session plays (none under push-ups)."""
+    spec = gs.side_bets_spec
+    if not spec or rules.scoring == "push_ups":
+        return {}
+    return parse_side_bets(spec, stake=_ZERO, scoring=rules.scoring)
+
+
+def read_plays(gs: GameSession, rules: Rules, data: Any,
+               players: Sequence[str]) -> list[dict[str, Any]]:
+    """A hand's ``side_bets`` as sent → as stored (RULES.md §9), checked against the bets the
+    session plays and the players of the hand."""
+    if data in (None, []):
+        return []
+    plays = parse_plays(data, enabled_bets(gs, rules), players)
+    return [play_json(p) for p in plays]
+
+
+def _load_pots(gs: GameSession, names: Sequence[str]) -> dict[str, Pot]:
+    return {bet: Pot(bet, tuple((names[seat], from_minor(minor)) for seat, minor in paid))
+            for bet, paid in json.loads(gs.pots_json or "{}").items()}
+
+
+def dump_pots(pots: Mapping[str, Pot], names: Sequence[str]) -> str:
+    seat = {name: i for i, name in enumerate(names)}
+    return json.dumps({bet: [[seat[p], to_minor(a)] for p, a in pot.paid if a]
+                       for bet, pot in sorted(pots.items()) if pot.total})
+
+
+def replayed(gs: GameSession, rules: Rules, names: Sequence[str],
+             hands: Sequence[Hand]) -> tuple[dict[int, tuple[list[int], list[Any]]],
+                                              dict[str, Pot]]:
+    """The side bets of ``hands`` (all the session's, in order) settled afresh: each hand's
+    side-bet money per seat and outcomes, by hand id, and the pots after the last."""
+    enabled = enabled_bets(gs, rules)
+    fmt = amount_formatter(rules)
+    deals = [() if hand.voided or not enabled else stored_plays(hand.data.get("side_bets"))
+             for hand in hands]
+    settled, pots = replay_deals(deals, enabled, fmt)
+    out = {hand.id: side_rows(net, outcomes, names, fmt)
+           for hand, (net, outcomes) in zip(hands, settled, strict=True)}
+    return out, pots
+
+
+def side_rows(net: Mapping[str, Decimal], outcomes: Sequence[Outcome], names: Sequence[str],
+              fmt: Any) -> tuple[list[int], list[Any]]:
+    """A deal's side bets as a hand stores them: money per seat, and each outcome."""
+    return ([to_minor(net.get(n, _ZERO)) for n in names],
+            [outcome_json(o, fmt) for o in outcomes])
+
+
+def trimmed(nets: Sequence[int]) -> list[int]:
+    """Side-bet money per seat as stored: without the zeros at its end (none for a deal
+    without side bets), so that a seat joining later changes nothing stored."""
+    kept = list(nets)
+    while kept and kept[-1] == 0:
+        kept.pop()
+    return kept
+
+
+def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
+    """Settle every hand's side bets again, in order, and move each seat's total by what
+    changed; keep the pots. Call it under the session's lock, after any change of a hand."""
+    if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
+        return
+    hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
+                                    .order_by(Hand.number)))
+    with in_english():  # stored in one language; pages show it in the reader's
+        settled, pots = replayed(gs, rules, names, hands)
+    seats = gs.seats
+    for hand in hands:
+        new, lines = settled[hand.id]
+        old = hand.side_nets
+        for i, seat in enumerate(seats):
+            seat.total_minor += (new[i] if i < len(new) else 0) - (old[i] if i < len(old) else 0)
+        new_json, lines_json = json.dumps(trimmed(new)), json.dumps(lines)
+        if hand.side_nets_json != new_json:
+            hand.side_nets_json = new_json
+        if hand.side_result_json != lines_json:
+            hand.side_result_json = lines_json
+    gs.pots_json = dump_pots(pots, names)
+
+
+def pots(gs: GameSession) -> dict[str, Decimal]:
+    """Money waiting in each of the session's pots (every bet it plays, empty ones too)."""
+    names = [s.name for s in gs.seats]
+    stored = _load_pots(gs, names)
+    bets = list(json.loads(gs.side_bets_json).keys()) if gs.side_bets_json else []
+    return {bet: stored[bet].total if bet in stored else _ZERO
+            for bet in [*bets, *(b for b in stored if b not in bets)]}
+
+
+def pot_returns(gs: GameSession) -> dict[str, Decimal]:
+    """At settle-up: what is still in the pots goes back to each player who paid into them
+    since they were last won, exactly (RULES.md §9)."""
+    names = [s.name for s in gs.seats]
+    back: dict[str, Decimal] = {}
+    for pot in _load_pots(gs, names).values():
+        for player, amount in pot.paid:
+            back[player] = back.get(player, _ZERO) + amount
+    return back

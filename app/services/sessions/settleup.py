@@ -1,0 +1,203 @@
+"""A session's settle-up plan, kept: made when the totals change, not when money moves.
+
+Each player's settle-up balance comes from one function, :func:`settle_balances` (the seat
+totals; anything else that is returned at settle-up is added there). What each still has
+to get (+) or give (−) is that balance moved by every payment not undone
+(:func:`remaining`). The plan (the fewest transfers, :func:`app.core.transfers.fewest_transfers`)
+is stored as :class:`~app.db.models.PlannedTransfer` rows under the session's ``plan_no``;
+a payment along a planned transfer names it and shrinks it alone.
+
+The one rule of when a plan is re-made (:func:`keep_plan`): the open planned transfers
+(planned minus what was paid along them) must settle exactly what remains. A hand recorded,
+corrected or voided moves the totals, a payment outside the plan or the undoing of one moves
+what remains without touching a planned transfer: then, and only then, a new plan is made
+from what remains. A payment along the plan, or undoing one, keeps it.
+
+No Flask here; the caller holds the session's lock (``ledger._locked``) when it writes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from ...core.money import from_minor, to_minor
+from ...core.transfers import Transfer, fewest_transfers
+from ...db.models import GameSession, PlannedTransfer, SettlePayment, User
+from ...extensions import db
+from .pots import pot_returns, pots
+
+_ZERO = Decimal(0)
+
+
+@dataclass(frozen=True)
+class Payment:
+    """A payment at settle-up as the history shows it."""
+
+    id: int
+    payer: str
+    payee: str
+    amount: Decimal
+    at: datetime
+    by: str
+    planned: bool  # along a planned transfer (False: outside the plan)
+    undone_at: datetime | None
+    undone_by: str | None
+    undo_reason: str | None
+
+    @property
+    def undone(self) -> bool:
+        return self.undone_at is not None
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One transfer of the plan in force: planned, paid along it, still open."""
+
+    id: int
+    payer: str
+    payee: str
+    amount: Decimal
+    paid: Decimal
+
+    @property
+    def open(self) -> Decimal:
+        return self.amount - self.paid
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A session's standing: totals, what has been paid, and what is still open."""
+
+    scoring: str
+    totals: dict[str, Decimal]
+    hands: int
+    paid: list[tuple[str, str, Decimal]]
+    open: dict[str, Decimal]
+    transfers: tuple[Transfer, ...]
+    plan: tuple[Planned, ...] = ()
+    payments: tuple[Payment, ...] = ()
+    #: Money waiting in each side bet's pot, and what of it goes back to each player at
+    #: settle-up (already in ``open`` and ``transfers``).
+    pots: dict[str, Decimal] = field(default_factory=dict)
+    returns: dict[str, Decimal] = field(default_factory=dict)
+
+    @property
+    def all_paid(self) -> bool:
+        return not any(self.open.values())
+
+
+def _names(gs: GameSession) -> dict[int, str]:
+    """Player id → the name at this table."""
+    return {s.player_id: s.name for s in gs.seats}
+
+
+def _totals(gs: GameSession) -> dict[str, Decimal]:
+    return {s.name: from_minor(s.total_minor) for s in gs.seats}
+
+
+def settle_balances(gs: GameSession) -> dict[str, Decimal]:
+    """What each player is to get (+) or give (−) at settle-up: the one function the plan is
+    made from: the seat totals, and what is left in the side bets' pots going back to who
+    paid it in (RULES.md §9)."""
+    balances = _totals(gs)
+    for name, amount in pot_returns(gs).items():
+        balances[name] += amount
+    return balances
+
+
+def _payment_rows(gs: GameSession) -> list[SettlePayment]:
+    return list(db.session.scalars(select(SettlePayment).where(
+        SettlePayment.session_id == gs.id).order_by(SettlePayment.id)))
+
+
+def _plan_rows(gs: GameSession) -> list[PlannedTransfer]:
+    return list(db.session.scalars(select(PlannedTransfer).where(
+        PlannedTransfer.session_id == gs.id, PlannedTransfer.plan == gs.plan_no)
+        .order_by(PlannedTransfer.id)))
+
+
+def remaining(gs: GameSession, payments: list[SettlePayment]) -> dict[str, Decimal]:
+    """Each player's balance moved by every payment not undone."""
+    seats = [s.name for s in gs.seats]
+    left = settle_balances(gs)
+    for p in payments:
+        if p.undone_at is None:
+            amount = from_minor(p.amount_minor)
+            left[seats[p.payer_seat]] += amount
+            left[seats[p.payee_seat]] -= amount
+    return left
+
+
+def _planned(gs: GameSession, rows: list[PlannedTransfer],
+             payments: list[SettlePayment]) -> tuple[Planned, ...]:
+    names = _names(gs)
+    paid: dict[int, int] = {}
+    for p in payments:
+        if p.undone_at is None and p.transfer_id is not None:
+            paid[p.transfer_id] = paid.get(p.transfer_id, 0) + p.amount_minor
+    return tuple(Planned(r.id, names[r.payer_id], names[r.payee_id], from_minor(r.amount_minor),
+                         from_minor(paid.get(r.id, 0))) for r in rows)
+
+
+def settles(plan: tuple[Planned, ...], left: dict[str, Decimal]) -> bool:
+    """Whether the open planned transfers bring exactly what remains to zero."""
+    moved = dict.fromkeys(left, _ZERO)
+    for t in plan:
+        if t.open < 0:
+            return False
+        moved[t.payer] -= t.open
+        moved[t.payee] += t.open
+    return moved == {name: amount for name, amount in left.items()}
+
+
+def keep_plan(gs: GameSession, scoring: str) -> None:
+    """Make a new plan from what remains if the one in force no longer settles it (under the
+    session's lock, before the change commits). Push-ups move no money: no plan."""
+    if scoring == "push_ups":
+        return
+    payments = _payment_rows(gs)
+    left = remaining(gs, payments)
+    if settles(_planned(gs, _plan_rows(gs), payments), left):
+        return
+    gs.plan_no += 1
+    ids = {s.name: s.player_id for s in gs.seats}
+    db.session.add_all(PlannedTransfer(session_id=gs.id, plan=gs.plan_no, payer_id=ids[t.payer],
+                                       payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
+                       for t in fewest_transfers(left))
+    db.session.flush()
+
+
+def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
+    """Totals, the plan in force with what was paid along it, and every payment."""
+    totals = _totals(gs)
+    if scoring == "push_ups":
+        return Ledger(scoring, totals, hands, [], dict.fromkeys(totals, _ZERO), ())
+    seats = [s.name for s in gs.seats]
+    rows = _payment_rows(gs)
+    users = {u.id: u.name for u in db.session.scalars(select(User).where(
+        User.id.in_({p.created_by_id for p in rows})))} if rows else {}
+    payments = tuple(Payment(p.id, seats[p.payer_seat], seats[p.payee_seat],
+                             from_minor(p.amount_minor), p.created_at,
+                             p.by_name or users.get(p.created_by_id, ""),
+                             p.transfer_id is not None,
+                             p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
+    left = remaining(gs, rows)
+    plan = _planned(gs, _plan_rows(gs), rows)
+    if not settles(plan, left):  # not kept yet (an old database): what would be kept
+        plan = tuple(Planned(0, t.payer, t.payee, t.amount, _ZERO)
+                     for t in fewest_transfers(left))
+    transfers = tuple(Transfer(t.payer, t.payee, t.open) for t in plan if t.open)
+    paid = [(p.payer, p.payee, p.amount) for p in payments if not p.undone]
+    return Ledger(scoring, totals, hands, paid, left, transfers, plan, payments, pots(gs),
+                  pot_returns(gs))
+
+
+def planned_transfer(gs: GameSession, payer: str, payee: str) -> Planned | None:
+    """The open planned transfer from ``payer`` to ``payee``, if the plan has one."""
+    for t in _planned(gs, _plan_rows(gs), _payment_rows(gs)):
+        if t.payer == payer and t.payee == payee and t.open > 0:
+            return t
+    return None

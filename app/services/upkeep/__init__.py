@@ -1,0 +1,1 @@
+"""Keeping the stored data sound: the integrity check, backup, restore."""

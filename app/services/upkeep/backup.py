@@ -1,0 +1,416 @@
+"""The whole database in one portable file, and back: ``tonk backup`` and ``tonk restore``.
+
+A backup is gzip-compressed JSON lines: a header (format, version, the schema revision it
+was made at, when), then for each table its name and columns followed by one line per row,
+then a footer with the number of rows and a SHA-256 digest of each table's lines (a file
+cut short is refused, not half restored). It
+holds everything: accounts with their password hashes, API tokens' digests, leagues,
+sessions, every version of every hand, payments, rule changes, ratings. Nothing in it is
+specific to SQLite or PostgreSQL, so a backup of one restores into the other: this is how a
+club moves from the embedded SQLite to PostgreSQL when it grows.
+
+Restore goes into an empty database at the same schema revision, in one transaction: all or
+nothing. Every value is read as its column's type (a number where a number belongs, a time
+where a time does, nothing missing where something must be), every row must be taken by the
+database, and ``tonk check`` (:mod:`app.services.upkeep.integrity`) must find nothing wrong
+with what was restored, inside the same transaction; else it is rolled back and one sentence
+names the table and row, or the session and hand, and says whether the file was changed
+after it was made (its digest differs) or the database it was made from was already
+inconsistent (the digest matches). On SQLite a backup can also be a copy of the live file
+(:func:`copy_sqlite`), taken with SQLite's online backup while the app runs.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from alembic.migration import MigrationContext
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    Integer,
+    String,
+    Table,
+    func,
+    insert,
+    select,
+    text,
+)
+from sqlalchemy.exc import DBAPIError
+
+from ...core.errors import TonkError
+from ...extensions import db
+
+FORMAT = "tonk-tally-backup"
+VERSION = 2  # 2: the footer carries each table's digest (version 1 files are still read)
+READS = (1, 2)
+BATCH = 2_000
+
+
+class BackupError(TonkError):
+    """A backup that cannot be made or restored; nothing was changed."""
+
+
+def _tables() -> list[Table]:
+    return list(db.metadata.sorted_tables)
+
+
+def schema_revision() -> str | None:
+    with db.engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def _out(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def dump(out: IO[bytes]) -> int:
+    """Write the whole database to ``out`` (a binary stream); returns the number of rows."""
+    revision = schema_revision()
+    if revision is None:
+        raise BackupError("the database has no tables yet: there is nothing to back up")
+    rows = 0
+    digests: dict[str, Any] = {}
+    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as packed:
+        text_out = io.TextIOWrapper(packed, encoding="utf-8", newline="\n")
+
+        def line(value: Any, digest: Any = None) -> None:
+            written = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            text_out.write(written)
+            text_out.write("\n")
+            if digest is not None:
+                digest.update(written.encode())
+
+        line({"format": FORMAT, "version": VERSION, "schema": revision,
+              "made_at": datetime.now(UTC).isoformat()})
+        with db.engine.connect() as conn:  # one read transaction: a consistent snapshot
+            if conn.dialect.name == "postgresql":  # (PostgreSQL's default reads each anew)
+                conn = conn.execution_options(isolation_level="REPEATABLE READ",
+                                              postgresql_readonly=True)
+            for table in _tables():
+                columns = [c.name for c in table.columns]
+                digest = digests[table.name] = hashlib.sha256()
+                line({"table": table.name, "columns": columns}, digest)
+                order = [c for c in table.primary_key.columns]
+                for row in conn.execution_options(yield_per=BATCH).execute(
+                        select(table).order_by(*order)):
+                    line([_out(v) for v in row], digest)
+                    rows += 1
+        line({"end": True, "rows": rows,
+              "sha256": {name: d.hexdigest() for name, d in digests.items()}})
+        text_out.flush()
+        text_out.detach()
+    return rows
+
+
+class _Unfit(ValueError):
+    """A value that is not of its column's type (said as "not a …")."""
+
+
+def _reader(column: Any) -> Any:
+    """The function that reads one value of ``column`` from the backup as its type, or
+    raises :class:`_Unfit` saying what it is not."""
+    kind = column.type
+    nullable = column.nullable
+
+    def typed(convert: Any) -> Any:
+        def read(v: Any) -> Any:
+            if v is None:
+                if not nullable:
+                    raise _Unfit("missing, where a value must be")
+                return None
+            return convert(v)
+        return read
+
+    def as_time(v: Any) -> datetime:
+        try:
+            moment = datetime.fromisoformat(v) if isinstance(v, str) else None
+        except ValueError:
+            moment = None
+        if moment is None:
+            raise _Unfit("not a time")
+        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+
+    def as_date(v: Any) -> date:
+        try:
+            return date.fromisoformat(v) if isinstance(v, str) and len(v) == 10 else \
+                date.fromisoformat("")
+        except ValueError:
+            raise _Unfit("not a day") from None
+
+    def as_bool(v: Any) -> bool:
+        if isinstance(v, bool) or v in (0, 1):
+            return bool(v)
+        raise _Unfit("not true or false")
+
+    def as_float(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise _Unfit("not a number")
+        return float(v)
+
+    limit = 2**63 - 1 if isinstance(kind, BigInteger) else 2**31 - 1
+
+    def as_int(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not -limit - 1 <= v <= limit:
+            raise _Unfit("not a whole number the column can hold")
+        return v
+
+    length = kind.length if isinstance(kind, String) else None
+
+    def as_text(v: Any) -> str:
+        if not isinstance(v, str) or "\x00" in v:
+            raise _Unfit("not text")
+        if length is not None and len(v) > length:
+            raise _Unfit(f"longer than its {length} characters")
+        return v
+
+    if isinstance(kind, DateTime):
+        return typed(as_time)
+    if isinstance(kind, Date):
+        return typed(as_date)
+    if isinstance(kind, Boolean):
+        return typed(as_bool)
+    if isinstance(kind, Float):
+        return typed(as_float)
+    if isinstance(kind, Integer):  # BigInteger too
+        return typed(as_int)
+    return typed(as_text)  # String, Text (JSON kept as text)
+
+
+def _lines(stream: IO[bytes]) -> Iterator[tuple[str, Any]]:
+    """Each line of the backup as written and as read."""
+    try:
+        with gzip.GzipFile(fileobj=stream, mode="rb") as packed:
+            for number, raw in enumerate(io.TextIOWrapper(packed, encoding="utf-8"), start=1):
+                try:
+                    yield raw.rstrip("\n"), json.loads(raw)
+                except ValueError:
+                    raise BackupError(f"line {number} of the backup is not JSON: the file is "
+                                      "damaged") from None
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise BackupError(f"this is not a readable Tonk Tally backup ({exc})") from None
+
+
+class _Restore:
+    """One restore in progress: rows read as their columns' types and inserted in batches
+    (each under a savepoint, so that a row the database refuses can be named), each table's
+    lines digested as they come."""
+
+    def __init__(self) -> None:
+        self.tables = {t.name: t for t in _tables()}
+        self.table: Table | None = None
+        self.readers: list[tuple[str, Any]] = []
+        self.batch: list[dict[str, Any]] = []
+        self.first_row = 0  # the number in its table of the batch's first row
+        self.in_table = 0
+        self.rows = 0
+        self.digests: dict[str, Any] = {}
+        self.refused: str | None = None  # the first problem: reading goes on for the digests
+
+    def start_table(self, item: dict[str, Any], raw: str) -> None:
+        self.flush()
+        table = self.tables.get(item.get("table", ""))
+        if table is None:
+            raise BackupError(f"the backup has a table {item.get('table')!r} this app "
+                              "does not know")
+        columns = item.get("columns")
+        if not isinstance(columns, list) or set(columns) != {c.name for c in table.columns} \
+                or len(columns) != len(table.columns):
+            raise BackupError(f"the backup's {table.name} has other columns than this app's")
+        self.table, self.in_table = table, 0
+        self.readers = [(name, _reader(table.columns[name])) for name in columns]
+        self.digests[table.name] = hashlib.sha256(raw.encode())
+
+    def row(self, item: list[Any], raw: str) -> None:
+        if self.table is None or len(item) != len(self.readers):
+            raise BackupError("a row of the backup does not fit its table: the file is damaged")
+        self.digests[self.table.name].update(raw.encode())
+        self.rows += 1
+        self.in_table += 1
+        if self.refused:
+            return
+        values: dict[str, Any] = {}
+        for (name, read), value in zip(self.readers, item, strict=True):
+            try:
+                values[name] = read(value)
+            except _Unfit as unfit:
+                self.refuse(f"{self._where(values, self.in_table, item)}: its {name} "
+                            f"{_shown(value)} is {unfit}")
+                return
+        if not self.batch:
+            self.first_row = self.in_table
+        self.batch.append(values)
+        if len(self.batch) >= BATCH:
+            self.flush()
+
+    def refuse(self, problem: str) -> None:
+        if self.refused is None:
+            self.refused = problem
+            self.batch = []
+
+    def flush(self) -> None:
+        """Insert the rows read so far; a refusal names the first row refused."""
+        if not self.batch or self.table is None or self.refused:
+            self.batch = []
+            return
+        batch, self.batch = self.batch, []
+        try:
+            with db.session.begin_nested():
+                db.session.execute(insert(self.table), batch)
+            return
+        except DBAPIError:
+            pass
+        for offset, values in enumerate(batch):  # which one: each alone
+            try:
+                with db.session.begin_nested():
+                    db.session.execute(insert(self.table), [values])
+            except DBAPIError as exc:
+                reason = str(exc.orig).strip().splitlines()[0] if exc.orig else "refused"
+                self.refuse(f"{self._where(values, self.first_row + offset)}: the database "
+                            f"refused it ({reason})")
+                return
+
+    def _where(self, values: dict[str, Any], number: int, item: Any = None) -> str:
+        assert self.table is not None
+        key = values.get("id", item[0] if isinstance(item, list) and item and
+                         self.readers[0][0] == "id" else None)
+        return f"table {self.table.name}, row {number}" + (
+            f" (id {_shown(key)})" if key is not None else "")
+
+    def changed(self, footer: dict[str, Any]) -> str | None:
+        """The first table whose lines differ from the digest made with them, if any."""
+        kept = footer.get("sha256")
+        if not isinstance(kept, dict):
+            return "the footer" if "sha256" in footer else None
+        for name in self.tables:
+            made = self.digests.get(name)
+            if kept.get(name) != (made.hexdigest() if made else None):
+                return name
+        return None
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def restore(stream: IO[bytes]) -> int:
+    """Restore a backup into this (empty, upgraded) database, all or nothing; returns the
+    number of rows. Refused (:class:`BackupError`, one sentence) unless every value is of its
+    column's type, the database takes every row, ``tonk check`` finds nothing wrong with
+    what was restored and the digest of each table matches its lines."""
+    lines = _lines(stream)
+    first = next(lines, None)
+    header = first[1] if first else None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise BackupError("this is not a Tonk Tally backup")
+    if header.get("version") not in READS:
+        raise BackupError(f"this backup is format version {header.get('version')!r}; this "
+                          f"app reads version {VERSION}")
+    here = schema_revision()
+    if header.get("schema") != here:
+        raise BackupError(f"this backup was made at schema {header.get('schema')}, this "
+                          f"database is at {here}: restore it with the version of the app "
+                          "that made it, then upgrade")
+    work = _Restore()
+    for name, each in work.tables.items():
+        if db.session.scalar(select(func.count()).select_from(each)):
+            raise BackupError(f"this database is not empty ({name} has rows): restore "
+                              "into an empty database")
+    footer: dict[str, Any] | None = None
+    try:
+        for raw, item in lines:
+            if isinstance(item, list):
+                work.row(item, raw)
+            elif isinstance(item, dict) and item.get("end"):
+                footer = item
+                break
+            elif isinstance(item, dict):
+                work.start_table(item, raw)
+            else:
+                raise BackupError("the backup is damaged")
+        if footer is None:
+            raise BackupError("the backup ends too early: the file was cut short")
+        if footer.get("rows") != work.rows:
+            raise BackupError(f"the backup says {footer.get('rows')} rows but holds "
+                              f"{work.rows}: the file is damaged")
+        work.flush()
+        changed = work.changed(footer) if header.get("version") != 1 else None
+        problem = work.refused or _checked()
+        if problem is None and changed is not None:
+            problem = f"table {changed} is not as the backup was made"
+        if problem is not None:
+            raise BackupError(_refusal(problem, changed, header.get("version") != 1))
+        _reset_sequences()
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        raise
+    return work.rows
+
+
+def _checked() -> str | None:
+    """What ``tonk check`` finds first in what was restored (inside its transaction)."""
+    from .integrity import problems
+
+    try:
+        db.session.flush()
+        found = problems(limit=1)
+    except (DBAPIError, TypeError, ValueError, KeyError, IndexError) as exc:
+        return f"tonk check could not read what was restored ({type(exc).__name__})"
+    return found[0] if found else None
+
+
+def _refusal(problem: str, changed: str | None, digested: bool) -> str:
+    if not digested:
+        why = "(a backup of an older version, without a digest)"
+    elif changed is not None:
+        why = (f"the file was changed after it was made (table {changed} does not match "
+               "its digest)")
+    else:
+        why = ("the file is as it was made (its digest matches): the database it was made "
+               "from was already inconsistent; run tonk check there")
+    return f"nothing was restored: {problem}; {why}".replace("\n", " ")
+
+
+def _reset_sequences() -> None:
+    """PostgreSQL: the next id of each table follows the restored ones."""
+    if db.engine.dialect.name != "postgresql":
+        return
+    for table in _tables():
+        ids = [c for c in table.primary_key.columns if c.autoincrement is True
+               or (c.autoincrement == "auto" and c.name == "id" and len(table.primary_key) == 1)]
+        for column in ids:
+            db.session.execute(text(
+                f"SELECT setval(pg_get_serial_sequence('{table.name}', '{column.name}'), "
+                f"COALESCE((SELECT MAX({column.name}) FROM {table.name}), 0) + 1, false)"))
+
+
+def copy_sqlite(target: Path) -> None:
+    """SQLite only: an online copy of the live database file (readers and writers go on)."""
+    url = db.engine.url
+    if url.get_backend_name() != "sqlite" or not url.database:
+        raise BackupError("a copy of the file is for a SQLite database; use a .gz backup")
+    source = sqlite3.connect(url.database)
+    try:
+        copy = sqlite3.connect(str(target))
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()

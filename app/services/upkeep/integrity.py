@@ -1,0 +1,361 @@
+"""What must always hold of the stored data, checked from the rows themselves: ``tonk check``,
+and the test suite after every scenario.
+
+- each seat's running total equals the sum of its player's current entries, and the sum of
+  the hands' stored nets for that seat, plus its side-bet money;
+- every session sums to zero (money and points; push-ups count pushes, which do not), its
+  pots counted: totals + pots = 0; and the pots are what a replay of the hands' side bets
+  leaves in them;
+- hand numbers run 1, 2, … without a gap, up to the session's count;
+- every hand has each of its versions, 1 to its current one, the first "recorded", the
+  last one's facts and result the hand's own, voided exactly when the last is a void;
+- a counted hand has one entry per player it was played by, a voided hand none;
+- each player's session record equals what their entries add up to;
+- payments never take anyone past what they owed or were owed (pot returns counted, undone
+  payments counting for nothing), as the ledger checks each when it is made: once a hand
+  is recorded, corrected or voided after a payment, what was paid may exceed the new total
+  (the plan then has it paid back, which the plan's own check below verifies);
+- who deals next sits at the table;
+- the session's count of void hands is the number of its void hands;
+- the settle-up plan in force agrees with the totals and payments: nothing paid along a
+  planned transfer past its amount, each payment along one between its two players, and
+  the plan less what was paid along it settling exactly what remains (of an open session;
+  of a closed one, what remains is exactly its carried debts).
+
+Each problem is one sentence naming the session (and hand, and player) it is about.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+from sqlalchemy import and_, case, func, select
+
+from ...core.money import from_minor, to_minor
+from ...core.parts import STAT_FIELDS
+from ...db.models import (
+    CarriedDebt,
+    GameSession,
+    Hand,
+    HandEntry,
+    HandVersion,
+    PlannedTransfer,
+    PlayerSessionStat,
+    SessionPlayer,
+    SettlePayment,
+)
+from ...extensions import db
+from ..sessions.ledger import rules_of, session_rules
+from ..sessions.pots import dump_pots, replayed, trimmed
+from ..sessions.settleup import remaining
+
+MAX_LISTED = 200
+Where = Callable[[int], str]  # a session's id → how a problem names it
+
+
+def problems(limit: int = MAX_LISTED) -> list[str]:
+    """Every broken invariant, one sentence each (at most ``limit``, then how many more)."""
+    found: list[str] = []
+    more = 0
+    for problem in _all():
+        if len(found) < limit:
+            found.append(problem)
+        else:
+            more += 1
+    if more:
+        found.append(f"… and {more} more")
+    return found
+
+
+def _all() -> Iterator[str]:
+    names: dict[int, str] = {i: n for i, n in db.session.execute(
+        select(GameSession.id, GameSession.name))}
+
+    def where(session_id: int) -> str:
+        return f"session {session_id} ({names.get(session_id, '?')})"
+
+    yield from _totals(where)
+    yield from _numbers(where)
+    yield from _versions(where)
+    yield from _entries(where)
+    yield from _records(where)
+    yield from _payments(where)
+    yield from _pots(where)
+    yield from _dealers(where)
+    yield from _voids(where)
+    yield from _plans(where)
+
+
+def _seats() -> dict[int, list[tuple[int, int, str, int]]]:
+    """Each session's seats in order: (seat, player id, name, total)."""
+    seats: dict[int, list[tuple[int, int, str, int]]] = defaultdict(list)
+    for row in db.session.execute(select(
+            SessionPlayer.session_id, SessionPlayer.seat, SessionPlayer.player_id,
+            SessionPlayer.name, SessionPlayer.total_minor).order_by(
+            SessionPlayer.session_id, SessionPlayer.seat)):
+        seats[row.session_id].append((row.seat, row.player_id, row.name, row.total_minor))
+    return seats
+
+
+def _totals(at: Where) -> Iterator[str]:
+    seats = _seats()
+    by_entries: dict[tuple[int, int], int] = {}
+    zero_sum: dict[int, int] = defaultdict(int)
+    pushed: dict[int, int] = defaultdict(int)
+    for session_id, player_id, scoring, amount in db.session.execute(select(
+            HandEntry.session_id, HandEntry.player_id, HandEntry.scoring,
+            func.sum(HandEntry.amount_minor)).group_by(
+            HandEntry.session_id, HandEntry.player_id, HandEntry.scoring)):
+        amount = int(amount or 0)
+        key = (session_id, player_id)
+        by_entries[key] = by_entries.get(key, 0) + amount
+        if scoring == "push_ups":
+            pushed[session_id] += amount
+        else:
+            zero_sum[session_id] += amount
+    by_nets: dict[int, list[int]] = {}
+    by_side: dict[int, list[int]] = {}
+    for session_id, voided, nets_json, side_json in db.session.execute(select(
+            Hand.session_id, Hand.voided, Hand.nets_json, Hand.side_nets_json)):
+        n = len(seats.get(session_id, ()))
+        for kept, text, counted in ((by_nets, nets_json, not voided), (by_side, side_json, True)):
+            sums = kept.setdefault(session_id, [0] * n)
+            nets = json.loads(text)
+            if len(nets) > n:
+                yield f"{at(session_id)}: a hand has {len(nets)} nets for {n} seats"
+                continue
+            if counted:
+                for i, amount in enumerate(nets):
+                    sums[i] += amount
+    for session_id, seated in seats.items():
+        total = 0
+        side = by_side.get(session_id, [0] * len(seated))
+        for seat, player_id, name, total_minor in seated:
+            total += total_minor
+            entries = by_entries.get((session_id, player_id), 0) + side[seat]
+            if entries != total_minor:
+                yield (f"{at(session_id)}: {name}'s total is {from_minor(total_minor)} but "
+                       f"their hands add up to {from_minor(entries)}")
+            nets = by_nets.get(session_id, [0] * len(seated))[seat] + side[seat]
+            if nets != total_minor:
+                yield (f"{at(session_id)}: {name}'s total is {from_minor(total_minor)} but "
+                       f"the hands' nets for that seat add up to {from_minor(nets)}")
+        if zero_sum.get(session_id, 0) != 0:
+            yield (f"{at(session_id)}: the hands do not sum to zero (they sum to "
+                   f"{from_minor(zero_sum[session_id])})")
+        if total != zero_sum.get(session_id, 0) + pushed.get(session_id, 0) + sum(side):
+            yield (f"{at(session_id)}: the totals sum to {from_minor(total)}, not to what "
+                   "the hands add up to")
+
+
+def _numbers(at: Where) -> Iterator[str]:
+    for session_id, hand_count, count, low, high in db.session.execute(select(
+            GameSession.id, GameSession.hand_count, func.count(Hand.id), func.min(Hand.number),
+            func.max(Hand.number)).outerjoin(Hand, Hand.session_id == GameSession.id)
+            .group_by(GameSession.id, GameSession.hand_count)):
+        if count != hand_count or (count and (low != 1 or high != count)):
+            yield (f"{at(session_id)}: it says {hand_count} hands, but holds {count} "
+                   f"numbered {low} to {high}" if count else
+                   f"{at(session_id)}: it says {hand_count} hands but holds none")
+
+
+def _versions(at: Where) -> Iterator[str]:
+    last = HandVersion.__table__.alias("last")
+    rows = db.session.execute(select(
+        Hand.session_id, Hand.number, Hand.version, Hand.voided,
+        func.count(HandVersion.id), func.min(HandVersion.version), func.max(HandVersion.version),
+        func.sum(case((and_(HandVersion.version == 1, HandVersion.action == "recorded"), 1),
+                      else_=0)))
+        .outerjoin(HandVersion, HandVersion.hand_id == Hand.id)
+        .group_by(Hand.id, Hand.session_id, Hand.number, Hand.version, Hand.voided))
+    for session_id, number, version, _voided, count, low, high, recorded in rows:
+        if count != version or low != 1 or high != version:
+            yield (f"{at(session_id)}, hand {number}: it is at version {version} but has "
+                   f"{count} versions ({low} to {high})")
+        elif recorded != 1:
+            yield f"{at(session_id)}, hand {number}: its first version is not \"recorded\""
+    rows = db.session.execute(select(
+        Hand.session_id, Hand.number, Hand.voided, Hand.hand_json, Hand.result_json,
+        last.c.action, last.c.hand_json, last.c.result_json)
+        .join(last, and_(last.c.hand_id == Hand.id, last.c.version == Hand.version)))
+    for session_id, number, voided, hand_json, result_json, action, v_hand, v_result in rows:
+        if hand_json != v_hand or result_json != v_result:
+            yield (f"{at(session_id)}, hand {number}: its facts or result differ from its "
+                   "last version's")
+        if voided != (action == "voided"):
+            yield (f"{at(session_id)}, hand {number}: it is {'void' if voided else 'counted'} "
+                   f"but its last version was {action}")
+
+
+def _entries(at: Where) -> Iterator[str]:
+    for session_id, number, voided, hand_json, count in db.session.execute(select(
+            Hand.session_id, Hand.number, Hand.voided, Hand.hand_json,
+            func.count(HandEntry.id))
+            .outerjoin(HandEntry, HandEntry.hand_id == Hand.id)
+            .group_by(Hand.id, Hand.session_id, Hand.number, Hand.voided, Hand.hand_json)):
+        want = 0 if voided else len(json.loads(hand_json).get("players", ()))
+        if count != want:
+            yield (f"{at(session_id)}, hand {number}: {count} entries where there should be "
+                   f"{want}")
+
+
+def _records(at: Where) -> Iterator[str]:
+    counted = {
+        (row[0], row[1], row[2]): tuple(int(v or 0) for v in row[3:])
+        for row in db.session.execute(select(
+            HandEntry.session_id, HandEntry.player_id, HandEntry.scoring,
+            func.sum(HandEntry.amount_minor), func.count(HandEntry.id),
+            func.sum(case((HandEntry.won, 1), else_=0)),
+            func.sum(case((HandEntry.tonked_out, 1), else_=0)),
+            func.sum(case((HandEntry.drop_won, 1), else_=0)),
+            func.sum(case((HandEntry.caught, 1), else_=0)))
+            .group_by(HandEntry.session_id, HandEntry.player_id, HandEntry.scoring))}
+    kept = {(s.session_id, s.player_id, s.scoring):
+            tuple(getattr(s, name) for name in STAT_FIELDS)
+            for s in db.session.scalars(select(PlayerSessionStat))}
+    for key in sorted(set(counted) | set(kept)):
+        zero = (0,) * len(STAT_FIELDS)
+        if counted.get(key, zero) != kept.get(key, zero):
+            session_id, player_id, scoring = key
+            yield (f"{at(session_id)}: player {player_id}'s {scoring} record says "
+                   f"{dict(zip(STAT_FIELDS, kept.get(key, zero), strict=True))} but the "
+                   f"hands say {dict(zip(STAT_FIELDS, counted.get(key, zero), strict=True))}")
+
+
+def _payments(at: Where) -> Iterator[str]:
+    moved: dict[tuple[int, int], int] = defaultdict(int)
+    first_paid: dict[int, datetime] = {}
+    for session_id, payer, payee, amount, at_time in db.session.execute(select(
+            SettlePayment.session_id, SettlePayment.payer_seat, SettlePayment.payee_seat,
+            SettlePayment.amount_minor, SettlePayment.created_at)
+            .where(SettlePayment.undone_at.is_(None))):
+        moved[(session_id, payer)] += amount
+        moved[(session_id, payee)] -= amount
+        moment = _utc(at_time)
+        first_paid[session_id] = min(first_paid.get(session_id, moment), moment)
+    changed = {session_id: _utc(last) for session_id, last in db.session.execute(
+        select(Hand.session_id, func.max(HandVersion.created_at))
+        .join(HandVersion, HandVersion.hand_id == Hand.id).group_by(Hand.session_id))}
+    returns = {session_id: _returns(pots_json) for session_id, pots_json in
+               db.session.execute(select(GameSession.id, GameSession.pots_json))}
+    for session_id, seated in _seats().items():
+        if session_id not in first_paid or session_id in changed and \
+                changed[session_id] > first_paid[session_id]:
+            continue  # nothing paid, or the totals moved after a payment: the plan's check
+        for seat, _player, name, total in seated:
+            total += returns.get(session_id, {}).get(seat, 0)  # what settle-up gives back
+            paid = moved.get((session_id, seat), 0)
+            if paid and (total + paid) * total < 0 or (total == 0 and paid):
+                yield (f"{at(session_id)}: {name} has paid or been paid "
+                       f"{from_minor(abs(paid))} against a total of {from_minor(total)}")
+
+
+def _utc(moment: datetime) -> datetime:
+    """A stored time, comparable across databases (SQLite hands back UTC without a zone)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _dealers(at: Where) -> Iterator[str]:
+    """Who deals next sits at the table (a leaver passes the deal on)."""
+    for session_id, next_dealer, left_at in db.session.execute(select(
+            GameSession.id, GameSession.next_dealer, SessionPlayer.left_at)
+            .outerjoin(SessionPlayer, (SessionPlayer.session_id == GameSession.id)
+                       & (SessionPlayer.seat == GameSession.next_dealer))):
+        if left_at is not None:
+            yield f"{at(session_id)}: the next dealer (seat {next_dealer}) has left the table"
+
+
+def _returns(pots_json: str | None) -> dict[int, int]:
+    """What each seat gets back from the pots at settle-up, in minor units."""
+    back: dict[int, int] = defaultdict(int)
+    for paid in json.loads(pots_json or "{}").values():
+        for seat, minor in paid:
+            back[seat] += minor
+    return back
+
+
+def _pots(at: Where) -> Iterator[str]:
+    """Totals + pots = 0 in every session with side bets, and the pots are what a replay of
+    its hands' side bets leaves."""
+    sessions = db.session.scalars(select(GameSession).where(
+        GameSession.side_bets_json.is_not(None) | (GameSession.pots_json != "{}")))
+    for gs in sessions:
+        rules = rules_of(gs.rules_json)
+        names = [s.name for s in gs.seats]
+        in_pots = sum(_returns(gs.pots_json).values())
+        total = sum(s.total_minor for s in gs.seats)
+        if rules.scoring != "push_ups" and total + in_pots != 0:
+            yield (f"{at(gs.id)}: the totals ({from_minor(total)}) and the pots "
+                   f"({from_minor(in_pots)}) do not sum to zero")
+        hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
+                                        .order_by(Hand.number)))
+        settled, pots = replayed(gs, rules, names, hands)
+        if gs.pots_json != dump_pots(pots, names):
+            yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
+                   f"leave {dump_pots(pots, names)}")
+        for hand in hands:
+            new = settled[hand.id][0]
+            if trimmed(new) != trimmed(hand.side_nets):
+                yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
+                       f"{hand.side_nets}, but a replay of the side bets says {new}")
+def _voids(at: Where) -> Iterator[str]:
+    for session_id, kept, count in db.session.execute(select(
+            GameSession.id, GameSession.voided_hands,
+            func.count(Hand.id).filter(Hand.voided.is_(True)))
+            .outerjoin(Hand, Hand.session_id == GameSession.id)
+            .group_by(GameSession.id, GameSession.voided_hands)):
+        if kept != count:
+            yield f"{at(session_id)}: it says {kept} hands are void, but {count} are"
+
+
+def _plans(at: Where) -> Iterator[str]:
+    planned: dict[int, list[PlannedTransfer]] = defaultdict(list)
+    for row in db.session.scalars(select(PlannedTransfer)):
+        planned[row.session_id].append(row)
+    debts: dict[int, list[CarriedDebt]] = defaultdict(list)
+    for debt in db.session.scalars(select(CarriedDebt)):
+        debts[debt.session_id].append(debt)
+        if debt.amount_minor <= 0 or debt.payer_id == debt.payee_id:
+            yield f"{at(debt.session_id)}: carried debt {debt.id} is not a debt"
+    payments: dict[int, list[SettlePayment]] = defaultdict(list)
+    for p in db.session.scalars(select(SettlePayment).order_by(SettlePayment.id)):
+        payments[p.session_id].append(p)
+    for gs in db.session.scalars(select(GameSession)):
+        if session_rules(gs).scoring == "push_ups":
+            continue
+        yield from _plan_of(gs, planned[gs.id], payments[gs.id], debts[gs.id], at)
+
+
+def _plan_of(gs: GameSession, rows: list[PlannedTransfer], payments: list[SettlePayment],
+             debts: list[CarriedDebt], at: Where) -> Iterator[str]:
+    seats = {s.seat: s.player_id for s in gs.seats}
+    names = {s.player_id: s.name for s in gs.seats}
+    by_id = {r.id: r for r in rows}
+    paid: dict[int, int] = defaultdict(int)
+    for p in payments:
+        row = by_id.get(p.transfer_id) if p.transfer_id is not None else None
+        if p.transfer_id is not None and (row is None or (row.payer_id, row.payee_id) != (
+                seats.get(p.payer_seat), seats.get(p.payee_seat))):
+            yield f"{at(gs.id)}: payment {p.id} is not along the transfer it names"
+        elif row is not None and p.undone_at is None:
+            paid[row.id] += p.amount_minor
+    left = {name: to_minor(amount) for name, amount in remaining(gs, payments).items()}
+    moved = dict.fromkeys(left, 0)
+    for row in rows:
+        if paid[row.id] > row.amount_minor:
+            yield (f"{at(gs.id)}: {from_minor(paid[row.id])} was paid along a planned "
+                   f"transfer of {from_minor(row.amount_minor)}")
+        if row.plan == gs.plan_no and not gs.is_closed:
+            moved[names[row.payer_id]] -= row.amount_minor - paid[row.id]
+            moved[names[row.payee_id]] += row.amount_minor - paid[row.id]
+    for debt in debts:
+        if debt.payer_id in names and debt.payee_id in names:
+            moved[names[debt.payer_id]] -= debt.amount_minor
+            moved[names[debt.payee_id]] += debt.amount_minor
+    if moved != left and (gs.plan_no or any(left.values())):
+        what = "its carried debts" if gs.is_closed else "the plan less what was paid along it"
+        yield (f"{at(gs.id)}: {what} settle "
+               f"{ {n: str(from_minor(v)) for n, v in moved.items()} }, but what remains is "
+               f"{ {n: str(from_minor(v)) for n, v in left.items()} }")

@@ -1,0 +1,1 @@
+"""Tests of the pure core: no app, no database."""

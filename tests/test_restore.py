@@ -1,0 +1,197 @@
+"""``tonk restore`` takes only a backup that is whole and true, on SQLite and PostgreSQL:
+every value read as its column's type, ``tonk check`` run inside the restore's transaction,
+each table's digest compared; anything else is refused with one line on standard error
+naming the table and row (or the session and hand), a non-zero exit, and the database left
+as it was (empty). The tampered backups are those of the audit (issue 18): a changed hand
+result, a changed total, a payment x 50, a hand version deleted with the footer's count
+adjusted, "lots" as a payment amount.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from flask_migrate import stamp
+from sqlalchemy import func, select, text, update
+
+from app.cli.commands import cli
+from app.db.models import SessionPlayer
+from app.extensions import db
+from tests.conftest import Api, account, make_app, stored_problems
+from tests.test_api_sessions import DROP_CAUGHT, EVERY_END
+from tests.test_ledger_safety import _other_pg
+
+Lines = list[list | dict]
+
+
+def _made(db_app, tmp_path: Path) -> Path:
+    """A backup of a night with a correction, a void and a payment."""
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    sid = api.start()
+    for hand, _outcome, _net in EVERY_END:
+        api.ok("POST", f"/sessions/{sid}/hands", hand, 201)
+    api.ok("PUT", f"/sessions/{sid}/hands/2", {**DROP_CAUGHT, "reason": "a drop, really"})
+    api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "misdeal"})
+    transfer = api.ok("GET", f"/sessions/{sid}/ledger")["transfers"][0]
+    api.ok("POST", f"/sessions/{sid}/payments", {"from": transfer["from"],
+                                                 "to": transfer["to"], "amount": "0.05"})
+    with db_app.app_context():
+        stamp()
+    file = tmp_path / "club.tonk.gz"
+    made = db_app.test_cli_runner().invoke(cli, ["backup", str(file)])
+    assert made.exit_code == 0, made.output
+    return file
+
+
+def _read(file: Path) -> Lines:
+    with gzip.open(file, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def _write(lines: Lines, file: Path) -> Path:
+    with gzip.open(file, "wt", encoding="utf-8") as out:
+        for line in lines:
+            out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return file
+
+
+def _rows(lines: Lines, table: str) -> tuple[list[str], list[list]]:
+    """The columns of ``table`` and its rows (the lists inside ``lines``, to change)."""
+    at = next(i for i, line in enumerate(lines)
+              if isinstance(line, dict) and line.get("table") == table)
+    rows = []
+    for line in lines[at + 1:]:
+        if not isinstance(line, list):
+            break
+        rows.append(line)
+    return lines[at]["columns"], rows
+
+
+def _set(lines: Lines, table: str, column: str, change: Callable, row: int = 0) -> None:
+    columns, rows = _rows(lines, table)
+    rows[row][columns.index(column)] = change(rows[row][columns.index(column)])
+
+
+def changed_result(lines: Lines) -> None:
+    def more(result_json: str) -> str:
+        result = json.loads(result_json)
+        result["net"] = {p: str(int(float(v) * 100 + 100) / 100) for p, v in
+                         result["net"].items()}
+        return json.dumps(result)
+    _set(lines, "hand_versions", "result_json", more)
+
+
+def changed_total(lines: Lines) -> None:
+    _set(lines, "session_players", "total_minor", lambda v: v + 100)
+
+
+def payment_times_50(lines: Lines) -> None:
+    _set(lines, "settle_payments", "amount_minor", lambda v: v * 50)
+
+
+def version_deleted(lines: Lines) -> None:
+    columns, rows = _rows(lines, "hand_versions")
+    second = next(r for r in rows if r[columns.index("version")] == 2)
+    lines.remove(second)
+    lines[-1]["rows"] -= 1
+
+
+def lots(lines: Lines) -> None:
+    _set(lines, "settle_payments", "amount_minor", lambda _v: "lots")
+
+
+TAMPERED = {  # what is done to the file, and words of the one line that refuses it
+    "changed_result": (changed_result, "hand 1"),
+    "changed_total": (changed_total, "total"),
+    "payment_x50": (payment_times_50, "paid"),
+    "version_deleted": (version_deleted, "hand 2"),
+    "lots": (lots, 'table settle_payments, row 1 (id 1): its amount_minor "lots" is not a '
+                   "whole number"),
+}
+
+
+def _target(db_app, tmp_path: Path, request) -> object:
+    """An empty database of the same kind as ``db_app``'s, its schema made (the migrations'
+    log lines are not the restore's)."""
+    url = db_app.config["SQLALCHEMY_DATABASE_URI"]
+    target = make_app(f"sqlite:///{tmp_path / 'restored.sqlite'}" if url.startswith("sqlite")
+                      else _other_pg(request))
+    assert target.test_cli_runner().invoke(cli, ["db", "upgrade"]).exit_code == 0
+    return target
+
+
+def _counts(app) -> int:
+    with app.app_context():
+        found = sum(db.session.scalar(select(func.count()).select_from(t))
+                    for t in db.metadata.sorted_tables)
+        db.session.remove()
+        return found
+
+
+def test_tampered_backups_are_refused_in_one_line_and_restore_nothing(db_app, tmp_path,
+                                                                      request):
+    file = _made(db_app, tmp_path)
+    target = _target(db_app, tmp_path, request)
+    runner = target.test_cli_runner()
+    for name, (tamper, words) in TAMPERED.items():
+        lines = _read(file)
+        tamper(lines)
+        refused = runner.invoke(cli, ["restore", str(_write(lines, tmp_path / f"{name}.gz"))])
+        assert refused.exit_code == 1, (name, refused.output)
+        said = refused.stderr.strip().splitlines()
+        assert len(said) == 1, (name, said)
+        assert "nothing was restored" in said[0] and words in said[0], (name, said[0])
+        assert "changed after it was made" in said[0], (name, said[0])
+        assert refused.stdout == ""
+        print(name, "→", said[0])
+        assert _counts(target) == 0, name  # every table as empty as before
+    done = runner.invoke(cli, ["restore", str(file)])  # the file as made restores
+    assert done.exit_code == 0, done.output
+    assert stored_problems(target) == []
+    with target.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_a_backup_of_an_inconsistent_database_is_refused_as_such(db_app, tmp_path, request):
+    """The digest tells an edit from damage: a backup as it was made, of a database that
+    was already wrong, is refused saying so."""
+    _made(db_app, tmp_path)
+    with db_app.app_context():
+        db.session.execute(update(SessionPlayer).where(SessionPlayer.name == "Bob")
+                           .values(total_minor=SessionPlayer.total_minor + 25))
+        db.session.commit()
+    file = tmp_path / "wrong.tonk.gz"
+    made = db_app.test_cli_runner().invoke(cli, ["backup", str(file)])
+    assert made.exit_code == 0, made.output
+    with db_app.app_context():  # put it back, for the check after the test
+        db.session.execute(update(SessionPlayer).where(SessionPlayer.name == "Bob")
+                           .values(total_minor=SessionPlayer.total_minor - 25))
+        db.session.commit()
+    target = _target(db_app, tmp_path, request)
+    refused = target.test_cli_runner().invoke(cli, ["restore", str(file)])
+    assert refused.exit_code == 1
+    said = refused.stderr.strip().splitlines()
+    assert len(said) == 1 and "Bob's total" in said[0] and "already inconsistent" in said[0]
+    assert _counts(target) == 0
+    with target.app_context():
+        db.session.execute(text("SELECT 1"))
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.mark.parametrize("value", [True, 1.5, "12", None])
+def test_a_value_not_of_its_column_type_is_named(db_app, tmp_path, value, request):
+    file = _made(db_app, tmp_path)
+    lines = _read(file)
+    _set(lines, "hands", "number", lambda _v: value)
+    target = _target(db_app, tmp_path, request)
+    refused = target.test_cli_runner().invoke(cli, ["restore", str(_write(
+        lines, tmp_path / "typed.gz"))])
+    assert refused.exit_code == 1
+    said = refused.stderr.strip().splitlines()
+    assert len(said) == 1 and "table hands, row 1 (id 1): its number" in said[0], said
+    assert _counts(target) == 0
