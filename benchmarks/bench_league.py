@@ -1,6 +1,7 @@
-"""A big league: 1,000,000 recorded hands (the demo league), then its standings page and a
-player's page, through Flask's test client signed in as the owner (targets: median and
-99th percentile under 200 ms, on SQLite; PostgreSQL too when it can be reached).
+"""A big league: 1,000,000 recorded hands (the demo league), then its standings page, a
+player's page and the hands behind a number (the busiest player's hands won), through
+Flask's test client signed in as the owner through the sign-in form (targets: median under
+100 ms and 99th percentile under 200 ms, on SQLite; PostgreSQL too when it can be reached).
 
 The league is made once per seed, size and schema, and kept: a SQLite file in
 ``instance/bench/``, and a PostgreSQL database of its own (``tonk_bench_…`` on the server
@@ -10,6 +11,10 @@ are timed instead, and the output says so. When the service remembers its answer
 the next change of a hand, both are timed: "cold" (as after any change) and "warm".
 
     python benchmarks/bench_league.py [--hands N] [--seed S] [--requests R] [--no-postgres]
+                                      [--quick]
+
+``--quick`` (the test suite's): a 100-hand league, two requests a page: shows the benchmark
+still runs (a page that does not answer 200 still fails it); the targets are not judged.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.schema import CreateTable  # noqa: E402
@@ -33,12 +39,16 @@ from app import create_app  # noqa: E402
 from app.db.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.services import exchange  # noqa: E402
+from app.services.accounts import reset_password, reset_token  # noqa: E402
 from app.services.exchange import demo  # noqa: E402
 
 HANDS = 1_000_000
 SEED = 1
 REQUESTS = 30
-TARGET_MS = 200.0
+TARGET_MS, TARGET_P99_MS = 100.0, 200.0
+#: The owner's password for the timing: set anew through a reset, as a person who forgot it
+#: would (the league is kept from run to run; the password made with it is not).
+PASSWORD = "bench league owner 2026"
 OWNER = "bench@tonk-tally.example"
 CACHE = HERE.parent / "instance" / "bench"
 PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -65,6 +75,7 @@ def build(app: Any, hands: int, seed: int) -> None:
         print(f"  (made the league: {report.sessions:,} sessions, {report.hands:,} hands in "
               f"{seconds:.0f} s, {report.hands / seconds:,.0f} hands/s)", flush=True)
         db.session.remove()
+        db.engine.dispose()  # the last connection closed: SQLite's WAL is folded in
 
 
 def hands_in(app: Any) -> int:
@@ -84,7 +95,8 @@ def sqlite_app(hands: int, seed: int) -> Any:
     path = CACHE / f"league-s{seed}-h{hands}-{mark}.sqlite"
     if not path.exists():
         partial = path.with_suffix(".part")
-        partial.unlink(missing_ok=True)
+        for left in (partial, *(partial.with_name(partial.name + e) for e in ("-wal", "-shm"))):
+            left.unlink(missing_ok=True)
         print(f"  making {path.name} (once; later runs reuse it)…", flush=True)
         build(create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{partial}",
                           "SECRET_KEY": "bench"}), hands, seed)
@@ -126,8 +138,8 @@ def percentiles(timings: list[float]) -> tuple[float, float]:
     return statistics.median(timings), timings[max(0, int(len(timings) * 0.99 + 0.5) - 1)]
 
 
-def timed(call: Callable[[], Any], requests: int) -> tuple[float, float]:
-    for _ in range(3):  # warm the caches
+def timed(call: Callable[[], Any], requests: int, warm: int = 3) -> tuple[float, float]:
+    for _ in range(warm):  # warm the caches
         call()
     timings = []
     for _ in range(requests):
@@ -137,8 +149,9 @@ def timed(call: Callable[[], Any], requests: int) -> tuple[float, float]:
     return percentiles(timings)
 
 
-def measure(app: Any, label: str, requests: int) -> bool:
-    """Time the standings page and the busiest player's page; print one line each."""
+def measure(app: Any, label: str, requests: int, quick: bool = False) -> bool:
+    """Time the standings page, the busiest player's page and the hands behind that
+    player's number of hands won; print one line each."""
     with app.app_context():
         owner = db.session.scalar(sa.select(User).where(User.email == OWNER))
         league = db.session.scalar(sa.select(League).where(League.owner_id == owner.id))
@@ -149,14 +162,15 @@ def measure(app: Any, label: str, requests: int) -> bool:
         sessions = db.session.scalar(sa.select(sa.func.count()).select_from(GameSession)
                                      .where(GameSession.league_id == league.id))
         hands = hands_in(app)
-        owner_id, league_id = owner.id, league.id
+        email, league_id = owner.email, league.id
+        reset_password(reset_token(owner, app.secret_key), app.secret_key, PASSWORD)
         db.session.remove()
     pages = "leagues.league" in app.view_functions and "leagues.player" in app.view_functions
     if pages:
         client = app.test_client()
-        with client.session_transaction() as cookie:
-            cookie["_user_id"] = str(owner_id)
-            cookie["_fresh"] = True
+        from signin import sign_in
+
+        sign_in(client, email, PASSWORD)
 
         def get(url: str) -> Callable[[], Any]:
             def call() -> Any:
@@ -167,7 +181,9 @@ def measure(app: Any, label: str, requests: int) -> bool:
             return call
 
         subjects = {"standings page": get(f"/leagues/{league_id}"),
-                    "player's page": get(f"/leagues/{league_id}/players/{player_id}")}
+                    "player's page": get(f"/leagues/{league_id}/players/{player_id}"),
+                    "hands behind a number": get(f"/leagues/{league_id}/hands?player="
+                                                 f"{player_id}&stat=hands_won")}
     else:
         print("  (the league pages are not in the app: timing app.services.leagues.standings and "
               "player_record, the calls behind them)")
@@ -199,13 +215,15 @@ def measure(app: Any, label: str, requests: int) -> bool:
                 if before is not None:
                     before()
                 return call()
-            median, p99 = timed(each, requests)
-            good = median < TARGET_MS and p99 < TARGET_MS
-            ok &= good
+            median, p99 = timed(each, requests, 1 if quick else 3)
+            good = median < TARGET_MS and p99 < TARGET_P99_MS
+            ok &= good or quick
+            verdict = "(quick: not judged)" if quick else "OK" if good else "MISSED"
             print(f"{label}, league of {hands:,} hands in {sessions:,} sessions: {what}"
                   f"{f' ({way})' if way else ''} median {median:.0f} ms, p99 {p99:.0f} ms "
-                  f"over {requests} requests (target < {TARGET_MS:.0f} ms) "
-                  f"{'OK' if good else 'MISSED'}", flush=True)
+                  f"over {requests} requests (targets < {TARGET_MS:.0f} / "
+                  f"< {TARGET_P99_MS:.0f} ms) "
+                  f"{verdict}", flush=True)
     return ok
 
 
@@ -215,12 +233,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--requests", type=int, default=REQUESTS)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="a 100-hand league, 2 requests a page: does it still run?")
     args = parser.parse_args(argv)
-    ok = measure(sqlite_app(args.hands, args.seed), "SQLite", args.requests)
+    if args.quick:
+        args.hands, args.requests = 100, 2
+    ok = measure(sqlite_app(args.hands, args.seed), "SQLite", args.requests, args.quick)
     if not args.no_postgres:
         app = postgres_app(args.hands, args.seed)
         if app is not None:
-            ok &= measure(app, "PostgreSQL", args.requests)
+            ok &= measure(app, "PostgreSQL", args.requests, args.quick)
     return 0 if ok else 1
 
 

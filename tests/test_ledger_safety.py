@@ -15,6 +15,7 @@ import uuid
 import pytest
 from flask_migrate import stamp
 from sqlalchemy import event, text, update
+from sqlalchemy.exc import OperationalError
 
 from app.cli.commands import cli
 from app.core.errors import TonkError
@@ -160,6 +161,63 @@ def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
                 idempotency.claim(user_id, "k", "print")
         finally:
             monkey.undo()
+        assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 1
+        db.session.remove()
+
+
+def test_a_write_request_commits_once(db_app, api):
+    """The token's last use, the key, the hand and the answer kept for a retry: one commit."""
+    from app.db.models import ApiToken, RequestKey
+
+    sid = api.start()
+    with db_app.app_context():
+        db.session.execute(update(ApiToken).values(last_used_at=None))  # its use is due
+        db.session.commit()
+        commits = []
+        listener = lambda _conn: commits.append(1)  # noqa: E731
+        event.listen(db.engine, "commit", listener)
+        try:
+            resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
+                       headers={"Idempotency-Key": "one-commit"})
+        finally:
+            event.remove(db.engine, "commit", listener)
+        assert resp.status_code == 201
+        assert len(commits) == 1
+        kept = db.session.scalar(db.select(RequestKey))
+        assert (kept.state, kept.status) == ("done", 201)
+        assert json.loads(kept.body) == resp.get_json()
+        assert db.session.scalar(db.select(ApiToken.last_used_at)) is not None
+        db.session.remove()
+
+
+def test_a_failed_commit_keeps_neither_the_change_nor_its_key(db_app, api):
+    """The one commit fails (the database goes away at that moment): the answer is 503, no
+    hand and no key are kept, and the same request sent again is carried out, once."""
+    from app.db.models import RequestKey
+
+    sid = api.start()
+    with db_app.app_context():
+        failed = []
+
+        def fail_once(_conn):
+            if not failed:
+                failed.append(1)
+                raise OperationalError("COMMIT", {}, Exception(
+                    "server closed the connection unexpectedly"))
+
+        event.listen(db.engine, "commit", fail_once)
+        try:
+            resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
+                       headers={"Idempotency-Key": "k-fail"})
+        finally:
+            event.remove(db.engine, "commit", fail_once)
+        assert failed and resp.status_code == 503, resp.get_json()
+        db.session.rollback()
+        assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 0
+        assert db.session.scalar(db.select(db.func.count()).select_from(RequestKey)) == 0
+        again = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
+                    headers={"Idempotency-Key": "k-fail"})
+        assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
         assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 1
         db.session.remove()
 

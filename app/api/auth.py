@@ -16,9 +16,9 @@ from flask_babel import gettext as _
 from flask_babel import refresh
 
 from ..db.models import User
-from ..services.accounts import user_for_token
+from ..services.accounts import note_token_use, user_for_token
 from .errors import TokenError
-from .idempotency import idempotent
+from .idempotency import WRITES, idempotent
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -39,9 +39,12 @@ def bearer_token() -> str:
 
 
 def token_user() -> User:
-    """The account whose personal token signs this request, or :class:`TokenError`."""
+    """The account whose personal token signs this request, or :class:`TokenError`. A write
+    request's transaction begins here: the token's use is noted in it (once a minute), and
+    commits with the change, its key and its answer."""
     token = bearer_token()
-    user = user_for_token(token) if len(token) <= MAX_TOKEN else None
+    writing = request.method in WRITES
+    user = user_for_token(token, writing=writing) if len(token) <= MAX_TOKEN else None
     if user is None:
         raise TokenError(_("this token is not valid (mistyped or revoked): make a new one "
                            "on your account page"), invalid=True)
@@ -57,6 +60,8 @@ def token_required(view: Callable[Concatenate[User, P], R]) -> Callable[P, R]:
     @wraps(view)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         user = token_user()
-        return idempotent(user, lambda: view(user, *args, **kwargs))  # type: ignore[arg-type,return-value]
+        answer = idempotent(user, lambda: view(user, *args, **kwargs))  # type: ignore[arg-type,return-value]
+        note_token_use()  # the note, if the change did not carry it
+        return answer  # type: ignore[return-value]
 
     return wrapper

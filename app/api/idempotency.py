@@ -11,6 +11,7 @@ from flask import Response, request
 from ..core.errors import TonkError
 from ..db import idempotency
 from ..db.models import User
+from ..db.storage import one_commit
 from ..extensions import db
 from .errors import BadRequest, known_error
 
@@ -33,17 +34,18 @@ def idempotent(user: User, run: Callable[[], Response]) -> Response:
         response.headers["Idempotent-Replayed"] = "true"
         return response
     try:
-        try:
-            response = run()
-        except (TonkError, BadRequest) as exc:
-            db.session.rollback()
-            response = known_error(exc)
+        with one_commit():  # the change commits once, below, with its key and its answer
+            try:
+                response = run()
+            except (TonkError, BadRequest) as exc:
+                db.session.rollback()
+                response = known_error(exc)
+        if response.status_code >= 500:
+            idempotency.release(held)
+        else:
+            idempotency.finish(held, response.status_code, response.get_data(as_text=True),
+                               response.headers.get("Location"))
     except BaseException:
         idempotency.release(held)
         raise
-    if response.status_code >= 500:
-        idempotency.release(held)
-    else:
-        idempotency.finish(held, response.status_code, response.get_data(as_text=True),
-                           response.headers.get("Location"))
     return response

@@ -71,11 +71,13 @@ def etag(stamp: Stamp) -> str:
 
 @bp.get("/share/<token>")
 def share(token: str) -> Response:
-    stamp = stamp_by_token(token)
+    stamp = stamp_by_token(token, poll=True)  # one indexed row: enough for "unchanged"
     tag = etag(stamp)
     if request.if_none_match.contains(tag):
         response = Response(status=304)
-    else:
+    else:  # the body and its state read in one snapshot
+        stamp = stamp_by_token(token)
+        tag = etag(stamp)
         body = BODIES.get((tag, token), lambda: json.dumps(
             share_json(ledger.shared_session(token), stamp)).encode())
         response = Response(body, mimetype="application/json")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import Card, check_available, check_in_deck, five_face_totals, parse_card
 from .catches import CaughtDrop
@@ -37,6 +37,12 @@ _END_FIELDS: dict[str, frozenset[str]] = {
 }
 HAND_FIELDS = frozenset({"rules", "stake", "multiplier", "players", "dealer", "end", "counts",
                          "cards"})
+#: Seats from the dealer's left, the dealer last: ``_FROM_LEFT[players][dealer]``.
+_FROM_LEFT = {n: tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))
+              for n in range(1, MAX_PLAYERS + 1)}
+#: How much is remembered between hands: a table's players (as given, and their seats by
+#: name and by name key) are the same hand after hand, so they are checked once.
+_REMEMBERED = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +91,7 @@ class Hand:
     @property
     def from_left(self) -> tuple[int, ...]:
         """Seats in order from the dealer's left, the dealer last."""
-        n = len(self.players)
-        return tuple((self.dealer + 1 + i) % n for i in range(n))
+        return _FROM_LEFT[len(self.players)][self.dealer]
 
     def count(self, player: str) -> int | None:
         return self.counts[self.players.index(player)]
@@ -119,6 +124,30 @@ def _is_int(value: Any) -> bool:
 
 def parse_players(value: Any) -> tuple[str, ...]:
     """2 to 8 distinct non-empty names in seat order."""
+    given = _as_given(value)
+    known = _PLAYERS.get(given) if given is not None else None
+    if known is not None:
+        return known
+    names = _parse_players(value)
+    if given is not None:
+        if len(_PLAYERS) >= _REMEMBERED:
+            _PLAYERS.clear()
+        _PLAYERS[given] = names
+    return names
+
+
+#: Players as given (plain strings) → as checked (a table's hands name the same players).
+_PLAYERS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _as_given(value: Any) -> tuple[str, ...] | None:
+    """A list of plain strings as a tuple (a key of what was checked before), else None."""
+    if type(value) not in (list, tuple) or not all(type(v) is str for v in value):
+        return None
+    return tuple(value)
+
+
+def _parse_players(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list | tuple):
         raise HandError(Message("players.not_list"), "players")
     if not MIN_PLAYERS <= len(value) <= MAX_PLAYERS:
@@ -129,23 +158,50 @@ def parse_players(value: Any) -> tuple[str, ...]:
     for i, raw in enumerate(value):
         name = clean_text(raw, HandError, f"players[{i}]", Message("players.name", n=i + 1),
                           MAX_NAME)
-        if name_key(name) in seen:
-            raise HandError(Message("players.twice", player=name, first=seen[name_key(name)]),
+        key = name_key(name)
+        if key in seen:
+            raise HandError(Message("players.twice", player=name, first=seen[key]),
                             f"players[{i}]")
-        seen[name_key(name)] = name
+        seen[key] = name
         names.append(name)
     return tuple(names)
+
+
+class _Seats(NamedTuple):
+    """A table's seats by each player's name as written and by its name key."""
+
+    by_name: dict[str, int]
+    by_key: dict[str, int]
+
+
+_SEATS: dict[tuple[str, ...], _Seats] = {}
+
+
+def _seats(players: tuple[str, ...]) -> _Seats:
+    """The seats of ``players`` (worked out once per table, not once per name per hand)."""
+    found = _SEATS.get(players)
+    if found is None:
+        by_key: dict[str, int] = {}
+        for seat, player in enumerate(players):
+            by_key.setdefault(name_key(player), seat)
+        found = _Seats({p: by_key[name_key(p)] for p in players}, by_key)
+        if len(_SEATS) >= _REMEMBERED:
+            _SEATS.clear()
+        _SEATS[players] = found
+    return found
 
 
 def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
     if not isinstance(name, str):
         raise HandError(Message("seat.not_name", what=what, value=repr(name)), field)
-    key = name_key(name)
-    for seat, player in enumerate(players):
-        if name_key(player) == key:
-            return seat
-    raise HandError(Message("seat.not_at_table", what=what, player=name,
-                            players=", ".join(players)), field)
+    seats = _seats(players)
+    seat = seats.by_name.get(name)
+    if seat is None:
+        seat = seats.by_key.get(name_key(name))
+    if seat is None:
+        raise HandError(Message("seat.not_at_table", what=what, player=name,
+                                players=", ".join(players)), field)
+    return seat
 
 
 def _flag(end: Mapping[str, Any], key: str) -> bool:
@@ -163,7 +219,8 @@ def parse_end(value: Any, players: tuple[str, ...], rules: Rules) -> End:
     if not isinstance(kind, str) or kind not in END_KINDS:
         raise HandError(Message("end.unknown_kind", kinds=", ".join(END_KINDS),
                                 value=repr(kind)), "end.kind")
-    extra = sorted(set(value) - _END_FIELDS[kind])
+    fields = _END_FIELDS[kind]
+    extra = [] if fields.issuperset(value) else sorted(set(value) - fields)
     if extra:
         raise HandError(Message("end.no_field", end=END_KINDS[kind], field=repr(extra[0])),
                         f"end.{extra[0]}")
@@ -201,8 +258,16 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
         return counts
     if not isinstance(value, Mapping):
         raise HandError(Message("counts.not_object"), "counts")
+    by_name = _seats(players).by_name
+    play_counts = rules.play_counts
     for name, count in value.items():
-        seat = _seat(players, name, f"counts.{name}", "counts")
+        seat = by_name.get(name) if type(name) is str else None
+        if seat is None:
+            seat = _seat(players, name, f"counts.{name}", "counts")
+        if counts[seat] is None and type(count) is int and kind != "deal" \
+                and count in play_counts:
+            counts[seat] = count  # the usual count, checked at once
+            continue
         field = f"counts.{players[seat]}"
         if counts[seat] is not None:
             raise HandError(Message("counts.twice", player=players[seat]), field)
@@ -211,7 +276,7 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
                                     value=repr(count)), field)
         if kind == "deal":
             _check_deal_total(rules, players[seat], count, field)
-        elif count not in rules.play_counts:
+        elif count not in play_counts:
             _bad_count(rules, players[seat], count, field)
         counts[seat] = count
     return counts
@@ -278,7 +343,7 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
     """
     if not isinstance(data, Mapping):
         raise HandError(Message("hand.not_object"), None)
-    unknown = sorted(set(data) - HAND_FIELDS, key=str)
+    unknown = [] if HAND_FIELDS.issuperset(data) else sorted(set(data) - HAND_FIELDS, key=str)
     if unknown:
         raise HandError(Message("hand.no_field", field=repr(unknown[0])), str(unknown[0]))
     for name, given in (("rules", rules), ("stake", stake), ("players", players)):
@@ -372,10 +437,13 @@ def missing_counts(kind: str, player: str | None, five_face_cards: Collection[st
         needed = list(players)
     elif mode in ("all", "losers"):  # a push-ups deal: the claims may be listed, or not
         needed = [p for p in players if p != player and p not in five_face_cards]
+    needed = [name for name in needed if name not in given]
+    if not needed:
+        return []
     why = (Message("counts.every_count", end=END_KINDS[kind])
            if kind in ("drop", "stock_out") else Message("counts.every_loser"))
     return [HandError(Message("counts.missing", player=name, why=why), f"counts.{name}")
-            for name in needed if name not in given]
+            for name in needed]
 
 
 def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rules: Rules,
@@ -433,12 +501,12 @@ def catch_groups(hand: Hand) -> CaughtDrop | None:
     dropper = hand.players.index(hand.end.player or "")
     mine = counts[dropper]
     order = [s for s in hand.from_left if s != dropper]
-    lowest = min(counts[s] for s in order)  # type: ignore[type-var]
+    lowest = min(map(counts.__getitem__, order))  # type: ignore[type-var]
     assert mine is not None and lowest is not None
     if mine < lowest:
         return None
-    winners = tuple(s for s in order if counts[s] == lowest)
-    catchers = tuple(s for s in order if counts[s] <= mine)  # type: ignore[operator]
-    others = tuple(s for s in order if s not in winners)
+    winners = tuple([s for s in order if counts[s] == lowest])
+    catchers = tuple([s for s in order if counts[s] <= mine])  # type: ignore[operator]
+    others = tuple([s for s in order if s not in winners])
     return CaughtDrop(dropper, winners, catchers, others, counts, hand.from_left,
                       hand.rules.catch_factor)

@@ -49,6 +49,13 @@ def reader_language() -> str:
     return "en" if _AS_WRITTEN.get() else _language()
 
 
+def reading() -> object:
+    """What a message's rendering depends on besides the message: the translator and the
+    reader's language (None inside :func:`in_english`). Where it is equal, every message
+    renders the same, so a rendering may be remembered under it."""
+    return None if _AS_WRITTEN.get() else (_translator, _language())
+
+
 #: Inside :func:`in_english`: every message as written, whatever the reader's language.
 _AS_WRITTEN: ContextVar[bool] = ContextVar("tonk_as_written", default=False)
 

@@ -288,6 +288,24 @@ def parse_stake(value: Any, rules: Scored, currency: str | None = None) -> Decim
     given must still read as a number, and is then ignored: 0."""
     if value is None:
         value = 1
+    known = (type(value), value, rules.scoring, currency)
+    if type(value) in (str, int):  # a table's stake, hand after hand: checked once
+        stake = _STAKES.get(known)
+        if stake is not None:
+            return stake
+    stake = _parse_stake(value, rules, currency)
+    if type(value) in (str, int):
+        if len(_STAKES) >= 1024:
+            _STAKES.clear()
+        _STAKES[known] = stake
+    return stake
+
+
+#: (type, stake as given, scoring, currency) → the stake (Decimals do not change).
+_STAKES: dict[tuple[type, Any, str, str | None], Decimal] = {}
+
+
+def _parse_stake(value: Any, rules: Scored, currency: str | None) -> Decimal:
     amount = parse_decimal(value, HandError,
                            Message("stake.not_amount", value=repr(value)), "stake")
     if not takes_stake(rules):

@@ -7,15 +7,14 @@ explanation in plain sentences is built only when asked for (:attr:`Result.expla
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cached_property
 from typing import Any, NamedTuple
 
 from .catches import Pay, find_catch
 from .explain import explain
 from .hand import Hand, catch_groups, deal_claims
-from .messages import Message
+from .messages import Message, reading
 from .money import amount_formatter
 from .rules import Rules, multiple_word
 
@@ -37,7 +36,7 @@ class Payment(NamedTuple):
     key: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
     """The settlement of one hand (RULES.md §8). ``net`` under money and points scoring,
     ``pushed`` under push-ups; the other is None."""
@@ -49,11 +48,16 @@ class Result:
     net: Mapping[str, Decimal] | None
     pushed: Mapping[str, int] | None
     multiple: int
+    _sentences: tuple[Message, ...] | None = field(default=None, init=False, repr=False,
+                                                   compare=False)
 
-    @cached_property
+    @property
     def sentences(self) -> tuple[Message, ...]:
         """The explanation as messages of the catalogue, built on first use."""
-        return tuple(explain(self))
+        if self._sentences is None:
+            object.__setattr__(self, "_sentences", tuple(explain(self)))
+        assert self._sentences is not None
+        return self._sentences
 
     @property
     def explanation(self) -> tuple[str, ...]:
@@ -93,6 +97,25 @@ def rule_text(rules: Rules, key: str) -> Message:
             "stock_out": rules.stock_out_pays,
             "catch.catchers.dropper": rules.catch_factor}.get(key)
     return Message(f"rule.{key}", pays=w(pays or 0))
+
+
+#: (id of the rules, :func:`~app.core.messages.reading`) → (the rules, their texts by rule
+#: key): a table's few rules are put in words once per language, not once per payment.
+_RULE_WORDS: dict[tuple[int, object], tuple[Rules, dict[str, str]]] = {}
+
+
+def _rule_words(rules: Rules) -> dict[str, str]:
+    """The texts of ``rules``' rules by key, as far as asked yet (fill with
+    ``str(rule_text(rules, key))``), for the reader reading now."""
+    now = reading()
+    found = _RULE_WORDS.get((id(rules), now))
+    if found is not None and found[0] is rules:
+        return found[1]
+    if len(_RULE_WORDS) >= 1024:
+        _RULE_WORDS.clear()
+    words: dict[str, str] = {}
+    _RULE_WORDS[(id(rules), now)] = (rules, words)  # the rules kept: their id stays theirs
+    return words
 
 
 # -- the ends of a hand ----------------------------------------------------------------------
@@ -189,19 +212,23 @@ def settle(hand: Hand) -> Result:
     outcome, winners, pays, multiple = _outcome(hand)
     players = hand.players
     rules = hand.rules
-    winner_names = tuple(players[s] for s in winners)
+    winner_names = tuple(map(players.__getitem__, winners))
     if rules.scoring == "push_ups":
         factor = multiple * hand.multiplier
         pushed = {p: 0 if (s in winners or not factor) else (hand.counts[s] or 0) * factor
                   for s, p in enumerate(players)}
         return Result(hand, outcome, winner_names, (), None, pushed, multiple)
-    unit = hand.stake * hand.multiplier
+    unit = hand.stake if hand.multiplier == 1 else hand.stake * hand.multiplier
     units = [0] * len(players)
     payments = []
-    for payer, payee, m, key in pays:
-        units[payer] -= m
-        units[payee] += m
-        payments.append(Payment(players[payer], players[payee], unit * m,
-                                str(rule_text(rules, key)), key))
-    net = {p: unit * u for p, u in zip(players, units, strict=True)}
+    if pays:
+        words = _rule_words(rules)
+        for payer, payee, m, key in pays:
+            units[payer] -= m
+            units[payee] += m
+            text = words.get(key)
+            if text is None:
+                text = words[key] = str(rule_text(rules, key))
+            payments.append(Payment(players[payer], players[payee], unit * m, text, key))
+    net = dict(zip(players, map(unit.__mul__, units)))  # noqa: B905 (one length: the seats)
     return Result(hand, outcome, winner_names, tuple(payments), net, None, multiple)

@@ -2,9 +2,11 @@
 ``Idempotency-Key``, a double-tapped or re-sent form with the same one-time token.
 
 :func:`claim` takes a key for an account in the write transaction of the change it guards
-(:func:`app.db.storage.begin_write`): the key's row commits together with the change, or not
-at all. So a request that dies half-way leaves no trace and may simply be sent again,
-while one whose change committed is never carried out twice. Meanwhile a repeat waits:
+(:func:`app.db.storage.begin_write`): the key's row commits together with the change and
+the answer kept for a retry (the change's commit held by :func:`app.db.storage.one_commit`
+until :func:`finish`), or not at all: one commit per request. So a request that dies
+half-way leaves no trace and may simply be sent again, while one whose change committed is
+never carried out twice. Meanwhile a repeat waits:
 on PostgreSQL on the key's unique index, on SQLite for the write lock. The same request
 again gets the first one's answer (:class:`Replay`); another request with the same key is
 refused (:class:`KeyReusedError`). :func:`finish` keeps the answer (an error's too, when
@@ -25,7 +27,7 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..extensions import db
 from .models import RequestKey, utcnow
-from .storage import begin_write
+from .storage import begin_write, change_waits
 
 MAX_KEY = 255
 #: How long an answer that changed nothing (a refusal, 4xx) is kept for a retry. A key whose
@@ -126,8 +128,16 @@ def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
 
 
 def finish(held: Claim, status: int, body: str | None, location: str | None) -> None:
-    """Keep the answer of the request that held the key (when its change committed, on its
-    key's row; when it changed nothing, on a row of its own)."""
+    """Keep the answer of the request that held the key. When its change waits in the
+    transaction (committed inside :func:`app.db.storage.one_commit`), on the key's row, in the
+    one commit of the change, the key and the answer: a failure of that commit raises, and
+    nothing of the request is kept. When it changed nothing, on a row of its own."""
+    if change_waits():
+        db.session.execute(update(RequestKey).where(
+            RequestKey.user_id == held.user_id, RequestKey.key == held.key).values(
+            state="done", status=status, body=body, location=location))
+        db.session.commit()
+        return
     db.session.rollback()
     try:
         done = db.session.execute(update(RequestKey).where(

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from ..extensions import db
+from ..extensions import CHANGE_WAITING, HELD_COMMITS, db
 
 #: How long a SQLite writer waits for the one before it; past that the request answers 503.
 BUSY_TIMEOUT_MS = 5_000
@@ -202,10 +202,30 @@ def begin_write() -> None:
     session.info[_WRITING] = True
 
 
+@contextmanager
+def one_commit() -> Iterator[None]:
+    """Hold the session's commits inside the block: a ``commit()`` there only flushes, and
+    the change waits for the caller's own commit after the block (see :func:`change_waits`),
+    together with what the caller adds (the answer kept for a retry). A failure before that
+    commit undoes all of it: nothing is ever half kept."""
+    session = db.session()
+    session.info[HELD_COMMITS] = True
+    try:
+        yield
+    finally:
+        session.info.pop(HELD_COMMITS, None)
+
+
+def change_waits() -> bool:
+    """Whether a change committed inside :func:`one_commit` waits for the real commit."""
+    return bool(db.session().info.get(CHANGE_WAITING))
+
+
 @event.listens_for(Session, "after_commit")
 @event.listens_for(Session, "after_rollback")
 def _written(session: Session) -> None:
     session.info.pop(_WRITING, None)
+    session.info.pop(CHANGE_WAITING, None)
 
 
 # -- faults ----------------------------------------------------------------------------------

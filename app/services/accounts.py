@@ -16,9 +16,9 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import bindparam, delete, event, func, select, update
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
 from ..core.errors import TonkError
@@ -257,10 +257,14 @@ def create_token(user: User, label: Any) -> str:
     return token
 
 
-def user_for_token(token: str) -> User | None:
+def user_for_token(token: str, *, writing: bool = False) -> User | None:
     """The owner of a personal token, or None. When the token was last used is noted at most
     once a minute, and only if the database can take it: a busy or read-only database still
-    answers every read."""
+    answers every read. ``writing``: the request is a write, whose transaction begins here
+    (:func:`~app.db.storage.begin_write`) and carries the note, committed once with the change;
+    :func:`note_token_use` notes it on its own if nothing was committed."""
+    if writing:
+        begin_write()
     row = db.session.connection().execute(_TOKEN_USER, {"digest": _digest(token)}).first()
     if row is None:
         return None
@@ -271,10 +275,37 @@ def user_for_token(token: str) -> User | None:
             begin_write()  # a request that reads, reads from a snapshot: this writes
             db.session.execute(update(ApiToken).where(ApiToken.id == token_id)
                                .values(last_used_at=now))
-            db.session.commit()
+            if writing:
+                db.session.info[_TOKEN_NOTE] = (token_id, now)
+            else:
+                db.session.commit()
         except DBAPIError:
             db.session.rollback()
     return user
+
+
+#: In a session's info: a token's use noted in the write transaction, not yet committed.
+_TOKEN_NOTE = "tonk_token_note"
+
+
+def note_token_use() -> None:
+    """After a write request: if its token's use was noted in a transaction that never
+    committed (it changed nothing, or failed), note it on its own."""
+    note = db.session.info.pop(_TOKEN_NOTE, None)
+    if note is None:
+        return
+    db.session.rollback()
+    try:
+        db.session.execute(update(ApiToken).where(ApiToken.id == note[0])
+                           .values(last_used_at=note[1]))
+        db.session.commit()
+    except DBAPIError:
+        db.session.rollback()
+
+
+@event.listens_for(Session, "after_commit")
+def _token_noted(session: Session) -> None:
+    session.info.pop(_TOKEN_NOTE, None)
 
 
 def revoke_token(user: User, token_id: int) -> None:

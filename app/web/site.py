@@ -43,7 +43,10 @@ def select_locale() -> str | None:
         loaded = [getattr(g.get(name), "__dict__", {}) for name in ("_login_user", "token_user")]
         chosen = next((d["locale"] for d in loaded if d.get("locale")), None)
     else:
-        user = flask_login.current_user
+        config, cookies = current_app.config, request.cookies
+        signed_in = (config["SESSION_COOKIE_NAME"] in cookies
+                     or config.get("REMEMBER_COOKIE_NAME", "remember_token") in cookies)
+        user = flask_login.current_user if signed_in else None  # no cookie: no account
         chosen = getattr(user, "locale", None) if user and user.is_authenticated else None
         if chosen is None:
             chosen = getattr(g.get("token_user"), "locale", None)

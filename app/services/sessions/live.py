@@ -14,9 +14,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from datetime import datetime
-from typing import Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlalchemy import bindparam, select
+from sqlalchemy.exc import DBAPIError
 
 from ...core.messages import Message
 from ...db.ids import MAX_ID, is_id
@@ -65,12 +66,63 @@ _BY_ID = (select(*_COLUMNS, GameSession.share_token, GameSession.owner_id,
                  GameSession.league_id).where(GameSession.id == bindparam("id")))
 
 
-def stamp_by_token(token: str) -> Stamp:
+class _Compiled(NamedTuple):
+    sql: str
+    names: tuple[str, ...] | None  # the parameters' order, for a positional paramstyle
+    processors: tuple[Callable[[Any], Any] | None, ...]
+
+
+_COMPILED: dict[tuple[int, int], _Compiled] = {}
+
+
+def _one_row(statement: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The first row of ``statement``, run on a pooled DBAPI connection as compiled once for
+    the engine's dialect (its columns' values as SQLAlchemy would give them): no ORM session,
+    no transaction begun around one read of one indexed row."""
+    engine = db.engine
+    found = _COMPILED.get((id(engine), id(statement)))
+    if found is None:
+        dialect = engine.dialect
+        compiled = statement.compile(dialect=dialect)
+        found = _Compiled(str(compiled), tuple(compiled.positiontup or ())
+                          if compiled.positional else None,
+                          tuple(c.type.dialect_impl(dialect).result_processor(dialect, None)
+                                for c in statement.selected_columns))
+        _COMPILED[(id(engine), id(statement))] = found
+    args = tuple(params[n] for n in found.names) if found.names is not None else params
+    error = engine.dialect.loaded_dbapi.Error
+    try:
+        raw = engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(found.sql, args)
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
+        finally:
+            raw.close()  # back to the pool, which ends what the read began
+    except error as exc:  # as SQLAlchemy names it, so that a fault is answered as one
+        raise DBAPIError.instance(found.sql, args, exc, error) from exc
+    if row is None:
+        return None
+    return tuple(v if f is None else f(v) for f, v in zip(found.processors, row, strict=True))
+
+
+def stamp_by_token(token: str, *, poll: bool = False) -> Stamp:
     """The state of the session behind a share link (one row by its unique index), or
-    :class:`~app.services.sessions.ledger.NotFoundError`."""
-    row = db.session.connection().execute(_BY_TOKEN, {"token": token}).first() \
-        if findable_share_token(token) else None
-    stamp = _stamp(tuple(row) if row is not None else None)  # type: ignore[arg-type]
+    :class:`~app.services.sessions.ledger.NotFoundError`. Read in the request's snapshot,
+    with what is shown of it; ``poll``: read on a pooled connection of its own instead, not
+    through the ORM's session, for a poll that only asks whether anything changed (it costs
+    this one statement; what is shown is read again in the snapshot)."""
+    if not findable_share_token(token):
+        row = None
+    elif poll:
+        row = _one_row(_BY_TOKEN, {"token": token})
+    else:
+        found = db.session.connection().execute(_BY_TOKEN, {"token": token}).first()
+        row = tuple(found) if found is not None else None
+    stamp = _stamp(row)
     if stamp is None:
         raise NotFoundError(Message("share.not_found"))
     return stamp
