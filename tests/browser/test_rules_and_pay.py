@@ -175,6 +175,7 @@ def test_the_print_pdf_of_a_30_hand_night(live_server, page, shot):
     page.fill("#paypal", "annpays")
     page.get_by_role("button", name="Save").click()
     page.goto(url)
+    page.locator("details.share > summary").click()  # folded once hands are recorded
     page.locator("#paper-link").click()
     assert page.locator("table.paper-hands tbody tr").count() == 30
     shot("paper-screen")
