@@ -53,7 +53,9 @@ def axe_violations(page) -> list[dict]:
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE.read_text() + "\n;0")
     found = page.evaluate("""async () => {
-        const result = await axe.run(document, {resultTypes: ["violations"]});
+        const late = new Promise((_, no) => setTimeout(() => no(new Error("axe: 60 s")), 60000));
+        const result = await Promise.race([axe.run(document, {resultTypes: ["violations"]}),
+                                           late]);
         return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + ": " +
                                            (n.failureSummary || "").slice(0, 160))}));

@@ -51,8 +51,7 @@ def kept_on_phone(page, session: str) -> None:
     """Open the session page and the record form with the service worker in charge, so the
     phone keeps them."""
     page.goto(session)
-    page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
-    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")  # bounded wait
     page.goto(session + "/hands/new")
     page.goto(session)
 
