@@ -12,7 +12,6 @@ from typing import Any
 
 from flask import Response, jsonify, url_for
 
-from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import currency_places, from_minor
 from ..core.placings import tie_break_words
@@ -20,20 +19,13 @@ from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
 from . import bp
 from .auth import token_required
-from .routes import json_body
+from .routes import created, json_body, only_keys
 
 NEW_EVENT_FIELDS = frozenset({"name", "rules", "currency", "table_size", "rounds",
                               "hands_per_round", "entry_fee", "prizes", "league", "scoring",
                               "house_share", "stake", "held_on", "tie_breaks"})
 KEEPER_PATH = "/t/{token}"  # the table's scorekeeping page (web.keeper), for the phone
 BOARD_PATH = "/board/{token}"  # the TV leaderboard (web.board)
-
-
-def _only(data: dict[str, Any], allowed: frozenset[str], what: str) -> None:
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
-                                fields=", ".join(sorted(allowed))), unknown[0])
 
 
 def _money(event: Event) -> Any:
@@ -121,21 +113,14 @@ def session_event(gs: GameSession) -> dict[str, Any]:
             "table": table.number}
 
 
-def _created(body: dict[str, Any], location: str) -> Response:
-    response = jsonify(body)
-    response.status_code = 201
-    response.headers["Location"] = location
-    return response
-
-
 @bp.post("/events")
 @token_required
 def create_event(user: User) -> Response:
     data = json_body()
-    _only(data, NEW_EVENT_FIELDS, "an event")
+    only_keys(data, NEW_EVENT_FIELDS, "an event")
     event = service.create_event(user, **{k: data.get(k) for k in NEW_EVENT_FIELDS
                                           if k in data})
-    return _created(event_json(event), url_for("api.get_event", event_id=event.id))
+    return created(event_json(event), url_for("api.get_event", event_id=event.id))
 
 
 @bp.get("/events")
@@ -156,7 +141,7 @@ def get_event(user: User, event_id: int) -> Response:
 def check_in(user: User, event_id: int) -> Response:
     event = service.owned_event(user, event_id)
     data = json_body()
-    _only(data, frozenset({"name", "paid"}), "a check-in")
+    only_keys(data, frozenset({"name", "paid"}), "a check-in")
     service.check_in(event, data.get("name"), data.get("paid", False))
     return jsonify(event_json(service.owned_event(user, event_id)))
 
@@ -167,7 +152,7 @@ def set_paid(user: User, event_id: int, name: str) -> Response:
     """``{"paid": true}``: the player's fee is paid (false: not yet)."""
     event = service.owned_event(user, event_id)
     data = json_body()
-    _only(data, frozenset({"paid"}), "a player's fee")
+    only_keys(data, frozenset({"paid"}), "a player's fee")
     service.set_paid(event, name, data.get("paid"))
     return jsonify(event_json(service.owned_event(user, event_id)))
 
@@ -185,10 +170,10 @@ def withdraw(user: User, event_id: int, name: str) -> Response:
 def draw_round(user: User, event_id: int) -> Response:
     event = service.owned_event(user, event_id)
     data = json_body(required=False)
-    _only(data, frozenset({"seed"}), "a draw")
+    only_keys(data, frozenset({"seed"}), "a draw")
     this = service.draw_next_round(event, user, data.get("seed"))
     event = service.owned_event(user, event_id)
-    return _created(round_json(event, service.get_round(event, this.number)),
+    return created(round_json(event, service.get_round(event, this.number)),
                     url_for("api.get_event", event_id=event_id))
 
 
@@ -197,7 +182,7 @@ def draw_round(user: User, event_id: int) -> Response:
 def close_round(user: User, event_id: int, number: int) -> Response:
     event = service.owned_event(user, event_id)
     data = json_body(required=False)
-    _only(data, frozenset({"force"}), "closing a round")
+    only_keys(data, frozenset({"force"}), "closing a round")
     service.close_round(event, number, data.get("force", False))
     event = service.owned_event(user, event_id)
     return jsonify(round_json(event, service.get_round(event, number)))

@@ -23,8 +23,8 @@ from ..services import leagues as service
 from . import bp
 from .auth import token_required
 from .errors import BadRequest
-from .routes import json_body
-from .sessions import created, iso_time, only_keys
+from .routes import created, json_body, only_keys
+from .sessions import iso_time
 
 NEW_LEAGUE_FIELDS = frozenset({"name", "rules", "stake", "currency", "side_bets"})
 _RATE = Decimal("0.0001")

@@ -3,6 +3,7 @@ fewest transfers, and the OpenAPI document. They store nothing."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Response, jsonify, request
@@ -10,6 +11,8 @@ from flask_babel import gettext as _
 
 from ..core import parse_hand, settle
 from ..core.compare import compare
+from ..core.errors import TonkError
+from ..core.messages import Message
 from ..core.money import DuplicateKeyError, loads
 from ..core.transfers import fewest_transfers, parse_balances
 from . import bp
@@ -41,6 +44,20 @@ def json_body(required: bool = True) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BadRequest(_("the body must be a JSON object"), "body")
     return data
+
+
+def only_keys(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
+                                fields=", ".join(sorted(allowed))), unknown[0])
+
+
+def created(body: dict[str, Any], location: str) -> Response:
+    response = jsonify(body)
+    response.status_code = 201
+    response.headers["Location"] = location
+    return response
 
 
 @bp.post("/settle")

@@ -33,7 +33,7 @@ from ..services.sessions.settleup import Payment
 from . import bp
 from .auth import token_required
 from .events import session_event
-from .routes import json_body
+from .routes import created, json_body, only_keys
 
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
 TABLE_FIELDS = ("rules", "stake", "players")  # set by the session, not by each hand
@@ -44,13 +44,6 @@ PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 
 
 # -- reading the request ---------------------------------------------------------------------
-
-def only_keys(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
-                                fields=", ".join(sorted(allowed))), unknown[0])
-
 
 # -- answers ---------------------------------------------------------------------------------
 
@@ -200,13 +193,6 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
         "scoring": state.scoring,
         "currency": gs.currency,
     }
-
-
-def created(body: dict[str, Any], location: str) -> Response:
-    response = jsonify(body)
-    response.status_code = 201
-    response.headers["Location"] = location
-    return response
 
 
 # -- sessions --------------------------------------------------------------------------------
