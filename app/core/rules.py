@@ -7,6 +7,7 @@ with :func:`find_preset`; an unknown name is an :class:`UnknownPresetError`.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -342,7 +343,8 @@ def find_preset(name: str) -> Preset:
                                          presets=", ".join(PRESETS)), "rules.preset") from None
 
 
-_CACHE: dict[str, Rules] = {}
+#: Resolved rule tables by their options, the most recently used last (at most 1,024).
+_CACHE: OrderedDict[str, Rules] = OrderedDict()
 
 
 def resolve_rules(spec: Any = None) -> Rules:
@@ -366,10 +368,13 @@ def resolve_rules(spec: Any = None) -> Rules:
     if not options:
         return preset.rules
     key = repr(sorted(options.items(), key=lambda kv: str(kv[0])))
-    cached = _CACHE.get(key + "|" + preset_name)
+    key += "|" + preset_name
+    cached = _CACHE.get(key)
     if cached is None:
-        cached = _with_options(preset.rules, options)
-        if len(_CACHE) < 1024:
-            _CACHE[key + "|" + preset_name] = cached
+        cached = _CACHE[key] = _with_options(preset.rules, options)
+        if len(_CACHE) > 1024:  # bounded: the least recently used goes
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
     return cached
 
