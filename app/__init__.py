@@ -80,4 +80,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from .http.faults import register as register_faults
 
     register_faults(app)
+    from .api.share import UnchangedPolls
+
+    app.wsgi_app = UnchangedPolls(app, app.wsgi_app)  # type: ignore[method-assign]
     return app

@@ -1,9 +1,10 @@
 """Configuration: the embedded default (SQLite in ``instance/``) and what the environment
 overrides: ``DATABASE_URL`` for PostgreSQL, ``SECRET_KEY``, ``TONK_HTTPS`` and
 ``TONK_PROXY``, ``RATELIMIT_STORAGE_URI`` and the limits ``TONK_LIMIT_<NAME>_IP`` /
-``…_ACCOUNT``. The one module that reads the app's environment variables (the command
-line's language follows the locale's own, ``LANG`` and its kin: :mod:`app.i18n`); the rest
-of the app reads ``app.config``, and ``create_app(config)`` overrides any of it."""
+``…_ACCOUNT``; for the command line, ``TONK_URL`` and the locale's ``LANG`` and its kin.
+The one module that reads environment variables (``tests/test_layers.py`` keeps it so) and
+never writes them; the rest of the app reads ``app.config``, and ``create_app(config)``
+overrides any of it (``tonk serve`` gives its workers their settings that way)."""
 from __future__ import annotations
 
 import os
@@ -54,11 +55,12 @@ def env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in _ON
 
 
-def transport_config() -> dict[str, bool]:
-    """The configuration the environment asks for: ``TONK_HTTPS`` and ``TONK_PROXY`` (a
-    proxy in front terminates TLS, so it implies HTTPS)."""
-    proxy = env_flag("TONK_PROXY")
-    return {"TONK_PROXY": proxy, "TONK_HTTPS": proxy or env_flag("TONK_HTTPS")}
+def transport_config(*, proxy: bool = False, https: bool = False) -> dict[str, bool]:
+    """``TONK_HTTPS`` and ``TONK_PROXY``: what the environment asks for, or what the caller
+    turns on (``tonk serve --proxy``, ``--certfile``: it gives them to its workers' app
+    factory). A proxy in front terminates TLS, so it implies HTTPS."""
+    proxy = proxy or env_flag("TONK_PROXY")
+    return {"TONK_PROXY": proxy, "TONK_HTTPS": proxy or https or env_flag("TONK_HTTPS")}
 
 
 def limits_config() -> dict[str, str]:
@@ -88,3 +90,23 @@ def defaults(instance_path: str) -> dict[str, Any]:
         "SESSION_COOKIE_SAMESITE": "Lax",
         "REMEMBER_COOKIE_SAMESITE": "Lax",
     }
+
+
+#: The locale's variables that name the command line's language, first the strongest.
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def locale_settings() -> dict[str, str]:
+    """The locale's variables the environment sets (:data:`LOCALE_VARIABLES`), from which
+    :func:`app.i18n.environment_language` takes the command line's language."""
+    return {name: os.environ[name] for name in LOCALE_VARIABLES if name in os.environ}
+
+
+#: Where phones reach the server unless ``TONK_URL`` says.
+DEFAULT_URL = "http://127.0.0.1:5000"
+
+
+def public_url() -> str:
+    """``TONK_URL``, else :data:`DEFAULT_URL`: the address the command line's links start
+    with (``tonk user reset-password``)."""
+    return os.environ.get("TONK_URL", "").strip() or DEFAULT_URL

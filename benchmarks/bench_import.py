@@ -66,9 +66,20 @@ def document(hands: int, seed: int) -> pathlib.Path:
     return path
 
 
+def cpu_seconds() -> tuple[float, float]:
+    """CPU time (user + system) of this process, and of its checking processes that ended."""
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    theirs = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime, theirs.ru_utime + theirs.ru_stime
+
+
+#: Each timed import's CPU time and the load, as printed beside its figure.
+CPU: list[str] = []
+
+
 def timed_import(path: pathlib.Path, hands: int, jobs: int, postgres: bool = False) -> float:
     """Hands a second for one import of ``path`` into an empty database (SQLite, or a
-    PostgreSQL database of its own, dropped after)."""
+    PostgreSQL database of its own, dropped after); its CPU time is kept in :data:`CPU`."""
     import sqlalchemy as sa
 
     with tempfile.TemporaryDirectory() as folder:
@@ -84,9 +95,13 @@ def timed_import(path: pathlib.Path, hands: int, jobs: int, postgres: bool = Fal
             with app.app_context():
                 db.create_all()
                 owner = create_user("keeper@example.com", "Keeper", "correct horse")
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), cpu_seconds()
                 report = exchange.import_path(str(path), owner, jobs=jobs)
                 seconds = time.perf_counter() - started
+                mine, theirs = (b - a for a, b in zip(cpu, cpu_seconds(), strict=True))
+                CPU.append(f"{seconds:.1f} s: CPU {mine:.1f} s writing"
+                           + (f", {theirs:.1f} s checking" if jobs else "")
+                           + f", load {os.getloadavg()[0]:.1f}")
                 if not report.ok or report.hands != hands:
                     raise SystemExit(f"the import failed: {report.lines()[:3]}")
                 db.session.remove()
@@ -140,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"import into PostgreSQL at {PG_URL}: skipped (not reachable or "
                   "--no-postgres)")
             continue
+        del CPU[:]
         rates = [timed_import(path, args.hands, jobs, postgres) for _ in range(args.trials)]
         rate = max(rates)
         met = rate >= TARGET
@@ -147,9 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"import {args.hands:,} hands ({path.stat().st_size / 1e6:.0f} MB of JSON) into "
               f"an empty {label} database: {rate:,.0f} hands/s with {jobs} checking "
               f"process(es), best of {args.trials} (all: {', '.join(f'{r:,.0f}' for r in rates)})"
-              f" (target >= {TARGET:,}) {verdict or ('OK' if met else 'MISSED')}", flush=True)
+              f" (target >= {TARGET:,}) {verdict or ('OK' if met else 'MISSED')}\n  ("
+              f"{'; '.join(CPU)})", flush=True)
     alone = timed_import(path, args.hands, 0)
-    print(f"the same into SQLite in one process: {alone:,.0f} hands/s; {peak_rss()}")
+    print(f"the same into SQLite in one process: {alone:,.0f} hands/s ({CPU[-1]}); "
+          f"{peak_rss()}")
     return 0 if ok else 1
 
 

@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -35,9 +36,9 @@ MEDIAN_MS, P99_MS = 30.0, 60.0
 EMAIL, PASSWORD = "keeper@example.com", "correct horse battery staple"
 
 
-def hand(rng: random.Random) -> dict:
+def hand(rng: random.Random) -> dict[str, Any]:
     kind = rng.choice(["drop"] * 4 + ["tonk_out"] * 2 + ["run_out"] * 3 + ["stock_out", "dead"])
-    data: dict = {"end": {"kind": kind}}
+    data: dict[str, Any] = {"end": {"kind": kind}}
     if kind in ("drop", "tonk_out", "run_out"):
         data["end"]["player"] = rng.choice(PLAYERS)
     if kind in ("drop", "stock_out"):
@@ -45,7 +46,7 @@ def hand(rng: random.Random) -> dict:
     return data
 
 
-def form(data: dict) -> dict:
+def form(data: dict[str, Any]) -> dict[str, Any]:
     """The same hand as the record form sends it."""
     out = {"kind": data["end"]["kind"], "player": data["end"].get("player", "")}
     for seat, name in enumerate(PLAYERS):

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Installs everything the tests need on a fresh machine, then runs the whole suite:
-# ruff, mypy over app/, pytest (unit, API, property, database and browser tests).
+# ruff, mypy over app/, the tests and the benchmarks, pytest (unit, API, property, database
+# and browser tests).
 # Arguments go to pytest, e.g. bash scripts/test.sh -m "not browser and not postgres and not server".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Chromium, and a Japanese font for the Japanese night's screenshots (tests/browser).
-if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi ipagothic; then
+# Chromium, and a Japanese font for the Japanese night's screenshots (tests/browser); poppler's
+# pdftoppm, to look at the printed night's PDF; wrk, the load generator of
+# benchmarks/bench_pages.py (tests/test_benchmarks.py runs it).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v wrk >/dev/null 2>&1 \
+    || ! command -v pdftoppm >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi ipagothic; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-ipafont-gothic \
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-ipafont-gothic poppler-utils wrk \
     >/dev/null
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -24,6 +28,6 @@ unset PYTHONDONTWRITEBYTECODE
 
 .venv/bin/ruff check .
 .venv/bin/mypy
-# Two processes (this machine's cores); tests that start servers, and the browser tests,
-# each run one after another on one of them (see tests/conftest.py).
+# Two processes (this machine's cores), sharing the browser tests and the server tests; the
+# server tests of one module run one after another on one of them (see tests/conftest.py).
 .venv/bin/pytest -n 2 --dist loadgroup "$@"

@@ -17,15 +17,17 @@ do).
 Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run of a test),
 ``browser`` (``tests/browser``), ``server`` (tests that start real servers or commands in
 other processes). The fast part: ``pytest -m "not browser and not postgres and not
-server"``. Under xdist (``-n 2 --dist loadgroup``) the server tests run one after another on
-one worker, and so do the browser tests.
+server"``. Under xdist (``-n 2 --dist loadgroup``) both workers share the browser and the
+server tests: each worker has its own Chromium, its own PostgreSQL database and free ports,
+and a test's live server and SQLite files are its own. The server tests of one module run on
+one worker, one after another (a module's server is started once; one benchmark at a time).
 """
 from __future__ import annotations
 
 import functools
 import pathlib
 import uuid
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -64,10 +66,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.postgres)
         if BROWSER_DIR in pathlib.Path(item.path).parents:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))  # one Chromium
         if "database_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.server)
-            item.add_marker(pytest.mark.xdist_group("server"))  # one server at a time
+        if item.get_closest_marker("server"):
+            # the module's servers (module-scoped ones) and its session-scoped data on one
+            # worker, its tests one after another; the other worker runs other tests
+            item.add_marker(pytest.mark.xdist_group(f"server-{pathlib.Path(item.path).stem}"))
 
 
 class _LongestFirst:
@@ -88,6 +92,11 @@ def pytest_configure(config):
 # -- the app on a database -------------------------------------------------------------------
 
 
+# What Werkzeug's Rule._compile_builder returns: a rule's URL builder, giving the domain part
+# and the path.
+Builder = Callable[..., tuple[str, str]]
+
+
 def _build_url_builders_once() -> None:
     """Each URL rule's builder compiled once per run, for every app the tests make
     (Werkzeug writes and compiles two small functions per rule, most of a new app's 30 ms).
@@ -95,19 +104,22 @@ def _build_url_builders_once() -> None:
     from the rule it is bound to when called."""
     from werkzeug.routing import Rule
 
-    compile_builder = getattr(Rule, "_compile_builder", None)
+    compile_builder: Callable[[Rule, bool], Builder] | None = getattr(
+        Rule, "_compile_builder", None)
     if compile_builder is None:  # another Werkzeug: build them each time
         return
-    built: dict[Any, Any] = {}
+    built: dict[tuple[str, tuple[tuple[bool, str], ...], str, bool], Builder] = {}
 
-    def once(rule: Rule, append_unknown: bool = True) -> Any:
+    def once(rule: Rule, append_unknown: bool = True) -> Builder:
         key = (rule.rule, tuple(rule._trace), repr(sorted((rule.defaults or {}).items())),
                append_unknown)
         if key not in built:
             built[key] = compile_builder(rule, append_unknown)
         return built[key]
 
-    Rule._compile_builder = once
+    # Replacing the method on the class is the point, and ``once`` has its signature; mypy
+    # refuses any function put in a method's place (python/mypy#2427).
+    Rule._compile_builder = once  # type: ignore[method-assign,assignment]
 
 
 _build_url_builders_once()
@@ -117,8 +129,9 @@ _build_url_builders_once()
 def pg_url():
     """A PostgreSQL database of this run's own (of this xdist worker's), dropped at the
     end."""
-    if pg_problem():
-        pytest.skip(pg_problem())
+    problem = pg_problem()
+    if problem:
+        pytest.skip(problem)
     import sqlalchemy as sa
 
     name = f"tonk_test_{uuid.uuid4().hex[:10]}"
@@ -201,7 +214,7 @@ class PostgresSchema:
 
 
 @pytest.fixture(scope="session")
-def pg_schema(pg_url) -> PostgresSchema:
+def pg_schema(pg_url) -> Iterator[PostgresSchema]:
     schema = PostgresSchema(pg_url)
     yield schema
     schema.engine.dispose()

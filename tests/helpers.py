@@ -11,13 +11,16 @@ import os
 import pathlib
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 import jinja2.bccache
+import pytest
 from markupsafe import escape
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select, text
 
 from app.core import PRESETS
 from app.db.models import (
@@ -52,6 +55,27 @@ def load_json(name: str) -> Any:
     return json.loads((DATA / name).read_text(), parse_float=Decimal)
 
 
+Stored = TypeVar("Stored")
+
+
+def fetched(model: type[Stored], key: Any) -> Stored:
+    """The ``model`` row stored under the primary key ``key``; the test fails, saying which
+    row, when there is none."""
+    found = db.session.get(model, key)
+    if found is None:
+        pytest.fail(f"no {model.__name__} {key!r} is stored")
+    return found
+
+
+def matched(pattern: str, text: str, flags: int = 0) -> re.Match[str]:
+    """``re.search(pattern, text, flags)``; the test fails, showing the pattern and the start
+    of the text, when nothing in the text matches."""
+    found = re.search(pattern, text, flags)
+    if found is None:
+        pytest.fail(f"nothing matches {pattern!r} in the text, which begins {text[:300]!r}")
+    return found
+
+
 class _CompiledTemplates(jinja2.BytecodeCache):
     """The pages' templates compiled once per run, for every app the tests make (compiling
     them again for each test's new app took most of a short test's time)."""
@@ -82,6 +106,22 @@ def make_app(url: str, **extra: Any):
     app = create_app({**config, **extra})
     app.jinja_env.bytecode_cache = _TEMPLATES
     return app
+
+
+@contextmanager
+def counting_commits(engine: Any) -> Iterator[list[int]]:
+    """The commits ``engine`` makes inside the block, as a list that grows by one each
+    (so a test can say how many commits a request costs)."""
+    commits: list[int] = []
+
+    def count(_conn: Any) -> None:
+        commits.append(1)
+
+    event.listen(engine, "commit", count)
+    try:
+        yield commits
+    finally:
+        event.remove(engine, "commit", count)
 
 
 def sqlite_copy(template: pathlib.Path, folder: pathlib.Path, name: str = "test.sqlite") -> str:
@@ -203,7 +243,9 @@ def shown_beside(resp, field, message):
 
 def share_token(app, sid):
     with app.app_context():
-        return db.session.get(GameSession, sid).share_token
+        gs = db.session.get(GameSession, sid)
+        assert gs is not None
+        return gs.share_token
 
 
 # -- export and import ----------------------------------------------------------------------
@@ -298,10 +340,10 @@ DEAL_CLAIM = {"pagat": 49, "wikipedia": 49, "texas": 50, "rushville": 50, "chica
 END_KINDS = ("deal", "tonk_out", "run_out", "drop", "stock_out", "dead")
 
 
-def hand_json(preset: str, kind: str) -> dict:
+def hand_json(preset: str, kind: str) -> dict[str, Any]:
     """A hand that ends with ``kind`` under ``preset``, as RULES.md §1 writes it."""
     stake = "1" if PRESETS[preset].rules.scoring == "points" else "0.25"
-    end: dict = {"kind": kind}
+    end: dict[str, Any] = {"kind": kind}
     counts = dict(COUNTS)
     if kind in ("tonk_out", "run_out", "drop"):
         end["player"] = "Bob"
@@ -317,7 +359,7 @@ def hand_json(preset: str, kind: str) -> dict:
             **({"counts": counts} if counts else {})}
 
 
-def hand_form(preset: str, kind: str) -> dict:
+def hand_form(preset: str, kind: str) -> dict[str, Any]:
     """The same hand as the /check form sends it."""
     data = hand_json(preset, kind)
     form = {"players": ", ".join(PLAYERS), "stake": data["stake"], "preset": preset,
@@ -333,11 +375,12 @@ def hand_form(preset: str, kind: str) -> dict:
 
 # -- hands sent to the API -------------------------------------------------------------------
 
-DROP_CAUGHT = {"end": {"kind": "drop", "player": "Bob"},
-               "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
+DROP_CAUGHT: dict[str, Any] = {"end": {"kind": "drop", "player": "Bob"},
+                               "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
 
 
-EVERY_END = [  # (hand, outcome, Ann's net): pagat at 0.25, Dee deals first
+#: (hand, outcome, Ann's net): pagat at 0.25, Dee deals first
+EVERY_END: list[tuple[dict[str, Any], str, str]] = [
     ({"end": {"kind": "deal"}, "counts": {"Ann": 50}}, "deal_win", "1.50"),
     ({"end": {"kind": "tonk_out", "player": "Bob"}}, "tonk_out", "-0.50"),
     ({"end": {"kind": "run_out", "player": "Cy"}}, "run_out", "-0.25"),
@@ -368,8 +411,8 @@ def other_pg_url(request) -> str:
 
 # -- a league played through the ledger, for export and import ------------------------------
 
-DROP = {"end": {"kind": "drop", "player": "Bob"},
-        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
+DROP: dict[str, Any] = {"end": {"kind": "drop", "player": "Bob"},
+                        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
 
 
 def make_league(owner: User, uid: str = "a" * 32) -> League:
@@ -434,3 +477,14 @@ def play_league(owner: User, helper: User) -> League:
     ledger.record_payment(sunday, owner, "Dee", "Bob", "0.50")
     archive.set_archived(sunday, True)  # version 2: archived
     return league
+
+
+def migrated_to(revision: str = "head") -> None:
+    """Inside an app context: the database emptied (the fixture's tables and Alembic's mark
+    dropped) and migrated from nothing up to ``revision``."""
+    from flask_migrate import upgrade
+
+    db.drop_all()
+    with db.engine.begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    upgrade(revision=revision)

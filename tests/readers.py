@@ -31,6 +31,15 @@ class Night:
     reads: Counter[int] = field(default_factory=Counter)
     bad: list[str] = field(default_factory=list)  # every 5xx, and every read not 200/304
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: (reads, recorded hands) after which the night may end before its time: a test wants
+    #: enough of both, however slow the machine; a benchmark (None) runs its whole time.
+    enough: tuple[int, int] | None = None
+
+    def over(self, until: float) -> bool:
+        if time.monotonic() > until:
+            return True
+        return self.enough is not None and sum(self.reads.values()) >= self.enough[0] \
+            and self.writes[201] >= self.enough[1]
 
     def wrote(self, what: str, status: int, body: Any, allowed: tuple[int, ...]) -> None:
         with self.lock:
@@ -77,7 +86,7 @@ def writer(clients: list[Client], session_id: int, me: int, until: float,
     base = f"/api/v1/sessions/{session_id}"
     servers = itertools.cycle(clients[me % len(clients):] + clients[:me % len(clients)])
     for i in itertools.count():
-        if time.monotonic() > until:
+        if night.over(until):
             return
         client = next(servers)
         answer = client.call("POST", base + "/hands", _hand(me * 10_000 + i),
@@ -132,7 +141,7 @@ def reader(bases: list[str], clients: list[Client], browsers: list[Browser],
     and its live part, the scorekeeper's live part and the ledger API; every server in turn."""
     etag: str | None = None
     for i in itertools.count():
-        if time.monotonic() > until:
+        if night.over(until):
             return
         n = (i + me) % len(bases)
         kind = (i + me) % 5
@@ -179,9 +188,9 @@ def _balanced(what: str, totals: Any, pots: Any, night: Night) -> None:
 
 
 def run_night(bases: list[str], token: str, seconds: float, writers: int = 4,
-              readers: int = 6) -> tuple[Night, int]:
-    """``writers`` and ``readers`` on a new side-bet session for ``seconds``; what they were
-    answered and the session's id."""
+              readers: int = 6, enough: tuple[int, int] | None = None) -> tuple[Night, int]:
+    """``writers`` and ``readers`` on a new side-bet session for ``seconds`` (or until
+    ``enough`` reads and recorded hands); what they were answered and the session's id."""
     clients = [Client(base, token) for base in bases]
     session_id, share = side_bet_session(clients[0])
     browsers = []
@@ -189,7 +198,7 @@ def run_night(bases: list[str], token: str, seconds: float, writers: int = 4,
         browser = Browser(base)
         browser.sign_in(EMAIL, PASSWORD)
         browsers.append(browser)
-    night = Night()
+    night = Night(enough=enough)
     until = time.monotonic() + seconds
     threads = [threading.Thread(target=writer, args=(clients, session_id, k, until, night),
                                 daemon=True) for k in range(writers)]

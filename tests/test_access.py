@@ -8,7 +8,7 @@ from typing import Any
 from app.db.models import GameSession, League, User
 from app.extensions import db
 from app.services import leagues
-from tests.helpers import Api, account, sign_up, start
+from tests.helpers import Api, account, fetched, sign_up, start
 
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 1000}
 
@@ -30,7 +30,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
     assert [s["id"] for s in admin.ok("GET", "/sessions")] == [sid]
 
     with db_app.app_context():
-        leagues.remove_admin(db.session.get(League, lid),
+        leagues.remove_admin(fetched(League, lid),
                              _user(db_app, "adam@example.com").id)
 
     for method, path, body in [
@@ -56,7 +56,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
                     data={"kind": "tonk_out", "player": "Ann", "multiplier": "1000"})
     assert resp.status_code == 404
     with db_app.app_context():
-        assert db.session.get(GameSession, sid).hand_count == 2
+        assert fetched(GameSession, sid).hand_count == 2
 
 
 def test_the_share_link_can_be_replaced_on_the_page(db_app):

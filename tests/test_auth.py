@@ -2,8 +2,6 @@
 tokens shown once and revoked, and the language of the pages."""
 from __future__ import annotations
 
-import re
-
 import pytest
 from markupsafe import escape
 
@@ -16,7 +14,7 @@ from app.services.accounts import (
     revoke_token,
     user_for_token,
 )
-from tests.helpers import errors_of, sign_up
+from tests.helpers import errors_of, matched, sign_up
 
 
 def test_sign_up_sign_out_and_sign_in(db_app):
@@ -92,9 +90,10 @@ def test_personal_tokens_are_shown_once_and_can_be_revoked(db_app):
     assert caught.value.message in errors_of(resp)
     resp = client.post("/account/tokens", data={"label": "league sheet"})
     assert resp.status_code == 200 and resp.headers["Cache-Control"] == "no-store"
-    token = re.search(r'value="(tt_[^"]+)"', resp.get_data(as_text=True)).group(1)
+    token = matched(r'value="(tt_[^"]+)"', resp.get_data(as_text=True)).group(1)
     with db_app.app_context():
-        assert user_for_token(token).email == "sam@example.com"
+        owner = user_for_token(token)
+        assert owner is not None and owner.email == "sam@example.com"
         token_id = db.session.scalar(db.select(ApiToken.id))
     page = client.get("/account").get_data(as_text=True)
     assert "league sheet" in page and token not in page  # shown once only

@@ -15,7 +15,7 @@ BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 ALL = sorted(p.name for p in BENCHMARKS.glob("bench_*.py"))
 
 # They start servers of their own (gunicorn), one benchmark at a time, as server tests do.
-pytestmark = [pytest.mark.server, pytest.mark.xdist_group("server")]
+pytestmark = pytest.mark.server
 
 
 def test_the_runner_runs_every_benchmark():
@@ -32,4 +32,7 @@ def test_benchmark_runs_in_quick_mode(name, tmp_path):
                           cwd=BENCHMARKS.parent,
                           env={**os.environ, "TMPDIR": str(tmp_path)})
     assert done.returncode == 0, f"{name} --quick failed:\n{done.stdout}\n{done.stderr}"
-    assert "quick: not judged" in done.stdout or "skipped" in done.stdout, done.stdout
+    skipped = [line for line in done.stdout.splitlines() if "skipped" in line]
+    if skipped:  # no wrk or no PostgreSQL here (scripts/test.sh installs wrk): said, not hidden
+        pytest.skip(skipped[0].strip())
+    assert "quick: not judged" in done.stdout, done.stdout

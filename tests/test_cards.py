@@ -13,7 +13,7 @@ from app.core.card import dropped_pagat_rules, payment_keys, rule_card
 from app.core.settle import rule_text
 from app.core.sources import source_of
 from app.web.links import decode_data, encode_data
-from tests.helpers import sign_up, start
+from tests.helpers import matched, sign_up, start
 
 
 def test_pagat_card_marks_nothing_and_names_every_paying_rule():
@@ -91,13 +91,13 @@ def test_session_page_links_its_card_and_a_card_starts_a_session(client):
     sign_up(client)
     sid = start(client, preset="chicago", **{"opt-run_out_pays": "3"})
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
-    link = re.search(r'href="([^"]*/rules/[^"]*)" id="card-link"', page).group(1)
+    link = matched(r'href="([^"]*/rules/[^"]*)" id="card-link"', page).group(1)
     parts = urlsplit(link.replace("&amp;", "&"))
     assert parts.path == "/rules/chicago"
     assert decode_data(parse_qs(parts.query)["rules"][0]) == {"run_out_pays": 3}
     card = client.get(f"{parts.path}?{parts.query}").get_data(as_text=True)
     assert "Ann" not in card  # a card holds rules, never the table's people
-    start_link = re.search(r'id="start-with" href="([^"]*)"', card).group(1).replace("&amp;", "&")
+    start_link = matched(r'id="start-with" href="([^"]*)"', card).group(1).replace("&amp;", "&")
     form = client.get(start_link).get_data(as_text=True)
     assert re.search(r'<option value="chicago"[^>]*selected', form)
     assert 'name="opt-run_out_pays"' in form and 'value="3"' in form
@@ -111,6 +111,6 @@ def test_a_leagues_page_links_its_card(client):
                                              "currency": "EUR", "preset": "dc"})
     assert resp.status_code == 302, resp.data
     page = client.get(resp.location).get_data(as_text=True)
-    link = re.search(r'href="([^"]*)" id="card-link"', page).group(1)
+    link = matched(r'href="([^"]*)" id="card-link"', page).group(1)
     assert urlsplit(link).path == "/rules/dc"
     assert client.get(link).status_code == 200

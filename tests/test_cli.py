@@ -124,4 +124,67 @@ def test_the_first_command_on_a_fresh_database_says_so_in_one_line(tmp_path):
     assert first.stderr.splitlines()[0].startswith("tonk: made a new database (schema ")
     assert "alembic" not in first.stderr.lower()
     assert first.stderr.splitlines()[1:] == again.stderr.splitlines()
-    assert "no league 1" in again.stderr
+    assert again.stderr == "tonk: there is no league 1\n"  # one line, not click's usage
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["import", "league.json"], "tonk: Missing option '--owner'.\n"),
+    (["settle", "--lang", "xx", "-"],
+     "tonk: Invalid value for '--lang': 'xx' is not one of 'en', 'de', 'ja'.\n"),
+    (["nonsense"], "tonk: No such command 'nonsense'.\n"),
+])
+def test_input_click_refuses_is_one_line_too(tmp_path, args, said):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.sqlite'}",
+           "SECRET_KEY": "test"}
+    done = subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
+                          text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stderr, done.stdout) == (2, said, "")
+
+
+def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_path, monkeypatch):
+    """``tonk serve --proxy`` hands TONK_PROXY (and so TONK_HTTPS) to the app each worker
+    builds as the factory's configuration (what Hypercorn evaluates in every worker), and
+    leaves the environment as it was."""
+    import socket
+
+    import hypercorn.run
+    from flask import Flask
+    from hypercorn.app_wrappers import WSGIWrapper
+    from hypercorn.config import Config
+    from hypercorn.utils import load_application
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.sqlite'}")
+    monkeypatch.delenv("TONK_PROXY", raising=False)
+    monkeypatch.delenv("TONK_HTTPS", raising=False)
+    started: list[Config] = []
+
+    def run(config: Config) -> int:
+        started.append(config)
+        return 0
+
+    monkeypatch.setattr(hypercorn.run, "run", run)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = CliRunner().invoke(cli, ["serve", "--port", str(port), "--proxy"])
+    assert out.exit_code == 0, out.output
+    assert "TONK_PROXY" not in os.environ and "TONK_HTTPS" not in os.environ
+    wrapper = load_application(started[0].application_path, 1024)
+    assert isinstance(wrapper, WSGIWrapper)
+    worker_app = wrapper.app
+    assert isinstance(worker_app, Flask)
+    assert worker_app.config["TONK_PROXY"] and worker_app.config["TONK_HTTPS"]
+    assert worker_app.config["SESSION_COOKIE_SECURE"]
+
+
+def test_links_the_command_line_prints_start_at_tonk_url(monkeypatch):
+    """``TONK_URL`` (read in app/config.py, as every variable) says where phones reach the
+    server; unset or blank, the local address."""
+    from app.config import DEFAULT_URL, public_url
+
+    monkeypatch.setenv("TONK_URL", " https://tonk.example/ ")
+    assert public_url() == "https://tonk.example/"
+    monkeypatch.setenv("TONK_URL", "")
+    assert public_url() == DEFAULT_URL == "http://127.0.0.1:5000"
+    monkeypatch.delenv("TONK_URL")
+    assert public_url() == DEFAULT_URL

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import uuid
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def live(served, database_url):
     assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
-def _stored(client: Client, session_id: int) -> tuple[list[dict], dict]:
+def _stored(client: Client, session_id: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     base = f"/api/v1/sessions/{session_id}"
     ledger = client.call("GET", base + "/ledger").body
     session = client.call("GET", base).body
@@ -144,8 +145,8 @@ def test_a_double_submitted_form_stores_one_hand(live):
     assert client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"] == 1
 
 
-def _at_once(count: int, send) -> list:
-    answers: list = []
+def _at_once(count: int, send) -> list[Any]:
+    answers: list[Any] = []
     threads = [threading.Thread(target=lambda: answers.append(send())) for _ in range(count)]
     for t in threads:
         t.start()

@@ -31,8 +31,9 @@ def test_the_demo_league_has_every_kind_of_end_and_several_presets(db_app):
             facts.presets)
         assert facts.corrected and facts.voided and facts.payments and facts.closed
         league = db.session.scalar(select(League))
-        assert db.session.scalar(select(func.count()).select_from(Season).where(
-            Season.league_id == league.id)) >= 3
+        assert league is not None
+        assert db.session.execute(select(func.count()).select_from(Season).where(
+            Season.league_id == league.id)).scalar_one() >= 3
         sessions = list(db.session.scalars(select(GameSession)))
         assert all(4 <= len(gs.seats) <= 6 and gs.league_id == league.id for gs in sessions)
         assert {gs.owner_id for gs in sessions} == {owner.id}
@@ -51,9 +52,9 @@ def test_the_demo_league_has_every_kind_of_end_and_several_presets(db_app):
 
 
 def test_the_same_seed_makes_the_same_league():
-    first_header, first = demo.demo_documents(3, 600)
-    second_header, second = demo.demo_documents(3, 600)
-    first, second = list(first), list(second)
+    first_header, first_made = demo.demo_documents(3, 600)
+    second_header, second_made = demo.demo_documents(3, 600)
+    first, second = list(first_made), list(second_made)
     assert first_header == second_header and first == second
     assert sum(len(s["hands"]) for s in first) == 600
     _header, other = demo.demo_documents(4, 600)

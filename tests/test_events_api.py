@@ -243,13 +243,14 @@ def test_a_draw_that_fails_half_way_leaves_no_round_and_no_table(db_app, api, mo
     from app.db.models import EventRound, GameSession
     from app.extensions import db
     from app.services.events import rounds
+    from app.services.sessions import start_session
 
     eid = api.ok("POST", "/events", {"name": "Cup", "table_size": 3, "rounds": 2,
                                      "hands_per_round": 1, "entry_fee": "5"}, 201)["id"]
     for name in ("Ann", "Bob", "Cy", "Dee", "Eve"):
         api.ok("POST", f"/events/{eid}/players", {"name": name, "paid": True})
-    started = []
-    real = rounds.start_session
+    started: list[GameSession] = []
+    real = start_session  # what rounds calls
 
     def failing(*args, **kwargs):
         if started:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import errors_of, shown_beside, sign_up
+from tests.helpers import errors_of, matched, shown_beside, sign_up
 
 EVENT_FORM = {"name": "Malone Open", "preset": "pagat", "scoring": "points", "currency": "USD",
               "table_size": "4", "rounds": "2", "hands_per_round": "1", "entry_fee": "10",
@@ -70,7 +70,7 @@ def test_the_board_and_a_players_view_need_no_account_and_follow(client):
     for name in ("Ann", "Bob", "Cy"):
         client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
     page = client.get(f"/events/{eid}").get_data(as_text=True)
-    board = re.search(r'href="http://localhost(/board/[^"]+)" id="board-link"', page).group(1)
+    board = matched(r'href="http://localhost(/board/[^"]+)" id="board-link"', page).group(1)
     tv = client.application.test_client()
     shown = tv.get(board)
     assert shown.status_code == 200 and 'data-poll="' in shown.get_data(as_text=True)

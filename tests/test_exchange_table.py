@@ -5,6 +5,7 @@ same; version 1 files are still read; a side bet that breaks the rules is refuse
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 from sqlalchemy import select
 
@@ -55,7 +56,7 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
         owner = user()
         gs = night(owner)
         state = ledger.ledger_of(gs)
-        assert state.pots == {"naturals": ledger.Decimal("0.20"), "high_card": 0}
+        assert state.pots == {"naturals": Decimal("0.20"), "high_card": 0}
         before, rows = snapshot(), table_rows()
         text = document(exchange.export_session(gs))
         doc = json.loads(text)["sessions"][0]
@@ -69,8 +70,9 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
         for key in before:
             assert after[key] == before[key], key
         assert table_rows() == rows
-        assert document(exchange.export_session(db.session.scalar(select(GameSession)))) \
-            == text
+        again = db.session.scalar(select(GameSession))
+        assert again is not None
+        assert document(exchange.export_session(again)) == text
 
 
 def test_who_left_stays_left_after_an_import(db_app):
@@ -83,9 +85,10 @@ def test_who_left_stays_left_after_an_import(db_app):
         assert list(json.loads(text)["sessions"][0]["left"]) == ["Bob"]
         wipe(db_app)
         assert importing(text, user("new@example.com", "Newcomer")).ok
-        gs = db.session.scalar(select(GameSession))
-        assert ledger.seated_names(gs) == ("Ann", "Cy")
-        assert document(exchange.export_session(gs)) == text
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None
+        assert ledger.seated_names(imported) == ("Ann", "Cy")
+        assert document(exchange.export_session(imported)) == text
 
 
 def test_a_version_1_file_is_still_read(db_app):
@@ -100,8 +103,9 @@ def test_a_version_1_file_is_still_read(db_app):
         wipe(db_app)
         report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
         assert report.ok, report.problems
-        gs = db.session.scalar(select(GameSession))
-        assert ledger.seated_names(gs) == ("Ann", "Bob") and gs.side_bets_json is None
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None
+        assert ledger.seated_names(imported) == ("Ann", "Bob") and imported.side_bets_json is None
 
 
 def test_a_side_bet_against_the_rules_is_refused(db_app):

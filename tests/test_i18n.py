@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from babel.messages.mofile import read_mo
@@ -21,7 +22,7 @@ from app.core.rules import resolve_rules
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.i18n import environment_language
-from tests.helpers import hand_form, record, sign_up, start
+from tests.helpers import fetched, hand_form, matched, record, sign_up, start
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
@@ -111,7 +112,7 @@ def test_the_catalogues_are_current(tmp_path):
         po = {_key(m): m.string for m in _catalogue(lang) if m.id}
         assert set(po) == fresh, f"{lang}: run bash scripts/i18n.sh"
         with open(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo", "rb") as fh:
-            mo = {(_text(m.context), _key(m)[1]): tuple(m.string) if m.pluralizable
+            mo = {(_text(m.context), _key(m)[1]): tuple(m.string or ()) if m.pluralizable
                   else m.string for m in read_mo(fh) if m.id}
         assert mo == po, f"{lang}: the .mo is older than the .po: run bash scripts/i18n.sh"
 
@@ -142,7 +143,7 @@ def _forbidden() -> list[tuple[str, str, str]]:
 def _messages(lang: str) -> list[tuple[str, str]]:
     """Every message of a catalogue as read: (its id, its text in ``lang``); English: the
     message ids themselves (the core's catalogue and every page's strings)."""
-    out = []
+    out: list[tuple[str, str]] = []
     for m in _catalogue("de" if lang == "en" else lang):
         if not m.id:
             continue
@@ -177,7 +178,7 @@ def test_the_forbidden_words_test_finds_what_it_should():
 # -- the language of a request ---------------------------------------------------------------
 
 def _lang_of(page: str) -> str:
-    return re.search(r'<html lang="([^"]+)"', page).group(1)
+    return matched(r'<html lang="([^"]+)"', page).group(1)
 
 
 def test_the_language_follows_the_account_then_the_browser(app):
@@ -265,7 +266,7 @@ def _walk(app, lang: str) -> dict[str, str]:
     record(client, sid, kind="stock_out", dealer="Bob",
            **{"count-0": "5", "count-1": "9", "count-2": "12", "count-3": "3"})
     with app.app_context():
-        gs = db.session.get(GameSession, sid)
+        gs = fetched(GameSession, sid)
         token = gs.share_token
         user = db.session.scalar(db.select(User))
         league = leagues.create_league(user, name="Thursday Tonk", rules="chicago",
@@ -344,7 +345,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         undone = ledger.record_payment(gs, user, first.payer, first.payee, "0.05")
         ledger.undo_payment(gs, user, undone, "tapped twice")
         bid = gs.id
-        night = db.session.get(GameSession, night_id)
+        night = fetched(GameSession, night_id)
         ledger.close_session(night, carry_over=True)
         carried = debts.debts_of_session(night_id)
         debts.mark_paid(user, carried[0].id)
@@ -385,9 +386,9 @@ def test_every_page_is_in_the_language(app, lang):
 
 # -- the settle API's explanations -----------------------------------------------------------
 
-def _one_per_end() -> list[dict]:
+def _one_per_end() -> list[dict[str, Any]]:
     examples = json.loads(EXAMPLES.read_text()) if EXAMPLES.exists() else []
-    seen: dict[str, dict] = {}
+    seen: dict[str, dict[str, Any]] = {}
     for example in examples:
         kind = example["hand"].get("end", {}).get("kind")
         if kind and kind not in seen and "error" not in example.get("expect", {}):

@@ -21,6 +21,7 @@ from app.db.models import Player, Season
 from app.extensions import db
 from app.services import accounts, exchange, leagues
 from app.services.sessions import ledger
+from tests.helpers import migrated_to
 
 NFD_ZOE = unicodedata.normalize("NFD", "Zoë")
 assert NFD_ZOE != "Zoë"
@@ -257,10 +258,7 @@ def test_migration_backfills_keys_and_keeps_old_lookalikes_apart(db_app):
     from flask_migrate import downgrade, upgrade
 
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade(revision="0003")
+        migrated_to("0003")
         with db.engine.begin() as conn:
             conn.execute(text("INSERT INTO users (id, email, name, password_hash, created_at) "
                               "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')"))
@@ -269,7 +267,8 @@ def test_migration_backfills_keys_and_keeps_old_lookalikes_apart(db_app):
                               "(3, 1, 'Bob', '2026-01-01')"))
         upgrade()
         with db.engine.connect() as conn:
-            keys = dict(conn.execute(text("SELECT id, name_key FROM players")).all())
+            keys: dict[int, str] = dict(
+                conn.execute(text("SELECT id, name_key FROM players")).all())
         assert keys == {1: "élise", 2: "élise#2", 3: "bob"}
         downgrade(revision="0003")
         with db.engine.connect() as conn:

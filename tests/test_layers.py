@@ -17,6 +17,9 @@ web). A module's layer is where it sits, lowest first:
   importing its own modules to register them (Flask's blueprints) is not a cycle.
 - A module takes another's public names only: ``from x import _private`` means the seam
   between the two is in the wrong place, or the name is public.
+- A service package (``app/services/<area>/``) is used through its front (its
+  ``__init__``) from outside: its modules are how it is made, not what it offers.
+- ``app/config.py`` is the one module that reads environment variables (or writes them).
 
 Every import counts, a function's own lazy import too; the names imported for the type
 checker only (``if TYPE_CHECKING:``), which never run, count for cycles alone.
@@ -150,13 +153,59 @@ def test_no_module_takes_another_modules_private_names():
     assert not taken, "\n".join(taken)
 
 
+#: The service packages, each with a front (its ``__init__``) that the rest of the app uses.
+SERVICE_PACKAGES = sorted(_name(p.parent) for p in (APP / "services").glob("*/__init__.py"))
+
+
+def _package_of(module: str) -> str | None:
+    """The service package ``module`` is one of the inner modules of, if any."""
+    return next((p for p in SERVICE_PACKAGES if module.startswith(p + ".")), None)
+
+
+def test_a_service_package_is_used_through_its_front_from_outside():
+    wrong = [f"{module} imports {imported}: take it from {package}"
+             for module in MODULES for imported in DESIGN_IMPORTS[module]
+             if (package := _package_of(imported)) is not None
+             and module != package and _package_of(module) != package]
+    assert not wrong, "\n".join(wrong)
+
+
+#: What reads or writes the process's environment: ``os.environ`` and its kin, and click's
+#: options that read a variable (``envvar=``, ``auto_envvar_prefix=``).
+ENVIRONMENT = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+ENVVAR_KEYWORDS = {"envvar", "auto_envvar_prefix"}
+
+
+def environment_uses(tree: ast.AST) -> list[int]:
+    """The lines of ``tree`` that touch the environment."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in ENVIRONMENT
+            and isinstance(node.value, ast.Name) and node.value.id == "os"
+            or isinstance(node, ast.ImportFrom) and node.module == "os"
+            and any(a.name in ENVIRONMENT for a in node.names)
+            or isinstance(node, ast.keyword) and node.arg in ENVVAR_KEYWORDS]
+
+
+def test_only_the_configuration_reads_the_environment():
+    wrong = [f"{module} line {line}" for module, path in MODULES.items()
+             if module != "app.config" for line in environment_uses(ast.parse(path.read_text()))]
+    assert not wrong, "the environment is read in app/config.py only:\n" + "\n".join(wrong)
+
+
 def test_the_layers_are_checked_at_all():
     """The checks above see the app: each layer, imports across them, names taken."""
     assert layer("app.services.leagues.admin") == "services"
     assert layer("app.core.hand") == "core"
     assert layer("app") == "top"
-    assert "app.services.sessions.ledger" in IMPORTS["app.services.leagues.admin"]
+    assert "app.services.sessions" in IMPORTS["app.services.leagues.admin"]
     assert "locked" in IMPORTS["app.services.sessions.seats"]["app.services.sessions.ledger"]
+    assert {"app.services.sessions", "app.services.leagues"} <= set(SERVICE_PACKAGES)
+    assert _package_of("app.services.sessions.ledger") == "app.services.sessions"
+    assert _package_of("app.services.sessions") is None
+    assert _package_of("app.services.errors") is None
+    assert environment_uses(ast.parse(MODULES["app.config"].read_text()))
+    assert len(environment_uses(ast.parse("import os\nfrom os import getenv\nos.environ['A']"
+                                          "\nclick.option('--u', envvar='U')"))) == 3
 
 
 def test_no_test_module_imports_another_or_a_conftest():

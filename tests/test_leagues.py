@@ -15,14 +15,16 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.core import TonkError, resolve_rules
-from app.db.models import GameSession, Hand, LeagueAdmin, Player, Rating
+from app.db.models import GameSession, Hand, LeagueAdmin, Player, Rating, utcnow
 from app.extensions import db
 from app.services import leagues
 from app.services.accounts import create_user
+from app.services.errors import NotFoundError
 from app.services.sessions import ledger
+from tests.helpers import fetched
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
 PRESETS = ["pagat", "pagat", "chicago", "washington", "push_ups"]
@@ -174,6 +176,7 @@ def counted_hands(league: Any) -> list[Counted]:
             data, result = hand.data, hand.result
             scoring = resolve_rules(data["rules"]).scoring
             values = result.get("net") or result.get("pushed")
+            assert values is not None
             winners = set(result["winners"])
             for name in data["players"]:
                 out.append(Counted(
@@ -257,8 +260,9 @@ def places_and_every_sort(league: Any) -> None:
 
 
 def refusals(league: Any) -> None:
-    for kwargs, field_ in [({"scoring": "chips"}, "scoring"), ({"sort": "luck"}, "sort"),
-                           ({"direction": "up"}, "dir")]:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"scoring": "chips"}, "scoring"), ({"sort": "luck"}, "sort"), ({"direction": "up"}, "dir")]
+    for kwargs, field_ in cases:
         with pytest.raises(leagues.LeagueError) as caught:
             leagues.standings(league, **kwargs)
         assert caught.value.field == field_
@@ -294,7 +298,7 @@ def hands_behind_agree(league: Any, hands: list[Counted], stat: str) -> None:
     season = league.seasons[0] if stat in ("hands", "tonks_out") else None
     table = leagues.standings(league, season, "money")
     for row in table.rows:
-        player = db.session.get(Player, row.player_id)
+        player = fetched(Player, row.player_id)
         flag = FLAGS[stat]
         expected = sorted(
             ((h.played_at, h.session_id, h.number) for h in hands
@@ -302,7 +306,7 @@ def hands_behind_agree(league: Any, hands: list[Counted], stat: str) -> None:
              and (flag is None or getattr(h, flag))
              and (season is None or season.starts_on <= h.played <= season.ends_on)),
             reverse=True)
-        listed = []
+        listed: list[tuple[int, int]] = []
         page = 1
         while True:
             got = leagues.hands_behind(league, player, stat, season, "money", page,
@@ -341,13 +345,14 @@ def test_player_record_and_head_to_head_agree_with_the_hands(generated):
             if mine is None:
                 assert record.all_time is None and record.sessions == 0
                 continue
+            assert record.all_time is not None
             assert row_of(record.all_time) == mine.row()
             for season, row in record.seasons:
                 theirs = tallies(hands, scoring, season).get(player.id)
                 assert (row_of(row) if row else None) == (theirs.row() if theirs else None)
             # the running total, session by session in the order played
             order = sorted(mine.per_session, key=lambda s: (
-                db.session.get(GameSession, s).created_at, s))
+                fetched(GameSession, s).created_at, s))
             running, total = [(0, 0)], 0
             for i, s in enumerate(order, start=1):
                 total += mine.per_session[s]
@@ -394,7 +399,7 @@ def head_to_head_agrees(league: Any, hands: list[Counted]) -> None:
 
 def running_total_is_thinned(league: Any) -> None:
     player = leagues.standings(league, None, "money").rows[0]
-    member = db.session.get(Player, player.player_id)
+    member = fetched(Player, player.player_id)
     full = leagues.player_record(league, member, "money")
     thin = leagues.player_record(league, member, "money", points=4)
     assert len(thin.running) <= 4
@@ -531,7 +536,7 @@ def test_an_admin_keeps_score_of_the_leagues_sessions(owned):
                                league_id=league.id)
     assert ledger.owned_session(owner, gs.id) is gs
     stranger = create_user("zed@example.com", "Zed", "correct horse")
-    with pytest.raises(ledger.NotFoundError):
+    with pytest.raises(NotFoundError):
         ledger.create_session(stranger, name="x", players=["Ann", "Bob"], league_id=league.id)
 
 
@@ -566,12 +571,13 @@ def test_seasons(owned):
     assert leagues.current_season(league, date(2025, 1, 1)) is one
     assert leagues.current_season(league, date(2025, 2, 1)) is two
     assert leagues.current_season(league, date(2026, 1, 1)) is None
-    for kwargs, field_, words in [
+    cases: list[tuple[dict[str, Any], str, str]] = [
             ({"ends_on": "2024-12-31"}, "ends_on", "cannot end"),
             ({"starts_on": "2025-13-01"}, "starts_on", "a date like"),
             ({"starts_on": ""}, "starts_on", "say the first day"),
             ({"ends_on": None}, "ends_on", "say the last day"),
-            ({"name": ""}, "name", "cannot be empty")]:
+            ({"name": ""}, "name", "cannot be empty")]
+    for kwargs, field_, words in cases:
         args = {"name": "S", "starts_on": "2025-01-01", "ends_on": "2025-02-01", **kwargs}
         with pytest.raises(leagues.LeagueError, match=words) as caught:
             leagues.add_season(league, **args)
@@ -638,12 +644,49 @@ def test_standings_and_records_follow_every_change_at_once(db_app):
         bob = leagues.members(league)[1]
         leagues.rename_member(league, bob.id, "Robert")
         assert [h.name for h in record().head_to_head] == ["Robert"]
-        today = ledger.utcnow().date()
+        today = utcnow().date()
         season = leagues.add_season(league, name="Now", starts_on=today, ends_on=today)
         assert record().seasons[0][1].net_minor == 25
         assert nets() == {"Annie": 25, "Robert": -25}
         assert {r.name: r.net_minor for r in leagues.standings(league, season).rows} == \
             {"Annie": 25, "Robert": -25}
+
+
+def test_a_change_committed_out_of_id_order_shows_at_once(db_app):
+    """Two servers share the database: a change whose hand version was numbered before the
+    newest one but committed after it (PostgreSQL's writers do that) shows at the next view,
+    not after a while: what is remembered is keyed on the league's sessions' revisions.
+    (SQLite numbers and commits one writer at a time: there it cannot happen.)"""
+    from app.db.models import HandVersion
+
+    with db_app.app_context():
+        if db.engine.dialect.name == "sqlite":
+            pytest.skip("SQLite commits hand versions in the order it numbers them")
+        owner = create_user("order@example.com", "O", "correct horse")
+        league = leagues.create_league(owner, name="Order", rules="pagat", stake="0.25")
+        a, b = (ledger.create_session(owner, name=n, players=["Ann", "Bob"], stake="0.25",
+                                      league_id=league.id) for n in ("a", "b"))
+        ledger.record_hand(a, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        ledger.record_hand(b, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        db.session.execute(HandVersion.__table__.update()  # b's writer took a later number
+                           .where(HandVersion.id == db.session.scalar(
+                               select(HandVersion.id).join(Hand).where(Hand.session_id == b.id)))
+                           .values(id=100))
+        db.session.commit()
+
+        def nets() -> dict[str, int]:
+            return {r.name: r.net_minor for r in leagues.standings(league).rows}
+
+        assert nets() == {"Ann": 100, "Bob": -100}
+        ledger.correct_hand(a, owner, 1, {"end": {"kind": "run_out", "player": "Bob"}}, "Bob")
+        db.session.execute(HandVersion.__table__.update()  # … and a's writer an earlier one
+                           .where(HandVersion.id == db.session.scalar(
+                               select(func.max(HandVersion.id)).join(Hand)
+                               .where(Hand.session_id == a.id)))
+                           .values(id=50))
+        db.session.commit()
+        assert db.session.scalar(select(func.max(HandVersion.id))) == 100
+        assert nets() == {"Ann": 25, "Bob": -25}
 
 
 def test_remembered_answers_belong_to_their_league(tmp_path):

@@ -15,7 +15,7 @@ from app.db.models import GameSession, League, Player, Season, User
 from app.extensions import db
 from app.services import accounts, leagues
 from app.services.sessions import ledger
-from tests.helpers import shown_beside, sign_up
+from tests.helpers import fetched, shown_beside, sign_up
 
 EVIL = "<script>alert(1)</script>"
 
@@ -41,7 +41,7 @@ def keeper(db_app):
     lid = new_league(client)
     with db_app.app_context():
         user = db.session.scalar(db.select(User))
-        league = db.session.get(League, lid)
+        league = fetched(League, lid)
         leagues.add_season(league, name="Early", starts_on="2025-01-01",
                            ends_on="2025-01-31")
         gs = ledger.create_session(user, name="Night one", players=["Ann", "Bob", "Cy"],
@@ -186,7 +186,7 @@ def test_a_new_session_in_the_league(db_app, keeper):
         gs = db.session.scalar(db.select(GameSession).where(GameSession.name == "Night three"))
         assert gs.league_id == lid
         assert gs.seats[0].player_id == ids["Ann"]  # the same person, whatever the case
-        names = [p.name for p in leagues.members(db.session.get(League, lid))]
+        names = [p.name for p in leagues.members(fetched(League, lid))]
         assert "Eve" in names
     bad = client.post("/sessions/new", data={
         "name": "x", "player-0": "A", "player-1": "B", "first_dealer": "0", "stake": "1",
@@ -228,7 +228,7 @@ def test_settings_change_the_league(db_app, keeper):
         resp = client.post(path, data=data)
         assert resp.status_code == 302, (path, text(resp))
     with db_app.app_context():
-        league = db.session.get(League, lid)
+        league = fetched(League, lid)
         assert (league.name, league.currency, league.stake_minor) == ("Friday Tonk", "EUR", 100)
         assert [p.name for p in leagues.members(league)] == ["Ann", "Bobby", "Cy", "Dee", "Gus"]
         assert [u.email for u in leagues.admins(league)] == ["sam@example.com",
@@ -241,7 +241,7 @@ def test_settings_change_the_league(db_app, keeper):
     assert client.post(f"/leagues/{lid}/seasons/{late_id}/remove").status_code == 302
     assert client.post(f"/leagues/{lid}/admins/{pat_id}/remove").status_code == 302
     with db_app.app_context():
-        league = db.session.get(League, lid)
+        league = fetched(League, lid)
         assert [s.name for s in league.seasons] == ["Early"]
         assert len(leagues.admins(league)) == 1
 
@@ -284,7 +284,7 @@ def test_rename_errors_show_beside_that_member(keeper):
 def test_the_owner_cannot_be_removed(db_app, keeper):
     client, lid, _ids = keeper
     with db_app.app_context():
-        owner = db.session.get(League, lid).owner_id
+        owner = fetched(League, lid).owner_id
     resp = client.post(f"/leagues/{lid}/admins/{owner}/remove", follow_redirects=True)
     assert "the league&#39;s owner always runs it" in text(resp)
 
@@ -293,7 +293,7 @@ def test_another_account_finds_nothing(db_app, keeper):
     client, lid, ids = keeper
     with db_app.app_context():
         season = db.session.scalar(db.select(Season.id))
-        owner = db.session.get(League, lid).owner_id
+        owner = fetched(League, lid).owner_id
     other = db_app.test_client()
     sign_up(other, "eve@example.com", "Eve")
     ann = ids["Ann"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,11 +16,12 @@ from app.core import TonkError
 from app.db.models import Hand, HandEntry, HandVersion, PlayerSessionStat, User
 from app.extensions import db
 from app.services.accounts import create_user
+from app.services.errors import NotFoundError, SessionClosedError
 from app.services.sessions import ledger
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
-DROP = {"end": {"kind": "drop", "player": "Bob"},
-        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
+DROP: dict[str, Any] = {"end": {"kind": "drop", "player": "Bob"},
+                        "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
 
 
 @pytest.fixture
@@ -65,6 +67,7 @@ def test_times_read_back_are_aware_utc_and_history_gives_them_as_values(ctx):
     hand_id = ledger.get_hand(gs, 1).id
     db.session.expire_all()
     hand = db.session.get(Hand, hand_id)
+    assert hand is not None
     stored = db.session.scalars(select(HandVersion.created_at)).one()
     (version,) = ledger.history(hand)
     assert version["at"] == stored and stored.utcoffset() == timedelta(0)
@@ -109,7 +112,7 @@ def test_bad_changes_change_nothing(ctx, call, field):
 def test_another_account_cannot_reach_the_session(ctx):
     _, gs = ctx
     other = create_user("bob@example.com", "Bob", "battery staple")
-    with pytest.raises(ledger.NotFoundError):
+    with pytest.raises(NotFoundError):
         ledger.owned_session(other, gs.id)
 
 
@@ -131,7 +134,7 @@ def test_settle_up_in_part_and_in_full_then_close(ctx):
         ledger.record_payment(gs, user, t.payer, t.payee, t.amount)
     assert ledger.ledger_of(gs).all_paid
     ledger.close_session(gs)
-    with pytest.raises(ledger.SessionClosedError):
+    with pytest.raises(SessionClosedError):
         ledger.record_hand(gs, user, DROP)
 
 
@@ -234,7 +237,7 @@ def _records(gs):
 
 
 def _records_from_entries(gs):
-    out = {}
+    out: dict[tuple[int, str], list[int]] = {}
     for e in db.session.scalars(select(HandEntry).where(HandEntry.session_id == gs.id)):
         row = out.setdefault((e.player_id, e.scoring), [0, 0, 0, 0, 0, 0])
         for i, value in enumerate((e.amount_minor, 1, e.won, e.tonked_out, e.drop_won,

@@ -26,6 +26,9 @@ from tests.helpers import (
     EVERY_END,
     Api,
     account,
+    counting_commits,
+    errors_of,
+    fetched,
     make_app,
     other_pg_url,
     record,
@@ -139,7 +142,9 @@ def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
 
         def record(data):
             user = db.session.get(User, user_id)
-            return ledger.record_hand(db.session.get(GameSession, sid), user, data)
+            gs = db.session.get(GameSession, sid)
+            assert gs is not None and user is not None
+            return ledger.record_hand(gs, user, data)
 
         held = idempotency.claim(user_id, "k", "print")
         assert isinstance(held, idempotency.Claim)
@@ -173,14 +178,9 @@ def test_a_write_request_commits_once(db_app, api):
     with db_app.app_context():
         db.session.execute(update(ApiToken).values(last_used_at=None))  # its use is due
         db.session.commit()
-        commits = []
-        listener = lambda _conn: commits.append(1)  # noqa: E731
-        event.listen(db.engine, "commit", listener)
-        try:
+        with counting_commits(db.engine) as commits:
             resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
                        headers={"Idempotency-Key": "one-commit"})
-        finally:
-            event.remove(db.engine, "commit", listener)
         assert resp.status_code == 201
         assert len(commits) == 1
         kept = db.session.scalar(db.select(RequestKey))
@@ -197,7 +197,7 @@ def test_a_failed_commit_keeps_neither_the_change_nor_its_key(db_app, api):
 
     sid = api.start()
     with db_app.app_context():
-        failed = []
+        failed: list[int] = []
 
         def fail_once(_conn):
             if not failed:
@@ -227,7 +227,9 @@ def test_a_resent_form_saves_once(db_app):
     sign_up(client)
     sid = start(client)
     page = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
-    once = re.search(r'name="once" value="([^"]+)"', page).group(1)
+    found = re.search(r'name="once" value="([^"]+)"', page)
+    assert found is not None
+    once = found.group(1)
     form = {"kind": "tonk_out", "player": "Ann", "once": once}
     first = record(client, sid, **form)
     again = record(client, sid, **form)
@@ -241,6 +243,117 @@ def test_a_resent_form_saves_once(db_app):
     resp = record(client, sid, kind="drop", player="Ann", once="another")
     assert resp.status_code == 422
     assert record(client, sid, kind="tonk_out", player="Bob", once="another").status_code == 302
+
+
+def test_a_form_write_commits_once(db_app):
+    """A form sent with its one-time token: the token spent, the change and where the form
+    led (kept for a repeat) in one commit, for every kind of change a page makes."""
+    from app.db.models import RequestKey
+
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client)
+    writes = [
+        (f"/sessions/{sid}/hands/new", {"kind": "tonk_out", "player": "Ann"}),
+        (f"/sessions/{sid}/hands/new", {"kind": "tonk_out", "player": "Bob"}),
+        (f"/sessions/{sid}/hands/1/correct", {"kind": "tonk_out", "player": "Cy",
+                                              "reason": "it was Cy", "version": "1"}),
+        (f"/sessions/{sid}/hands/2/void", {"reason": "misdeal", "version": "1"}),
+        (f"/sessions/{sid}/payments", {"payer": "Ann", "payee": "Cy", "amount": "0.20"}),
+        (f"/sessions/{sid}/seats", {"join": "Dee", "after": "Cy"}),
+        (f"/sessions/{sid}/seats", {"leave": "Dee"}),
+    ]
+    with db_app.app_context():
+        engine = db.engine
+    for number, (path, form) in enumerate(writes):
+        once = f"form-{number}"
+        with counting_commits(engine) as commits:
+            resp = client.post(path, data={**form, "once": once})
+        assert resp.status_code == 302, (path, errors_of(resp))
+        assert len(commits) == 1, path
+        with db_app.app_context():
+            kept = db.session.scalar(db.select(RequestKey).where(
+                RequestKey.key == "form:" + once))
+            assert (kept.state, kept.location) == ("done", resp.location), path
+        with counting_commits(engine) as commits:  # sent again: saved once
+            again = client.post(path, data={**form, "once": once})
+        assert (again.status_code, again.location) == (302, resp.location), path
+        assert not commits, path
+    with db_app.app_context():
+        assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 2
+        assert db.session.execute(
+            text("SELECT count(*) FROM settle_payments")).scalar() == 1
+
+
+def test_a_change_a_form_answers_with_a_page_is_kept_with_its_token(db_app):
+    """A form whose change is answered with a page rather than sent on: the change and the
+    token still commit together (a repeat goes home, saying it was saved once)."""
+    from app.db.models import GameSession
+    from app.services.sessions import ledger
+    from app.web.form_tokens import once_per_form
+    from app.web.site import me
+
+    @once_per_form
+    def record_and_show(session_id: int) -> str:
+        ledger.record_hand(fetched(GameSession, session_id), me(), TONK_OUT)
+        return "recorded"
+
+    db_app.add_url_rule("/test/<int:session_id>/record", "record_and_show", record_and_show,
+                        methods=["POST"])
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob"))
+    for _ in range(2):
+        resp = client.post(f"/test/{sid}/record", data={"once": "page"})
+    assert resp.status_code == 302
+    assert "That was sent twice" in client.get(resp.location).get_data(as_text=True)
+    with db_app.app_context():
+        assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 1
+
+
+def test_a_failed_form_commit_keeps_neither_the_change_nor_its_token(db_app):
+    """The one commit of a form fails: 503, the hand as it was, the token unspent and
+    nothing said of a change; the same form sent again makes the change, once."""
+    from app.db.models import RequestKey
+
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client)
+    assert record(client, sid, kind="tonk_out", player="Ann").status_code == 302
+    path = f"/sessions/{sid}/hands/1/correct"
+    form = {"kind": "tonk_out", "player": "Bob", "reason": "it was Bob", "version": "1",
+            "once": "fails-once"}
+    with db_app.app_context():
+        engine = db.engine
+    failed: list[int] = []
+
+    def fail_once(_conn):
+        if not failed:
+            failed.append(1)
+            raise OperationalError("COMMIT", {}, Exception(
+                "server closed the connection unexpectedly"))
+
+    event.listen(engine, "commit", fail_once)
+    try:
+        resp = client.post(path, data=form)
+    finally:
+        event.remove(engine, "commit", fail_once)
+    assert failed and resp.status_code == 503
+    assert "is corrected" not in resp.get_data(as_text=True)  # nothing said to be saved
+
+    def stored() -> tuple[int, int]:
+        with db_app.app_context():
+            return (db.session.execute(text("SELECT version FROM hands")).scalar_one(),
+                    db.session.execute(db.select(db.func.count()).select_from(RequestKey))
+                    .scalar_one())
+
+    assert stored() == (1, 0)
+    assert "is corrected" not in client.get(f"/sessions/{sid}").get_data(as_text=True)
+    again = client.post(path, data=form)
+    assert again.status_code == 302
+    page = client.get(again.location).get_data(as_text=True)
+    assert "Hand 1 is corrected" in page and "That was sent twice" not in page
+    assert stored() == (2, 1)
 
 
 # -- faults ----------------------------------------------------------------------------------
@@ -321,6 +434,7 @@ def test_a_full_disk_answers_503_and_keeps_what_was_saved(tmp_path):
     sid = api.start()
     with app.app_context():
         pages = db.session.execute(text("PRAGMA page_count")).scalar()
+        assert pages is not None
 
         @event.listens_for(db.engine, "connect")
         def _no_room(dbapi_connection, _record):  # the disk fills a few pages from now
@@ -416,7 +530,7 @@ def test_tonk_check_still_finds_a_payment_past_what_was_owed(db_app):
 
 # -- backup and restore ----------------------------------------------------------------------
 
-def _everything(api: Api, sid: int) -> dict:
+def _everything(api: Api, sid: int) -> dict[str, object]:
     """All a session shows through the API: itself, every hand with its history, the
     ledger."""
     session = api.ok("GET", f"/sessions/{sid}")

@@ -3,8 +3,6 @@ the session's revision, 304 while nothing changed, and a new body after every ch
 session's money, whichever worker or server made it; a change that fails moves nothing."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from app.db.models import GameSession, User
@@ -26,6 +24,7 @@ def _night(app) -> tuple[int, str, int]:
 def _change(app, session_id: int, user_id: int, what: str) -> None:
     with app.app_context():
         gs, user = db.session.get(GameSession, session_id), db.session.get(User, user_id)
+        assert gs is not None and user is not None
         if what == "record":
             ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
         elif what == "correct":
@@ -89,10 +88,13 @@ def test_every_change_moves_the_revision(db_app, what):
 
 
 def test_a_change_that_fails_moves_nothing(db_app):
+    from app.services.errors import LedgerError
+
     session_id, token, user_id = _night(db_app)
     with db_app.app_context():
         gs, user = db.session.get(GameSession, session_id), db.session.get(User, user_id)
-        with pytest.raises(ledger.LedgerError):
+        assert gs is not None and user is not None
+        with pytest.raises(LedgerError):
             ledger.record_payment(gs, user, "Ann", "Bob", "1.00")  # nobody owes anything
         db.session.rollback()
         assert stamp_by_token(token).revision == 0
@@ -109,13 +111,61 @@ def test_the_etag_follows_the_language(app):
         "Accept-Language": "de", "If-None-Match": english.headers["ETag"]}).status_code == 200
 
 
+def test_an_unchanged_poll_is_answered_before_the_app_with_the_same_headers(db_app):
+    """A phone not signed in polling an unchanged state gets its 304 from the one row,
+    without a request of the app (no session, sign-in, CSRF or snapshot set up), with every
+    header the app's own 304 has; a changed state, a signed-in reader and an unknown link
+    go on to the app."""
+    from flask import request_started
+    from werkzeug.test import Client
+
+    session_id, token, user_id = _night(db_app)
+    client = db_app.test_client()
+    path = f"/api/v1/share/{token}"
+    tag = client.get(path, headers={"Accept-Language": "de"}).headers["ETag"]
+    started: list[str] = []
+
+    def note(_sender, **_extra):
+        started.append("request")
+
+    request_started.connect(note, db_app)
+    try:
+        fast = client.get(path, headers={"If-None-Match": tag, "Accept-Language": "de"})
+        assert fast.status_code == 304 and fast.data == b"" and not started
+        app_only = Client(db_app.wsgi_app.wsgi).get(  # the app's own answer
+            path, headers={"If-None-Match": tag, "Accept-Language": "de"})
+        assert started and app_only.status_code == 304
+        assert sorted(fast.headers.items()) == sorted(app_only.headers.items())
+        assert fast.headers["Content-Security-Policy"] and fast.headers["ETag"] == tag
+        started.clear()
+        english = client.get(path, headers={"If-None-Match": tag, "Accept-Language": "en"})
+        assert english.status_code == 200 and started  # another language: another state
+        started.clear()
+        client.set_cookie("lang", "de")
+        assert client.get(path, headers={"If-None-Match": tag}).status_code == 304
+        assert not started  # the switcher's cookie names the language too
+        client.set_cookie("session", "someone")
+        assert client.get(path, headers={"If-None-Match": tag}).status_code == 304
+        assert started  # a signed-in reader's language may be the account's: the app asks
+        started.clear()
+        assert client.get("/api/v1/share/nothing-here",
+                          headers={"If-None-Match": tag}).status_code == 404
+        assert started
+    finally:
+        request_started.disconnect(note, db_app)
+    _change(db_app, session_id, user_id, "record")
+    assert client.get(path, headers={"If-None-Match": tag}).status_code == 200
+
+
 def test_an_unknown_or_replaced_link_is_404(app):
     session_id, token, _user_id = _night(app)
     client = app.test_client()
     missing = client.get("/api/v1/share/nothing-here")
     assert missing.status_code == 404 and "error" in missing.get_json()
     with app.app_context():
-        ledger.replace_share_link(db.session.get(GameSession, session_id))
+        gs = db.session.get(GameSession, session_id)
+        assert gs is not None
+        ledger.replace_share_link(gs)
     assert client.get(f"/api/v1/share/{token}").status_code == 404
 
 
@@ -148,14 +198,14 @@ def _signed_in(app):
 
 def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
     from app.web.pagecache import _CSRF_MARK, _ONCE_MARK
-    from tests.helpers import record, share_token
+    from tests.helpers import matched, record, share_token
 
     client, sid = _signed_in(app)
     first = client.get(f"/sessions/{sid}").get_data(as_text=True)
     second = client.get(f"/sessions/{sid}").get_data(as_text=True)
     for page in (first, second):
         assert _CSRF_MARK not in page and _ONCE_MARK not in page
-    once = [re.search(r'name="once" value="([^"]+)"', p).group(1) for p in (first, second)]
+    once = [matched(r'name="once" value="([^"]+)"', p).group(1) for p in (first, second)]
     assert once[0] != once[1]  # each request its own one-time token
     token = share_token(app, sid)
     anonymous = app.test_client()
@@ -249,7 +299,9 @@ def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
     counts = []
     for hands in (3, 30):
         with app.app_context():
-            done = db.session.get(GameSession, sid).hand_count
+            gs = db.session.get(GameSession, sid)
+            assert gs is not None
+            done = gs.hand_count
         for _ in range(hands - done):
             record(client, sid, kind="run_out", player="Bob")
         client.get(f"/sessions/{sid}")  # shows what was flashed: the hands just recorded

@@ -9,14 +9,12 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect, text
 
 from app.extensions import db
+from tests.helpers import migrated_to
 
 
 def test_migrations_match_the_models(db_app):
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade()
+        migrated_to()
         with db.engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(
                 conn, opts={"compare_type": True}), db.metadata)
@@ -29,10 +27,7 @@ def test_upgrading_keeps_and_counts_hands_recorded_before_leagues(db_app):
     """A database at 0001 with a recorded hand: 0002 adds league support and backfills each
     player's session record from the stored hand; downgrading and upgrading again works."""
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade(revision="0001")
+        migrated_to("0001")
         with db.engine.begin() as conn:
             for sql in [
                 "INSERT INTO users (id, email, name, password_hash, created_at) "
@@ -74,10 +69,7 @@ def test_going_back_before_leagues_refuses_while_a_league_is_there(db_app, capfd
     """Downgrading past 0002 would delete every league with its sessions: it refuses, and
     nothing is lost."""
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade()
+        migrated_to()
         with db.engine.begin() as conn:
             conn.execute(text(
                 "INSERT INTO users (id, email, name, password_hash, created_at) "
@@ -102,10 +94,7 @@ def test_upgrading_to_the_kept_plan_plans_open_sessions_and_counts_voids(db_app,
     already made counts), the void hands are counted; going back refuses once a payment
     was undone."""
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade(revision="0006")
+        migrated_to("0006")
         with db.engine.begin() as conn:
             for sql in [
                 "INSERT INTO users (id, email, name, password_hash, created_at) "
@@ -157,10 +146,7 @@ def test_going_back_before_events_refuses_while_an_event_is_there(db_app, capfd)
     """Downgrading past 0011 (events) would delete every event: it refuses while one is
     kept, and goes back once none is."""
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade()
+        migrated_to()
         with db.engine.begin() as conn:
             conn.execute(text(
                 "INSERT INTO users (id, email, name, password_hash, created_at) "

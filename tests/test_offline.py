@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.helpers import make_app, record, sign_up, sqlite_copy, start
+from tests.helpers import fetched, make_app, record, sign_up, sqlite_copy, start
 
 TONK_OUT = {"kind": "tonk_out", "player": "Bob", "dealer": "Ann"}
 
@@ -94,7 +94,6 @@ def test_a_hand_sent_from_the_outbox_is_stored_once_however_often_and_whichever_
 
 def test_the_outbox_hears_why_a_hand_is_refused_and_nothing_is_stored(app):
     from app.db.models import GameSession
-    from app.extensions import db
     from app.services.sessions.ledger import close_session
 
     client = app.test_client()
@@ -107,7 +106,7 @@ def test_the_outbox_hears_why_a_hand_is_refused_and_nothing_is_stored(app):
     assert _sent(client, sid, "", **TONK_OUT).status_code == 422  # no key: not the outbox's
     assert _sent(client, 999, "k-none", **TONK_OUT).status_code == 404
     with app.app_context():
-        close_session(db.session.get(GameSession, sid), False)
+        close_session(fetched(GameSession, sid), False)
     closed = _sent(client, sid, "k-closed", **TONK_OUT)
     assert closed.status_code == 409
     assert "closed" in closed.get_json()["error"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import record, sign_up, start
+from tests.helpers import matched, record, sign_up, start
 
 
 def test_the_printed_night_holds_every_hand(client):
@@ -21,7 +21,7 @@ def test_the_printed_night_holds_every_hand(client):
     assert "<td>Ann ran out · Ann 0</td>" in page
     assert "<svg" in page and "/rules/pagat" in page
     session = client.get(f"/sessions/{sid}").get_data(as_text=True)
-    share = re.search(r'id="share-url" class="share" readonly value="([^"]+)"', session).group(1)
+    share = matched(r'id="share-url" class="share" readonly value="([^"]+)"', session).group(1)
     shared = client.get(share + "/print")
     assert shared.status_code == 200
     assert shared.get_data(as_text=True).count('<td class="num">') == page.count(

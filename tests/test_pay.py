@@ -10,7 +10,7 @@ import pytest
 import segno
 
 from app.services.pay import Handles, PayError, epc_payload, epc_qr, read_handles
-from tests.helpers import Api, api_error, sign_up, start
+from tests.helpers import Api, api_error, migrated_to, sign_up, start
 
 IBAN = "DE89 3704 0044 0532 0130 00"
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 (tests/test_settle_up.py's night).
@@ -201,10 +201,7 @@ def test_going_back_before_pay_handles_refuses_while_one_is_kept(db_app, capfd):
     from app.extensions import db
 
     with db_app.app_context():
-        db.drop_all()
-        with db.engine.begin() as conn:
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        upgrade()
+        migrated_to()
         with db.engine.begin() as conn:
             conn.execute(text("INSERT INTO users (id, email, name, password_hash, created_at) "
                               "VALUES (1, 'a@b.c', 'A', '-', '2026-01-01')"))

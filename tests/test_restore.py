@@ -9,17 +9,21 @@ adjusted, "lots" as a payment amount.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from flask import Flask
 from flask_migrate import stamp
 from sqlalchemy import func, select, text, update
 
 from app.cli.commands import cli
 from app.db.models import SessionPlayer
 from app.extensions import db
+from app.services.upkeep.backup import BackupError, restore
 from tests.helpers import (
     DROP_CAUGHT,
     EVERY_END,
@@ -30,7 +34,7 @@ from tests.helpers import (
     stored_problems,
 )
 
-Lines = list[list | dict]
+Lines = list[list[Any] | dict[str, Any]]  # a backup's lines: headers and rows
 
 
 def _made(db_app, tmp_path: Path) -> Path:
@@ -64,19 +68,19 @@ def _write(lines: Lines, file: Path) -> Path:
     return file
 
 
-def _rows(lines: Lines, table: str) -> tuple[list[str], list[list]]:
+def _rows(lines: Lines, table: str) -> tuple[list[str], list[list[Any]]]:
     """The columns of ``table`` and its rows (the lists inside ``lines``, to change)."""
-    at = next(i for i, line in enumerate(lines)
-              if isinstance(line, dict) and line.get("table") == table)
+    at, header = next((i, line) for i, line in enumerate(lines)
+                      if isinstance(line, dict) and line.get("table") == table)
     rows = []
     for line in lines[at + 1:]:
         if not isinstance(line, list):
             break
         rows.append(line)
-    return lines[at]["columns"], rows
+    return header["columns"], rows
 
 
-def _set(lines: Lines, table: str, column: str, change: Callable, row: int = 0) -> None:
+def _set(lines: Lines, table: str, column: str, change: Callable[[Any], Any], row: int = 0) -> None:
     columns, rows = _rows(lines, table)
     rows[row][columns.index(column)] = change(rows[row][columns.index(column)])
 
@@ -102,7 +106,9 @@ def version_deleted(lines: Lines) -> None:
     columns, rows = _rows(lines, "hand_versions")
     second = next(r for r in rows if r[columns.index("version")] == 2)
     lines.remove(second)
-    lines[-1]["rows"] -= 1
+    footer = lines[-1]
+    assert isinstance(footer, dict)
+    footer["rows"] -= 1
 
 
 def lots(lines: Lines) -> None:
@@ -119,7 +125,7 @@ TAMPERED = {  # what is done to the file, and words of the one line that refuses
 }
 
 
-def _target(db_app, tmp_path: Path, request) -> object:
+def _target(db_app, tmp_path: Path, request) -> Flask:
     """An empty database of the same kind as ``db_app``'s, its schema made (the migrations'
     log lines are not the restore's)."""
     url = db_app.config["SQLALCHEMY_DATABASE_URI"]
@@ -201,3 +207,41 @@ def test_a_value_not_of_its_column_type_is_named(db_app, tmp_path, value, reques
     said = refused.stderr.strip().splitlines()
     assert len(said) == 1 and "table hands, row 1 (id 1): its number" in said[0], said
     assert _counts(target) == 0
+
+
+REFUSED_IN = {  # a file that is no backup, and a value not of its column's type
+    "de": ("das ist kein Backup von Tonk Tally",
+           'nichts wurde wiederhergestellt: Tabelle settle_payments, Zeile 1 (id 1): '
+           'amount_minor "lots" ist keine ganze Zahl, die die Spalte fassen kann; die Datei '
+           "wurde geändert, nachdem sie gemacht wurde (Tabelle settle_payments passt nicht zu "
+           "ihrer Prüfsumme)"),
+    "ja": ("これはTonk Tallyのバックアップではありません",
+           '何も復元されていません：テーブルsettle_paymentsの1行目（id 1）：amount_minorの"lots"'
+           "は列に入る整数ではありません。ファイルは作られた後に変更されています（テーブル"
+           "settle_paymentsがダイジェストと一致しません）"),
+}
+
+
+def test_a_refusal_is_read_in_the_readers_language(db_app, tmp_path, request):
+    """A restore's refusal is a message of the catalogue: where a language is chosen (a
+    request's), it is read in it, down to the row it names and what its value is not."""
+    lines = _read(_made(db_app, tmp_path))
+    lots(lines)
+    damaged = _write(lines, tmp_path / "lots.gz")
+    target = _target(db_app, tmp_path, request)
+    for lang, (not_one, lots_of) in REFUSED_IN.items():
+        with target.test_request_context(headers={"Accept-Language": lang}):
+            with pytest.raises(BackupError) as refused:
+                restore(io.BytesIO(gzip.compress(b'{"format": "zip"}\n')))
+            assert refused.value.message == not_one
+            with pytest.raises(BackupError) as refused, open(damaged, "rb") as stream:
+                restore(stream)
+            assert refused.value.message == lots_of
+    with target.app_context():  # … and as written, where none is
+        with pytest.raises(BackupError) as refused, open(damaged, "rb") as stream:
+            restore(stream)
+        assert refused.value.message.startswith("nothing was restored: table settle_payments")
+    assert _counts(target) == 0
+    with target.app_context():
+        db.session.remove()
+        db.engine.dispose()

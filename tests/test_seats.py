@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
-from tests.helpers import api_error, errors_of, record, sign_up, start
+from tests.helpers import api_error, errors_of, fetched, record, sign_up, start
 
 DEAD = {"end": {"kind": "dead"}}
 
@@ -164,9 +164,10 @@ def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_
     api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [{"bet": "naturals"}]},
            201)
     with db_app.app_context():
-        gs = db.session.get(GameSession, sid)
+        gs = fetched(GameSession, sid)
         dealer = db.session.scalar(select(SessionPlayer).where(
             SessionPlayer.session_id == sid, SessionPlayer.seat == gs.next_dealer))
+        assert dealer is not None
         dealer.left_at, kept = datetime.now(UTC), gs.pots_json
         gs.pots_json = '{"naturals": [[0, 10]]}'
         db.session.commit()
@@ -181,7 +182,6 @@ def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
     """The running totals have no point for a player before they joined (the chart drew
     them at 0 from the start of the night): their line starts at 0 where they sat down."""
     from app.db.models import GameSession
-    from app.extensions import db
     from app.services.sessions import ledger
 
     client = db_app.test_client()
@@ -192,7 +192,7 @@ def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
     assert client.post(f"/sessions/{sid}/seats", data={"join": "Fay"}).status_code == 302
     assert record(client, sid, kind="tonk_out", player="Fay").status_code == 302
     with db_app.app_context():
-        series = ledger.running_totals(db.session.get(GameSession, sid))
+        series = ledger.running_totals(fetched(GameSession, sid))
     assert [totals[3] for _n, totals in series] == [None, None, 0, 150]
     assert [totals[0] for _n, totals in series] == [0, 100, 200, 150]
     svg = client.get(f"/sessions/{sid}/chart.svg").get_data(as_text=True)

@@ -2,6 +2,8 @@
 HTTPS and proxies (Secure cookies, HSTS, the client's scheme), and 405's ``Allow``."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.helpers import make_app
@@ -71,7 +73,7 @@ def test_the_environment_turns_https_and_the_proxy_on(monkeypatch, tmp_path):
     monkeypatch.setenv("TONK_PROXY", "1")
     app = make_app(f"sqlite:///{tmp_path / 'p.sqlite'}")
     assert app.config["TONK_HTTPS"] and app.config["SESSION_COOKIE_SECURE"]
-    seen = {}
+    seen: dict[str, Any] = {}
 
     @app.get("/_where")
     def where():

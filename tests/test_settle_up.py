@@ -6,6 +6,7 @@ deleting an empty session and archiving any."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,10 +17,10 @@ from app.extensions import db
 from app.services import accounts
 from app.services.sessions import ledger
 from app.services.sessions.debts import open_debts_of
-from tests.helpers import Api, api_error, errors_of, sign_up, start
+from tests.helpers import Api, api_error, errors_of, fetched, sign_up, start
 
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 under pagat at 0.25 (the issue's night).
-NIGHT = [
+NIGHT: list[dict[str, Any]] = [
     {"end": {"kind": "tonk_out", "player": "Ann"}},
     {"end": {"kind": "drop", "player": "Ann"}, "counts": {"Ann": 5, "Bob": 3, "Cy": 20, "Dee": 20}},
     {"end": {"kind": "drop", "player": "Bob"}, "counts": {"Ann": 20, "Bob": 5, "Cy": 20, "Dee": 3}},
@@ -37,17 +38,17 @@ def night(api: Api) -> int:
     return sid
 
 
-def without_pay(transfers: list[dict]) -> list[dict]:
+def without_pay(transfers: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Open transfers without their pay links (tests/test_pay.py has those)."""
     return [{k: v for k, v in t.items() if k != "pay"} for t in transfers]
 
 
-def pay(api: Api, sid: int, payer: str, payee: str, amount: str) -> dict:
+def pay(api: Api, sid: int, payer: str, payee: str, amount: str) -> dict[str, Any]:
     return api.ok("POST", f"/sessions/{sid}/payments",
                   {"from": payer, "to": payee, "amount": amount})
 
 
-def planned(book: dict) -> list[tuple[str, str, str, str]]:
+def planned(book: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     return [(t["from"], t["to"], t["amount"], t["open"]) for t in book["plan"]]
 
 
@@ -192,8 +193,8 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
     sign_up(client)
     sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
     with app.app_context():
-        gs = db.session.get(GameSession, sid)
-        user = db.session.get(User, gs.owner_id)
+        gs = fetched(GameSession, sid)
+        user = fetched(User, gs.owner_id)
         owner = user.id
         for hand in NIGHT:
             ledger.record_hand(gs, user, hand)
@@ -210,7 +211,7 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
     assert "(of $1.00; $0.50 paid)" in page and page.count("Paid in full") == 3
     with app.app_context():
-        state = ledger.ledger_of(db.session.get(GameSession, sid))
+        state = ledger.ledger_of(fetched(GameSession, sid))
         pid = state.payments[0].id
     resp = client.post(f"/sessions/{sid}/payments/{pid}/undo", data={"reason": ""})
     assert resp.status_code == 422 and "say why" in resp.get_data(as_text=True)
@@ -233,7 +234,7 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
     home = client.get("/").get_data(as_text=True)
     assert "Debts carried over" in home and home.count("Mark paid") == 2
     with app.app_context():
-        debt = open_debts_of(db.session.get(User, owner))[0]
+        debt = open_debts_of(fetched(User, owner))[0]
     assert client.post(f"/debts/{debt.id}/paid").status_code == 302
     assert client.get("/").get_data(as_text=True).count("Mark paid") == 1
 
@@ -319,8 +320,8 @@ def test_carried_debts_show_on_the_league_and_player_pages(client, app):
         **{f"player-{i}": p for i, p in enumerate(("Ann", "Bob", "Cy", "Dee"))}})
     sid = int(resp.location.rsplit("/", 1)[1])
     with app.app_context():
-        gs = db.session.get(GameSession, sid)
-        user = db.session.get(User, gs.owner_id)
+        gs = fetched(GameSession, sid)
+        user = fetched(User, gs.owner_id)
         for hand in NIGHT:
             ledger.record_hand(gs, user, hand)
         cy = next(s.player_id for s in gs.seats if s.name == "Cy")

@@ -7,7 +7,7 @@ import html
 import json
 import re
 
-from tests.helpers import record, sign_up, start
+from tests.helpers import matched, record, sign_up, start
 
 
 def _text(page: str) -> str:
@@ -24,7 +24,7 @@ def test_the_result_text_of_a_night_in_german(client):
     client.post(f"/sessions/{sid}/players/Ann/pay", data={"paypal": "annpays"})
     page = client.get(f"/sessions/{sid}", headers={"Accept-Language": "de"}).get_data(
         as_text=True)
-    share = re.search(r'id="share-url" class="share" readonly value="([^"]+)"', page).group(1)
+    share = matched(r'id="share-url" class="share" readonly value="([^"]+)"', page).group(1)
     text = _text(page)
     assert text.splitlines()[0] == "Freitag bei Dee: Tonk, 1 Hand"
     assert "Summen:\nAnn +2,00\xa0€\nBob −1,00\xa0€\nCy −1,00\xa0€" in text
@@ -33,7 +33,7 @@ def test_the_result_text_of_a_night_in_german(client):
     # the share link's readers get the same text, in their own language
     shared = _text(client.get(share, headers={"Accept-Language": "ja"}).get_data(as_text=True))
     assert shared.splitlines()[0] == "Freitag bei Dee：トンク、1 ハンド"
-    picture = json.loads(html.unescape(re.search(
+    picture = json.loads(html.unescape(matched(
         r'<script type="application/json" id="result-picture">(.*?)</script>', page,
         re.S).group(1)))
     assert picture["rows"][0] == ["Ann", "+2,00\xa0€", "pos"]

@@ -27,7 +27,7 @@ from tests.live import HOST, ROOT, free_port
 SLOW = 10
 LINE_EVERY = 2.0
 
-pytestmark = [pytest.mark.server, pytest.mark.xdist_group("server")]
+pytestmark = pytest.mark.server
 
 
 def _get(base: str, path: str) -> float:

@@ -5,8 +5,9 @@ a 5xx, and ``tonk check`` is clean afterwards. On PostgreSQL, before reads took 
 a commit landing between the SELECTs of one read gave 500s and "the balances do not add up
 to zero" (422); SQLite reads one snapshot per transaction already.
 
-Short here (TONK_READERS_SECONDS, default 4 s); ``benchmarks/bench_snapshot_reads.py`` runs
-the full 30 s and prints the figures.
+Short here: until 100 reads and 20 recorded hands, at most TONK_READERS_SECONDS (default 60 s,
+a bound, not a speed check: a slow machine takes longer, it does not fail);
+``benchmarks/bench_snapshot_reads.py`` runs the full 30 s and prints the figures.
 """
 from __future__ import annotations
 
@@ -16,14 +17,16 @@ from tests.helpers import problems_at
 from tests.live import prepare, server
 from tests.readers import run_night
 
-SECONDS = float(os.environ.get("TONK_READERS_SECONDS", "4"))
+SECONDS = float(os.environ.get("TONK_READERS_SECONDS", "60"))
+ENOUGH = (100, 20)  # reads, recorded hands: about what 4 s gave on a quiet machine
 
 
 def test_readers_see_a_change_whole_on_two_servers(database_url):
     token = prepare(database_url)
     with server(database_url, workers=2) as one, server(database_url, workers=2) as two:
-        night, _session = run_night([one, two], token, SECONDS)
+        night, _session = run_night([one, two], token, SECONDS, enough=ENOUGH)
     print(night.figures, *night.bad[:20], sep="\n")
     assert night.bad == []
-    assert sum(night.reads.values()) > 20 and night.writes[201] > 4
+    assert sum(night.reads.values()) >= ENOUGH[0] and night.writes[201] >= ENOUGH[1], \
+        night.figures
     assert problems_at(database_url) == []

@@ -15,7 +15,6 @@ from app.core import TonkError
 from app.core.series import MAX_POINTS, downsample
 from app.db.models import GameSession, Hand
 from app.extensions import db
-from app.services import accounts
 from app.services.sessions import ledger
 from app.web.chart import chart_svg
 from tests.helpers import errors_of, make_app, record, share_token, shown_beside, sign_up, start
@@ -30,6 +29,7 @@ def ledger_says(app, sid, call) -> str:
     must show (the wording is the domain's, tested with the domain)."""
     with app.app_context():
         gs = db.session.get(GameSession, sid)
+        assert gs is not None
         with pytest.raises(TonkError) as caught:
             call(gs, gs.owner)
         db.session.rollback()
@@ -40,6 +40,7 @@ def state(app, sid):
     """(hands recorded, each player's total in minor units, versions of each hand)."""
     with app.app_context():
         gs = db.session.get(GameSession, sid)
+        assert gs is not None
         hands = db.session.scalars(db.select(Hand).where(Hand.session_id == sid)
                                    .order_by(Hand.number)).all()
         return (gs.hand_count, {s.name: s.total_minor for s in gs.seats},
@@ -49,6 +50,7 @@ def state(app, sid):
 def stored_hand(app, sid, number=1):
     with app.app_context():
         gs = db.session.get(GameSession, sid)
+        assert gs is not None
         from app.services.sessions.ledger import get_hand
 
         hand = get_hand(gs, number)
@@ -113,6 +115,7 @@ def test_start_a_session_with_house_rules(db_app):
         from app.services.sessions.ledger import player_names, session_rules, session_stake
 
         gs = db.session.get(GameSession, sid)
+        assert gs is not None
         rules = session_rules(gs)
         assert player_names(gs) == ("Ann", "Bob", "Cy")
         assert gs.next_dealer == 1  # seat 3 of the form: Bob
@@ -152,7 +155,10 @@ def test_new_session_errors_show_beside_the_field(app, form, args, field):
     resp = client.post("/sessions/new", data=data)
     assert resp.status_code == 422
     with app.app_context():
-        user = db.session.scalar(db.select(accounts.User))
+        from app.db.models import User
+
+        user = db.session.scalar(db.select(User))
+        assert user is not None
         call = {"name": "Friday", "players": ["Ann", "Bob"], "stake": "0.25", **args}
         with pytest.raises(TonkError) as caught:
             ledger.create_session(user, **call)
@@ -265,8 +271,10 @@ def test_card_picker_knows_the_deck(db_app):
     def config(preset):
         sid = start(client, preset=preset)
         page = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
-        raw = re.search(r'<script type="application/json" id="hand-config">(.*?)</script>',
-                        page, re.S).group(1)
+        found = re.search(r'<script type="application/json" id="hand-config">(.*?)</script>',
+                          page, re.S)
+        assert found is not None
+        raw = found.group(1)
         return page, json.loads(raw)
 
     page, cfg = config("baton_rouge")
@@ -497,7 +505,9 @@ def test_signed_out_visitors_are_sent_to_sign_in(db_app, scorer):
 
 
 def csrf_token(page: str) -> str:
-    return re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page).group(1)
+    found = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page)
+    assert found is not None
+    return found.group(1)
 
 
 def test_a_post_without_the_csrf_token_is_refused(tmp_path):
@@ -524,6 +534,7 @@ def test_a_post_without_the_csrf_token_is_refused(tmp_path):
     assert client.post("/signout").status_code == 400
     with app.app_context():
         gs = db.session.get(GameSession, sid)
+        assert gs is not None
         assert gs.hand_count == 0 and not gs.is_closed
         assert db.session.scalar(db.select(db.func.count()).select_from(GameSession)) == 1
     resp = client.post(f"/sessions/{sid}/hands/new", data={**hand, "csrf_token": token})
@@ -598,7 +609,8 @@ def test_settle_up_in_full_and_in_part_then_close(db_app, scorer):
     resp = client.post(f"/sessions/{sid}/close", follow_redirects=True)
     assert "The session is closed. Good game!" in resp.get_data(as_text=True)
     with db_app.app_context():
-        assert db.session.get(GameSession, sid).is_closed
+        closed = db.session.get(GameSession, sid)
+        assert closed is not None and closed.is_closed
 
 
 def test_push_ups_settle_up_shows_standings_and_closes(db_app):
@@ -612,7 +624,8 @@ def test_push_ups_settle_up_shows_standings_and_closes(db_app):
     assert "Paid in full" not in page and "Close the session" in page
     assert client.post(f"/sessions/{sid}/close").status_code == 302
     with db_app.app_context():
-        assert db.session.get(GameSession, sid).is_closed
+        closed = db.session.get(GameSession, sid)
+        assert closed is not None and closed.is_closed
 
 
 # -- house rules -----------------------------------------------------------------------------
@@ -644,7 +657,9 @@ def test_pages_stay_light_with_many_hands(db_app, scorer):
         from app.services.sessions.ledger import record_hand
 
         gs = db.session.get(GameSession, sid)
+        assert gs is not None
         user = db.session.get(User, gs.owner_id)
+        assert user is not None
         for i in range(30):
             record_hand(gs, user, {"end": {"kind": "drop", "player": "Bob"},
                                    "counts": {"Ann": 12, "Bob": i % 10, "Cy": 9}})

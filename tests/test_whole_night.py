@@ -12,7 +12,7 @@ from decimal import Decimal
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.services import exchange
-from tests.helpers import Api, account, wipe
+from tests.helpers import Api, account, fetched, wipe
 
 SIDE_BETS = {"naturals": {"stake": "0.10"},
              "high_card": {"stake": "0.20", "unclaimed": "return"}}
@@ -109,7 +109,7 @@ def test_the_whole_night_exact_at_every_step(db_app, api):
     # Export, then import into an empty database: the same night, to the cent.
     before = without_ids(state(api, sid))
     with db_app.app_context():
-        text = "".join(exchange.export_session(db.session.get(GameSession, sid)))
+        text = "".join(exchange.export_session(fetched(GameSession, sid)))
         wipe(db_app)
     newcomer = Api(api.client, account(db_app, "new@example.com", "Newcomer"))
     with db_app.app_context():

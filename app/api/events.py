@@ -13,7 +13,7 @@ from typing import Any
 from flask import Response, jsonify, url_for
 
 from ..core.messages import Message
-from ..core.money import currency_places, from_minor
+from ..core.money import from_minor, money_data
 from ..core.placings import tie_break_words
 from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
@@ -29,8 +29,7 @@ BOARD_PATH = "/board/{token}"  # the TV leaderboard (web.board)
 
 
 def _money(event: Event) -> Any:
-    places = currency_places(event.currency)
-    return lambda amount: f"{Decimal(amount):.{places}f}"
+    return lambda amount: money_data(Decimal(amount), event.currency)
 
 
 def _points(event: Event) -> Any:

@@ -7,8 +7,7 @@ from typing import Any
 
 from ..core.draw import LARGEST_TABLE, SMALLEST_TABLE
 from ..core.placings import TIE_BREAKS
-from ..services.events.rounds import MAX_SEED
-from ..services.events.setup import MAX_HANDS, MAX_ROUNDS, SCORINGS
+from ..services.events import MAX_HANDS, MAX_ROUNDS, MAX_SEED, SCORINGS
 
 _ID = {"type": "integer", "minimum": 1}
 _AMOUNT = {"anyOf": [{"type": "string",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from flask import Response, jsonify
 
 from ..db.models import User
+from ..services import sessions
 from ..services.pay import set_handles
-from ..services.sessions import ledger as sessions
 from . import bp
 from .auth import token_required
 from .routes import json_body

@@ -3,7 +3,7 @@ read a hand's history, the ledger, settle-up payments, house-rule changes and cl
 
 Every endpoint needs a personal token (``auth.py``) and sees only the caller's own
 sessions; another account's session is "not found". The views are thin: read the body,
-call :mod:`app.services.sessions.ledger`, answer JSON. Errors are raised, and answered in
+call :mod:`app.services.sessions`, answer JSON. Errors are raised, and answered in
 ``errors.py``.
 """
 from __future__ import annotations
@@ -22,14 +22,19 @@ from ..core.messages import Message
 from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_places
 from ..core.restate import reworded, reworded_side_bets
 from ..db.models import GameSession, Hand, User
+from ..services import sessions
 from ..services.leagues import session_table
 from ..services.pay import session_handles, transfer_links
-from ..services.sessions import archive, ledger, seats
-from ..services.sessions.archive import set_archived
-from ..services.sessions.debts import Debt, debts_of_session, mark_paid, open_debts_of
-from ..services.sessions.live import StateCache, owned_stamp
-from ..services.sessions.pots import pots
-from ..services.sessions.settleup import Payment
+from ..services.sessions import (
+    Debt,
+    Payment,
+    StateCache,
+    debts_of_session,
+    mark_paid,
+    open_debts_of,
+    owned_stamp,
+    set_archived,
+)
 from . import bp
 from .auth import token_required
 from .events import session_event
@@ -62,34 +67,34 @@ def _share_path(gs: GameSession) -> str:
 
 def _stake(gs: GameSession) -> str | None:
     """The stake as the table plays it; push-ups play for none (null)."""
-    rules = ledger.session_rules(gs)
+    rules = sessions.session_rules(gs)
     if rules.scoring == "push_ups":
         return None
-    stake = ledger.session_stake(gs)
+    stake = sessions.session_stake(gs)
     return amount_formatter(rules, gs.currency)(stake) if currency_places(gs.currency) < \
         CENT_PLACES else str(stake)
 
 
 def session_summary(gs: GameSession) -> dict[str, Any]:
-    return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
+    return {"id": gs.id, "name": gs.name, "players": list(sessions.seated_names(gs)),
             "currency": gs.currency, "closed": gs.is_closed,
-            "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "hands": sessions.counted_hands(gs), "voided_hands": gs.voided_hands,
             "archived": gs.is_archived, "created_at": iso_time(gs.created_at)}
 
 
 def session_json(gs: GameSession) -> dict[str, Any]:
     """A session: the players at the table in seat order, who left, who deals next, its
     rules, stake and side bets as stored, and the money in each pot."""
-    fmt = amount_formatter(ledger.session_rules(gs), gs.currency)
-    return {"id": gs.id, "name": gs.name, "players": list(ledger.seated_names(gs)),
+    fmt = amount_formatter(sessions.session_rules(gs), gs.currency)
+    return {"id": gs.id, "name": gs.name, "players": list(sessions.seated_names(gs)),
             "left": [s.name for s in gs.seats if s.left_at is not None],
             "dealer": gs.dealer, "rules": gs.rules_spec,
-            "scoring": ledger.session_rules(gs).scoring,
+            "scoring": sessions.session_rules(gs).scoring,
             "stake": _stake(gs), "currency": gs.currency,
             "side_bets": gs.side_bets_spec,
-            "pots": {bet: fmt(amount) for bet, amount in pots(gs).items()},
+            "pots": {bet: fmt(amount) for bet, amount in sessions.pot_totals(gs).items()},
             "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
-            "hands": ledger.counted_hands(gs), "voided_hands": gs.voided_hands,
+            "hands": sessions.counted_hands(gs), "voided_hands": gs.voided_hands,
             "archived": gs.is_archived, "archived_at": iso_time(gs.archived_at),
             "share_url": _share_path(gs), "league": gs.league_id,
             "created_at": iso_time(gs.created_at), **session_event(gs)}
@@ -132,7 +137,7 @@ def hand_json(hand: Hand) -> dict[str, Any]:
     the hand's own lines), if it had any."""
     result = dict(_worded(hand.data, hand.result, hand.session.currency))
     if hand.side_result_json not in ("", "[]"):
-        scoring = ledger.rules_of(json.dumps(hand.data["rules"])).scoring
+        scoring = sessions.rules_of(json.dumps(hand.data["rules"])).scoring
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
                                                  scoring)
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
@@ -145,7 +150,7 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
              "at": iso_time(v["at"]), "by": v["by"],
              "reason": v["reason"], **_split(v["hand"]),
              "result": _worded(v["hand"], v["result"], hand.session.currency)}
-            for v in ledger.history(hand)]
+            for v in sessions.history(hand)]
 
 
 def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
@@ -166,8 +171,8 @@ def debt_json(d: Debt) -> dict[str, Any]:
 def ledger_json(gs: GameSession) -> dict[str, Any]:
     """Totals, counted hands, the plan in force, the transfers still open, every payment
     (undone ones marked), what each player still has open, and any debts carried over."""
-    state = ledger.ledger_of(gs)
-    fmt = amount_formatter(ledger.session_rules(gs), gs.currency)
+    state = sessions.ledger_of(gs)
+    fmt = amount_formatter(sessions.session_rules(gs), gs.currency)
     transfers = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
                  for t in state.transfers]
     handles = session_handles(gs)  # each open transfer: the payee's pay links (API.md)
@@ -202,7 +207,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
 def create_session(user: User) -> Response:
     data = json_body()
     only_keys(data, NEW_SESSION_FIELDS, "a session")
-    gs = ledger.create_session(  # in a league, its defaults fill in rules, stake, currency
+    gs = sessions.create_session(  # in a league, its defaults fill in rules, stake, currency
         user, name=data.get("name"), players=data.get("players"),
         first_dealer=data.get("first_dealer"), **session_table(user, data))
     return created(session_json(gs), url_for("api.get_session", session_id=gs.id))
@@ -211,34 +216,34 @@ def create_session(user: User) -> Response:
 @bp.get("/sessions")
 @token_required
 def list_sessions(user: User) -> Response:
-    return jsonify([session_summary(gs) for gs in ledger.sessions_of(user)])
+    return jsonify([session_summary(gs) for gs in sessions.sessions_of(user)])
 
 
 @bp.get("/sessions/<int:session_id>")
 @token_required
 def get_session(user: User, session_id: int) -> Response:
-    return jsonify(session_json(ledger.owned_session(user, session_id)))
+    return jsonify(session_json(sessions.owned_session(user, session_id)))
 
 
 @bp.post("/sessions/<int:session_id>/share")
 @token_required
 def replace_share(user: User, session_id: int) -> Response:
     """Revoke the session's share link and answer the session with its new one."""
-    gs = ledger.owned_session(user, session_id)
-    ledger.replace_share_link(gs)
+    gs = sessions.owned_session(user, session_id)
+    sessions.replace_share_link(gs)
     return jsonify(session_json(gs))
 
 
 @bp.put("/sessions/<int:session_id>/rules")
 @token_required
 def change_rules(user: User, session_id: int) -> Response:
-    gs = ledger.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
         raise TonkError(Message("api.rules_or_stake"), "rules")
     rules = data.get("rules")
-    ledger.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
+    sessions.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
                          stake=data.get("stake"))
     return jsonify(session_json(gs))
 
@@ -247,10 +252,10 @@ def change_rules(user: User, session_id: int) -> Response:
 @token_required
 def close_session(user: User, session_id: int) -> Response:
     """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
-    gs = ledger.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id)
     data = json_body(required=False)
     only_keys(data, frozenset({"carry_over"}), "closing a session")
-    ledger.close_session(gs, data.get("carry_over", False))
+    sessions.close_session(gs, data.get("carry_over", False))
     return jsonify(session_json(gs))
 
 
@@ -258,10 +263,10 @@ def close_session(user: User, session_id: int) -> Response:
 @token_required
 def change_seats(user: User, session_id: int) -> Response:
     """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
-    gs = ledger.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id)
     data = json_body()
     only_keys(data, SEATS_FIELDS, "a change of seats")
-    gs = seats.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
+    gs = sessions.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
                             leave=data.get("leave"))
     return jsonify(session_json(gs))
 
@@ -270,7 +275,7 @@ def change_seats(user: User, session_id: int) -> Response:
 @token_required
 def archive_session(user: User, session_id: int) -> Response:
     """``{"archived": true}`` puts the session away off the home page; false brings it back."""
-    gs = ledger.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset({"archived"}), "archiving a session")
     return jsonify(session_json(set_archived(gs, data.get("archived", True))))
@@ -280,8 +285,8 @@ def archive_session(user: User, session_id: int) -> Response:
 @token_required
 def delete_session(user: User, session_id: int) -> Response:
     """Delete a session with no hand and no payment; 409 once it has any."""
-    gs = ledger.owned_session(user, session_id)
-    archive.delete_session(gs)
+    gs = sessions.owned_session(user, session_id)
+    sessions.delete_session(gs)
     return jsonify({"deleted": session_id})
 
 
@@ -290,8 +295,8 @@ def delete_session(user: User, session_id: int) -> Response:
 @bp.post("/sessions/<int:session_id>/hands")
 @token_required
 def record_hand(user: User, session_id: int) -> Response:
-    gs = ledger.owned_session(user, session_id)
-    hand = ledger.record_hand(gs, user, json_body())
+    gs = sessions.owned_session(user, session_id)
+    hand = sessions.record_hand(gs, user, json_body())
     return created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
                                              number=hand.number))
 
@@ -299,34 +304,35 @@ def record_hand(user: User, session_id: int) -> Response:
 @bp.get("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def get_hand(user: User, session_id: int, number: int) -> Response:
-    return jsonify(hand_json(ledger.get_hand(ledger.owned_session(user, session_id), number)))
+    return jsonify(hand_json(sessions.get_hand(sessions.owned_session(user, session_id), number)))
 
 
 @bp.put("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def correct_hand(user: User, session_id: int, number: int) -> Response:
-    gs = ledger.owned_session(user, session_id)
-    ledger.get_hand(gs, number)
+    gs = sessions.owned_session(user, session_id)
+    sessions.get_hand(gs, number)
     data = json_body()
     reason, version = data.pop("reason", None), data.pop("version", None)
-    return jsonify(hand_json(ledger.correct_hand(gs, user, number, data, reason, version)))
+    return jsonify(hand_json(sessions.correct_hand(gs, user, number, data, reason, version)))
 
 
 @bp.delete("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def void_hand(user: User, session_id: int, number: int) -> Response:
-    gs = ledger.owned_session(user, session_id)
-    ledger.get_hand(gs, number)
+    gs = sessions.owned_session(user, session_id)
+    sessions.get_hand(gs, number)
     data = json_body()
     only_keys(data, frozenset({"reason", "version"}), "voiding a hand")
-    return jsonify(hand_json(ledger.void_hand(gs, user, number, data.get("reason"),
+    return jsonify(hand_json(sessions.void_hand(gs, user, number, data.get("reason"),
                                                data.get("version"))))
 
 
 @bp.get("/sessions/<int:session_id>/hands/<int:number>/history")
 @token_required
 def hand_history(user: User, session_id: int, number: int) -> Response:
-    return jsonify(history_json(ledger.get_hand(ledger.owned_session(user, session_id), number)))
+    gs = sessions.owned_session(user, session_id)
+    return jsonify(history_json(sessions.get_hand(gs, number)))
 
 
 # -- totals and settle-up --------------------------------------------------------------------
@@ -341,14 +347,14 @@ LEDGERS: StateCache[bytes] = StateCache(512)
 def get_ledger(user: User, session_id: int) -> Response:
     stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
     body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
-        ledger_json(ledger.owned_session(user, session_id))).encode())
+        ledger_json(sessions.owned_session(user, session_id))).encode())
     return Response(body, mimetype="application/json")
 
 
 @bp.post("/sessions/<int:session_id>/payments")
 @token_required
 def record_payment(user: User, session_id: int) -> Response:
-    gs = ledger.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
@@ -356,7 +362,7 @@ def record_payment(user: User, session_id: int) -> Response:
             raise TonkError(Message("api.payment_field", what=what),
                             field)
     try:
-        ledger.record_payment(gs, user, data["from"], data["to"], data["amount"])
+        sessions.record_payment(gs, user, data["from"], data["to"], data["amount"])
     except TonkError as exc:  # the ledger names payer/payee; the API says from/to
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
@@ -370,10 +376,10 @@ def record_payment(user: User, session_id: int) -> Response:
 @token_required
 def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
     """Undo a payment with a reason: it stays in the history, marked undone."""
-    gs = ledger.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id)
     data = json_body()
     only_keys(data, frozenset({"reason"}), "undoing a payment")
-    ledger.undo_payment(gs, user, payment_id, data.get("reason"))
+    sessions.undo_payment(gs, user, payment_id, data.get("reason"))
     return jsonify(ledger_json(gs))
 
 

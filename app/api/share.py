@@ -4,22 +4,35 @@ the share link is the credential (no account, nothing that changes anything).
 Phones poll it every second or two: the ETag is the session's revision
 (``app.services.sessions.live``), so an unchanged session answers 304 after reading one
 indexed row, and a changed one answers a body made once per revision and language on each
-worker.
+worker. The unchanged poll of a reader who is not signed in is answered before the app
+(:class:`UnchangedPolls`): the one row, the ETag and the headers, nothing more.
 """
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from flask import Response, json, request
+from flask import Flask, Response, json, request
 from flask_babel import get_locale
+from sqlalchemy.exc import DBAPIError
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header, parse_cookie, parse_etags, quote_etag
+from werkzeug.test import create_environ
 
 from ..core import PRESETS
 from ..core.money import amount_formatter, takes_stake
 from ..db.models import GameSession, Hand
-from ..services.sessions import ledger
-from ..services.sessions.live import Stamp, StateCache, last_hands, stamp_by_token
+from ..extensions import db
+from ..http.headers import headers
+from ..http.language import browser_language
+from ..services import sessions
+from ..services.errors import NotFoundError
+from ..services.sessions import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
 from .sessions import iso_time
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 #: Share bodies by (stamp, language): a few hundred tables' current states.
 BODIES: StateCache[bytes] = StateCache(512)
@@ -38,19 +51,19 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
     """What the read-only view shows: the session, its seats with their totals, who deals
     next, the counted hands, the last hands, the transfers still open, the pots, and when
     it last changed."""
-    rules = ledger.session_rules(gs)
+    rules = sessions.session_rules(gs)
     fmt = amount_formatter(rules, gs.currency)
-    state = ledger.ledger_of(gs)
+    state = sessions.ledger_of(gs)
     return {
         "session": {"name": gs.name, "rules": rules.preset,
                     "rules_title": str(PRESETS[rules.preset].title), "scoring": rules.scoring,
-                    "stake": str(ledger.session_stake(gs)) if takes_stake(rules) else None,
+                    "stake": str(sessions.session_stake(gs)) if takes_stake(rules) else None,
                     "currency": gs.currency,
                     "closed": gs.is_closed, "closed_at": iso_time(gs.closed_at),
                     "created_at": iso_time(gs.created_at)},
         "seats": [{"seat": s.seat, "name": s.name, "total": fmt(state.totals[s.name]),
                    "seated": s.left_at is None} for s in gs.seats],
-        "players": list(ledger.seated_names(gs)),
+        "players": list(sessions.seated_names(gs)),
         "dealer": None if gs.is_closed else gs.dealer,
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
@@ -69,19 +82,79 @@ def etag(stamp: Stamp) -> str:
     return stamp.etag(str(get_locale() or "en"))
 
 
+def _live(response: Response, tag: str) -> Response:
+    response.set_etag(tag)
+    response.headers["Cache-Control"] = "no-cache"  # keep it, but ask again every time
+    response.vary.add("Accept-Language")
+    response.vary.add("Cookie")  # the language may be the switcher's, or a signed-in one's
+    return response
+
+
 @bp.get("/share/<token>")
 def share(token: str) -> Response:
     stamp = stamp_by_token(token, poll=True)  # one indexed row: enough for "unchanged"
     tag = etag(stamp)
     if request.if_none_match.contains(tag):
-        response = Response(status=304)
-    else:  # the body and its state read in one snapshot
-        stamp = stamp_by_token(token)
-        tag = etag(stamp)
-        body = BODIES.get((tag, token), lambda: json.dumps(
-            share_json(ledger.shared_session(token), stamp)).encode())
-        response = Response(body, mimetype="application/json")
-    response.set_etag(tag)
-    response.headers["Cache-Control"] = "no-cache"  # keep it, but ask again every time
-    response.vary.add("Accept-Language")
-    return response
+        return _live(Response(status=304), tag)
+    stamp = stamp_by_token(token)  # the body and its state read in one snapshot
+    tag = etag(stamp)
+    body = BODIES.get((tag, token), lambda: json.dumps(
+        share_json(sessions.shared_session(token), stamp)).encode())
+    return _live(Response(body, mimetype="application/json"), tag)
+
+
+class UnchangedPolls:
+    """The WSGI app in front of the Flask app that answers the poll of a phone that is not
+    signed in, when nothing changed, itself: 304 after the one indexed row, with the same
+    headers the view gives (the security headers too), without the request machinery of a
+    page (sessions, sign-in, CSRF, the limiter's filter, the snapshot transaction), which
+    costs many times the query. Everything else, a changed state, a share link that is no
+    link, a database fault and a signed-in reader (whose language is the account's) included,
+    goes on to the app, which answers as it always did. (Polls are reads: no rate limit
+    applies to them either way.)"""
+
+    def __init__(self, app: Flask, wsgi: WSGIApplication) -> None:
+        self.wsgi = wsgi
+        self.prefix = f"{bp.url_prefix}/share/"
+        self.languages = tuple(app.config["LANGUAGES"])
+        self.signed_in = (app.config["SESSION_COOKIE_NAME"],
+                          app.config.get("REMEMBER_COOKIE_NAME", "remember_token"))
+        with app.app_context():
+            self.engine = db.engine
+        # the view's headers and the security headers, as the app's 304 carries them
+        mark = "tonk-etag-mark"
+        answer = headers(_live(Response(status=304), mark),
+                         https=bool(app.config.get("TONK_HTTPS")))
+        self.status = answer.status
+        self.headers = answer.get_wsgi_headers(create_environ()).to_wsgi_list()
+        self.etag_at = next(i for i, (_k, v) in enumerate(self.headers) if mark in v)
+
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
+        tag = self.unchanged(environ)
+        if tag is None:
+            return self.wsgi(environ, start_response)
+        answer = list(self.headers)
+        answer[self.etag_at] = ("ETag", quote_etag(tag))
+        start_response(self.status, answer)
+        return []
+
+    def unchanged(self, environ: WSGIEnvironment) -> str | None:
+        """The ETag of an unchanged poll, to answer 304, or None: the app answers."""
+        path, seen = environ.get("PATH_INFO", ""), environ.get("HTTP_IF_NONE_MATCH")
+        if not seen or not path.startswith(self.prefix) or \
+                environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            return None
+        token = path[len(self.prefix):]
+        if "/" in token or not token.isascii():
+            return None
+        cookies = parse_cookie(environ)
+        if any(name in cookies for name in self.signed_in):
+            return None
+        try:
+            stamp = stamp_by_token(token, poll=True, engine=self.engine)
+        except (NotFoundError, DBAPIError):
+            return None
+        tag = stamp.etag(browser_language(cookies, parse_accept_header(
+            environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept), self.languages))
+        return tag if parse_etags(seen).contains(tag) else None

@@ -12,6 +12,7 @@ from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
 from ..core.errors import TonkError
+from ..http.language import LANG_COOKIE
 from ..http.limits import limited
 from ..services.accounts import (
     AccountError,
@@ -28,7 +29,7 @@ from ..services.accounts import (
     start_sign_in,
     tokens_of,
 )
-from ..web.site import LANG_COOKIE, attempt, login_required, me
+from ..web.site import attempt, login_required, me
 from . import bp
 from .forms import PasswordForm, ResetForm, SignInForm, SignUpForm, TokenForm
 

@@ -73,26 +73,24 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     stalled phones cannot hold the threads that answer everyone else (gunicorn's workers
     each wait on one client's socket: two phones trickling headers stopped the server).
 
-    Each worker process builds its own app (``wsgi:app:create_app()``), so ``--proxy`` and
-    ``--certfile`` reach them the one way a child process is configured, its environment:
-    ``TONK_PROXY`` and ``TONK_HTTPS``, read by :mod:`app.config` like any other setting."""
-    import os
-
+    Each worker process builds its own app (Hypercorn evaluates ``create_app(…)`` in
+    :mod:`app` there), so ``--proxy`` and ``--certfile`` reach it as the factory's
+    configuration: ``TONK_PROXY`` and ``TONK_HTTPS`` as :func:`app.config.transport_config`
+    makes them (the environment's too), never by changing the environment."""
     from hypercorn.config import Config
     from hypercorn.run import run
 
+    from ..config import transport_config
+
     if (certfile is None) != (keyfile is None):
         raise click.UsageError("give both --certfile and --keyfile, or neither")
-    if proxy:
-        os.environ["TONK_PROXY"] = "1"
-    if certfile:
-        os.environ["TONK_HTTPS"] = "1"
+    transport = transport_config(proxy=proxy, https=certfile is not None)
     _check_free(host, port)
-    app = _create_app()
+    app = _create_app(transport)
     with app.app_context():
         upgrade_quietly(fresh_only=False)
     config = Config()
-    config.application_path = "wsgi:app:create_app()"  # each worker process builds its own
+    config.application_path = "wsgi:app:" + _factory_call(transport)  # in each worker
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.workers = workers
     config.accesslog = "-"
@@ -103,6 +101,13 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     click.echo("Tonk Tally is at " + "  or  ".join(
         _addresses("https" if certfile else "http", host, port)) + "  (Ctrl+C to stop)")
     sys.exit(run(config))
+
+
+def _factory_call(config: dict[str, bool]) -> str:
+    """``create_app(dict(TONK_PROXY=True, …))``: the app factory called with ``config``, as
+    Hypercorn evaluates it in each worker (keywords, not a dict's ``{…: …}``: Hypercorn
+    splits its application path at colons)."""
+    return "create_app(dict(" + ", ".join(f"{k}={v!r}" for k, v in config.items()) + "))"
 
 
 def _check_free(host: str, port: int) -> None:
@@ -183,12 +188,16 @@ def user_create(email: str, name: str, password_stdin: bool) -> None:
 
 @user_group.command("reset-password")
 @click.argument("email")
-@click.option("--url", "base_url", envvar="TONK_URL", default="http://127.0.0.1:5000",
-              show_default=True, help="Where phones reach this server (or TONK_URL).")
-def user_reset_password(email: str, base_url: str) -> None:
+@click.option("--url", "base_url",
+              help="Where phones reach this server (default: TONK_URL, else "
+                   "http://127.0.0.1:5000).")
+def user_reset_password(email: str, base_url: str | None) -> None:
     """Print a one-time link, valid for an hour, that sets a new password for EMAIL."""
     from flask import current_app
 
+    from ..config import public_url
+
+    base_url = base_url or public_url()
     from ..services.accounts import RESET_SECONDS, reset_token, user_by_email
 
     upgrade_quietly()
@@ -333,15 +342,14 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
 
     from ..services import exchange
     from ..services.accounts import AccountError
-    from ..services.exchange import demo
 
     upgrade_quietly()
     try:
-        user, password = demo.owner_account(owner)
+        user, password = exchange.owner_account(owner)
     except AccountError as exc:
         raise click.UsageError(exc.message) from None
     started = time.perf_counter()
-    report, facts = demo.make_demo(user, hands=hands, seed=seed,
+    report, facts = exchange.make_demo(user, hands=hands, seed=seed,
                                    jobs=exchange.default_jobs() if jobs is None else jobs)
     if not report.ok:
         for line in report.lines():
@@ -354,7 +362,7 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
     else:
         click.echo(f"made {report.league_name} (league {report.league_id}) in "
                    f"{seconds:.1f} s:")
-        for line in demo.describe(facts):
+        for line in exchange.describe_demo(facts):
             click.echo(f"  {line}")
     click.echo(f"owner: {user.email}" + (f"  password: {password}" if password else
                                         "  (an account that was already there)"))
@@ -399,7 +407,7 @@ def check_command() -> None:
     hand numbers without gaps, complete histories, player records, payments): print what is
     wrong and exit 1, or say all is well."""
     from ..db.storage import snapshot
-    from ..services.upkeep.integrity import problems
+    from ..services.upkeep import problems
 
     upgrade_quietly()
     with snapshot():  # one state of the database, however many write meanwhile
@@ -419,7 +427,7 @@ def backup_command(file: str) -> None:
     .sqlite is an online copy of the live file instead."""
     from pathlib import Path
 
-    from ..services.upkeep.backup import BackupError, copy_sqlite, dump
+    from ..services.upkeep import BackupError, copy_sqlite, dump
 
     try:
         if file.endswith((".sqlite", ".sqlite3", ".db")):
@@ -447,7 +455,7 @@ def restore_command(file: str) -> None:
     tables are made first if need be): all or nothing."""
     from sqlalchemy.exc import DBAPIError
 
-    from ..services.upkeep.backup import BackupError, restore
+    from ..services.upkeep import BackupError, restore
 
     upgrade_quietly()
     try:

@@ -4,11 +4,15 @@ Placeholders are named (``{player}``) and filled in by :func:`app.core.messages.
 translation gives the same placeholders in another order. Ids are grouped by what they are:
 words (``end.*``, ``multiple.*``), choices of a rule option, preset and catch-scheme titles
 and summaries, rule texts (``rule.*``, the words each payment carries), explanation
-sentences (``explain.*``), sources (``source.*``) and error messages (the rest).
+sentences (``explain.*``), sources (``source.*``) and error messages (the rest); what
+import, export, backup and restore say about files is in :mod:`.catalogue_exchange`.
 """
 from __future__ import annotations
 
+from .catalogue_exchange import EXCHANGE
+
 CATALOGUE: dict[str, str] = {
+    **EXCHANGE,
     # -- joining words -----------------------------------------------------------------------
     "list.one": "{item}",
     "list.separator": ", ",
@@ -511,6 +515,9 @@ CATALOGUE: dict[str, str] = {
     "league.not_yours": "there is no league {league_id} that you run",
     "league.owner_runs": "the league's owner always runs it",
     "league.season_order": "the season cannot end ({last}) before it starts ({first})",
+    "league.what_name": "the league's name",
+    "league.what_member": "the member's name",
+    "league.what_season": "the season's name",
     "password.blank": "the password needs letters, digits or signs, not only spaces or "
                       "invisible characters",
     "password.common": "this password is one of the most common ones, the first an attacker "
@@ -569,6 +576,11 @@ CATALOGUE: dict[str, str] = {
     "session.first_dealer": "the first dealer, {first_dealer}, is not at the table",
     "session.not_settled": "not everything is paid yet: mark the open transfers paid first",
     "session.not_yours": "there is no session {session_id} in your account",
+    "session.what_name": "the session's name",
+    "session.what_reason": "the reason",
+    "session.what_currency": "the currency (a short code or sign like USD, EUR or $)",
+    "account.what_name": "your name",
+    "token.what_name": "the token's name",
     "share.not_found": "this share link does not lead to a session",
     "standings.direction": "the direction is asc or desc, not {value}",
     "standings.scoring": "the scoring is one of {choices}, not {value}",

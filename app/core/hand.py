@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from .cards import Card, check_available, check_in_deck, five_face_totals, parse_card
 from .catches import CaughtDrop
 from .errors import CardError, HandError
+from .frozen import maker
 from .messages import Message
 from .money import parse_stake
 from .names import MAX_NAME, clean_text, name_key
@@ -116,6 +117,28 @@ class Hand:
         return out
 
 
+_make_end = maker(End)
+_make_hand = maker(Hand)
+#: The ends a table sees over and over, by (kind, player): an End is immutable, so one serves
+#: every hand that ended the same way.
+_ENDS: dict[tuple[str, str | None, str, bool, bool], End] = {}
+#: Ends of one key (their kind) and a player, or none: the usual ``{"kind", "player"}``.
+_USUAL_ENDS = {"tonk_out": "player", "run_out": "player", "drop": "player",
+               "stock_out": None, "dead": None, "deal": None}
+
+
+def _end(kind: str, player: str | None, method: str = "spread", first_turn: bool = False,
+         double_double: bool = False) -> End:
+    """``End(kind, player, method, first_turn, double_double)``, built once."""
+    key = (kind, player, method, first_turn, double_double)
+    end = _ENDS.get(key)
+    if end is None:
+        if len(_ENDS) >= _REMEMBERED:
+            _ENDS.clear()
+        end = _ENDS[key] = _make_end(*key, ())
+    return end
+
+
 # -- small checks ---------------------------------------------------------------------------
 
 def _is_int(value: Any) -> bool:
@@ -140,9 +163,13 @@ def parse_players(value: Any) -> tuple[str, ...]:
 _PLAYERS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
+_ONLY_STR = frozenset({str})
+_ONLY_INT = frozenset({int})
+
+
 def _as_given(value: Any) -> tuple[str, ...] | None:
     """A list of plain strings as a tuple (a key of what was checked before), else None."""
-    if type(value) not in (list, tuple) or not all(type(v) is str for v in value):
+    if type(value) not in (list, tuple) or not _ONLY_STR.issuperset(map(type, value)):
         return None
     return tuple(value)
 
@@ -211,8 +238,19 @@ def _flag(end: Mapping[str, Any], key: str) -> bool:
     return value
 
 
-def parse_end(value: Any, players: tuple[str, ...], rules: Rules) -> End:
-    """The ``end`` object of a hand (RULES.md §2)."""
+def parse_end(value: Any, players: tuple[str, ...], rules: Rules,
+              seats: _Seats | None = None) -> End:
+    """The ``end`` object of a hand (RULES.md §2); ``seats``: those of ``players``."""
+    if type(value) is dict:  # the usual end: its kind, and the player if the kind names one
+        kind = value.get("kind")
+        if type(kind) is str and kind in _USUAL_ENDS:
+            if _USUAL_ENDS[kind] is None:
+                if len(value) == 1:
+                    return _end(kind, None)
+            elif len(value) == 2 and type(player := value.get("player")) is str:
+                seat = (seats or _seats(players)).by_name.get(player)
+                if seat is not None:
+                    return _end(kind, players[seat])
     if not isinstance(value, Mapping):
         raise HandError(Message("end.not_object"), "end")
     kind = value.get("kind")
@@ -238,28 +276,32 @@ def parse_end(value: Any, players: tuple[str, ...], rules: Rules) -> End:
         double_double = _flag(value, "double_double")
         if double_double and rules.double_double_pays is None:
             raise HandError(Message("end.no_double_double"), "end.double_double")
-        return End(kind, player, method, _flag(value, "first_turn"), double_double)
+        return _end(kind, player, method, _flag(value, "first_turn"), double_double)
     if kind == "deal" and "five_face_cards" in value:
         listed = value["five_face_cards"]
         if not rules.has_five_face_cards:
             raise HandError(Message("end.no_five_face_cards"), "end.five_face_cards")
         if not isinstance(listed, list | tuple):
             raise HandError(Message("end.five_face_not_list"), "end.five_face_cards")
-        seats = sorted({_seat(players, p, "end.five_face_cards", "five_face_cards")
-                        for p in listed})
-        return End(kind, five_face_cards=tuple(players[s] for s in seats))
-    return End(kind, player)
+        claimed = sorted({_seat(players, p, "end.five_face_cards", "five_face_cards")
+                          for p in listed})
+        return End(kind, five_face_cards=tuple(players[s] for s in claimed))
+    return _end(kind, player)
 
 
-def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str
-                  ) -> list[int | None]:
+def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str,
+                  seats: _Seats) -> list[int | None]:
     counts: list[int | None] = [None] * len(players)
     if value is None:
         return counts
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise HandError(Message("counts.not_object"), "counts")
-    by_name = _seats(players).by_name
     play_counts = rules.play_counts
+    if kind != "deal" and len(value) == len(players) and tuple(value) == players:
+        given: list[int | None] = list(value.values())  # every count, in seat order
+        if _ONLY_INT.issuperset(map(type, given)) and play_counts.issuperset(given):
+            return given
+    by_name = seats.by_name
     for name, count in value.items():
         seat = by_name.get(name) if type(name) is str else None
         if seat is None:
@@ -341,32 +383,43 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
     ``rules``, ``stake`` and ``players`` may come from the table (a session) instead of the
     data; then the data must not give them. Raises a :class:`TonkError` naming the field.
     """
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise HandError(Message("hand.not_object"), None)
     unknown = [] if HAND_FIELDS.issuperset(data) else sorted(set(data) - HAND_FIELDS, key=str)
     if unknown:
         raise HandError(Message("hand.no_field", field=repr(unknown[0])), str(unknown[0]))
-    for name, given in (("rules", rules), ("stake", stake), ("players", players)):
-        if given is not None and name in data:
-            raise HandError(Message(f"hand.{name}_by_session"), name)
+    if rules is not None or stake is not None or players is not None:
+        for name, given in (("rules", rules), ("stake", stake), ("players", players)):
+            if given is not None and name in data:
+                raise HandError(Message(f"hand.{name}_by_session"), name)
     if rules is None:
         rules = resolve_rules(data.get("rules"))
     stake = stake if stake is not None else parse_stake(data.get("stake"), rules)
     players = players if players is not None else parse_players(data.get("players"))
 
     multiplier = data.get("multiplier", 1)
-    if not _is_int(multiplier) or not 1 <= multiplier <= MAX_MULTIPLIER:
-        raise HandError(Message("hand.multiplier", max=MAX_MULTIPLIER,
-                                value=repr(multiplier)), "multiplier")
+    if type(multiplier) is not int or not 1 <= multiplier <= MAX_MULTIPLIER:
+        if not _is_int(multiplier) or not 1 <= multiplier <= MAX_MULTIPLIER:
+            raise HandError(Message("hand.multiplier", max=MAX_MULTIPLIER,
+                                    value=repr(multiplier)), "multiplier")
+    seats = _seats(players)
     dealer = data.get("dealer")
-    dealer_seat = 0 if dealer is None else _seat(players, dealer, "dealer", "dealer")
-    end = parse_end(data.get("end"), players, rules)
-    counts = _parse_counts(data.get("counts"), players, rules, end.kind)
-    cards = _parse_cards(data.get("cards"), players, rules)
-    _counts_from_cards(counts, cards, players, rules, end)
+    if dealer is None:
+        dealer_seat = 0
+    else:
+        found = seats.by_name.get(dealer) if type(dealer) is str else None
+        dealer_seat = found if found is not None else _seat(players, dealer, "dealer",
+                                                            "dealer")
+    end = parse_end(data.get("end"), players, rules, seats)
+    counts = _parse_counts(data.get("counts"), players, rules, end.kind, seats)
+    if data.get("cards") is not None:
+        cards = _parse_cards(data["cards"], players, rules)
+        _counts_from_cards(counts, cards, players, rules, end)
+    else:
+        cards = [None] * len(players)
     _check_counts_needed(counts, players, rules, end)
-    hand = Hand(rules, stake, multiplier, players, dealer_seat, end, tuple(counts),
-                tuple(cards))
+    hand = _make_hand(rules, stake, multiplier, players, dealer_seat, end, tuple(counts),
+                      tuple(cards))
     if end.kind == "deal" and not deal_claims(hand):
         raise HandError(_no_claim_message(hand), "counts")
     return hand
@@ -457,10 +510,11 @@ def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rul
         counts[seat] = 0
     if kind == "deal":
         _check_five_face_counts(counts, players, rules, end)
-    missing = missing_counts(kind, end.player, end.five_face_cards, players, rules,
-                             {players[s] for s, c in enumerate(counts) if c is not None})
-    if missing:
-        raise missing[0]
+    if None in counts:  # else every count is given, and none can be missing
+        missing = missing_counts(kind, end.player, end.five_face_cards, players, rules,
+                                 {players[s] for s, c in enumerate(counts) if c is not None})
+        if missing:
+            raise missing[0]
     if kind == "deal" and not any(c is not None for c in counts) and not end.five_face_cards:
         raise HandError(Message("counts.deal_needs_total"), "counts")
 
@@ -495,18 +549,27 @@ def _no_claim_message(hand: Hand) -> Message:
     return Message("deal.no_claim", given=given or Message("deal.these_cards"), wins=wins)
 
 
+_make_caught = maker(CaughtDrop)
+
+
 def catch_groups(hand: Hand) -> CaughtDrop | None:
     """For a drop: who caught whom (RULES.md §5), or None when the drop won."""
     counts = hand.counts
     dropper = hand.players.index(hand.end.player or "")
     mine = counts[dropper]
-    order = [s for s in hand.from_left if s != dropper]
-    lowest = min(map(counts.__getitem__, order))  # type: ignore[type-var]
+    lowest = min(counts[:dropper] + counts[dropper + 1:])  # type: ignore[type-var]
     assert mine is not None and lowest is not None
     if mine < lowest:
         return None
-    winners = tuple([s for s in order if counts[s] == lowest])
-    catchers = tuple([s for s in order if counts[s] <= mine])  # type: ignore[operator]
-    others = tuple([s for s in order if s not in winners])
-    return CaughtDrop(dropper, winners, catchers, others, counts, hand.from_left,
-                      hand.rules.catch_factor)
+    everyone = hand.from_left
+    winners: list[int] = []
+    catchers: list[int] = []
+    others: list[int] = []
+    for seat in everyone:
+        if seat != dropper:
+            count = counts[seat]
+            (winners if count == lowest else others).append(seat)
+            if count <= mine:  # type: ignore[operator]
+                catchers.append(seat)
+    return _make_caught(dropper, tuple(winners), tuple(catchers), tuple(others), counts,
+                        everyone, hand.rules.catch_factor)

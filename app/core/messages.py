@@ -111,6 +111,15 @@ class Message:
     def __hash__(self) -> int:
         return hash((self.id, tuple((k, str(v)) for k, v in self.params)))
 
+    def __reduce__(self) -> tuple[Callable[..., Message], tuple[str, dict[str, object]]]:
+        """Pickled as its id and values (an import's problems come back from the processes
+        that check its sessions), rendered only where it is read."""
+        return _message, (self.id, dict(self.params))
+
+
+def _message(msg_id: str, params: dict[str, object]) -> Message:
+    return Message(msg_id, **params)
+
 
 def join_and(items: Iterable[object]) -> Message:
     """``Ann, Bob, and Cy`` / ``Ann, Bob und Cy`` / ``Ann、Bob、Cy``: Babel's list pattern of

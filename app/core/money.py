@@ -88,22 +88,27 @@ class _Repeated(dict[str, Any]):
     key = ""
 
 
+def _repeated_key(pairs: list[tuple[str, Any]]) -> str:
+    seen: set[str] = set()
+    return next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) == len(pairs):
         return out
-    seen: set[str] = set()
     marked = _Repeated(out)
-    marked.key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+    marked.key = _repeated_key(pairs)
     return marked
 
 
 def refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An ``object_pairs_hook`` for a streaming decoder: a repeated key raises
-    :class:`DuplicateKeyError` (naming the key; the reader knows where it is)."""
-    out = _pairs(pairs)
-    if isinstance(out, _Repeated):
-        raise DuplicateKeyError(out.key)
+    :class:`DuplicateKeyError` (naming the key; the reader knows where it is). Called for
+    every object of a document: kept to a dict and a length in the usual case."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise DuplicateKeyError(_repeated_key(pairs))
     return out
 
 
@@ -240,6 +245,12 @@ def currency_places(currency: str | None) -> int:
     two."""
     code = currency_code(currency)
     return min(CENT_PLACES, get_currency_precision(code)) if code else CENT_PLACES
+
+
+def money_data(amount: Decimal, currency: str | None) -> str:
+    """An amount of ``currency`` as data carries it (JSON, CSV, payment links): a plain
+    decimal with the currency's places (yen ``500``, euros ``500.00``)."""
+    return f"{amount:.{currency_places(currency)}f}"
 
 
 def fits_currency(amount: Decimal, currency: str | None) -> bool:

@@ -6,13 +6,14 @@ explanation in plain sentences is built only when asked for (:attr:`Result.expla
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from .catches import Pay, find_catch
+from .catches import CATCH_SCHEMES, Pay
 from .explain import explain
+from .frozen import maker
 from .hand import Hand, catch_groups, deal_claims
 from .messages import Message, reading
 from .money import amount_formatter
@@ -99,25 +100,6 @@ def rule_text(rules: Rules, key: str) -> Message:
     return Message(f"rule.{key}", pays=w(pays or 0))
 
 
-#: (id of the rules, :func:`~app.core.messages.reading`) → (the rules, their texts by rule
-#: key): a table's few rules are put in words once per language, not once per payment.
-_RULE_WORDS: dict[tuple[int, object], tuple[Rules, dict[str, str]]] = {}
-
-
-def _rule_words(rules: Rules) -> dict[str, str]:
-    """The texts of ``rules``' rules by key, as far as asked yet (fill with
-    ``str(rule_text(rules, key))``), for the reader reading now."""
-    now = reading()
-    found = _RULE_WORDS.get((id(rules), now))
-    if found is not None and found[0] is rules:
-        return found[1]
-    if len(_RULE_WORDS) >= 1024:
-        _RULE_WORDS.clear()
-    words: dict[str, str] = {}
-    _RULE_WORDS[(id(rules), now)] = (rules, words)  # the rules kept: their id stays theirs
-    return words
-
-
 # -- the ends of a hand ----------------------------------------------------------------------
 
 def deal_tie(rules: Rules, index: int) -> str:
@@ -126,7 +108,7 @@ def deal_tie(rules: Rules, index: int) -> str:
     return rules.deal_wins[index].tie or rules.deal_tie
 
 
-def _deal(hand: Hand, n: int) -> tuple[str, list[int], list[_Pay], int]:
+def _deal(hand: Hand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
     rules = hand.rules
     claims = deal_claims(hand)
     pays_of = {seat: rules.deal_wins[index].pays for seat, index, _ in claims}
@@ -150,8 +132,23 @@ def _deal(hand: Hand, n: int) -> tuple[str, list[int], list[_Pay], int]:
         claims = [c for c in claims if c[0] == tied[0]]
     seat, index, _ = claims[0]
     m = rules.deal_wins[index].pays
-    return "deal_win", [seat], [(p, seat, m, f"deal.{index}") for p in hand.from_left
-                                if p != seat], m
+    return "deal_win", [seat], _each_pays(hand, seat, m, f"deal.{index}"), m
+
+
+#: (players, dealer, winner, multiple, rule key) → each other player's payment to the winner,
+#: from the dealer's left: the usual ends (a tonk out, a run out, a drop won) of a table.
+_EACH: dict[tuple[int, int, int, int, str], tuple[_Pay, ...]] = {}
+
+
+def _each_pays(hand: Hand, seat: int, m: int, key: str) -> tuple[_Pay, ...]:
+    """Every player but ``seat`` pays ``seat`` ``m`` under the rule ``key``."""
+    known = (len(hand.players), hand.dealer, seat, m, key)
+    pays = _EACH.get(known)
+    if pays is None:
+        if len(_EACH) >= 4096:
+            _EACH.clear()
+        pays = _EACH[known] = tuple([(p, seat, m, key) for p in hand.from_left if p != seat])
+    return pays
 
 
 def _tonk_out(hand: Hand) -> tuple[int, str]:
@@ -165,7 +162,7 @@ def _tonk_out(hand: Hand) -> tuple[int, str]:
     return rules.tonk_out_pays, "tonk_out"
 
 
-def _stock_out(hand: Hand, n: int) -> tuple[str, list[int], list[_Pay], int]:
+def _stock_out(hand: Hand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
     rules = hand.rules
     if rules.stock_out_pays == 0:
         return "dead", [], [], 0
@@ -175,11 +172,13 @@ def _stock_out(hand: Hand, n: int) -> tuple[str, list[int], list[_Pay], int]:
     if len(low) == n or (len(low) > 1 and rules.stock_out_tie == "draw"):
         return "draw", [], [], 0
     m = rules.stock_out_pays
+    if len(low) == 1:
+        return "stock_out", low, _each_pays(hand, low[0], m, "stock_out"), m
     return "stock_out", low, [(p, x, m, "stock_out") for x in low for p in hand.from_left
                               if p not in low], m
 
 
-def _outcome(hand: Hand) -> tuple[str, list[int], list[_Pay], int]:
+def _outcome(hand: Hand) -> tuple[str, list[int], Sequence[_Pay], int]:
     """(outcome, winner seats, payments in units, the win multiple for push-ups)."""
     end, rules = hand.end, hand.rules
     kind = end.kind
@@ -190,15 +189,14 @@ def _outcome(hand: Hand) -> tuple[str, list[int], list[_Pay], int]:
             m, key = _tonk_out(hand)
         else:
             m, key = rules.run_out_pays, "run_out"
-        return kind, [seat], [(p, seat, m, key) for p in hand.from_left if p != seat], m
+        return kind, [seat], _each_pays(hand, seat, m, key), m
     if kind == "drop":
         caught = catch_groups(hand)
         if caught is None:
             d = hand.players.index(end.player or "")
             m = rules.drop_win_pays
-            return "drop_won", [d], [(p, d, m, "drop_won") for p in hand.from_left
-                                     if p != d], m
-        winners, pays = find_catch(rules.catch).payout(caught)
+            return "drop_won", [d], _each_pays(hand, d, m, "drop_won"), m
+        winners, pays = CATCH_SCHEMES[rules.catch].payout(caught)
         return "caught", list(winners), pays, 1
     if kind == "stock_out":
         return _stock_out(hand, n)
@@ -207,28 +205,96 @@ def _outcome(hand: Hand) -> tuple[str, list[int], list[_Pay], int]:
     return "dead", [], [], 0
 
 
-def settle(hand: Hand) -> Result:
-    """Settle one valid hand: the payments, each with its rule, and every player's net."""
-    outcome, winners, pays, multiple = _outcome(hand)
-    players = hand.players
-    rules = hand.rules
-    winner_names = tuple(map(players.__getitem__, winners))
-    if rules.scoring == "push_ups":
-        factor = multiple * hand.multiplier
-        pushed = {p: 0 if (s in winners or not factor) else (hand.counts[s] or 0) * factor
-                  for s, p in enumerate(players)}
-        return Result(hand, outcome, winner_names, (), None, pushed, multiple)
-    unit = hand.stake if hand.multiplier == 1 else hand.stake * hand.multiplier
-    units = [0] * len(players)
-    payments = []
-    if pays:
-        words = _rule_words(rules)
+# -- money ---------------------------------------------------------------------------------
+
+_make_result = maker(Result)
+_new_payment = tuple.__new__
+_PaysKey = tuple[_Pay, ...]
+
+
+class _Purse:
+    """What one table pays with, for the reader reading now: its rules' texts by key (put in
+    words once, not once a payment) and its stake's multiples (``unit * k``, each worked out
+    once: a table pays the same few amounts hand after hand)."""
+
+    __slots__ = ("amounts", "rules", "stake", "words")
+
+    def __init__(self, rules: Rules, stake: Decimal, multiplier: int) -> None:
+        self.rules, self.stake = rules, stake  # kept: their ids stay theirs
+        self.words: dict[str, str] = {}
+        self.amounts = _Multiples(stake if multiplier == 1 else stake * multiplier)
+
+    def pay(self, players: tuple[str, ...], pays: _PaysKey
+            ) -> tuple[tuple[Payment, ...], dict[str, Decimal]]:
+        """The payments, in money and words, and every player's net."""
+        amounts, words, rules = self.amounts, self.words, self.rules
+        units = [0] * len(players)
+        payments = []
         for payer, payee, m, key in pays:
             units[payer] -= m
             units[payee] += m
             text = words.get(key)
             if text is None:
                 text = words[key] = str(rule_text(rules, key))
-            payments.append(Payment(players[payer], players[payee], unit * m, text, key))
-    net = dict(zip(players, map(unit.__mul__, units)))  # noqa: B905 (one length: the seats)
-    return Result(hand, outcome, winner_names, tuple(payments), net, None, multiple)
+            payments.append(_new_payment(Payment, (players[payer], players[payee], amounts[m],
+                                                   text, key)))
+        return tuple(payments), dict(zip(players, map(amounts.__getitem__, units)))  # noqa: B905
+
+
+class _Multiples(dict[int, Decimal]):
+    """A unit's multiples by how many (``unit * k``), each worked out on first use."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit: Decimal) -> None:
+        super().__init__()
+        self.unit = unit
+
+    def __missing__(self, k: int) -> Decimal:
+        amount = self[k] = self.unit * k
+        return amount
+
+
+#: (id of the rules, id of the stake, multiplier, :func:`~app.core.messages.reading`) → the
+#: table's purse (a stake written otherwise, ``1`` or ``1.00``, is another purse).
+_PURSES: dict[tuple[int, int, int, object], _Purse] = {}
+#: (purse, players, payments in units) → (payments, net): what a table's usual outcomes pay,
+#: settled once (a table sees the same few hand after hand); the net is copied when given out.
+_PAID: dict[tuple[_Purse, tuple[str, ...], _PaysKey],
+            tuple[tuple[Payment, ...], dict[str, Decimal]]] = {}
+_REMEMBERED = 4096
+
+
+def _purse(rules: Rules, stake: Decimal, multiplier: int) -> _Purse:
+    key = (id(rules), id(stake), multiplier, reading())
+    found = _PURSES.get(key)
+    if found is not None and found.rules is rules and found.stake is stake:
+        return found
+    if len(_PURSES) >= 1024:
+        _PURSES.clear()
+    found = _PURSES[key] = _Purse(rules, stake, multiplier)
+    return found
+
+
+def settle(hand: Hand) -> Result:
+    """Settle one valid hand: the payments, each with its rule, and every player's net."""
+    outcome, winners, pays, multiple = _outcome(hand)
+    players = hand.players
+    winner_names = tuple(map(players.__getitem__, winners))
+    if hand.rules.scoring == "push_ups":
+        factor = multiple * hand.multiplier
+        pushed = {p: 0 if (s in winners or not factor) else (hand.counts[s] or 0) * factor
+                  for s, p in enumerate(players)}
+        return _make_result(hand, outcome, winner_names, (), None, pushed, multiple, None)
+    purse = _purse(hand.rules, hand.stake, hand.multiplier)
+    if not pays:
+        return _make_result(hand, outcome, winner_names, (),
+                            dict.fromkeys(players, purse.amounts[0]), None, multiple, None)
+    key = (purse, players, tuple(pays))
+    paid = _PAID.get(key)
+    if paid is None:
+        if len(_PAID) >= _REMEMBERED:
+            _PAID.clear()
+        paid = _PAID[key] = purse.pay(players, key[2])
+    return _make_result(hand, outcome, winner_names, paid[0], dict(paid[1]), None, multiple,
+                        None)

@@ -188,7 +188,9 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     """A night at the table: players in seat order, stake, house rules, and its hands."""
 
     __tablename__ = "game_sessions"
-    __table_args__ = (UniqueConstraint("uid", name="uq_game_sessions_uid"),)
+    __table_args__ = (UniqueConstraint("uid", name="uq_game_sessions_uid"),
+                      # a league's sessions, newest first (its page lists 20 of thousands)
+                      Index("ix_game_sessions_league_created", "league_id", "created_at", "id"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     uid: Mapped[str] = mapped_column(String(32), default=new_uid)
     league_id: Mapped[int | None] = mapped_column(
@@ -372,7 +374,13 @@ class PlayerSessionStat(db.Model):  # type: ignore[name-defined,misc]
 
     __tablename__ = "player_session_stats"
     __table_args__ = (Index("ix_player_session_stats_league", "league_id", "played_at"),
-                      Index("ix_player_session_stats_player", "player_id", "played_at"))
+                      Index("ix_player_session_stats_player", "player_id", "played_at"),
+                      # What the league pages read, in their order and covering: standings
+                      # group by player and scoring, a player's record and the hands behind
+                      # a number take one player's rows by time; none reads the table.
+                      Index("ix_player_session_stats_record", "league_id", "player_id",
+                            "scoring", "played_at", "session_id", "hands", "net_minor",
+                            "hands_won", "tonks_out", "drops_won", "times_caught"))
     session_id: Mapped[int] = mapped_column(
         ForeignKey("game_sessions.id", ondelete="CASCADE"), primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)

@@ -1,31 +1,31 @@
 """The app's languages outside a request: where the compiled catalogues live
 (``translations/``, made by ``scripts/i18n.sh``), which language the environment asks for
-(``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), and the translators the command line
-hooks in: the core's messages by their id (the catalogue's context) and its own strings.
+(``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as :mod:`app.config` reads them), and
+the translators the command line hooks in: the core's messages by their id (the
+catalogue's context) and its own strings.
 The pages and the API choose per request instead (:func:`app.web.site.select_locale`)."""
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
 from babel.support import NullTranslations, Translations
 
+from ..config import LOCALE_VARIABLES, locale_settings
 from ..core.messages import Translator, set_translator
 
 #: Where the catalogues are: ``translations/<lang>/LC_MESSAGES/messages.{po,mo}``.
 TRANSLATIONS = Path(__file__).resolve().parent.parent.parent / "translations"
 #: The app's languages, English (the source) first.
 LANGUAGES = ("en", "de", "ja")
-_ENVIRONMENT = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 
 def environment_language(environ: Mapping[str, str] | None = None) -> str:
     """The first of the app's languages the environment names (``de_DE.UTF-8`` → ``de``;
     ``LANGUAGE`` may list several, ``ja:en``), else English."""
-    environ = os.environ if environ is None else environ
-    for name in _ENVIRONMENT:
+    environ = locale_settings() if environ is None else environ
+    for name in LOCALE_VARIABLES:
         for item in environ.get(name, "").split(":"):
             code = item.split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
             if code in LANGUAGES:

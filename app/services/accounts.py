@@ -73,7 +73,7 @@ def check_password(password: Any, field: str = "password") -> str:
 def create_user(email: Any, name: Any, password: Any) -> User:
     """A new account; the email must not be taken."""
     address = normal_email(email)
-    name = clean_text(name, AccountError, "name", "your name", 80)
+    name = clean_text(name, AccountError, "name", Message("account.what_name"), 80)
     check_password(password)
     if db.session.scalar(select(User.id).where(func.lower(User.email) == address)):
         raise AccountError(Message("account.email_taken"),
@@ -250,7 +250,7 @@ def reset_password(token: str, secret_key: str, new: Any) -> User:
 
 def create_token(user: User, label: Any) -> str:
     """A new personal API token for ``user``; returns the token, which is not stored."""
-    label = clean_text(label, AccountError, "label", "the token's name", 80)
+    label = clean_text(label, AccountError, "label", Message("token.what_name"), 80)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     db.session.add(ApiToken(user_id=user.id, label=label, token_hash=_digest(token)))
     db.session.commit()

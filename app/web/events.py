@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from ..db.models import EventTable
 from ..services.events import EventConflictError, keeper_author, keeper_table
-from ..services.sessions.ledger import get_hand, ledger_of, session_rules
+from ..services.sessions import get_hand, ledger_of, session_rules
 from . import bp
 from .form_tokens import once_per_form
 from .present import hand_row, recorded, table

@@ -38,7 +38,7 @@ from ..services.exchange import (
     payments_csv,
     players_csv,
 )
-from ..services.sessions.ledger import keeps_score, owned_session
+from ..services.sessions import keeps_score, owned_session
 from .site import login_required, me
 
 bp = Blueprint("exchange", __name__)

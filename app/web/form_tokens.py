@@ -2,7 +2,9 @@
 ``once`` field, beside the CSRF token), and a view decorated with :func:`once_per_form`
 carries out the first POST of it only. A double tap, a back-and-resubmit or a retry after a
 lost reply is sent on to where the first one went, with a note that it was saved once.
-How the tokens are kept is :mod:`app.db.idempotency`.
+The token is spent in the one commit of the change (and of where the form led, for a
+repeat): a commit that fails keeps neither, and the form can simply be sent again. How the
+tokens are kept is :mod:`app.db.idempotency`.
 """
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
-from flask import flash, g, make_response, redirect, request, url_for
+from flask import flash, g, make_response, redirect, request, session, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..core.errors import TonkError
 from ..db import idempotency
+from ..db.storage import change_waits, one_commit
 from ..extensions import db
 from .pagecache import fresh_once, marking, once_mark
 from .site import me
@@ -50,15 +53,21 @@ def once_per_form(view: View) -> View:
         if isinstance(held, idempotency.Replay):
             flash(_("That was sent twice: it is saved once."), "info")
             return redirect(held.location or url_for("web.index"))
+        flashed = list(session.get("_flashes", ()))
         try:
-            response = make_response(view(*args, **kwargs))
+            with one_commit():  # the change commits once, below, with its token
+                response = make_response(view(*args, **kwargs))
+            if response.status_code in (301, 302, 303) and response.location:
+                idempotency.finish(held, response.status_code, None, response.location)
+            elif change_waits():  # a change answered with a page: kept, with no place to
+                idempotency.finish(held, response.status_code, None, None)  # send a repeat
+            else:  # shown again with its errors: nothing saved; the page has a new token
+                idempotency.release(held)
         except BaseException:
             idempotency.release(held)
+            if session.get("_flashes", []) != flashed:  # nothing saved: say nothing of it
+                session["_flashes"] = flashed
             raise
-        if response.status_code in (301, 302, 303) and response.location:
-            idempotency.finish(held, response.status_code, None, response.location)
-        else:  # shown again with its errors: nothing was saved, and the page has a new token
-            idempotency.release(held)
         return cast(Response, response)
 
     return cast(View, wrapper)

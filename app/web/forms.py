@@ -31,7 +31,7 @@ from ..core.cards import DECKS, FACE_VALUES, deck_contents
 from ..core.hand import END_KINDS, count_mode, missing_counts, parse_players
 from ..core.money import parse_stake
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
-from ..services.sessions.ledger import parse_session_name
+from ..services.sessions import parse_session_name
 from .sidebets import Options, option_field, options_of_form, options_of_spec, spec_of_options
 
 Errors = dict[str, str]

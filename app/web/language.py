@@ -9,9 +9,10 @@ from flask import current_app, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
 
+from ..http.language import LANG_COOKIE
 from ..services.accounts import set_locale
 from . import bp
-from .site import LANG_COOKIE, me
+from .site import me
 
 ONE_YEAR = 365 * 24 * 3600
 

@@ -29,8 +29,7 @@ from ..core.money import MINUS, average_of_minor, average_places, format_number,
 from ..db.models import GameSession, League, Season
 from ..extensions import db
 from ..services import leagues as service
-from ..services.sessions.debts import open_debts_of_league, open_debts_of_player
-from ..services.sessions.ledger import is_league_admin
+from ..services.sessions import is_league_admin, open_debts_of_league, open_debts_of_player
 from .chart import chart_svg
 from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
 from .links import card_url

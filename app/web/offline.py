@@ -23,7 +23,7 @@ from ..core.errors import TonkError
 from ..db import idempotency
 from ..extensions import db
 from ..services.errors import NotFoundError, SessionClosedError
-from ..services.sessions.ledger import record_hand, session_rules
+from ..services.sessions import record_hand, session_rules
 from . import bp
 from .form_tokens import FIELD
 from .pagecache import csrf_token

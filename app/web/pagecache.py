@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 from flask import g, get_flashed_messages, session
 from flask_wtf.csrf import generate_csrf
 
-from ..services.sessions.live import StateCache
+from ..services.sessions import StateCache
 
 PAGES: StateCache[str] = StateCache(512)
 _CSRF_MARK = "csrf-" + secrets.token_hex(16)

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from ..db.models import GameSession, Hand
 from ..extensions import db
-from ..services.sessions.ledger import (
+from ..services.sessions import (
     ledger_of,
     owned_session,
     player_names,

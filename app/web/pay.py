@@ -27,7 +27,7 @@ from ..services.pay import (
     transfer_links,
     transfer_note,
 )
-from ..services.sessions.ledger import owned_session, player_names
+from ..services.sessions import owned_session, player_names
 from . import bp
 from .form_tokens import once_per_form
 from .site import login_required, me

@@ -37,7 +37,7 @@ from ..core.restate import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
 from ..db.models import GameSession, Hand
-from ..services.sessions.ledger import (
+from ..services.sessions import (
     counted_hands,
     history,
     rules_of,

@@ -13,7 +13,7 @@ from sqlalchemy.orm import selectinload
 from ..db.models import GameSession, Hand, League, Player, PlayerSessionStat, Season, User
 from ..extensions import db
 from ..services.leagues import Page, Window
-from ..services.sessions.ledger import started_by
+from ..services.sessions import started_by
 
 SESSIONS_PER_PAGE = 20
 HANDS_PER_PAGE = 25

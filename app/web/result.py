@@ -14,7 +14,7 @@ from flask_babel import ngettext
 
 from ..core.money import with_sign
 from ..db.models import GameSession
-from ..services.sessions.settleup import Ledger
+from ..services.sessions import Ledger
 from .pay import PayView
 from .present import money, standings
 

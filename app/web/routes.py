@@ -33,15 +33,18 @@ from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
 from ..services.errors import SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
-from ..services.sessions.debts import open_debts_of
-from ..services.sessions.ledger import (
+from ..services.sessions import (
+    Stamp,
+    StateCache,
     change_rules,
     correct_hand,
     create_session,
     get_hand,
     known_player_names,
     ledger_of,
+    open_debts_of,
     owned_session,
+    owned_stamp,
     player_names,
     record_hand,
     replace_share_link,
@@ -50,10 +53,11 @@ from ..services.sessions.ledger import (
     session_rules,
     session_stake,
     shared_session,
+    side_totals,
+    stamp_by_token,
+    stamp_of,
     void_hand,
 )
-from ..services.sessions.live import Stamp, StateCache, owned_stamp, stamp_by_token, stamp_of
-from ..services.sessions.pots import side_totals
 from . import bp
 from .chart import chart_svg
 from .form_tokens import once_per_form

@@ -7,8 +7,7 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
-from ..services.sessions.ledger import seated_names
-from ..services.sessions.seats import change_seats
+from ..services.sessions import change_seats, seated_names
 from . import bp
 from .form_tokens import once_per_form
 from .routes import open_session

@@ -13,18 +13,21 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
 from ..db.models import GameSession
-from ..services.sessions.archive import archived_sessions_of, delete_session, set_archived
-from ..services.sessions.debts import debts_of_session, mark_paid
-from ..services.sessions.ledger import (
+from ..services.sessions import (
+    archived_sessions_of,
     close_session,
+    debts_of_session,
+    delete_session,
     ledger_of,
+    mark_paid,
     owned_session,
     player_names,
     record_payment,
     session_rules,
+    set_archived,
+    side_totals,
     undo_payment,
 )
-from ..services.sessions.pots import side_totals
 from . import bp
 from .form_tokens import once_per_form
 from .forms import amount_text

@@ -13,6 +13,7 @@ from ..core.errors import TonkError
 from ..core.messages import join_and
 from ..db.models import User
 from ..extensions import db
+from ..http.language import browser_language
 from ..services.errors import NotFoundError, SessionClosedError
 from .present import amount, money, score
 
@@ -27,10 +28,6 @@ def me() -> User:
 def login_required(view: View) -> View:
     """Flask-Login's ``login_required``, typed: the view needs a signed-in account."""
     return cast(View, flask_login.login_required(view))
-
-
-#: The cookie that keeps the language chosen with the switcher (signed in or not).
-LANG_COOKIE = "lang"
 
 
 def select_locale() -> str | None:
@@ -52,10 +49,7 @@ def select_locale() -> str | None:
             chosen = getattr(g.get("token_user"), "locale", None)
     if chosen in languages:
         return str(chosen)
-    cookie = request.cookies.get(LANG_COOKIE)
-    if cookie in languages:
-        return cookie
-    return request.accept_languages.best_match(languages) or "en"
+    return browser_language(request.cookies, request.accept_languages, languages)
 
 
 def catalogue_translator(msg_id: str, template: str) -> str:

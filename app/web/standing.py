@@ -19,7 +19,7 @@ from ..core.names import name_key
 from ..core.placings import tie_break_words
 from ..db.models import Event
 from ..services import events as service
-from ..services.sessions.ledger import ledger_of
+from ..services.sessions import ledger_of
 from . import bp
 from .present import use_currency
 

@@ -60,7 +60,7 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update",
-            "--disable-sync"])
+            "--disable-sync", "--disable-gpu-compositing"])
         yield browser
         browser.close()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pathlib
 import re
 from decimal import Decimal
+from typing import Any
 
 #: axe-core from the npm registry (tests/browser/vendor/README.md), run in every page shot.
 AXE = pathlib.Path(__file__).with_name("vendor") / "axe.min.js"
@@ -46,20 +47,29 @@ def phone_page(browser, viewport=PHONE, **options):
     assert errors == [], f"uncaught script errors: {errors}"
 
 
-def axe_violations(page) -> list[dict]:
+def settled(page, function: str, arg: Any = None, seconds: float = 30) -> Any:
+    """``page.evaluate`` of a function that returns a promise (``function``: its source, e.g.
+    ``"async (arg) => …"``), raced against ``seconds``: Playwright's evaluate has no timeout
+    of its own, and a promise that never settles would hold the run, idle, for ever."""
+    return page.evaluate(f"""async (arg) => {{
+        const late = new Promise((_, no) => setTimeout(
+            () => no(new Error("no answer in {seconds:g} s")), {seconds * 1000:.0f}));
+        return await Promise.race([({function})(arg), late]);
+    }}""", arg)
+
+
+def axe_violations(page) -> list[dict[str, Any]]:
     """The serious and critical axe-core violations of the page as it is now (axe is put
     into the page through the browser's debugging protocol, so the page's own strict CSP
     stays on)."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE.read_text() + "\n;0")
-    found = page.evaluate("""async () => {
-        const late = new Promise((_, no) => setTimeout(() => no(new Error("axe: 60 s")), 60000));
-        const result = await Promise.race([axe.run(document, {resultTypes: ["violations"]}),
-                                           late]);
+    found = settled(page, """async () => {
+        const result = await axe.run(document, {resultTypes: ["violations"]});
         return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + ": " +
                                            (n.failureSummary || "").slice(0, 160))}));
-    }""")
+    }""", seconds=60)
     return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
@@ -73,7 +83,7 @@ def assert_accessible(page) -> None:
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
 
-def fill_hand(page, spec: dict) -> None:
+def fill_hand(page, spec: dict[str, Any]) -> None:
     page.locator(f"label[for='kind-{spec['kind']}']").click()
     if "player" in spec:
         page.locator(f"label[for='player-{PLAYERS.index(spec['player'])}']").click()
@@ -91,6 +101,23 @@ def fill_hand(page, spec: dict) -> None:
         row.locator(".picker .done").click()
     if spec.get("big_one"):
         page.locator("label[for='big_one']").click()
+
+
+def league_night(page, base: str, email: str) -> tuple[str, str]:
+    """Sign up, start the league "Thursday Tonk" (stake 0.25) and its session "Thursday
+    night" of PLAYERS; returns the league's and the session's addresses."""
+    sign_up(page, base, email)
+    page.goto(base + "/leagues/new")
+    page.fill("#name", "Thursday Tonk")
+    page.fill("#stake", "0.25")
+    page.get_by_role("button", name="Start the league").click()
+    league_url = page.url
+    page.get_by_role("link", name="+ New session in this league").click()
+    page.fill("#name", "Thursday night")
+    for i, name in enumerate(PLAYERS):
+        page.fill(f"#player-{i}", name)
+    page.get_by_role("button", name="Start the session").click()
+    return league_url, page.url
 
 
 def amounts(page, selector: str) -> dict[str, Decimal]:

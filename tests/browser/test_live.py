@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.helpers import DESKTOP, PHONE, sign_up
+from tests.browser.helpers import DESKTOP, PHONE, settled, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -66,11 +66,14 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     phone.get_by_role("button", name="Share…").click()
     assert phone.evaluate("window.sharedWith") == {"title": "Friday", "url": share_url}
     phone.get_by_role("button", name="Copy link").click()
-    assert phone.evaluate("navigator.clipboard.readText()") == share_url
+    assert settled(phone, "() => navigator.clipboard.readText()") == share_url
     assert "Copied" in phone.locator("#share-said").inner_text()
     before = phone.locator(".updated time").get_attribute("datetime")
-    phone.wait_for_timeout(3200)  # two polls at least, each answered 304: nothing changed
-    assert polls and set(polls) == {304}, polls
+    for _ in range(150):  # two polls at least (one each 1.5 s), each answered 304: nothing changed
+        if len(polls) >= 2:
+            break
+        phone.wait_for_timeout(100)
+    assert len(polls) >= 2 and set(polls) == {304}, polls
     shot("02-share-view-before", phone)
 
     keeper = page.context.new_page()  # the scorekeeper's page, open on another tab

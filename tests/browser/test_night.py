@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.browser.helpers import PLAYERS, fill_hand
 
 # Every kind of end. "counts" are typed where the page asks for them; "cards" are typed in
 # the cards box instead of a count; "picker" taps cards in the card picker.
-HANDS = [
+HANDS: list[dict[str, Any]] = [
     {"kind": "tonk_out", "player": "Ann", "counts": {"Bob": 12, "Cy": 3, "Dee": 20}},
     {"kind": "run_out", "player": "Bob", "counts": {"Ann": 7, "Cy": 10, "Dee": 4}},
     {"kind": "drop", "player": "Cy", "counts": {"Ann": 20, "Bob": 15, "Cy": 3, "Dee": 30}},
@@ -32,12 +33,12 @@ HANDS = [
     {"kind": "drop", "player": "Ann", "counts": {"Bob": 17, "Cy": 25},
      "cards": {"Dee": "KS QH 3C"}, "picker": {"Ann": ["AS", "2H"]}},
 ]
-CORRECTION = (4, {"kind": "drop", "player": "Dee",
+CORRECTION: tuple[int, dict[str, Any]] = (4, {"kind": "drop", "player": "Dee",
                   "counts": {"Ann": 15, "Bob": 12, "Cy": 9, "Dee": 4}})
 VOIDED = 2
 
 
-def as_data(spec: dict, dealer: str) -> dict:
+def as_data(spec: dict[str, Any], dealer: str) -> dict[str, Any]:
     """The hand as the core takes it (only what the page would send)."""
     end = {"kind": spec["kind"]}
     if "player" in spec:
@@ -67,6 +68,7 @@ def expected_totals(preset: str, stake: str) -> dict[str, Decimal]:
         hand = {k: v for k, v in hand.items() if v != {}}
         result = settle(parse_hand(hand))
         values = result.pushed if result.pushed is not None else result.net
+        assert values is not None  # one of the two is there
         for name in PLAYERS:
             totals[name] += Decimal(values[name])
     return totals

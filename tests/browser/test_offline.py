@@ -9,18 +9,19 @@ import json
 import re
 import urllib.request
 from decimal import Decimal
+from typing import Any
 
-from tests.browser.helpers import phone_page, sign_up
+from tests.browser.helpers import phone_page, settled, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy"]
-THREE = [  # a drop with counts, a tonk out, a dead hand
+THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
     {"kind": "drop", "player": "Cy", "counts": {"Ann": 20, "Bob": 15, "Cy": 3}},
     {"kind": "tonk_out", "player": "Bob"},
     {"kind": "dead"},
 ]
 
 
-def api(base: str, token: str, path: str, method: str = "GET", body: dict | None = None):
+def api(base: str, token: str, path: str, method: str = "GET", body: dict[str, Any] | None = None):
     request = urllib.request.Request(
         base + "/api/v1" + path, method=method,
         data=json.dumps(body).encode() if body is not None else None,
@@ -48,15 +49,17 @@ def night(page, base: str, email: str) -> tuple[str, int, str]:
 
 
 def kept_on_phone(page, session: str) -> None:
-    """Open the session page and the record form with the service worker in charge, so the
-    phone keeps them."""
+    """Open the session page, the record form and the home page with the service worker in
+    charge, so the phone keeps them (the home page seen at sign-up may have come before the
+    worker took charge: on a busy machine it did, and offline the phone had no home page)."""
     page.goto(session)
     page.wait_for_function("() => !!navigator.serviceWorker.controller")  # bounded wait
     page.goto(session + "/hands/new")
+    page.goto(session.split("/sessions/")[0] + "/")
     page.goto(session)
 
 
-def fill_hand(page, spec: dict) -> None:
+def fill_hand(page, spec: dict[str, Any]) -> None:
     page.locator(f"label[for='kind-{spec['kind']}']").click()
     if "player" in spec:
         page.locator(f"label[for='player-{PLAYERS.index(spec['player'])}']").click()
@@ -66,7 +69,7 @@ def fill_hand(page, spec: dict) -> None:
             box.fill(str(count))
 
 
-def record_offline(page, session: str, spec: dict, save: str = "Save hand") -> None:
+def record_offline(page, session: str, spec: dict[str, Any], save: str = "Save hand") -> None:
     page.goto(session + "/hands/new")
     fill_hand(page, spec)
     page.get_by_role("button", name=save).click()
@@ -74,7 +77,7 @@ def record_offline(page, session: str, spec: dict, save: str = "Save hand") -> N
     page.wait_for_selector("#outbox:not([hidden])")
 
 
-def stored(base: str, token: str, session_id: int) -> list[dict]:
+def stored(base: str, token: str, session_id: int) -> list[dict[str, Any]]:
     count = api(base, token, f"/sessions/{session_id}")
     n = count["hands"] + count["voided_hands"]
     return [api(base, token, f"/sessions/{session_id}/hands/{i}") for i in range(1, n + 1)]
@@ -90,7 +93,7 @@ def wait_stored(page, base: str, token: str, session_id: int, n: int, seconds: f
     return stored(base, token, session_id)
 
 
-def totals_equal_hands(base: str, token: str, session_id: int, hands: list[dict]) -> None:
+def totals_equal_hands(base: str, token: str, session_id: int, hands: list[dict[str, Any]]) -> None:
     ledger = api(base, token, f"/sessions/{session_id}/ledger")
     summed = dict.fromkeys(PLAYERS, Decimal(0))
     for hand in hands:
@@ -197,10 +200,12 @@ def test_two_phones_offline_on_one_session_each_hand_once_in_each_phones_order(
     for phone in (page, other):
         kept_on_phone(phone, session)
         phone.context.set_offline(True)
-    first = [{"kind": "drop", "player": "Ann", "counts": {"Ann": 4, "Bob": 20, "Cy": 18}},
-             {"kind": "tonk_out", "player": "Cy"}]
-    second = [{"kind": "dead"}, {"kind": "tonk_out", "player": "Ann"},
-              {"kind": "drop", "player": "Bob", "counts": {"Ann": 25, "Bob": 2, "Cy": 11}}]
+    first: list[dict[str, Any]] = [
+        {"kind": "drop", "player": "Ann", "counts": {"Ann": 4, "Bob": 20, "Cy": 18}},
+        {"kind": "tonk_out", "player": "Cy"}]
+    second: list[dict[str, Any]] = [
+        {"kind": "dead"}, {"kind": "tonk_out", "player": "Ann"},
+        {"kind": "drop", "player": "Bob", "counts": {"Ann": 25, "Bob": 2, "Cy": 11}}]
     for spec in first:
         record_offline(page, session, spec)
     for spec in second:
@@ -318,7 +323,7 @@ def test_signing_out_with_hands_not_sent_warns_first(live_server, page, shot):
     page.wait_for_selector("#outbox", state="hidden")
     page.get_by_role("button", name="Sign out").click()  # nothing waiting: no question
     page.wait_for_url(live_server + "/")
-    kept = page.evaluate("""() => caches.open("tonk-pages").then(c => c.keys())
+    kept = settled(page, """() => caches.open("tonk-pages").then(c => c.keys())
         .then(ks => ks.map(r => new URL(r.url).pathname))""")
     assert not [p for p in kept if p.startswith("/sessions")]  # cleared on sign-out
 

@@ -8,10 +8,19 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from typing import Any
 
 import pytest
 
-from tests.browser.helpers import ARTIFACTS, PLAYERS, fill_hand, phone_page, sign_up
+from tests.browser.helpers import (
+    ARTIFACTS,
+    PLAYERS,
+    fill_hand,
+    league_night,
+    phone_page,
+    settled,
+    sign_up,
+)
 
 zxingcpp = pytest.importorskip("zxingcpp", reason="decoding QR codes needs zxing-cpp")
 
@@ -25,7 +34,7 @@ def pdf_pages(pdf: bytes) -> int:
 def decode_qr(page, selector: str) -> str:
     """The text of the QR code (an inline SVG) at ``selector``, drawn on a canvas in the
     page and read by zxing-cpp from its grey pixels."""
-    grey = page.evaluate("""async (selector) => {
+    grey = settled(page, """async (selector) => {
         const svg = document.querySelector(selector);
         const xml = new XMLSerializer().serializeToString(svg);
         const img = new Image();
@@ -38,10 +47,12 @@ def decode_qr(page, selector: str) -> str:
         g.imageSmoothingEnabled = false;
         g.drawImage(img, 20, 20, size - 40, size - 40);
         const rgba = g.getImageData(0, 0, size, size).data, out = [];
-        for (let i = 0; i < rgba.length; i += 4) out.push(rgba[i] < 128 ? 0 : 255);
-        return out;
+        for (let i = 0; i < rgba.length; i += 4) out.push(rgba[i] < 128 ? "0" : "1");
+        return out.join("");
     }""", selector)
-    image = memoryview(bytes(grey)).cast("B", (600, 600))
+    # one character a pixel (an array of 360,000 numbers took Playwright a while to carry)
+    pixels = grey.encode().translate(bytes.maketrans(b"01", b"\x00\xff"))
+    image = memoryview(pixels).cast("B", (600, 600))
     found = zxingcpp.read_barcodes(image)
     assert found, f"no QR code read at {selector}"
     return found[0].text
@@ -88,7 +99,7 @@ def test_a_session_started_from_a_card(live_server, page, shot):
     assert "Chicago" in page.locator("h1").inner_text()
 
 
-def night(page, base: str, name: str, hands: list[dict], currency: str = "EUR") -> str:
+def night(page, base: str, name: str, hands: list[dict[str, Any]], currency: str = "EUR") -> str:
     """Start a session of Ann, Bob, Cy and Dee and record ``hands`` through the pages."""
     page.goto(base + "/sessions/new")
     page.fill("#name", name)
@@ -196,17 +207,7 @@ def test_the_print_pdf_of_a_30_hand_night(live_server, page, shot):
 
 
 def test_a_leagues_standings_on_paper(live_server, page, shot):
-    sign_up(page, live_server, "keeper-league-paper@example.com")
-    page.goto(live_server + "/leagues/new")
-    page.fill("#name", "Thursday Tonk")
-    page.fill("#stake", "0.25")
-    page.get_by_role("button", name="Start the league").click()
-    league_url = page.url
-    page.get_by_role("link", name="+ New session in this league").click()
-    page.fill("#name", "Thursday night")
-    for i, name in enumerate(PLAYERS):
-        page.fill(f"#player-{i}", name)
-    page.get_by_role("button", name="Start the session").click()
+    league_url, _night = league_night(page, live_server, "keeper-league-paper@example.com")
     for spec in ({"kind": "tonk_out", "player": "Ann"}, {"kind": "run_out", "player": "Dee"}):
         page.get_by_role("link", name="+ Record hand").click()
         fill_hand(page, spec)

@@ -5,9 +5,11 @@ on the player's page, and marked paid there.
 """
 from __future__ import annotations
 
-from tests.browser.helpers import PLAYERS, fill_hand, sign_up, submit, transfers
+from typing import Any
 
-NIGHT = [
+from tests.browser.helpers import fill_hand, league_night, sign_up, submit, transfers
+
+NIGHT: list[dict[str, Any]] = [
     {"kind": "tonk_out", "player": "Ann"},
     {"kind": "drop", "player": "Ann", "counts": {"Ann": 5, "Bob": 3, "Cy": 20, "Dee": 20}},
     {"kind": "drop", "player": "Bob", "counts": {"Ann": 20, "Bob": 5, "Cy": 20, "Dee": 3}},
@@ -16,20 +18,7 @@ NIGHT = [
 
 
 def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot):
-    sign_up(page, live_server, "keeper-settle@example.com")
-
-    page.goto(live_server + "/leagues/new")
-    page.fill("#name", "Thursday Tonk")
-    page.fill("#stake", "0.25")
-    page.get_by_role("button", name="Start the league").click()
-    league_url = page.url
-
-    page.get_by_role("link", name="+ New session in this league").click()
-    page.fill("#name", "Thursday night")
-    for i, name in enumerate(PLAYERS):
-        page.fill(f"#player-{i}", name)
-    page.get_by_role("button", name="Start the session").click()
-    session_url = page.url
+    league_url, session_url = league_night(page, live_server, "keeper-settle@example.com")
     for spec in NIGHT:
         page.get_by_role("link", name="+ Record hand").click()
         fill_hand(page, spec)

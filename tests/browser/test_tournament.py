@@ -10,6 +10,7 @@ import re
 from decimal import Decimal
 
 from tests.browser.helpers import DESKTOP, PHONE, sign_up
+from tests.helpers import matched
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
 
@@ -145,7 +146,7 @@ def test_tournament_day(live_server, browser, page, shot):
     lines = page.locator("#prizes .prize-lines li").all_inner_texts()
     assert lines[0] == f"Place 1 · {first}: $100.00"
     assert lines[1] == f"Place 2 · {second[0]} and {second[1]}: $50.00 each"
-    pool = Decimal(re.search(r"pool \$([\d.,]+)", page.inner_text("#prizes")).group(1))
+    pool = Decimal(matched(r"pool \$([\d.,]+)", page.inner_text("#prizes")).group(1))
     paid = Decimal(100) + 2 * Decimal(50)
     assert pool == Decimal(200) == paid
     shot("05-results")

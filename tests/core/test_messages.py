@@ -12,10 +12,18 @@ import pytest
 from app.core import Message, TonkError, parse_hand, set_translator, settle
 from app.core.catalogue import CATALOGUE
 from app.core.catches import CATCH_SCHEMES
+from app.core.messages import in_english
 from app.core.rules import OPTIONS, PRESETS
+from app.core.settle import rule_text
 from app.core.sources import SOURCES
 
-CORE = pathlib.Path(__file__).resolve().parents[2] / "app" / "core"
+APP = pathlib.Path(__file__).resolve().parents[2] / "app"
+CORE = APP / "core"
+#: Where words for a person are built from message ids: the core, the database layer and
+#: every service (the night's money, leagues, accounts, events, payments, import and export,
+#: backup and restore).
+SPEAKING = sorted([*CORE.glob("*.py"), *(APP / "db").glob("*.py"),
+                   *(APP / "services").rglob("*.py")])
 HAND = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"],
         "dealer": "Dee", "end": {"kind": "drop", "player": "Bob"},
         "counts": {"Ann": 12, "Bob": 9, "Cy": 9, "Dee": 30}}
@@ -23,7 +31,7 @@ HAND = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"
 
 def test_every_literal_message_id_is_in_the_catalogue():
     used = set()
-    for path in CORE.glob("*.py"):
+    for path in APP.rglob("*.py"):
         used |= set(re.findall(r'Message\(\s*"([^"]+)"', path.read_text()))
     assert used, "the core builds messages"
     assert sorted(used - set(CATALOGUE)) == []
@@ -42,27 +50,52 @@ def test_the_registries_have_their_words():
 
 DOMAIN_ERRORS = {"TonkError", "RulesError", "UnknownPresetError", "UnknownOptionError",
                  "CardError", "HandError", "TransferError", "error", "DrawError",
-                 "StandingsError", "PrizeError"}
+                 "StandingsError", "PrizeError", "ExchangeError", "ReadError", "BackupError",
+                 "NotFoundError", "_Bad", "_Unfit", "LedgerError", "SessionClosedError",
+                 "VersionConflictError", "NotEmptyError", "EventError", "EventConflictError",
+                 "AccountError", "LeagueError", "LeagueNotFoundError", "PayError",
+                 "EventNotFoundError", "KeyReusedError", "InProgressError", "VersionError"}
+#: What notes a problem for a person without raising it: an import's report, a restore's
+#: first refusal.
+PROBLEM_NOTES = {"problem", "refuse"}
 
 
-def _raised_text(node: ast.Raise) -> bool:
-    """``raise HandError("english …")`` or with an f-string: a domain error (for a person)
-    whose words are not from the catalogue."""
-    call = node.exc
-    if not isinstance(call, ast.Call) or not call.args:
+def _english(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+def _said_in_place(call: ast.Call) -> bool:
+    """``HandError("english …")`` (raised or not), ``importer.problem(f"…")``, what a text
+    is called in ``clean_text(value, error, field, "the reason", …)``: words for a person
+    that are not from the catalogue."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "clean_text":
+        return len(call.args) > 3 and _english(call.args[3])
+    if not call.args or not (isinstance(func, ast.Name) and func.id in DOMAIN_ERRORS or
+                             isinstance(func, ast.Attribute) and func.attr in PROBLEM_NOTES):
         return False
-    name = call.func.id if isinstance(call.func, ast.Name) else ""
-    first = call.args[0]
-    return name in DOMAIN_ERRORS and (isinstance(first, ast.JoinedStr) or (
-        isinstance(first, ast.Constant) and isinstance(first.value, str)))
+    return _english(call.args[0])
 
 
-@pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
-def test_core_errors_are_built_from_message_ids(path):
+@pytest.mark.parametrize("path", SPEAKING, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_errors_are_built_from_message_ids(path):
     tree = ast.parse(path.read_text())
     raw = [node.lineno for node in ast.walk(tree)
-           if isinstance(node, ast.Raise) and _raised_text(node)]
-    assert raw == [], f"{path.name}: English raised in place on lines {raw}"
+           if isinstance(node, ast.Call) and _said_in_place(node)]
+    assert raw == [], f"{path.name}: English said in place on lines {raw}"
+
+
+def test_the_check_finds_english_said_in_place():
+    said = [node for node in ast.walk(ast.parse(
+        'raise ExchangeError(f"season {i} must be a JSON object")\n'
+        'self.problem("the file has no format")\n'
+        'raise BackupError(Message("restore.cut"))\n'
+        'raise RuntimeError(f"a crash, for a developer {x}")\n'
+        'clean_text(label, AccountError, "label", "the token\'s name", 80)\n'
+        'clean_text(label, AccountError, "label", Message("token.what_name"), 80)\n'))
+        if isinstance(node, ast.Call) and _said_in_place(node)]
+    assert [node.lineno for node in said] == [1, 2, 5]
 
 
 def test_a_translator_reaches_explanations_and_errors():
@@ -76,6 +109,23 @@ def test_a_translator_reaches_explanations_and_errors():
     finally:
         set_translator(None)
     assert settle(parse_hand(HAND)).explanation[0].startswith("Bob dropped with 9")
+
+
+def test_payments_are_worded_for_the_reader_of_the_moment():
+    """A table's rule words are kept per reader (issue 21): the same hand, settled again
+    under another translator or in English, is worded for that reader."""
+    hand = parse_hand(HAND)
+    english = [p.rule for p in settle(hand).payments]
+    set_translator(lambda msg_id, template: "<" + template + ">")
+    try:
+        assert [p.rule for p in settle(hand).payments] == [
+            str(rule_text(hand.rules, p.key)) for p in settle(hand).payments]
+        assert all(p.rule.startswith("<") for p in settle(hand).payments)
+        with in_english():
+            assert [p.rule for p in settle(hand).payments] == english
+    finally:
+        set_translator(None)
+    assert [p.rule for p in settle(hand).payments] == english
 
 
 def test_messages_are_values():

@@ -119,6 +119,7 @@ def test_a_caught_dropper_never_gains_and_higher_counts_never_gain(hand):
                 if hand.count(player) > mine:
                     assert result.net[player] <= 0, player
     else:
+        assert result.pushed is not None  # push-ups: no money, pushes
         assert result.pushed[dropper] >= 0
 
 

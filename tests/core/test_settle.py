@@ -97,7 +97,7 @@ def test_low_deal_conflicts(spec, expect):
 def test_all_paid_deal_when_everyone_claims_is_a_draw():
     result = settle(hand(rules="washington", stake="1", players=["Ann", "Bob"], dealer="Ann",
                          end={"kind": "deal"}, counts={"Ann": 50, "Bob": 10}))
-    assert result.outcome == "draw" and result.net == {"Ann": 0, "Bob": 0}
+    assert result.outcome == "draw" and result.net == {"Ann": Decimal(0), "Bob": Decimal(0)}
 
 
 def test_push_ups_deal_win_pushes_by_the_highest_win_multiple():
@@ -125,6 +125,24 @@ def test_stock_out_everyone_tied_is_a_draw():
 def test_rules_resolve_once_and_are_shared():
     assert resolve_rules({"preset": "pagat", "catch": "alt3"}) is \
         resolve_rules({"catch": "alt3", "preset": "pagat"})
+
+
+def test_a_result_owns_its_net_and_a_stake_keeps_its_places():
+    """What a table's outcomes pay is kept (issue 21): each result still gets a net of its
+    own, and a stake of 1 under points is not taken for 1.00 under money."""
+    first = settle(hand()).net
+    assert isinstance(first, dict)
+    first["Ann"] = Decimal(99)
+    second = settle(hand()).net
+    assert second is not None and second["Ann"] == Decimal("-0.25")
+    money = settle(hand(stake="1")).net
+    points = settle(hand(stake="1", rules={"preset": "pagat", "scoring": "points"})).net
+    assert money is not None and points is not None
+    assert str(money["Ann"]) == "-1.00" and str(points["Ann"]) == "-1"
+    paid = settle(hand(stake="1")).payments[0].amount
+    assert str(paid) == "2.00"
+    assert str(settle(hand(stake="1", rules={"preset": "pagat", "scoring": "points"}))
+               .payments[0].amount) == "2"
 
 
 def test_every_preset_settles_a_drop():

@@ -4,6 +4,7 @@ package; the pages, the API and the command line use these names only."""
 from ..errors import EventConflictError, EventError
 from .export import export_event, standings_csv
 from .rounds import (
+    MAX_SEED,
     close_round,
     draw_next_round,
     get_round,
@@ -16,6 +17,9 @@ from .rounds import (
     table_of_session,
 )
 from .setup import (
+    MAX_HANDS,
+    MAX_ROUNDS,
+    SCORINGS,
     EventNotFoundError,
     active_players,
     board_event,
@@ -34,7 +38,8 @@ from .setup import (
 from .standings import fees_paid, prizes_of, records, standings_of, table_revisions
 
 __all__ = [
-    "EventConflictError", "EventError", "EventNotFoundError", "active_players", "board_event",
+    "MAX_HANDS", "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "EventConflictError", "EventError",
+    "EventNotFoundError", "active_players", "board_event",
     "check_in", "close_round", "create_event", "draw_next_round", "event_rules", "events_of",
     "export_event", "fees_paid", "find_player", "get_round", "get_table", "keeper_author",
     "keeper_table", "league_names", "open_round", "owned_event", "payout_of", "prizes_of",

@@ -24,7 +24,7 @@ from ...db.ids import MAX_ID
 from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import EventConflictError, EventError
-from ..sessions.ledger import close_session, counted_hands, new_share_token, start_session
+from ..sessions import close_session, counted_hands, new_share_token, start_session
 from .setup import EventNotFoundError, active_players, event_rules, locked
 from .standings import seated_at, standings_of
 

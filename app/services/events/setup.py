@@ -28,7 +28,7 @@ from ...db.models import Event, EventPlayer, Player, User, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
 from ..errors import EventConflictError, EventError, NotFoundError
-from ..sessions.ledger import is_league_admin, keeps_score_of, parse_currency
+from ..sessions import is_league_admin, keeps_score_of, parse_currency
 
 MAX_EVENT_NAME = 80
 MAX_ROUNDS = 20

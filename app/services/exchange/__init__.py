@@ -33,19 +33,21 @@ and read back session by session, so that neither side holds a large league in m
 The importer writes exactly the rows the ledger would have written hand by hand (running
 totals, entries, session records, every version) but in bulk: SQLAlchemy Core inserts in
 batches with ids taken up front, each session's arithmetic done once in Python with the
-ledger's own helpers (:func:`~app.services.sessions.ledger.seat_nets`,
-:func:`~app.services.sessions.ledger.seat_parts`,
-:func:`~app.services.sessions.ledger.stat_counts`). One transaction: any problem,
-and nothing is imported.
+ledger's own helpers (:func:`~app.core.parts.seat_nets`,
+:func:`~app.core.parts.seat_parts`, :func:`~app.core.parts.stat_counts`). One transaction:
+any problem, and nothing is imported.
 
 The package, module by job: :mod:`.common` (format, limits, times), :mod:`.export` (the
 document), :mod:`.spreadsheet` (CSV), :mod:`.reader` (reading a document session by
-session), :mod:`.check` (every hand settled again, no database), :mod:`.importer` (the bulk
-writer), :mod:`.parallel` (checking in other processes), :mod:`.run` (the entry points).
+session), :mod:`.verify` (every hand settled again, no database), :mod:`.rows` (a checked
+session's rows, ids left out, made where it was checked), :mod:`.importer` (the bulk
+writer), :mod:`.parallel` (checking in other processes), :mod:`.run` (the entry points),
+:mod:`.demo` (a demo league made through the importer).
 """
 from __future__ import annotations
 
 from .common import FORMAT, MAX_PROBLEMS, VERSION, ExchangeError, iso, parse_time
+from .demo import describe_demo, make_demo, owner_account
 from .export import (
     export_league,
     export_session,
@@ -61,7 +63,8 @@ from .spreadsheet import NUMBER, csv_players, hands_csv, payments_csv, players_c
 
 __all__ = ["FORMAT", "MAX_PROBLEMS", "NUMBER", "VERSION", "ExchangeError", "FileShare",
            "ImportReport", "Importer", "Share", "check_elsewhere", "csv_players",
-           "default_jobs", "export_league", "export_session", "exportable_league",
-           "hands_csv", "import_file", "import_path", "iso", "league_session_ids",
+           "default_jobs", "describe_demo", "export_league", "export_session", "exportable_league",
+           "hands_csv", "import_file",
+           "make_demo", "owner_account", "import_path", "iso", "league_session_ids",
            "may_export_league", "no_gc_pauses", "parse_time", "payments_csv", "players_csv",
            "write_document"]

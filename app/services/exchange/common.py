@@ -9,6 +9,7 @@ from typing import Any
 
 from ...core import TonkError
 from ...core.dates import check_year, parse_day
+from ...core.messages import Message
 from ...core.parts import STAT_FIELDS, Part
 from ...db.types import as_utc
 
@@ -39,23 +40,26 @@ def iso(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
 
-def parse_time(value: Any, what: str) -> datetime:
+def field_of(owner: Message, field: str) -> Message:
+    """What a message names: ``payment 3's at`` (a key of the document, in its owner)."""
+    return Message("import.what.of", owner=owner, field=field)
+
+
+def parse_time(value: Any, what: str | Message) -> datetime:
     """ISO 8601 text → an aware UTC time (a time without an offset is read as UTC)."""
     if not isinstance(value, str):
-        raise ExchangeError(f"{what} must be a time like \"2025-01-31T20:15:00+00:00\", "
-                            f"not {value!r}")
+        raise ExchangeError(Message("import.time", what=what, value=repr(value)))
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise ExchangeError(f"{what} must be a time like \"2025-01-31T20:15:00+00:00\", "
-                            f"not {value!r}") from None
+        raise ExchangeError(Message("import.time", what=what, value=repr(value))) from None
     check_year(moment.date(), ExchangeError, None, what)
     return as_utc(moment)
 
 
-def read_day(value: Any, what: str) -> date:
+def read_day(value: Any, what: str | Message) -> date:
     if not isinstance(value, str):
-        raise ExchangeError(f"{what} must be a day like \"2025-01-31\", not {value!r}")
+        raise ExchangeError(Message("import.day", what=what, value=repr(value)))
     return parse_day(value, ExchangeError, None, what)
 
 

@@ -27,7 +27,10 @@ from ...core.transfers import fewest_transfers
 from ...db.models import User
 from ...extensions import db
 from ..accounts import create_user, normal_email
-from . import FORMAT, VERSION, Importer, ImportReport, check_elsewhere, iso, no_gc_pauses
+from .common import FORMAT, VERSION, iso
+from .importer import Importer, ImportReport
+from .parallel import check_elsewhere
+from .run import no_gc_pauses
 
 DEFAULT_HANDS = 100_000
 PLAYERS = ("Ann", "Bob", "Cy", "Dee", "Eve", "Flo", "Gus", "Hal", "Ida", "Jo", "Kat", "Lou",
@@ -378,7 +381,7 @@ def make_demo(user: User, *, hands: int = DEFAULT_HANDS, seed: int = 1, jobs: in
         return importer.finish(), facts
 
 
-def describe(facts: DemoFacts) -> list[str]:
+def describe_demo(facts: DemoFacts) -> list[str]:
     """What a demo league holds, in a few lines."""
     return [
         f"{facts.sessions} sessions, {facts.hands} hands ({facts.corrected} corrected, "

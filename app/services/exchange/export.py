@@ -9,7 +9,8 @@ from typing import IO, Any
 
 from sqlalchemy import select
 
-from ...core.money import from_minor
+from ...core.messages import Message
+from ...core.money import from_minor, money_data
 from ...db.ids import row_by_id
 from ...db.models import (
     GameSession,
@@ -24,7 +25,7 @@ from ...db.models import (
 )
 from ...extensions import db
 from ..errors import NotFoundError
-from ..sessions.ledger import is_league_admin
+from ..sessions import is_league_admin
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
 from .settling import payment_extra, session_extras
 
@@ -54,7 +55,7 @@ def exportable_league(user: User, league_id: int) -> League:
     """The league ``league_id`` if ``user`` runs it, else :class:`NotFoundError`."""
     league = row_by_id(League, league_id)
     if league is None or not may_export_league(user, league):
-        raise NotFoundError(f"there is no league {league_id} that you run")
+        raise NotFoundError(Message("league.not_yours", league_id=league_id))
     return league
 
 
@@ -71,7 +72,7 @@ def _league_json(league: League) -> str:
     return _obj(
         ("uid", league.uid), ("name", league.name), ("created_at", iso(league.created_at)),
         ("currency", league.currency),
-        ("stake", str(from_minor(league.stake_minor))),
+        ("stake", money_data(from_minor(league.stake_minor), league.currency)),
         ("rules", _Raw(league.rules_json)),
         ("side_bets", _Raw(league.side_bets_json or "{}")),
         ("seasons", [{"name": s.name, "starts_on": s.starts_on.isoformat(),
@@ -156,7 +157,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
             ("uid", s.uid), ("name", s.name), ("played_at", iso(s.created_at)),
             ("closed_at", iso(s.closed_at) if s.closed_at is not None else None),
             ("currency", s.currency),
-            ("stake", str(from_minor(s.stake_minor))),
+            ("stake", money_data(from_minor(s.stake_minor), s.currency)),
             ("rules", _Raw(s.rules_json)), ("players", names),
             ("seated", [seat.name for seat in sorted(
                 (seat for seat in seats[session_id] if seat.left_at is None),
@@ -165,27 +166,29 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                       if seat.left_at is not None}),
             ("next_dealer", names[s.next_dealer] if names else None),
             ("side_bets", _Raw(s.side_bets_json or "{}")),
-            ("pots", _pots(s.pots_json, s.side_bets_json)),
-            ("totals", {seat.name: str(from_minor(seat.total_minor))
+            ("pots", _pots(s.pots_json, s.side_bets_json, s.currency)),
+            ("totals", {seat.name: money_data(from_minor(seat.total_minor), s.currency)
                         for seat in seats[session_id]}),
             ("hands", hand_list),
             ("payments", [{"from": names[p.payer_seat], "to": names[p.payee_seat],
-                           "amount": str(from_minor(p.amount_minor)), "at": iso(p.created_at),
+                           "amount": money_data(from_minor(p.amount_minor), s.currency),
+                           "at": iso(p.created_at),
                            **payment_extra(p, along)}
                           for p in payments[session_id]]),
             ("rules_changes", _array(
                 _obj(("from_hand", c.from_hand), ("rules", _Raw(c.rules_json)),
-                     ("stake", str(from_minor(c.stake_minor))),
+                     ("stake", money_data(from_minor(c.stake_minor), s.currency)),
                      ("at", iso(c.created_at)))
                 for c in changes[session_id])),
             *extras[session_id])
 
 
-def _pots(pots_json: str | None, side_bets_json: str | None) -> dict[str, str]:
+def _pots(pots_json: str | None, side_bets_json: str | None, currency: str | None
+          ) -> dict[str, str]:
     """Money waiting in each pot, as decimal strings (what a reader sees; an import
     replays the hands' side bets to fill the pots again)."""
     held = {bet: sum(minor for _seat, minor in paid)
             for bet, paid in json.loads(pots_json or "{}").items()}
     bets = list(json.loads(side_bets_json or "{}")) + [b for b in held if b not in
                                                        json.loads(side_bets_json or "{}")]
-    return {bet: str(from_minor(held.get(bet, 0))) for bet in bets}
+    return {bet: money_data(from_minor(held.get(bet, 0)), currency) for bet in bets}

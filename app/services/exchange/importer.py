@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ...core import Rules, TonkError, resolve_rules
+from ...core.messages import Message
 from ...core.money import parse_stake, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...db.models import (
@@ -39,24 +40,25 @@ from ...db.models import (
     utcnow,
 )
 from ...db.storage import begin_write
+from ...db.types import UTCDateTime
 from ...extensions import db
-from ..sessions.ledger import is_league_admin, parse_currency
-from ..sessions.pots import side_bets_text
+from ..sessions import is_league_admin, parse_currency, side_bets_text
 from .common import (
     FORMAT,
     IMPORT_BATCH_HANDS,
     MAX_LEAGUE_NAME,
     MAX_PROBLEMS,
     MAX_SEASON_NAME,
-    PART,
     READS,
     VERSION,
     ExchangeError,
+    field_of,
     parse_time,
     read_day,
 )
-from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, after_write, debt_rows, payment_rows
-from .verify import Checked, CheckedSession, Checker, league_name_of, read_list, read_uid, where_of
+from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time
+from .settling import after_write
+from .verify import Checked, Checker, league_name_of, read_list, read_uid, where_of
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +139,7 @@ class Importer:
         self.batch_hands = batch_hands
         self.report = ImportReport()
         self.league_id: int | None = None
-        self._pending: list[tuple[int, str | None, str, Any]] = []
+        self._pending: list[tuple[int, str | None, str | Message, Any]] = []
         self._pending_hands = 0
         self._count = 0
         self._seen: set[str] = set()
@@ -151,7 +153,15 @@ class Importer:
         # SQLite has one write lock for the whole database: read and check everything
         # first, keeping the checked batches in a file, and hold the lock only to write.
         self._spill: IO[bytes] | None = None
-        self._deferred = db.engine.dialect.name == "sqlite"
+        dialect = db.engine.dialect
+        self._deferred = dialect.name == "sqlite"
+        #: How the rows' times are written (:mod:`.rows`): on SQLite already as stored,
+        #: when that is exactly what the dialect would store.
+        self.when: Moment = as_is
+        if dialect.name == "sqlite":
+            process = UTCDateTime().dialect_impl(dialect).bind_processor(dialect)
+            if process is not None and _faster(process) is sqlite_time:
+                self.when = sqlite_time
 
     # -- problems ----------------------------------------------------------------------------
 
@@ -159,10 +169,11 @@ class Importer:
     def failed(self) -> bool:
         return bool(self.report.problems)
 
-    def problem(self, message: str) -> None:
-        """Note a problem (the import will not be committed); the first 100 are listed."""
+    def problem(self, message: str | Message) -> None:
+        """Note a problem (the import will not be committed); the first 100 are listed, in
+        the reader's language."""
         if len(self.report.problems) < MAX_PROBLEMS:
-            self.report.problems.append(_brief(message))
+            self.report.problems.append(_brief(str(message)))
         else:
             self.report.more_problems += 1
 
@@ -174,46 +185,50 @@ class Importer:
         self._started = True
         fmt, version = header.get("format"), header.get("version")
         if fmt != FORMAT:
-            self.problem('this is not a Tonk Tally export: it does not say "format": '
-                         f'"{FORMAT}"' + (f" (it says {fmt!r})" if fmt is not None else ""))
+            self.problem(Message("import.other_format", format=FORMAT, value=repr(fmt))
+                         if fmt is not None else Message("import.no_format", format=FORMAT))
             return False
         if isinstance(version, bool) or version not in READS:
-            self.problem(f"this export is version {version!r} of the format; this app reads "
-                         f"versions {READS[0]} to {VERSION}" if version is not None else
-                         "the file does not say which version of the format it is")
+            self.problem(Message("import.version", version=repr(version), first=READS[0],
+                                 last=VERSION) if version is not None else
+                         Message("import.no_version"))
             return False
         league = header.get("league")
         if league is not None:
             try:
                 self._league(league)
             except TonkError as exc:
-                self.problem(f"league {league_name_of(league)}: {exc.message}")
+                self.problem(Message("import.of_league", league=league_name_of(league),
+                                     problem=exc.said))
                 return False
         return True
 
     def _league(self, doc: Any) -> None:
         if not isinstance(doc, Mapping):
-            raise ExchangeError("the league must be a JSON object, or null")
-        uid = read_uid(doc.get("uid"), "the league")
-        name = clean_text(doc.get("name"), ExchangeError, "name", "the league's name",
-                          MAX_LEAGUE_NAME)
+            raise ExchangeError(Message("import.league_object"))
+        uid = read_uid(doc.get("uid"), Message("import.what.the_league"))
+        name = clean_text(doc.get("name"), ExchangeError, "name",
+                          Message("league.what_name"), MAX_LEAGUE_NAME)
         rules = resolve_rules(doc.get("rules"))
         stake = parse_stake(doc.get("stake"), rules)
         currency = parse_currency(doc.get("currency"))
         side_bets = side_bets_text(doc.get("side_bets"), stake=stake, rules=rules,
                                    currency=currency)
-        created = (parse_time(doc["created_at"], "the league's created_at")
+        created = (parse_time(doc["created_at"],
+                              field_of(Message("import.what.the_league"), "created_at"))
                    if doc.get("created_at") is not None else utcnow())
         seasons = []
         for i, s in enumerate(read_list(doc.get("seasons"), "seasons")):
             if not isinstance(s, Mapping):
-                raise ExchangeError(f"season {i + 1} must be a JSON object")
+                raise ExchangeError(Message("import.season_object", number=i + 1))
             season_name = clean_text(s.get("name"), ExchangeError, "name",
-                                     f"season {i + 1}'s name", MAX_SEASON_NAME)
-            starts = read_day(s.get("starts_on"), f"season {season_name}'s starts_on")
-            ends = read_day(s.get("ends_on"), f"season {season_name}'s ends_on")
+                                     Message("import.what.season_name", number=i + 1),
+                                     MAX_SEASON_NAME)
+            season = Message("import.what.season", season=season_name)
+            starts = read_day(s.get("starts_on"), field_of(season, "starts_on"))
+            ends = read_day(s.get("ends_on"), field_of(season, "ends_on"))
             if ends < starts:
-                raise ExchangeError(f"season {season_name} ends before it starts")
+                raise ExchangeError(Message("import.season_order", season=season_name))
             seasons.append((season_name, starts, ends))
         members: dict[str, tuple[str, datetime]] = {}
         for i, m in enumerate(read_list(doc.get("members"), "members"), start=1):
@@ -221,10 +236,12 @@ class Importer:
             if isinstance(m, Mapping):
                 raw = m.get("name")
                 if m.get("joined_at") is not None:
-                    joined = parse_time(m["joined_at"], f"member {i}'s joined_at")
-            member = clean_text(raw, ExchangeError, "name", f"member {i}'s name", MAX_NAME)
+                    joined = parse_time(m["joined_at"], field_of(
+                        Message("import.what.member", number=i), "joined_at"))
+            member = clean_text(raw, ExchangeError, "name",
+                                Message("import.what.member_name", number=i), MAX_NAME)
             if name_key(member) in members:
-                raise ExchangeError(f"{member} is a member twice")
+                raise ExchangeError(Message("import.member_twice", name=member))
             members[name_key(member)] = (member, joined)
         self._league_plan = _LeaguePlan(uid, name, rules, stake, currency, created, seasons,
                                         members, side_bets)
@@ -234,8 +251,7 @@ class Importer:
     def _may_import_into(self, league: League | None) -> None:
         if league is not None and league.owner_id != self.user_id and not is_league_admin(
                 self.user, league.id):
-            raise ExchangeError("a league with this uid is already here, run by another "
-                                "account: only its owner or an admin can import into it")
+            raise ExchangeError(Message("import.league_taken"))
 
     def _write_league(self) -> None:
         """Make the league of the document, or merge into the one with its uid: its seasons
@@ -278,15 +294,18 @@ class Importer:
                    where_of(doc, self._count) if isinstance(doc, dict) else "",
                    len(hands) if isinstance(hands, list) else 0, doc)
 
-    def take(self, checked: Checked) -> None:
-        """Take one session already checked (in another process)."""
+    def take(self, checked: Checked, rows: SessionRows | None = None) -> None:
+        """Take one session already checked (in another process), and its rows if that
+        process made them (with :attr:`when`)."""
         self._count += 1
-        self._take(checked.position, checked.uid, checked.where, checked.hands, checked)
+        self._take(checked.position, checked.uid, checked.where, checked.hands,
+                   (checked, rows))
 
-    def _take(self, index: int, uid: str | None, where: str, hands: int, item: Any) -> None:
+    def _take(self, index: int, uid: str | None, where: str | Message, hands: int,
+              item: Any) -> None:
         if uid is not None:
             if uid in self._seen:
-                self.problem(f"{where}: this uid appears twice in the file")
+                self.problem(Message("import.uid_twice", where=where))
                 return
             self._seen.add(uid)
         self._pending.append((index, uid, where, item))
@@ -303,16 +322,20 @@ class Importer:
         for start in range(0, len(uids), 500):
             there.update(db.session.scalars(select(GameSession.uid).where(
                 GameSession.uid.in_(uids[start:start + 500]))))
-        built: list[CheckedSession] = []
+        built: list[SessionRows] = []
         for index, uid, where, item in pending:
             if uid in there:
-                self.report.skipped.append(_brief(f"{where}: already there"))
+                self.report.skipped.append(_brief(str(Message("import.already_there",
+                                                              where=where))))
                 continue
-            checked = item if isinstance(item, Checked) else self._checker.check(index, item)
+            checked, rows = item if isinstance(item, tuple) else \
+                (self._checker.check(index, item), None)
             for message in checked.problems:
                 self.problem(message)
-            if checked.session is not None:
-                built.append(checked.session)
+            if rows is not None:
+                built.append(rows)
+            elif checked.session is not None and not self.failed:
+                built.append(session_rows(checked.session, self.when))
         if built and not self.failed:
             if self._deferred:
                 if self._spill is None:
@@ -351,15 +374,13 @@ class Importer:
         """The database refused a row: roll back, and say so."""
         db.session.rollback()
         log.warning("import refused by the database: %s", exc)
-        self.problem("the database refused the import (was the same file being imported at "
-                     "the same moment?); nothing was imported")
+        self.problem(Message("import.refused"))
 
     def finish(self) -> ImportReport:
         """Write what is left and commit; or, after any problem, roll everything back."""
         if not self.failed:
             if not self._started:
-                self.problem("the file has no format and version: this is not a Tonk "
-                             "Tally export")
+                self.problem(Message("import.not_export"))
             else:
                 self._flush_safely()
         if not self.failed:
@@ -370,7 +391,8 @@ class Importer:
                     self._write_league()  # a document with a league and no new session
             except TonkError as exc:
                 db.session.rollback()
-                self.problem(f"league {self.report.league_name}: {exc.message}")
+                self.problem(Message("import.of_league", league=self.report.league_name,
+                                     problem=exc.said))
             except IntegrityError as exc:
                 self.refused(exc)
             except BaseException:
@@ -418,7 +440,7 @@ class Importer:
         self._next_id[table.name] = start + n
         return list(range(start, start + n))
 
-    def _player_ids(self, sessions: list[CheckedSession]) -> list[list[int]]:
+    def _player_ids(self, sessions: list[SessionRows]) -> list[list[int]]:
         """Each session's seats → players: the league's members, or the account's own
         players, by name regardless of case; a new name becomes a new player."""
         if self._players is None:
@@ -442,14 +464,15 @@ class Importer:
         self._insert(Player, rows)
         return [[players[name_key(n)] for n in s.names] for s in sessions]
 
-    def _insert(self, model: Any, rows: list[tuple[Any, ...]]) -> None:
-        """Insert rows (tuples in :data:`_COLUMNS` order): on PostgreSQL with COPY, on
+    def _insert(self, model: Any, rows: list[tuple[Any, ...]], *, made: bool = False) -> None:
+        """Insert rows (tuples in :data:`.rows.COLUMNS` order): on PostgreSQL with COPY, on
         SQLite straight through the driver in batches of 10,000, each value made ready by
-        the column's own type (elsewhere, Core's batched inserts)."""
+        the column's own type unless the rows were ``made`` so (elsewhere, Core's batched
+        inserts)."""
         if not rows:
             return
         table = cast(Table, model.__table__)
-        keys = _COLUMNS[table.name]
+        keys = COLUMNS[table.name]
         conn = self._connection()
         if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
             raw: Any = conn.connection.dbapi_connection  # psycopg's own connection
@@ -464,6 +487,8 @@ class Importer:
                                              for row in rows[start:start + 10_000]])
             return
         sql, ready = self._statements.get(table.name) or self._statement(conn, table, keys)
+        if made and self.when is sqlite_time:  # the times are written already
+            ready = [(i, process) for i, process in ready if process is not sqlite_time]
         if ready:
             rows = [_ready(row, ready) for row in rows]
         for start in range(0, len(rows), 10_000):
@@ -471,8 +496,10 @@ class Importer:
 
     def _statement(self, conn: Connection, table: Table, keys: tuple[str, ...]
                    ) -> tuple[str, list[tuple[int, Callable[[Any], Any]]]]:
-        compiled = insert(table).compile(dialect=conn.dialect, column_keys=list(keys))
-        assert compiled.positiontup == list(keys)
+        quote = conn.dialect.identifier_preparer  # the driver's "?" for each key, in order
+        sql = (f"INSERT INTO {quote.format_table(table)} "
+               f"({', '.join(quote.quote(key) for key in keys)}) "
+               f"VALUES ({', '.join('?' * len(keys))})")
         ready: list[tuple[int, Callable[[Any], Any]]] = []
         for i, key in enumerate(keys):
             kind = table.c[key].type
@@ -481,17 +508,17 @@ class Importer:
             process = kind.dialect_impl(conn.dialect).bind_processor(conn.dialect)
             if process is not None:
                 ready.append((i, _faster(process)))
-        found = self._statements[table.name] = (str(compiled), ready)
+        found = self._statements[table.name] = (sql, ready)
         return found
 
-    def _write(self, sessions: list[CheckedSession]) -> None:
-        """Insert the batch's rows, table by table, as the ledger would have left them."""
+    def _write(self, sessions: list[SessionRows]) -> None:
+        """Insert the batch's rows, table by table, as the ledger would have left them: the
+        rows come made (:mod:`.rows`), only the ids are put in front."""
         self._write_league()
         self._connection()
         players = self._player_ids(sessions)
         session_ids = self._ids(cast(Table, GameSession.__table__), len(sessions))
-        hand_ids = iter(self._ids(cast(Table, Hand.__table__),
-                                  sum(len(s.hands) for s in sessions)))
+        hand_ids = self._ids(cast(Table, Hand.__table__), sum(s.hands for s in sessions))
         games: list[tuple[Any, ...]] = []
         seats: list[tuple[Any, ...]] = []
         hands: list[tuple[Any, ...]] = []
@@ -502,77 +529,29 @@ class Importer:
         changes: list[tuple[Any, ...]] = []
         debts: list[tuple[Any, ...]] = []
         user, league = self.user_id, self.league_id
+        at = 0  # where this session's hands start in hand_ids (which need not be one run:
+        # on PostgreSQL another writer's nextval may come between two of ours)
         for s, sid, pids in zip(sessions, session_ids, players, strict=True):
-            games.append((sid, s.uid, league, user, s.name, s.currency, s.stake_minor,
-                          s.rules_json, secrets.token_urlsafe(16), s.closed_at, s.played_at,
-                          len(s.hands), s.next_dealer, s.side_bets_json, s.pots_json,
-                          sum(h.voided for h in s.hands), s.settle.archived_at))
-            seats += [(sid, seat, pid, name, total, position, left_at)
-                      for seat, (pid, name, total, position, left_at)
-                      in enumerate(zip(pids, s.names, s.totals, s.positions, s.left_at,
-                                       strict=True))]
-            for hand, (side_nets, side_lines) in zip(s.hands, s.side, strict=True):
-                hid = next(hand_ids)
-                last = hand.versions[-1]
-                hands.append((hid, sid, hand.number, last.version, hand.voided, hand.outcome,
-                              last.hand_text, last.result_text,
-                              "[" + ", ".join(map(str, hand.nets)) + "]", side_nets,
-                              side_lines, hand.versions[0].at, last.at))
-                versions += [(hid, v.version, v.action, v.hand_text, v.result_text, v.reason,
-                              user, v.by, v.at) for v in hand.versions]
-                parts = hand.parts
-                if parts is not None:
-                    scoring = hand.scoring
-                    entries += [(hid, sid, pids[seat], scoring, *parts[k:k + PART])
-                                for seat, k in zip(hand.seats, range(0, len(parts), PART),
-                                                   strict=True)]
-            records += [(sid, pids[r[0]], r[1], league, s.played_at, *r[2:])
-                        for r in s.records]
-            payments += [(sid, payer, payee, amount, user, at, *payment_rows(s.settle, k))
-                         for k, (payer, payee, amount, at) in enumerate(s.payments)]
-            debts += debt_rows(sid, pids, s.settle)
-            changes += [(sid, from_hand, rules_json, stake, user, at)
-                        for from_hand, rules_json, stake, at in s.changes]
+            ids = hand_ids[at:at + s.hands]
+            games.append((sid, league, user, *s.game))
+            seats += [(sid, pids[r[0]], *r) for r in s.seats]
+            hands += [(ids[i], sid, *r) for i, r in enumerate(s.hand_rows)]
+            versions += [(ids[i], user, *r) for i, r in s.versions]
+            entries += [(ids[i], sid, pids[seat], *r) for i, seat, r in s.entries]
+            records += [(sid, pids[seat], league, *r) for seat, r in s.records]
+            payments += [(sid, user, *r) for r in s.payments]
+            changes += [(sid, user, *r) for r in s.changes]
+            debts += [(sid, pids[payer], pids[payee], *r) for payer, payee, r in s.debts]
+            at += s.hands
             self.report.sessions += 1
-            self.report.hands += len(s.hands)
+            self.report.hands += s.hands
         for model, rows in ((GameSession, games), (SessionPlayer, seats), (Hand, hands),
                             (HandVersion, versions), (HandEntry, entries),
                             (PlayerSessionStat, records), (SettlePayment, payments),
                             (RulesChange, changes), (CarriedDebt, debts)):
-            self._insert(model, rows)
+            self._insert(model, rows, made=True)
         after_write([(sid, pids, s.settle)  # the settle-up plans, kept or made again
                      for s, sid, pids in zip(sessions, session_ids, players, strict=True)])
-
-
-#: The columns the importer writes, in the order of its row tuples.
-_COLUMNS: dict[str, tuple[str, ...]] = {
-    "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
-    "game_sessions": ("id", "uid", "league_id", "owner_id", "name", "currency", "stake_minor",
-                      "rules_json", "share_token", "closed_at", "created_at", "hand_count",
-                      "next_dealer", "side_bets_json", "pots_json", "voided_hands",
-                      "archived_at"),
-    "session_players": ("session_id", "seat", "player_id", "name", "total_minor", "position",
-                        "left_at"),
-    "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
-              "result_json", "nets_json", "side_nets_json", "side_result_json", "created_at",
-              "updated_at"),
-    "hand_versions": ("hand_id", "version", "action", "hand_json", "result_json", "reason",
-                      "created_by_id", "by_name", "created_at"),
-    "hand_entries": ("hand_id", "session_id", "player_id", "scoring", "amount_minor", "won",
-                     "tonked_out", "drop_won", "caught"),
-    "player_session_stats": ("session_id", "player_id", "scoring", "league_id", "played_at",
-                             "net_minor", "hands", "hands_won", "tonks_out", "drops_won",
-                             "times_caught"),
-    "settle_payments": ("session_id", "payer_seat", "payee_seat", "amount_minor",
-                        "created_by_id", "created_at", *PAYMENT_COLUMNS),
-    "carried_debts": DEBT_COLUMNS,
-    "rules_changes": ("session_id", "from_hand", "rules_json", "stake_minor", "created_by_id",
-                      "created_at"),
-}
-
-
-def _sqlite_time(moment: datetime) -> str:
-    return moment.replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
 def _faster(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -581,8 +560,8 @@ def _faster(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
     samples = (datetime(2001, 2, 3, 4, 5, 6, 7, tzinfo=UTC), datetime(2031, 12, 31, 23, 59),
                datetime(1999, 1, 1, 0, 0, 0, 999999, tzinfo=UTC))
     try:
-        if all(process(m) == _sqlite_time(m) for m in samples):
-            return _sqlite_time
+        if all(process(m) == sqlite_time(m) for m in samples):
+            return sqlite_time
     except (TypeError, ValueError, AttributeError):
         pass
     return process

@@ -4,6 +4,7 @@ share) while this one writes them, in the document's order."""
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing
 import os
 import queue as queue_module
@@ -18,6 +19,7 @@ from typing import Any, Protocol, cast
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
 from .reader import Reader, ReadError
+from .rows import Moment, SessionRows, session_rows
 from .verify import Checked, Checker
 
 # -- checking in other processes -------------------------------------------------------------
@@ -42,18 +44,25 @@ class Share(Protocol):
 @dataclass(frozen=True)
 class FileShare:
     """The sessions of a document file; each process reads the whole file (reading is
-    cheap next to checking) and checks its share."""
+    cheap next to checking) and checks its share. The others' sessions are only skimmed
+    past: parsed by the plain C decoder, without the check for a key given twice, which
+    their own process makes (a file that is not JSON fails the same way in both)."""
 
     path: str
 
     def sessions(self, k: int, of: int) -> Iterator[tuple[int, Any]]:
         with open(self.path, encoding="utf-8-sig") as f:
+            reader = Reader(f)
+            mine, skim = reader.decoder, json.JSONDecoder()
             position = 0
-            for kind, _key, value in Reader(f).events():
-                if kind == "session":
+            for kind, _key, value in reader.events():
+                if kind == "sessions":
+                    reader.decoder = mine if k == 0 else skim
+                elif kind == "session":
                     position += 1
                     if (position - 1) % of == k:
                         yield position, value
+                    reader.decoder = mine if position % of == k else skim  # the next one
 
     def summary(self) -> Any:
         return None
@@ -80,17 +89,20 @@ def _end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="tonk-parent-watch", daemon=True).start()
 
 
-def _check_share(share: Share, k: int, of: int, out: Any, parent: int) -> None:
-    """The work of one checking process: check its share, send it back in batches."""
+def _check_share(share: Share, k: int, of: int, out: Any, parent: int, when: Moment) -> None:
+    """The work of one checking process: check its share, make the rows of what it checked
+    (its times written by ``when``), send them back in batches."""
     _end_with_parent(parent)
     gc.disable()  # a short-lived process of short-lived objects: see no_gc_pauses
     checker = Checker()
-    batch: list[Checked] = []
+    batch: list[tuple[Checked, SessionRows | None]] = []
     hands = 0
     try:
         for position, doc in share.sessions(k, of):
             checked = checker.check(position, doc)
-            batch.append(checked)
+            session = checked.session
+            batch.append((checked._replace(session=None),
+                          None if session is None else session_rows(session, when)))
             hands += checked.hands
             if hands >= 2_000:
                 out.put(("checked", batch))
@@ -99,7 +111,7 @@ def _check_share(share: Share, k: int, of: int, out: Any, parent: int) -> None:
         out.put(("end", share.summary()))
     except ReadError as exc:
         out.put(("checked", batch))
-        out.put(("unreadable", str(exc)))
+        out.put(("unreadable", exc.said))
     except BaseException:  # noqa: BLE001 - any failure is reported to the importer
         out.put(("crashed", traceback.format_exc()))
 
@@ -125,7 +137,8 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     when the document cannot be read to its end."""
     context = multiprocessing.get_context("spawn")
     queues = [context.Queue(maxsize=16) for _ in range(jobs)]
-    workers = [context.Process(target=_check_share, args=(share, k, jobs, queue, os.getpid()),
+    workers = [context.Process(target=_check_share, args=(share, k, jobs, queue, os.getpid(),
+                                                       importer.when),
                                daemon=True, name=f"tonk-check-{k}")
                for k, queue in enumerate(queues)]
     for worker in workers:
@@ -133,7 +146,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     # Write in smaller batches than alone: what is left to write when the last session is
     # checked is the time lost at the end.
     importer.batch_hands = min(importer.batch_hands, PARALLEL_BATCH_HANDS)
-    ready: list[deque[Checked]] = [deque() for _ in range(jobs)]
+    ready: list[deque[tuple[Checked, SessionRows | None]]] = [deque() for _ in range(jobs)]
     ended: list[tuple[str, Any] | None] = [None] * jobs
     try:
         k = 0
@@ -152,7 +165,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
                 if state is not None and state[0] == "unreadable":
                     raise ReadError(state[1])
                 break  # the k-th has no more: the document has no more
-            importer.take(ready[k].popleft())
+            importer.take(*ready[k].popleft())
             k = (k + 1) % jobs
         for j in range(jobs):  # the others' summaries
             while ended[j] is None:

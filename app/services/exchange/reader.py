@@ -14,11 +14,20 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
+from ...core.messages import Message
 from ...core.money import DuplicateKeyError, refuse_repeats
 
 
 class ReadError(Exception):
-    """The file cannot be read as a document; the message says why, for a person."""
+    """The file cannot be read as a document; the message says why, for a person (in the
+    reader's language when it is read: ``said`` is the catalogue's message)."""
+
+    def __init__(self, said: Message) -> None:
+        super().__init__(said)
+        self.said = said
+
+    def __str__(self) -> str:
+        return str(self.said)
 
 
 _CHUNK = 1 << 20
@@ -45,7 +54,7 @@ class Reader:
         try:
             chunk = self.stream.read(max(_CHUNK, len(self.buf) - self.pos))
         except UnicodeDecodeError:
-            raise ReadError("the file is not UTF-8 text") from None
+            raise ReadError(Message("read.not_utf8")) from None
         if not chunk:
             self.eof = True
             return False
@@ -67,13 +76,12 @@ class Reader:
             if not self._more():
                 return ""
 
-    def _where(self) -> str:
+    def _where(self) -> Message:
         line = self.line + self.buf.count("\n", 0, self.pos)
-        return f"line {line} (character {self.offset + self.pos + 1})"
+        return Message("read.where", line=line, character=self.offset + self.pos + 1)
 
     def _cut(self) -> ReadError:
-        return ReadError(f"the file ends too soon, at {self._where()}: it is cut off "
-                          "(truncated)")
+        return ReadError(Message("read.cut", where=self._where()))
 
     def _value(self) -> Any:
         if self._peek() == "":
@@ -88,27 +96,29 @@ class Reader:
                     self.pos = len(self.buf)
                     raise self._cut() from None
                 self.pos = exc.pos
-                raise ReadError(f"the file is not valid JSON at {self._where()}: {exc.msg}"
-                                 ) from None
+                raise ReadError(Message("read.not_json", where=self._where(),
+                                        error=exc.msg)) from None
             except DuplicateKeyError as exc:
-                raise ReadError(f"the file gives a key twice near {self._where()}: {exc}"
-                                 ) from None
+                raise ReadError(Message("read.given_twice", where=self._where(),
+                                        path=exc.path)) from None
             except RecursionError:
-                raise ReadError("the file is nested too deeply to be an export") from None
+                raise ReadError(Message("read.too_deep")) from None
             except ValueError:  # a whole number of thousands of digits (Python's own limit)
-                raise ReadError(f"the file has a number too long to be read near "
-                                f"{self._where()}") from None
+                raise ReadError(Message("read.long_number", where=self._where())) from None
             if end == len(self.buf) and self._more():
                 continue  # a number at the end of the buffer may go on
             self.pos = end
             return value
 
     def _next(self, allowed: str, what: str) -> str:
+        """The next character, one of ``allowed``; else the file is refused, as expecting
+        ``what`` (``read.expect.<what>``)."""
         c = self._peek()
         if c == "":
             raise self._cut()
         if c not in allowed:
-            raise ReadError(f"the file is not valid JSON at {self._where()}: expected {what}")
+            raise ReadError(Message("read.expected", where=self._where(),
+                                    what=Message(f"read.expect.{what}")))
         self.pos += 1
         return c
 
@@ -117,10 +127,9 @@ class Reader:
         "", None) where the list of sessions starts, then ("session", "", value) each."""
         first = self._peek()
         if first == "":
-            raise ReadError("the file is empty")
+            raise ReadError(Message("read.empty"))
         if first != "{":
-            raise ReadError('this is not a Tonk Tally export: it should be a JSON object '
-                             'that starts with {"format": "tonk-tally", …')
+            raise ReadError(Message("read.not_object"))
         self.pos += 1
         if self._peek() == "}":
             self.pos += 1
@@ -128,13 +137,13 @@ class Reader:
             seen: set[str] = set()
             while True:
                 if self._peek() != '"':
-                    self._next('"', "a field name in quotes")
+                    self._next('"', "field_name")
                 key = self._value()
                 if key in seen:
-                    raise ReadError(f"the file gives a key twice near {self._where()}: "
-                                     f"{key!r}")
+                    raise ReadError(Message("read.key_twice", where=self._where(),
+                                            key=repr(key)))
                 seen.add(key)
-                self._next(":", "':' after a field name")
+                self._next(":", "colon")
                 if key == "sessions" and self._peek() == "[":
                     self.pos += 1
                     yield "sessions", "", None
@@ -143,11 +152,11 @@ class Reader:
                     else:
                         while True:
                             yield "session", "", self._value()
-                            if self._next(",]", "',' or ']' after a session") == "]":
+                            if self._next(",]", "after_session") == "]":
                                 break
                 else:
                     yield "field", key, self._value()
-                if self._next(",}", "',' or '}' after a field") == "}":
+                if self._next(",}", "after_field") == "}":
                     break
         if self._peek() != "":
-            raise ReadError(f"there is more after the end of the document, at {self._where()}")
+            raise ReadError(Message("read.more", where=self._where()))

@@ -9,6 +9,7 @@ from typing import IO, Any, cast
 
 from sqlalchemy.exc import IntegrityError
 
+from ...core.messages import Message
 from ...db.models import User
 from ...extensions import db
 from .common import IMPORT_BATCH_HANDS
@@ -45,7 +46,7 @@ def _reported(importer: Importer) -> Iterator[None]:
     try:
         yield
     except ReadError as exc:
-        importer.problem(str(exc))
+        importer.problem(exc.said)
     except IntegrityError as exc:
         importer.refused(exc)
     except BaseException:
@@ -76,7 +77,7 @@ def _read_and_import(events: Iterator[tuple[str, str, Any]], importer: Importer
             importer.add(value)
         if not started:
             if "sessions" in header or not has_sessions:
-                importer.problem("the file has no list of sessions (\"sessions\": […])")
+                importer.problem(Message("import.no_sessions"))
             elif importer.start(header):
                 for value in held:
                     importer.add(value)

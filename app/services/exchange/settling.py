@@ -22,12 +22,12 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from ...core.messages import Message
 from ...core.money import from_minor, to_minor
 from ...db.models import CarriedDebt, GameSession, PlannedTransfer, SessionPlayer, SettlePayment
 from ...extensions import db
-from ..sessions.ledger import parse_amount, session_rules
-from ..sessions.settleup import keep_plan
-from .common import MAX_BY, ExchangeError, iso, parse_time
+from ..sessions import keep_plan, parse_amount, session_rules
+from .common import MAX_BY, ExchangeError, field_of, iso, parse_time
 
 #: (undone at, by whom, why) of a payment, or None: it counts.
 Undo = tuple[datetime, str, str] | None
@@ -102,9 +102,9 @@ def session_extras(ids: Sequence[int]) -> tuple[dict[int, list[tuple[str, Any]]]
 
 # -- checking --------------------------------------------------------------------------------
 
-def _text(value: Any, what: str) -> str:
+def _text(value: Any, what: Message) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 500:
-        raise ExchangeError(f"{what} must be some text (at most 500 characters)")
+        raise ExchangeError(Message("import.text", what=what))
     return value
 
 
@@ -115,32 +115,33 @@ def parse_settle(doc: Mapping[str, Any], names: tuple[str, ...]) -> SettlePart:
     by: list[str | None] = []
     payments = doc.get("payments")
     for i, p in enumerate(payments if isinstance(payments, list) else [], 1):
-        by.append(_text(p["by"], f"payment {i}'s by")[:MAX_BY]
+        payment = Message("import.what.payment", number=i)
+        by.append(_text(p["by"], field_of(payment, "by"))[:MAX_BY]
                   if isinstance(p, Mapping) and p.get("by") is not None else None)
         if isinstance(p, Mapping) and p.get("undone_at") is not None:
-            undone.append((parse_time(p["undone_at"], f"payment {i}'s undone_at"),
-                           _text(p.get("undone_by"), f"payment {i}'s undone_by")[:MAX_BY],
-                           _text(p.get("undo_reason"), f"payment {i}'s undo_reason")))
+            undone.append((parse_time(p["undone_at"], field_of(payment, "undone_at")),
+                           _text(p.get("undone_by"), field_of(payment, "undone_by"))[:MAX_BY],
+                           _text(p.get("undo_reason"), field_of(payment, "undo_reason"))))
         else:
             undone.append(None)
     debts: list[Debt] = []
     given = doc.get("carried_debts")
     if given is not None and not isinstance(given, list):
-        raise ExchangeError("carried_debts must be a list")
+        raise ExchangeError(Message("import.carried_debts"))
     for i, d in enumerate(given or [], 1):
         if not isinstance(d, Mapping):
-            raise ExchangeError(f"carried debt {i} must be a JSON object")
+            raise ExchangeError(Message("import.debt_object", number=i))
         payer, payee = d.get("from"), d.get("to")
         if payer not in names or payee not in names or payer == payee:
-            raise ExchangeError(f"carried debt {i}: from and to must be two players at "
-                                "this table")
+            raise ExchangeError(Message("import.debt_players", number=i))
         paid_at = d.get("paid_at")
+        debt = Message("import.what.carried_debt", number=i)
         debts.append((names.index(payer), names.index(payee),
                       to_minor(parse_amount(d.get("amount"))),
-                      parse_time(d.get("at"), f"carried debt {i}'s at"),
-                      parse_time(paid_at, f"carried debt {i}'s paid_at")
+                      parse_time(d.get("at"), field_of(debt, "at")),
+                      parse_time(paid_at, field_of(debt, "paid_at"))
                       if paid_at is not None else None,
-                      _text(d.get("paid_by"), f"carried debt {i}'s paid_by")[:MAX_BY]
+                      _text(d.get("paid_by"), field_of(debt, "paid_by"))[:MAX_BY]
                       if paid_at is not None else None))
     plans = _plans(doc.get("plans"), names)
     along: list[tuple[int, int] | None] = []
@@ -154,8 +155,7 @@ def parse_settle(doc: Mapping[str, Any], names: tuple[str, ...]) -> SettlePart:
                 or not 0 <= where[0] < len(plans) or not 0 <= where[1] < len(plans[where[0]])
                 or plans[where[0]][where[1]][:2] != (names.index(p.get("from")),
                                                      names.index(p.get("to")))):
-            raise ExchangeError(f"payment {i}: its transfer names no planned transfer from "
-                                "its payer to its payee")
+            raise ExchangeError(Message("import.payment_transfer", number=i))
         along.append((where[0], where[1]))
     return SettlePart(parse_time(archived, "archived_at") if archived is not None else None,
                       undone, debts, plans, along, by)
@@ -165,15 +165,14 @@ def _plans(given: Any, names: tuple[str, ...]) -> list[list[Planned]]:
     if given is None:
         return []
     if not isinstance(given, list) or not all(isinstance(p, list) for p in given):
-        raise ExchangeError("plans must be a list of plans, each a list of transfers")
+        raise ExchangeError(Message("import.plans"))
     plans: list[list[Planned]] = []
     for n, plan in enumerate(given, 1):
         kept: list[Planned] = []
         for t in plan:
             if (not isinstance(t, Mapping) or t.get("from") not in names
                     or t.get("to") not in names or t.get("from") == t.get("to")):
-                raise ExchangeError(f"plan {n}: a transfer is from one player at this table "
-                                    "to another")
+                raise ExchangeError(Message("import.plan_transfer", number=n))
             kept.append((names.index(t["from"]), names.index(t["to"]),
                          to_minor(parse_amount(t.get("amount")))))
         plans.append(kept)
@@ -240,12 +239,7 @@ def after_write(written: Sequence[tuple[int, Sequence[int], SettlePart]]) -> Non
     plan_imported([sid for sid, _pids, _part in written])
 
 
-def debt_rows(sid: int, pids: Sequence[int], part: SettlePart) -> list[tuple[Any, ...]]:
-    return [(sid, pids[payer], pids[payee], amount, at, paid_at, paid_by)
-            for payer, payee, amount, at, paid_at, paid_by in part.debts]
-
-
-#: The columns :func:`debt_rows` fills, in order.
+#: The columns of a carried debt's row, in the order :mod:`.rows` fills them.
 DEBT_COLUMNS = ("session_id", "payer_id", "payee_id", "amount_minor", "created_at", "paid_at",
                 "paid_by_name")
 PAYMENT_COLUMNS = ("undone_at", "undone_by_name", "undo_reason", "by_name")

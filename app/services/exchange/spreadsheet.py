@@ -63,17 +63,19 @@ class _CsvOut:
 
 
 class _RulesCache:
-    """Stored rule specs (JSON values) → rules and their amount formatter, once each."""
+    """Stored rule specs (JSON values) and a currency → rules and their amount formatter
+    (the currency's places: a yen table's nets whole), once each."""
 
     def __init__(self) -> None:
-        self._known: dict[str, tuple[Rules, Callable[[Decimal], str]]] = {}
+        self._known: dict[tuple[str, str | None], tuple[Rules, Callable[[Decimal], str]]] = {}
 
-    def __call__(self, spec: Any) -> tuple[Rules, Callable[[Decimal], str]]:
-        key = json.dumps(spec, sort_keys=True)
+    def __call__(self, spec: Any, currency: str | None
+                 ) -> tuple[Rules, Callable[[Decimal], str]]:
+        key = (json.dumps(spec, sort_keys=True), currency)
         found = self._known.get(key)
         if found is None:
             rules = resolve_rules(spec)
-            found = self._known[key] = (rules, amount_formatter(rules))
+            found = self._known[key] = (rules, amount_formatter(rules, currency))
         return found
 
 
@@ -120,7 +122,7 @@ def hands_csv(ids: Sequence[int]) -> Iterator[str]:
     rules_for = _RulesCache()
     for n, (session, names, hand) in enumerate(_csv_rows(ids), start=1):
         data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
-        rules, fmt = rules_for(data["rules"])
+        rules, fmt = rules_for(data["rules"], session.currency)
         nets: list[str] = [""] * len(players)
         stored, played = json.loads(hand.nets_json), set(data["players"])
         for seat, name in enumerate(names):  # who was not at the table for it: blank
@@ -149,11 +151,11 @@ def payments_csv(ids: Sequence[int]) -> Iterator[str]:
         result = json.loads(hand.result_json)
         if not result["payments"]:
             continue
-        rules, _fmt = rules_for(json.loads(hand.hand_json)["rules"])
+        rules, fmt = rules_for(json.loads(hand.hand_json)["rules"], session.currency)
         for p in result["payments"]:
             out.row([
                 session.name, session.uid, iso(session.created_at), hand.number,
-                p["from"], p["to"], p["amount"], session.currency,
+                p["from"], p["to"], fmt(Decimal(p["amount"])), session.currency,
                 rules.scoring, p["rule"]])
         if n % 500 == 0:
             yield out.take()
@@ -187,7 +189,7 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
     rules_for = _RulesCache()
     for n, (session, names, hand) in enumerate(_csv_rows(ids), start=1):
         data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
-        rules, fmt = rules_for(data["rules"])
+        rules, fmt = rules_for(data["rules"], session.currency)
         stored, played = json.loads(hand.nets_json), set(data["players"])
         counts, cards = data.get("counts") or {}, data.get("cards") or {}
         pays = [] if hand.voided else result["payments"]
@@ -202,10 +204,10 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
                 counts.get(name, ""), " ".join(cards.get(name, ())),
                 "yes" if name in result["winners"] and not hand.voided else "no",
                 fmt(from_minor(net)),
-                "; ".join(f"{p['to']} {p['amount']}: {p['rule']}" for p in pays
-                          if p["from"] == name),
-                "; ".join(f"{p['from']} {p['amount']}: {p['rule']}" for p in pays
-                          if p["to"] == name),
+                "; ".join(f"{p['to']} {fmt(Decimal(p['amount']))}: {p['rule']}"
+                          for p in pays if p["from"] == name),
+                "; ".join(f"{p['from']} {fmt(Decimal(p['amount']))}: {p['rule']}"
+                          for p in pays if p["to"] == name),
                 session.currency, rules.scoring, data["stake"]])
         if n % 500 == 0:
             yield out.take()

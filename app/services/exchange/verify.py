@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import parse_players
-from ...core.messages import in_english
+from ...core.messages import Message, in_english
 from ...core.money import (
     MAX_STAKE,
     amount_formatter,
@@ -37,8 +37,15 @@ from ...core.sidebets import (
 )
 from ...core.versions import check_action, voided_after
 from ...db.ids import MAX_ID
-from ..sessions.ledger import MAX_SESSION_NAME, parse_amount, parse_currency, parse_reason
-from ..sessions.pots import dump_pots, side_rows, trimmed
+from ..sessions import (
+    MAX_SESSION_NAME,
+    dump_pots,
+    parse_amount,
+    parse_currency,
+    parse_reason,
+    side_rows,
+    trimmed,
+)
 from .common import (
     MAX_BY,
     NO_COUNTS,
@@ -46,6 +53,7 @@ from .common import (
     UID,
     ExchangeError,
     fast_dumps,
+    field_of,
     parse_time,
 )
 from .settling import SettlePart, parse_settle, still_open
@@ -123,16 +131,21 @@ class _Table:
     fmt: Callable[[Decimal], str]
 
 
-class _Bad(Exception):
+_HAND_NUMBER = Message("import.what.hand_number")
+
+
+class _Bad(TonkError):
     """One problem with one version of a hand."""
 
 
-def where_of(doc: Mapping[str, Any], index: int) -> str:
+def where_of(doc: Mapping[str, Any], index: int) -> Message:
+    """How a report names the session ``doc``: ``session Friday (<uid>)``."""
     name, uid = doc.get("name"), doc.get("uid")
     name = " ".join(name[:200].split()) if isinstance(name, str) and name.strip() \
         else f"#{index}"
-    uid = uid if isinstance(uid, str) else "no uid"
-    return f"session {_short(name)} ({_short(uid, 40)})"
+    return Message("import.where.session", name=_short(name),
+                   uid=_short(uid, 40) if isinstance(uid, str) else Message(
+                       "import.where.no_uid"))
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -140,16 +153,15 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def read_uid(value: Any, what: str) -> str:
+def read_uid(value: Any, what: Message) -> str:
     if not isinstance(value, str) or not UID.fullmatch(value):
-        raise ExchangeError(f"{what} needs a uid of 1 to 32 letters, digits, - or _ "
-                            f"(it keeps a second import from adding it twice), not {value!r}")
+        raise ExchangeError(Message("import.uid", what=what, value=repr(value)))
     return value
 
 
-def _whole(value: Any, what: str, low: int = 1) -> int:
+def _whole(value: Any, what: str | Message, low: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_ID:
-        raise ExchangeError(f"{what} must be a whole number from {low}, not {value!r}")
+        raise ExchangeError(Message("import.whole", what=what, low=low, value=repr(value)))
     return value
 
 
@@ -157,7 +169,7 @@ def read_list(value: Any, what: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ExchangeError(f"{what} must be a list")
+        raise ExchangeError(Message("import.list", what=what))
     return value
 
 
@@ -166,10 +178,10 @@ class Checked(NamedTuple):
 
     position: int  # in the document's list of sessions, from 1
     uid: str | None
-    where: str
+    where: Message
     hands: int
     session: CheckedSession | None
-    problems: list[str]
+    problems: list[Message]  # rendered where the report is read, in its reader's language
 
 
 class Checker:
@@ -180,17 +192,19 @@ class Checker:
         self._last_table: tuple[Any, Any, _Table] | None = None
         self._enabled: dict[str, SideBet] = {}
         self._last_by: tuple[Any, str] | None = None
-        self._problems: list[str] = []
+        self._problems: list[Message] = []
 
-    def problem(self, message: str) -> None:
-        self._problems.append(message)
+    def problem(self, where: Message, problem: str | Message) -> None:
+        self._problems.append(Message("import.at", where=where, problem=problem))
 
     def check(self, index: int, doc: Any) -> Checked:
         """The session ``doc`` (the ``index``-th of its document), checked."""
         self._problems = []
         if not isinstance(doc, dict):
-            return Checked(index, None, f"session #{index}", 0, None,
-                            [f"session #{index}: a session must be a JSON object"])
+            where = Message("import.where.session_at", index=index)
+            return Checked(index, None, where, 0, None,
+                           [Message("import.at", where=where,
+                                    problem=Message("import.session_object"))])
         uid = doc.get("uid")
         where = where_of(doc, index)
         hands = doc.get("hands")
@@ -200,12 +214,12 @@ class Checker:
                         len(hands) if isinstance(hands, list) else 0,
                         None if self._problems else session, self._problems)
 
-    def _session(self, doc: Mapping[str, Any], where: str) -> CheckedSession | None:
+    def _session(self, doc: Mapping[str, Any], where: Message) -> CheckedSession | None:
         """The session checked in full, or None after noting each of its problems."""
         try:
-            uid = read_uid(doc.get("uid"), "a session")
-            name = clean_text(doc.get("name"), ExchangeError, "name", "the session's name",
-                              MAX_SESSION_NAME)
+            uid = read_uid(doc.get("uid"), Message("import.what.a_session"))
+            name = clean_text(doc.get("name"), ExchangeError, "name",
+                              Message("session.what_name"), MAX_SESSION_NAME)
             names = parse_players(doc.get("players"))
             rules = resolve_rules(doc.get("rules"))
             stake = parse_stake(doc.get("stake"), rules)
@@ -223,7 +237,7 @@ class Checker:
                        enumerate(read_list(doc.get("rules_changes"), "rules_changes"), 1)]
             settle_part = parse_settle(doc, names)
         except TonkError as exc:
-            self.problem(f"{where}: {exc.message}")
+            self.problem(where, exc.said)
             return None
         names_list = list(names)
         hands: list[_Hand] = []
@@ -238,8 +252,7 @@ class Checker:
             return None
         for expected, number in enumerate(sorted(h.number for h in hands), start=1):
             if number != expected:
-                self.problem(f"{where}: hand numbers run 1, 2, 3… without gaps, but hand "
-                             f"{expected} is missing")
+                self.problem(where, Message("import.hand_gap", number=expected))
                 return None
         if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
             order = sorted(range(len(hands)), key=lambda i: hands[i].number)
@@ -261,6 +274,9 @@ class Checker:
                                      self._enabled, fmt)
         side: list[tuple[str, str]] = []
         for side_net, outcomes in settled:
+            if not side_net and not outcomes:  # most deals: no side bets, nothing to add
+                side.append(("[]", "[]"))
+                continue
             money, lines = side_rows(side_net, outcomes, names, fmt)
             for seat, amount in enumerate(money):
                 totals[seat] += amount
@@ -275,7 +291,7 @@ class Checker:
                     [t + r for t, r in zip(totals, returns, strict=True)], payments,
                     settle_part))
         except TonkError as exc:
-            self.problem(f"{where}: {exc.message}")
+            self.problem(where, exc.said)
             return None
         return CheckedSession(uid, name, played_at, closed_at, currency, to_minor(stake),
                         json.dumps(rules.to_json()), next_dealer, names, totals, hands,
@@ -288,48 +304,53 @@ class Checker:
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
         if not isinstance(doc, Mapping):
-            raise ExchangeError(f"payment {i} must be a JSON object")
+            raise ExchangeError(Message("import.payment_object", number=i))
         payer, payee = doc.get("from"), doc.get("to")
         for who in (payer, payee):
             if who not in names:
-                raise ExchangeError(f"payment {i}: {who!r} is not at this table")
+                raise ExchangeError(Message("import.of_payment", number=i, problem=Message(
+                    "payment.not_at_table", who=repr(who))))
         if payer == payee:
-            raise ExchangeError(f"payment {i}: {payer} cannot pay themselves")
+            raise ExchangeError(Message("import.of_payment", number=i, problem=Message(
+                "payment.themselves", payer=payer)))
         try:
             amount = parse_amount(doc.get("amount"))
         except TonkError as exc:
-            raise ExchangeError(f"payment {i}: {exc.message}") from None
+            raise ExchangeError(Message("import.of_payment", number=i,
+                                        problem=exc.said)) from None
         return (names.index(payer), names.index(payee), to_minor(amount),
-                parse_time(doc.get("at"), f"payment {i}'s at"))
+                parse_time(doc.get("at"), field_of(Message("import.what.payment", number=i),
+                                                   "at")))
 
     def _change(self, doc: Any, i: int) -> tuple[int, str, int, datetime]:
         if not isinstance(doc, Mapping):
-            raise ExchangeError(f"rules change {i} must be a JSON object")
+            raise ExchangeError(Message("import.rules_change_object", number=i))
         rules = resolve_rules(doc.get("rules"))
         stake = parse_stake(doc.get("stake"), rules)
-        return (_whole(doc.get("from_hand"), f"rules change {i}'s from_hand"),
+        change = Message("import.what.rules_change", number=i)
+        return (_whole(doc.get("from_hand"), field_of(change, "from_hand")),
                 json.dumps(rules.to_json()), to_minor(stake),
-                parse_time(doc.get("at"), f"rules change {i}'s at"))
+                parse_time(doc.get("at"), field_of(change, "at")))
 
     @staticmethod
     def _check_totals(given: Any, names: tuple[str, ...], totals: list[int]) -> None:
         if given is None:
             return
         if not isinstance(given, Mapping) or set(given) != set(names):
-            raise ExchangeError("totals must give every player's total")
+            raise ExchangeError(Message("import.totals"))
         for name, total in zip(names, totals, strict=True):
             value = parse_decimal(given[name], ExchangeError,
-                                  f"{name}'s total must be an amount like \"4.50\"", "totals")
+                                  Message("import.total_amount", name=name), "totals")
             if value * 100 != total:
-                raise ExchangeError(f"the totals do not match the hands: {name}'s total is "
-                                    f"{from_minor(total)} by the hands, not {given[name]}")
+                raise ExchangeError(Message("import.totals_differ", name=name,
+                                            total=from_minor(total), given=given[name]))
 
     @staticmethod
     def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...], hands: list[_Hand]) -> int:
         given = doc.get("next_dealer")
         if given is not None:
             if given not in names:
-                raise ExchangeError(f"the next dealer, {given!r}, is not at the table")
+                raise ExchangeError(Message("import.next_dealer", player=repr(given)))
             return names.index(given)
         if not hands:
             return 0
@@ -339,27 +360,33 @@ class Checker:
     # -- one hand ----------------------------------------------------------------------------
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
-              where: str, numbers: set[int]
+              where: Message, numbers: set[int]
               ) -> tuple[_Hand, list[tuple[int, ...]] | None] | None:
         """One hand, every version re-settled: the hand, and what its current version adds
         to each seat's record (None if it is void); None after noting its problem."""
+        # Where a problem is, named only when there is one (most hands have none).
+        def at_index() -> Message:
+            return Message("import.where.hand_at", where=where, index=index)
+
         if not isinstance(doc, dict):
-            self.problem(f"{where}, hand #{index} of the list: a hand must be a JSON object")
+            self.problem(at_index(), Message("import.hand_object"))
             return None
         try:
-            number = _whole(doc.get("number"), "the hand's number")
+            number = _whole(doc.get("number"), _HAND_NUMBER)
         except TonkError as exc:
-            self.problem(f"{where}, hand #{index} of the list: {exc.message}")
+            self.problem(at_index(), exc.said)
             return None
-        at_hand = f"{where}, hand {number}"
+
+        def at_hand() -> Message:
+            return Message("import.where.hand", where=where, number=number)
+
         if number in numbers:
-            self.problem(f"{at_hand}: there are two hands numbered {number}")
+            self.problem(at_hand(), Message("import.hand_twice", number=number))
             return None
         numbers.add(number)
         versions = doc.get("versions")
         if not isinstance(versions, list) or not versions:
-            self.problem(f"{at_hand}: a hand needs its list of versions, the first one "
-                         "recorded")
+            self.problem(at_hand(), Message("import.no_versions"))
             return None
         table: _Table | None = None
         done: list[_Version] = []
@@ -369,11 +396,12 @@ class Checker:
         outcome = ""
         for i, v in enumerate(versions, start=1):
             if not isinstance(v, dict):
-                self.problem(f"{at_hand}, version {i}: a version must be a JSON object")
+                self.problem(Message("import.where.version", where=at_hand(), number=i),
+                             Message("import.version_object"))
                 return None
             if v.get("version") != i or isinstance(v.get("version"), bool):
-                self.problem(f"{at_hand}: the versions must run 1, 2, 3… without gaps, but "
-                             f"version {i} is {v.get('version')!r}")
+                self.problem(at_hand(), Message("import.version_gap", number=i,
+                                              value=repr(v.get("version"))))
                 return None
             try:
                 action = check_action(i, v.get("action"), voided=i > 1 and current is None)
@@ -382,25 +410,25 @@ class Checker:
                 reason = v.get("reason")
                 if action == "recorded":
                     if reason not in (None, ""):
-                        raise _Bad("a recorded hand has no reason; only corrections and "
-                                   "voids do")
+                        raise _Bad(Message("import.recorded_reason"))
                     reason = None
                 else:
                     reason = parse_reason(reason)
                 if voided_after(action):
                     if v.get("hand", given_hand) != given_hand or \
                             v.get("result", given_result) != given_result:
-                        raise _Bad("a void keeps the hand and its result as they were")
+                        raise _Bad(Message("import.void_keeps"))
                     last = done[-1]
                     done.append(_Version(i, action, last.hand_text, last.result_text, reason,
                                          by, at))
                     current = None
                     continue
-                table, result, hand_text = self._settled(v.get("hand"), names, names_list,
-                                                         table)
+                table, result, hand_text, plays = self._settled(v.get("hand"), names,
+                                                                names_list, table)
                 result_text = self._result_text(result, v.get("result"), table)
-            except (TonkError, _Bad) as exc:
-                self.problem(f"{at_hand}, version {i}: {exc}")
+            except TonkError as exc:  # _Bad too
+                self.problem(Message("import.where.version", where=at_hand(), number=i),
+                             exc.said)
                 return None
             given_hand, given_result = v.get("hand"), v.get("result")
             nets = seat_nets(names, result)
@@ -408,15 +436,14 @@ class Checker:
             seats = tuple(names.index(p) for p in playing)
             parts = seat_parts(playing, [nets[i] for i in seats], result)
             current = (result.outcome, nets, tuple(chain.from_iterable(parts)))
-            plays = stored_plays(json.loads(hand_text).get("side_bets"))
             counts: list[tuple[int, ...]] = [stat_counts(part) for part in parts]
             outcome = result.outcome
             done.append(_Version(i, action, hand_text, result_text, reason, by, at))
         voided = current is None
         given_void = doc.get("voided")
         if given_void is not None and given_void is not voided:
-            self.problem(f"{at_hand}: it says voided is {given_void!r}, but its last version "
-                         f"is {done[-1].action}")
+            self.problem(at_hand(), Message("import.voided", value=repr(given_void),
+                                          action=done[-1].action))
             return None
         assert table is not None
         if current is None:
@@ -430,7 +457,7 @@ class Checker:
         most often the same scorekeeper)."""
         if self._last_by is not None and self._last_by[0] == value:
             return self._last_by[1]
-        by = clean_text(value, ExchangeError, "by", "who made the version", MAX_BY)
+        by = clean_text(value, ExchangeError, "by", Message("import.what.by"), MAX_BY)
         self._last_by = (value, by)
         return by
 
@@ -447,36 +474,38 @@ class Checker:
         return table
 
     def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Table | None) -> tuple[_Table, Result, str]:
+                 first: _Table | None) -> tuple[_Table, Result, str, tuple[Play, ...]]:
         """Re-validate one version of a hand through the core: its table (the first
-        version's), its result, and the hand's JSON as the ledger stores it."""
+        version's), its result, the hand's JSON as the ledger stores it, and its side bets
+        as that JSON gives them back."""
         if not isinstance(data, dict):
-            raise _Bad("the hand must be a JSON object (RULES.md §1)")
+            raise _Bad(Message("import.hand_json"))
         if "rules" not in data or "stake" not in data or "players" not in data:
             missing = [f for f in TABLE_FIELDS if f not in data]
-            raise _Bad(f"the hand must give its {', '.join(missing)}, as stored")
+            raise _Bad(Message("import.hand_fields", fields=", ".join(missing)))
         players = data["players"]
         if players != names_list and (
                 not isinstance(players, list) or len(set(map(str, players))) != len(players)
                 or not 2 <= len(players) or any(p not in names for p in players)):
-            raise _Bad(f"the hand's players ({_names(data['players'])}) are not the "
-                       f"session's ({', '.join(names)})")
+            raise _Bad(Message("import.hand_players", players=_names(data["players"]),
+                               names=", ".join(names)))
         seated = names if players == names_list else tuple(players)
         table = self._table(data)
         if first is not None and table is not first and (
                 table.rules != first.rules or table.stake != first.stake):
-            raise _Bad("a correction keeps the house rules and stake the hand was first "
-                       "settled under")
+            raise _Bad(Message("import.correction_table"))
         facts = {k: v for k, v in data.items() if k not in TABLE_FIELDS}
         plays = facts.pop("side_bets", None)
         core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
         result = settle(core)
         stored = {"rules": table.spec, "stake": str(table.stake), "players": list(seated),
                   **core.to_json(with_table=False)}
+        played: tuple[Play, ...] = ()
         if plays not in (None, []):
-            stored["side_bets"] = [play_json(p) for p in parse_plays(
+            stored["side_bets"] = kept = [play_json(p) for p in parse_plays(
                 plays, self._enabled, seated)]
-        return first or table, result, fast_dumps(stored)
+            played = stored_plays(kept)  # as the stored JSON reads back (plain values)
+        return first or table, result, fast_dumps(stored), played
 
     @staticmethod
     def _result_text(result: Result, given: Any, table: _Table) -> str:
@@ -484,14 +513,14 @@ class Checker:
         if given is None:
             return json.dumps(result.to_json())
         if not isinstance(given, dict):
-            raise _Bad("the result must be a JSON object (RULES.md §8)")
+            raise _Bad(Message("import.result_json"))
         _compare(result, given, table.fmt)
         if "explanation" not in given:
             return fast_dumps(result.to_json())
         explanation = given["explanation"]
         if not isinstance(explanation, list) or not all(isinstance(s, str)
                                                         for s in explanation):
-            raise _Bad("the result's explanation must be a list of sentences")
+            raise _Bad(Message("import.explanation"))
         return fast_dumps(given)
 
 
@@ -505,16 +534,16 @@ def _seats(doc: Mapping[str, Any], names: tuple[str, ...]
               for p in (given if isinstance(given, list) else [])]
     if not isinstance(given, list) or len(seated) < 2 or None in seated or \
             len(set(seated)) != len(seated):
-        raise ExchangeError("seated must list at least two of the session's players, each "
-                            "once, in seat order")
+        raise ExchangeError(Message("import.seated"))
     raw = doc.get("left") or {}
     left = {key.get(name_key(n)): when for n, when in raw.items()} \
         if isinstance(raw, Mapping) else None
     if left is None or set(left) != set(names) - set(seated):
-        raise ExchangeError("left must give when each player who is not seated left")
+        raise ExchangeError(Message("import.left"))
     positions = [seated.index(n) if n in seated else len(seated) + i
                  for i, n in enumerate(names)]
-    return positions, [parse_time(left[n], f"when {n} left") if n in left else None
+    return positions, [parse_time(left[n], Message("import.what.left", player=n))
+                       if n in left else None
                        for n in names]
 
 
@@ -524,12 +553,12 @@ def _hand_stake(value: Any, rules: Rules) -> Decimal:
     and files from before push-ups kept their table's stake hold it rounded, even to 0)."""
     if rules.scoring == "money":
         return parse_stake(value, rules)
-    amount = parse_decimal(value, ExchangeError, f"the stake must be a number, not {value!r}",
-                           "stake")
+    amount = parse_decimal(value, ExchangeError,
+                           Message("import.stake_number", value=repr(value)), "stake")
     exact = amount == amount.to_integral_value() if rules.scoring == "points" \
         else amount == amount.quantize(Decimal("0.01"))
     if not exact or not 0 <= amount <= MAX_STAKE:
-        raise ExchangeError(f"a hand's stake under {rules.scoring} scoring cannot be {value}")
+        raise ExchangeError(Message("import.stake_scoring", scoring=rules.scoring, value=value))
     return amount.quantize(Decimal(1)) if rules.scoring == "points" else amount
 
 
@@ -554,34 +583,32 @@ def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str
     key = "pushed" if result.pushed is not None else "net"
     if not given.keys() <= _RESULT_FIELDS[key]:
         extra = sorted(set(given) - _RESULT_FIELDS[key])
-        raise _Bad(f"the stored result has a field {extra[0]!r} that this hand's result has "
-                   "not")
-    mismatch = "the stored result does not match the hand"
+        raise _Bad(Message("import.result_field", field=repr(extra[0])))
     if given.get("outcome") != result.outcome:
-        raise _Bad(f"{mismatch}: it says the outcome is {given.get('outcome')!r}, but the "
-                   f"hand is {result.outcome!r}")
+        raise _Bad(Message("import.result.outcome", given=repr(given.get("outcome")),
+                           outcome=repr(result.outcome)))
     if given.get("winners") != list(result.winners):
-        raise _Bad(f"{mismatch}: it says the winners are {_names(given.get('winners'))}, but "
-                   f"they are {', '.join(result.winners) or 'nobody'}")
+        raise _Bad(Message("import.result.winners", given=_names(given.get("winners")),
+                           winners=", ".join(result.winners)) if result.winners else
+                   Message("import.result.no_winners", given=_names(given.get("winners"))))
     said = given.get(key)
     if result.pushed is not None:
         values: dict[str, Any] = dict(result.pushed)
-        words = "is pushed up {value} by the hand"
+        words = "import.result.pushed"
     else:
         assert result.net is not None
         values = {name: fmt(amount) for name, amount in result.net.items()}
-        words = "gets {value} by the hand"
+        words = "import.result.net"
     if said != values:
         for name, value in values.items():
             if not isinstance(said, dict) or said.get(name) != value:
                 stored = said.get(name) if isinstance(said, dict) else None
-                raise _Bad(f"{mismatch}: {name} {words.format(value=value)}, not "
-                           f"{stored!r}")
-        raise _Bad(f"{mismatch}: it names players who are not at the table")
+                raise _Bad(Message(words, player=name, value=value, stored=repr(stored)))
+        raise _Bad(Message("import.result.players"))
     payments = [{"from": p.payer, "to": p.payee, "amount": fmt(p.amount), "rule": p.rule}
                 for p in result.payments]
     if given.get("payments") != payments:
-        raise _Bad(f"{mismatch}: its payments are not the ones the hand makes")
+        raise _Bad(Message("import.result.payments"))
 
 
 def _check_paid(names: tuple[str, ...], still: list[int]) -> None:
@@ -589,6 +616,4 @@ def _check_paid(names: tuple[str, ...], still: list[int]) -> None:
     (``still``: what each seat has open after both)."""
     open_ = [f"{name} {from_minor(v)}" for name, v in zip(names, still, strict=True) if v]
     if open_:
-        raise ExchangeError("the session is closed, but its payments and carried debts do "
-                            "not settle the "
-                            f"totals (still open: {', '.join(open_)})")
+        raise ExchangeError(Message("import.not_paid", still_open=", ".join(open_)))

@@ -7,8 +7,8 @@ Standings and records add up :class:`~app.db.models.PlayerSessionStat` rows (one
 session and scoring, kept by the ledger with every change of a hand), never every hand:
 standings are one SQL aggregate over them. Only the hands behind a number read hand
 entries, one page at a time. Standings and records are remembered in the process under a
-mark that moves with every change of a hand (see :func:`counted_mark`), so a page viewed
-again reads almost nothing.
+mark of the league that the database moves with every change (see :func:`counted_mark`),
+so a page viewed again reads almost nothing, and never an answer another server made stale.
 
 Seasons are ranges of days, both included, read as UTC days (a session counts on the day
 it was started, in UTC). Money and points are integer hundredths here; the pages and the
@@ -48,7 +48,6 @@ from .common import (
     HANDS_PER_PAGE,
     MAX_LEAGUE_NAME,
     MAX_SEASON_NAME,
-    MEMO_SECONDS,
     MEMO_SIZE,
     PSS,
     SCORINGS,
@@ -79,7 +78,7 @@ from .standings import (
 __all__ = [
     'CHART_POINTS', 'COUNTS', 'HANDS_PER_PAGE', 'HandLine', 'HeadToHead',
     'LeagueError', 'LeagueNotFoundError', 'MAX_LEAGUE_NAME', 'MAX_SEASON_NAME',
-    'MEMO_SECONDS', 'MEMO_SIZE', 'PSS', 'Page', 'PlayerRecord', 'RATING_SORTS', 'RatingRow',
+    'MEMO_SIZE', 'PSS', 'Page', 'PlayerRecord', 'RATING_SORTS', 'RatingRow',
     'SCORINGS', 'SORTS', 'STATS', 'SessionResult', 'Standing', 'Standings', 'T', 'Window',
     'add_admin', 'add_member', 'add_season', 'admin_league', 'admins', 'best_first',
     'counted_mark', 'create_league', 'current_season', 'default_direction', 'edit_league',

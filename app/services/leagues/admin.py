@@ -24,8 +24,7 @@ from ...db.ids import is_id
 from ...db.models import League, LeagueAdmin, Player, Season, User, utcnow
 from ...extensions import db
 from ..accounts import normal_email
-from ..sessions.ledger import is_league_admin, parse_currency, rules_of
-from ..sessions.pots import side_bets_text
+from ..sessions import is_league_admin, parse_currency, rules_of, side_bets_text
 from .common import MAX_LEAGUE_NAME, MAX_SEASON_NAME, LeagueError, LeagueNotFoundError
 
 # -- finding ---------------------------------------------------------------------------------
@@ -123,7 +122,7 @@ def _defaults(rules: Any, stake: Any, currency: Any, side_bets: Any = None) -> _
 
 
 def _name(value: Any) -> str:
-    return clean_text(value, LeagueError, "name", "the league's name", MAX_LEAGUE_NAME)
+    return clean_text(value, LeagueError, "name", Message("league.what_name"), MAX_LEAGUE_NAME)
 
 
 def create_league(user: User, *, name: Any, rules: Any = "pagat", stake: Any = None,
@@ -183,7 +182,7 @@ def remove_admin(league: League, user_id: Any) -> None:
 
 
 def _member_name(league: League, value: Any, keep: Player | None = None) -> str:
-    name = clean_text(value, LeagueError, "name", "the member's name", MAX_NAME)
+    name = clean_text(value, LeagueError, "name", Message("league.what_member"), MAX_NAME)
     taken = db.session.scalar(select(Player).where(
         Player.league_id == league.id, Player.name_key == name_key(name)))
     if taken is not None and taken is not keep:
@@ -214,7 +213,8 @@ def _day(value: Any, field: str, what: str) -> date:
 
 def add_season(league: League, *, name: Any, starts_on: Any, ends_on: Any) -> Season:
     """A season: a name and its first and last day (both included). Seasons may overlap."""
-    name = clean_text(name, LeagueError, "name", "the season's name", MAX_SEASON_NAME)
+    name = clean_text(name, LeagueError, "name", Message("league.what_season"),
+                      MAX_SEASON_NAME)
     first = _day(starts_on, "starts_on", "the first day")
     last = _day(ends_on, "ends_on", "the last day")
     if last < first:

@@ -3,7 +3,6 @@ and answers remembered until the next change of a hand."""
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -17,7 +16,7 @@ from sqlalchemy import (
 from ...core import TonkError
 from ...core.rules import SCORINGS as RULE_SCORINGS
 from ...core.series import MAX_POINTS
-from ...db.models import HandVersion, PlayerSessionStat
+from ...db.models import GameSession, HandVersion, League, PlayerSessionStat
 from ...extensions import db
 from ..errors import NotFoundError
 
@@ -56,45 +55,55 @@ class LeagueNotFoundError(NotFoundError):
 
 # -- remembering answers ---------------------------------------------------------------------
 
-#: Standings and records depend only on counted hands (and members' names and seasons, which
-#: are read fresh or are part of the key), so each answer is remembered under a mark that
-#: moves with every change of a hand, in this process, for a short while at most.
+#: Standings and records depend only on the league's counted hands (and members' names and
+#: seasons, which are read fresh or are part of the key), so each answer is remembered in
+#: this process under the league's :func:`counted_mark`, which the database moves with every
+#: change: the mark decides what is current, never this process (another server may have
+#: written).
 MEMO_SIZE = 256
-MEMO_SECONDS = 30.0
-_memo: OrderedDict[tuple[Any, ...], tuple[float, Any]] = OrderedDict()
+_memo: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _memo_lock = threading.Lock()
 
 
-def counted_mark() -> int:
-    """A mark that moves whenever any hand's counted facts do: every record, correction
-    and void writes a new :class:`HandVersion` (the ledger's invariant; the importer writes
-    one for each version it imports), and PlayerSessionStat rows change only with them; so
-    the newest version's id (one index lookup)."""
-    return int(db.session.scalar(select(func.max(HandVersion.id))) or 0)
+def counted_mark(league: League) -> tuple[Any, ...]:
+    """A mark that the database moves with every change of what ``league`` counts.
+
+    SQLite writes one transaction at a time and numbers hand versions in that order, and
+    every record, correction and void writes one (the importer too): the newest version's
+    id, one index lookup. PostgreSQL's writers may commit a version numbered before the
+    newest one after it, so there the mark is read from the league's sessions in one
+    aggregate: how many, the sum of their revisions and the newest id. Every change of a
+    session's hands moves its revision in the same transaction (``ledger.locked``),
+    revisions only grow, new sessions take new ids (PostgreSQL never gives one twice) and
+    only an empty session can be deleted: two views of the league that differ in what
+    counts differ in the mark, however the commits interleave."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        return (db.session.scalar(select(func.max(HandVersion.id))),)
+    return tuple(db.session.execute(
+        select(func.count(), func.coalesce(func.sum(GameSession.revision), 0),
+               func.max(GameSession.id))
+        .where(GameSession.league_id == league.id)).one())
 
 
-def remembered(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
-    """``compute()``, remembered under ``key`` and :func:`counted_mark` for at most
-    :data:`MEMO_SECONDS`: the time limit covers PostgreSQL writers that commit out of id
-    order. ``key`` holds the league's uid, never only its id (a league id names another
-    league in another database)."""
-    key = (*key, counted_mark())
-    now = time.monotonic()
+def remembered(league: League, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    """``compute()``, remembered under ``key`` and ``league``'s :func:`counted_mark`.
+    The key holds the league's uid, never only its id (a league id names another league in
+    another database)."""
+    key = (league.uid, *key, counted_mark(league))
     with _memo_lock:
-        found = _memo.get(key)
-        if found is not None and now - found[0] < MEMO_SECONDS:
+        if key in _memo:
             _memo.move_to_end(key)
-            return found[1]  # type: ignore[no-any-return]
+            return _memo[key]  # type: ignore[no-any-return]
     value = compute()
     with _memo_lock:
-        _memo[key] = (now, value)
+        _memo[key] = value
         while len(_memo) > MEMO_SIZE:
             _memo.popitem(last=False)
     return value
 
 
 def forget() -> None:
-    """Forget every remembered answer (for tests and tools that write behind the ledger's
-    back)."""
+    """Forget every remembered answer (for tests, the benchmark's "cold", and tools that
+    write behind the ledger's back)."""
     with _memo_lock:
         _memo.clear()

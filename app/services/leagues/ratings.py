@@ -16,7 +16,7 @@ from sqlalchemy import (
 from ...db.models import GameSession, League, Player, Rating, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
-from ..sessions import ledger as ledger_service
+from ..sessions import session_closed
 from .common import PSS, RATING_MODEL, SCORINGS
 from .standings import best_first, check_sort
 
@@ -88,7 +88,7 @@ def rate_session(gs: GameSession) -> None:
     db.session.commit()
 
 
-ledger_service.session_closed.append(rate_session)
+session_closed.append(rate_session)
 
 
 def _rate_in_transaction(gs: GameSession) -> None:

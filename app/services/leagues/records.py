@@ -178,9 +178,9 @@ def player_record(league: League, player: Player, scoring: str | None = None,
     worst sessions (sorted and cut in the database); and head-to-head (one self-join)."""
     check_scoring(scoring)
     seasons = list(league.seasons)
-    key = ("record", league.uid, player.id, scoring, league_scoring(league), top, points,
+    key = ("record", player.id, scoring, league_scoring(league), top, points,
            tuple((s.id, s.starts_on, s.ends_on) for s in seasons))
-    found = remembered(key, lambda: _record_numbers(league, player.id, scoring, seasons,
+    found = remembered(league, key, lambda: _record_numbers(league, player.id, scoring, seasons,
                                                      top, points))
     names = member_names(league)
 

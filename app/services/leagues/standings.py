@@ -151,7 +151,7 @@ def _standings_by_scoring(league: League, window: Window) -> dict[str, list[Stan
     names = member_names(league)
     return {scoring: [Standing(p, names.get(p, "?"), *sums) for p, *sums in rows]
             for scoring, rows in remembered(
-                ("standings", league.uid, window.start, window.end), numbers).items()}
+                league, ("standings", window.start, window.end), numbers).items()}
 
 
 def _placed(rows: Iterable[Standing], scoring: str) -> list[Standing]:

@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode
 import segno
 from segno.helpers import make_epc_qr
 
-from ...core.money import currency_code, currency_places
+from ...core.money import currency_code, money_data
 from .handles import Handles
 
 MAX_EPC_NAME = 70
@@ -44,10 +44,6 @@ class PayLink:
         return out
 
 
-def _written(amount: Decimal, currency: str) -> str:
-    return f"{amount:.{currency_places(currency)}f}"
-
-
 def pay_links(handles: Handles, payee: str, amount: Decimal, currency: str,
               note: str) -> list[PayLink]:
     """The payee's ways to be paid ``amount`` (in ``currency``), best filled in first."""
@@ -59,12 +55,12 @@ def pay_links(handles: Handles, payee: str, amount: Decimal, currency: str,
     if handles.paypal:
         if code:
             links.append(PayLink("paypal", f"https://paypal.me/{handles.paypal}/"
-                                 f"{_written(amount, code)}{code}", amount=True))
+                                 f"{money_data(amount, code)}{code}", amount=True))
         else:
             links.append(PayLink("paypal", f"https://paypal.me/{handles.paypal}"))
     if handles.venmo:
         if code == "USD":
-            args = urlencode({"txn": "pay", "amount": _written(amount, code), "note": note},
+            args = urlencode({"txn": "pay", "amount": money_data(amount, code), "note": note},
                              quote_via=quote)
             links.append(PayLink("venmo", f"https://venmo.com/{handles.venmo}?{args}",
                                  amount=True))
@@ -73,7 +69,7 @@ def pay_links(handles: Handles, payee: str, amount: Decimal, currency: str,
     if handles.cashapp:
         base = f"https://cash.app/${handles.cashapp}"
         if code in ("USD", "GBP"):
-            links.append(PayLink("cashapp", f"{base}/{_written(amount, code)}", amount=True))
+            links.append(PayLink("cashapp", f"{base}/{money_data(amount, code)}", amount=True))
         else:
             links.append(PayLink("cashapp", base))
     if handles.revolut:

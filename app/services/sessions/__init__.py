@@ -1,11 +1,16 @@
-"""The night's money, module by job. Pages, API and CLI call these modules' public
-functions; every change of a session's money runs under the session's lock
-(:func:`.ledger.locked`).
+"""The night's money: sessions, their hands, seats, side-bet pots, settle-up, carried debts,
+archive and the live view. The public front of the package: pages, API, command line and
+the other services use these names only (a test keeps them to it); every change of a
+session's money runs under the session's lock (:func:`.ledger.locked`).
+
+The package, module by job:
 
 - :mod:`.ledger`: start a session, record, correct and void hands, change the house rules,
-  payments and closing; totals and the settle-up state (:func:`.ledger.ledger_of`); who
-  keeps a session's score and who runs a league (:func:`.ledger.keeps_score`,
-  :func:`.ledger.is_league_admin`).
+  payments and closing; totals and the settle-up state (:func:`ledger_of`).
+- :mod:`.access`: who keeps a session's score and who runs a league (:func:`keeps_score`,
+  :func:`is_league_admin`), and the sessions an account keeps.
+- :mod:`.inputs`: what a person types for a session (name, currency, reason, a payment's
+  amount), read and checked.
 - :mod:`.entries`: a hand's effect on what is stored beside it (running totals, entries,
   player records).
 - :mod:`.seats`: players joining and leaving (a seat is never removed).
@@ -17,3 +22,68 @@ functions; every change of a session's money runs under the session's lock
 
 Their errors, and the HTTP status of each, are in :mod:`app.services.errors`.
 """
+from __future__ import annotations
+
+from .access import is_league_admin, keeps_score, keeps_score_of, sessions_of, started_by
+from .archive import archived_sessions_of, delete_session, set_archived
+from .debts import (
+    Debt,
+    debts_of_session,
+    mark_paid,
+    open_debts_of,
+    open_debts_of_league,
+    open_debts_of_player,
+)
+from .inputs import (
+    MAX_SESSION_NAME,
+    parse_amount,
+    parse_currency,
+    parse_reason,
+    parse_session_name,
+)
+from .ledger import (
+    change_rules,
+    close_session,
+    correct_hand,
+    counted_hands,
+    create_session,
+    get_hand,
+    history,
+    known_player_names,
+    ledger_of,
+    new_share_token,
+    owned_session,
+    player_names,
+    record_hand,
+    record_payment,
+    replace_share_link,
+    rules_of,
+    running_totals,
+    seated_names,
+    session_closed,
+    session_rules,
+    session_stake,
+    shared_session,
+    start_session,
+    undo_payment,
+    void_hand,
+)
+from .live import Stamp, StateCache, last_hands, owned_stamp, stamp_by_token, stamp_of
+from .pots import dump_pots, pot_totals, replayed, side_bets_text, side_rows, side_totals, trimmed
+from .seats import change_seats
+from .settleup import Ledger, Payment, keep_plan, remaining
+
+__all__ = [
+    "MAX_SESSION_NAME", "Debt", "Ledger", "Payment", "Stamp", "StateCache",
+    "archived_sessions_of", "change_rules", "change_seats", "close_session", "correct_hand",
+    "counted_hands", "create_session", "debts_of_session", "delete_session", "dump_pots",
+    "get_hand", "history", "is_league_admin", "keep_plan", "keeps_score", "keeps_score_of",
+    "known_player_names", "last_hands", "ledger_of", "mark_paid", "new_share_token",
+    "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
+    "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
+    "player_names", "pot_totals", "record_hand", "record_payment", "remaining",
+    "replace_share_link", "replayed", "rules_of", "running_totals", "seated_names",
+    "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
+    "shared_session", "side_bets_text", "side_rows", "side_totals", "stamp_by_token",
+    "stamp_of", "start_session", "started_by", "trimmed", "undo_payment", "void_hand",
+]

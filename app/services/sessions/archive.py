@@ -21,7 +21,8 @@ from ...db.models import (
 )
 from ...extensions import db
 from ..errors import LedgerError, NotEmptyError
-from .ledger import locked, started_by
+from .access import started_by
+from .ledger import locked
 
 
 def set_archived(gs: GameSession, archived: Any) -> GameSession:

@@ -19,7 +19,8 @@ from ...db.ids import row_by_id
 from ...db.models import CarriedDebt, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError, NotFoundError
-from .ledger import keeps_score_of, locked, rules_of, started_by
+from .access import keeps_score_of, started_by
+from .ledger import locked, rules_of
 
 
 @dataclass(frozen=True)

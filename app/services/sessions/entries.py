@@ -1,12 +1,19 @@
 """A hand's effect on what is stored beside it: each seat's running total moves by the
 change of its net, the hand's entries (each player's part) are replaced, and each player's
-session record moves by the same change. Called by the ledger under the session's lock."""
+session record moves by the same change. Called by the ledger under the session's lock.
+
+The reads here do not flush (nothing pending changes what they find): the totals, the
+entries and the records are written in the caller's next flush, together; the entries are
+one INSERT of many rows (the ORM would send one per row on SQLite, to read back ids that
+nothing here uses)."""
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm.attributes import flag_modified
 
 from ...core.parts import STAT_FIELDS, seat_parts, stat_counts
 from ...core.settle import Result
@@ -15,15 +22,16 @@ from ...extensions import db
 
 
 def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
-             result: Result) -> list[HandEntry]:
-    """Each player's part in a hand's current version: net, and what the record counts."""
+             result: Result) -> list[dict[str, Any]]:
+    """Each player's part in a hand's current version (a row of ``hand_entries``): net, and
+    what the record counts."""
     scoring = result.hand.rules.scoring
     playing = set(result.hand.players)
     seats = [s for s in gs.seats if s.name in playing]
     parts = seat_parts([s.name for s in seats], [new[s.seat] for s in seats], result)
-    return [HandEntry(hand_id=hand.id, session_id=gs.id, player_id=seat.player_id,
-                      scoring=scoring, amount_minor=part.amount_minor, won=part.won,
-                      tonked_out=part.tonked_out, drop_won=part.drop_won, caught=part.caught)
+    return [{"hand_id": hand.id, "session_id": gs.id, "player_id": seat.player_id,
+             "scoring": scoring, "amount_minor": part.amount_minor, "won": part.won,
+             "tonked_out": part.tonked_out, "drop_won": part.drop_won, "caught": part.caught}
             for seat, part in zip(seats, parts, strict=True)]
 
 
@@ -40,24 +48,29 @@ def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
         stats[key] = stat
     for name, value in zip(STAT_FIELDS, stat_counts(entry), strict=True):
         setattr(stat, name, getattr(stat, name) + sign * value)
+        flag_modified(stat, name)  # every record's UPDATE alike: one statement for them all
 
 
 def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
-           result: Result | None) -> None:
-    """Move running totals by new − old, replace the hand's entries, and move each
-    player's session record by the same change (nets stop at the seats of their time)."""
+               result: Result | None, *, new_hand: bool = False) -> None:
+    """Move running totals by new − old, replace the hand's entries (``new_hand``: it has
+    none yet), and move each player's session record by the same change (nets stop at the
+    seats of their time)."""
     for seat in gs.seats:
         i = seat.seat
         seat.total_minor += ((new[i] if i < len(new) else 0)
                              - (old[i] if i < len(old) else 0))
-    stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
-        select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
-    for entry in db.session.scalars(select(HandEntry).where(HandEntry.hand_id == hand.id)):
-        _count(stats, gs, entry, -1)
-    db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
-    if result is not None:
-        entries = _entries(gs, hand, new, result)
-        db.session.add_all(entries)
-        for entry in entries:
-            _count(stats, gs, entry, +1)
+    with db.session.no_autoflush:
+        stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
+            select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
+        if not new_hand:
+            for entry in db.session.scalars(
+                    select(HandEntry).where(HandEntry.hand_id == hand.id)):
+                _count(stats, gs, entry, -1)
+            db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
+        if result is not None:
+            rows = _entries(gs, hand, new, result)
+            db.session.execute(insert(HandEntry), rows)
+            for row in rows:
+                _count(stats, gs, HandEntry(**row), +1)
     hand.nets_json = json.dumps(list(new))

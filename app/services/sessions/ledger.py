@@ -5,7 +5,9 @@ The centre of the night's money, beside its parts in this package: seats
 (:mod:`~app.services.sessions.seats`: who joins or leaves keeps their seat row), side-bet
 pots (:mod:`~app.services.sessions.pots`, replayed after every change of a hand), the kept
 settle-up plan (:mod:`~app.services.sessions.settleup`), debts carried over
-(:mod:`~app.services.sessions.debts`) and archiving (:mod:`~app.services.sessions.archive`).
+(:mod:`~app.services.sessions.debts`) and archiving (:mod:`~app.services.sessions.archive`);
+who may keep a session is decided in :mod:`~app.services.sessions.access`, what people type
+is read in :mod:`~app.services.sessions.inputs`.
 Pages, API and CLI all call these functions, so they validate the same way (through the
 domain core) and keep the same invariants: every change of a hand writes a new
 :class:`HandVersion` (nothing is erased), and each seat's running total moves by exactly
@@ -38,14 +40,11 @@ from ...core.hand import Hand as CoreHand
 from ...core.hand import parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
-    currency_code,
-    fits_currency,
-    parse_decimal,
     parse_stake,
     stake_of,
     to_minor,
 )
-from ...core.names import clean_text, name_key
+from ...core.names import name_key
 from ...core.parts import seat_nets
 from ...core.settle import Result
 from ...core.versions import check_action
@@ -56,7 +55,6 @@ from ...db.models import (
     GameSession,
     Hand,
     HandVersion,
-    LeagueAdmin,
     Player,
     RulesChange,
     SessionPlayer,
@@ -72,16 +70,11 @@ from ..errors import (
     SessionClosedError,
     VersionConflictError,
 )
+from .access import is_league_admin, keeps_score
 from .entries import apply_nets
+from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
 from .pots import read_plays, replay, side_bets_text
 from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
-
-MAX_REASON = 500
-MAX_AMOUNT = Decimal(10) ** 12
-MAX_SESSION_NAME = 80
-_HUNDRED = Decimal(100)
-_CENT = Decimal("0.01")
-
 
 # -- reading ---------------------------------------------------------------------------------
 
@@ -115,41 +108,6 @@ def counted_hands(gs: GameSession) -> int:
     """How many hands count: every hand but the void ones. The one hand count every page,
     card and answer shows (``hand_count`` numbers them all, voids included)."""
     return gs.hand_count - gs.voided_hands
-
-
-def is_league_admin(user: User, league_id: int | None) -> bool:
-    """Whether ``user`` runs the league ``league_id`` now (is one of its admins; its owner
-    always is): the one rule of who may run a league and keep its sessions' score."""
-    return league_id is not None and db.session.get(LeagueAdmin, (league_id, user.id)) is not None
-
-
-def keeps_score(user: User, gs: GameSession) -> bool:
-    """Whether ``user`` keeps ``gs``'s score now, decided from the roles as they are at
-    this request: a league session by the league's admins (whoever started it loses it
-    with the role), any other by its owner."""
-    return keeps_score_of(user, gs.owner_id, gs.league_id)
-
-
-def keeps_score_of(user: User, owner_id: int, league_id: int | None) -> bool:
-    """:func:`keeps_score` of a session known by its owner and league."""
-    if league_id is not None:
-        return is_league_admin(user, league_id)
-    return owner_id == user.id
-
-
-def started_by(user: User) -> Any:
-    """The condition on :class:`GameSession` for the sessions ``user`` started and still
-    keeps (for lists; :func:`keeps_score` for one session)."""
-    runs = select(LeagueAdmin.league_id).where(LeagueAdmin.user_id == user.id)
-    return (GameSession.owner_id == user.id) & (
-        GameSession.league_id.is_(None) | GameSession.league_id.in_(runs))
-
-
-def sessions_of(user: User) -> list[GameSession]:
-    """The sessions ``user`` started and still keeps, newest first, with their seats."""
-    return list(db.session.scalars(
-        select(GameSession).where(started_by(user)).options(selectinload(GameSession.seats))
-        .order_by(GameSession.created_at.desc(), GameSession.id.desc())))
 
 
 def owned_session(user: User, session_id: int) -> GameSession:
@@ -208,13 +166,6 @@ def known_player_names(user: User) -> list[str]:
 
 # -- sessions --------------------------------------------------------------------------------
 
-def parse_currency(value: Any) -> str:
-    if value is None or value == "":
-        return "USD"
-    return clean_text(value, LedgerError, "currency",
-                      "the currency (a short code or sign like USD, EUR or $)", 8)
-
-
 def player_named(user: User, name: str, league_id: int | None = None) -> Player:
     """The player called ``name``: among the league's members for a league session (a new
     name becomes a member), else among the account's own players."""
@@ -232,10 +183,6 @@ def player_named(user: User, name: str, league_id: int | None = None) -> Player:
             if found is None:
                 raise
     return found
-
-
-def parse_session_name(name: Any) -> str:
-    return clean_text(name, LedgerError, "name", "the session's name", MAX_SESSION_NAME)
 
 
 def create_session(user: User, **settings: Any) -> GameSession:
@@ -308,9 +255,12 @@ def locked(gs: GameSession) -> GameSession:
     watches the session (the share view) sees every change, and only changes."""
     session_id = gs.id
     begin_write()
-    db.session.expire_all()
+    for row in list(db.session.identity_map.values()):
+        if not isinstance(row, User):  # who writes holds no money: kept as read (no SELECT
+            db.session.expire(row)     # of it again for the answer's language)
     fresh = db.session.get(GameSession, session_id, with_for_update=True,
-                           populate_existing=True)
+                           populate_existing=True,  # its seats with it: read before the
+                           options=[selectinload(GameSession.seats)])  # change, no flush
     if fresh is None:
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
     fresh.revision += 1  # commits with the change, or rolls back with it
@@ -373,33 +323,28 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
     get their hand, numbered in the order they were saved."""
+    by_id, by_name = user.id, user.name  # (read before the lock expires what was loaded)
     gs = locked(gs)
     check_open(gs)
     with in_english():  # stored in one language; pages show it in the reader's
         core, result, hand_json = _settle_for(gs, data, None)
         result_json = json.dumps(result.to_json())
     gs.hand_count += 1
+    nets = _nets(gs, result)
     hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
                 outcome=result.outcome, hand_json=hand_json, result_json=result_json,
-                nets_json="[]")
-    db.session.add(hand)
-    db.session.flush()
-    hand.versions.append(HandVersion(version=1, action="recorded", hand_json=hand_json,
-                                     result_json=result_json, created_by_id=user.id,
-                                     by_name=user.name))
-    apply_nets(gs, hand, [], _nets(gs, result), result)
+                nets_json=json.dumps(nets), versions=[HandVersion(
+                    version=1, action="recorded", hand_json=hand_json,
+                    result_json=result_json, created_by_id=by_id, by_name=by_name)])
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
+    db.session.add(hand)
+    db.session.flush()
+    apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
     replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs)
+    _keep_plan(gs, payments_changed=False)
     db.session.commit()
     return hand
-
-
-def parse_reason(reason: Any) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError(Message("change.no_reason"), "reason")
-    return clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
 
 
 def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: Any,
@@ -407,6 +352,7 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     """Replace a hand's facts, under the rules it was first settled under. The old version
     stays in the history; totals follow at once. Correcting a voided hand restores it.
     ``version``: the version the correction was made from; another one is a conflict."""
+    by_id, by_name = user.id, user.name  # (read before the lock expires them)
     gs = locked(gs)
     check_open(gs)
     why = parse_reason(reason)
@@ -420,12 +366,12 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="corrected",
                                      hand_json=hand_json, result_json=result_json,
-                                     reason=why, created_by_id=user.id, by_name=user.name))
+                                     reason=why, created_by_id=by_id, by_name=by_name))
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
     apply_nets(gs, hand, old, _nets(gs, result), result)
     replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs)
+    _keep_plan(gs, payments_changed=False)
     db.session.commit()
     return hand
 
@@ -433,6 +379,7 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
 def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
               version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
+    by_id, by_name = user.id, user.name  # (read before the lock expires them)
     gs = locked(gs)
     check_open(gs)
     why = parse_reason(reason)
@@ -446,12 +393,12 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
     hand.version += 1
     hand.versions.append(HandVersion(version=hand.version, action="voided",
                                      hand_json=hand.hand_json, result_json=hand.result_json,
-                                     reason=why, created_by_id=user.id, by_name=user.name))
+                                     reason=why, created_by_id=by_id, by_name=by_name))
     apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
     hand.voided, hand.updated_at = True, utcnow()
     gs.voided_hands += 1
     replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs)
+    _keep_plan(gs, payments_changed=False)
     db.session.commit()
     return hand
 
@@ -466,28 +413,24 @@ def history(hand: Hand) -> list[dict[str, Any]]:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
-def _keep_plan(gs: GameSession) -> None:
-    """Re-make the settle-up plan if (and only if) what remains to settle has changed."""
-    db.session.flush()
-    keep_plan(gs, session_rules(gs).scoring)
+def _keep_plan(gs: GameSession, *, payments_changed: bool = True) -> None:
+    """Re-make the settle-up plan if (and only if) what remains to settle has changed.
+
+    A hand's change touches no payment and no planned transfer: what the plan reads of them
+    is stored already, so nothing is flushed for it, and the change is written with the
+    plan's in one flush at commit (one UPDATE of the session row, not three)."""
+    if payments_changed:
+        db.session.flush()
+        keep_plan(gs, session_rules(gs).scoring)
+        return
+    with db.session.no_autoflush:
+        keep_plan(gs, session_rules(gs).scoring)
 
 
 def ledger_of(gs: GameSession) -> Ledger:
     """Totals from the running totals (never from all hands), the stored settle-up plan and
     what has been paid along it (:mod:`app.services.sessions.settleup`)."""
     return read_ledger(gs, session_rules(gs).scoring, counted_hands(gs))
-
-
-def parse_amount(value: Any, currency: str | None = None) -> Decimal:
-    """A payment's amount: more than zero, with at most the currency's places (yen: none)."""
-    amount = parse_decimal(value, LedgerError, Message("payment.not_amount", value=repr(value)),
-                           "amount")
-    if amount <= 0 or amount > MAX_AMOUNT or amount != amount.quantize(_CENT):
-        raise LedgerError(Message("payment.amount"), "amount")
-    if not fits_currency(amount, currency):
-        raise LedgerError(Message("payment.currency_whole", value=value,
-                                  currency=currency_code(currency)), "amount")
-    return amount
 
 
 def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
@@ -541,7 +484,7 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
     check_open(gs)
     if not isinstance(reason, str) or not reason.strip():
         raise LedgerError(Message("payment.no_reason"), "reason")
-    why = clean_text(reason, LedgerError, "reason", "the reason", MAX_REASON, multiline=True)
+    why = parse_reason(reason)
     payment = row_by_id(SettlePayment, payment_id)
     if payment is None or payment.session_id != gs.id:
         raise NotFoundError(Message("payment.not_found", payment_id=payment_id))

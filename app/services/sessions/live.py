@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlalchemy import bindparam, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from ...core.messages import Message
@@ -24,7 +25,8 @@ from ...db.ids import MAX_ID, is_id
 from ...db.models import GameSession, Hand, User
 from ...extensions import db
 from ..errors import NotFoundError
-from .ledger import findable_share_token, keeps_score_of
+from .access import keeps_score_of
+from .ledger import findable_share_token
 
 V = TypeVar("V")
 
@@ -75,11 +77,12 @@ class _Compiled(NamedTuple):
 _COMPILED: dict[tuple[int, int], _Compiled] = {}
 
 
-def _one_row(statement: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
-    """The first row of ``statement``, run on a pooled DBAPI connection as compiled once for
-    the engine's dialect (its columns' values as SQLAlchemy would give them): no ORM session,
-    no transaction begun around one read of one indexed row."""
-    engine = db.engine
+def _one_row(statement: Any, params: dict[str, Any],
+             engine: Engine | None = None) -> tuple[Any, ...] | None:
+    """The first row of ``statement``, run on a pooled DBAPI connection of ``engine`` (the
+    app's) as compiled once for the engine's dialect (its columns' values as SQLAlchemy would
+    give them): no ORM session, no transaction begun around one read of one indexed row."""
+    engine = engine or db.engine
     found = _COMPILED.get((id(engine), id(statement)))
     if found is None:
         dialect = engine.dialect
@@ -109,16 +112,17 @@ def _one_row(statement: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
     return tuple(v if f is None else f(v) for f, v in zip(found.processors, row, strict=True))
 
 
-def stamp_by_token(token: str, *, poll: bool = False) -> Stamp:
+def stamp_by_token(token: str, *, poll: bool = False, engine: Engine | None = None) -> Stamp:
     """The state of the session behind a share link (one row by its unique index), or
     :class:`~app.services.sessions.ledger.NotFoundError`. Read in the request's snapshot,
-    with what is shown of it; ``poll``: read on a pooled connection of its own instead, not
-    through the ORM's session, for a poll that only asks whether anything changed (it costs
-    this one statement; what is shown is read again in the snapshot)."""
+    with what is shown of it; ``poll``: read on a pooled connection of its own instead (of
+    ``engine``, where no app context is at hand), not through the ORM's session, for a poll
+    that only asks whether anything changed (it costs this one statement; what is shown is
+    read again in the snapshot)."""
     if not findable_share_token(token):
         row = None
     elif poll:
-        row = _one_row(_BY_TOKEN, {"token": token})
+        row = _one_row(_BY_TOKEN, {"token": token}, engine)
     else:
         found = db.session.connection().execute(_BY_TOKEN, {"token": token}).first()
         row = tuple(found) if found is not None else None

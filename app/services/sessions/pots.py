@@ -132,7 +132,7 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
     gs.pots_json = dump_pots(pots, names)
 
 
-def pots(gs: GameSession) -> dict[str, Decimal]:
+def pot_totals(gs: GameSession) -> dict[str, Decimal]:
     """Money waiting in each of the session's pots (every bet it plays, empty ones too)."""
     names = [s.name for s in gs.seats]
     stored = _load_pots(gs, names)

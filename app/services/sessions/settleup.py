@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from ...core.money import from_minor, to_minor
 from ...core.transfers import Transfer, fewest_transfers
 from ...db.models import GameSession, PlannedTransfer, SettlePayment, User
 from ...extensions import db
-from .pots import pot_returns, pots
+from .pots import pot_returns, pot_totals
 
 _ZERO = Decimal(0)
 
@@ -164,10 +164,11 @@ def keep_plan(gs: GameSession, scoring: str) -> None:
         return
     gs.plan_no += 1
     ids = {s.name: s.player_id for s in gs.seats}
-    db.session.add_all(PlannedTransfer(session_id=gs.id, plan=gs.plan_no, payer_id=ids[t.payer],
-                                       payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
-                       for t in fewest_transfers(left))
-    db.session.flush()
+    rows = [{"session_id": gs.id, "plan": gs.plan_no, "payer_id": ids[t.payer],
+             "payee_id": ids[t.payee], "amount_minor": to_minor(t.amount)}
+            for t in fewest_transfers(left)]
+    if rows:  # one INSERT of many rows (no ids read back: nothing here uses them)
+        db.session.execute(insert(PlannedTransfer), rows)
 
 
 def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
@@ -191,7 +192,7 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
                      for t in fewest_transfers(left))
     transfers = tuple(Transfer(t.payer, t.payee, t.open) for t in plan if t.open)
     paid = [(p.payer, p.payee, p.amount) for p in payments if not p.undone]
-    return Ledger(scoring, totals, hands, paid, left, transfers, plan, payments, pots(gs),
+    return Ledger(scoring, totals, hands, paid, left, transfers, plan, payments, pot_totals(gs),
                   pot_returns(gs))
 
 

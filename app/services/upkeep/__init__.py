@@ -1,1 +1,9 @@
-"""Keeping the stored data sound: the integrity check, backup, restore."""
+"""Keeping the stored data sound: the integrity check (:mod:`.integrity`, ``tonk check``
+and every database test), backup and restore (:mod:`.backup`). The public front of the
+package; the command line uses these names only."""
+from __future__ import annotations
+
+from .backup import BackupError, copy_sqlite, dump, restore
+from .integrity import problems
+
+__all__ = ["BackupError", "copy_sqlite", "dump", "problems", "restore"]

@@ -49,6 +49,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError
 
 from ...core.errors import TonkError
+from ...core.messages import Message
 from ...db.types import UTCDateTime
 from ...extensions import db
 
@@ -83,7 +84,7 @@ def dump(out: IO[bytes]) -> int:
     """Write the whole database to ``out`` (a binary stream); returns the number of rows."""
     revision = schema_revision()
     if revision is None:
-        raise BackupError("the database has no tables yet: there is nothing to back up")
+        raise BackupError(Message("backup.no_tables"))
     rows = 0
     digests: dict[str, Any] = {}
     with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as packed:
@@ -121,6 +122,10 @@ def dump(out: IO[bytes]) -> int:
 class _Unfit(ValueError):
     """A value that is not of its column's type (said as "not a …")."""
 
+    def __init__(self, said: Message) -> None:
+        super().__init__(said)
+        self.said = said
+
 
 def _reader(column: Any) -> Any:
     """The function that reads one value of ``column`` from the backup as its type, or
@@ -132,7 +137,7 @@ def _reader(column: Any) -> Any:
         def read(v: Any) -> Any:
             if v is None:
                 if not nullable:
-                    raise _Unfit("missing, where a value must be")
+                    raise _Unfit(Message("restore.unfit.missing"))
                 return None
             return convert(v)
         return read
@@ -143,7 +148,7 @@ def _reader(column: Any) -> Any:
         except ValueError:
             moment = None
         if moment is None:
-            raise _Unfit("not a time")
+            raise _Unfit(Message("restore.unfit.time"))
         return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
 
     def as_date(v: Any) -> date:
@@ -151,32 +156,32 @@ def _reader(column: Any) -> Any:
             return date.fromisoformat(v) if isinstance(v, str) and len(v) == 10 else \
                 date.fromisoformat("")
         except ValueError:
-            raise _Unfit("not a day") from None
+            raise _Unfit(Message("restore.unfit.day")) from None
 
     def as_bool(v: Any) -> bool:
         if isinstance(v, bool) or v in (0, 1):
             return bool(v)
-        raise _Unfit("not true or false")
+        raise _Unfit(Message("restore.unfit.bool"))
 
     def as_float(v: Any) -> float:
         if isinstance(v, bool) or not isinstance(v, int | float):
-            raise _Unfit("not a number")
+            raise _Unfit(Message("restore.unfit.number"))
         return float(v)
 
     limit = 2**63 - 1 if isinstance(kind, BigInteger) else 2**31 - 1
 
     def as_int(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or not -limit - 1 <= v <= limit:
-            raise _Unfit("not a whole number the column can hold")
+            raise _Unfit(Message("restore.unfit.whole"))
         return v
 
     length = kind.length if isinstance(kind, String) else None
 
     def as_text(v: Any) -> str:
         if not isinstance(v, str) or "\x00" in v:
-            raise _Unfit("not text")
+            raise _Unfit(Message("restore.unfit.text"))
         if length is not None and len(v) > length:
-            raise _Unfit(f"longer than its {length} characters")
+            raise _Unfit(Message("restore.unfit.long", length=length))
         return v
 
     if isinstance(kind, (DateTime, UTCDateTime)):
@@ -200,10 +205,9 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[str, Any]]:
                 try:
                     yield raw.rstrip("\n"), json.loads(raw)
                 except ValueError:
-                    raise BackupError(f"line {number} of the backup is not JSON: the file is "
-                                      "damaged") from None
+                    raise BackupError(Message("restore.line", number=number)) from None
     except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise BackupError(f"this is not a readable Tonk Tally backup ({exc})") from None
+        raise BackupError(Message("restore.unreadable", error=exc)) from None
 
 
 class _Restore:
@@ -220,25 +224,24 @@ class _Restore:
         self.in_table = 0
         self.rows = 0
         self.digests: dict[str, Any] = {}
-        self.refused: str | None = None  # the first problem: reading goes on for the digests
+        self.refused: Message | None = None  # the first problem: reading goes on for the digests
 
     def start_table(self, item: dict[str, Any], raw: str) -> None:
         self.flush()
         table = self.tables.get(item.get("table", ""))
         if table is None:
-            raise BackupError(f"the backup has a table {item.get('table')!r} this app "
-                              "does not know")
+            raise BackupError(Message("restore.unknown_table", table=repr(item.get("table"))))
         columns = item.get("columns")
         if not isinstance(columns, list) or set(columns) != {c.name for c in table.columns} \
                 or len(columns) != len(table.columns):
-            raise BackupError(f"the backup's {table.name} has other columns than this app's")
+            raise BackupError(Message("restore.columns", table=table.name))
         self.table, self.in_table = table, 0
         self.readers = [(name, _reader(table.columns[name])) for name in columns]
         self.digests[table.name] = hashlib.sha256(raw.encode())
 
     def row(self, item: list[Any], raw: str) -> None:
         if self.table is None or len(item) != len(self.readers):
-            raise BackupError("a row of the backup does not fit its table: the file is damaged")
+            raise BackupError(Message("restore.row_fit"))
         self.digests[self.table.name].update(raw.encode())
         self.rows += 1
         self.in_table += 1
@@ -249,8 +252,9 @@ class _Restore:
             try:
                 values[name] = read(value)
             except _Unfit as unfit:
-                self.refuse(f"{self._where(values, self.in_table, item)}: its {name} "
-                            f"{_shown(value)} is {unfit}")
+                self.refuse(Message("restore.value", where=self._where(values, self.in_table,
+                                                                       item),
+                                    column=name, value=_shown(value), unfit=unfit.said))
                 return
         if not self.batch:
             self.first_row = self.in_table
@@ -258,7 +262,7 @@ class _Restore:
         if len(self.batch) >= BATCH:
             self.flush()
 
-    def refuse(self, problem: str) -> None:
+    def refuse(self, problem: Message) -> None:
         if self.refused is None:
             self.refused = problem
             self.batch = []
@@ -280,23 +284,26 @@ class _Restore:
                 with db.session.begin_nested():
                     db.session.execute(insert(self.table), [values])
             except DBAPIError as exc:
-                reason = str(exc.orig).strip().splitlines()[0] if exc.orig else "refused"
-                self.refuse(f"{self._where(values, self.first_row + offset)}: the database "
-                            f"refused it ({reason})")
+                reason = (str(exc.orig).strip().splitlines()[0] if exc.orig
+                          else Message("restore.refused"))
+                self.refuse(Message("restore.refused_row",
+                                    where=self._where(values, self.first_row + offset),
+                                    reason=reason))
                 return
 
-    def _where(self, values: dict[str, Any], number: int, item: Any = None) -> str:
+    def _where(self, values: dict[str, Any], number: int, item: Any = None) -> Message:
         assert self.table is not None
         key = values.get("id", item[0] if isinstance(item, list) and item and
                          self.readers[0][0] == "id" else None)
-        return f"table {self.table.name}, row {number}" + (
-            f" (id {_shown(key)})" if key is not None else "")
+        if key is None:
+            return Message("restore.where", table=self.table.name, row=number)
+        return Message("restore.where_id", table=self.table.name, row=number, id=_shown(key))
 
-    def changed(self, footer: dict[str, Any]) -> str | None:
+    def changed(self, footer: dict[str, Any]) -> str | Message | None:
         """The first table whose lines differ from the digest made with them, if any."""
         kept = footer.get("sha256")
         if not isinstance(kept, dict):
-            return "the footer" if "sha256" in footer else None
+            return Message("restore.footer") if "sha256" in footer else None
         for name in self.tables:
             made = self.digests.get(name)
             if kept.get(name) != (made.hexdigest() if made else None):
@@ -318,20 +325,17 @@ def restore(stream: IO[bytes]) -> int:
     first = next(lines, None)
     header = first[1] if first else None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise BackupError("this is not a Tonk Tally backup")
+        raise BackupError(Message("restore.not_backup"))
     if header.get("version") not in READS:
-        raise BackupError(f"this backup is format version {header.get('version')!r}; this "
-                          f"app reads version {VERSION}")
+        raise BackupError(Message("restore.version", version=repr(header.get("version")),
+                                  reads=VERSION))
     here = schema_revision()
     if header.get("schema") != here:
-        raise BackupError(f"this backup was made at schema {header.get('schema')}, this "
-                          f"database is at {here}: restore it with the version of the app "
-                          "that made it, then upgrade")
+        raise BackupError(Message("restore.schema", made=header.get("schema"), here=here))
     work = _Restore()
     for name, each in work.tables.items():
         if db.session.scalar(select(func.count()).select_from(each)):
-            raise BackupError(f"this database is not empty ({name} has rows): restore "
-                              "into an empty database")
+            raise BackupError(Message("restore.not_empty", table=name))
     footer: dict[str, Any] | None = None
     try:
         for raw, item in lines:
@@ -343,17 +347,16 @@ def restore(stream: IO[bytes]) -> int:
             elif isinstance(item, dict):
                 work.start_table(item, raw)
             else:
-                raise BackupError("the backup is damaged")
+                raise BackupError(Message("restore.damaged"))
         if footer is None:
-            raise BackupError("the backup ends too early: the file was cut short")
+            raise BackupError(Message("restore.cut"))
         if footer.get("rows") != work.rows:
-            raise BackupError(f"the backup says {footer.get('rows')} rows but holds "
-                              f"{work.rows}: the file is damaged")
+            raise BackupError(Message("restore.rows", said=footer.get("rows"), rows=work.rows))
         work.flush()
         changed = work.changed(footer) if header.get("version") != 1 else None
         problem = work.refused or _checked()
         if problem is None and changed is not None:
-            problem = f"table {changed} is not as the backup was made"
+            problem = Message("restore.table_changed", table=changed)
         if problem is not None:
             raise BackupError(_refusal(problem, changed, header.get("version") != 1))
         _reset_sequences()
@@ -364,28 +367,28 @@ def restore(stream: IO[bytes]) -> int:
     return work.rows
 
 
-def _checked() -> str | None:
-    """What ``tonk check`` finds first in what was restored (inside its transaction)."""
+def _checked() -> str | Message | None:
+    """What ``tonk check`` finds first in what was restored (inside its transaction), on
+    one line."""
     from .integrity import problems
 
     try:
         db.session.flush()
         found = problems(limit=1)
     except (DBAPIError, TypeError, ValueError, KeyError, IndexError) as exc:
-        return f"tonk check could not read what was restored ({type(exc).__name__})"
-    return found[0] if found else None
+        return Message("restore.unchecked", error=type(exc).__name__)
+    return found[0].replace("\n", " ") if found else None
 
 
-def _refusal(problem: str, changed: str | None, digested: bool) -> str:
+def _refusal(problem: str | Message, changed: str | Message | None, digested: bool
+             ) -> Message:
     if not digested:
-        why = "(a backup of an older version, without a digest)"
+        why = Message("restore.why.old")
     elif changed is not None:
-        why = (f"the file was changed after it was made (table {changed} does not match "
-               "its digest)")
+        why = Message("restore.why.changed", table=changed)
     else:
-        why = ("the file is as it was made (its digest matches): the database it was made "
-               "from was already inconsistent; run tonk check there")
-    return f"nothing was restored: {problem}; {why}".replace("\n", " ")
+        why = Message("restore.why.inconsistent")
+    return Message("restore.refusal", problem=problem, why=why)
 
 
 def _reset_sequences() -> None:
@@ -405,7 +408,7 @@ def copy_sqlite(target: Path) -> None:
     """SQLite only: an online copy of the live database file (readers and writers go on)."""
     url = db.engine.url
     if url.get_backend_name() != "sqlite" or not url.database:
-        raise BackupError("a copy of the file is for a SQLite database; use a .gz backup")
+        raise BackupError(Message("backup.not_sqlite"))
     source = sqlite3.connect(url.database)
     try:
         copy = sqlite3.connect(str(target))

@@ -59,9 +59,7 @@ from ...db.models import (
 )
 from ...extensions import db
 from ..pay import handle_problems
-from ..sessions.ledger import rules_of, session_rules
-from ..sessions.pots import dump_pots, replayed, trimmed
-from ..sessions.settleup import remaining
+from ..sessions import dump_pots, remaining, replayed, rules_of, session_rules, trimmed
 
 MAX_LISTED = 200
 Where = Callable[[int], str]  # a session's id → how a problem names it

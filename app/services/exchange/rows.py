@@ -1,0 +1,126 @@
+"""A checked session as the rows the importer writes, less the database's ids: made by
+the process that checked it (no database needed), so that the writing process only puts
+the ids in front and hands the rows to the driver.
+
+Each table's rows are tuples in :data:`COLUMNS` order with the ids left out, and what
+says which ids go in front: a hand's index in the session (hand id = the first hand id +
+index) and a seat (player id = the session's player for that seat). Times are already in
+the form the database stores them when the importer asks for it (SQLite's text), so no
+value is converted again row by row while the write lock is held.
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from .common import PART
+from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, SettlePart, payment_rows
+from .verify import CheckedSession
+
+#: How a time is written: as it is (the driver converts it), or already as stored.
+Moment = Callable[[datetime], Any]
+
+
+def as_is(moment: datetime) -> datetime:
+    return moment
+
+
+def sqlite_time(moment: datetime) -> str:
+    """A time as SQLAlchemy's SQLite dialect stores it (naive UTC, microseconds)."""
+    if moment.tzinfo is UTC:  # every time the checker reads (as_utc): drop "+00:00"
+        return moment.isoformat(" ", "microseconds")[:-6]
+    return moment.replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+class SessionRows(NamedTuple):
+    """One session's rows, ids left out (see the module's docstring)."""
+
+    uid: str
+    names: tuple[str, ...]
+    played_at: datetime  # as it is: a new player's created_at
+    hands: int
+    settle: SettlePart
+    game: tuple[Any, ...]  # game_sessions after id, league_id, owner_id
+    seats: list[tuple[Any, ...]]  # seat, then session_players after session_id, player_id
+    hand_rows: list[tuple[Any, ...]]  # hands after id, session_id (in hand order)
+    versions: list[tuple[int, tuple[Any, ...]]]  # hand index, hand_versions after hand_id,
+    #                                              created_by_id
+    entries: list[tuple[int, int, tuple[Any, ...]]]  # hand index, seat, hand_entries after
+    #                                                  hand_id, session_id, player_id
+    records: list[tuple[int, tuple[Any, ...]]]  # seat, player_session_stats after
+    #                                             session_id, player_id, league_id
+    payments: list[tuple[Any, ...]]  # settle_payments after session_id, created_by_id
+    changes: list[tuple[Any, ...]]  # rules_changes after session_id, created_by_id
+    debts: list[tuple[int, int, tuple[Any, ...]]]  # payer seat, payee seat, carried_debts
+    #                                                after session_id, payer_id, payee_id
+
+
+def _maybe(when: Moment, moment: datetime | None) -> Any:
+    return None if moment is None else when(moment)
+
+
+def session_rows(s: CheckedSession, when: Moment = as_is) -> SessionRows:
+    """The rows of a checked session, ids left out; every time written by ``when``."""
+    played = when(s.played_at)
+    game = (s.uid, s.name, s.currency, s.stake_minor, s.rules_json, secrets.token_urlsafe(16),
+            _maybe(when, s.closed_at), played, len(s.hands), s.next_dealer, s.side_bets_json,
+            s.pots_json, sum(h.voided for h in s.hands), _maybe(when, s.settle.archived_at))
+    seats = [(seat, name, total, position, _maybe(when, left_at))
+             for seat, (name, total, position, left_at)
+             in enumerate(zip(s.names, s.totals, s.positions, s.left_at, strict=True))]
+    hands: list[tuple[Any, ...]] = []
+    versions: list[tuple[int, tuple[Any, ...]]] = []
+    entries: list[tuple[int, int, tuple[Any, ...]]] = []
+    for i, (hand, (side_nets, side_lines)) in enumerate(zip(s.hands, s.side, strict=True)):
+        last = hand.versions[-1]
+        hands.append((hand.number, last.version, hand.voided, hand.outcome, last.hand_text,
+                      last.result_text, "[" + ", ".join(map(str, hand.nets)) + "]", side_nets,
+                      side_lines, when(hand.versions[0].at), when(last.at)))
+        versions += [(i, (v.version, v.action, v.hand_text, v.result_text, v.reason, v.by,
+                          when(v.at))) for v in hand.versions]
+        parts = hand.parts
+        if parts is not None:
+            scoring = hand.scoring
+            entries += [(i, seat, (scoring, *parts[k:k + PART]))
+                        for seat, k in zip(hand.seats, range(0, len(parts), PART),
+                                           strict=True)]
+    payments = []
+    for k, (payer, payee, amount, at) in enumerate(s.payments):
+        undone_at, *rest = payment_rows(s.settle, k)
+        payments.append((payer, payee, amount, when(at), _maybe(when, undone_at), *rest))
+    return SessionRows(
+        s.uid, s.names, s.played_at, len(s.hands), s.settle, game, seats, hands, versions,
+        entries, [(r[0], (r[1], played, *r[2:])) for r in s.records], payments,
+        [(from_hand, rules_json, stake, when(at))
+         for from_hand, rules_json, stake, at in s.changes],
+        [(payer, payee, (amount, when(at), _maybe(when, paid_at), paid_by))
+         for payer, payee, amount, at, paid_at, paid_by in s.settle.debts])
+
+
+#: The columns the importer writes, in the order of its rows: the ids first.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "players": ("id", "owner_id", "league_id", "name", "name_key", "created_at"),
+    "game_sessions": ("id", "league_id", "owner_id", "uid", "name", "currency", "stake_minor",
+                      "rules_json", "share_token", "closed_at", "created_at", "hand_count",
+                      "next_dealer", "side_bets_json", "pots_json", "voided_hands",
+                      "archived_at"),
+    "session_players": ("session_id", "player_id", "seat", "name", "total_minor", "position",
+                        "left_at"),
+    "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
+              "result_json", "nets_json", "side_nets_json", "side_result_json", "created_at",
+              "updated_at"),
+    "hand_versions": ("hand_id", "created_by_id", "version", "action", "hand_json",
+                      "result_json", "reason", "by_name", "created_at"),
+    "hand_entries": ("hand_id", "session_id", "player_id", "scoring", "amount_minor", "won",
+                     "tonked_out", "drop_won", "caught"),
+    "player_session_stats": ("session_id", "player_id", "league_id", "scoring", "played_at",
+                             "net_minor", "hands", "hands_won", "tonks_out", "drops_won",
+                             "times_caught"),
+    "settle_payments": ("session_id", "created_by_id", "payer_seat", "payee_seat",
+                        "amount_minor", "created_at", *PAYMENT_COLUMNS),
+    "carried_debts": DEBT_COLUMNS,
+    "rules_changes": ("session_id", "created_by_id", "from_hand", "rules_json", "stake_minor",
+                      "created_at"),
+}

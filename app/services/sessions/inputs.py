@@ -1,0 +1,49 @@
+"""What a person types for a session, read and checked: its name, its currency, the reason
+for a correction, a void or an undo, and a payment's amount (its places and currency by
+:mod:`app.core.money`'s rules). Each refusal is a
+:class:`~app.services.errors.LedgerError` naming its field; the import checks its
+documents with the same functions."""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from ...core.messages import Message
+from ...core.money import CENT_PLACES, currency_code, decimal_places, fits_currency, parse_decimal
+from ...core.names import clean_text
+from ..errors import LedgerError
+
+MAX_REASON = 500
+MAX_AMOUNT = Decimal(10) ** 12
+MAX_SESSION_NAME = 80
+
+
+def parse_currency(value: Any) -> str:
+    if value is None or value == "":
+        return "USD"
+    return clean_text(value, LedgerError, "currency", Message("session.what_currency"), 8)
+
+
+def parse_session_name(name: Any) -> str:
+    return clean_text(name, LedgerError, "name", Message("session.what_name"),
+                      MAX_SESSION_NAME)
+
+
+def parse_reason(reason: Any) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise LedgerError(Message("change.no_reason"), "reason")
+    return clean_text(reason, LedgerError, "reason", Message("session.what_reason"),
+                      MAX_REASON, multiline=True)
+
+
+def parse_amount(value: Any, currency: str | None = None) -> Decimal:
+    """A payment's amount: more than zero, with at most the currency's places (yen: none)."""
+    amount = parse_decimal(value, LedgerError, Message("payment.not_amount", value=repr(value)),
+                           "amount")
+    if amount <= 0 or amount > MAX_AMOUNT or decimal_places(amount) > CENT_PLACES:
+        raise LedgerError(Message("payment.amount"), "amount")
+    if not fits_currency(amount, currency):
+        raise LedgerError(Message("payment.currency_whole", value=value,
+                                  currency=currency_code(currency)), "amount")
+    return amount
+

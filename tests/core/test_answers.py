@@ -1,0 +1,48 @@
+"""Known answers: 250 random hands, good and bad, and what the core answered for each when
+settlement was last rewritten for speed (issue 21, from the core at 278d0d0): the result as
+JSON (outcome, winners, payments with their rules' words, net or pushed, the explanation)
+and each payment's rule key, or the error's type, message and field. Every fast path of
+parse_hand and settle must keep these exactly (tests/data/settle_answers.json; a change of
+wording or a rule is a change of this file, made on purpose).
+
+About a fifth are given as a session gives them: rules, stake and players from the table."""
+from __future__ import annotations
+
+import pathlib
+
+from app.core import TonkError, parse_hand, resolve_rules, settle
+from app.core.hand import parse_players
+from app.core.money import loads, parse_stake
+
+ANSWERS = loads((pathlib.Path(__file__).resolve().parent.parent / "data"
+                 / "settle_answers.json").read_text(encoding="utf-8"))
+
+
+def _answer(data, from_table):
+    try:
+        if from_table:
+            data = dict(data)
+            rules = resolve_rules(data.pop("rules"))
+            hand = parse_hand(data, rules=rules, stake=parse_stake(data.pop("stake"), rules),
+                              players=parse_players(data.pop("players")))
+        else:
+            hand = parse_hand(data)
+    except TonkError as exc:
+        return {"error": str(exc), "field": exc.field, "type": type(exc).__name__}
+    result = settle(hand)
+    return {"result": result.to_json(), "keys": [p.key for p in result.payments]}
+
+
+def test_every_known_answer_is_given_again():
+    assert len(ANSWERS) == 250
+    wrong = [(i, case["hand"], case["answer"], answer) for i, case in enumerate(ANSWERS)
+             if (answer := _answer(case["hand"], case.get("table", False))) != case["answer"]]
+    assert not wrong, f"{len(wrong)} answers differ; the first: {wrong[0]}"
+
+
+def test_the_answers_hold_every_outcome_and_many_errors():
+    outcomes = {c["answer"]["result"]["outcome"] for c in ANSWERS if "result" in c["answer"]}
+    assert outcomes == {"deal_win", "tonk_out", "run_out", "drop_won", "caught", "stock_out",
+                        "draw", "dead"}
+    fields = {c["answer"]["field"] for c in ANSWERS if "error" in c["answer"]}
+    assert len(fields) >= 30
