@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.core import parse_hand, settle
-from tests.browser.helpers import PLAYERS, fill_hand
+from tests.browser.helpers import PLAYERS, fill_hand, submit
 
 # Every kind of end. "counts" are typed where the page asks for them; "cards" are typed in
 # the cards box instead of a count; "picker" taps cards in the card picker.
@@ -126,7 +126,7 @@ def test_a_whole_night(live_server, page, shot, preset, stake):
     page.get_by_role("link", name="Correct this hand").click()
     fill_hand(page, spec)
     page.fill("#reason", "Dee counted her cards wrong")
-    page.get_by_role("button", name="Save the correction").click()
+    submit(page, page.get_by_role("button", name="Save the correction"))
     page.goto(f"{session_url}/hands/{number}")
     assert "Dee counted her cards wrong" in page.content()
     shot("06-corrected-hand")
@@ -134,7 +134,7 @@ def test_a_whole_night(live_server, page, shot, preset, stake):
     page.goto(f"{session_url}/hands/{VOIDED}")
     page.get_by_text("Void this hand").click()
     page.fill("#void-reason", "dealt with a short deck")
-    page.get_by_role("button", name="Void the hand").click()
+    submit(page, page.get_by_role("button", name="Void the hand"))
     page.goto(f"{session_url}/hands/{VOIDED}")
     assert "dealt with a short deck" in page.content()
     shot("07-voided-hand")
@@ -148,9 +148,9 @@ def test_a_whole_night(live_server, page, shot, preset, stake):
     parts = page.locator("form.part")
     if parts.count():
         parts.first.locator("input[name=amount]").fill("0.50" if preset == "pagat" else "1")
-        parts.first.get_by_role("button", name="Paid in part").click()
+        submit(page, parts.first.get_by_role("button", name="Paid in part"))
         while page.get_by_role("button", name="Paid in full").count():
-            page.get_by_role("button", name="Paid in full").first.click()
+            submit(page, page.get_by_role("button", name="Paid in full").first)
     assert "Everything is paid." in page.content() or preset == "push_ups"
     shot("10-all-paid")
     page.locator("details.confirm summary", has_text="Close the session").click()

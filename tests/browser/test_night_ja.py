@@ -13,7 +13,7 @@ import pathlib
 
 import pytest
 
-from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
+from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page, submit
 
 PLAYERS = ["愛", "Bob", "翔太", "Dee"]
 NOTES = pathlib.Path("/work/notes")
@@ -105,7 +105,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
             page.fill("#join", "花子")
             page.select_option("#after", "Dee")
             look(page, "05a-join")
-            page.get_by_role("button", name="参加する", exact=True).click()
+            submit(page, page.get_by_role("button", name="参加する", exact=True))
             assert "花子がテーブルに加わりました。" in page.content()
             seated.append("花子")
         page.get_by_role("link", name="+ ハンドを記録").click()
@@ -144,7 +144,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
     page.goto(session_url + "/settle")
     look(page, "08-settle-up")
     while page.get_by_role("button", name="全額支払い").count():
-        page.get_by_role("button", name="全額支払い").first.click()
+        submit(page, page.get_by_role("button", name="全額支払い").first)
     assert "すべて支払い済みです。" in page.content()
     look(page, "09-all-paid")
     page.locator("details.confirm summary", has_text="セッションを終了").click()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.browser.helpers import amounts, leave, seat_totals, sign_up
+from tests.browser.helpers import amounts, leave, seat_totals, sign_up, submit
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -35,7 +35,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
     page.locator("details.seats-box > summary").click()
     page.fill("#join", "Fay")
     shot("02-join")
-    page.get_by_role("button", name="Join", exact=True).click()
+    submit(page, page.get_by_role("button", name="Join", exact=True))
     assert "Fay joins the table." in page.content()
 
     # Seated now: Ann, Bob, Cy, Dee, Fay (Fay at the dealer's right: Ann deals next).
@@ -45,7 +45,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
     page.select_option("#sb-high_card-suit", "H")
     page.locator("label[for='sb-high_card-won-1']").click()  # Bob
     shot("03-record-hand-with-side-bets")
-    page.get_by_role("button", name="Save hand").click()
+    submit(page, page.get_by_role("button", name="Save hand"))
     assert "Bob wins the pot: $1.25." in page.content()
     shot("04-recorded-with-side-bets")
 
@@ -53,7 +53,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
         page.get_by_role("link", name="+ Record hand").click()
         page.locator("label[for='kind-dead']").click()
         page.locator(f"label[for='{winner}']").click()
-        page.get_by_role("button", name="Save hand").click()
+        submit(page, page.get_by_role("button", name="Save hand"))
 
     page.locator("details.seats-box > summary").click()
     assert page.input_value("#leave") == ""  # nobody chosen until the scorekeeper picks
@@ -66,7 +66,7 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
                                            "Naturals": Decimal("0.50")}
     shot("05-session-after-a-leave")
 
-    page.get_by_role("link", name="settle up with Bob").click()
+    submit(page, page.get_by_role("link", name="settle up with Bob"))
     assert "Bob settles up on the way out" in page.content()
     shot("06-settle-up-on-the-way-out")
     page.goto(session_url + "/hands/new")
