@@ -535,6 +535,44 @@ def test_checking_in_another_process_gives_the_same(tmp_path):
         assert not cut.ok and "cut off" in cut.problems[0]
 
 
+def test_other_layouts_are_checked_elsewhere_the_same(tmp_path):
+    """An export has its sessions one a line, and the checking processes read only their own
+    lines; a document laid out otherwise (indented, a line broken, a key given twice) is
+    read the general way and imports, or is refused, as it is in one process."""
+    source = make_app(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    with source.app_context():
+        db.create_all()
+        owner = user()
+        league = play_league(owner, owner)
+        exported = "".join(exchange.export_league(league))
+        before = snapshot()
+        db.session.remove()
+    lines = exported.splitlines(keepends=True)
+    assert lines[1] == '"sessions": [\n' and lines[-1] == "]}\n" and len(lines) == 6
+    doc = json.loads(exported)
+    twice = lines[3].replace('"number": 1,', '"number": 1, "number": 1,', 1)
+    layouts = {"indented": json.dumps(doc, indent=1),
+               "a session on two lines": exported.replace('"hands": [', '"hands":\n[', 1),
+               "one line": json.dumps(doc),
+               "a trailing comma": "".join(lines[:4]) + lines[4].rstrip() + ",\n]}\n",
+               "a key twice": "".join([*lines[:3], twice, *lines[4:]])}
+    for number, (name, text) in enumerate(layouts.items()):
+        path = tmp_path / f"league{number}.json"
+        path.write_text(text, encoding="utf-8")
+        reports = []
+        for jobs in (0, 2):
+            target = make_app(f"sqlite:///{tmp_path / f'{number}-{jobs}.sqlite'}")
+            with target.app_context():
+                db.create_all()
+                report = exchange.import_path(str(path), user(), jobs=jobs)
+                reports.append((report.ok, report.problems))
+                assert not report.ok or snapshot() == before, name
+                db.session.remove()
+        assert reports[0] == reports[1], name
+        alone = reports[0]
+    assert not alone[0] and "given twice" in alone[1][0]
+
+
 # -- pages -----------------------------------------------------------------------------------
 
 def signed_in(app, who: User):

@@ -4,10 +4,12 @@ share) while this one writes them, in the document's order."""
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import multiprocessing
 import os
 import queue as queue_module
+import re
 import threading
 import time
 import traceback
@@ -41,16 +43,31 @@ class Share(Protocol):
         ...
 
 
+class Relayout(Exception):
+    """The sessions of a document are not one a line after all: it is read the general way
+    (:class:`FileShare` without ``lines``)."""
+
+
+_JSON_SPACE = " \t\r\n"
+_END = re.compile(r"\][ \t\r\n]*\}")
+
+
 @dataclass(frozen=True)
 class FileShare:
-    """The sessions of a document file; each process reads the whole file (reading is
-    cheap next to checking) and checks its share. The others' sessions are only skimmed
-    past: parsed by the plain C decoder, without the check for a key given twice, which
-    their own process makes (a file that is not JSON fails the same way in both)."""
+    """The sessions of a document file. Its sessions one a line after its first ``lines``
+    lines (as exports are written): each process reads every line but decodes only its own
+    sessions' lines; anything else there raises :class:`Relayout`. Else (``lines`` None)
+    each process reads the whole file and the others' sessions are only skimmed past:
+    parsed by the plain C decoder, without the check for a key given twice, which their own
+    process makes (a file that is not JSON fails the same way in both)."""
 
     path: str
+    lines: int | None = None
 
     def sessions(self, k: int, of: int) -> Iterator[tuple[int, Any]]:
+        if self.lines is not None:
+            yield from self._one_a_line(self.lines, k, of)
+            return
         with open(self.path, encoding="utf-8-sig") as f:
             reader = Reader(f)
             mine, skim = reader.decoder, json.JSONDecoder()
@@ -64,6 +81,44 @@ class FileShare:
                         yield position, value
                     reader.decoder = mine if position % of == k else skim  # the next one
 
+    def _one_a_line(self, skip: int, k: int, of: int) -> Iterator[tuple[int, Any]]:
+        """Each line a session and its comma, the last one's without, then ``]}``: the
+        document read so is the one the general way reads, as JSON has one reading. Any
+        other line (or one that is not JSON) raises Relayout: the general way says what
+        it is."""
+        decoder = Reader.decoder_of_sessions()
+        position = 0
+        comma: bool | None = None  # whether the last session's line ended with one
+        try:
+            with open(self.path, encoding="utf-8-sig") as f:
+                lines = iter(f)
+                for _ in itertools.islice(lines, skip):
+                    pass
+                for line in lines:
+                    text = line.strip(_JSON_SPACE)
+                    if not text:
+                        continue
+                    if text[0] == "]":
+                        for line in lines:  # what is left: "}", and white space
+                            text += line.strip(_JSON_SPACE)
+                            if len(text) > 2:
+                                break
+                        if comma or not _END.fullmatch(text):
+                            raise Relayout
+                        return
+                    if comma is False:
+                        raise Relayout
+                    position += 1
+                    comma = text[-1] == ","
+                    if (position - 1) % of == k:
+                        value, end = decoder.raw_decode(text)
+                        if text[end:].lstrip(_JSON_SPACE) != ("," if comma else ""):
+                            raise Relayout
+                        yield position, value
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, a key twice, …
+            raise Relayout from None
+        raise Relayout  # cut off before the end of the sessions
+
     def summary(self) -> Any:
         return None
 
@@ -72,6 +127,16 @@ def default_jobs() -> int:
     """Checking processes for a large import: one per core, at most four (the writing
     process mostly waits for them, so it needs no core of its own)."""
     return max(1, min(os.cpu_count() or 1, 4))
+
+
+def _context() -> Any:
+    """How the checking processes start: forked, where the system can and this process runs
+    no other thread (the command line), so that they begin at once with the code already
+    imported (a spawned process imports the app again: a second of CPU each); else spawned
+    (threads and fork do not mix: a lock held by another thread stays held in the copy)."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def _end_with_parent(parent: int) -> None:
@@ -112,6 +177,9 @@ def _check_share(share: Share, k: int, of: int, out: Any, parent: int, when: Mom
     except ReadError as exc:
         out.put(("checked", batch))
         out.put(("unreadable", exc.said))
+    except Relayout:
+        out.put(("checked", batch))
+        out.put(("relayout", None))
     except BaseException:  # noqa: BLE001 - any failure is reported to the importer
         out.put(("crashed", traceback.format_exc()))
 
@@ -134,8 +202,9 @@ def _receive(queue: Any, worker: Any) -> tuple[str, Any]:
 def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     """Have ``jobs`` other processes check the share's sessions while ``importer`` takes
     them, in order, and writes them. Returns each process's summary. Raises ReadError
-    when the document cannot be read to its end."""
-    context = multiprocessing.get_context("spawn")
+    when the document cannot be read to its end, Relayout when a share's layout is not
+    what it said."""
+    context = _context()
     queues = [context.Queue(maxsize=16) for _ in range(jobs)]
     workers = [context.Process(target=_check_share, args=(share, k, jobs, queue, os.getpid(),
                                                        importer.when),
@@ -155,7 +224,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
                 kind, payload = _receive(queues[k], workers[k])
                 if kind == "checked":
                     ready[k].extend(payload)
-                elif kind in ("end", "unreadable"):
+                elif kind in ("end", "unreadable", "relayout"):
                     ended[k] = (kind, payload)
                 else:
                     raise RuntimeError(f"checking sessions failed in another process:\n"
@@ -164,13 +233,15 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
                 state = ended[k]
                 if state is not None and state[0] == "unreadable":
                     raise ReadError(state[1])
+                if state is not None and state[0] == "relayout":
+                    raise Relayout
                 break  # the k-th has no more: the document has no more
             importer.take(*ready[k].popleft())
             k = (k + 1) % jobs
         for j in range(jobs):  # the others' summaries
             while ended[j] is None:
                 kind, payload = _receive(queues[j], workers[j])
-                if kind in ("end", "unreadable"):
+                if kind in ("end", "unreadable", "relayout"):
                     ended[j] = (kind, payload)
         return [state[1] for state in ended if state is not None and state[0] == "end"]
     finally:

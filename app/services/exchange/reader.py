@@ -46,7 +46,13 @@ class Reader:
         self.eof = False
         self.offset = 0  # characters dropped from the front of the buffer
         self.line = 1  # the line the buffer starts on
-        self.decoder = json.JSONDecoder(object_pairs_hook=refuse_repeats)
+        self.decoder = self.decoder_of_sessions()
+
+    @staticmethod
+    def decoder_of_sessions() -> json.JSONDecoder:
+        """The decoder of a document's values: a key given twice raises
+        DuplicateKeyError."""
+        return json.JSONDecoder(object_pairs_hook=refuse_repeats)
 
     def _more(self) -> bool:
         if self.eof:
@@ -121,6 +127,14 @@ class Reader:
                                     what=Message(f"read.expect.{what}")))
         self.pos += 1
         return c
+
+    def lines_done(self) -> int | None:
+        """How many lines were read, when what is left of the current one is white space
+        (else None): where the next line starts."""
+        end = self.buf.find("\n", self.pos)
+        if end < 0 or self.buf[self.pos:end].strip(" \t\r"):
+            return None
+        return self.line + self.buf.count("\n", 0, end)
 
     def events(self) -> Iterator[tuple[str, str, Any]]:
         """("field", name, value) for each top-level field but the sessions, ("sessions",

@@ -14,7 +14,7 @@ from ...db.models import User
 from ...extensions import db
 from .common import IMPORT_BATCH_HANDS
 from .importer import Importer, ImportReport
-from .parallel import FileShare, check_elsewhere, default_jobs
+from .parallel import FileShare, Relayout, check_elsewhere, default_jobs
 from .reader import Reader, ReadError
 
 # -- entry points ----------------------------------------------------------------------------
@@ -103,12 +103,14 @@ def import_path(path: str, user: User, *, jobs: int | None = None,
     processes (default: :func:`default_jobs`; 0: all in this one) while this one writes."""
     jobs = default_jobs() if jobs is None else jobs
     header: dict[str, Any] = {}
-    importer = Importer(user, batch_hands=batch_hands)
+    lines: int | None = None  # the sessions are one a line after these (as exported)
     if jobs > 0:
         try:
             with open(path, encoding="utf-8-sig") as f:
-                for kind, key, value in Reader(f).events():
+                reader = Reader(f)
+                for kind, key, value in reader.events():
                     if kind != "field":
+                        lines = reader.lines_done()
                         break
                     header[key] = value
         except ReadError:
@@ -117,8 +119,20 @@ def import_path(path: str, user: User, *, jobs: int | None = None,
         with open(path, encoding="utf-8-sig") as f:
             return import_file(f, user, batch_hands=batch_hands)
     with no_gc_pauses():
-        if not importer.start(header):
-            return importer.finish()
-        with _reported(importer):
-            check_elsewhere(importer, FileShare(path), jobs)
+        if lines is not None:
+            try:
+                return _checked_elsewhere(FileShare(path, lines), header, user, jobs,
+                                          batch_hands)
+            except Relayout:
+                pass  # rolled back: read again, the general way
+        return _checked_elsewhere(FileShare(path), header, user, jobs, batch_hands)
+
+
+def _checked_elsewhere(share: FileShare, header: dict[str, Any], user: User, jobs: int,
+                       batch_hands: int) -> ImportReport:
+    importer = Importer(user, batch_hands=batch_hands)
+    if not importer.start(header):
         return importer.finish()
+    with _reported(importer):
+        check_elsewhere(importer, share, jobs)
+    return importer.finish()
