@@ -56,7 +56,7 @@ from .common import (
     parse_time,
     read_day,
 )
-from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time
+from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time, unpacked
 from .settling import after_write
 from .verify import Checked, Checker, league_name_of, read_list, read_uid, where_of
 
@@ -294,9 +294,9 @@ class Importer:
                    where_of(doc, self._count) if isinstance(doc, dict) else "",
                    len(hands) if isinstance(hands, list) else 0, doc)
 
-    def take(self, checked: Checked, rows: SessionRows | None = None) -> None:
+    def take(self, checked: Checked, rows: bytes | None = None) -> None:
         """Take one session already checked (in another process), and its rows if that
-        process made them (with :attr:`when`)."""
+        process made them (with :attr:`when`; :func:`.rows.packed`)."""
         self._count += 1
         self._take(checked.position, checked.uid, checked.where, checked.hands,
                    (checked, rows))
@@ -322,7 +322,7 @@ class Importer:
         for start in range(0, len(uids), 500):
             there.update(db.session.scalars(select(GameSession.uid).where(
                 GameSession.uid.in_(uids[start:start + 500]))))
-        built: list[SessionRows] = []
+        built: list[SessionRows | bytes] = []
         for index, uid, where, item in pending:
             if uid in there:
                 self.report.skipped.append(_brief(str(Message("import.already_there",
@@ -342,7 +342,7 @@ class Importer:
                     self._spill = tempfile.TemporaryFile(prefix="tonk-import-")
                 pickle.dump(built, self._spill, protocol=pickle.HIGHEST_PROTOCOL)
             else:
-                self._write(built)
+                self._write([unpacked(rows) for rows in built])
 
     def _write_deferred(self) -> None:
         """The writing part, when everything was checked first: under the write lock,
@@ -359,7 +359,7 @@ class Importer:
                     batch = pickle.load(spill)  # noqa: S301 - our own file, just written
                 except EOFError:
                     break
-                self._write(batch)
+                self._write([unpacked(rows) for rows in batch])
 
     def _flush_safely(self) -> None:
         try:

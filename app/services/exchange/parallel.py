@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
 from .reader import Reader, ReadError
-from .rows import Moment, SessionRows, session_rows
+from .rows import Moment, packed, session_rows
 from .verify import Checked, Checker
 
 # -- checking in other processes -------------------------------------------------------------
@@ -156,18 +156,19 @@ def _end_with_parent(parent: int) -> None:
 
 def _check_share(share: Share, k: int, of: int, out: Any, parent: int, when: Moment) -> None:
     """The work of one checking process: check its share, make the rows of what it checked
-    (its times written by ``when``), send them back in batches."""
+    (its times written by ``when``), send them back in batches, each session's rows
+    pickled here (:func:`.rows.packed`)."""
     _end_with_parent(parent)
     gc.disable()  # a short-lived process of short-lived objects: see no_gc_pauses
     checker = Checker()
-    batch: list[tuple[Checked, SessionRows | None]] = []
+    batch: list[tuple[Checked, bytes | None]] = []
     hands = 0
     try:
         for position, doc in share.sessions(k, of):
             checked = checker.check(position, doc)
             session = checked.session
             batch.append((checked._replace(session=None),
-                          None if session is None else session_rows(session, when)))
+                          None if session is None else packed(session_rows(session, when))))
             hands += checked.hands
             if hands >= 2_000:
                 out.put(("checked", batch))
@@ -215,7 +216,7 @@ def check_elsewhere(importer: Importer, share: Share, jobs: int) -> list[Any]:
     # Write in smaller batches than alone: what is left to write when the last session is
     # checked is the time lost at the end.
     importer.batch_hands = min(importer.batch_hands, PARALLEL_BATCH_HANDS)
-    ready: list[deque[tuple[Checked, SessionRows | None]]] = [deque() for _ in range(jobs)]
+    ready: list[deque[tuple[Checked, bytes | None]]] = [deque() for _ in range(jobs)]
     ended: list[tuple[str, Any] | None] = [None] * jobs
     try:
         k = 0

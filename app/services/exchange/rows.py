@@ -10,10 +10,11 @@ value is converted again row by row while the write lock is held.
 """
 from __future__ import annotations
 
+import pickle
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .common import PART
 from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, SettlePart, payment_rows
@@ -97,6 +98,18 @@ def session_rows(s: CheckedSession, when: Moment = as_is) -> SessionRows:
          for from_hand, rules_json, stake, at in s.changes],
         [(payer, payee, (amount, when(at), _maybe(when, paid_at), paid_by))
          for payer, payee, amount, at, paid_at, paid_by in s.settle.debts])
+
+
+def packed(rows: SessionRows) -> bytes:
+    """A session's rows as they travel from the process that made them and wait for the
+    write (SQLite: in a file): pickled once, unpickled only to be written."""
+    return pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpacked(rows: SessionRows | bytes) -> SessionRows:
+    if isinstance(rows, bytes):
+        return cast(SessionRows, pickle.loads(rows))  # noqa: S301 - made by this import
+    return rows
 
 
 #: The columns the importer writes, in the order of its rows: the ids first.
