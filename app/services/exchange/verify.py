@@ -192,6 +192,7 @@ class Checker:
         self._last_table: tuple[Any, Any, _Table] | None = None
         self._enabled: dict[str, SideBet] = {}
         self._last_by: tuple[Any, str] | None = None
+        self._last_text: tuple[_Table, tuple[str, ...], str] | None = None
         self._problems: list[Message] = []
 
     def problem(self, where: Message, problem: str | Message) -> None:
@@ -498,14 +499,25 @@ class Checker:
         plays = facts.pop("side_bets", None)
         core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
         result = settle(core)
-        stored = {"rules": table.spec, "stake": str(table.stake), "players": list(seated),
-                  **core.to_json(with_table=False)}
+        facts = core.to_json(with_table=False)  # never empty: it has the multiplier
         played: tuple[Play, ...] = ()
         if plays not in (None, []):
-            stored["side_bets"] = kept = [play_json(p) for p in parse_plays(
+            facts["side_bets"] = kept = [play_json(p) for p in parse_plays(
                 plays, self._enabled, seated)]
             played = stored_plays(kept)  # as the stored JSON reads back (plain values)
-        return first or table, result, fast_dumps(stored), played
+        return first or table, result, self._table_text(table, seated) + fast_dumps(facts)[1:], \
+            played
+
+    def _table_text(self, table: _Table, seated: tuple[str, ...]) -> str:
+        """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
+        "players": […], ``), written once for the hands that share it."""
+        last = self._last_text
+        if last is not None and last[0] is table and last[1] == seated:
+            return last[2]
+        text = fast_dumps({"rules": table.spec, "stake": str(table.stake),
+                           "players": list(seated)})[:-1] + ", "
+        self._last_text = (table, seated, text)
+        return text
 
     @staticmethod
     def _result_text(result: Result, given: Any, table: _Table) -> str:
