@@ -433,7 +433,7 @@ class Importer:
         if conn.dialect.name == "postgresql":
             return list(conn.execute(text(
                 "SELECT nextval(pg_get_serial_sequence(:t, 'id')) FROM generate_series(1, :n)"),
-                {"t": table.name, "n": n}).scalars())
+                {"t": table.name, "n": n}).scalars().all())  # fetched at once, not row by row
         start = self._next_id.get(table.name)
         if start is None:
             start = (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
