@@ -76,11 +76,12 @@ def session_rows(s: CheckedSession, when: Moment = as_is) -> SessionRows:
     entries: list[tuple[int, int, tuple[Any, ...]]] = []
     for i, (hand, (side_nets, side_lines)) in enumerate(zip(s.hands, s.side, strict=True)):
         last = hand.versions[-1]
+        times = [when(v.at) for v in hand.versions]  # each written once (most hands: one)
         hands.append((hand.number, last.version, hand.voided, hand.outcome, last.hand_text,
                       last.result_text, "[" + ", ".join(map(str, hand.nets)) + "]", side_nets,
-                      side_lines, when(hand.versions[0].at), when(last.at)))
-        versions += [(i, (v.version, v.action, v.hand_text, v.result_text, v.reason, v.by,
-                          when(v.at))) for v in hand.versions]
+                      side_lines, times[0], times[-1]))
+        versions += [(i, (v.version, v.action, v.hand_text, v.result_text, v.reason, v.by, at))
+                     for v, at in zip(hand.versions, times, strict=True)]
         parts = hand.parts
         if parts is not None:
             scoring = hand.scoring
