@@ -1,6 +1,9 @@
 """Checking in other processes: settling every version of every hand again is most of an
 import's work and needs no database, so other processes check the sessions (each its
-share) while this one writes them, in the document's order."""
+share) while this one writes them, in the document's order. The processes are forked
+where they can be (they start at once, with the code already imported); each reads only
+its own sessions of an export (:class:`FileShare`) and sends their rows back pickled once
+(:func:`.rows.packed`), as the writer keeps them until it writes them."""
 from __future__ import annotations
 
 import gc
@@ -16,13 +19,16 @@ import traceback
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
 from .reader import Reader, ReadError
 from .rows import Moment, packed, session_rows
 from .verify import Checked, Checker
+
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, SpawnContext
 
 # -- checking in other processes -------------------------------------------------------------
 #
@@ -32,7 +38,7 @@ from .verify import Checked, Checker
 
 class Share(Protocol):
     """Where the checking processes get a document's sessions from: a file, or a generator
-    (picklable: it is sent to each process)."""
+    (picklable: it is sent to each process when they are spawned)."""
 
     def sessions(self, k: int, of: int) -> Iterator[tuple[int, Any]]:
         """(position from 1, session) for every ``of``-th session, starting with the k-th."""
@@ -129,7 +135,7 @@ def default_jobs() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def _context() -> Any:
+def _context() -> ForkContext | SpawnContext:
     """How the checking processes start: forked, where the system can and this process runs
     no other thread (the command line), so that they begin at once with the code already
     imported (a spawned process imports the app again: a second of CPU each); else spawned
