@@ -2,23 +2,32 @@
 change of its net, the hand's entries (each player's part) are replaced, and each player's
 session record moves by the same change. Called by the ledger under the session's lock.
 
-The reads here do not flush (nothing pending changes what they find): the totals, the
-entries and the records are written in the caller's next flush, together; the entries are
-one INSERT of many rows (the ORM would send one per row on SQLite, to read back ids that
-nothing here uses)."""
+Nothing here flushes the caller's pending changes: the totals are written in its next
+flush; the entries are one INSERT of many rows (the ORM would send one per row on SQLite,
+to read back ids that nothing here uses), the old ones one DELETE that returns what they
+counted; the records move by one statement for all of them, ``SET hands = hands + …``
+(inserted where a player has none yet), with no read before: fewer round trips while the
+session's lock is held."""
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import delete, insert, select
-from sqlalchemy.orm.attributes import flag_modified
+from sqlalchemy import delete, insert
+from sqlalchemy.dialects import postgresql, sqlite
 
 from ...core.parts import STAT_FIELDS, seat_parts, stat_counts
 from ...core.settle import Result
 from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat
 from ...extensions import db
+
+_ENTRIES = HandEntry.__table__
+#: An entry's player, scoring, and what it counts in the player's record
+#: (:func:`app.core.parts.stat_counts`).
+_COUNTED = tuple(_ENTRIES.c[name] for name in (
+    "player_id", "scoring", "amount_minor", "won", "tonked_out", "drop_won", "caught"))
 
 
 def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
@@ -35,20 +44,34 @@ def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
             for seat, part in zip(seats, parts, strict=True)]
 
 
-def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
-           entry: HandEntry, sign: int) -> None:
-    key = (entry.player_id, entry.scoring)
-    stat = stats.get(key)
-    if stat is None:
-        stat = PlayerSessionStat(session_id=gs.id, player_id=entry.player_id,
-                                 scoring=entry.scoring, league_id=gs.league_id,
-                                 played_at=gs.created_at, net_minor=0, hands=0, hands_won=0,
-                                 tonks_out=0, drops_won=0, times_caught=0)
-        db.session.add(stat)
-        stats[key] = stat
-    for name, value in zip(STAT_FIELDS, stat_counts(entry), strict=True):
-        setattr(stat, name, getattr(stat, name) + sign * value)
-        flag_modified(stat, name)  # every record's UPDATE alike: one statement for them all
+def _records(gs: GameSession, moved: dict[tuple[int, str], list[int]]
+             ) -> list[dict[str, Any]]:
+    """Each player's record as moved by a change (every number a change, not a total):
+    what :func:`_move_records` adds to it. A record that does not move is left out."""
+    return [{"session_id": gs.id, "player_id": player_id, "scoring": scoring,
+             "league_id": gs.league_id, "played_at": gs.created_at,
+             **dict(zip(STAT_FIELDS, change, strict=True))}
+            for (player_id, scoring), change in moved.items() if any(change)]
+
+
+def _move_records(rows: list[dict[str, Any]]) -> None:
+    """Move players' session records by ``rows`` in one statement: a new record is
+    inserted as it is, an existing one moves by it (``net_minor = net_minor + …``)."""
+    if not rows:
+        return
+    table = PlayerSessionStat.__table__
+    upsert = (postgresql.insert if db.session.get_bind().dialect.name == "postgresql"
+              else sqlite.insert)(table)
+    db.session.connection().execute(upsert.on_conflict_do_update(
+        index_elements=[table.c.session_id, table.c.player_id, table.c.scoring],
+        set_={name: table.c[name] + upsert.excluded[name] for name in STAT_FIELDS}), rows)
+
+
+def _tally(moved: dict[tuple[int, str], list[int]], entry: Any, sign: int) -> None:
+    """Add (``sign`` 1) or take away (−1) what ``entry`` counts in its player's record."""
+    change = moved.setdefault((entry.player_id, entry.scoring), [0] * len(STAT_FIELDS))
+    for i, value in enumerate(stat_counts(entry)):
+        change[i] += sign * value
 
 
 def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
@@ -60,17 +83,16 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
         i = seat.seat
         seat.total_minor += ((new[i] if i < len(new) else 0)
                              - (old[i] if i < len(old) else 0))
+    moved: dict[tuple[int, str], list[int]] = {}
     with db.session.no_autoflush:
-        stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
-            select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
         if not new_hand:
-            for entry in db.session.scalars(
-                    select(HandEntry).where(HandEntry.hand_id == hand.id)):
-                _count(stats, gs, entry, -1)
-            db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
+            for entry in db.session.execute(delete(_ENTRIES).where(
+                    _ENTRIES.c.hand_id == hand.id).returning(*_COUNTED)):
+                _tally(moved, entry, -1)
         if result is not None:
             rows = _entries(gs, hand, new, result)
             db.session.execute(insert(HandEntry), rows)
             for row in rows:
-                _count(stats, gs, HandEntry(**row), +1)
+                _tally(moved, SimpleNamespace(**row), +1)
+        _move_records(_records(gs, moved))
     hand.nets_json = json.dumps(list(new))
