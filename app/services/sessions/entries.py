@@ -54,17 +54,28 @@ def _records(gs: GameSession, moved: dict[tuple[int, str], list[int]]
             for (player_id, scoring), change in moved.items() if any(change)]
 
 
+def _records_upsert(dialect: str) -> Any:
+    """The statement of :func:`_move_records` for a database (PostgreSQL or SQLite), built
+    once."""
+    found = _UPSERTS.get(dialect)
+    if found is None:
+        table = PlayerSessionStat.__table__
+        upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+        found = _UPSERTS[dialect] = upsert.on_conflict_do_update(
+            index_elements=[table.c.session_id, table.c.player_id, table.c.scoring],
+            set_={name: table.c[name] + upsert.excluded[name] for name in STAT_FIELDS})
+    return found
+
+
+_UPSERTS: dict[str, Any] = {}
+
+
 def _move_records(rows: list[dict[str, Any]]) -> None:
     """Move players' session records by ``rows`` in one statement: a new record is
     inserted as it is, an existing one moves by it (``net_minor = net_minor + …``)."""
-    if not rows:
-        return
-    table = PlayerSessionStat.__table__
-    upsert = (postgresql.insert if db.session.get_bind().dialect.name == "postgresql"
-              else sqlite.insert)(table)
-    db.session.connection().execute(upsert.on_conflict_do_update(
-        index_elements=[table.c.session_id, table.c.player_id, table.c.scoring],
-        set_={name: table.c[name] + upsert.excluded[name] for name in STAT_FIELDS}), rows)
+    if rows:
+        connection = db.session.connection()
+        connection.execute(_records_upsert(connection.dialect.name), rows)
 
 
 def _tally(moved: dict[tuple[int, str], list[int]], entry: Any, sign: int) -> None:
