@@ -244,6 +244,23 @@ def begin_write() -> None:
     session.info[_WRITING] = True
 
 
+def read_before_write(statement: Any, params: dict[str, Any]) -> Any:
+    """The first row of a read a write request makes before its change that needs no write
+    lock (whose token signs it): on SQLite outside the write transaction, which then begins
+    (``IMMEDIATE``, holding the one write lock) only when the change does, so the other
+    writers do not wait while this is read; on PostgreSQL, or once the request's transaction
+    has begun, in that transaction."""
+    session = db.session()
+    if session.in_transaction() or db.engine.dialect.name != "sqlite":
+        return session.connection().execute(statement, params).first()
+    token = _IMMEDIATE.set(False)
+    try:
+        with db.engine.connect() as connection:  # a reader, back to the pool at once
+            return connection.execute(statement, params).first()
+    finally:
+        _IMMEDIATE.reset(token)
+
+
 @contextmanager
 def one_commit() -> Iterator[None]:
     """Hold the session's commits inside the block: a ``commit()`` there only flushes, and
