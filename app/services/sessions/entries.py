@@ -24,6 +24,7 @@ from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat
 from ...extensions import db
 
 _ENTRIES = HandEntry.__table__
+_INSERT_ENTRIES = insert(_ENTRIES)
 #: An entry's player, scoring, and what it counts in the player's record
 #: (:func:`app.core.parts.stat_counts`).
 _COUNTED = tuple(_ENTRIES.c[name] for name in (
@@ -102,7 +103,7 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
                 _tally(moved, entry, -1)
         if result is not None:
             rows = _entries(gs, hand, new, result)
-            db.session.execute(insert(HandEntry), rows)
+            db.session.connection().execute(_INSERT_ENTRIES, rows)
             for row in rows:
                 _tally(moved, SimpleNamespace(**row), +1)
         _move_records(_records(gs, moved))

@@ -30,6 +30,7 @@ from ...extensions import db
 from .pots import pot_returns, pot_totals
 
 _ZERO = Decimal(0)
+_INSERT_PLAN = insert(PlannedTransfer.__table__)  # (Core: no ORM object is made for a row)
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ def keep_plan(gs: GameSession, scoring: str) -> None:
              "payee_id": ids[t.payee], "amount_minor": to_minor(t.amount)}
             for t in fewest_transfers(left)]
     if rows:  # one INSERT of many rows (no ids read back: nothing here uses them)
-        db.session.execute(insert(PlannedTransfer), rows)
+        db.session.connection().execute(_INSERT_PLAN, rows)
 
 
 def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
