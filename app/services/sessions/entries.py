@@ -2,29 +2,33 @@
 change of its net, the hand's entries (each player's part) are replaced, and each player's
 session record moves by the same change. Called by the ledger under the session's lock.
 
-Nothing here flushes the caller's pending changes: the totals are written in its next
-flush; the entries are one INSERT of many rows (the ORM would send one per row on SQLite,
-to read back ids that nothing here uses), the old ones one DELETE that returns what they
-counted; the records move by one statement for all of them, ``SET hands = hands + …``
-(inserted where a player has none yet), with no read before: fewer round trips while the
-session's lock is held."""
+Nothing here flushes the caller's pending changes, and each write is one statement: the
+totals move by ``total_minor = total_minor + …`` (and in the seats as loaded, as written);
+the entries are one INSERT of many rows (the ORM would send one per row on SQLite, to read
+back ids that nothing here uses), the old ones one DELETE that returns what they counted;
+the records move by ``SET hands = hands + …`` (inserted where a player has none yet), with
+no read before: fewer round trips while the session's lock is held."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import bindparam, delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ...core.parts import STAT_FIELDS, seat_parts, stat_counts
 from ...core.settle import Result
-from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat
+from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat, SessionPlayer
 from ...extensions import db
 
 _ENTRIES = HandEntry.__table__
 _INSERT_ENTRIES = insert(_ENTRIES)
+_SEATS = SessionPlayer.__table__
+_MOVE_TOTALS = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(
+    total_minor=_SEATS.c.total_minor + bindparam("change"))
 #: An entry's player, scoring, and what it counts in the player's record
 #: (:func:`app.core.parts.stat_counts`).
 _COUNTED = tuple(_ENTRIES.c[name] for name in (
@@ -87,14 +91,13 @@ def _tally(moved: dict[tuple[int, str], list[int]], entry: Any, sign: int) -> No
 
 
 def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
-               result: Result | None, *, new_hand: bool = False) -> None:
+               result: Result | None, *, new_hand: bool = False) -> bool:
     """Move running totals by new − old, replace the hand's entries (``new_hand``: it has
     none yet), and move each player's session record by the same change (nets stop at the
-    seats of their time)."""
-    for seat in gs.seats:
-        i = seat.seat
-        seat.total_minor += ((new[i] if i < len(new) else 0)
-                             - (old[i] if i < len(old) else 0))
+    seats of their time). Returns whether a seat's total moved."""
+    totals_moved = move_totals((seat, (new[seat.seat] if seat.seat < len(new) else 0)
+                                - (old[seat.seat] if seat.seat < len(old) else 0))
+                               for seat in gs.seats)
     moved: dict[tuple[int, str], list[int]] = {}
     with db.session.no_autoflush:
         if not new_hand:
@@ -108,3 +111,17 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
                 _tally(moved, SimpleNamespace(**row), +1)
         _move_records(_records(gs, moved))
     hand.nets_json = json.dumps(list(new))
+    return totals_moved
+
+
+def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> bool:
+    """Move seats' running totals by their changes (minor units), in one statement for all
+    of them (``total_minor = total_minor + …``), and in the seats as loaded, as written
+    (nothing is left for a flush). Returns whether any moved."""
+    moved = [(seat, change) for seat, change in moves if change]
+    if moved:
+        db.session.connection().execute(_MOVE_TOTALS, [
+            {"seat_id": seat.id, "change": change} for seat, change in moved])
+        for seat, change in moved:
+            set_committed_value(seat, "total_minor", seat.total_minor + change)
+    return bool(moved)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import insert, inspect, select
+from sqlalchemy import insert, select
 
 from ...core.money import from_minor, to_minor
 from ...core.transfers import Transfer, fewest_transfers
@@ -109,11 +109,6 @@ def settle_balances(gs: GameSession) -> dict[str, Decimal]:
     return balances
 
 
-def _totals_moved(gs: GameSession) -> bool:
-    """Whether a seat's running total was changed since it was read (and not written yet)."""
-    return any(inspect(s).attrs.total_minor.history.has_changes() for s in gs.seats)
-
-
 def _payment_rows(gs: GameSession) -> list[SettlePayment]:
     return list(db.session.scalars(select(SettlePayment).where(
         SettlePayment.session_id == gs.id).order_by(SettlePayment.id)))
@@ -159,18 +154,18 @@ def settles(plan: tuple[Planned, ...], left: dict[str, Decimal]) -> bool:
     return moved == {name: amount for name, amount in left.items()}
 
 
-def keep_plan(gs: GameSession, scoring: str) -> None:
+def keep_plan(gs: GameSession, scoring: str, *, totals_moved: bool = False) -> None:
     """Make a new plan from what remains if the one in force no longer settles it (under the
     session's lock, before the change commits). Push-ups move no money: no plan.
 
-    A seat's total moved since it was read (a hand's change, not yet written) moves what
+    ``totals_moved``: the change moved a seat's running total (a hand's), so it moved what
     remains: the plan in force settled what remained before (it is kept so), so it no
     longer does, and is not read to be sure."""
     if scoring == "push_ups":
         return
     payments = _payment_rows(gs)
     left = remaining(gs, payments)
-    if not _totals_moved(gs) and settles(_planned(gs, _plan_rows(gs), payments), left):
+    if not totals_moved and settles(_planned(gs, _plan_rows(gs), payments), left):
         return
     gs.plan_no += 1
     ids = {s.name: s.player_id for s in gs.seats}
