@@ -31,8 +31,9 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import make_transient_to_detached
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import Hand as CoreHand
@@ -321,6 +322,24 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand), json.dumps(stored)
 
 
+_HANDS = Hand.__table__
+_INSERT_HAND = insert(_HANDS).returning(_HANDS.c.id)
+_INSERT_VERSION = insert(HandVersion.__table__)
+
+
+def _inserted(row: dict[str, Any], version: dict[str, Any]) -> Hand:
+    """A new hand and its first version, inserted by two plain statements built once (the
+    ORM's flush of the two objects cost more than the statements, under the session's
+    lock): the hand as the session's own object, loaded and clean, as if just read."""
+    connection = db.session.connection()
+    hand_id = connection.execute(_INSERT_HAND, row).scalar_one()
+    connection.execute(_INSERT_VERSION, {**version, "hand_id": hand_id})
+    hand = Hand(id=hand_id, **row)
+    make_transient_to_detached(hand)
+    db.session.add(hand)
+    return hand
+
+
 def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
@@ -332,14 +351,15 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
         core, result, hand_json = _settle_for(gs, data, None)
         result_json = json.dumps(result.to_json())
     nets = _nets(gs, result)
-    hand = Hand(session_id=gs.id, number=gs.hand_count + 1, version=1, voided=False,
-                outcome=result.outcome, hand_json=hand_json, result_json=result_json,
-                nets_json=json.dumps(nets), versions=[HandVersion(
-                    version=1, action="recorded", hand_json=hand_json,
-                    result_json=result_json, created_by_id=by_id, by_name=by_name)])
-    db.session.add(hand)
-    db.session.flush()  # its id, for its entries (the session's row is written once, later)
-    gs.hand_count = hand.number
+    now = utcnow()
+    hand = _inserted({
+        "session_id": gs.id, "number": gs.hand_count + 1, "version": 1, "voided": False,
+        "outcome": result.outcome, "hand_json": hand_json, "result_json": result_json,
+        "nets_json": json.dumps(nets), "side_nets_json": "[]", "side_result_json": "[]",
+        "created_at": now, "updated_at": now}, {
+        "version": 1, "action": "recorded", "hand_json": hand_json, "result_json": result_json,
+        "reason": None, "created_by_id": by_id, "by_name": by_name, "created_at": now})
+    gs.hand_count = hand.number  # (the session's row is written once, at commit)
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
     moved = apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json: no UPDATE)
