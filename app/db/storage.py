@@ -6,8 +6,10 @@ writer), a busy timeout (a writer waits its turn instead of failing at once), fo
 on. A change of money starts its transaction with :func:`begin_write`: on SQLite that is
 ``BEGIN IMMEDIATE``, which takes the one write lock before anything is read, so what the
 change reads cannot be changed by another writer before it commits (on PostgreSQL the
-caller locks the rows it reads, ``SELECT … FOR UPDATE``). Every other write request begins
-its transactions the same way on SQLite (:func:`write_requests`).
+caller locks the rows it reads: ``SELECT … FOR UPDATE``, or an ``UPDATE`` that reads the
+row back). Every other write request begins its transactions the same way on SQLite
+(:func:`write_requests`), but for what it reads first with :func:`read_before_write` (whose
+token signs it), which needs no write lock.
 
 A request that only reads (GET, HEAD) reads from one snapshot (:func:`read_requests`): on
 PostgreSQL its transactions are ``REPEATABLE READ, READ ONLY``, so the several SELECTs that
