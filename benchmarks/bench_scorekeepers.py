@@ -3,7 +3,9 @@ workers on 127.0.0.1, on SQLite and on PostgreSQL. Each records hands over the J
 (every record with an Idempotency-Key, every fifth sent twice as after a lost reply) and
 now and then corrects or voids a recent hand naming its version. Prints hands recorded per
 second, all requests per second, latency (p50, p99) and errors, which must be 0 (no 5xx,
-no answer other than the expected ones), and that ``tonk check`` finds nothing. Targets (one
+no answer other than the expected ones), the CPU time a request took in the app's
+processes, the database server's and this one (the scorekeepers), and that ``tonk check``
+finds nothing. Targets (one
 commit per write request): p50 at most 40 ms on PostgreSQL, p99 at most 300 ms on SQLite
 (before: p50 130 ms, p99 1.1 s).
 
@@ -23,6 +25,7 @@ import os
 import pathlib
 import sys
 import tempfile
+import time
 import uuid
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -55,14 +58,67 @@ def _problems(url: str) -> list[str]:
     return found
 
 
+def _cpu_ms(pids: list[int]) -> dict[int, float]:
+    """CPU time each of ``pids`` has used (Linux: /proc/<pid>/schedstat), in ms; a process
+    that cannot be read is left out."""
+    used = {}
+    for pid in pids:
+        try:
+            used[pid] = int(pathlib.Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
+        except (OSError, ValueError, IndexError):
+            pass
+    return used
+
+
+def _server_pids(base: str) -> list[int]:
+    """The processes of the server at ``base`` (gunicorn and its workers): those whose
+    command line binds its address."""
+    address = ("-b\0" + base.removeprefix("http://") + "\0").encode()
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and address in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def _database_pids(url: str) -> list[int]:
+    """The PostgreSQL server processes of the app's connections to ``url`` (none for
+    SQLite, which works inside the app's processes)."""
+    if not url.startswith("postgresql"):
+        return []
+    import sqlalchemy as sa
+
+    aside = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with aside.connect() as conn:
+            return list(conn.scalars(sa.text(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND backend_type = 'client backend'")))
+    finally:
+        aside.dispose()
+
+
+def _cpu_moved(before: dict[int, float], after: dict[int, float]) -> float:
+    return sum(ms - before.get(pid, 0.0) for pid, ms in after.items())
+
+
 def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
         workers: int = 4, quick: bool = False) -> bool:
     token = prepare(url)
     with server(url, workers=workers, timeout=120) as base:  # a busy machine starts slowly
         client = Client(base, token)
         session_id = new_session(client)
+        app_pids = _server_pids(base)
+        app_before, db_before = _cpu_ms(app_pids), _cpu_ms(_database_pids(url))
+        mine = time.process_time()
         tally, seconds = run_scorekeepers(client, session_id, keepers, hands,
                                           corrections=corrections)
+        mine = (time.process_time() - mine) * 1000
+        app_ms = _cpu_moved(app_before, _cpu_ms(app_pids))
+        db_ms = _cpu_moved(db_before, _cpu_ms(_database_pids(url)))
     problems = _problems(url)
     requests = sum(tally.statuses.values())
     kind = "records, corrections, voids" if corrections else "records only"
@@ -72,6 +128,10 @@ def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
           f"  p99 {p99:6.1f} ms  errors {len(tally.errors)}"
           f"  statuses {dict(sorted(tally.statuses.items()))}  tonk check: "
           f"{'clean' if not problems else problems[:3]}")
+    each = max(requests, 1)
+    print(f"    CPU a request: app {app_ms / each:.1f} ms, database server "
+          f"{db_ms / each:.1f} ms, scorekeepers {mine / each:.1f} ms; load "
+          f"{os.getloadavg()[0]:.1f}")
     for error in tally.errors[:5]:
         print(f"    {error}")
     met = True

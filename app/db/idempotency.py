@@ -19,8 +19,9 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..core.errors import TonkError
@@ -28,6 +29,19 @@ from ..core.messages import Message
 from ..extensions import db
 from .models import RequestKey, utcnow
 from .storage import begin_write, change_waits
+
+_KEYS = RequestKey.__table__
+#: Asked on every write with a key: its row, the key's claim, the answer kept, as plain
+#: statements built once, run on the session's connection (no ORM object is made for a key:
+#: nothing reads one but these).
+_FIND = select(_KEYS.c.fingerprint, _KEYS.c.state, _KEYS.c.status, _KEYS.c.body,
+               _KEYS.c.location).where(_KEYS.c.user_id == bindparam("who"),
+                                       _KEYS.c.key == bindparam("which"))
+_CLAIM = insert(_KEYS)
+_KEEP = update(_KEYS).where(_KEYS.c.user_id == bindparam("who"),
+                            _KEYS.c.key == bindparam("which")).values(
+    state="done", status=bindparam("answer_status"), body=bindparam("answer_body"),
+    location=bindparam("answer_location"))
 
 MAX_KEY = 255
 #: How long an answer that changed nothing (a refusal, 4xx) is kept for a retry. A key whose
@@ -90,9 +104,8 @@ def forget_refusals() -> None:
         RequestKey.status >= 400))
 
 
-def _row(user_id: int, key: str) -> RequestKey | None:
-    return db.session.scalar(select(RequestKey).where(
-        RequestKey.user_id == user_id, RequestKey.key == key))
+def _row(user_id: int, key: str) -> Any:
+    return db.session.connection().execute(_FIND, {"who": user_id, "which": key}).first()
 
 
 def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
@@ -106,10 +119,10 @@ def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
             forget_refusals()
         row = _row(user_id, key)
         if row is None:
-            db.session.add(RequestKey(user_id=user_id, key=key, fingerprint=print_,
-                                      state="pending", created_at=utcnow()))
-            try:
-                db.session.flush()  # a repeat under way holds the key: wait for its end
+            try:  # a repeat under way holds the key: wait for its end
+                db.session.connection().execute(_CLAIM, {
+                    "user_id": user_id, "key": key, "fingerprint": print_,
+                    "state": "pending", "created_at": utcnow()})
             except IntegrityError:  # … which committed it: look again
                 db.session.rollback()
                 continue
@@ -132,22 +145,20 @@ def finish(held: Claim, status: int, body: str | None, location: str | None) -> 
     transaction (committed inside :func:`app.db.storage.one_commit`), on the key's row, in the
     one commit of the change, the key and the answer: a failure of that commit raises, and
     nothing of the request is kept. When it changed nothing, on a row of its own."""
+    answer = {"who": held.user_id, "which": held.key, "answer_status": status,
+              "answer_body": body, "answer_location": location}
     if change_waits():
-        db.session.execute(update(RequestKey).where(
-            RequestKey.user_id == held.user_id, RequestKey.key == held.key).values(
-            state="done", status=status, body=body, location=location))
+        db.session.connection().execute(_KEEP, answer)
         db.session.commit()
         return
     db.session.rollback()
     try:
-        done = db.session.execute(update(RequestKey).where(
-            RequestKey.user_id == held.user_id, RequestKey.key == held.key).values(
-            state="done", status=status, body=body, location=location))
-        if not getattr(done, "rowcount", 0):
-            db.session.add(RequestKey(user_id=held.user_id, key=held.key,
-                                      fingerprint=held.fingerprint, state="done",
-                                      status=status, body=body, location=location,
-                                      created_at=utcnow()))
+        done = db.session.connection().execute(_KEEP, answer)
+        if not done.rowcount:
+            db.session.connection().execute(_CLAIM, {
+                "user_id": held.user_id, "key": held.key, "fingerprint": held.fingerprint,
+                "state": "done", "status": status, "body": body, "location": location,
+                "created_at": utcnow()})
         db.session.commit()
     except IntegrityError:  # a repeat got in meanwhile and carried it out: its answer stands
         db.session.rollback()

@@ -6,8 +6,10 @@ writer), a busy timeout (a writer waits its turn instead of failing at once), fo
 on. A change of money starts its transaction with :func:`begin_write`: on SQLite that is
 ``BEGIN IMMEDIATE``, which takes the one write lock before anything is read, so what the
 change reads cannot be changed by another writer before it commits (on PostgreSQL the
-caller locks the rows it reads, ``SELECT … FOR UPDATE``). Every other write request begins
-its transactions the same way on SQLite (:func:`write_requests`).
+caller locks the rows it reads: ``SELECT … FOR UPDATE``, or an ``UPDATE`` that reads the
+row back). Every other write request begins its transactions the same way on SQLite
+(:func:`write_requests`), but for what it reads first with :func:`read_before_write` (whose
+token signs it), which needs no write lock.
 
 A request that only reads (GET, HEAD) reads from one snapshot (:func:`read_requests`): on
 PostgreSQL its transactions are ``REPEATABLE READ, READ ONLY``, so the several SELECTs that
@@ -242,6 +244,23 @@ def begin_write() -> None:
     finally:
         _IMMEDIATE.reset(token)
     session.info[_WRITING] = True
+
+
+def read_before_write(statement: Any, params: dict[str, Any]) -> Any:
+    """The first row of a read a write request makes before its change that needs no write
+    lock (whose token signs it): on SQLite outside the write transaction, which then begins
+    (``IMMEDIATE``, holding the one write lock) only when the change does, so the other
+    writers do not wait while this is read; on PostgreSQL, or once the request's transaction
+    has begun, in that transaction."""
+    session = db.session()
+    if session.in_transaction() or db.engine.dialect.name != "sqlite":
+        return session.connection().execute(statement, params).first()
+    token = _IMMEDIATE.set(False)
+    try:
+        with db.engine.connect() as connection:  # a reader, back to the pool at once
+            return connection.execute(statement, params).first()
+    finally:
+        _IMMEDIATE.reset(token)
 
 
 @contextmanager

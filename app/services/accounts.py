@@ -25,7 +25,7 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.names import clean_text
 from ..db.models import ApiToken, SignIn, User, utcnow
-from ..db.storage import begin_write
+from ..db.storage import begin_write, read_before_write
 from ..extensions import db
 
 _HASHER = PasswordHasher()
@@ -260,12 +260,13 @@ def create_token(user: User, label: Any) -> str:
 def user_for_token(token: str, *, writing: bool = False) -> User | None:
     """The owner of a personal token, or None. When the token was last used is noted at most
     once a minute, and only if the database can take it: a busy or read-only database still
-    answers every read. ``writing``: the request is a write, whose transaction begins here
-    (:func:`~app.db.storage.begin_write`) and carries the note, committed once with the change;
-    :func:`note_token_use` notes it on its own if nothing was committed."""
-    if writing:
-        begin_write()
-    row = db.session.connection().execute(_TOKEN_USER, {"digest": _digest(token)}).first()
+    answers every read. ``writing``: the request is a write: the token is read before its
+    change (:func:`~app.db.storage.read_before_write`: on SQLite without the write lock), and
+    the note begins the write transaction (:func:`~app.db.storage.begin_write`), committed
+    once with the change; :func:`note_token_use` notes it on its own if nothing was
+    committed."""
+    row = read_before_write(_TOKEN_USER, {"digest": _digest(token)}) if writing else \
+        db.session.connection().execute(_TOKEN_USER, {"digest": _digest(token)}).first()
     if row is None:
         return None
     user, token_id, last = _account(row), row.token_id, row.token_used_at

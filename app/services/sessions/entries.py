@@ -2,23 +2,37 @@
 change of its net, the hand's entries (each player's part) are replaced, and each player's
 session record moves by the same change. Called by the ledger under the session's lock.
 
-The reads here do not flush (nothing pending changes what they find): the totals, the
-entries and the records are written in the caller's next flush, together; the entries are
-one INSERT of many rows (the ORM would send one per row on SQLite, to read back ids that
-nothing here uses)."""
+Nothing here flushes the caller's pending changes, and each write is one statement: the
+totals move by ``total_minor = total_minor + …`` (and in the seats as loaded, as written);
+the entries are one INSERT of many rows (the ORM would send one per row on SQLite, to read
+back ids that nothing here uses), the old ones one DELETE that returns what they counted;
+the records move by ``SET hands = hands + …`` (inserted where a player has none yet), with
+no read before: fewer round trips while the session's lock is held."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import delete, insert, select
-from sqlalchemy.orm.attributes import flag_modified
+from sqlalchemy import bindparam, delete, insert, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ...core.parts import STAT_FIELDS, seat_parts, stat_counts
 from ...core.settle import Result
-from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat
+from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat, SessionPlayer
 from ...extensions import db
+
+_ENTRIES = HandEntry.__table__
+_INSERT_ENTRIES = insert(_ENTRIES)
+_SEATS = SessionPlayer.__table__
+_MOVE_TOTALS = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(
+    total_minor=_SEATS.c.total_minor + bindparam("change"))
+#: An entry's player, scoring, and what it counts in the player's record
+#: (:func:`app.core.parts.stat_counts`).
+_COUNTED = tuple(_ENTRIES.c[name] for name in (
+    "player_id", "scoring", "amount_minor", "won", "tonked_out", "drop_won", "caught"))
 
 
 def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
@@ -35,42 +49,79 @@ def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
             for seat, part in zip(seats, parts, strict=True)]
 
 
-def _count(stats: dict[tuple[int, str], PlayerSessionStat], gs: GameSession,
-           entry: HandEntry, sign: int) -> None:
-    key = (entry.player_id, entry.scoring)
-    stat = stats.get(key)
-    if stat is None:
-        stat = PlayerSessionStat(session_id=gs.id, player_id=entry.player_id,
-                                 scoring=entry.scoring, league_id=gs.league_id,
-                                 played_at=gs.created_at, net_minor=0, hands=0, hands_won=0,
-                                 tonks_out=0, drops_won=0, times_caught=0)
-        db.session.add(stat)
-        stats[key] = stat
-    for name, value in zip(STAT_FIELDS, stat_counts(entry), strict=True):
-        setattr(stat, name, getattr(stat, name) + sign * value)
-        flag_modified(stat, name)  # every record's UPDATE alike: one statement for them all
+def _records(gs: GameSession, moved: dict[tuple[int, str], list[int]]
+             ) -> list[dict[str, Any]]:
+    """Each player's record as moved by a change (every number a change, not a total):
+    what :func:`_move_records` adds to it. A record that does not move is left out."""
+    return [{"session_id": gs.id, "player_id": player_id, "scoring": scoring,
+             "league_id": gs.league_id, "played_at": gs.created_at,
+             **dict(zip(STAT_FIELDS, change, strict=True))}
+            for (player_id, scoring), change in moved.items() if any(change)]
+
+
+def _records_upsert(dialect: str) -> Any:
+    """The statement of :func:`_move_records` for a database (PostgreSQL or SQLite), built
+    once."""
+    found = _UPSERTS.get(dialect)
+    if found is None:
+        table = PlayerSessionStat.__table__
+        upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+        found = _UPSERTS[dialect] = upsert.on_conflict_do_update(
+            index_elements=[table.c.session_id, table.c.player_id, table.c.scoring],
+            set_={name: table.c[name] + upsert.excluded[name] for name in STAT_FIELDS})
+    return found
+
+
+_UPSERTS: dict[str, Any] = {}
+
+
+def _move_records(rows: list[dict[str, Any]]) -> None:
+    """Move players' session records by ``rows`` in one statement: a new record is
+    inserted as it is, an existing one moves by it (``net_minor = net_minor + …``)."""
+    if rows:
+        connection = db.session.connection()
+        connection.execute(_records_upsert(connection.dialect.name), rows)
+
+
+def _tally(moved: dict[tuple[int, str], list[int]], entry: Any, sign: int) -> None:
+    """Add (``sign`` 1) or take away (−1) what ``entry`` counts in its player's record."""
+    change = moved.setdefault((entry.player_id, entry.scoring), [0] * len(STAT_FIELDS))
+    for i, value in enumerate(stat_counts(entry)):
+        change[i] += sign * value
 
 
 def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
-               result: Result | None, *, new_hand: bool = False) -> None:
+               result: Result | None, *, new_hand: bool = False) -> bool:
     """Move running totals by new − old, replace the hand's entries (``new_hand``: it has
     none yet), and move each player's session record by the same change (nets stop at the
-    seats of their time)."""
-    for seat in gs.seats:
-        i = seat.seat
-        seat.total_minor += ((new[i] if i < len(new) else 0)
-                             - (old[i] if i < len(old) else 0))
+    seats of their time). Returns whether a seat's total moved."""
+    totals_moved = move_totals((seat, (new[seat.seat] if seat.seat < len(new) else 0)
+                                - (old[seat.seat] if seat.seat < len(old) else 0))
+                               for seat in gs.seats)
+    moved: dict[tuple[int, str], list[int]] = {}
     with db.session.no_autoflush:
-        stats = {(s.player_id, s.scoring): s for s in db.session.scalars(
-            select(PlayerSessionStat).where(PlayerSessionStat.session_id == gs.id))}
         if not new_hand:
-            for entry in db.session.scalars(
-                    select(HandEntry).where(HandEntry.hand_id == hand.id)):
-                _count(stats, gs, entry, -1)
-            db.session.execute(delete(HandEntry).where(HandEntry.hand_id == hand.id))
+            for entry in db.session.execute(delete(_ENTRIES).where(
+                    _ENTRIES.c.hand_id == hand.id).returning(*_COUNTED)):
+                _tally(moved, entry, -1)
         if result is not None:
             rows = _entries(gs, hand, new, result)
-            db.session.execute(insert(HandEntry), rows)
+            db.session.connection().execute(_INSERT_ENTRIES, rows)
             for row in rows:
-                _count(stats, gs, HandEntry(**row), +1)
+                _tally(moved, SimpleNamespace(**row), +1)
+        _move_records(_records(gs, moved))
     hand.nets_json = json.dumps(list(new))
+    return totals_moved
+
+
+def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> bool:
+    """Move seats' running totals by their changes (minor units), in one statement for all
+    of them (``total_minor = total_minor + …``), and in the seats as loaded, as written
+    (nothing is left for a flush). Returns whether any moved."""
+    moved = [(seat, change) for seat, change in moves if change]
+    if moved:
+        db.session.connection().execute(_MOVE_TOTALS, [
+            {"seat_id": seat.id, "change": change} for seat, change in moved])
+        for seat, change in moved:
+            set_committed_value(seat, "total_minor", seat.total_minor + change)
+    return bool(moved)

@@ -31,9 +31,9 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import make_transient_to_detached
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import Hand as CoreHand
@@ -248,23 +248,26 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
 
 def locked(gs: GameSession) -> GameSession:
     """The session again, read afresh under its lock: no other change of its money can be
-    under way until this transaction ends (PostgreSQL: its row ``FOR UPDATE``; SQLite: the
-    write lock, taken before anything is read).
+    under way until this transaction ends (PostgreSQL: its row, locked by the UPDATE that
+    reads it; SQLite: the write lock, taken before anything is read).
 
-    Its revision moves on and ``updated_at`` is now, in the same transaction: whoever
-    watches the session (the share view) sees every change, and only changes."""
+    Its revision moves on and ``updated_at`` is now, in that same statement: whoever
+    watches the session (the share view) sees every change, and only changes; the row is
+    not left to write again for it (each further write of the session's row is one UPDATE
+    at commit)."""
     session_id = gs.id
     begin_write()
     for row in list(db.session.identity_map.values()):
         if not isinstance(row, User):  # who writes holds no money: kept as read (no SELECT
             db.session.expire(row)     # of it again for the answer's language)
-    fresh = db.session.get(GameSession, session_id, with_for_update=True,
-                           populate_existing=True,  # its seats with it: read before the
-                           options=[selectinload(GameSession.seats)])  # change, no flush
+    fresh = db.session.scalar(
+        update(GameSession).where(GameSession.id == session_id)
+        .values(revision=GameSession.revision + 1, updated_at=utcnow())
+        .returning(GameSession),
+        execution_options={"populate_existing": True, "synchronize_session": False})
     if fresh is None:
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
-    fresh.revision += 1  # commits with the change, or rolls back with it
-    fresh.updated_at = utcnow()
+    fresh.seats  # noqa: B018 - its seats with it: read before the change, no flush
     return fresh
 
 
@@ -319,6 +322,24 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand), json.dumps(stored)
 
 
+_HANDS = Hand.__table__
+_INSERT_HAND = insert(_HANDS).returning(_HANDS.c.id)
+_INSERT_VERSION = insert(HandVersion.__table__)
+
+
+def _inserted(row: dict[str, Any], version: dict[str, Any]) -> Hand:
+    """A new hand and its first version, inserted by two plain statements built once (the
+    ORM's flush of the two objects cost more than the statements, under the session's
+    lock): the hand as the session's own object, loaded and clean, as if just read."""
+    connection = db.session.connection()
+    hand_id = connection.execute(_INSERT_HAND, row).scalar_one()
+    connection.execute(_INSERT_VERSION, {**version, "hand_id": hand_id})
+    hand = Hand(id=hand_id, **row)
+    make_transient_to_detached(hand)
+    db.session.add(hand)
+    return hand
+
+
 def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
@@ -329,20 +350,21 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     with in_english():  # stored in one language; pages show it in the reader's
         core, result, hand_json = _settle_for(gs, data, None)
         result_json = json.dumps(result.to_json())
-    gs.hand_count += 1
     nets = _nets(gs, result)
-    hand = Hand(session_id=gs.id, number=gs.hand_count, version=1, voided=False,
-                outcome=result.outcome, hand_json=hand_json, result_json=result_json,
-                nets_json=json.dumps(nets), versions=[HandVersion(
-                    version=1, action="recorded", hand_json=hand_json,
-                    result_json=result_json, created_by_id=by_id, by_name=by_name)])
+    now = utcnow()
+    hand = _inserted({
+        "session_id": gs.id, "number": gs.hand_count + 1, "version": 1, "voided": False,
+        "outcome": result.outcome, "hand_json": hand_json, "result_json": result_json,
+        "nets_json": json.dumps(nets), "side_nets_json": "[]", "side_result_json": "[]",
+        "created_at": now, "updated_at": now}, {
+        "version": 1, "action": "recorded", "hand_json": hand_json, "result_json": result_json,
+        "reason": None, "created_by_id": by_id, "by_name": by_name, "created_at": now})
+    gs.hand_count = hand.number  # (the session's row is written once, at commit)
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
-    db.session.add(hand)
-    db.session.flush()
-    apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
-    replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs, payments_changed=False)
+    moved = apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json: no UPDATE)
+    moved = replay(gs, session_rules(gs), player_names(gs)) or moved
+    _keep_plan(gs, payments_changed=False, totals_moved=moved)
     db.session.commit()
     return hand
 
@@ -364,14 +386,14 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     old = [] if hand.voided else hand.nets
     gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1
-    hand.versions.append(HandVersion(version=hand.version, action="corrected",
-                                     hand_json=hand_json, result_json=result_json,
-                                     reason=why, created_by_id=by_id, by_name=by_name))
+    db.session.add(HandVersion(  # (by its hand: the versions before are not read for it)
+        hand=hand, version=hand.version, action="corrected", hand_json=hand_json,
+        result_json=result_json, reason=why, created_by_id=by_id, by_name=by_name))
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
-    apply_nets(gs, hand, old, _nets(gs, result), result)
-    replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs, payments_changed=False)
+    moved = apply_nets(gs, hand, old, _nets(gs, result), result)
+    moved = replay(gs, session_rules(gs), player_names(gs)) or moved
+    _keep_plan(gs, payments_changed=False, totals_moved=moved)
     db.session.commit()
     return hand
 
@@ -391,14 +413,14 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
         raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
                           "number") from None
     hand.version += 1
-    hand.versions.append(HandVersion(version=hand.version, action="voided",
-                                     hand_json=hand.hand_json, result_json=hand.result_json,
-                                     reason=why, created_by_id=by_id, by_name=by_name))
-    apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
+    db.session.add(HandVersion(  # (by its hand: the versions before are not read for it)
+        hand=hand, version=hand.version, action="voided", hand_json=hand.hand_json,
+        result_json=hand.result_json, reason=why, created_by_id=by_id, by_name=by_name))
+    moved = apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
     hand.voided, hand.updated_at = True, utcnow()
     gs.voided_hands += 1
-    replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs, payments_changed=False)
+    moved = replay(gs, session_rules(gs), player_names(gs)) or moved
+    _keep_plan(gs, payments_changed=False, totals_moved=moved)
     db.session.commit()
     return hand
 
@@ -413,8 +435,10 @@ def history(hand: Hand) -> list[dict[str, Any]]:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
-def _keep_plan(gs: GameSession, *, payments_changed: bool = True) -> None:
-    """Re-make the settle-up plan if (and only if) what remains to settle has changed.
+def _keep_plan(gs: GameSession, *, payments_changed: bool = True,
+               totals_moved: bool = False) -> None:
+    """Re-make the settle-up plan if (and only if) what remains to settle has changed
+    (``totals_moved``: a hand's change moved a seat's total, so it has).
 
     A hand's change touches no payment and no planned transfer: what the plan reads of them
     is stored already, so nothing is flushed for it, and the change is written with the
@@ -424,7 +448,7 @@ def _keep_plan(gs: GameSession, *, payments_changed: bool = True) -> None:
         keep_plan(gs, session_rules(gs).scoring)
         return
     with db.session.no_autoflush:
-        keep_plan(gs, session_rules(gs).scoring)
+        keep_plan(gs, session_rules(gs).scoring, totals_moved=totals_moved)
 
 
 def ledger_of(gs: GameSession) -> Ledger:

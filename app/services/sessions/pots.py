@@ -37,6 +37,7 @@ from ...core.sidebets import (
 )
 from ...db.models import GameSession, Hand
 from ...extensions import db
+from .entries import move_totals
 
 _ZERO = Decimal(0)
 
@@ -109,27 +110,30 @@ def trimmed(nets: Sequence[int]) -> list[int]:
     return kept
 
 
-def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
+def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> bool:
     """Settle every hand's side bets again, in order, and move each seat's total by what
-    changed; keep the pots. Call it under the session's lock, after any change of a hand."""
+    changed; keep the pots. Call it under the session's lock, after any change of a hand.
+    Returns whether a seat's total moved."""
     if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
-        return
+        return False
     hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
                                     .order_by(Hand.number)))
     with in_english():  # stored in one language; pages show it in the reader's
         settled, pots = replayed(gs, rules, names, hands)
     seats = gs.seats
+    changes = [0] * len(seats)
     for hand in hands:
         new, lines = settled[hand.id]
         old = hand.side_nets
-        for i, seat in enumerate(seats):
-            seat.total_minor += (new[i] if i < len(new) else 0) - (old[i] if i < len(old) else 0)
+        for i in range(len(seats)):
+            changes[i] += (new[i] if i < len(new) else 0) - (old[i] if i < len(old) else 0)
         new_json, lines_json = json.dumps(trimmed(new)), json.dumps(lines)
         if hand.side_nets_json != new_json:
             hand.side_nets_json = new_json
         if hand.side_result_json != lines_json:
             hand.side_result_json = lines_json
     gs.pots_json = dump_pots(pots, names)
+    return move_totals(zip(seats, changes, strict=True))
 
 
 def pot_totals(gs: GameSession) -> dict[str, Decimal]:

@@ -30,6 +30,7 @@ from ...extensions import db
 from .pots import pot_returns, pot_totals
 
 _ZERO = Decimal(0)
+_INSERT_PLAN = insert(PlannedTransfer.__table__)  # (Core: no ORM object is made for a row)
 
 
 @dataclass(frozen=True)
@@ -153,14 +154,18 @@ def settles(plan: tuple[Planned, ...], left: dict[str, Decimal]) -> bool:
     return moved == {name: amount for name, amount in left.items()}
 
 
-def keep_plan(gs: GameSession, scoring: str) -> None:
+def keep_plan(gs: GameSession, scoring: str, *, totals_moved: bool = False) -> None:
     """Make a new plan from what remains if the one in force no longer settles it (under the
-    session's lock, before the change commits). Push-ups move no money: no plan."""
+    session's lock, before the change commits). Push-ups move no money: no plan.
+
+    ``totals_moved``: the change moved a seat's running total (a hand's), so it moved what
+    remains: the plan in force settled what remained before (it is kept so), so it no
+    longer does, and is not read to be sure."""
     if scoring == "push_ups":
         return
     payments = _payment_rows(gs)
     left = remaining(gs, payments)
-    if settles(_planned(gs, _plan_rows(gs), payments), left):
+    if not totals_moved and settles(_planned(gs, _plan_rows(gs), payments), left):
         return
     gs.plan_no += 1
     ids = {s.name: s.player_id for s in gs.seats}
@@ -168,7 +173,7 @@ def keep_plan(gs: GameSession, scoring: str) -> None:
              "payee_id": ids[t.payee], "amount_minor": to_minor(t.amount)}
             for t in fewest_transfers(left)]
     if rows:  # one INSERT of many rows (no ids read back: nothing here uses them)
-        db.session.execute(insert(PlannedTransfer), rows)
+        db.session.connection().execute(_INSERT_PLAN, rows)
 
 
 def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
