@@ -12,7 +12,9 @@ needs it.
 The schema is built once per run, not per test: SQLite tests get a copy of a file made once
 with every table; PostgreSQL tests get the run's database emptied (every row deleted, ids
 from 1 again), and rebuilt only when the test before changed its schema (the migration tests
-do).
+do). Data that several tests read and that takes long to make (a generated league) is made
+once per run too, and each test gets a copy of it (``db_copy``). The statements SQLAlchemy
+compiles are kept once per run for every app the tests make (``tests/helpers.py``).
 
 Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run of a test),
 ``browser`` (``tests/browser``), ``server`` (tests that start real servers or commands in
