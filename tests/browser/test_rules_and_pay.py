@@ -24,6 +24,7 @@ from tests.browser.helpers import (
     phone_page,
     settled,
     sign_up,
+    submit,
 )
 from tests.helpers import fetched
 
@@ -196,10 +197,10 @@ def test_the_print_pdf_of_a_30_hand_night(live_app, live_server, page, shot):
         db.session.remove()
     page.goto(url + "/players/Ann/pay")
     page.fill("#paypal", "annpays")
-    page.get_by_role("button", name="Save").click()
+    submit(page, page.get_by_role("button", name="Save"))
     page.goto(url)
     page.locator("details.share > summary").click()  # folded once hands are recorded
-    page.locator("#paper-link").click()
+    submit(page, page.locator("#paper-link"))
     assert page.locator("table.paper-hands tbody tr").count() == 30
     shot("paper-screen")
     if not shutil.which("pdftoppm"):
