@@ -12,7 +12,9 @@ needs it.
 The schema is built once per run, not per test: SQLite tests get a copy of a file made once
 with every table; PostgreSQL tests get the run's database emptied (every row deleted, ids
 from 1 again), and rebuilt only when the test before changed its schema (the migration tests
-do).
+do). Data that several tests read and that takes long to make (a generated league) is made
+once per run too, and each test gets a copy of it (``db_copy``). The statements SQLAlchemy
+compiles are kept once per run for every app the tests make (``tests/helpers.py``).
 
 Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run of a test),
 ``browser`` (``tests/browser``), ``server`` (tests that start real servers or commands in
@@ -30,6 +32,7 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
+from flask import Flask
 
 from tests.helpers import PG_URL, Api, account, make_app, sqlite_copy, stored_problems
 
@@ -220,15 +223,21 @@ def pg_schema(pg_url) -> Iterator[PostgresSchema]:
     schema.engine.dispose()
 
 
-def _checked(app):
-    """Yield ``app``; afterwards ``tonk check`` must find nothing, and its connections go."""
+def _closed(app) -> list[str]:
+    """What ``tonk check`` finds wrong in ``app``'s database; then its connections go."""
     from app.extensions import db
 
-    yield app
     found = stored_problems(app)
     with app.app_context():
         db.session.remove()
         db.engine.dispose()
+    return found
+
+
+def _checked(app):
+    """Yield ``app``; afterwards ``tonk check`` must find nothing, and its connections go."""
+    yield app
+    found = _closed(app)
     assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
@@ -241,6 +250,82 @@ def db_app(request, tmp_path, sqlite_schema):
         url = request.getfixturevalue("pg_url")
         request.getfixturevalue("pg_schema").fresh()
     yield from _checked(make_app(url))
+
+
+@pytest.fixture(scope="session")
+def _filled() -> Iterator[dict[tuple[str, str], str]]:
+    """The databases ``db_copy`` filled, by kind and name: a SQLite file's path, or a
+    PostgreSQL URL (those are dropped at the end)."""
+    made: dict[tuple[str, str], str] = {}
+    yield made
+    for (kind, _name), url in made.items():
+        if kind == "postgresql":
+            _pg_admin(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
+@pytest.fixture
+def db_copy(request, tmp_path, tmp_path_factory, sqlite_schema, _filled):
+    """``db_copy(kind, name, fill)``: the app on a copy of a database that ``fill(app)``
+    filled, from the empty schema, once per run (per xdist worker) and kind ("sqlite" or
+    "postgresql"): for data that many tests read and takes long to make. SQLite copies the
+    file; PostgreSQL makes a database of its own with the filled one as its template.
+    Afterwards ``tonk check`` must find nothing, as with ``db_app``."""
+    import sqlalchemy as sa
+
+    from app.extensions import db
+
+    apps: list[Flask] = []
+    copies: list[str] = []
+
+    def fill_once(kind: str, name: str, fill: Callable[..., object]) -> str:
+        if (kind, name) in _filled:
+            return _filled[kind, name]
+        if kind == "sqlite":
+            path = tmp_path_factory.mktemp("filled") / f"{name}.sqlite"
+            url = sqlite_copy(sqlite_schema, path.parent, path.name)
+            where = str(path)
+        else:
+            base = request.getfixturevalue("pg_url")
+            url = where = f"{base}_{name}"
+            _pg_admin(f'CREATE DATABASE "{url.rsplit("/", 1)[1]}"')
+            engine = sa.create_engine(url)
+            db.metadata.create_all(engine)
+            engine.dispose()
+        filled = make_app(url)
+        with filled.app_context():
+            fill(filled)
+            db.session.remove()
+            db.engine.dispose()
+        _filled[kind, name] = where
+        return where
+
+    def copy(kind: str, name: str, fill: Callable[..., object]):
+        source = fill_once(kind, name, fill)
+        if kind == "sqlite":
+            url = sqlite_copy(pathlib.Path(source), tmp_path)
+        else:
+            url = f"{source}_{uuid.uuid4().hex[:8]}"
+            _pg_admin(f'CREATE DATABASE "{url.rsplit("/", 1)[1]}" '
+                      f'TEMPLATE "{source.rsplit("/", 1)[1]}"')
+            copies.append(url)
+        apps.append(make_app(url))
+        return apps[-1]
+
+    yield copy
+    found = [problem for app in apps for problem in _closed(app)]
+    for url in copies:
+        _pg_admin(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+    assert found == [], "tonk check after this test: " + "; ".join(found)
+
+
+def _pg_admin(statement: str) -> None:
+    """Run ``statement`` (CREATE or DROP DATABASE) on the PostgreSQL server."""
+    import sqlalchemy as sa
+
+    admin = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(statement))
+    admin.dispose()
 
 
 @pytest.fixture

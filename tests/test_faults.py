@@ -27,14 +27,14 @@ from app.services.exchange import demo
 from tests.helpers import make_app, problems_at
 from tests.live import ROOT, Client, a_hand, new_session, prepare, server
 
-IMPORT_HANDS = 12_000
+IMPORT_HANDS = 4_000
 #: Hands the phone records while both workers are killed (within its first second).
 PHONE_HANDS = 30
 
 
 @pytest.fixture(scope="session")
 def big_export(tmp_path_factory) -> Path:
-    """A demo league of 12,000 hands as an export document (written straight from the demo
+    """A demo league of 4,000 hands as an export document (written straight from the demo
     generator, as ``tonk demo-data`` hands it to the importer): an import that takes a few
     seconds."""
     path = tmp_path_factory.mktemp("export") / "league.json"

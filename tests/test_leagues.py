@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.core import TonkError, resolve_rules
-from app.db.models import GameSession, Hand, LeagueAdmin, Player, Rating, utcnow
+from app.db.models import GameSession, Hand, League, LeagueAdmin, Player, Rating, User, utcnow
 from app.extensions import db
 from app.services import leagues
 from app.services.accounts import create_user
@@ -211,15 +211,23 @@ def row_of(s: leagues.Standing) -> tuple[int, ...]:
             s.times_caught)
 
 
-@pytest.fixture
-def generated(db_app):
-    with db_app.app_context():
-        owner, league = make_league(seed=7)
+ON_ONE_WORKER = pytest.mark.xdist_group("league7")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def generated(request, db_copy):
+    """The league of seed 7, made once per database kind (each test reads a copy of it; the
+    tests that take it run on one xdist worker, which makes it once)."""
+    app = db_copy(request.param, "league7", lambda _app: make_league(seed=7))
+    with app.app_context():
+        owner = db.session.scalars(select(User).where(User.email == "owner7@example.com")).one()
+        league = db.session.scalars(select(League).where(League.owner_id == owner.id)).one()
         yield owner, league, counted_hands(league)
 
 
 # -- standings -------------------------------------------------------------------------------
 
+@ON_ONE_WORKER
 def test_standings_agree_with_the_hands(generated):
     _owner, league, hands = generated
     scorings = {h.scoring for h in hands}
@@ -287,6 +295,7 @@ FLAGS = {"hands": None, "net": None, "sessions": None, "average": None,
          "drops_won": "drop_won", "times_caught": "caught"}
 
 
+@ON_ONE_WORKER
 def test_the_hands_behind_each_number(generated):
     _owner, league, hands = generated
     for stat in FLAGS:
@@ -336,6 +345,7 @@ def hands_behind_checks(league: Any) -> None:
 
 # -- a player's record -----------------------------------------------------------------------
 
+@ON_ONE_WORKER
 def test_player_record_and_head_to_head_agree_with_the_hands(generated):
     _owner, league, hands = generated
     for player in leagues.members(league):

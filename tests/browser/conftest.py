@@ -29,11 +29,18 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def live_server(tmp_path, sqlite_schema):
-    """The app on an empty SQLite database, served over HTTP; yields its base URL. Afterwards
-    ``tonk check`` must find nothing wrong with what the test stored."""
-    app = make_app(sqlite_copy(sqlite_schema, tmp_path, "browser.sqlite"),
-                   WTF_CSRF_ENABLED=True)
+def live_app(tmp_path, sqlite_schema):
+    """The app ``live_server`` serves, on an empty SQLite database: for a test to store
+    through the services what it needs but does not test through the pages."""
+    return make_app(sqlite_copy(sqlite_schema, tmp_path, "browser.sqlite"),
+                    WTF_CSRF_ENABLED=True)
+
+
+@pytest.fixture
+def live_server(live_app):
+    """``live_app`` served over HTTP; yields its base URL. Afterwards ``tonk check`` must
+    find nothing wrong with what the test stored."""
+    app = live_app
     port = _free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

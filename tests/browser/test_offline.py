@@ -256,6 +256,10 @@ def test_a_waiting_hand_whose_session_was_closed_needs_you_and_blocks_nothing(
     page.context.set_offline(False)
     hands = wait_stored(page, live_server, token, upstairs_id, 1)
     assert [(h["number"], h["hand"]["end"]["kind"]) for h in hands] == [(1, "drop")]
+    # the phone reloads the page whose hand went (offline.js): let it, before leaving it (a
+    # page.goto while it reloads is interrupted by the reload)
+    page.locator("#live ol.hands li.hand").first.wait_for()
+    page.wait_for_load_state()
     page.goto(closed)
     needs = page.locator("#outbox li.needs-you")
     needs.wait_for()
