@@ -28,7 +28,7 @@ from tests.helpers import make_app, problems_at
 from tests.live import ROOT, Client, a_hand, new_session, prepare, server
 
 IMPORT_HANDS = 10_000
-#: Hands the phone records while both workers are killed (within its first second).
+#: Hands the phone records while both workers are killed (after its 3rd and its 10th).
 PHONE_HANDS = 30
 
 
@@ -160,12 +160,22 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
         workers = _children(_gunicorn_pid(base))
         assert len(workers) == 2
 
-        def killer() -> None:
-            for pid in sorted(workers):
-                time.sleep(0.4)
-                os.kill(pid, signal.SIGKILL)
+        killed: list[int] = []
 
-        threading.Thread(target=killer, daemon=True).start()
+        def killer() -> None:
+            # Each worker is killed while the phone is sending: the first after the phone's
+            # third hand, the second after its tenth (by time alone, a fast server had all
+            # 30 hands recorded before the second kill).
+            for pid, after in zip(sorted(workers), (3, 10), strict=True):
+                while len(recorded) < after and not done.is_set():
+                    time.sleep(0.005)
+                time.sleep(0.01)
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        done = threading.Event()
+        kills = threading.Thread(target=killer, daemon=True)
+        kills.start()
         answers_lost = 0
         for i in range(PHONE_HANDS):
             key, body = uuid.uuid4().hex, a_hand(i)
@@ -187,7 +197,10 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
                 recorded.append(answer.body["number"])
                 break
             time.sleep(0.01)
+        done.set()
+        kills.join(timeout=10)
         stored = client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"]
+    assert len(killed) == 2  # both workers were killed while the phone was sending
     assert answers_lost <= 2  # one kill, one lost answer at most
     assert len(set(recorded)) == len(recorded) == PHONE_HANDS - answers_lost
     assert set(recorded) <= set(range(1, PHONE_HANDS + 1)) and stored == PHONE_HANDS
