@@ -11,6 +11,9 @@ import io
 import json
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from flask_migrate import stamp
@@ -190,6 +193,25 @@ def test_a_write_request_commits_once(db_app, api):
         db.session.remove()
 
 
+@contextmanager
+def commit_fails_once(engine: Any) -> Iterator[list[int]]:
+    """The engine's next COMMIT fails as when the database goes away at that moment; the
+    list yielded holds one item once it has."""
+    failed: list[int] = []
+
+    def fail_once(_conn: Any) -> None:
+        if not failed:
+            failed.append(1)
+            raise OperationalError("COMMIT", {}, Exception(
+                "server closed the connection unexpectedly"))
+
+    event.listen(engine, "commit", fail_once)
+    try:
+        yield failed
+    finally:
+        event.remove(engine, "commit", fail_once)
+
+
 def test_a_failed_commit_keeps_neither_the_change_nor_its_key(db_app, api):
     """The one commit fails (the database goes away at that moment): the answer is 503, no
     hand and no key are kept, and the same request sent again is carried out, once."""
@@ -197,20 +219,9 @@ def test_a_failed_commit_keeps_neither_the_change_nor_its_key(db_app, api):
 
     sid = api.start()
     with db_app.app_context():
-        failed: list[int] = []
-
-        def fail_once(_conn):
-            if not failed:
-                failed.append(1)
-                raise OperationalError("COMMIT", {}, Exception(
-                    "server closed the connection unexpectedly"))
-
-        event.listen(db.engine, "commit", fail_once)
-        try:
+        with commit_fails_once(db.engine) as failed:
             resp = api("POST", f"/sessions/{sid}/hands", TONK_OUT,
                        headers={"Idempotency-Key": "k-fail"})
-        finally:
-            event.remove(db.engine, "commit", fail_once)
         assert failed and resp.status_code == 503, resp.get_json()
         db.session.rollback()
         assert db.session.execute(text("SELECT count(*) FROM hands")).scalar() == 0
@@ -325,19 +336,8 @@ def test_a_failed_form_commit_keeps_neither_the_change_nor_its_token(db_app):
             "once": "fails-once"}
     with db_app.app_context():
         engine = db.engine
-    failed: list[int] = []
-
-    def fail_once(_conn):
-        if not failed:
-            failed.append(1)
-            raise OperationalError("COMMIT", {}, Exception(
-                "server closed the connection unexpectedly"))
-
-    event.listen(engine, "commit", fail_once)
-    try:
+    with commit_fails_once(engine) as failed:
         resp = client.post(path, data=form)
-    finally:
-        event.remove(engine, "commit", fail_once)
     assert failed and resp.status_code == 503
     assert "is corrected" not in resp.get_data(as_text=True)  # nothing said to be saved
 
