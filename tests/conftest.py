@@ -131,7 +131,7 @@ _build_url_builders_once()
 @pytest.fixture(scope="session")
 def pg_url():
     """A PostgreSQL database of this run's own (of this xdist worker's), dropped at the
-    end."""
+    end with the second one :func:`tests.helpers.other_pg_url` may have made beside it."""
     problem = pg_problem()
     if problem:
         pytest.skip(problem)
@@ -144,7 +144,8 @@ def pg_url():
     url = PG_URL.rsplit("/", 1)[0] + "/" + name
     yield url
     with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        for made in (name, name + "_restore"):
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{made}" WITH (FORCE)'))
     admin.dispose()
 
 

@@ -437,7 +437,8 @@ EVERY_END: list[tuple[dict[str, Any], str, str]] = [
 # -- a second database ------------------------------------------------------------------------
 
 def other_pg_url(request) -> str:
-    """A second PostgreSQL database of this run's own (the first holds the source)."""
+    """A second PostgreSQL database of this run's own (the first holds the source), named
+    after the first: ``pg_url`` drops both."""
     url = request.getfixturevalue("pg_url")
     import sqlalchemy as sa
 
