@@ -61,7 +61,9 @@ def settled(page, function: str, arg: Any = None, seconds: float = 30) -> Any:
 def axe_violations(page) -> list[dict[str, Any]]:
     """The serious and critical axe-core violations of the page as it is now (axe is put
     into the page through the browser's debugging protocol, so the page's own strict CSP
-    stays on)."""
+    stays on). A page a tap has just led to is waited for first: the tap returns once the
+    new page is on its way, with no document to check yet."""
+    page.wait_for_load_state()
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE.read_text() + "\n;0")
     found = settled(page, """async () => {

@@ -51,6 +51,7 @@ def phone(browser):
 def look(page, name: str) -> pathlib.Path:
     """Check the page (Japanese, nothing clipped or sideways, axe-core) and keep a
     screenshot of it."""
+    page.wait_for_load_state()  # the page a tap led to, loaded
     assert page.locator("html").get_attribute("lang") == "ja", page.url
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], page.url
     assert page.evaluate(OVERFLOWING) == [], (page.url, page.evaluate(OVERFLOWING))
