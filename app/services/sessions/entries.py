@@ -91,11 +91,11 @@ def _tally(moved: dict[tuple[int, str], list[int]], entry: Any, sign: int) -> No
 
 
 def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
-               result: Result | None, *, new_hand: bool = False) -> bool:
+               result: Result | None, *, new_hand: bool = False) -> None:
     """Move running totals by new − old, replace the hand's entries (``new_hand``: it has
     none yet), and move each player's session record by the same change (nets stop at the
-    seats of their time). Returns whether a seat's total moved."""
-    totals_moved = move_totals((seat, (new[seat.seat] if seat.seat < len(new) else 0)
+    seats of their time)."""
+    move_totals((seat, (new[seat.seat] if seat.seat < len(new) else 0)
                                 - (old[seat.seat] if seat.seat < len(old) else 0))
                                for seat in gs.seats)
     moved: dict[tuple[int, str], list[int]] = {}
@@ -111,17 +111,15 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
                 _tally(moved, SimpleNamespace(**row), +1)
         _move_records(_records(gs, moved))
     hand.nets_json = json.dumps(list(new))
-    return totals_moved
 
 
-def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> bool:
+def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> None:
     """Move seats' running totals by their changes (minor units), in one statement for all
     of them (``total_minor = total_minor + …``), and in the seats as loaded, as written
-    (nothing is left for a flush). Returns whether any moved."""
+    (nothing is left for a flush)."""
     moved = [(seat, change) for seat, change in moves if change]
     if moved:
         db.session.connection().execute(_MOVE_TOTALS, [
             {"seat_id": seat.id, "change": change} for seat, change in moved])
         for seat, change in moved:
             set_committed_value(seat, "total_minor", seat.total_minor + change)
-    return bool(moved)

@@ -362,9 +362,10 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     gs.hand_count = hand.number  # (the session's row is written once, at commit)
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
-    moved = apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json: no UPDATE)
-    moved = replay(gs, session_rules(gs), player_names(gs)) or moved
-    _keep_plan(gs, payments_changed=False, totals_moved=moved)
+    before = _totals(gs)
+    apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
     db.session.commit()
     return hand
 
@@ -391,9 +392,10 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
         result_json=result_json, reason=why, created_by_id=by_id, by_name=by_name))
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
-    moved = apply_nets(gs, hand, old, _nets(gs, result), result)
-    moved = replay(gs, session_rules(gs), player_names(gs)) or moved
-    _keep_plan(gs, payments_changed=False, totals_moved=moved)
+    before = _totals(gs)
+    apply_nets(gs, hand, old, _nets(gs, result), result)
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
     db.session.commit()
     return hand
 
@@ -416,11 +418,12 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
     db.session.add(HandVersion(  # (by its hand: the versions before are not read for it)
         hand=hand, version=hand.version, action="voided", hand_json=hand.hand_json,
         result_json=hand.result_json, reason=why, created_by_id=by_id, by_name=by_name))
-    moved = apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
+    before = _totals(gs)
+    apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
     hand.voided, hand.updated_at = True, utcnow()
     gs.voided_hands += 1
-    moved = replay(gs, session_rules(gs), player_names(gs)) or moved
-    _keep_plan(gs, payments_changed=False, totals_moved=moved)
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
     db.session.commit()
     return hand
 
@@ -435,10 +438,15 @@ def history(hand: Hand) -> list[dict[str, Any]]:
 
 # -- totals and settle-up --------------------------------------------------------------------
 
+def _totals(gs: GameSession) -> list[int]:
+    """The seats' running totals as loaded (kept up to date by the writes that move them)."""
+    return [seat.total_minor for seat in gs.seats]
+
+
 def _keep_plan(gs: GameSession, *, payments_changed: bool = True,
                totals_moved: bool = False) -> None:
     """Re-make the settle-up plan if (and only if) what remains to settle has changed
-    (``totals_moved``: a hand's change moved a seat's total, so it has).
+    (``totals_moved``: a hand's change left a seat's total other than it was, so it has).
 
     A hand's change touches no payment and no planned transfer: what the plan reads of them
     is stored already, so nothing is flushed for it, and the change is written with the

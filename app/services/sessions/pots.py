@@ -110,12 +110,11 @@ def trimmed(nets: Sequence[int]) -> list[int]:
     return kept
 
 
-def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> bool:
+def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
     """Settle every hand's side bets again, in order, and move each seat's total by what
-    changed; keep the pots. Call it under the session's lock, after any change of a hand.
-    Returns whether a seat's total moved."""
+    changed; keep the pots. Call it under the session's lock, after any change of a hand."""
     if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
-        return False
+        return
     hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
                                     .order_by(Hand.number)))
     with in_english():  # stored in one language; pages show it in the reader's
@@ -133,7 +132,7 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> bool:
         if hand.side_result_json != lines_json:
             hand.side_result_json = lines_json
     gs.pots_json = dump_pots(pots, names)
-    return move_totals(zip(seats, changes, strict=True))
+    move_totals(zip(seats, changes, strict=True))
 
 
 def pot_totals(gs: GameSession) -> dict[str, Decimal]:
