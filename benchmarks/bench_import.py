@@ -103,7 +103,7 @@ def timed_import(path: pathlib.Path, hands: int, jobs: int, postgres: bool = Fal
                            + (f", {theirs:.1f} s checking" if jobs else "")
                            + f", load {os.getloadavg()[0]:.1f}")
                 if not report.ok or report.hands != hands:
-                    raise SystemExit(f"the import failed: {report.lines()[:3]}")
+                    raise SystemExit(f"the import failed: {report.problems[:3]}")
                 db.session.remove()
                 db.engine.dispose()
         finally:

@@ -77,7 +77,7 @@ def build(app: Any, hands: int, seed: int) -> None:
         report, _facts = demo.make_demo(owner, hands=hands, seed=seed,
                                         jobs=exchange.default_jobs())
         if not report.ok:
-            raise SystemExit(f"making the league failed: {report.lines()[:3]}")
+            raise SystemExit(f"making the league failed: {report.problems[:3]}")
         seconds = time.perf_counter() - started
         print(f"  (made the league: {report.sessions:,} sessions, {report.hands:,} hands in "
               f"{seconds:.0f} s, {report.hands / seconds:,.0f} hands/s)", flush=True)

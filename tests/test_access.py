@@ -3,7 +3,10 @@ admin who is removed loses every read and write of the league's sessions at once
 those they started; and a session's share link can be revoked and replaced."""
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import pytest
 
 from app.db.models import GameSession, League, User
 from app.extensions import db
@@ -94,3 +97,60 @@ def test_the_share_link_can_be_replaced_through_the_api(db_app):
     assert api.client.get(new).status_code == 200
     assert other("POST", f"/sessions/{sid}/share").status_code == 404
     assert api("POST", f"/sessions/{sid}/share", token="tt_wrong").status_code == 401
+
+
+def test_another_accounts_write_neither_takes_nor_waits_for_the_sessions_lock(db_app):
+    """Eve writing to Ann's session is told "not found" at once, while Ann's change holds the
+    session's row, and without locking it (PostgreSQL: the lock is a row's)."""
+    import threading
+    import time
+
+    import sqlalchemy as sa
+
+    url = db_app.config["SQLALCHEMY_DATABASE_URI"]
+    if not url.startswith("postgresql"):
+        pytest.skip("SQLite: every write takes the one write lock")
+    ann = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    eve = Api(db_app.test_client(), account(db_app, "eve@example.com", "Eve"))
+    sid = ann.start()
+    tonk_out = {"end": {"kind": "tonk_out", "player": "Ann"}}
+    with db_app.app_context():
+        engine = db.engine
+    seen: list[tuple[str, int]] = []
+
+    def note(_conn, cursor, statement, _params, _context, _many):
+        seen.append((statement, cursor.rowcount))
+
+    def locking() -> list[str]:
+        return [s for s, rows in seen if re.search(r"\bFOR (NO KEY )?UPDATE\b", s) and rows > 0]
+
+    sa.event.listen(engine, "after_cursor_execute", note)
+    try:
+        assert eve("POST", f"/sessions/{sid}/hands", tonk_out).status_code == 404
+        assert locking() == []
+        assert ann("POST", f"/sessions/{sid}/hands", tonk_out).status_code == 201
+        assert len(locking()) == 1  # (the owner's write does lock it: the check sees locks)
+    finally:
+        sa.event.remove(engine, "after_cursor_execute", note)
+
+    holder = sa.create_engine(url)
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with holder.begin() as conn:
+            conn.execute(sa.text("SELECT id FROM game_sessions WHERE id = :i FOR UPDATE"),
+                         {"i": sid})
+            held.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert held.wait(10)
+        started = time.perf_counter()
+        assert eve("POST", f"/sessions/{sid}/hands", tonk_out).status_code == 404
+        assert time.perf_counter() - started < 1.0
+    finally:
+        done.set()
+        thread.join()
+        holder.dispose()

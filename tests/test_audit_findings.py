@@ -127,7 +127,7 @@ def test_a_million_digit_stake_is_a_problem_of_the_import_not_a_500(app, tmp_pat
                                                  "sam@example.com", "--jobs", jobs])
         assert out.exit_code == 1, out.output
         assert out.stderr.splitlines() == [
-            "nothing was imported: 1 problem(s)",
+            "Nothing was imported. There is 1 problem:",
             f"the file has a number too long to be read near line 1 (character {at})"]
 
 

@@ -188,3 +188,40 @@ def test_links_the_command_line_prints_start_at_tonk_url(monkeypatch):
     assert public_url() == DEFAULT_URL == "http://127.0.0.1:5000"
     monkeypatch.delenv("TONK_URL")
     assert public_url() == DEFAULT_URL
+
+
+def test_the_commands_on_the_database_speak_the_chosen_language(app, tmp_path, monkeypatch):
+    """`tonk import`, `check`, `backup`, `restore` and the rest say what they say in the
+    language of --lang, else of LANG, as `tonk settle` does: their own lines and the app's
+    messages (an import's problems, a refused backup); then the app's pages speak each
+    reader's language again."""
+    from flask_migrate import stamp
+
+    from app.services.accounts import create_user
+
+    with app.app_context():
+        create_user("sam@example.com", "Sam", "a long enough password")
+        stamp()  # (the test's schema is made without Alembic: a backup names its revision)
+    pages = app.test_client()
+    german_page = pages.get("/rules/pagat", headers={"Accept-Language": "de"}).text
+    english_page = pages.get("/rules/pagat", headers={"Accept-Language": "en"}).text
+    runner = app.test_cli_runner()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "tonk-tally"}')
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    out = runner.invoke(cli, ["import", str(bad), "--owner", "sam@example.com", "--lang", "de"])
+    assert (out.exit_code, out.stderr.splitlines()[0]) == (
+        1, "Nichts wurde importiert. Es gibt 1 Problem:"), out.output
+    assert out.stderr.splitlines()[1].startswith("die Datei ")
+    out = runner.invoke(cli, ["restore", str(bad)])
+    assert out.exit_code == 1 and "これは読めるTonk Tallyのバックアップではありません" in out.stderr
+    assert runner.invoke(cli, ["check"]).stdout.startswith("問題ありません")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert runner.invoke(cli, ["check"]).stdout.startswith("all well")
+    out = runner.invoke(cli, ["backup", str(tmp_path / "b.gz"), "--lang", "de"])
+    assert out.exit_code == 0 and out.stderr.startswith("1 Zeile in "), out.output
+    out = runner.invoke(cli, ["export", "--league", "7", "--lang", "ja"])
+    assert out.exit_code == 2 and "リーグ7はありません" in out.stderr
+    assert pages.get("/rules/pagat", headers={"Accept-Language": "de"}).text == german_page
+    assert pages.get("/rules/pagat", headers={"Accept-Language": "en"}).text == english_page
+    assert german_page != english_page

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from app.cli.commands import report_lines
 from app.db.models import (
     CarriedDebt,
     GameSession,
@@ -413,7 +414,8 @@ def test_problems_are_capped_and_counted(db_app, good):
         report = importing(json.dumps(doc), user())
         assert len(report.problems) == exchange.MAX_PROBLEMS
         assert report.more_problems == 30
-        assert report.lines()[0] == "nothing was imported: 130 problem(s)"
+        assert report_lines(report)[0] == "Nothing was imported. There are 130 problems:"
+        assert report_lines(report)[-1] == "… and 30 more"
 
 
 def test_a_hand_written_result_may_leave_out_the_explanation(db_app, good):
@@ -715,12 +717,12 @@ def test_tonk_export_and_import(db_app, tmp_path):
         user("new@example.com", "New")
     out = runner.invoke(cli, ["import", str(path), "--owner", "new@example.com",
                               "--jobs", "0"])
-    assert out.exit_code == 0 and "imported 3 session(s), 8 hand(s)" in out.output
+    assert out.exit_code == 0 and "Imported 3 sessions · 8 hands" in out.output
     with db_app.app_context():
         assert snapshot() == before
     out = runner.invoke(cli, ["import", str(path), "--owner", "new@example.com",
                               "--jobs", "0"])
-    assert out.exit_code == 0 and "skipped 3 session(s) already here" in out.output
+    assert out.exit_code == 0 and "3 sessions were already here and are skipped" in out.output
     path.write_text(path.read_text()[:500])
     out = runner.invoke(cli, ["import", str(path), "--owner", "new@example.com",
                               "--jobs", "0"])

@@ -3,12 +3,17 @@ the session's revision, 304 while nothing changed, and a new body after every ch
 session's money, whichever worker or server made it; a change that fails moves nothing."""
 from __future__ import annotations
 
+import threading
+import uuid
+
 import pytest
+from sqlalchemy import select
 
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.services.sessions import ledger
 from app.services.sessions.live import StateCache, stamp_by_token
+from tests.helpers import Api
 
 
 def _night(app) -> tuple[int, str, int]:
@@ -312,3 +317,85 @@ def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
         counts.append((share, own))
     assert counts[0] == counts[1], counts
     assert _statements(app, lambda: anonymous.get(f"/s/{token}")) <= 3  # BEGIN, row, ROLLBACK
+
+
+# -- the revision (what a watcher's ETag is made of) through the API's writes ---------------
+
+TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
+
+
+def _revision(app, session_id: int) -> int:
+    with app.app_context():
+        value = db.session.execute(select(GameSession.revision).where(
+            GameSession.id == session_id)).scalar_one()
+        db.session.remove()
+    return value
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_every_change_through_the_api_moves_the_revision_once(db_app, api, keyed):
+    """Each change a watcher must see moves the session's revision by one, with or without an
+    Idempotency-Key (the API's writes take the session's lock once, moving it then); a
+    refused one moves nothing."""
+    sid = api.start(stake="1.00")
+    base = f"/sessions/{sid}"
+
+    def send(method, path, body=None, status=200):
+        headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else None
+        before = _revision(db_app, sid)
+        resp = api(method, base + path, body, headers=headers)
+        assert resp.status_code == status, resp.get_json()
+        assert _revision(db_app, sid) - before == (1 if status < 400 else 0), (method, path)
+        return resp.get_json()
+
+    send("POST", "/hands", TONK_OUT, 201)
+    send("POST", "/hands", TONK_OUT, 201)
+    send("PUT", "/hands/1", {"end": {"kind": "tonk_out", "player": "Bob"}, "reason": "Bob"})
+    send("DELETE", "/hands/2", {"reason": "misdeal", "version": 1})
+    send("DELETE", "/hands/2", {"reason": "again"}, 422)  # void already: nothing moves
+    send("PUT", "/hands/2", {**TONK_OUT, "reason": "it counted"})
+    assert [v["action"] for v in api.ok("GET", base + "/hands/2/history")] == [
+        "recorded", "voided", "corrected"]
+    planned = api.ok("GET", base + "/ledger")["transfers"][0]
+    paid = send("POST", "/payments", {"from": planned["from"], "to": planned["to"],
+                                      "amount": "0.10"})
+    send("DELETE", f"/payments/{paid['payments'][0]['id']}", {"reason": "mis-tap"})
+    send("POST", "/seats", {"join": "Eve"})
+    send("POST", "/seats", {"leave": "Eve"})
+    send("PUT", "/rules", {"stake": "2.00"})
+    send("POST", "/archive", {"archived": True})
+    send("POST", "/archive", {"archived": False})
+    send("POST", "/close", {"carry_over": True})
+
+
+def test_no_move_of_the_revision_is_lost_when_hands_and_pay_handles_race(db_app, api):
+    """Hands move the revision under the session's lock; a player's payment handle moves it
+    by ``revision + 1`` without that lock: three scorekeepers and a player at once, every
+    change counted."""
+    sid = api.start()
+    start = _revision(db_app, sid)
+    hands, handles, errors = 12, 12, []
+
+    def keeper(k: int) -> None:
+        client = Api(db_app.test_client(), api.token)
+        for _ in range(hands):
+            resp = client("POST", f"/sessions/{sid}/hands", TONK_OUT,
+                          headers={"Idempotency-Key": uuid.uuid4().hex} if k % 2 else None)
+            if resp.status_code != 201:
+                errors.append((resp.status_code, resp.get_json()))
+
+    def payee() -> None:
+        client = Api(db_app.test_client(), api.token)
+        for i in range(handles):
+            resp = client("PUT", f"/sessions/{sid}/players/Ann/pay", {"paypal": f"ann{i}"})
+            if resp.status_code != 200:
+                errors.append((resp.status_code, resp.get_json()))
+
+    threads = [threading.Thread(target=keeper, args=(k,)) for k in range(3)]
+    threads.append(threading.Thread(target=payee))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert _revision(db_app, sid) - start == 3 * hands + handles

@@ -237,7 +237,7 @@ def replace_share(user: User, session_id: int) -> Response:
 @bp.put("/sessions/<int:session_id>/rules")
 @token_required
 def change_rules(user: User, session_id: int) -> Response:
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     data = json_body()
     only_keys(data, frozenset({"rules", "stake"}), "a change of rules")
     if not data:
@@ -252,7 +252,7 @@ def change_rules(user: User, session_id: int) -> Response:
 @token_required
 def close_session(user: User, session_id: int) -> Response:
     """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     data = json_body(required=False)
     only_keys(data, frozenset({"carry_over"}), "closing a session")
     sessions.close_session(gs, data.get("carry_over", False))
@@ -263,7 +263,7 @@ def close_session(user: User, session_id: int) -> Response:
 @token_required
 def change_seats(user: User, session_id: int) -> Response:
     """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     data = json_body()
     only_keys(data, SEATS_FIELDS, "a change of seats")
     gs = sessions.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
@@ -275,7 +275,7 @@ def change_seats(user: User, session_id: int) -> Response:
 @token_required
 def archive_session(user: User, session_id: int) -> Response:
     """``{"archived": true}`` puts the session away off the home page; false brings it back."""
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     data = json_body()
     only_keys(data, frozenset({"archived"}), "archiving a session")
     return jsonify(session_json(set_archived(gs, data.get("archived", True))))
@@ -285,7 +285,7 @@ def archive_session(user: User, session_id: int) -> Response:
 @token_required
 def delete_session(user: User, session_id: int) -> Response:
     """Delete a session with no hand and no payment; 409 once it has any."""
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.delete_session(gs)
     return jsonify({"deleted": session_id})
 
@@ -295,7 +295,7 @@ def delete_session(user: User, session_id: int) -> Response:
 @bp.post("/sessions/<int:session_id>/hands")
 @token_required
 def record_hand(user: User, session_id: int) -> Response:
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     hand = sessions.record_hand(gs, user, json_body())
     return created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
                                              number=hand.number))
@@ -310,7 +310,7 @@ def get_hand(user: User, session_id: int, number: int) -> Response:
 @bp.put("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def correct_hand(user: User, session_id: int, number: int) -> Response:
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.get_hand(gs, number)
     data = json_body()
     reason, version = data.pop("reason", None), data.pop("version", None)
@@ -320,7 +320,7 @@ def correct_hand(user: User, session_id: int, number: int) -> Response:
 @bp.delete("/sessions/<int:session_id>/hands/<int:number>")
 @token_required
 def void_hand(user: User, session_id: int, number: int) -> Response:
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.get_hand(gs, number)
     data = json_body()
     only_keys(data, frozenset({"reason", "version"}), "voiding a hand")
@@ -354,7 +354,7 @@ def get_ledger(user: User, session_id: int) -> Response:
 @bp.post("/sessions/<int:session_id>/payments")
 @token_required
 def record_payment(user: User, session_id: int) -> Response:
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     data = json_body()
     only_keys(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
@@ -376,7 +376,7 @@ def record_payment(user: User, session_id: int) -> Response:
 @token_required
 def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
     """Undo a payment with a reason: it stays in the history, marked undone."""
-    gs = sessions.owned_session(user, session_id)
+    gs = sessions.owned_session(user, session_id, to_change=True)
     data = json_body()
     only_keys(data, frozenset({"reason"}), "undoing a payment")
     sessions.undo_payment(gs, user, payment_id, data.get("reason"))

@@ -10,9 +10,10 @@ input: one line on standard error naming what is wrong, and a non-zero exit.
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import click
@@ -22,7 +23,7 @@ from ..core.messages import join_and
 from ..core.money import loads
 from ..core.settle import Result
 from ..core.transfers import fewest_transfers, parse_balances
-from ..i18n import LANGUAGES, environment_language, use_language
+from ..i18n import LANGUAGES, speaking
 from ..i18n import gettext as _
 
 #: How a hand ended, as the pages name it (the same words, so one translation).
@@ -32,13 +33,17 @@ OUTCOMES = {
     "draw": "Draw", "dead": "Dead hand",
 }
 
-lang_option = click.option(
-    "--lang", type=click.Choice(LANGUAGES), default=None,
-    help="The language of explanations and messages (default: the environment's LANG).")
-
-
-def _speak(lang: str | None) -> None:
-    use_language(lang or environment_language())
+def speaks(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command that says what it says in the language of ``--lang``, else the
+    environment's (LANG): its own lines, and every message of the app while it runs."""
+    @click.option("--lang", type=click.Choice(LANGUAGES), default=None,
+                  help="The language of what the command says (default: the environment's "
+                       "LANG).")
+    @functools.wraps(command)
+    def speaking_command(*args: Any, lang: str | None, **kwargs: Any) -> Any:
+        with speaking(lang):
+            return command(*args, **kwargs)
+    return speaking_command
 
 
 class InputError(Exception):
@@ -108,10 +113,9 @@ def _run(stream: IO[str], one: Any) -> int:
 @click.command("settle")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 @click.option("--explain", is_flag=True, help="Readable sentences instead of JSON.")
-@lang_option
-def settle_command(file: IO[str], explain: bool, lang: str | None) -> None:
+@speaks
+def settle_command(file: IO[str], explain: bool) -> None:
     """Settle the hand(s) in FILE (- for standard input)."""
-    _speak(lang)
     def one(doc: Any) -> str:
         result = settle(parse_hand(doc))
         return _explained(result) if explain else json.dumps(result.to_json())
@@ -120,10 +124,9 @@ def settle_command(file: IO[str], explain: bool, lang: str | None) -> None:
 
 @click.command("transfers")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
-@lang_option
-def transfers_command(file: IO[str], lang: str | None) -> None:
+@speaks
+def transfers_command(file: IO[str]) -> None:
     """The fewest transfers for the balances in FILE: {"balances": {"Ann": "4.50", …}}."""
-    _speak(lang)
     def one(doc: Any) -> str:
         if not isinstance(doc, dict) or "balances" not in doc:
             raise InputError(_('give {"balances": {"Ann": "4.50", "Bob": "-4.50"}}'))

@@ -6,13 +6,18 @@ sessions, and make a demo league; with the core's ``settle`` and ``transfers``
 from __future__ import annotations
 
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 from flask.cli import FlaskGroup
 from flask_migrate.cli import db as migrations
 
-from . import CORE_COMMANDS
+from ..i18n import gettext as _
+from ..i18n import ngettext
+from . import CORE_COMMANDS, speaks
+
+if TYPE_CHECKING:
+    from ..services.exchange import ImportReport
 
 #: Who owns the demo league unless told (app.services.exchange.demo's own default).
 DEMO_OWNER = "demo@tonk-tally.example"
@@ -166,6 +171,7 @@ def _fail(message: str) -> None:
 @click.option("--name", required=True, help="The name the pages show.")
 @click.option("--password-stdin", is_flag=True,
               help="Read the password from standard input instead of asking for it.")
+@speaks
 def user_create(email: str, name: str, password_stdin: bool) -> None:
     """Make an account (e.g. the first one on a new server)."""
     from ..extensions import db
@@ -175,15 +181,16 @@ def user_create(email: str, name: str, password_stdin: bool) -> None:
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True,
-                                err=True)
+        password = click.prompt(_("Password"), hide_input=True, err=True,
+                                confirmation_prompt=_("Repeat for confirmation"))
     try:
         user = create_user(email, name, password)
     except AccountError as exc:
         db.session.rollback()
         _fail(f"{exc.message} ({exc.field})" if exc.field else exc.message)
     else:
-        click.echo(f"Made the account {user.email} ({user.name}).")
+        click.echo(_("Made the account %(email)s (%(name)s).", email=user.email,
+                     name=user.name))
 
 
 @user_group.command("reset-password")
@@ -191,6 +198,7 @@ def user_create(email: str, name: str, password_stdin: bool) -> None:
 @click.option("--url", "base_url",
               help="Where phones reach this server (default: TONK_URL, else "
                    "http://127.0.0.1:5000).")
+@speaks
 def user_reset_password(email: str, base_url: str | None) -> None:
     """Print a one-time link, valid for an hour, that sets a new password for EMAIL."""
     from flask import current_app
@@ -203,13 +211,13 @@ def user_reset_password(email: str, base_url: str | None) -> None:
     upgrade_quietly()
     user = user_by_email(email)
     if user is None:
-        _fail(f"there is no account with the email {email.strip()}")
+        _fail(_("there is no account with the email %(email)s", email=email.strip()))
         return
     token = reset_token(user, current_app.config["SECRET_KEY"])
     click.echo(f"{base_url.rstrip('/')}/reset/{token}")
-    click.echo(f"Give this link to {user.email} only. It works once, for "
-               f"{RESET_SECONDS // 60} minutes; using it signs the account out everywhere.",
-               err=True)
+    click.echo(_("Give this link to %(email)s only. It works once, for %(minutes)s minutes; "
+                 "using it signs the account out everywhere.", email=user.email,
+                 minutes=RESET_SECONDS // 60), err=True)
 
 
 # -- export, import and the demo league ----------------------------------------------------
@@ -227,8 +235,9 @@ def _account(email: str) -> Any:
         raise click.UsageError(exc.message) from None
     user = db.session.scalar(select(User).where(User.email == address))
     if user is None:
-        raise click.UsageError(f"there is no account {address}: sign up on the app's page, "
-                               "or make one with: tonk user create --email EMAIL --name NAME")
+        raise click.UsageError(_("there is no account %(email)s: sign up on the app's page, "
+                                 "or make one with: tonk user create --email EMAIL --name "
+                                 "NAME", email=address))
     return user
 
 
@@ -240,6 +249,7 @@ def _account(email: str) -> Any:
               help="The whole document (JSON), or one row per hand or per payment (CSV).")
 @click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True),
               default="-", help="Where to write it (default: standard output).")
+@speaks
 def export_command(league_id: int | None, session_id: int | None, what: str,
                    output: IO[str]) -> None:
     """Export a league or a session: JSON to import again, or CSV for a spreadsheet."""
@@ -248,18 +258,18 @@ def export_command(league_id: int | None, session_id: int | None, what: str,
     from ..services import exchange
 
     if (league_id is None) == (session_id is None):
-        raise click.UsageError("give either --league ID or --session ID")
+        raise click.UsageError(_("give either --league ID or --session ID"))
     upgrade_quietly()
     if league_id is not None:
         league = db.session.get(League, league_id)
         if league is None:
-            raise click.UsageError(f"there is no league {league_id}")
+            raise click.UsageError(_("there is no league %(id)s", id=league_id))
         ids = exchange.league_session_ids(league)
         document = exchange.export_league(league)
     else:
         gs = db.session.get(GameSession, session_id)
         if gs is None:
-            raise click.UsageError(f"there is no session {session_id}")
+            raise click.UsageError(_("there is no session %(id)s", id=session_id))
         ids = [gs.id]
         document = exchange.export_session(gs)
     chunks = {"json": document, "hands-csv": exchange.hands_csv(ids),
@@ -280,6 +290,7 @@ def event_group() -> None:
                    "standings, prizes), or the standings with the prizes (CSV).")
 @click.option("-o", "--output", type=click.File("w", encoding="utf-8", lazy=True),
               default="-", help="Where to write it (default: standard output).")
+@speaks
 def event_export_command(event_id: int, what: str, output: IO[str]) -> None:
     """Export the event EVENT_ID."""
     import json
@@ -291,7 +302,7 @@ def event_export_command(event_id: int, what: str, output: IO[str]) -> None:
     upgrade_quietly()
     event = db.session.get(Event, event_id) if 0 < event_id < 2**31 else None
     if event is None:
-        _fail(f"there is no event {event_id}")
+        _fail(_("there is no event %(id)s", id=event_id))
         return
     if what == "json":
         output.write(json.dumps(events.export_event(event), ensure_ascii=False, indent=1))
@@ -301,12 +312,42 @@ def event_export_command(event_id: int, what: str, output: IO[str]) -> None:
             output.write(chunk)
 
 
+def _cannot_read(file: str, exc: OSError) -> str:
+    return _("cannot read %(file)s: %(error)s", file=file, error=exc.strerror)
+
+
+def report_lines(report: ImportReport) -> list[str]:
+    """An import's report as lines, in the words of the import page."""
+    if not report.ok:
+        out = [_("Nothing was imported.") + " " + ngettext(
+            "There is %(num)s problem:", "There are %(num)s problems:",
+            len(report.problems) + report.more_problems), *report.problems]
+        if report.more_problems:
+            out.append(_("… and %(num)s more", num=report.more_problems))
+        return out
+    out = [ngettext("Imported %(num)s session", "Imported %(num)s sessions", report.sessions)
+           + " · " + ngettext("%(num)s hand", "%(num)s hands", report.hands)]
+    if report.league_name is not None:
+        into = (_("A new league: %(name)s.", name=report.league_name) if report.league_created
+                else _("Into the league %(name)s.", name=report.league_name))
+        out.append(f"{into} (id {report.league_id})")
+    if report.skipped:
+        out.append(ngettext("%(num)s session was already here and is skipped:",
+                            "%(num)s sessions were already here and are skipped:",
+                            len(report.skipped)))
+        out += [f"  {s}" for s in report.skipped[:10]]
+        if len(report.skipped) > 10:
+            out.append("  " + _("… and %(num)s more", num=len(report.skipped) - 10))
+    return out
+
+
 @cli.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--owner", required=True, help="Email of the account that will own it all.")
 @click.option("--jobs", type=click.IntRange(0, 64), default=None,
               help="Processes that check the hands while this one writes "
                    "(default: one per core, at most four; 0: none).")
+@speaks
 def import_command(file: str, owner: str, jobs: int | None) -> None:
     """Import a JSON export (FILE, - for standard input): all or nothing, every hand checked
     again; sessions already here are skipped."""
@@ -320,8 +361,8 @@ def import_command(file: str, owner: str, jobs: int | None) -> None:
         try:
             report = exchange.import_path(file, user, jobs=jobs)
         except OSError as exc:
-            raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
-    for line in report.lines():
+            raise click.UsageError(_cannot_read(file, exc)) from None
+    for line in report_lines(report):
         click.echo(line, err=not report.ok)
     sys.exit(0 if report.ok else 1)
 
@@ -336,6 +377,7 @@ def import_command(file: str, owner: str, jobs: int | None) -> None:
 @click.option("--jobs", type=click.IntRange(0, 64), default=None,
               help="Processes that make and check sessions (default: one per core, at "
                    "most four; 0: none).")
+@speaks
 def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> None:
     """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
     import time
@@ -352,20 +394,22 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
     report, facts = exchange.make_demo(user, hands=hands, seed=seed,
                                    jobs=exchange.default_jobs() if jobs is None else jobs)
     if not report.ok:
-        for line in report.lines():
+        for line in report_lines(report):
             click.echo(line, err=True)
         sys.exit(1)
     seconds = time.perf_counter() - started
     if report.sessions == 0:
-        click.echo(f"this demo league (seed {seed}, {hands} hands) is already here: "
-                   "nothing added")
+        click.echo(_("this demo league (seed %(seed)s, %(hands)s hands) is already here: "
+                     "nothing added", seed=seed, hands=hands))
     else:
-        click.echo(f"made {report.league_name} (league {report.league_id}) in "
-                   f"{seconds:.1f} s:")
+        click.echo(_("made %(league)s (league %(id)s) in %(seconds)s s:",
+                     league=report.league_name, id=report.league_id,
+                     seconds=f"{seconds:.1f}"))
         for line in exchange.describe_demo(facts):
             click.echo(f"  {line}")
-    click.echo(f"owner: {user.email}" + (f"  password: {password}" if password else
-                                        "  (an account that was already there)"))
+    click.echo(_("owner: %(email)s  password: %(password)s", email=user.email,
+                 password=password) if password else
+               _("owner: %(email)s  (an account that was already there)", email=user.email))
 
 
 # -- the stored data: check, backup, restore -------------------------------------------------
@@ -396,12 +440,15 @@ def upgrade_quietly(*, fresh_only: bool = True) -> None:
         current_app.config["QUIET_MIGRATIONS"] = False
     after = revision()
     if fresh:
-        click.echo(f"tonk: made a new database (schema {after})", err=True)
+        click.echo("tonk: " + _("made a new database (schema %(schema)s)", schema=after),
+                   err=True)
     elif before != after:
-        click.echo(f"tonk: upgraded the database from schema {before} to {after}", err=True)
+        click.echo("tonk: " + _("upgraded the database from schema %(before)s to %(after)s",
+                                before=before, after=after), err=True)
 
 
 @cli.command("check")
+@speaks
 def check_command() -> None:
     """Check every invariant of the stored data (totals equal the hands and sum to zero,
     hand numbers without gaps, complete histories, player records, payments): print what is
@@ -416,11 +463,12 @@ def check_command() -> None:
         click.echo(problem)
     if found:
         sys.exit(1)
-    click.echo("all well: every total equals its hands, every session sums to zero")
+    click.echo(_("all well: every total equals its hands, every session sums to zero"))
 
 
 @cli.command("backup")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+@speaks
 def backup_command(file: str) -> None:
     """Write the whole database to FILE (- for standard output): a .gz file that `tonk
     restore` reads into an empty SQLite or PostgreSQL database. On SQLite, a FILE ending in
@@ -432,7 +480,7 @@ def backup_command(file: str) -> None:
     try:
         if file.endswith((".sqlite", ".sqlite3", ".db")):
             copy_sqlite(Path(file))
-            click.echo(f"copied the database to {file}", err=True)
+            click.echo(_("copied the database to %(file)s", file=file), err=True)
             return
         if file == "-":
             rows = dump(sys.stdout.buffer)
@@ -444,12 +492,15 @@ def backup_command(file: str) -> None:
     except BackupError as exc:
         raise click.ClickException(exc.message) from None
     except OSError as exc:
-        raise click.ClickException(f"cannot write {file}: {exc.strerror}") from None
-    click.echo(f"backed up {rows} rows to {file}", err=True)
+        raise click.ClickException(_("cannot write %(file)s: %(error)s", file=file,
+                                     error=exc.strerror)) from None
+    click.echo(ngettext("backed up %(num)s row to %(file)s", "backed up %(num)s rows to %(file)s",
+                        rows, file=file), err=True)
 
 
 @cli.command("restore")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+@speaks
 def restore_command(file: str) -> None:
     """Restore a backup made by `tonk backup` into this database, which must be empty (its
     tables are made first if need be): all or nothing."""
@@ -467,9 +518,10 @@ def restore_command(file: str) -> None:
     except BackupError as exc:
         raise click.ClickException(exc.message) from None
     except OSError as exc:
-        raise click.ClickException(f"cannot read {file}: {exc.strerror}") from None
+        raise click.ClickException(_cannot_read(file, exc)) from None
     except DBAPIError as exc:  # (rows are named as they go in: this is the commit's)
         first = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
-        raise click.ClickException(f"nothing was restored: the database refused it ({first})"
-                                   ) from None
-    click.echo(f"restored {rows} rows from {file}", err=True)
+        raise click.ClickException(_("nothing was restored: the database refused it "
+                                     "(%(error)s)", error=first)) from None
+    click.echo(ngettext("restored %(num)s row from %(file)s",
+                        "restored %(num)s rows from %(file)s", rows, file=file), err=True)

@@ -44,6 +44,11 @@ def set_translator(translator: Translator | None,
     _language = language or _english
 
 
+def translator_hooked() -> tuple[Translator, Callable[[], str]]:
+    """The translator and reader's language hooked in now (to hook them in again later)."""
+    return _translator, _language
+
+
 def reader_language() -> str:
     """The language messages are rendered in now (English inside :func:`in_english`)."""
     return "en" if _AS_WRITTEN.get() else _language()

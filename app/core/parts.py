@@ -31,12 +31,11 @@ class Part(NamedTuple):
 
 
 def seat_parts(names: Sequence[str], nets: Sequence[int], result: Result) -> list[Part]:
-    """Each seat's part in a hand: its net, and what the player's record counts."""
-    winners, outcome = set(result.winners), result.outcome
-    dropper = result.hand.end.player if outcome == "caught" else None
-    return [Part(amount, name in winners, outcome == "tonk_out" and name in winners,
-                 outcome == "drop_won" and name in winners, name == dropper)
-            for name, amount in zip(names, nets, strict=True)]
+    """Each seat's part in a hand: its net, and what the player's record counts (as
+    :func:`parts_and_counts` works them out)."""
+    flat = parts_and_counts(names, nets, result)[0]
+    size = len(Part._fields)
+    return [Part(*flat[k:k + size]) for k in range(0, len(flat), size)]  # type: ignore[arg-type]
 
 
 class _Counted(Protocol):
@@ -62,3 +61,22 @@ def stat_counts(part: _Counted) -> tuple[int, int, int, int, int, int]:
     """What one entry adds to its player's session record, in :data:`STAT_FIELDS` order."""
     return (part.amount_minor, 1, int(part.won), int(part.tonked_out), int(part.drop_won),
             int(part.caught))
+
+
+def parts_and_counts(names: Sequence[str], nets: Sequence[int], result: Result
+                     ) -> tuple[tuple[int | bool, ...], list[tuple[int, ...]]]:
+    """Each seat's part (:class:`Part`'s fields, seat after seat, laid end to end: the one
+    place the rule of who won, tonked out, won a drop or was caught is written) and what
+    each adds to its player's record (:func:`stat_counts` of the part), in one pass: a bulk
+    import makes them for every hand."""
+    winners, outcome = result.winners, result.outcome
+    dropper = result.hand.end.player if outcome == "caught" else None
+    tonk, drop = outcome == "tonk_out", outcome == "drop_won"
+    flat: list[int | bool] = []
+    counts: list[tuple[int, ...]] = []
+    for name, amount in zip(names, nets, strict=True):
+        won = name in winners
+        caught = name == dropper
+        flat += (amount, won, tonk and won, drop and won, caught)
+        counts.append((amount, 1, int(won), int(tonk and won), int(drop and won), int(caught)))
+    return tuple(flat), counts

@@ -19,6 +19,7 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
@@ -28,7 +29,7 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..extensions import db
 from .models import RequestKey, utcnow
-from .storage import begin_write, change_waits
+from .storage import begin_write, change_waits, conflict_insert
 
 _KEYS = RequestKey.__table__
 #: Asked on every write with a key: its row, the key's claim, the answer kept, as plain
@@ -108,25 +109,36 @@ def _row(user_id: int, key: str) -> Any:
     return db.session.connection().execute(_FIND, {"who": user_id, "which": key}).first()
 
 
+@cache
+def _take(dialect: str) -> Any:
+    """The claim of a key: its row inserted unless the account has one with that key
+    already (then nothing, and no error: :func:`claim` reads the one there; what tells
+    which is the id it returns, not the row count, which the driver does not give for
+    it), built once for a database (PostgreSQL or SQLite)."""
+    return conflict_insert(dialect, _KEYS).on_conflict_do_nothing(
+        index_elements=[_KEYS.c.user_id, _KEYS.c.key]).returning(_KEYS.c.id)
+
+
 def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
           ) -> Claim | Replay:
     """Take ``key`` for this request (uncommitted: it commits with the change), or the
-    answer of the first request that took it."""
+    answer of the first request that took it. A key nobody holds is taken by one
+    statement; a repeat under way holds the key (on PostgreSQL the insert waits for its
+    end, on SQLite the write lock does), and its row is read once it has ended."""
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         begin_write()
         if random.random() < 0.01:  # noqa: S311 - forget old refusals now and then
             forget_refusals()
-        row = _row(user_id, key)
-        if row is None:
-            try:  # a repeat under way holds the key: wait for its end
-                db.session.connection().execute(_CLAIM, {
-                    "user_id": user_id, "key": key, "fingerprint": print_,
-                    "state": "pending", "created_at": utcnow()})
-            except IntegrityError:  # … which committed it: look again
-                db.session.rollback()
-                continue
+        connection = db.session.connection()
+        if connection.execute(_take(connection.dialect.name), {
+                "user_id": user_id, "key": key, "fingerprint": print_,
+                "state": "pending", "created_at": utcnow()}).first() is not None:
             return Claim(user_id, key, print_)
+        row = _row(user_id, key)
+        if row is None:  # … which gave it back meanwhile (or it was forgotten): again
+            db.session.rollback()
+            continue
         if row.fingerprint != print_:
             db.session.rollback()
             raise KeyReusedError(Message("request_key.reused", field=field), field)

@@ -35,7 +35,8 @@ from typing import Any
 from urllib.parse import quote
 
 from flask import Flask, g, request
-from sqlalchemy import event
+from sqlalchemy import Table, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -244,6 +245,12 @@ def begin_write() -> None:
     finally:
         _IMMEDIATE.reset(token)
     session.info[_WRITING] = True
+
+
+def conflict_insert(dialect: str, table: Table) -> Any:
+    """An INSERT into ``table`` that can say what to do ON CONFLICT, in the words of the
+    database ``dialect`` names (PostgreSQL's or SQLite's, the two the app runs on)."""
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
 
 
 def read_before_write(statement: Any, params: dict[str, Any]) -> Any:

@@ -6,14 +6,15 @@ catalogue's context) and its own strings.
 The pages and the API choose per request instead (:func:`app.web.site.select_locale`)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 from babel.support import NullTranslations, Translations
 
 from ..config import LOCALE_VARIABLES, locale_settings
-from ..core.messages import Translator, set_translator
+from ..core.messages import Translator, set_translator, translator_hooked
 
 #: Where the catalogues are: ``translations/<lang>/LC_MESSAGES/messages.{po,mo}``.
 TRANSLATIONS = Path(__file__).resolve().parent.parent.parent / "translations"
@@ -64,7 +65,27 @@ def use_language(lang: str) -> None:
     set_translator(core_translator(lang) if lang != "en" else None, lambda: lang)
 
 
+@contextmanager
+def speaking(lang: str | None) -> Iterator[None]:
+    """Speak ``lang`` (None: the environment's language) inside the block, as a command does
+    while it runs; then the translator hooked in before (the app's, in a test's process)."""
+    before, current = translator_hooked(), _current[0]
+    use_language(lang or environment_language())
+    try:
+        yield
+    finally:
+        set_translator(*before)
+        _current[0] = current
+
+
 def gettext(message: str, **values: object) -> str:
     """``message`` in the language chosen with :func:`use_language`, ``%(name)s`` filled in."""
     text = translations(_current[0]).gettext(message)
     return text % values if values else text
+
+
+def ngettext(singular: str, plural: str, num: int, **values: object) -> str:
+    """:func:`gettext` of a message with a number ``%(num)s``: its singular or plural form,
+    as the language counts."""
+    text = translations(_current[0]).ngettext(singular, plural, num)
+    return text % {"num": num, **values}

@@ -11,6 +11,8 @@ import pathlib
 import shutil
 import socket
 import threading
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from werkzeug.serving import make_server
@@ -19,6 +21,7 @@ from app.extensions import db
 from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
 from tests.helpers import make_app, sqlite_copy, stored_problems
 
+BROWSER_DIR = pathlib.Path(__file__).parent
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 
 
@@ -55,21 +58,70 @@ def live_server(live_app):
     assert found == [], "tonk check after this test: " + "; ".join(found)
 
 
+class _Chromium:
+    """One Chromium per process (per xdist worker), started by the first browser test and
+    stopped after the last one this process runs (``pytest_runtest_teardown`` below), not at
+    the end of the run: Playwright's threads would otherwise stay for the tests after it,
+    and a process with other threads spawns the import's checking processes (a second of CPU
+    each, importing the app again) where one with none forks them
+    (``app.services.exchange.parallel``)."""
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._threads: set[threading.Thread] = set()
+
+    def browser(self) -> Any:
+        if self._browser is None:
+            if not os.path.exists(CHROMIUM):
+                pytest.skip(f"browser tests need Chromium at {CHROMIUM} "
+                            "(apt-get install chromium)")
+            try:
+                from playwright.sync_api import sync_playwright
+            except ImportError:
+                pytest.skip("browser tests need playwright (pip install -e '.[test]')")
+            self._threads = set(threading.enumerate())
+            self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=[
+                    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--disable-gpu-compositing"])
+        return self._browser
+
+    def stop(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+            self._browser = None
+        if self._playwright is not None:
+            self._playwright.stop()
+            self._playwright = None
+            # its event loop's executor threads end just after (they are not waited for)
+            for thread in set(threading.enumerate()) - self._threads:
+                thread.join(timeout=5)
+
+
+_CHROMIUM = _Chromium()
+
+
 @pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("browser tests need playwright (pip install -e '.[test]')")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--disable-gpu-compositing"])
-        yield browser
-        browser.close()
+def _chromium() -> Iterator[_Chromium]:
+    yield _CHROMIUM
+    _CHROMIUM.stop()
+
+
+@pytest.fixture
+def browser(_chromium):
+    return _chromium.browser()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After this process's last browser test before others (xdist hands each worker its
+    next test before it runs one), Chromium and Playwright go, once the test's pages have."""
+    yield
+    if nextitem is None or BROWSER_DIR not in pathlib.Path(nextitem.path).parents:
+        _CHROMIUM.stop()
 
 
 @pytest.fixture

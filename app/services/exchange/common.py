@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import date, datetime
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 from ...core import TonkError
@@ -28,7 +30,16 @@ TABLE_FIELDS = ("rules", "stake", "players")
 PART = len(Part._fields)
 NO_COUNTS = (0,) * len(STAT_FIELDS)
 #: json.dumps, less its check for cycles (parsed JSON has none): the same text, sooner.
-fast_dumps = json.JSONEncoder(check_circular=False).encode
+fast_dumps: Callable[[Any], str] = json.JSONEncoder(check_circular=False).encode
+if c_make_encoder is not None:  # the C encoder encode() makes for each call, made once
+    _C_ENCODER = c_make_encoder(None, json.JSONEncoder().default, encode_basestring_ascii,
+                                None, ": ", ", ", False, False, True)
+
+    def fast_dumps(value: Any, _encode: Any = _C_ENCODER, _join: Any = "".join) -> str:
+        """The text ``json.JSONEncoder(check_circular=False).encode(value)`` gives (the
+        same C encoder, same settings), without making the encoder again for each call
+        (a fifth of the time of a hand's result)."""
+        return _join(_encode(value, 0))  # type: ignore[no-any-return]
 
 
 class ExchangeError(TonkError):

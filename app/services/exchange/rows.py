@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pickle
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any, NamedTuple, cast
 
 from .common import PART
@@ -35,6 +36,29 @@ def sqlite_time(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
+class Entries(NamedTuple):
+    """A session's hand_entries, column by column (a row for each seat of each counted
+    hand, in hand order then seat order): what says the ids, the hand's index and the
+    seat, then the values after hand_id, session_id, player_id. Columns, not rows, so that
+    the writer puts the ids in front with ``zip`` and ``map`` alone (five rows a hand: the
+    most rows of an import) and they travel pickled as lists of small numbers."""
+
+    hand: list[int]
+    seat: list[int]
+    scoring: list[str]
+    amount_minor: list[int]
+    won: list[bool]
+    tonked_out: list[bool]
+    drop_won: list[bool]
+    caught: list[bool]
+
+    def rows(self, hand_ids: list[int], session_id: int, player_ids: list[int]
+             ) -> Iterator[tuple[Any, ...]]:
+        """The rows, in :data:`COLUMNS` order."""
+        return zip(map(hand_ids.__getitem__, self.hand), repeat(session_id),  # endless
+                   map(player_ids.__getitem__, self.seat), *self[2:], strict=False)
+
+
 class SessionRows(NamedTuple):
     """One session's rows, ids left out (see the module's docstring)."""
 
@@ -46,10 +70,9 @@ class SessionRows(NamedTuple):
     game: tuple[Any, ...]  # game_sessions after id, league_id, owner_id
     seats: list[tuple[Any, ...]]  # seat, then session_players after session_id, player_id
     hand_rows: list[tuple[Any, ...]]  # hands after id, session_id (in hand order)
-    versions: list[tuple[int, tuple[Any, ...]]]  # hand index, hand_versions after hand_id,
-    #                                              created_by_id
-    entries: list[tuple[int, int, tuple[Any, ...]]]  # hand index, seat, hand_entries after
-    #                                                  hand_id, session_id, player_id
+    versions: tuple[list[int], list[tuple[Any, ...]]]  # each version's hand index, and its
+    #                                     hand_versions row after hand_id, created_by_id
+    entries: Entries  # hand_entries by column (see Entries)
     records: list[tuple[int, tuple[Any, ...]]]  # seat, player_session_stats after
     #                                             session_id, player_id, league_id
     payments: list[tuple[Any, ...]]  # settle_payments after session_id, created_by_id
@@ -72,29 +95,38 @@ def session_rows(s: CheckedSession, when: Moment = as_is) -> SessionRows:
              for seat, (name, total, position, left_at)
              in enumerate(zip(s.names, s.totals, s.positions, s.left_at, strict=True))]
     hands: list[tuple[Any, ...]] = []
-    versions: list[tuple[int, tuple[Any, ...]]] = []
-    entries: list[tuple[int, int, tuple[Any, ...]]] = []
+    version_of: list[int] = []
+    versions: list[tuple[Any, ...]] = []
+    entries = Entries([], [], [], [], [], [], [], [])
+    e_hand, e_seat, e_scoring = entries.hand, entries.seat, entries.scoring
+    e_parts: tuple[list[Any], ...] = entries[3:]  # amount_minor … caught: a Part's fields
     for i, (hand, (side_nets, side_lines)) in enumerate(zip(s.hands, s.side, strict=True)):
         last = hand.versions[-1]
         times = [when(v.at) for v in hand.versions]  # each written once (most hands: one)
         hands.append((hand.number, last.version, hand.voided, hand.outcome, last.hand_text,
                       last.result_text, "[" + ", ".join(map(str, hand.nets)) + "]", side_nets,
                       side_lines, times[0], times[-1]))
-        versions += [(i, (v.version, v.action, v.hand_text, v.result_text, v.reason, v.by, at))
+        version_of += [i] * len(times)
+        versions += [(v.version, v.action, v.hand_text, v.result_text, v.reason, v.by, at)
                      for v, at in zip(hand.versions, times, strict=True)]
         parts = hand.parts
         if parts is not None:
-            scoring = hand.scoring
-            entries += [(i, seat, (scoring, *parts[k:k + PART]))
-                        for seat, k in zip(hand.seats, range(0, len(parts), PART),
-                                           strict=True)]
+            n = len(hand.seats)
+            if len(parts) != n * PART:
+                raise ValueError(f"hand {hand.number}: {len(parts)} values for {n} seats")
+            e_hand += [i] * n
+            e_seat += hand.seats
+            e_scoring += [hand.scoring] * n
+            for k, column in enumerate(e_parts):
+                column += parts[k::PART]
     payments = []
     for k, (payer, payee, amount, at) in enumerate(s.payments):
         undone_at, *rest = payment_rows(s.settle, k)
         payments.append((payer, payee, amount, when(at), _maybe(when, undone_at), *rest))
     return SessionRows(
-        s.uid, s.names, s.played_at, len(s.hands), s.settle, game, seats, hands, versions,
-        entries, [(r[0], (r[1], played, *r[2:])) for r in s.records], payments,
+        s.uid, s.names, s.played_at, len(s.hands), s.settle, game, seats, hands,
+        (version_of, versions), entries,
+        [(r[0], (r[1], played, *r[2:])) for r in s.records], payments,
         [(from_hand, rules_json, stake, when(at))
          for from_hand, rules_json, stake, at in s.changes],
         [(payer, payee, (amount, when(at), _maybe(when, paid_at), paid_by))

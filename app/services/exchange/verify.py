@@ -23,7 +23,7 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import clean_text, name_key
-from ...core.parts import seat_nets, seat_parts, stat_counts
+from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
 from ...core.sidebets import (
     Play,
@@ -194,6 +194,7 @@ class Checker:
         self._last_by: tuple[Any, str] | None = None
         self._last_text: tuple[_Table, tuple[str, ...], str] | None = None
         self._problems: list[Message] = []
+        self._minor: dict[Decimal, int] = {}
 
     def problem(self, where: Message, problem: str | Message) -> None:
         self._problems.append(Message("import.at", where=where, problem=problem))
@@ -390,6 +391,7 @@ class Checker:
             self.problem(at_hand(), Message("import.no_versions"))
             return None
         table: _Table | None = None
+        everyone = tuple(range(len(names)))
         done: list[_Version] = []
         given_hand: Any = None
         given_result: Any = None
@@ -432,12 +434,15 @@ class Checker:
                              exc.said)
                 return None
             given_hand, given_result = v.get("hand"), v.get("result")
-            nets = seat_nets(names, result)
+            nets = self._nets(names, result)
             playing = result.hand.players
-            seats = tuple(names.index(p) for p in playing)
-            parts = seat_parts(playing, [nets[i] for i in seats], result)
-            current = (result.outcome, nets, tuple(chain.from_iterable(parts)))
-            counts: list[tuple[int, ...]] = [stat_counts(part) for part in parts]
+            if playing is names:  # everyone at the table played it (most hands)
+                seats = everyone
+                parts, counts = parts_and_counts(playing, nets, result)
+            else:
+                seats = tuple(names.index(p) for p in playing)
+                parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
+            current = (result.outcome, nets, parts)
             outcome = result.outcome
             done.append(_Version(i, action, hand_text, result_text, reason, by, at))
         voided = current is None
@@ -452,6 +457,27 @@ class Checker:
                          done, seats), None
         return (_Hand(number, False, outcome, table.rules.scoring, current[1], current[2],
                       done, seats, plays), counts)
+
+    def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
+        """:func:`~app.core.parts.seat_nets`, each amount's minor units worked out once
+        (a checker meets the same few amounts hand after hand; equal amounts, 2 and 2.00,
+        have the same minor units)."""
+        net = result.net
+        if net is None:
+            return seat_nets(names, result)
+        minor, out = self._minor, []
+        for name in names:
+            amount = net.get(name)
+            if amount is None:
+                out.append(0)
+                continue
+            found = minor.get(amount)
+            if found is None:
+                if len(minor) >= 4096:
+                    minor.clear()
+                found = minor[amount] = to_minor(amount)
+            out.append(found)
+        return out
 
     def _by(self, value: Any) -> str:
         """Who made a version, as the history shows it (the last one is remembered: it is

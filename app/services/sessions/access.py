@@ -33,6 +33,15 @@ def keeps_score_of(user: User, owner_id: int, league_id: int | None) -> bool:
     return owner_id == user.id
 
 
+def kept_by(user_id: Any) -> Any:
+    """:func:`keeps_score_of` as a condition on :class:`GameSession` (``user_id`` a value or
+    a bound parameter), for a statement that must find only a session the account keeps:
+    the lock of a change (another account's row is neither locked nor waited for)."""
+    return (GameSession.league_id.is_(None) & (GameSession.owner_id == user_id)) | \
+        GameSession.league_id.in_(select(LeagueAdmin.league_id).where(
+            LeagueAdmin.user_id == user_id))
+
+
 def started_by(user: User) -> Any:
     """The condition on :class:`GameSession` for the sessions ``user`` started and still
     keeps (for lists; :func:`keeps_score` for one session)."""

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ...core.parts import STAT_FIELDS, seat_parts, stat_counts
 from ...core.settle import Result
 from ...db.models import GameSession, Hand, HandEntry, PlayerSessionStat, SessionPlayer
+from ...db.storage import conflict_insert
 from ...extensions import db
 
 _ENTRIES = HandEntry.__table__
@@ -33,6 +34,9 @@ _MOVE_TOTALS = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(
 #: (:func:`app.core.parts.stat_counts`).
 _COUNTED = tuple(_ENTRIES.c[name] for name in (
     "player_id", "scoring", "amount_minor", "won", "tonked_out", "drop_won", "caught"))
+#: A hand's entries deleted, returning what they counted (built once).
+_DELETE_ENTRIES = delete(_ENTRIES).where(_ENTRIES.c.hand_id == bindparam("hand_id")).returning(
+    *_COUNTED)
 
 
 def _entries(gs: GameSession, hand: Hand, new: Sequence[int],
@@ -59,20 +63,15 @@ def _records(gs: GameSession, moved: dict[tuple[int, str], list[int]]
             for (player_id, scoring), change in moved.items() if any(change)]
 
 
+@cache
 def _records_upsert(dialect: str) -> Any:
     """The statement of :func:`_move_records` for a database (PostgreSQL or SQLite), built
     once."""
-    found = _UPSERTS.get(dialect)
-    if found is None:
-        table = PlayerSessionStat.__table__
-        upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
-        found = _UPSERTS[dialect] = upsert.on_conflict_do_update(
-            index_elements=[table.c.session_id, table.c.player_id, table.c.scoring],
-            set_={name: table.c[name] + upsert.excluded[name] for name in STAT_FIELDS})
-    return found
-
-
-_UPSERTS: dict[str, Any] = {}
+    table = PlayerSessionStat.__table__
+    upsert = conflict_insert(dialect, table)
+    return upsert.on_conflict_do_update(
+        index_elements=[table.c.session_id, table.c.player_id, table.c.scoring],
+        set_={name: table.c[name] + upsert.excluded[name] for name in STAT_FIELDS})
 
 
 def _move_records(rows: list[dict[str, Any]]) -> None:
@@ -101,8 +100,8 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
     moved: dict[tuple[int, str], list[int]] = {}
     with db.session.no_autoflush:
         if not new_hand:
-            for entry in db.session.execute(delete(_ENTRIES).where(
-                    _ENTRIES.c.hand_id == hand.id).returning(*_COUNTED)):
+            for entry in db.session.connection().execute(_DELETE_ENTRIES,
+                                                         {"hand_id": hand.id}):
                 _tally(moved, entry, -1)
         if result is not None:
             rows = _entries(gs, hand, new, result)
@@ -110,7 +109,9 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
             for row in rows:
                 _tally(moved, SimpleNamespace(**row), +1)
         _move_records(_records(gs, moved))
-    hand.nets_json = json.dumps(list(new))
+    nets_json = json.dumps(list(new))
+    if hand.nets_json != nets_json:
+        hand.nets_json = nets_json
 
 
 def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> None:

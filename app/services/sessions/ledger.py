@@ -27,13 +27,21 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, event, insert, inspect, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm import (
+    InstanceState,
+    Session,
+    SessionTransaction,
+    joinedload,
+    make_transient_to_detached,
+)
+from sqlalchemy.sql import ClauseElement
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import Hand as CoreHand
@@ -70,7 +78,7 @@ from ..errors import (
     SessionClosedError,
     VersionConflictError,
 )
-from .access import is_league_admin, keeps_score
+from .access import is_league_admin, keeps_score, kept_by
 from .entries import apply_nets
 from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
 from .pots import read_plays, replay, side_bets_text
@@ -110,12 +118,19 @@ def counted_hands(gs: GameSession) -> int:
     return gs.hand_count - gs.voided_hands
 
 
-def owned_session(user: User, session_id: int) -> GameSession:
+def owned_session(user: User, session_id: int, *, to_change: bool = False) -> GameSession:
     """The session ``session_id`` if ``user`` keeps its score (:func:`keeps_score`), else
-    :class:`NotFoundError`."""
-    gs = row_by_id(GameSession, session_id)
+    :class:`NotFoundError`. ``to_change``: the caller is about to change its money: the
+    session is read once, under its lock, with its seats (:func:`locked`, which then has
+    nothing left to do), not read a first time and again under the lock."""
+    if not to_change:
+        gs = row_by_id(GameSession, session_id)
+    else:
+        gs = _lock(session_id, user) if is_id(session_id) else None
     if gs is None or not keeps_score(user, gs):
         raise NotFoundError(Message("session.not_yours", session_id=session_id))
+    if to_change:
+        _move_on(gs)
     return gs
 
 
@@ -150,11 +165,26 @@ def replace_share_link(gs: GameSession) -> str:
     return gs.share_token
 
 
+_HAND = select(Hand).where(Hand.session_id == bindparam("session_id"),
+                           Hand.number == bindparam("number"))
+
+
 def get_hand(gs: GameSession, number: int) -> Hand:
-    hand = None if not is_id(number) else db.session.scalar(
-        select(Hand).where(Hand.session_id == gs.id, Hand.number == number))
+    """The session's hand ``number``, or :class:`NotFoundError`. Nothing pending is flushed
+    for it (a hand is written only by the change that reads it: the session's row, moved
+    on under its lock, is written once, at commit). Under the session's lock a hand is read
+    once (the API's view checks it is there, the change then reads it): no other change
+    can move it meanwhile."""
+    read = db.session.info.get(_HANDS_READ) if db.session.info.get(_LOCKED) is gs else None
+    if read is not None and number in read:  # read under the session's lock: as it is now
+        return read[number]
+    with db.session.no_autoflush:
+        hand = None if not is_id(number) else db.session.scalar(
+            _HAND, {"session_id": gs.id, "number": number})
     if hand is None:
         raise NotFoundError(Message("hand.not_found", number=number))
+    if read is not None:
+        read[number] = hand
     return hand
 
 
@@ -248,27 +278,103 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
 
 def locked(gs: GameSession) -> GameSession:
     """The session again, read afresh under its lock: no other change of its money can be
-    under way until this transaction ends (PostgreSQL: its row, locked by the UPDATE that
-    reads it; SQLite: the write lock, taken before anything is read).
+    under way until this transaction ends (PostgreSQL: its row ``FOR NO KEY UPDATE``, then the
+    row and its seats read; SQLite: the write lock, taken before anything is read). A
+    session this transaction has locked already (``owned_session(..., to_change=True)``)
+    is the one returned, as it is.
 
-    Its revision moves on and ``updated_at`` is now, in that same statement: whoever
-    watches the session (the share view) sees every change, and only changes; the row is
-    not left to write again for it (each further write of the session's row is one UPDATE
-    at commit)."""
+    Its revision moves on and ``updated_at`` is now, in the same transaction: whoever
+    watches the session (the share view) sees every change, and only changes. They are
+    written with the change's own write of the session's row, in its one UPDATE at
+    commit."""
+    if db.session.info.get(_LOCKED) is gs:
+        return gs
     session_id = gs.id
+    fresh = _lock(session_id)
+    if fresh is None:
+        raise NotFoundError(Message("session.not_yours", session_id=session_id))
+    _move_on(fresh)
+    return fresh
+
+
+#: In a database session's info: the game session its transaction holds the lock of, and
+#: its hands read since (by number).
+_LOCKED, _HANDS_READ = "tonk_locked_session", "tonk_hands_read"
+#: The session's row locked (its id read, nothing more), then the row read afresh with its
+#: seats, by a statement begun once the lock is held (built once).
+_LOCK = select(GameSession.id).where(GameSession.id == bindparam("session_id")).with_for_update(
+    key_share=True)
+#: The same, of a session only if the account keeps its score: another account's session is
+#: "not found" without its row locked, or waited for while its owner changes it.
+_LOCK_KEPT = select(GameSession.id).where(
+    GameSession.id == bindparam("session_id"), kept_by(bindparam("user_id"))).with_for_update(
+    key_share=True)
+_READ = select(GameSession).where(GameSession.id == bindparam("session_id")).options(
+    joinedload(GameSession.seats)).execution_options(populate_existing=True)
+
+
+def _lock(session_id: int, user: User | None = None) -> GameSession | None:
+    """Lock the session's row, then read it afresh with its seats (None: there is none).
+    What was loaded before is expired: it may have changed before the lock was taken. The
+    read is a statement of its own, begun once the lock is held: the statement that waits
+    for the lock reads the other tables (the seats) as they were when it began, before the
+    change it waited for committed."""
     begin_write()
     for row in list(db.session.identity_map.values()):
         if not isinstance(row, User):  # who writes holds no money: kept as read (no SELECT
             db.session.expire(row)     # of it again for the answer's language)
-    fresh = db.session.scalar(
-        update(GameSession).where(GameSession.id == session_id)
-        .values(revision=GameSession.revision + 1, updated_at=utcnow())
-        .returning(GameSession),
-        execution_options={"populate_existing": True, "synchronize_session": False})
-    if fresh is None:
-        raise NotFoundError(Message("session.not_yours", session_id=session_id))
-    fresh.seats  # noqa: B018 - its seats with it: read before the change, no flush
-    return fresh
+    found = db.session.connection().execute(_LOCK, {"session_id": session_id}) if user is None \
+        else db.session.connection().execute(_LOCK_KEPT, {"session_id": session_id,
+                                                         "user_id": user.id})
+    if found.first() is None:
+        return None
+    return db.session.scalars(_READ, {"session_id": session_id}).unique().first()
+
+
+def _move_on(gs: GameSession) -> None:
+    """The session's revision moves on with the change (written at commit): and it is the
+    one locked in this transaction until it ends."""
+    gs.revision += 1
+    gs.updated_at = utcnow()
+    db.session.info[_LOCKED] = gs
+    db.session.info[_HANDS_READ] = {}
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _unlocked(session: Session, transaction: SessionTransaction) -> None:
+    """The lock is held until the database transaction ends (committed, rolled back or
+    closed), not a savepoint inside it."""
+    if transaction.parent is None:
+        session.info.pop(_LOCKED, None)
+        session.info.pop(_HANDS_READ, None)
+
+
+#: The rows :func:`_write_changes` writes, by their model: their columns, and the UPDATE of
+#: one (built once; it sets the columns its parameters name).
+_COLUMNS = {model: frozenset(model.__table__.c.keys()) for model in (GameSession, Hand)}
+_UPDATES = {model: update(model.__table__).where(model.__table__.c.id == bindparam("row_id"))
+            for model in (GameSession, Hand)}
+
+
+def _write_changes(*rows: GameSession | Hand) -> None:
+    """Write what a hand's change moved of loaded rows (the session's revision, hand count,
+    dealer, plan number and pots; a hand's version and facts) by one plain UPDATE of those
+    columns each, under the session's lock: the ORM's flush of the objects cost more than
+    the statements. Each row is then as written, clean, as a flush leaves it (nothing is
+    left for the commit to flush); a row with a change of anything but its columns, or one
+    set to an SQL expression, is left to the flush, as it is."""
+    if db.session().get_nested_transaction() is not None:
+        return  # a savepoint's rollback restores only what its flushes wrote: left to them
+    connection = db.session.connection()
+    for row in rows:
+        state: InstanceState[Any] = inspect(row)
+        changed = {key: state.dict[key] for key in state.committed_state}
+        if not changed or not changed.keys() <= _COLUMNS[type(row)] or any(
+                isinstance(value, ClauseElement) for value in changed.values()):
+            continue
+        connection.execute(_UPDATES[type(row)], {**changed, "row_id": row.id})
+        # what a flush does to the rows it wrote (SQLAlchemy's own step): committed, clean
+        state._commit_all(state.dict, db.session.identity_map)
 
 
 def _check_version(hand: Hand, expected: Any) -> None:
@@ -340,6 +446,16 @@ def _inserted(row: dict[str, Any], version: dict[str, Any]) -> Hand:
     return hand
 
 
+def _add_version(hand: Hand, action: str, hand_json: str, result_json: str, reason: str | None,
+                 by_id: int, by_name: str, now: datetime) -> None:
+    """A hand's new version (``hand.version``), inserted by the plain statement built once,
+    beside its hand: the versions before are not read for it."""
+    db.session.connection().execute(_INSERT_VERSION, {
+        "hand_id": hand.id, "version": hand.version, "action": action, "hand_json": hand_json,
+        "result_json": result_json, "reason": reason, "created_by_id": by_id,
+        "by_name": by_name, "created_at": now})
+
+
 def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
@@ -362,11 +478,7 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     gs.hand_count = hand.number  # (the session's row is written once, at commit)
     seated = gs.seated
     gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
-    before = _totals(gs)
-    apply_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
-    replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
-    db.session.commit()
+    _change_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
     return hand
 
 
@@ -387,16 +499,11 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     old = [] if hand.voided else hand.nets
     gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1
-    db.session.add(HandVersion(  # (by its hand: the versions before are not read for it)
-        hand=hand, version=hand.version, action="corrected", hand_json=hand_json,
-        result_json=result_json, reason=why, created_by_id=by_id, by_name=by_name))
+    now = utcnow()
+    _add_version(hand, "corrected", hand_json, result_json, why, by_id, by_name, now)
     hand.voided, hand.outcome = False, result.outcome
-    hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, utcnow()
-    before = _totals(gs)
-    apply_nets(gs, hand, old, _nets(gs, result), result)
-    replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
-    db.session.commit()
+    hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, now
+    _change_nets(gs, hand, old, _nets(gs, result), result)
     return hand
 
 
@@ -415,16 +522,12 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
         raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
                           "number") from None
     hand.version += 1
-    db.session.add(HandVersion(  # (by its hand: the versions before are not read for it)
-        hand=hand, version=hand.version, action="voided", hand_json=hand.hand_json,
-        result_json=hand.result_json, reason=why, created_by_id=by_id, by_name=by_name))
-    before = _totals(gs)
-    apply_nets(gs, hand, hand.nets, [0] * len(hand.nets), None)
-    hand.voided, hand.updated_at = True, utcnow()
+    now = utcnow()
+    _add_version(hand, "voided", hand.hand_json, hand.result_json, why, by_id, by_name, now)
+    old = hand.nets
+    hand.voided, hand.updated_at = True, now
     gs.voided_hands += 1
-    replay(gs, session_rules(gs), player_names(gs))
-    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
-    db.session.commit()
+    _change_nets(gs, hand, old, [0] * len(old), None)
     return hand
 
 
@@ -437,6 +540,19 @@ def history(hand: Hand) -> list[dict[str, Any]]:
 
 
 # -- totals and settle-up --------------------------------------------------------------------
+
+def _change_nets(gs: GameSession, hand: Hand, old: list[int], new: list[int],
+                 result: Result | None, *, new_hand: bool = False) -> None:
+    """The rest of a hand's change, once the hand says what it is now: totals, entries and
+    records moved from ``old`` to ``new``, the side bets settled again, the settle-up plan
+    kept (made again if the totals moved), the changed rows written, committed."""
+    before = _totals(gs)
+    apply_nets(gs, hand, old, new, result, new_hand=new_hand)
+    replay(gs, session_rules(gs), player_names(gs))
+    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
+    _write_changes(gs, hand)
+    db.session.commit()
+
 
 def _totals(gs: GameSession) -> list[int]:
     """The seats' running totals as loaded (kept up to date by the writes that move them)."""

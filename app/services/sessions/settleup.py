@@ -17,11 +17,13 @@ No Flask here; the caller holds the session's lock (``ledger.locked``) when it w
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 
 from ...core.money import from_minor, to_minor
 from ...core.transfers import Transfer, fewest_transfers
@@ -114,13 +116,26 @@ def _payment_rows(gs: GameSession) -> list[SettlePayment]:
         SettlePayment.session_id == gs.id).order_by(SettlePayment.id)))
 
 
+_PAY = SettlePayment.__table__
+#: What the plan reads of a session's payments (:func:`remaining`, :func:`_planned`), as
+#: plain rows of a statement built once: no ORM object is made for them, and nothing
+#: pending is flushed (a change of a payment flushes before the plan is kept).
+_MOVES = select(_PAY.c.payer_seat, _PAY.c.payee_seat, _PAY.c.amount_minor, _PAY.c.transfer_id,
+                _PAY.c.undone_at).where(_PAY.c.session_id == bindparam("session_id")
+                                        ).order_by(_PAY.c.id)
+
+
+def _payment_moves(gs: GameSession) -> list[Any]:
+    return list(db.session.connection().execute(_MOVES, {"session_id": gs.id}))
+
+
 def _plan_rows(gs: GameSession) -> list[PlannedTransfer]:
     return list(db.session.scalars(select(PlannedTransfer).where(
         PlannedTransfer.session_id == gs.id, PlannedTransfer.plan == gs.plan_no)
         .order_by(PlannedTransfer.id)))
 
 
-def remaining(gs: GameSession, payments: list[SettlePayment]) -> dict[str, Decimal]:
+def remaining(gs: GameSession, payments: Sequence[Any]) -> dict[str, Decimal]:
     """Each player's balance moved by every payment not undone."""
     seats = [s.name for s in gs.seats]
     left = settle_balances(gs)
@@ -133,7 +148,7 @@ def remaining(gs: GameSession, payments: list[SettlePayment]) -> dict[str, Decim
 
 
 def _planned(gs: GameSession, rows: list[PlannedTransfer],
-             payments: list[SettlePayment]) -> tuple[Planned, ...]:
+             payments: Sequence[Any]) -> tuple[Planned, ...]:
     names = _names(gs)
     paid: dict[int, int] = {}
     for p in payments:
@@ -163,7 +178,7 @@ def keep_plan(gs: GameSession, scoring: str, *, totals_moved: bool = False) -> N
     longer does, and is not read to be sure."""
     if scoring == "push_ups":
         return
-    payments = _payment_rows(gs)
+    payments = _payment_moves(gs)
     left = remaining(gs, payments)
     if not totals_moved and settles(_planned(gs, _plan_rows(gs), payments), left):
         return
@@ -203,7 +218,7 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
 
 def planned_transfer(gs: GameSession, payer: str, payee: str) -> Planned | None:
     """The open planned transfer from ``payer`` to ``payee``, if the plan has one."""
-    for t in _planned(gs, _plan_rows(gs), _payment_rows(gs)):
+    for t in _planned(gs, _plan_rows(gs), _payment_moves(gs)):
         if t.payer == payer and t.payee == payee and t.open > 0:
             return t
     return None
