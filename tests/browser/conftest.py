@@ -72,7 +72,9 @@ class _Chromium:
         self._threads: set[threading.Thread] = set()
 
     def browser(self) -> Any:
-        if self._browser is None:
+        if self._browser is not None and not self._browser.is_connected():
+            self._browser = None  # killed under a close that hung (helpers.closed)
+        if self._playwright is None:
             if not os.path.exists(CHROMIUM):
                 pytest.skip(f"browser tests need Chromium at {CHROMIUM} "
                             "(apt-get install chromium)")
@@ -82,6 +84,7 @@ class _Chromium:
                 pytest.skip("browser tests need playwright (pip install -e '.[test]')")
             self._threads = set(threading.enumerate())
             self._playwright = sync_playwright().start()
+        if self._browser is None:
             self._browser = self._playwright.chromium.launch(
                 executable_path=CHROMIUM, headless=True, args=[
                     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
