@@ -6,6 +6,7 @@ Skipped, saying why, when Chromium or Playwright is missing (scripts/test.sh ins
 """
 from __future__ import annotations
 
+import logging
 import os
 import pathlib
 import shutil
@@ -44,6 +45,9 @@ def live_server(live_app):
     """``live_app`` served over HTTP; yields its base URL. Afterwards ``tonk check`` must
     find nothing wrong with what the test stored."""
     app = live_app
+    # a line per request would fill a failure's report (an offline page polls every 1.5 s)
+    # and push its traceback out of the tail CI shows; warnings and errors still show
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     port = _free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
