@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.helpers import DESKTOP, PHONE, settled, sign_up
+from tests.browser.helpers import DESKTOP, PHONE, PHONE_CONTEXT, settled, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -47,8 +47,7 @@ def test_a_second_phone_follows_the_game(live_server, browser, page, shot):
     assert page.get_by_role("button", name="Copy link").is_visible()
     shot("01-scorekeeper")
 
-    other = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                has_touch=True)  # another phone: no account, no cookie
+    other = browser.new_context(**PHONE_CONTEXT)  # another phone: no account, no cookie
     other.grant_permissions(["clipboard-read", "clipboard-write"])
     other.add_init_script("navigator.share = (data) => { window.sharedWith = data; "
                           "return Promise.resolve(); };")  # a phone with a share sheet

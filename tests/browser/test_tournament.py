@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from tests.browser.helpers import DESKTOP, PHONE, sign_up
+from tests.browser.helpers import DESKTOP, PHONE_CONTEXT, sign_up
 from tests.helpers import matched
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
@@ -83,8 +83,7 @@ def test_tournament_day(live_server, browser, page, shot):
     # Three table phones, no accounts.
     phones = []
     for _ in tables:
-        context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                                      has_touch=True)
+        context = browser.new_context(**PHONE_CONTEXT)
         phones.append(context.new_page())
     for phone, (_players, link) in zip(phones, tables, strict=True):
         phone.goto(link)
