@@ -23,8 +23,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from . import config as _config
     from .db import storage
     from .extensions import babel, csrf, db, login_manager, migrate
+    from .http import assets, limits
     from .http import headers as security
-    from .http import limits
 
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=os.path.join(HERE, os.pardir, "templates"),
@@ -40,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                           storage.engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
 
     security.init_app(app)
+    assets.init_app(app)
     db.init_app(app)
     with app.app_context():
         storage.configure(db.engine)

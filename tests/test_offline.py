@@ -53,6 +53,47 @@ def test_the_service_worker_is_served_from_the_root_under_the_strict_policy(clie
         assert client.get(asset).status_code == 200
 
 
+def test_a_pages_files_are_named_by_what_is_in_them_and_kept_a_year(client):
+    """A page's every file (the app's and the league pages') carries the digest of what is in
+    it: that address may be kept a year without asking; a bare or an old one is asked for
+    again each time. A phone with a poor signal then sends one request for a page seen
+    before, not that and one for each of its files."""
+    import hashlib
+
+    from app.http.assets import YEAR
+
+    sign_up(client)
+    addresses = []
+    for path in ("/", "/leagues/new"):
+        page = client.get(path).get_data(as_text=True)
+        addresses += re.findall(r'(?:href|src)="(/(?:leagues/)?static/[^"]+)"', page)
+    named = {a.split("?")[0] for a in addresses}
+    assert {"/static/tonk.css", "/static/tonk.js", "/static/outbox.js", "/static/offline.js",
+            "/static/print.css", "/leagues/static/leagues.css"} <= named
+    for address in set(addresses):
+        path, _, query = address.partition("?v=")
+        with client.get(address) as resp:
+            assert query == hashlib.sha256(resp.data).hexdigest()[:12], address
+            assert resp.headers["Cache-Control"] == f"public, max-age={YEAR}, immutable"
+        for other in (path, path + "?v=0123456789ab"):
+            with client.get(other) as resp:
+                assert resp.status_code == 200
+                assert resp.headers["Cache-Control"] == "no-cache", other
+    with client.get("/static/nothing.css?v=0123456789ab") as resp:
+        assert resp.status_code == 404
+
+
+def test_a_changed_file_gets_a_new_address(tmp_path):
+    from app.http.assets import digest
+
+    (tmp_path / "a.css").write_text("body { color: black }")
+    before = digest(str(tmp_path), "a.css")
+    (tmp_path / "a.css").write_text("body { color: navy }")
+    assert digest(str(tmp_path), "a.css") not in (before, None)
+    assert digest(str(tmp_path), "missing.css") is None
+    assert digest(str(tmp_path), "../a.css") is None  # outside the folder: not a file of it
+
+
 def test_the_offline_page_says_what_works_with_no_signal(client):
     resp = client.get("/offline", headers={"Accept-Language": "de"})
     assert resp.status_code == 200

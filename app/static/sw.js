@@ -11,7 +11,7 @@
 /* global TonkOutbox */
 importScripts("/static/outbox.js");
 
-var SHELL = "tonk-shell-v1", PAGES = "tonk-pages";
+var SHELL = "tonk-shell-v2", PAGES = "tonk-pages";
 var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
               "/static/offline.js", "/static/icons/icon-192.png", "/offline",
               "/manifest.webmanifest"];
@@ -76,6 +76,48 @@ function page(request, path) {
   });
 }
 
+/* A static file named by what is in it (?v=, app/http/assets.py): the copy kept, which
+   never changes, else the network's (kept in place of the file's older copies), else, with
+   no signal, whichever copy of the file the phone has. */
+function asset(request) {
+  return caches.open(SHELL).then(function (cache) {
+    return cache.match(request).then(function (hit) {
+      return hit || fetch(request).then(function (response) {
+        if (response.ok) replace(cache, request, response.clone());
+        return response;
+      }, function (error) {
+        return cache.match(request, {ignoreSearch: true}).then(function (old) {
+          if (!old) throw error;
+          return old;
+        });
+      });
+    });
+  });
+}
+
+function replace(cache, request, response) {
+  var path = new URL(request.url).pathname;
+  return cache.keys().then(function (requests) {
+    return Promise.all(requests.filter(function (r) {
+      return new URL(r.url).pathname === path;
+    }).map(function (r) { return cache.delete(r); }));
+  }).then(function () { return cache.put(request, response); });
+}
+
+/* A static file asked for by a bare address: the copy kept at once, fetched again behind. */
+function revalidated(request) {
+  return caches.open(SHELL).then(function (cache) {
+    return cache.match(request, {ignoreSearch: true}).then(function (hit) {
+      var fresh = fetch(request).then(function (response) {
+        if (response.ok) cache.put(request, response.clone());
+        return response;
+      });
+      if (hit) { fresh.catch(function () {}); return hit; }
+      return fresh;
+    });
+  });
+}
+
 /* A hand saved on a form whose POST fails for want of network: kept in the outbox. */
 function record(event, sessionId) {
   var copy = event.request.clone();
@@ -111,16 +153,7 @@ self.addEventListener("fetch", function (event) {
   if (request.mode === "navigate") {
     event.respondWith(page(request, url.pathname));
   } else if (url.pathname.indexOf("/static/") === 0) {
-    event.respondWith(caches.open(SHELL).then(function (cache) {
-      return cache.match(request, {ignoreSearch: true}).then(function (hit) {
-        var fresh = fetch(request).then(function (response) {
-          if (response.ok) cache.put(request, response.clone());
-          return response;
-        });
-        if (hit) { fresh.catch(function () {}); return hit; }
-        return fresh;
-      });
-    }));
+    event.respondWith(url.searchParams.has("v") ? asset(request) : revalidated(request));
   } else if (kept(url.pathname)) {  // a session's live part and chart
     event.respondWith(fetch(request).then(function (response) {
       return keep(request, response);

@@ -10,6 +10,9 @@ import re
 import urllib.request
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
+
+from flask import request
 
 from tests.browser.helpers import phone_page, settled, sign_up
 
@@ -354,6 +357,27 @@ def test_a_save_that_fails_for_want_of_network_is_kept_though_the_phone_thinks_i
     hands = wait_stored(page, live_server, token, session_id, 1)
     assert [(h["number"], h["hand"]["counts"]) for h in hands] == [
         (1, {"Ann": 20, "Bob": 15, "Cy": 3})]
+    # the page reloads once the hand went: it shows the hand, and nothing waits any more
+    # (the test used to end in that reload, and Chromium twice hung closing the phone)
+    page.wait_for_selector("#outbox", state="hidden")
+    page.wait_for_function("() => document.querySelectorAll('ol.hands li.hand').length === 1")
+    page.wait_for_load_state()
+
+
+def test_a_page_seen_again_asks_the_server_for_itself_alone(live_app, live_server, page):
+    """Its files are on the phone: kept a year at the addresses named by what is in them,
+    and by the service worker, so that a page costs one request however poor the signal
+    (the worker used to ask again behind each page for each of its five to seven files)."""
+    asked: list[str] = []
+    live_app.before_request(lambda: asked.append(request.path))
+    session, _session_id, _token = night(page, live_server, "again@example.com")
+    kept_on_phone(page, session)
+    asked.clear()
+    page.goto(session + "/hands/new")
+    page.goto(session)
+    page.wait_for_timeout(500)  # what the worker would ask for behind the pages
+    assert [path for path in asked if "/static/" in path] == []
+    assert urlsplit(session).path in asked  # the page itself, from the server
 
 
 def test_the_phone_says_it_in_japanese_too(live_server, page, shot):
