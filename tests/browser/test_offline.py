@@ -96,6 +96,17 @@ def wait_stored(page, base: str, token: str, session_id: int, n: int, seconds: f
     return stored(base, token, session_id)
 
 
+def shown_once_sent(page, hands: int) -> None:
+    """Wait for the page offline.js reloads once the phone's hands went: it shows ``hands``
+    hands and nothing waiting. A test that ends while that reload is under way leaves
+    Chromium closing a context mid-navigation with a service worker, which hung three times
+    (CI, 25 and 28 November: the liar's test, then the Japanese one)."""
+    page.wait_for_selector("#outbox", state="hidden")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('ol.hands li.hand').length === {hands}")
+    page.wait_for_load_state()
+
+
 def totals_equal_hands(base: str, token: str, session_id: int, hands: list[dict[str, Any]]) -> None:
     ledger = api(base, token, f"/sessions/{session_id}/ledger")
     summed = dict.fromkeys(PLAYERS, Decimal(0))
@@ -327,7 +338,7 @@ def test_signing_out_with_hands_not_sent_warns_first(live_server, page, shot):
     assert page.get_by_role("button", name="Sign out").is_enabled()
     page.context.set_offline(False)
     wait_stored(page, live_server, token, session_id, 1)
-    page.wait_for_selector("#outbox", state="hidden")
+    shown_once_sent(page, 1)
     page.get_by_role("button", name="Sign out").click()  # nothing waiting: no question
     page.wait_for_url(live_server + "/")
     kept = settled(page, """() => caches.open("tonk-pages").then(c => c.keys())
@@ -357,11 +368,7 @@ def test_a_save_that_fails_for_want_of_network_is_kept_though_the_phone_thinks_i
     hands = wait_stored(page, live_server, token, session_id, 1)
     assert [(h["number"], h["hand"]["counts"]) for h in hands] == [
         (1, {"Ann": 20, "Bob": 15, "Cy": 3})]
-    # the page reloads once the hand went: it shows the hand, and nothing waits any more
-    # (the test used to end in that reload, and Chromium twice hung closing the phone)
-    page.wait_for_selector("#outbox", state="hidden")
-    page.wait_for_function("() => document.querySelectorAll('ol.hands li.hand').length === 1")
-    page.wait_for_load_state()
+    shown_once_sent(page, 1)
 
 
 def test_a_page_seen_again_asks_the_server_for_itself_alone(live_app, live_server, page):
@@ -394,3 +401,4 @@ def test_the_phone_says_it_in_japanese_too(live_server, page, shot):
     shot("01-not-sent-ja")
     page.context.set_offline(False)
     wait_stored(page, live_server, token, session_id, 1)
+    shown_once_sent(page, 1)
