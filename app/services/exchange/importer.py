@@ -18,7 +18,7 @@ from typing import IO, Any, NamedTuple, cast
 
 from sqlalchemy import Boolean, Table, func, insert, select, text, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ...core import Rules, TonkError, resolve_rules
 from ...core.messages import Message
@@ -572,10 +572,19 @@ def _analyze_written() -> None:
     bulk write (as PostgreSQL's manual advises after a large load; autovacuum would come to
     it only later): planned from the statistics of the tables before the import (empty,
     for a new database), the re-rating's join looked through every one of the league's
-    records once per session (1.3 s of the server's time for 100,000 hands, 10 ms after)."""
+    records once per session (1.3 s of the server's time for 100,000 hands, 10 ms after).
+
+    A speed-up, not part of the import, which has committed: if it cannot be had (another
+    connection's VACUUM or CREATE INDEX holding the tables past the lock timeout), the
+    league is re-rated all the same, on the statistics there are. Left to fail, the ratings
+    would never be made: importing the file again finds every session there."""
     if db.engine.dialect.name == "postgresql":
-        db.session.execute(text(f"ANALYZE {', '.join(_RATED)}"))
-        db.session.commit()
+        try:
+            db.session.execute(text(f"ANALYZE {', '.join(_RATED)}"))
+            db.session.commit()
+        except DBAPIError as exc:
+            db.session.rollback()
+            log.warning("import: ANALYZE skipped before the re-rating: %s", exc.orig)
 
 
 def rerate(league_id: int) -> None:
