@@ -99,8 +99,8 @@ def wait_stored(page, base: str, token: str, session_id: int, n: int, seconds: f
 def shown_once_sent(page, hands: int) -> None:
     """Wait for the page offline.js reloads once the phone's hands went: it shows ``hands``
     hands and nothing waiting. A test that ends while that reload is under way leaves
-    Chromium closing a context mid-navigation with a service worker, which hung three times
-    (CI, 25 and 28 November: the liar's test, then the Japanese one)."""
+    Chromium closing a context mid-navigation with a service worker, which hung: the liar's
+    test twice (25 November, once in CI), the Japanese one once (28 November)."""
     page.wait_for_selector("#outbox", state="hidden")
     page.wait_for_function(
         f"() => document.querySelectorAll('ol.hands li.hand').length === {hands}")
