@@ -149,7 +149,7 @@ def test_importing_the_same_file_twice_adds_nothing_twice(db_app):
 
 
 def test_statistics_that_cannot_be_made_after_an_import_still_leave_the_league_rated(
-        db_app, monkeypatch, caplog):
+        db_app, monkeypatch):
     """On PostgreSQL the import ANALYZEs the tables the re-rating reads once it has
     committed: a speed-up. When it fails (here a table that is not there; in life a VACUUM
     holding the tables past the lock timeout), the ratings are made all the same: left
@@ -167,7 +167,6 @@ def test_statistics_that_cannot_be_made_after_an_import_still_leave_the_league_r
         report = importing(text, user())
         assert report.ok, report.problems
         assert snapshot()["ratings"] == before["ratings"]
-        assert "ANALYZE skipped" in caplog.text
 
 
 def test_sessions_not_there_yet_are_added_to_the_league(db_app):
