@@ -99,8 +99,7 @@ def wait_stored(page, base: str, token: str, session_id: int, n: int, seconds: f
 def shown_once_sent(page, hands: int) -> None:
     """Wait for the page offline.js reloads once the phone's hands went: it shows ``hands``
     hands and nothing waiting. A test that ends while that reload is under way leaves
-    Chromium closing a context mid-navigation with a service worker, which hung: the liar's
-    test twice (25 November, once in CI), the Japanese one once (28 November)."""
+    Chromium closing a context mid-navigation with a service worker, which has hung."""
     page.wait_for_selector("#outbox", state="hidden")
     page.wait_for_function(
         f"() => document.querySelectorAll('ol.hands li.hand').length === {hands}")
@@ -152,8 +151,7 @@ def test_three_hands_recorded_offline_are_sent_once_in_order(live_server, page, 
     assert [h["hand"]["dealer"] for h in hands] == ["Ann", "Bob", "Cy"]
     assert hands[0]["hand"]["counts"] == {"Ann": 20, "Bob": 15, "Cy": 3}
     totals_equal_hands(live_server, token, session_id, hands)
-    page.wait_for_selector("#outbox", state="hidden")
-    page.wait_for_function("() => document.querySelectorAll('ol.hands li.hand').length === 3")
+    shown_once_sent(page, 3)
     assert not page.locator("#offline-mark").is_visible()
     assert "As of hand 3." in page.locator(".as-of").inner_text()
     shot("04-sent-and-settled")
