@@ -9,11 +9,15 @@ finds nothing. Targets (one
 commit per write request): p50 at most 40 ms on PostgreSQL, p99 at most 300 ms on SQLite
 (before: p50 130 ms, p99 1.1 s).
 
+Then the same scorekeepers recording, each at a table (a session) of its own, as at a bar's
+eight tables: printed beside the one session's figures, not judged. The gap between the two
+is what the one session's lock costs: every change of a session's money waits for it.
+
     python benchmarks/bench_scorekeepers.py [--hands 40] [--keepers 8] [--quick]
 
 ``--quick`` (the test suite's): two scorekeepers, three hands each, one worker, with
-corrections only: shows the benchmark still runs (errors still count; the speed does not).
-PostgreSQL is skipped, saying so, when it cannot be reached.
+corrections only (then two tables): shows the benchmark still runs (errors still count; the
+speed does not). PostgreSQL is skipped, saying so, when it cannot be reached.
 
 PostgreSQL: TEST_POSTGRES_URL (default the local server's ``test`` database); a database of
 the run's own is made and dropped.
@@ -106,11 +110,14 @@ def _cpu_moved(before: dict[int, float], after: dict[int, float]) -> float:
 
 
 def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
-        workers: int = 4, quick: bool = False) -> bool:
+        workers: int = 4, quick: bool = False, tables: int = 1) -> bool:
+    """One run: ``keepers`` scorekeepers on one session (``tables`` 1: the target's case),
+    or spread over ``tables`` sessions (printed beside it, not judged)."""
     token = prepare(url)
     with server(url, workers=workers, timeout=120) as base:  # a busy machine starts slowly
         client = Client(base, token)
-        session_id = new_session(client)
+        session_id: int | list[int] = new_session(client) if tables == 1 else \
+            [new_session(client) for _ in range(tables)]
         app_pids = _server_pids(base)
         app_before, db_before = _cpu_ms(app_pids), _cpu_ms(_database_pids(url))
         mine = time.process_time()
@@ -122,6 +129,8 @@ def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
     problems = _problems(url)
     requests = sum(tally.statuses.values())
     kind = "records, corrections, voids" if corrections else "records only"
+    if tables > 1:
+        kind += f", {tables} tables"
     p50, p99 = (percentile(tally.latencies, q) * 1000 for q in (.5, .99))
     print(f"  {label:<10} {kind:<28} {len(tally.recorded) / seconds:7.1f} hands/s  "
           f"{requests / seconds:7.1f} requests/s  p50 {p50:6.1f} ms"
@@ -135,7 +144,7 @@ def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
     for error in tally.errors[:5]:
         print(f"    {error}")
     met = True
-    for database, q, most in TARGETS:
+    for database, q, most in TARGETS if tables == 1 else ():
         if database == label:
             figure = percentile(tally.latencies, q) * 1000
             met = figure <= most
@@ -157,12 +166,16 @@ def main(argv: list[str] | None = None) -> int:
     workers = 1 if args.quick else 4
     kinds = (True,) if args.quick else (False, True)
     print(f"{args.keepers} scorekeepers at once, {args.hands} hands each, gunicorn "
-          f"-w {workers} (sync) on 127.0.0.1:")
+          f"-w {workers} (sync) on 127.0.0.1, all on one session (the targets'), then each "
+          "at a table of its own (records only; not judged: what the one session's lock "
+          "costs):")
     ok = True
     with tempfile.TemporaryDirectory() as folder:
         for corrections in kinds:
             ok &= run("SQLite", f"sqlite:///{folder}/bench-{corrections}.sqlite",
                       args.keepers, args.hands, corrections, workers, args.quick)
+        ok &= run("SQLite", f"sqlite:///{folder}/bench-tables.sqlite", args.keepers,
+                  args.hands, False, workers, args.quick, tables=args.keepers)
     import sqlalchemy as sa
 
     name = f"tonk_bench_keepers_{uuid.uuid4().hex[:8]}"
@@ -180,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         for corrections in kinds:
             ok &= run("PostgreSQL", url, args.keepers, args.hands, corrections, workers,
                       args.quick)
+        ok &= run("PostgreSQL", url, args.keepers, args.hands, False, workers, args.quick,
+                  tables=args.keepers)
     finally:
         with admin.connect() as conn:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

@@ -268,10 +268,14 @@ def scorekeeper(client: Client, session_id: int, me: int, hands: int, tally: Tal
         tally.note("correct/void", change, (200, 409, 422))
 
 
-def run_scorekeepers(client: Client, session_id: int, keepers: int, hands: int,
+def run_scorekeepers(client: Client, session_id: int | list[int], keepers: int, hands: int,
                      **options: Any) -> tuple[Tally, float]:
+    """``keepers`` scorekeepers at once, on one session, or (a list) the k-th on the
+    k-th session of the list, round the list."""
     tally = Tally()
-    threads = [threading.Thread(target=scorekeeper, args=(client, session_id, k, hands, tally),
+    ids = session_id if isinstance(session_id, list) else [session_id]
+    threads = [threading.Thread(target=scorekeeper,
+                                args=(client, ids[k % len(ids)], k, hands, tally),
                                 kwargs=options, daemon=True) for k in range(keepers)]
     started = time.perf_counter()
     for t in threads:
