@@ -10,9 +10,11 @@ config = context.config
 
 # Interpret the config file for Python logging (Alembic's progress, line by line), unless
 # the app asks for quiet: the tonk command makes or upgrades a database in one line of its
-# own (app/cli/commands.py, upgrade_quietly).
+# own (app/cli/commands.py, upgrade_quietly). The loggers already made stay as they are
+# (fileConfig would otherwise disable every one the file does not name: the app's own, for
+# the rest of the process).
 if not current_app.config.get("QUIET_MIGRATIONS"):
-    fileConfig(config.config_file_name)
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger('alembic.env')
 
 

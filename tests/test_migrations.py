@@ -166,3 +166,17 @@ def test_going_back_before_events_refuses_while_an_event_is_there(db_app, capfd)
         downgrade(revision="0010")
         assert "events" not in inspect(db.engine).get_table_names()
         downgrade(revision="base")
+
+
+def test_migrating_leaves_the_apps_loggers_working(db_app):
+    """Alembic's logging setup (``migrations/env.py``) must not silence the loggers already
+    made: a process that migrates, then imports, still logs what the import skipped (in a
+    whole run, the tests after a migration test heard nothing from the app)."""
+    import logging
+
+    from app.services.exchange import importer
+
+    assert not importer.log.disabled
+    with db_app.app_context():
+        migrated_to()
+    assert not importer.log.disabled and importer.log.isEnabledFor(logging.WARNING)
