@@ -8,6 +8,8 @@ status, content type, headers and body are the documented ones, and 405s carry A
 Bounded: a fixed seed and a few examples per operation and mode, well under a minute."""
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from typing import Any
 
@@ -42,6 +44,8 @@ def _api_app() -> Any:
     """The app on a database of its own with one account (and its token), a league and
     a session with a hand, so that the ids in the document's examples lead somewhere."""
     folder = tempfile.mkdtemp(prefix="tonk-schema-")
+    # made when the module is collected (by every process of the run): gone when it ends
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     app = make_app(f"sqlite:///{folder}/api.sqlite")
     with app.app_context():
         db.create_all()
