@@ -530,3 +530,20 @@ def migrated_to(revision: str = "head") -> None:
     with db.engine.begin() as conn:
         conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
     upgrade(revision=revision)
+
+
+def statements_sent(app: Any, call: Any) -> list[str]:
+    """The SQL statements ``call()`` sends to ``app``'s database, in order."""
+    with app.app_context():
+        engine = db.engine
+    seen: list[str] = []
+
+    def note(*args: Any) -> None:
+        seen.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        call()
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    return seen

@@ -13,7 +13,7 @@ from app.db.models import GameSession, User
 from app.extensions import db
 from app.services.sessions import ledger
 from app.services.sessions.live import StateCache, stamp_by_token
-from tests.helpers import Api
+from tests.helpers import Api, statements_sent
 
 
 def _night(app) -> tuple[int, str, int]:
@@ -272,25 +272,6 @@ def test_axis_labels_do_not_overlap():
     assert axis_values(0, 300, at) == [0, 300]
 
 
-def _statements(app, call) -> int:
-    """How many SQL statements ``call`` sends."""
-    from sqlalchemy import event
-
-    with app.app_context():
-        engine = db.engine
-    seen: list[str] = []
-
-    def note(*args) -> None:
-        seen.append(args[2])
-
-    event.listen(engine, "before_cursor_execute", note)
-    try:
-        call()
-    finally:
-        event.remove(engine, "before_cursor_execute", note)
-    return len(seen)
-
-
 def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
     """No N+1: the share page and the session page cost as many statements with 30 hands as
     with 3 when first drawn, and the share page one statement once it is kept."""
@@ -312,11 +293,12 @@ def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
         client.get(f"/sessions/{sid}")  # shows what was flashed: the hands just recorded
         for cache in (PAGES, routes.LIVE_PARTS, routes.HAND_CARDS):
             cache.clear()
-        share = _statements(app, lambda: anonymous.get(f"/s/{token}"))
-        own = _statements(app, lambda: client.get(f"/sessions/{sid}"))
+        share = len(statements_sent(app, lambda: anonymous.get(f"/s/{token}")))
+        own = len(statements_sent(app, lambda: client.get(f"/sessions/{sid}")))
         counts.append((share, own))
     assert counts[0] == counts[1], counts
-    assert _statements(app, lambda: anonymous.get(f"/s/{token}")) <= 3  # BEGIN, row, ROLLBACK
+    kept = statements_sent(app, lambda: anonymous.get(f"/s/{token}"))
+    assert len(kept) <= 3, kept  # BEGIN, row, ROLLBACK
 
 
 # -- the revision (what a watcher's ETag is made of) through the API's writes ---------------

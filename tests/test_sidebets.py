@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import Api, account, api_error, record, sign_up, start
+from tests.helpers import Api, account, api_error, record, sign_up, start, statements_sent
 
 DEAD = {"end": {"kind": "dead"}}
 BOTH = {"high_card": {"stake": "0.25", "unclaimed": "return"}, "naturals": {"stake": "0.10"}}
@@ -102,6 +102,26 @@ def test_correcting_an_earlier_hand_resettles_the_pot_later_hands_used(api):
     history = api.ok("GET", f"/sessions/{sid}/hands/1/history")
     assert history[0]["hand"].get("side_bets") == [
         {"bet": "naturals", "players": ["Ann", "Bob", "Cy", "Dee"], "winner": None}]
+
+
+def test_a_hand_recorded_last_settles_its_own_deal_alone_however_long_the_night(db_app, api):
+    """A hand recorded after all the others settles its side bets from the pots as stored
+    (what the others left): the 30th costs the statements the 8th did and reads none of the
+    hands before it, where it used to settle every deal of the night again (``tonk check``
+    compares the pots and each hand's side-bet money with a whole replay after the test)."""
+    sid = api.start(side_bets=BOTH)
+    sent = {}
+    for n in range(1, 31):
+        plays = [naturals(), {"bet": "high_card", "suit": "S",
+                              "winner": "Bob" if n % 7 == 0 else None}]
+        sent[n] = statements_sent(db_app, lambda plays=plays: deal(api, sid, *plays))
+    assert len(sent[30]) == len(sent[8]), (sent[8], sent[30])
+    assert not [s for s in sent[30] if "FROM hands" in s and "hands.session_id =" in s]
+    state = ledger(api, sid)  # naturals carried 30 deals: 30 x 4 x 0.10; high_card returned
+    assert state["pots"] == {"naturals": "12.00", "high_card": "0.00"}  # or won by Bob
+    # each put 30 x 0.10 in naturals; Bob took high card 4 times, 0.25 from each of the rest
+    assert state["totals"] == {"Ann": "-4.00", "Bob": "0.00", "Cy": "-4.00", "Dee": "-4.00"}
+    zero_sum(state)
 
 
 def test_settle_up_gives_back_what_is_left_in_a_pot(api):

@@ -282,11 +282,13 @@ def side_bets_json(enabled: Mapping[str, SideBet], fmt: Any = str) -> dict[str, 
 
 
 def replay_deals(deals: Sequence[Sequence[Play]], enabled: Mapping[str, SideBet],
-                 fmt: Any = str) -> tuple[list[tuple[dict[str, Decimal], tuple[Outcome, ...]]],
-                                          dict[str, Pot]]:
-    """Every deal's side bets in order, from empty pots: each deal's nets and outcomes, and
-    the pots after the last. A play of a bet the table does not play is left out."""
-    pots: dict[str, Pot] = {}
+                 fmt: Any = str, pots: Mapping[str, Pot] | None = None
+                 ) -> tuple[list[tuple[dict[str, Decimal], tuple[Outcome, ...]]],
+                            dict[str, Pot]]:
+    """Every deal's side bets in order, from empty pots (or ``pots``, what the deals before
+    them left): each deal's nets and outcomes, and the pots after the last. A play of a bet
+    the table does not play is left out."""
+    pots = dict(pots or {})
     settled = []
     for plays in deals:
         kept = tuple(p for p in plays if p.bet in enabled)

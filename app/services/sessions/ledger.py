@@ -548,7 +548,7 @@ def _change_nets(gs: GameSession, hand: Hand, old: list[int], new: list[int],
     kept (made again if the totals moved), the changed rows written, committed."""
     before = _totals(gs)
     apply_nets(gs, hand, old, new, result, new_hand=new_hand)
-    replay(gs, session_rules(gs), player_names(gs))
+    replay(gs, session_rules(gs), player_names(gs), appended=hand if new_hand else None)
     _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
     _write_changes(gs, hand)
     db.session.commit()

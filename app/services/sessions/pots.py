@@ -1,13 +1,15 @@
 """A session's side bets (RULES.md §9), stored: what the table plays, each hand's side-bet
 money, and the money waiting in each pot.
 
-The pots are never moved by hand: every change of a hand (record, correct, void) replays the
-side bets of all the session's counted hands in order, inside the same locked transaction
+The pots are never moved by hand: every correction or void of a hand replays the side bets
+of all the session's counted hands in order, inside the same locked transaction
 (:func:`replay`), so correcting hand 3 after hand 5 won the pot gives hand 5 what the pot
-then held. Each hand keeps its side-bet money per seat apart from its own nets
-(``Hand.side_nets_json``) and how each bet was settled (``Hand.side_result_json``); a seat's
-running total moves by every change of it. What is still in a pot at settle-up goes back to
-those who paid into it since it was last won (:func:`pot_returns`).
+then held; a hand recorded after all the others settles its own deal from the pots they
+left, which is what replaying them gives (``tonk check`` compares the two). Each hand keeps
+its side-bet money per seat apart from its own nets (``Hand.side_nets_json``) and how each
+bet was settled (``Hand.side_result_json``); a seat's running total moves by every change
+of it. What is still in a pot at settle-up goes back to those who paid into it since it was
+last won (:func:`pot_returns`).
 
 The core does the arithmetic (:mod:`app.core.sidebets`); this module only stores it.
 """
@@ -79,16 +81,17 @@ def dump_pots(pots: Mapping[str, Pot], names: Sequence[str]) -> str:
                        for bet, pot in sorted(pots.items()) if pot.total})
 
 
-def replayed(gs: GameSession, rules: Rules, names: Sequence[str],
-             hands: Sequence[Hand]) -> tuple[dict[int, tuple[list[int], list[Any]]],
-                                              dict[str, Pot]]:
-    """The side bets of ``hands`` (all the session's, in order) settled afresh: each hand's
-    side-bet money per seat and outcomes, by hand id, and the pots after the last."""
+def replayed(gs: GameSession, rules: Rules, names: Sequence[str], hands: Sequence[Hand],
+             pots: Mapping[str, Pot] | None = None
+             ) -> tuple[dict[int, tuple[list[int], list[Any]]], dict[str, Pot]]:
+    """The side bets of ``hands`` (all the session's, in order; or those after the ones that
+    left ``pots``) settled afresh: each hand's side-bet money per seat and outcomes, by hand
+    id, and the pots after the last."""
     enabled = enabled_bets(gs, rules)
     fmt = amount_formatter(rules)
     deals = [() if hand.voided or not enabled else stored_plays(hand.data.get("side_bets"))
              for hand in hands]
-    settled, pots = replay_deals(deals, enabled, fmt)
+    settled, pots = replay_deals(deals, enabled, fmt, pots)
     out = {hand.id: side_rows(net, outcomes, names, fmt)
            for hand, (net, outcomes) in zip(hands, settled, strict=True)}
     return out, pots
@@ -110,15 +113,20 @@ def trimmed(nets: Sequence[int]) -> list[int]:
     return kept
 
 
-def replay(gs: GameSession, rules: Rules, names: Sequence[str]) -> None:
+def replay(gs: GameSession, rules: Rules, names: Sequence[str], *,
+           appended: Hand | None = None) -> None:
     """Settle every hand's side bets again, in order, and move each seat's total by what
-    changed; keep the pots. Call it under the session's lock, after any change of a hand."""
+    changed; keep the pots. Call it under the session's lock, after any change of a hand.
+    ``appended``: the change is that hand, just recorded after all the others, and only its
+    deal is settled, from the pots as stored (what the others left): the last hand of a
+    long night does not settle every deal before it again."""
     if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
         return
-    hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
-                                    .order_by(Hand.number)))
+    hands = [appended] if appended is not None else list(db.session.scalars(
+        select(Hand).where(Hand.session_id == gs.id).order_by(Hand.number)))
     with in_english():  # stored in one language; pages show it in the reader's
-        settled, pots = replayed(gs, rules, names, hands)
+        settled, pots = replayed(gs, rules, names, hands,
+                                 None if appended is None else _load_pots(gs, names))
     seats = gs.seats
     changes = [0] * len(seats)
     for hand in hands:
