@@ -2,6 +2,8 @@
 PostgreSQL, and can be undone: every schema change has its migration."""
 from __future__ import annotations
 
+import logging
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -9,6 +11,7 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect, text
 
 from app.extensions import db
+from app.services.exchange import importer
 from tests.helpers import migrated_to
 
 
@@ -172,10 +175,6 @@ def test_migrating_leaves_the_apps_loggers_working(db_app):
     """Alembic's logging setup (``migrations/env.py``) must not silence the loggers already
     made: a process that migrates, then imports, still logs what the import skipped (in a
     whole run, the tests after a migration test heard nothing from the app)."""
-    import logging
-
-    from app.services.exchange import importer
-
     assert not importer.log.disabled
     with db_app.app_context():
         migrated_to()

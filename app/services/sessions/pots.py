@@ -122,11 +122,13 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str], *,
     long night does not settle every deal before it again."""
     if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
         return
-    hands = [appended] if appended is not None else list(db.session.scalars(
-        select(Hand).where(Hand.session_id == gs.id).order_by(Hand.number)))
+    if appended is None:
+        hands, before = list(db.session.scalars(select(Hand).where(
+            Hand.session_id == gs.id).order_by(Hand.number))), None
+    else:
+        hands, before = [appended], _load_pots(gs, names)
     with in_english():  # stored in one language; pages show it in the reader's
-        settled, pots = replayed(gs, rules, names, hands,
-                                 None if appended is None else _load_pots(gs, names))
+        settled, pots = replayed(gs, rules, names, hands, before)
     seats = gs.seats
     changes = [0] * len(seats)
     for hand in hands:
