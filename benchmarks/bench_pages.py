@@ -1,7 +1,9 @@
 """Pages under load: the share page, the session page and the JSON a phone polls, of a
 2,000-hand session, against Flask's hello world on the same server, in one run.
 
-Both apps are served in turn by ``gunicorn -w 2`` (sync workers) on 127.0.0.1 and loaded by
+Both apps are served in turn the way ``tonk serve`` serves (granian, two workers, the app in
+a2wsgi's threads behind app.http.bodies; hello world as ``hello:whole``) on 127.0.0.1 and
+loaded by
 wrk with 16 connections; hello world and the app take turns in short runs (six of 2 s
 each a page), and each page's mean throughput is given as a share of hello world's over
 the runs interleaved with it: on a busy machine both meet the same load. Targets: the share page,
@@ -51,20 +53,22 @@ PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.
 
 
 @contextmanager
-def gunicorn(target: str, cwd: pathlib.Path, env: dict[str, str], probe: str) -> Iterator[str]:
-    """``gunicorn -w 2 target`` on a free loopback port; yields its base URL."""
+def served(command: list[str], cwd: pathlib.Path, env: dict[str, str], probe: str
+           ) -> Iterator[str]:
+    """``python -m command…`` (given its port by ``{port}``) on a free loopback port; yields
+    its base URL."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", str(WORKERS), "-b", f"{HOST}:{port}",
-         "--no-control-socket", "--log-level", "warning", target],
-        cwd=cwd, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True)
+        [sys.executable, "-m", *(a.format(port=port) for a in command)],
+        cwd=cwd, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)]),
+                      **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
     base = f"http://{HOST}:{port}"
     try:
         deadline = time.monotonic() + 120  # a busy machine starts a server slowly
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"gunicorn {target} stopped")
+                raise RuntimeError(f"{command} stopped")
             try:
                 with urllib.request.urlopen(base + probe, timeout=2):
                     break
@@ -80,6 +84,11 @@ def gunicorn(target: str, cwd: pathlib.Path, env: dict[str, str], probe: str) ->
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+
+
+HELLO = ["granian", "--interface", "asginl", "--workers", str(WORKERS), "--no-ws",
+         "--log-level", "warning", "--port", "{port}", "hello:whole"]
+TONK = ["app", "serve", "--workers", str(WORKERS), "--port", "{port}"]
 
 
 def wrk(url: str, seconds: int, headers: dict[str, str] | None = None) -> tuple[float, float]:
@@ -110,6 +119,7 @@ def seed(url: str, rng: random.Random, hands: int = HANDS) -> tuple[int, str, st
     """An account, its API token and a 2,000-hand session (a few corrected and voided):
     (session id, share token, API token)."""
     from bench_table import PLAYERS, hand
+    from flask_migrate import stamp
 
     from app import create_app
     from app.extensions import db
@@ -120,6 +130,7 @@ def seed(url: str, rng: random.Random, hands: int = HANDS) -> tuple[int, str, st
     with app.app_context():
         db.drop_all()
         db.create_all()
+        stamp()  # made whole: `tonk serve` finds nothing to migrate
         user = create_user("keeper@example.com", "Keeper", "correct horse battery staple")
         api_token = create_token(user, "bench")
         gs = ledger.create_session(user, name="Long night", players=PLAYERS, stake="0.25")
@@ -173,12 +184,12 @@ def measure(url: str, seconds: int, database: str, rounds: int, quick: bool = Fa
     started = time.perf_counter()
     hands = 30 if quick else HANDS
     session_id, share, api_token = seed(url, random.Random(7), hands)
-    print(f"pages under load: gunicorn -w {WORKERS} (sync), wrk {CONNECTIONS} connections, "
+    print(f"pages under load: tonk serve --workers {WORKERS}, wrk {CONNECTIONS} connections, "
           f"{rounds} runs of {seconds} s each, {database}, a session of {hands:,} hands "
           f"(seeded in {time.perf_counter() - started:.0f} s)")
     env = {"DATABASE_URL": url, "SECRET_KEY": "bench"}
-    with gunicorn("hello:app", HERE, {}, "/") as hello_base, \
-            gunicorn("app:create_app()", ROOT, env, "/api/v1/openapi.json") as base:
+    with served(HELLO, HERE, {}, "/") as hello_base, \
+            served(TONK, ROOT, env, "/api/v1/openapi.json") as base:
         phone = Browser(base)
         phone.sign_in("keeper@example.com", "correct horse battery staple")
         phone.get("/")  # shows (and so clears) what signing in flashed, as a phone would

@@ -1,4 +1,4 @@
-"""Eight scorekeepers at once on one session, through a real server: gunicorn with four sync
+"""Eight scorekeepers at once on one session, through a real server: ``tonk serve`` with four
 workers on 127.0.0.1, on SQLite and on PostgreSQL. Each records hands over the JSON API
 (every record with an Idempotency-Key, every fifth sent twice as after a lost reply) and
 now and then corrects or voids a recent hand naming its version. Prints hands recorded per
@@ -75,9 +75,9 @@ def _cpu_ms(pids: list[int]) -> dict[int, float]:
 
 
 def _server_pids(base: str) -> list[int]:
-    """The processes of the server at ``base`` (gunicorn and its workers): those whose
-    command line binds its address."""
-    address = ("-b\0" + base.removeprefix("http://") + "\0").encode()
+    """The processes of the server at ``base`` (``tonk serve`` and its workers): those whose
+    command line names its port."""
+    address = ("--port\0" + base.rsplit(":", 1)[1] + "\0").encode()
     found = []
     for entry in pathlib.Path("/proc").iterdir():
         try:
@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         args.keepers, args.hands = 2, 3
     workers = 1 if args.quick else 4
     kinds = (True,) if args.quick else (False, True)
-    print(f"{args.keepers} scorekeepers at once, {args.hands} hands each, gunicorn "
-          f"-w {workers} (sync) on 127.0.0.1, all on one session (the targets'), then each "
+    print(f"{args.keepers} scorekeepers at once, {args.hands} hands each, tonk serve "
+          f"--workers {workers} on 127.0.0.1, all on one session (the targets'), then each "
           "at a table of its own (records only; not judged: what the one session's lock "
           "costs):")
     ok = True

@@ -1,4 +1,4 @@
-"""Reads during writes, the full run of tests/test_snapshot_reads.py: two gunicorn servers
+"""Reads during writes, the full run of tests/test_snapshot_reads.py: two `tonk serve` servers
 (two workers each) on one database, 4 writers changing a side-bet session (hands,
 corrections, voids, payments, undos) and 6 readers of the share API, the share page and its
 live part, the scorekeeper's live part and the ledger API, for 30 s. Prints the writes and

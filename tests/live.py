@@ -1,5 +1,6 @@
-"""A real server for concurrency tests and benchmarks: gunicorn with several workers on a
-free loopback port, on a database of the caller's, stopped by its PID; and scorekeepers
+"""A real server for concurrency tests and benchmarks: ``tonk serve`` (the server people
+run) with several workers on a free loopback port, on a database of the caller's, stopped
+by its PID; and scorekeepers
 that talk to it over HTTP as phones at a table would (standard library only).
 
 Everything here talks to 127.0.0.1 only, with bounded counts and time.
@@ -13,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -22,6 +24,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from email.message import Message
 from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,8 @@ def free_port() -> int:
 
 def prepare(url: str, email: str = "keeper@example.com") -> str:
     """An empty database at ``url`` with the schema, one account, and its API token."""
+    from flask_migrate import stamp
+
     from app import create_app
     from app.extensions import db
     from app.services.accounts import create_token, create_user
@@ -46,6 +51,7 @@ def prepare(url: str, email: str = "keeper@example.com") -> str:
     with app.app_context():
         db.drop_all()
         db.create_all()
+        stamp()  # made whole: `tonk serve` finds nothing to migrate
         user = create_user(email, "Keeper", "correct horse battery staple")
         token = create_token(user, "live")
         db.session.remove()
@@ -53,52 +59,79 @@ def prepare(url: str, email: str = "keeper@example.com") -> str:
     return token
 
 
+@dataclass
+class Served:
+    """A running ``tonk serve``: its base URL, its process, and the file its log goes to."""
+
+    base: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def errors(self) -> list[str]:
+        """The log's lines that say something went wrong: a 5xx answer, a traceback, an
+        error of the server's or the app's."""
+        wrong = re.compile(r'" 5\d\d |Traceback|\[ERROR\]|^ERROR|Exception')
+        return [line for line in self.log.read_text(errors="replace").splitlines()
+                if wrong.search(line)]
+
+
 @contextmanager
-def server(url: str, workers: int = 4, threads: int = 1,
-           timeout: float = 30.0) -> Iterator[str]:
-    """gunicorn serving the app on ``url``'s database; yields the base URL."""
+def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
+               env: dict[str, str] | None = None, log: Path | None = None,
+               probe: str = "/api/v1/openapi.json") -> Iterator[Served]:
+    """``tonk serve`` (the server the README starts) with ``workers`` workers on a free
+    loopback port, on the database at ``url``; stopped by its PID afterwards."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "live"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", str(workers), "--threads", str(threads),
-         "-b", f"{HOST}:{port}", "--timeout", "30", "--graceful-timeout", "5",
-         "--no-control-socket", "app:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        start_new_session=True)
+    log = log or Path(tempfile.mkstemp(prefix="tonk-serve-", suffix=".log")[1])
+    environment = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "live", **(env or {})}
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app", "serve", "--port", str(port), "--workers",
+             str(workers)], cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True)
     base = f"http://{HOST}:{port}"
     try:
         deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
-                raise RuntimeError("gunicorn stopped: " + process.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
-                                   )
+                raise RuntimeError("tonk serve stopped: " + log.read_text()[-2000:])
             try:
-                with urllib.request.urlopen(base + "/api/v1/openapi.json", timeout=2):
+                with urllib.request.urlopen(base + probe, timeout=2):
                     break
             except OSError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-        yield base
+        yield Served(base, process, log)
     finally:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        if process.stderr:
-            process.stderr.close()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop a server started in a session of its own, and its workers, by its PID."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+@contextmanager
+def server(url: str, workers: int = 4, timeout: float = 60.0) -> Iterator[str]:
+    """``tonk serve`` on ``url``'s database; yields the base URL."""
+    with tonk_serve(url, workers, timeout) as served:
+        yield served.base
 
 
 @dataclass
 class Answer:
     status: int
     body: Any
-    headers: dict[str, str]
+    headers: Message  # names in any case, as HTTP has them
     seconds: float
 
 
@@ -122,15 +155,15 @@ class Client:
         started = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                status, raw, headers = response.status, response.read(), dict(response.headers)
+                status, raw, got = response.status, response.read(), response.headers
         except urllib.error.HTTPError as exc:
-            status, raw, headers = exc.code, exc.read(), dict(exc.headers)
+            status, raw, got = exc.code, exc.read(), exc.headers
         seconds = time.perf_counter() - started
         try:
             parsed = json.loads(raw) if raw else None
         except ValueError:
             parsed = raw.decode(errors="replace")
-        return Answer(status, parsed, headers, seconds)
+        return Answer(status, parsed, got, seconds)
 
 
 class Browser:

@@ -14,7 +14,7 @@ import pytest
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 ALL = sorted(p.name for p in BENCHMARKS.glob("bench_*.py"))
 
-# They start servers of their own (gunicorn), one benchmark at a time, as server tests do.
+# They start servers of their own (tonk serve), one benchmark at a time, as server tests do.
 pytestmark = pytest.mark.server
 
 

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -143,35 +144,33 @@ def test_input_click_refuses_is_one_line_too(tmp_path, args, said):
 
 def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_path, monkeypatch):
     """``tonk serve --proxy`` hands TONK_PROXY (and so TONK_HTTPS) to the app each worker
-    builds as the factory's configuration (what Hypercorn evaluates in every worker), and
+    builds as the factory's configuration (what granian calls in every worker), and
     leaves the environment as it was."""
     import socket
 
-    import hypercorn.run
     from flask import Flask
-    from hypercorn.app_wrappers import WSGIWrapper
-    from hypercorn.config import Config
-    from hypercorn.utils import load_application
+    from granian.server import Server
+
+    from app.http.bodies import WholeBodies
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.sqlite'}")
     monkeypatch.delenv("TONK_PROXY", raising=False)
     monkeypatch.delenv("TONK_HTTPS", raising=False)
-    started: list[Config] = []
+    loaders: list[Any] = []
 
-    def run(config: Config) -> int:
-        started.append(config)
-        return 0
+    def serve(self: Any, target_loader: Any = None, **_: Any) -> None:
+        loaders.append(target_loader)
 
-    monkeypatch.setattr(hypercorn.run, "run", run)
+    monkeypatch.setattr(Server, "serve", serve)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     out = CliRunner().invoke(cli, ["serve", "--port", str(port), "--proxy"])
     assert out.exit_code == 0, out.output
     assert "TONK_PROXY" not in os.environ and "TONK_HTTPS" not in os.environ
-    wrapper = load_application(started[0].application_path, 1024)
-    assert isinstance(wrapper, WSGIWrapper)
-    worker_app = wrapper.app
+    served = loaders[0]("app:create_app")  # as granian calls it in a worker
+    assert isinstance(served, WholeBodies)
+    worker_app = served.app.app  # behind a2wsgi's threads
     assert isinstance(worker_app, Flask)
     assert worker_app.config["TONK_PROXY"] and worker_app.config["TONK_HTTPS"]
     assert worker_app.config["SESSION_COOKIE_SECURE"]

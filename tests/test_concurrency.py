@@ -1,4 +1,4 @@
-"""Several people writing at once, against a real multi-worker server (gunicorn on
+"""Several people writing at once, against a real multi-worker server (tonk serve on
 127.0.0.1) on SQLite and on PostgreSQL: afterwards every 201 is one stored hand, the
 totals equal the hands and sum to zero, ``tonk check`` finds nothing, and no answer was a
 5xx. Retried requests (the same Idempotency-Key) and double-submitted forms store once;
@@ -31,7 +31,7 @@ HANDS = 12  # each: with retries, reads, corrections and voids about 300 request
 
 @pytest.fixture(scope="module")
 def served(database_url):
-    """One gunicorn (four workers) on the database for this module's tests, each of which
+    """One tonk serve (four workers) on the database for this module's tests, each of which
     keeps score in a session of its own."""
     token = prepare(database_url)
     with server(database_url, workers=4) as base:

@@ -25,7 +25,7 @@ import pytest
 from app.extensions import db
 from app.services.exchange import demo
 from tests.helpers import make_app, problems_at
-from tests.live import ROOT, Client, a_hand, new_session, prepare, server
+from tests.live import ROOT, Client, a_hand, new_session, prepare, server, tonk_serve
 
 IMPORT_HANDS = 10_000
 #: Hands the phone records while both workers are killed (after its 3rd and its 10th).
@@ -153,11 +153,11 @@ def test_scorekeepers_recording_during_a_large_import_get_no_500(big_export, dat
 def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(database_url):
     token = prepare(database_url)
     recorded: list[int] = []
-    with server(database_url, workers=2) as base:
-        client = Client(base, token)
+    with tonk_serve(database_url, workers=2) as served:
+        client = Client(served.base, token)
         session_id = new_session(client)
         path = f"/api/v1/sessions/{session_id}/hands"
-        workers = _children(_gunicorn_pid(base))
+        workers = _workers(served.process.pid)
         assert len(workers) == 2
 
         killed: list[int] = []
@@ -200,6 +200,12 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
         done.set()
         kills.join(timeout=10)
         stored = client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"]
+        # the server is still up, with two workers again (granian replaces the killed ones)
+        deadline = time.monotonic() + 10
+        while len(set(_workers(served.process.pid)) - set(killed)) < 2:
+            assert time.monotonic() < deadline, "the killed workers were not replaced"
+            time.sleep(0.1)
+        assert served.process.poll() is None
     assert len(killed) == 2  # both workers were killed while the phone was sending
     assert answers_lost <= 2  # one kill, one lost answer at most
     assert len(set(recorded)) == len(recorded) == PHONE_HANDS - answers_lost
@@ -207,11 +213,8 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
     assert problems_at(database_url) == []
 
 
-def _gunicorn_pid(base: str) -> int:
-    """The gunicorn arbiter listening on ``base``'s port (a child of this test process)."""
-    port = base.rsplit(":", 1)[1]
-    for pid in _children(os.getpid()):
-        cmdline = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
-        if b"gunicorn" in b" ".join(cmdline) and f"127.0.0.1:{port}".encode() in cmdline:
-            return pid
-    raise AssertionError("no gunicorn")
+def _workers(pid: int) -> list[int]:
+    """The worker processes of the ``tonk serve`` whose PID is ``pid``: its children but
+    multiprocessing's resource tracker."""
+    return [child for child in _children(pid) if b"resource_tracker" not in (
+        Path("/proc") / str(child) / "cmdline").read_bytes()]

@@ -1,4 +1,4 @@
-"""Reads during writes see a whole change or none of it: two gunicorn servers on one
+"""Reads during writes see a whole change or none of it: two `tonk serve` servers on one
 database, 4 writers (hands with side bets, corrections, voids, payments and their undo) and
 6 readers of the live, share and ledger endpoints. Every read is a 200 (or 304), nothing is
 a 5xx, and ``tonk check`` is clean afterwards. On PostgreSQL, before reads took one snapshot,

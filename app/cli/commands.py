@@ -5,7 +5,9 @@ sessions, and make a demo league; with the core's ``settle`` and ``transfers``
 """
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -49,10 +51,17 @@ for _command in CORE_COMMANDS.values():
 cli.add_command(migrations)  # here, not through the app: `tonk db --help` builds nothing
 
 
-#: How long a connection may take to send a request's headers (and may stay idle between
-#: requests) before the server closes it, in seconds: a phone on a poor signal sends its
-#: headers in one packet; a client that trickles them in is cut off.
+#: How long a connection may take to send a request's headers before the server closes it,
+#: in seconds: a phone on a poor signal sends its headers in one packet; a client that
+#: trickles them in is cut off.
 HEADER_SECONDS = 10
+#: How long a request's body may take to arrive once its headers are in (a phone on one bar
+#: sends a hand's few hundred bytes in well under a second).
+BODY_SECONDS = 30
+#: Threads a worker process runs the app in (each holds at most one database connection):
+#: granian's own advice, two a core and one; the requests beyond them wait in the server's
+#: event loop, not in a thread.
+APP_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
 @cli.command("serve")
@@ -67,25 +76,31 @@ HEADER_SECONDS = 10
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False),
               help="Serve HTTPS with this certificate (PEM); needs --keyfile.")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False),
-              help="The certificate's private key (PEM).")
+              help="The certificate's private key (PEM, PKCS#8: 'BEGIN PRIVATE KEY').")
 def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str | None,
                   keyfile: str | None) -> None:
-    """Bring the database up to date and serve the app (Hypercorn).
+    """Bring the database up to date and serve the app (granian).
 
-    Hypercorn reads every connection without tying up a thread: a request reaches the app
-    only once its headers and whole body are in (the body up to the app's own limit), a
-    client that takes longer than HEADER_SECONDS over its headers is cut off, so slow or
-    stalled phones cannot hold the threads that answer everyone else (gunicorn's workers
-    each wait on one client's socket: two phones trickling headers stopped the server).
+    granian reads every connection in its own event loop, without tying up a thread: a
+    client that takes longer than HEADER_SECONDS over its headers is cut off, and a request
+    reaches the app's threads only once its whole body is in (:mod:`app.http.bodies`), so
+    slow or stalled phones cannot hold the threads that answer everyone else. A worker
+    process that dies is replaced, and the others answer meanwhile. (Chosen by measurement
+    over waitress, uvicorn, Hypercorn and gunicorn: benchmarks/bench_servers.py, and
+    docs/running.md for the table.)
 
-    Each worker process builds its own app (Hypercorn evaluates ``create_app(…)`` in
-    :mod:`app` there), so ``--proxy`` and ``--certfile`` reach it as the factory's
-    configuration: ``TONK_PROXY`` and ``TONK_HTTPS`` as :func:`app.config.transport_config`
-    makes them (the environment's too), never by changing the environment."""
-    from hypercorn.config import Config
-    from hypercorn.run import run
+    Each worker builds its own app (:func:`worker_app`), so ``--proxy`` and ``--certfile``
+    reach it as the factory's configuration: ``TONK_PROXY`` and ``TONK_HTTPS`` as
+    :func:`app.config.transport_config` makes them (the environment's too), never by
+    changing the environment."""
+    from functools import partial
+
+    from granian.constants import Interfaces
+    from granian.http import HTTP1Settings
+    from granian.server import Server
 
     from ..config import transport_config
+    from ..extensions import db
 
     if (certfile is None) != (keyfile is None):
         raise click.UsageError("give both --certfile and --keyfile, or neither")
@@ -94,29 +109,36 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     app = _create_app(transport)
     with app.app_context():
         upgrade_quietly(fresh_only=False)
-    config = Config()
-    config.application_path = "wsgi:app:" + _factory_call(transport)  # in each worker
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    config.workers = workers
-    config.accesslog = "-"
-    config.keep_alive_timeout = HEADER_SECONDS
-    config.wsgi_max_body_size = app.config["MAX_CONTENT_LENGTH"] + 64 * 1024  # the app says
-    if certfile:
-        config.certfile, config.keyfile = certfile, keyfile
+        db.engine.dispose()  # the workers open their own connections
+    server = Server(
+        "app:create_app", address=host, port=port, interface=Interfaces.ASGINL,
+        workers=workers, websockets=False,
+        http1_settings=HTTP1Settings(header_read_timeout=HEADER_SECONDS * 1000),
+        log_access=True, respawn_failed_workers=True, respawn_interval=0.5,
+        ssl_cert=None if certfile is None else Path(certfile),
+        ssl_key=None if keyfile is None else Path(keyfile))
     click.echo("Tonk Tally is at " + "  or  ".join(
         _addresses("https" if certfile else "http", host, port)) + "  (Ctrl+C to stop)")
-    sys.exit(run(config))
+    if host not in ("127.0.0.1", "::1", "localhost") and not (certfile or proxy):
+        click.echo(_("Phones reach it over plain HTTP: they can keep score, but they keep "
+                     "nothing for a lost signal (a browser gives offline pages only to HTTPS "
+                     "sites) and anyone on the network can read what they send. Give "
+                     "--certfile and --keyfile, or serve behind --proxy."), err=True)
+    server.serve(target_loader=partial(worker_app, transport))
 
 
-def _factory_call(config: dict[str, bool]) -> str:
-    """``create_app(dict(TONK_PROXY=True, …))``: the app factory called with ``config``, as
-    Hypercorn evaluates it in each worker (keywords, not a dict's ``{…: …}``: Hypercorn
-    splits its application path at colons)."""
-    return "create_app(dict(" + ", ".join(f"{k}={v!r}" for k, v in config.items()) + "))"
+def worker_app(transport: dict[str, bool], _target: str) -> Any:
+    """The app one worker process serves, as granian calls it in each worker it starts: the
+    factory given ``transport`` (``tonk serve``'s --proxy and --certfile), run in
+    APP_THREADS threads (a2wsgi), behind :class:`app.http.bodies.WholeBodies`."""
+    from ..http.bodies import whole_requests
+
+    app = _create_app(transport)
+    return whole_requests(app, APP_THREADS, app.config["MAX_CONTENT_LENGTH"], BODY_SECONDS)
 
 
 def _check_free(host: str, port: int) -> None:
-    """A clear word at once when the port is taken (gunicorn would retry, then fail)."""
+    """A clear word at once when the port is taken (the server's own is less clear)."""
     import socket
 
     try:

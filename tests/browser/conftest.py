@@ -1,35 +1,28 @@
-"""Browser tests: the app served on a free local port, driven by Playwright in Debian's
-headless Chromium at a phone-sized viewport (390x844). Screenshots are kept in
-``test-artifacts/screenshots`` for people to look at.
+"""Browser tests: the app served by ``tonk serve`` on a free local port, driven by
+Playwright in Debian's headless Chromium at a phone-sized viewport (390x844). Screenshots
+are kept in ``test-artifacts/screenshots`` for people to look at.
 
 Skipped, saying why, when Chromium or Playwright is missing (scripts/test.sh installs both).
 """
 from __future__ import annotations
 
-import logging
 import os
 import pathlib
 import shutil
-import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
+from flask_migrate import stamp
 
 from app.extensions import db
 from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
 from tests.helpers import make_app, sqlite_copy, stored_problems
+from tests.live import tonk_serve
 
 BROWSER_DIR = pathlib.Path(__file__).parent
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -41,25 +34,28 @@ def live_app(tmp_path, sqlite_schema):
 
 
 @pytest.fixture
-def live_server(live_app):
-    """``live_app`` served over HTTP; yields its base URL. Afterwards ``tonk check`` must
-    find nothing wrong with what the test stored."""
-    app = live_app
-    # a line per request would fill a failure's report (an offline page polls every 1.5 s)
-    # and push its traceback out of the tail CI shows; warnings and errors still show
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    port = _free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}"
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
-    found = stored_problems(app)
-    with app.app_context():
+def live_served(live_app, tmp_path):
+    """``tonk serve`` (the server the README starts, one worker) on ``live_app``'s database;
+    afterwards its log must hold no error and ``tonk check`` must find nothing wrong with
+    what the test stored."""
+    with live_app.app_context():
+        stamp()  # the test's schema is made whole without Alembic: nothing to migrate
         db.engine.dispose()
+    url = live_app.config["SQLALCHEMY_DATABASE_URI"]
+    with tonk_serve(url, workers=1, env={"SECRET_KEY": "test"},
+                    log=tmp_path / "serve.log") as served:
+        yield served
+    found = stored_problems(live_app)
+    with live_app.app_context():
+        db.engine.dispose()
+    assert served.errors() == [], "the server's log after this test"
     assert found == [], "tonk check after this test: " + "; ".join(found)
+
+
+@pytest.fixture
+def live_server(live_served):
+    """``live_served``'s base URL."""
+    return live_served.base
 
 
 class _Chromium:

@@ -12,8 +12,6 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import request
-
 from tests.browser.helpers import phone_page, settled, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy"]
@@ -369,18 +367,18 @@ def test_a_save_that_fails_for_want_of_network_is_kept_though_the_phone_thinks_i
     shown_once_sent(page, 1)
 
 
-def test_a_page_seen_again_asks_the_server_for_itself_alone(live_app, live_server, page):
+def test_a_page_seen_again_asks_the_server_for_itself_alone(live_served, page):
     """Its files are on the phone: kept a year at the addresses named by what is in them,
     and by the service worker, so that a page costs one request however poor the signal
     (the worker used to ask again behind each page for each of its five to seven files)."""
-    asked: list[str] = []
-    live_app.before_request(lambda: asked.append(request.path))
-    session, _session_id, _token = night(page, live_server, "again@example.com")
+    session, _session_id, _token = night(page, live_served.base, "again@example.com")
     kept_on_phone(page, session)
-    asked.clear()
+    page.wait_for_timeout(500)  # the server has written its log of what was asked so far
+    seen = len(live_served.log.read_bytes())
     page.goto(session + "/hands/new")
     page.goto(session)
-    page.wait_for_timeout(500)  # what the worker would ask for behind the pages
+    page.wait_for_timeout(1000)  # what the worker would ask for behind the pages, logged
+    asked = re.findall(r'"GET (\S+) HTTP', live_served.log.read_bytes()[seen:].decode())
     assert [path for path in asked if "/static/" in path] == []
     assert urlsplit(session).path in asked  # the page itself, from the server
 

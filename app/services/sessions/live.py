@@ -161,7 +161,7 @@ def last_hands(gs: GameSession, limit: int = LAST_HANDS) -> list[Hand]:
 class StateCache(Generic[V]):
     """A small least-recently-used map of what was derived from one state: keys hold a
     :class:`Stamp` (or a hand's id and version), so an entry is right for as long as it is
-    asked for; old states just fall out. Thread-safe (gunicorn's threads)."""
+    asked for; old states just fall out. Thread-safe (the server's threads)."""
 
     def __init__(self, size: int) -> None:
         self.size = size

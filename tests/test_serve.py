@@ -1,0 +1,171 @@
+"""The server people run, ``tonk serve``, asked what phones, browsers, service workers and
+``curl -I`` ask: HEAD and conditional GETs of every kind of answer (a page, a static file,
+``/sw.js``, the share poll, the board poll), a body too large, a worker killed, and its log
+clean afterwards. Bounded: one ``tonk serve`` with two workers on 127.0.0.1, on a SQLite
+file, stopped by its PID.
+"""
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live import HOST, Client, prepare, tonk_serve
+
+pytestmark = [pytest.mark.server, pytest.mark.xdist_group("serve")]
+
+TEN = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
+
+
+def ask(base: str, method: str, path: str, headers: dict[str, str] | None = None,
+        body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
+    host, port = base.rsplit("/", 1)[1].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        answer = connection.getresponse()
+        return (answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read())
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``tonk serve`` with two workers, a session with a hand and a tournament's board."""
+    folder = tmp_path_factory.mktemp("serve")
+    url = f"sqlite:///{folder / 'serve.sqlite'}"
+    token = prepare(url)
+    with tonk_serve(url, workers=2, log=folder / "serve.log") as server:
+        api = Client(server.base, token)
+        made = api.call("POST", "/api/v1/sessions", {
+            "name": "Friday", "players": ["Ann", "Bob", "Cy"], "rules": "pagat",
+            "stake": "0.25"})
+        assert made.status == 201, made
+        hand = api.call("POST", f"/api/v1/sessions/{made.body['id']}/hands",
+                        {"end": {"kind": "tonk_out", "player": "Ann"}})
+        assert hand.status == 201, hand
+        event = api.call("POST", "/api/v1/events", {
+            "name": "Open", "rules": "pagat", "currency": "USD", "table_size": 4,
+            "rounds": 1, "hands_per_round": 2, "entry_fee": "0", "prizes": ["1"]})
+        assert event.status == 201, event
+        for name in TEN[:4]:
+            api.call("POST", f"/api/v1/events/{event.body['id']}/players", {"name": name})
+        yield server, made.body, event.body
+
+
+def paths(share_url: str, board: str, base: str) -> list[str]:
+    """One address of each kind: pages, a stylesheet and a script, the worker, the polls."""
+    token = share_url.rsplit("/", 1)[1]
+    _status, _headers, home = ask(base, "GET", "/")
+    statics = re.findall(r'/static/[^"?]+\.(?:css|js)\?v=[0-9a-f]+', home.decode())
+    assert any(s.split("?")[0].endswith(".css") for s in statics), home[:500]
+    return ["/", "/check", "/rules/pagat", "/signin", share_url, f"/api/v1/share/{token}",
+            board, board + "/state", "/sw.js", "/manifest.webmanifest",
+            "/api/v1/openapi.json", *statics]
+
+
+def test_head_and_conditional_gets_of_every_kind_of_answer(served):
+    server, session, event = served
+    wrong: list[Any] = []
+    for path in paths(session["share_url"], event["board"], server.base):
+        status, headers, body = ask(server.base, "GET", path)
+        if status != 200:
+            wrong.append(("GET", path, status))
+            continue
+        head, head_headers, head_body = ask(server.base, "HEAD", path)
+        if head != 200 or head_body:
+            wrong.append(("HEAD", path, head, len(head_body)))
+        for name in ("etag", "last-modified"):
+            if name not in headers:
+                continue
+            asked = {"etag": "If-None-Match", "last-modified": "If-Modified-Since"}[name]
+            again, _again_headers, again_body = ask(server.base, "GET", path,
+                                                    {asked: headers[name]})
+            if again != 304 or again_body:
+                wrong.append((asked, path, again, len(again_body)))
+            head_again, _h, _b = ask(server.base, "HEAD", path, {asked: headers[name]})
+            if head_again != 304:
+                wrong.append(("HEAD " + asked, path, head_again))
+    assert wrong == []
+    assert server.errors() == []
+
+
+def test_a_body_too_large_is_refused_in_the_apis_shape(served):
+    server, _session, _event = served
+    status, headers, body = ask(server.base, "POST", "/api/v1/settle", {
+        "Content-Type": "application/json"}, b'{"a": "' + b"x" * (3 * 1024 * 1024) + b'"}')
+    assert status == 413 and b'"error"' in body
+    assert headers["x-content-type-options"] == "nosniff"  # the app's own headers
+
+
+def test_a_killed_worker_is_replaced_and_the_other_answers_meanwhile(served):
+    server, _session, _event = served
+    workers = _workers(server.process.pid)
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)
+    while _alive(workers[0]):  # (a connection it took as it died is one it held)
+        time.sleep(0.01)
+    statuses = []
+    for _ in range(20):
+        statuses.append(ask(server.base, "GET", "/check")[0])
+        time.sleep(0.05)
+    deadline = time.monotonic() + 10
+    while len(set(_workers(server.process.pid)) - {workers[0]}) < 2:
+        assert time.monotonic() < deadline, "the killed worker was not replaced in 10 s"
+        time.sleep(0.1)
+    assert server.process.poll() is None
+    assert statuses == [200] * 20  # nothing was being asked of it when it died
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _workers(pid: int) -> list[int]:
+    """The worker processes of the server whose PID is ``pid`` (its children but
+    multiprocessing's resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if parent == pid and b"resource_tracker" not in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_slow_bodies_hold_no_thread(served):
+    """Twenty sockets that send their headers and then a body a byte at a time (more than
+    both workers' threads) delay nobody: the body is read before a thread is taken."""
+    import socket
+
+    server, _session, _event = served
+    port = int(server.base.rsplit(":", 1)[1])
+    sockets = []
+    try:
+        for _ in range(20):
+            s = socket.create_connection((HOST, port))
+            s.sendall(b"POST /api/v1/settle HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                      b"application/json\r\nContent-Length: 1000\r\n\r\n{")
+            sockets.append(s)
+        time.sleep(0.5)
+        started = time.perf_counter()
+        for _ in range(5):
+            assert ask(server.base, "GET", "/check")[0] == 200
+        assert time.perf_counter() - started < 5
+    finally:
+        for s in sockets:
+            s.close()
