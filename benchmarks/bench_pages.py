@@ -126,7 +126,8 @@ def seed(url: str, rng: random.Random, hands: int = HANDS) -> tuple[int, str, st
     from app.services.accounts import create_token, create_user
     from app.services.sessions import ledger
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench",
+                      "QUIET_MIGRATIONS": True})
     with app.app_context():
         db.drop_all()
         db.create_all()

@@ -47,7 +47,8 @@ def prepare(url: str, email: str = "keeper@example.com") -> str:
     from app.extensions import db
     from app.services.accounts import create_token, create_user
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "live"})
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "live",
+                      "QUIET_MIGRATIONS": True})
     with app.app_context():
         db.drop_all()
         db.create_all()
@@ -174,8 +175,13 @@ class Browser:
 
     def __init__(self, base: str) -> None:
         self.base = base
+        self.cookies = CookieJar()
         self.opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(CookieJar()), _NoRedirect())
+            urllib.request.HTTPCookieProcessor(self.cookies), _NoRedirect())
+
+    def cookie(self) -> str:
+        """The ``Cookie`` header this phone sends (its sign-in), for another client."""
+        return "; ".join(f"{c.name}={c.value}" for c in self.cookies)
 
     def get(self, path: str) -> tuple[int, str]:
         try:
