@@ -4,7 +4,10 @@ each table's digest compared; anything else is refused with one line on standard
 naming the table and row (or the session and hand), a non-zero exit, and the database left
 as it was (empty). The tampered backups are those of the audit (issue 18): a changed hand
 result, a changed total, a payment x 50, a hand version deleted with the footer's count
-adjusted, "lots" as a payment amount.
+adjusted, "lots" as a payment amount; and those of issue 30: the digest switched off (the
+header's version edited, the footer's digest deleted, a table given twice) and files that
+are read only as far as a limit (100,000 nested brackets, a line or a file that unpacks to
+GiBs), each refused in one line in bounded time and memory.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from flask_migrate import stamp
 from sqlalchemy import func, select, text, update
 
 from app.cli.commands import cli
-from app.db.models import SessionPlayer
+from app.db.models import SessionPlayer, User
 from app.extensions import db
 from app.services.upkeep.backup import BackupError, restore
 from tests.helpers import (
@@ -245,3 +248,186 @@ def test_a_refusal_is_read_in_the_readers_language(db_app, tmp_path, request):
     with target.app_context():
         db.session.remove()
         db.engine.dispose()
+
+
+# -- a backup cannot be talked out of its digest, and reading one is bounded (issue 30) -------
+
+def _header(lines: Lines) -> dict[str, Any]:
+    assert isinstance(lines[0], dict) and lines[0]["format"] == "tonk-tally-backup"
+    return lines[0]
+
+
+def _footer(lines: Lines) -> dict[str, Any]:
+    assert isinstance(lines[-1], dict) and lines[-1]["end"]
+    return lines[-1]
+
+
+def _their_email(lines: Lines) -> None:
+    """Whoever hands an operator the file takes Ann's account: her email is theirs."""
+    _set(lines, "users", "email", lambda _v: "mallory@example.com")
+
+
+def _one_more_user(lines: Lines) -> None:
+    """A part of users of the editor's, given before the part the digest was made with
+    (which would have the digest to itself if a second part started it anew)."""
+    columns, rows = _rows(lines, "users")
+    theirs = list(rows[0])
+    theirs[columns.index("id")] = 999
+    theirs[columns.index("email")] = "mallory@example.com"
+    at = lines.index({"table": "users", "columns": columns})
+    lines[at:at] = [{"table": "users", "columns": columns}, theirs]
+    _footer(lines)["rows"] += 1
+
+
+def _left_out(lines: Lines) -> None:
+    """The last table (nothing refers to it) taken out, with its digest and its rows."""
+    at, last = next((i, line) for i, line in reversed(list(enumerate(lines)))
+                    if isinstance(line, dict) and "table" in line)
+    footer = _footer(lines)
+    footer["rows"] -= len(lines) - 2 - at
+    del footer["sha256"][last["table"]], lines[at:-1]
+
+
+def _edited(*edits: Callable[[Lines], None]) -> Callable[[Lines], None]:
+    def edit(lines: Lines) -> None:
+        for each in edits:
+            each(lines)
+    return edit
+
+
+DIGEST_SWITCHED_OFF = {  # how the check was to be skipped, and words of the one line that refuses
+    "version_1": (_edited(_their_email, lambda lines: _header(lines).update(version=1)),
+                  "this backup is format version 1; this app reads version 2"),
+    "version_3": (_edited(_their_email, lambda lines: _header(lines).update(version=3)),
+                  "format version 3"),
+    "version_text": (_edited(_their_email, lambda lines: _header(lines).update(version="2")),
+                     'format version "2"'),
+    "sha256_deleted": (_edited(_their_email, lambda lines: _footer(lines).pop("sha256")),
+                       "carries no digest of its tables"),
+    "sha256_null": (_edited(_their_email, lambda lines: _footer(lines).update(sha256=None)),
+                    "carries no digest of its tables"),
+    "sha256_emptied": (_edited(_their_email, lambda lines: _footer(lines).update(sha256={})),
+                       "the file was changed after it was made"),
+    "digest_kept": (_their_email, "the file was changed after it was made (table users does "
+                                  "not match its digest)"),
+    "users_twice": (_one_more_user, "the backup gives table users twice"),
+    "table_left_out": (_left_out, "the file was changed after it was made (table "),
+}
+
+
+def test_a_backup_cannot_be_talked_out_of_its_digest(db_app, tmp_path, request):
+    """The digest is required (issue 30: a version edited to 1, or the footer's sha256
+    deleted, skipped it, and an account changed hands with exit 0 and a clean tonk check)."""
+    file = _made(db_app, tmp_path)
+    target = _target(db_app, tmp_path, request)
+    runner = target.test_cli_runner()
+    for name, (tamper, words) in DIGEST_SWITCHED_OFF.items():
+        lines = _read(file)
+        tamper(lines)
+        refused = runner.invoke(cli, ["restore", str(_write(lines, tmp_path / f"{name}.gz"))])
+        said = refused.stderr.strip().splitlines()
+        assert refused.exit_code == 1 and len(said) == 1, (name, refused.output)
+        assert words in said[0] and refused.stdout == "", (name, said[0])
+        assert _counts(target) == 0, name
+    done = runner.invoke(cli, ["restore", str(file)])  # the file as made restores
+    assert done.exit_code == 0, done.output
+    with target.app_context():
+        assert db.session.scalar(select(func.count()).select_from(User).where(
+            User.email == "mallory@example.com")) == 0
+        db.session.remove()
+        db.engine.dispose()
+
+
+def _packed(*parts: tuple[bytes, int]) -> bytes:
+    """A gzip file of each ``(part, times)``, ``part`` compressed once and its member given
+    ``times`` times (gzip members follow one another as one stream): a file of a few MB that
+    unpacks to GiBs, made in no time."""
+    return b"".join(gzip.compress(part, mtime=0) * times for part, times in parts)
+
+
+def _bounded_files(lines: Lines) -> dict[str, tuple[bytes, str]]:
+    """Files that are refused while they are read, and words of the one line that says so."""
+    def line(value: Any) -> bytes:
+        return json.dumps(value, separators=(",", ":")).encode() + b"\n"
+
+    header = line(_header(lines))
+    columns, rows = _rows(lines, "users")
+    users = line({"table": "users", "columns": columns})
+    mib_of_rows = line(rows[0]) * ((1 << 20) // len(line(rows[0])))
+    deep = b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    nested = "holds more than 16 lists and objects: the file is damaged"
+    return {
+        "deep": (gzip.compress(header + deep), f"line 2 of the backup {nested}"),
+        "deep_first": (gzip.compress(deep), f"line 1 of the backup {nested}"),
+        "deep_in_a_row": (gzip.compress(header + users + b'["' + b"[" * 40 + b'"' + b",[" * 20),
+                          f"line 3 of the backup {nested}"),
+        "long_line": (_packed((header + b'["', 1), (b"x" * (1 << 20), 2048)),  # 2 GiB
+                      "line 2 of the backup is longer than 16 MiB"),
+        "big": (_packed((header + users, 1), (mib_of_rows, 512)),  # 512 MiB
+                "the backup unpacks to more than 1 MiB"),
+        "garbled": (gzip.compress(b"{" * 20_000)[:12] + b"\xff" * 40,
+                    "this is not a readable Tonk Tally backup"),
+        "not_utf8": (gzip.compress(header + b'["\xff"]\n'),
+                     "this is not a readable Tonk Tally backup"),
+        "table_named_by_a_list": (gzip.compress(header + line({"table": ["users"]})),
+                                  'the backup has a table ["users"] this app does not know'),
+        "schema_of_two_lines": (gzip.compress(line({**_header(lines), "schema": "0012\nx"})),
+                                'this backup was made at schema "0012\\nx"'),
+        "rows_of_two_lines": (gzip.compress(b"".join(line(each) for each in lines[:-1]) + line(
+            {**_footer(lines), "rows": "1\n2"})), 'the backup says "1\\n2" rows'),
+    }
+
+
+def test_reading_a_backup_is_bounded(db_app, tmp_path, request, monkeypatch):
+    """Issue 30: 100,000 nested brackets ended in a 51-line RecursionError, and a 2 MB gzip
+    that unpacks to a 2 GiB line was read whole (MemoryError after 19 s). Each is one line,
+    exit 1, in bounded time and memory, and the database is left as it was."""
+    import time
+    import tracemalloc
+
+    from app.services.upkeep import backup
+
+    lines = _read(_made(db_app, tmp_path))
+    target = _target(db_app, tmp_path, request)
+    runner = target.test_cli_runner()
+    for name, (packed, words) in _bounded_files(lines).items():
+        file = tmp_path / f"{name}.gz"
+        file.write_bytes(packed)
+        if name == "big":  # (4 GiB of rows would take minutes to reach)
+            monkeypatch.setattr(backup, "MAX_SIZE", 1 << 20)
+        tracemalloc.start()
+        started = time.perf_counter()
+        refused = runner.invoke(cli, ["restore", str(file)])
+        seconds = time.perf_counter() - started
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        said = refused.stderr.strip().splitlines()
+        assert refused.exit_code == 1 and len(said) == 1, (name, refused.output[-2000:])
+        assert words in said[0] and refused.stdout == "", (name, said[0])
+        print(f"{name}: {len(packed):,} bytes, {seconds:.2f} s, peak {peak >> 20} MiB: "
+              f"{said[0][:120]}")
+        assert seconds < 15 and peak < 4 * backup.MAX_LINE, (name, seconds, peak)
+        assert _counts(target) == 0, name
+        monkeypatch.undo()
+    with target.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.mark.parametrize(("line", "refused"), [
+    ("[" * 17 + "]" * 17, True),
+    ("[" * 16 + "]" * 16, False),
+    ("[" + ",".join(["[]"] * 16) + "]", True),  # many, none deep (millions fit in a line)
+    ('["' + "[" * 100 + '"]', False),  # brackets in a string are text
+    ('["\\"' + "[" * 100 + '"]', False),  # … after an escaped quote too
+    ('["\\\\"' + ",[" * 17 + "]" * 17 + "]", True),  # … but an escaped backslash ends it
+    ('["' + "[" * 100, False),  # a string left open runs to the end (and is not JSON)
+    ('{"a":' * 17 + "1" + "}" * 17, True),
+], ids=["17", "16", "17_side_by_side", "in_text", "escaped_quote", "escaped_backslash", "open_text",
+        "objects"])
+def test_lists_and_objects_are_counted_outside_strings(line, refused):
+    from app.services.upkeep.backup import _too_nested
+
+    assert _too_nested(line) is refused
+    if not refused and line.endswith(("]", "}")):
+        json.loads(line)  # (what is let through parses: the decoder recurses no deeper)

@@ -147,11 +147,20 @@ EXCHANGE: dict[str, str] = {
     "restore.not_empty": "this database is not empty ({table} has rows): restore into an "
                          "empty database",
     "restore.line": "line {number} of the backup is not JSON: the file is damaged",
+    "restore.long_line": "line {number} of the backup is longer than {mib} MiB: the file is "
+                         "damaged",
+    "restore.nested": "line {number} of the backup holds more than {limit} lists and objects: "
+                      "the file is damaged",
+    "restore.too_big": "the backup unpacks to more than {mib} MiB, more than this app "
+                       "restores",
     "restore.unknown_table": "the backup has a table {table} this app does not know",
     "restore.columns": "the backup's {table} has other columns than this app's",
     "restore.row_fit": "a row of the backup does not fit its table: the file is damaged",
     "restore.damaged": "the backup is damaged",
     "restore.cut": "the backup ends too early: the file was cut short",
+    "restore.no_digest": "the backup carries no digest of its tables: the file was changed "
+                         "after it was made",
+    "restore.table_twice": "the backup gives table {table} twice: the file is damaged",
     "restore.rows": "the backup says {said} rows but holds {rows}: the file is damaged",
     "restore.where": "table {table}, row {row}",
     "restore.where_id": "table {table}, row {row} (id {id})",
@@ -166,11 +175,9 @@ EXCHANGE: dict[str, str] = {
     "restore.unfit.long": "longer than its {length} characters",
     "restore.refused_row": "{where}: the database refused it ({reason})",
     "restore.refused": "refused",
-    "restore.footer": "the footer",
     "restore.table_changed": "table {table} is not as the backup was made",
     "restore.unchecked": "tonk check could not read what was restored ({error})",
     "restore.refusal": "nothing was restored: {problem}; {why}",
-    "restore.why.old": "(a backup of an older version, without a digest)",
     "restore.why.changed": "the file was changed after it was made (table {table} does not "
                            "match its digest)",
     "restore.why.inconsistent": "the file is as it was made (its digest matches): the "

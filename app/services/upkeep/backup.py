@@ -3,11 +3,12 @@
 A backup is gzip-compressed JSON lines: a header (format, version, the schema revision it
 was made at, when), then for each table its name and columns followed by one line per row,
 then a footer with the number of rows and a SHA-256 digest of each table's lines (a file
-cut short is refused, not half restored). It
-holds everything: accounts with their password hashes, API tokens' digests, leagues,
-sessions, every version of every hand, payments, rule changes, ratings. Nothing in it is
-specific to SQLite or PostgreSQL, so a backup of one restores into the other: this is how a
-club moves from the embedded SQLite to PostgreSQL when it grows.
+cut short is refused, not half restored; a file without its digest is refused too, whatever
+its header says). It holds everything: accounts with their password hashes, API tokens'
+digests, leagues, sessions, every version of every hand, payments, rule changes, ratings.
+Nothing in it is specific to SQLite or PostgreSQL, so a backup of one restores into the
+other: this is how a club moves from the embedded SQLite to PostgreSQL when it grows.
+Reading one is bounded (:data:`MAX_LINE`, :data:`MAX_NESTED`, :data:`MAX_SIZE`).
 
 Restore goes into an empty database at the same schema revision, in one transaction: all or
 nothing. Every value is read as its column's type (a number where a number belongs, a time
@@ -25,7 +26,9 @@ import gzip
 import hashlib
 import io
 import json
+import re
 import sqlite3
+import zlib
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -54,9 +57,29 @@ from ...db.types import UTCDateTime
 from ...extensions import db
 
 FORMAT = "tonk-tally-backup"
-VERSION = 2  # 2: the footer carries each table's digest (version 1 files are still read)
-READS = (1, 2)
+#: The format written, and the only one read: its footer carries each table's digest, which
+#: a restore requires. (Version 1, without a digest, is refused: every version 1 file was made
+#: at schema 0009 or before, which this app no longer restores anyway, and reading it would let
+#: an edited file say "version": 1 to skip its digest.)
+VERSION = 2
 BATCH = 2_000
+
+MAX_LINE = 16 * 1024 * 1024
+"""The longest line a restore reads, in bytes (UTF-8, without its newline); a longer one is
+refused after this much of it is read, never read whole. A 5,000-hand league's longest line
+is 3 KB (a hand version's JSON); the longest value a row can hold came in a request, at most
+2 MiB (``MAX_CONTENT_LENGTH``), so 16 MiB is room to spare."""
+
+MAX_NESTED = 16
+"""The most lists and objects one line may open (outside its strings), counted before it is
+parsed: so they nest at most this deep (100,000 ``[`` are refused, not recursed into), and a
+line within :data:`MAX_LINE` cannot unpack to millions of them either. A backup's line opens
+at most two (a table's columns, the footer's digests): the JSON stored in columns is text."""
+
+MAX_SIZE = 4 * 1024**3
+"""The most a backup may unpack to, in bytes; a restore stops and refuses the file once past
+it, so a small gzip that expands without end is not read to its end. A 5,000-hand league
+unpacks to 13 MB (2.7 KB a hand): 4 GiB holds about 1.5 million hands."""
 
 
 class BackupError(TonkError):
@@ -95,7 +118,7 @@ def dump(out: IO[bytes]) -> int:
             text_out.write(written)
             text_out.write("\n")
             if digest is not None:
-                digest.update(written.encode())
+                digest.update(written.encode())  # the line as stored, without its newline
 
         line({"format": FORMAT, "version": VERSION, "schema": revision,
               "made_at": datetime.now(UTC).isoformat()})
@@ -197,16 +220,44 @@ def _reader(column: Any) -> Any:
     return typed(as_text)  # String, Text (JSON kept as text)
 
 
-def _lines(stream: IO[bytes]) -> Iterator[tuple[str, Any]]:
-    """Each line of the backup as written and as read."""
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?')  # one left open runs to the line's end
+
+
+def _too_nested(line: str) -> bool:
+    """Whether ``line`` opens more than :data:`MAX_NESTED` lists and objects outside its
+    strings (in linear time, before the JSON decoder recurses into them)."""
+    if line.count("[") + line.count("{") <= MAX_NESTED:  # (most lines: no strings to skip)
+        return False
+    bare = _STRING.sub("", line)
+    return bare.count("[") + bare.count("{") > MAX_NESTED
+
+
+def _lines(stream: IO[bytes]) -> Iterator[tuple[bytes, Any]]:
+    """Each line of the backup as stored (without its newline) and as read, within
+    :data:`MAX_LINE`, :data:`MAX_NESTED` and :data:`MAX_SIZE`."""
+    size = number = 0
     try:
         with gzip.GzipFile(fileobj=stream, mode="rb") as packed:
-            for number, raw in enumerate(io.TextIOWrapper(packed, encoding="utf-8"), start=1):
+            while raw := packed.readline(MAX_LINE + 1):
+                number += 1
+                size += len(raw)
+                if size > MAX_SIZE:
+                    raise BackupError(Message("restore.too_big", mib=MAX_SIZE >> 20))
+                if raw.endswith(b"\n"):
+                    raw = raw[:-1]
+                elif len(raw) > MAX_LINE:
+                    raise BackupError(Message("restore.long_line", number=number,
+                                              mib=MAX_LINE >> 20))
+                line = raw.decode()
+                if _too_nested(line):
+                    raise BackupError(Message("restore.nested", number=number,
+                                              limit=MAX_NESTED))
                 try:
-                    yield raw.rstrip("\n"), json.loads(raw)
+                    item = json.loads(line)
                 except ValueError:
                     raise BackupError(Message("restore.line", number=number)) from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+                yield raw, item
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise BackupError(Message("restore.unreadable", error=exc)) from None
 
 
@@ -226,23 +277,26 @@ class _Restore:
         self.digests: dict[str, Any] = {}
         self.refused: Message | None = None  # the first problem: reading goes on for the digests
 
-    def start_table(self, item: dict[str, Any], raw: str) -> None:
+    def start_table(self, item: dict[str, Any], raw: bytes) -> None:
         self.flush()
-        table = self.tables.get(item.get("table", ""))
+        name = item.get("table")
+        table = self.tables.get(name) if isinstance(name, str) else None
         if table is None:
-            raise BackupError(Message("restore.unknown_table", table=repr(item.get("table"))))
+            raise BackupError(Message("restore.unknown_table", table=_shown(name)))
+        if table.name in self.digests:  # (a second part would have the digest to itself)
+            raise BackupError(Message("restore.table_twice", table=table.name))
         columns = item.get("columns")
         if not isinstance(columns, list) or set(columns) != {c.name for c in table.columns} \
                 or len(columns) != len(table.columns):
             raise BackupError(Message("restore.columns", table=table.name))
         self.table, self.in_table = table, 0
         self.readers = [(name, _reader(table.columns[name])) for name in columns]
-        self.digests[table.name] = hashlib.sha256(raw.encode())
+        self.digests[table.name] = hashlib.sha256(raw)
 
-    def row(self, item: list[Any], raw: str) -> None:
+    def row(self, item: list[Any], raw: bytes) -> None:
         if self.table is None or len(item) != len(self.readers):
             raise BackupError(Message("restore.row_fit"))
-        self.digests[self.table.name].update(raw.encode())
+        self.digests[self.table.name].update(raw)
         self.rows += 1
         self.in_table += 1
         if self.refused:
@@ -299,14 +353,12 @@ class _Restore:
             return Message("restore.where", table=self.table.name, row=number)
         return Message("restore.where_id", table=self.table.name, row=number, id=_shown(key))
 
-    def changed(self, footer: dict[str, Any]) -> str | Message | None:
-        """The first table whose lines differ from the digest made with them, if any."""
-        kept = footer.get("sha256")
-        if not isinstance(kept, dict):
-            return Message("restore.footer") if "sha256" in footer else None
+    def changed(self, kept: dict[str, Any]) -> str | None:
+        """The first table whose lines differ from the digest made with them, or that the
+        backup leaves out (every backup has every table, however empty), if any."""
         for name in self.tables:
             made = self.digests.get(name)
-            if kept.get(name) != (made.hexdigest() if made else None):
+            if made is None or kept.get(name) != made.hexdigest():
                 return name
         return None
 
@@ -326,12 +378,14 @@ def restore(stream: IO[bytes]) -> int:
     header = first[1] if first else None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise BackupError(Message("restore.not_backup"))
-    if header.get("version") not in READS:
-        raise BackupError(Message("restore.version", version=repr(header.get("version")),
+    if header.get("version") != VERSION:
+        raise BackupError(Message("restore.version", version=_shown(header.get("version")),
                                   reads=VERSION))
     here = schema_revision()
     if header.get("schema") != here:
-        raise BackupError(Message("restore.schema", made=header.get("schema"), here=here))
+        made = header.get("schema")
+        raise BackupError(Message("restore.schema", here=here, made=made if isinstance(
+            made, str) and made.isprintable() and len(made) <= 40 else _shown(made)))
     work = _Restore()
     for name, each in work.tables.items():
         if db.session.scalar(select(func.count()).select_from(each)):
@@ -350,15 +404,19 @@ def restore(stream: IO[bytes]) -> int:
                 raise BackupError(Message("restore.damaged"))
         if footer is None:
             raise BackupError(Message("restore.cut"))
+        kept = footer.get("sha256")
+        if not isinstance(kept, dict):
+            raise BackupError(Message("restore.no_digest"))
         if footer.get("rows") != work.rows:
-            raise BackupError(Message("restore.rows", said=footer.get("rows"), rows=work.rows))
+            raise BackupError(Message("restore.rows", said=_shown(footer.get("rows")),
+                                      rows=work.rows))
         work.flush()
-        changed = work.changed(footer) if header.get("version") != 1 else None
+        changed = work.changed(kept)
         problem = work.refused or _checked()
         if problem is None and changed is not None:
             problem = Message("restore.table_changed", table=changed)
         if problem is not None:
-            raise BackupError(_refusal(problem, changed, header.get("version") != 1))
+            raise BackupError(_refusal(problem, changed))
         _reset_sequences()
         db.session.commit()
     except BaseException:
@@ -380,11 +438,8 @@ def _checked() -> str | Message | None:
     return found[0].replace("\n", " ") if found else None
 
 
-def _refusal(problem: str | Message, changed: str | Message | None, digested: bool
-             ) -> Message:
-    if not digested:
-        why = Message("restore.why.old")
-    elif changed is not None:
+def _refusal(problem: str | Message, changed: str | None) -> Message:
+    if changed is not None:
         why = Message("restore.why.changed", table=changed)
     else:
         why = Message("restore.why.inconsistent")
