@@ -27,7 +27,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from .http import headers as security
 
     app = Flask(__name__, instance_relative_config=True,
-                template_folder=os.path.join(HERE, os.pardir, "templates"),
+                instance_path=str(_config.instance_folder()),
+                template_folder=str(_config.resource_folder("templates")),
                 static_folder=os.path.join(HERE, "static"))
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the documented order
     os.makedirs(app.instance_path, exist_ok=True)
@@ -46,7 +47,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         storage.configure(db.engine)
     storage.write_requests(app)
     storage.read_requests(app)
-    migrate.init_app(app, db, directory=os.path.join(HERE, os.pardir, "migrations"),
+    migrate.init_app(app, db, directory=str(_config.resource_folder("migrations")),
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
     login_manager.init_app(app)

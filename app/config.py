@@ -12,6 +12,30 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+PACKAGE = Path(__file__).resolve().parent
+#: A clone of the repository (not an installed wheel): its pyproject.toml beside the package.
+IN_A_CLONE = (PACKAGE.parent / "pyproject.toml").is_file()
+
+
+def resource_folder(name: str) -> Path:
+    """The app's folder ``name`` (``templates``, ``migrations``, ``translations``): the
+    clone's top-level folder, or inside the package once installed from a wheel (setup.py
+    puts them there)."""
+    return PACKAGE.parent / name if IN_A_CLONE else PACKAGE / name
+
+
+def instance_folder() -> Path:
+    """Where the SQLite file and the made secret key live: ``TONK_HOME`` if set; else in a
+    clone its ``instance/`` folder; else (an installed wheel) the platform's data folder,
+    ``$XDG_DATA_HOME/tonk-tally`` (``~/.local/share/tonk-tally``)."""
+    home = os.environ.get("TONK_HOME", "").strip()
+    if home:
+        return Path(home).expanduser().resolve()
+    if IN_A_CLONE:
+        return PACKAGE.parent / "instance"
+    data = os.environ.get("XDG_DATA_HOME", "").strip() or str(Path.home() / ".local" / "share")
+    return Path(data) / "tonk-tally"
+
 
 def database_url(instance_path: str) -> str:
     """``DATABASE_URL`` if set (``postgres://`` and ``postgresql://`` use psycopg 3), else a
@@ -85,8 +109,7 @@ def defaults(instance_path: str) -> dict[str, Any]:
         "BABEL_DEFAULT_LOCALE": "en",
         "LANGUAGES": ["en", "de", "ja"],
         # The compiled catalogues (committed; bash scripts/i18n.sh makes them again).
-        "BABEL_TRANSLATION_DIRECTORIES": str(Path(__file__).resolve().parent.parent
-                                             / "translations"),
+        "BABEL_TRANSLATION_DIRECTORIES": str(resource_folder("translations")),
         "SESSION_COOKIE_SAMESITE": "Lax",
         "REMEMBER_COOKIE_SAMESITE": "Lax",
     }

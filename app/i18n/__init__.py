@@ -13,11 +13,11 @@ from pathlib import Path
 
 from babel.support import NullTranslations, Translations
 
-from ..config import LOCALE_VARIABLES, locale_settings
+from ..config import LOCALE_VARIABLES, locale_settings, resource_folder
 from ..core.messages import Translator, set_translator, translator_hooked
 
 #: Where the catalogues are: ``translations/<lang>/LC_MESSAGES/messages.{po,mo}``.
-TRANSLATIONS = Path(__file__).resolve().parent.parent.parent / "translations"
+TRANSLATIONS = resource_folder("translations")
 #: The app's languages, English (the source) first.
 LANGUAGES = ("en", "de", "ja")
 
