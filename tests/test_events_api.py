@@ -304,3 +304,22 @@ def test_a_table_records_no_more_hands_than_its_round_allows(api):
     assert {s["player"]: s["total"] for s in standings} == {"Ann": "6", "Bob": "0",
                                                              "Cy": "-6"}
     api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+
+
+def test_tonk_check_finds_a_table_past_its_rounds_hands(db_app, api, monkeypatch):
+    """A table that counts more hands than its round allows (stored before the ledger
+    refused them, or by a path that forgot to ask) is a problem `tonk check` names."""
+    from app.services.sessions import ledger
+    from tests.helpers import stored_problems
+
+    eid = new_event(api, table_size=3, rounds=1, hands_per_round=1)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"][0]
+    play(api, table, ["Ann"])
+    monkeypatch.setattr(ledger, "hand_limits", [])  # as before the limit was kept
+    play(api, table, ["Bob"])
+    assert stored_problems(db_app) == [
+        f"event {eid} (Malone Open): table 1 of round 1 counts 2 hands, more than the "
+        "round's 1"]
+    api.ok("DELETE", f"/sessions/{table['session']}/hands/2", {"reason": "one too many"})
+    assert stored_problems(db_app) == []
