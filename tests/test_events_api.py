@@ -101,15 +101,16 @@ def test_an_event_of_three_rounds(api):
 
 
 def test_a_two_way_tie_for_second_shares_the_second_and_third_prizes(api):
-    eid = new_event(api, rounds=1, hands_per_round=1, house_share="0.1",
+    eid = new_event(api, rounds=1, hands_per_round=2, house_share="0.1",
                     tie_breaks=["fewest_caught"])["id"]
     check_in_all(api, eid, ["Ann", "Bob", "Cy", "Dee"])
     api.ok("POST", f"/events/{eid}/players", {"name": "Eve", "paid": False})
     table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"]
     assert [len(t["players"]) for t in table] == [3, 2]
-    # Table 1: its first player wins twice; table 2: nobody wins (a dead hand).
+    # Table 1: its first player wins twice; table 2: nobody wins (two dead hands).
     play(api, table[0], [table[0]["players"][0]] * 2)
-    api.ok("POST", f"/sessions/{table[1]['session']}/hands", {"end": {"kind": "dead"}}, 201)
+    for _ in range(2):
+        api.ok("POST", f"/sessions/{table[1]['session']}/hands", {"end": {"kind": "dead"}}, 201)
     api.ok("POST", f"/events/{eid}/rounds/1/close", {})
     standings = api.ok("GET", f"/events/{eid}/standings")
     assert standings["tie_breaks"] == ["fewest hands caught"]
@@ -267,3 +268,58 @@ def test_a_draw_that_fails_half_way_leaves_no_round_and_no_table(db_app, api, mo
         assert db.session.scalar(select(func.count()).select_from(GameSession)) == 0
     monkeypatch.setattr(rounds, "start_session", real)
     assert len(api.ok("POST", f"/events/{eid}/rounds", {"seed": 3}, 201)["tables"]) == 2
+
+
+def test_a_table_records_no_more_hands_than_its_round_allows(api):
+    """Issue 31: after 3 of 3 hands a 4th was taken and counted. Now it is refused (409,
+    nothing stored); corrections and voids within the round still work, a void hand leaves
+    room for one more, and a void hand cannot be corrected back past the limit."""
+    eid = new_event(api, table_size=3, rounds=1, hands_per_round=3)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"][0]
+    hands = f"/sessions/{table['session']}/hands"
+    play(api, table, ["Ann", "Bob", "Cy"])
+    assert api.ok("GET", f"/events/{eid}")["rounds_played"][0]["tables"][0]["done"]
+    api_error(api("POST", hands, tonk("Ann")), 409, "round",
+              "this table has played every hand of its round (hands per round: 3)")
+    api_error(api("POST", hands, {"end": {"kind": "dead"}}), 409, "round", "every hand")
+    session = api.ok("GET", f"/sessions/{table['session']}")
+    assert (session["hands"], session["voided_hands"]) == (3, 0)
+
+    # Within the round: a correction, then a void, which leaves room for one more hand.
+    api.ok("PUT", f"{hands}/3", {**tonk("Ann"), "reason": "it was Ann"})
+    api.ok("DELETE", f"{hands}/2", {"reason": "misdeal"})
+    assert api.ok("POST", hands, tonk("Ann"), 201)["number"] == 4
+    api_error(api("POST", hands, tonk("Ann")), 409, "round", "every hand")
+    # Hand 2 corrected would count again: a 4th.
+    api_error(api("PUT", f"{hands}/2", {**tonk("Bob"), "reason": "not a misdeal"}), 409,
+              "round", "hand 2 is void")
+    assert api.ok("GET", f"{hands}/2")["voided"]
+    api.ok("DELETE", f"{hands}/4", {"reason": "wrong table"})
+    api.ok("PUT", f"{hands}/2", {**tonk("Bob"), "reason": "not a misdeal"})
+
+    standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
+    assert [s["hands"] for s in standings] == [3, 3, 3]
+    # Ann won hands 1 and 3, Bob hand 2: +4 +4 -2 for Ann.
+    assert {s["player"]: s["total"] for s in standings} == {"Ann": "6", "Bob": "0",
+                                                             "Cy": "-6"}
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+
+
+def test_tonk_check_finds_a_table_past_its_rounds_hands(db_app, api, monkeypatch):
+    """A table that counts more hands than its round allows (stored before the ledger
+    refused them, or by a path that forgot to ask) is a problem `tonk check` names."""
+    from app.services.sessions import ledger
+    from tests.helpers import stored_problems
+
+    eid = new_event(api, table_size=3, rounds=1, hands_per_round=1)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"][0]
+    play(api, table, ["Ann"])
+    monkeypatch.setattr(ledger, "hand_limits", [])  # as before the limit was kept
+    play(api, table, ["Bob"])
+    assert stored_problems(db_app) == [
+        f"event {eid} (Malone Open): table 1 of round 1 counts 2 hands, more than the "
+        "round's 1"]
+    api.ok("DELETE", f"/sessions/{table['session']}/hands/2", {"reason": "one too many"})
+    assert stored_problems(db_app) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.db.models import HandVersion
 from app.extensions import db
-from tests.helpers import api_error
+from tests.helpers import api_error, shown_beside
 
 
 def _event(api, players=("Ann", "Bob", "Cy", "Dee", "Eve")):
@@ -76,3 +76,97 @@ def test_a_replaced_link_and_a_closed_round_record_nothing(db_app, api):
     assert resp.status_code == 409 and "round 1 is closed" in resp.get_data(as_text=True)
     assert api.ok("GET", f"/sessions/{tables[0]['session']}/ledger")["hands"] == 0
     api_error(api("POST", f"/events/{eid}/rounds/1/tables/9/link"), 404, "table", "no table 9")
+
+
+def _full_table(api, hands_per_round=2):
+    """One table of three (Ann, Bob, Cy) in a round of ``hands_per_round`` hands."""
+    eid = api.ok("POST", "/events", {"name": "Cup", "table_size": 3, "rounds": 1,
+                                     "hands_per_round": hands_per_round}, 201)["id"]
+    for name in ("Ann", "Bob", "Cy"):
+        api.ok("POST", f"/events/{eid}/players", {"name": name})
+    return eid, api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"][0]
+
+
+def test_a_table_that_has_played_its_rounds_hands_records_no_more(db_app, api):
+    """Issue 31: after 2 of 2 hands the link still offered "Record hand" and took a 3rd.
+    Now the page says the round's hands are played, the form is not offered, a form sent
+    anyway is refused beside it, and corrections and voids still work."""
+    _eid, table = _full_table(api)
+    phone = db_app.test_client()
+    link = table["link"]
+    for _ in range(2):
+        assert 'id="record-hand"' in phone.get(link).get_data(as_text=True)
+        assert phone.post(link + "/hands/new", data={"kind": "dead"}).status_code == 302
+    page = phone.get(link).get_data(as_text=True)
+    assert 'id="record-hand"' not in page and "+ Record hand" not in page
+    assert "The hands of this round are all played: the table waits for the director" in page
+    assert "2 of 2 hands played" in page
+    asked = phone.get(link + "/hands/new")  # an old bookmark, or the back button
+    assert asked.status_code == 302 and asked.location.endswith(link)
+    sent = phone.post(link + "/hands/new", data={"kind": "tonk_out", "player": "Ann"})
+    shown_beside(sent, "form", "this table has played every hand of its round (hands per "
+                 "round: 2): no more can be recorded, but its hands can still be corrected or "
+                 "voided")
+    assert api.ok("GET", f"/sessions/{table['session']}/ledger")["hands"] == 2
+
+    # Corrections and voids within the round: a void leaves room for one more hand.
+    assert phone.post(link + "/hands/2/correct", data={
+        "kind": "tonk_out", "player": "Ann", "reason": "Ann went out", "version": "1",
+    }).status_code == 302
+    assert phone.post(link + "/hands/1/void", data={"reason": "misdeal",
+                                                    "version": "1"}).status_code == 302
+    assert 'id="record-hand"' in phone.get(link).get_data(as_text=True)
+    assert phone.post(link + "/hands/new", data={"kind": "dead"}).status_code == 302
+    shown_beside(phone.post(link + "/hands/1/correct", data={
+        "kind": "dead", "reason": "no misdeal", "version": "2"}), "form",
+        "hand 1 is void, and this table has played every hand of its round without it (hands "
+        "per round: 2): it cannot count again")
+    ledger = api.ok("GET", f"/sessions/{table['session']}/ledger")
+    assert ledger["hands"] == 2 and ledger["totals"]["Ann"] == "4"
+
+    # The director's own record form of the table's session refuses it too.
+    director = db_app.test_client()
+    director.post("/signin", data={"email": "ann@example.com", "password": "correct horse"})
+    asked = director.get(f"/sessions/{table['session']}/hands/new")
+    assert asked.status_code == 302
+    assert "hands per round: 2" in director.get(asked.location).get_data(as_text=True)
+
+
+def test_two_phones_saving_the_last_hand_at_once_store_one(db_app, api):
+    """The count is checked under the session's lock: both requests wait for it (held
+    here by another connection), then one is stored and the other refused."""
+    import threading
+    import time
+
+    import sqlalchemy as sa
+
+    _eid, table = _full_table(api, hands_per_round=1)
+    url = db_app.config["SQLALCHEMY_DATABASE_URI"]
+    holder = sa.create_engine(url)
+    answers: list[int] = []
+    start = threading.Barrier(3)
+
+    def save() -> None:
+        phone = db_app.test_client()
+        start.wait(10)
+        answers.append(phone.post(table["link"] + "/hands/new",
+                                  data={"kind": "dead"}).status_code)
+
+    with holder.connect() as conn:
+        if url.startswith("sqlite"):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")  # the one write lock
+        else:
+            conn.execute(sa.text("BEGIN"))
+            conn.execute(sa.text("SELECT id FROM game_sessions WHERE id = :i FOR UPDATE"),
+                         {"i": table["session"]})
+        threads = [threading.Thread(target=save) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        start.wait(10)
+        time.sleep(0.5)  # both are past reading the link, waiting for the lock
+        conn.rollback()
+    for thread in threads:
+        thread.join(20)
+    holder.dispose()
+    assert sorted(answers) == [302, 422]
+    assert api.ok("GET", f"/sessions/{table['session']}/ledger")["hands"] == 1

@@ -88,3 +88,30 @@ def test_the_board_and_a_players_view_need_no_account_and_follow(client):
     assert tv.get(board + "/players/Zed").status_code == 404
     assert tv.get("/board/nothing").status_code == 404
     assert tv.get(f"/events/{eid}").status_code == 302  # the director's page needs the account
+
+
+def test_check_in_starts_with_the_fee_not_paid(client):
+    """Issue 31: "Fee paid" started ticked, so a player checked in without looking counted
+    as paid and the pool held a fee nobody handed over. It starts unticked; a check-in sent
+    without the box is not paid and the pool leaves it out."""
+    sign_up(client)
+    eid = _new_event(client)
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    box = matched(r'<input type="checkbox" name="paid"[^>]*>', page).group(0)
+    assert 'id="paid"' in box and "checked" not in box
+    assert client.post(f"/events/{eid}/players", data={"name": "Ann", "paid": "1"}
+                       ).status_code == 302
+    assert client.post(f"/events/{eid}/players", data={"name": "Bob"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    players = matched(r'<ul class="players" id="players">(.*?)</ul>', page, re.S).group(1)
+    ann, bob = players.split("<li")[1:3]
+    assert "Ann" in ann and ">paid<" in ann
+    assert "Bob" in bob and ">not paid<" in bob
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Fees paid $10.00, house $0.00: pool $10.00" in page
+    # Shown again after a refusal, the box keeps what was ticked.
+    again = client.post(f"/events/{eid}/players", data={"name": "bob", "paid": "1"})
+    assert again.status_code == 422
+    ticked = matched(r'<input type="checkbox" name="paid"[^>]*>', again.get_data(as_text=True))
+    assert "checked" in ticked.group(0)

@@ -79,6 +79,7 @@ SESSION_ERRORS = {
     "404": answer("No such session or hand for this account.", "Error"),
     "409": answer("The session is closed; or the hand is no longer at the version the "
                    "request names (the answer's current says who changed it, and when); or "
+                   "a tournament table has played its round's hands (field: round); or "
                    "the first request with this Idempotency-Key is still under way.", "Error"),
     "503": answer("The database cannot take the change now (busy, read-only, disk full): "
                    "nothing was changed; try again after Retry-After seconds.", "Error"),

@@ -506,6 +506,10 @@ CATALOGUE: dict[str, str] = {
     "change.of_hand": "hand {number}: {error}",
     "change.version": "the version must be a whole number, not {value}",
     "hand.not_found": "there is no hand {number} in this session",
+    "hand.limit": "this table has played every hand of its round (hands per round: {most}): "
+                  "no more can be recorded, but its hands can still be corrected or voided",
+    "hand.limit_restore": "hand {number} is void, and this table has played every hand of its "
+                          "round without it (hands per round: {most}): it cannot count again",
     "league.already_admin": "{address} already runs this league",
     "league.member_twice": "{name} is already a member of this league",
     "league.no_account": "there is no account with the email {address}: they sign up first",

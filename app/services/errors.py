@@ -36,6 +36,10 @@ class VersionConflictError(LedgerError):
         self.hand, self.expected = hand, expected
 
 
+class HandLimitError(LedgerError):
+    """The session has counted all the hands it may (a tournament table, its round's)."""
+
+
 class NotEmptyError(LedgerError):
     """The session holds hands or payments: archive it instead of deleting it."""
 
@@ -60,6 +64,7 @@ STATUS: tuple[tuple[type[TonkError], int], ...] = (
     (VersionConflictError, 409),
     (InProgressError, 409),
     (NotEmptyError, 409),
+    (HandLimitError, 409),
     (EventConflictError, 409),
 )
 

@@ -31,12 +31,13 @@ from werkzeug.http import quote_etag
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
-from ..services.errors import SessionClosedError, VersionConflictError
+from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions import (
     Stamp,
     StateCache,
     change_rules,
+    check_room,
     correct_hand,
     create_session,
     get_hand,
@@ -140,6 +141,18 @@ def closed(exc: SessionClosedError) -> ResponseReturnValue:
     session_id = (request.view_args or {}).get("session_id")
     return redirect(url_for(".session", session_id=session_id) if session_id
                     else url_for(".index"))
+
+
+@bp.errorhandler(HandLimitError)
+def hands_played(exc: HandLimitError) -> ResponseReturnValue:
+    """The record form of a table that has played its round's hands: back to the table's
+    link, which says so, or to the session, told why (a form sent all the same shows the
+    refusal beside it)."""
+    args = request.view_args or {}
+    if "token" in args:
+        return redirect(url_for(".keeper", token=args["token"]))
+    flash(exc.message, "error")
+    return redirect(url_for(".session", session_id=args.get("session_id")))
 
 
 # -- home and new sessions -------------------------------------------------------------------
@@ -421,6 +434,8 @@ def record_view(gs: GameSession, author: Author, back: str,
     rules = session_rules(gs)
     values = HandValues(dealer=gs.dealer)
     errors: Errors = {}
+    if request.method == "GET":
+        check_room(gs)  # a table that has played its round's hands is not offered the form
     if request.method == "POST":
         values, errors, hand, _exc = save_hand(gs, rules,
                                                lambda data: record_hand(gs, author, data))

@@ -57,11 +57,14 @@ def test_tournament_day(live_server, browser, page, shot):
     page.wait_for_url(re.compile(r"/events/\d+$"))
     director = page.url
 
-    for name in PLAYERS:  # check-in, each fee paid
+    for name in PLAYERS:  # check-in, each fee paid: the box starts unticked (issue 31)
         page.fill("#name", name)
+        assert not page.is_checked("#paid")
+        page.check("#paid")
         page.get_by_role("button", name="Check in", exact=True).click()
         page.wait_for_url(director)
     assert page.locator("#players li").count() == 10
+    assert page.locator("#players .badge.paid").count() == 10
     assert "10 players for the next draw" in page.inner_text("main")
     page.fill("#seed", "24")
     page.get_by_role("button", name="Draw the tables").click()
@@ -96,6 +99,9 @@ def test_tournament_day(live_server, browser, page, shot):
     for phone, (_players, link) in zip(phones, tables, strict=True):
         while "2 of 2 hands played" not in phone.inner_text("#hands-count"):
             _record(phone, link, "dead")
+        # The round's hands are played: no "Record hand", the table waits (issue 31).
+        assert phone.locator("#record-hand").count() == 0
+        assert "waits for the director" in phone.inner_text("#round-played")
     shot("03-table-phone", phones[0])
 
     _close_and_draw(page, director, 1)

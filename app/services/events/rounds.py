@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from ...core.draw import draw_round, pairs_of
@@ -24,7 +24,13 @@ from ...db.ids import MAX_ID
 from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import EventConflictError, EventError
-from ..sessions import close_session, counted_hands, new_share_token, start_session
+from ..sessions import (
+    close_session,
+    counted_hands,
+    hand_limits,
+    new_share_token,
+    start_session,
+)
 from .setup import EventNotFoundError, active_players, event_rules, locked
 from .standings import seated_at, standings_of
 
@@ -106,8 +112,29 @@ def session_stake_of(event: Event) -> Decimal:
 
 
 def table_done(event: Event, table: EventTable) -> bool:
-    """Whether the table has played the round's hands."""
+    """Whether the table has played the round's hands (and can record no more)."""
     return counted_hands(table.session) >= event.hands_per_round
+
+
+#: A table's round's hands, by the table's session: a plain statement built once (asked
+#: before every hand any session records; a session that is no table finds no row).
+_EVENTS, _ROUNDS, _TABLES = Event.__table__, EventRound.__table__, EventTable.__table__
+_ROUND_LIMIT = (select(_EVENTS.c.hands_per_round)
+                .join(_ROUNDS, _ROUNDS.c.event_id == _EVENTS.c.id)
+                .join(_TABLES, _TABLES.c.round_id == _ROUNDS.c.id)
+                .where(_TABLES.c.session_id == bindparam("session_id")))
+
+
+def round_limit(gs: GameSession) -> int | None:
+    """The hands a tournament table's round allows it (None: ``gs`` is no table): asked by
+    the ledger under the session's lock before a hand would count (its hook
+    :data:`~app.services.sessions.ledger.hand_limits`), on every path that records."""
+    most: int | None = db.session.connection().execute(
+        _ROUND_LIMIT, {"session_id": gs.id}).scalar()
+    return most
+
+
+hand_limits.append(round_limit)
 
 
 def close_round(event: Event, number: Any, force: Any = False) -> EventRound:

@@ -43,11 +43,14 @@ from .inputs import (
 )
 from .ledger import (
     change_rules,
+    check_room,
     close_session,
     correct_hand,
     counted_hands,
     create_session,
     get_hand,
+    hand_limit,
+    hand_limits,
     history,
     known_player_names,
     ledger_of,
@@ -75,10 +78,11 @@ from .settleup import Ledger, Payment, keep_plan, remaining
 
 __all__ = [
     "MAX_SESSION_NAME", "Debt", "Ledger", "Payment", "Stamp", "StateCache",
-    "archived_sessions_of", "change_rules", "change_seats", "close_session", "correct_hand",
-    "counted_hands", "create_session", "debts_of_session", "delete_session", "dump_pots",
-    "get_hand", "history", "is_league_admin", "keep_plan", "keeps_score", "keeps_score_of",
-    "known_player_names", "last_hands", "ledger_of", "mark_paid", "new_share_token",
+    "archived_sessions_of", "change_rules", "change_seats", "check_room", "close_session",
+    "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
+    "dump_pots", "get_hand", "hand_limit", "hand_limits", "history", "is_league_admin",
+    "keep_plan", "keeps_score", "keeps_score_of", "known_player_names", "last_hands",
+    "ledger_of", "mark_paid", "new_share_token",
     "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
     "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
     "player_names", "pot_totals", "record_hand", "record_payment", "remaining",

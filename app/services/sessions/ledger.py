@@ -73,6 +73,7 @@ from ...db.models import (
 from ...db.storage import begin_write
 from ...extensions import db
 from ..errors import (
+    HandLimitError,
     LedgerError,
     NotFoundError,
     SessionClosedError,
@@ -395,6 +396,31 @@ def check_open(gs: GameSession) -> None:
         raise SessionClosedError(Message("session.closed"))
 
 
+#: Asked for the most hands a session may count (None: no limit): what sets one (a
+#: tournament round's hands per table) hangs here, so the ledger imports nothing above it.
+hand_limits: list[Callable[[GameSession], int | None]] = []
+
+
+def hand_limit(gs: GameSession) -> int | None:
+    """The most hands ``gs`` may count (:data:`hand_limits`), or None. Nothing pending is
+    flushed for it (under the session's lock its row is written once, at commit)."""
+    with db.session.no_autoflush:
+        found = [most for limit in hand_limits if (most := limit(gs)) is not None]
+    return min(found, default=None)
+
+
+def check_room(gs: GameSession, restoring: int | None = None) -> None:
+    """Refuse a hand that would count past the session's limit: a new one, or void hand
+    ``restoring`` corrected back. Checked under the session's lock, so two phones saving the
+    last hand at once get one hand and a refusal."""
+    most = hand_limit(gs)
+    if most is None or counted_hands(gs) < most:
+        return
+    if restoring is None:
+        raise HandLimitError(Message("hand.limit", most=most), "round")
+    raise HandLimitError(Message("hand.limit_restore", number=restoring, most=most), "round")
+
+
 # -- hands -----------------------------------------------------------------------------------
 
 def _nets(gs: GameSession, result: Result) -> list[int]:
@@ -463,6 +489,7 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     by_id, by_name = user.id, user.name  # (read before the lock expires what was loaded)
     gs = locked(gs)
     check_open(gs)
+    check_room(gs)
     with in_english():  # stored in one language; pages show it in the reader's
         core, result, hand_json = _settle_for(gs, data, None)
         result_json = json.dumps(result.to_json())
@@ -493,6 +520,8 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
+    if hand.voided:
+        check_room(gs, restoring=number)
     with in_english():
         _core, result, hand_json = _settle_for(gs, data, hand.data)
         result_json = json.dumps(result.to_json())

@@ -24,8 +24,8 @@ and the test suite after every scenario.
   event is settled by the event's standings instead);
 - an event's rounds run 1, 2, … up to its number of rounds, only the last one open; each
   round seats each of the event's players at most once, only players of the event; a closed
-  round's tables are closed; its tables play the event's scoring in its league; each fee
-  recorded is the event's fee or nothing;
+  round's tables are closed; its tables play the event's scoring in its league and count
+  no more hands than a round allows; each fee recorded is the event's fee or nothing;
 - a player's kept payment handles are what the handles form or API would keep (an IBAN
   with a good checksum, each name as its service writes it).
 
@@ -59,7 +59,15 @@ from ...db.models import (
 )
 from ...extensions import db
 from ..pay import handle_problems
-from ..sessions import dump_pots, remaining, replayed, rules_of, session_rules, trimmed
+from ..sessions import (
+    counted_hands,
+    dump_pots,
+    remaining,
+    replayed,
+    rules_of,
+    session_rules,
+    trimmed,
+)
 
 MAX_LISTED = 200
 Where = Callable[[int], str]  # a session's id → how a problem names it
@@ -399,6 +407,10 @@ def _events() -> Iterator[str]:
                     seen.add(key)
                 if this.closed_at is not None and not gs.is_closed:
                     yield f"{at}: round {this.number} is closed, but table {table.number} not"
+                if counted_hands(gs) > event.hands_per_round:
+                    yield f"{at}: table {table.number} of round {this.number} counts " \
+                          f"{counted_hands(gs)} hands, more than the round's " \
+                          f"{event.hands_per_round}"
                 if session_rules(gs).scoring != scoring or gs.league_id != event.league_id:
                     yield f"{at}: table {table.number} of round {this.number} does not play " \
                           "under the event's scoring and league"
