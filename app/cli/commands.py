@@ -119,12 +119,26 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
         ssl_key=None if keyfile is None else Path(keyfile))
     click.echo("Tonk Tally is at " + "  or  ".join(
         _addresses("https" if certfile else "http", host, port)) + "  (Ctrl+C to stop)")
+    click.echo(_("Its data: %(database)s (the secret key that signs sign-ins in %(folder)s)",
+                 database=_database_shown(app.config["SQLALCHEMY_DATABASE_URI"]),
+                 folder=app.instance_path))
     if host not in ("127.0.0.1", "::1", "localhost") and not (certfile or proxy):
         click.echo(_("Phones reach it over plain HTTP: they can keep score, but they keep "
                      "nothing for a lost signal (a browser gives offline pages only to HTTPS "
                      "sites) and anyone on the network can read what they send. Give "
                      "--certfile and --keyfile, or serve behind --proxy."), err=True)
     server.serve(target_loader=partial(worker_app, transport))
+
+
+def _database_shown(url: str) -> str:
+    """The database as an operator reads it: a SQLite file's path, else the URL without
+    its password."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return str(parsed.database)
+    return parsed.render_as_string(hide_password=True)
 
 
 def worker_app(transport: dict[str, bool], _target: str) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 from babel.support import NullTranslations, Translations
 
