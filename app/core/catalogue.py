@@ -43,7 +43,7 @@ CATALOGUE: dict[str, str] = {
     "scoring.push_ups": "losers are pushed up by the points left in their hands; "
                         "lowest total is best",
     "deck.standard": "the standard 52-card deck",
-    "deck.jokers": "52 cards and two jokers that count 0",
+    "deck.jokers": "52 cards and jokers that count 0",
     "deck.forty": "the forty-card deck, without 8s, 9s and 10s",
     "face_value.ten": "J, Q and K count 10",
     "face_value.rank": "J counts 11, Q 12, K 13; 49 and 50 are then no instant wins on the "
@@ -57,8 +57,11 @@ CATALOGUE: dict[str, str] = {
     "stock_out_tie.draw": "tied lowest counts make a draw",
     # -- what each option means --------------------------------------------------------------
     "option.scoring": "Money, whole points, or push-ups (lowest total wins).",
-    "option.deck": "Standard 52 cards, with two jokers that count 0, or forty cards "
+    "option.deck": "Standard 52 cards, with jokers that count 0, or forty cards "
                    "without 8s, 9s and 10s.",
+    "option.jokers": "How many jokers the deck with jokers holds: two, or more where a table "
+                     "adds them (they count 0, so more of them change the totals a hand can "
+                     "make).",
     "option.face_value": "J, Q, K count 10, or 11, 12 and 13 (then 49 and 50 win nothing "
                          "on the deal).",
     "option.hand_size": "How many cards each player is dealt.",
@@ -70,8 +73,10 @@ CATALOGUE: dict[str, str] = {
                        "the dealer's left wins.",
     "option.tonk_out_pays": "What each player pays for a tonk out (going out without a final "
                             "discard).",
-    "option.tonk_out_by_hits_pays": "What a tonk out by hitting spreads pays, if less than "
-                                    "one by spreading (empty: the same).",
+    "option.tonk_out_by_hits_pays": "What a tonk out pays when any of the last cards was hit "
+                                    "onto a spread already on the table rather than put "
+                                    "down in a new spread of the player's own (empty: the "
+                                    "same as any tonk out).",
     "option.first_turn_spread_pays": "What going out with two spreads on the first turn pays "
                                      "(empty: no special payment).",
     "option.double_double_pays": "What a double-double pays (empty: not played).",
@@ -162,7 +167,7 @@ CATALOGUE: dict[str, str] = {
     # -- rule texts (what each payment is for) ----------------------------------------------
     "rule.deal": "instant win on the deal: {what} pays {pays}",
     "rule.tonk_out": "tonk out pays {pays}",
-    "rule.tonk_out.hits": "tonk out by hitting spreads pays {pays}",
+    "rule.tonk_out.hits": "tonk out with a hit (not every card in new spreads) pays {pays}",
     "rule.tonk_out.first_turn": "two spreads on the first turn pay {pays}",
     "rule.tonk_out.double_double": "double-double pays {pays}",
     "rule.run_out": "run out pays {pays}",
@@ -195,12 +200,23 @@ CATALOGUE: dict[str, str] = {
                                    "at or below the dropper's count",
     "rule.catch.washington.dropper": "Washington State catch: the dropper pays the lowest two "
                                      "per player at the table",
+    # -- how a rule that reads two ways is read (on the house-rule card) ---------------------
+    "reading.tonk_out.hits": "one card hit onto a spread already on the table makes it a tonk "
+                             "out with a hit; only a tonk out whose cards all went down in new "
+                             "spreads of the player's own (pagat's second spread, the "
+                             "encyclopedia's six cards spread) pays the full tonk out",
+    "reading.catch.alt2.dropper": "everyone's stake is one stake for every player but the "
+                                  "lowest, the dropper included: what the lowest would "
+                                  "collect for an ordinary win. With two players that is one "
+                                  "stake, so a caught drop costs no more than an ordinary "
+                                  "loss; for double there, play alternative 1 or the standard "
+                                  "catch",
     # -- explanation sentences ---------------------------------------------------------------
     "explain.sentence": "{text}.",
     "explain.how.spread": "with a spread",
-    "explain.how.hits": "by hitting spreads",
+    "explain.how.hits": "with a hit",
     "explain.how.spread_first_turn": "with a spread on the first turn",
-    "explain.how.hits_first_turn": "by hitting spreads on the first turn",
+    "explain.how.hits_first_turn": "with a hit on the first turn",
     "explain.how.double_double": "with a double-double",
     "explain.tonk_out": "{player} tonked out {how}, without a final discard.",
     "explain.run_out": "{player} ran out, discarding the last card.",
@@ -343,6 +359,8 @@ CATALOGUE: dict[str, str] = {
     # -- errors: house rules -----------------------------------------------------------------
     "rules.not_whole": "{name} must be a whole number from {low} to {high}, not {value}",
     "rules.out_of_range": "{name} must be from {low} to {high}, not {value}",
+    "rules.jokers_without_deck": "{n} jokers need the deck with jokers: choose that deck, "
+                                 "or leave the jokers at {usual}",
     "rules.not_a_choice": "{name} must be one of {choices}, not {value}",
     "rules.deal_wins_not_list": "deal_wins must be a list of instant-win rules",
     "rules.deal_wins_too_many": "deal_wins has at most {n} rules",

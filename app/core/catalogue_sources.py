@@ -26,6 +26,8 @@ SOURCE_TEXTS: dict[str, str] = {
                               "stake by each other player.",
     "source.pagat.hits": "Some tables pay only a single stake for going out by hitting "
                          "spreads.",
+    "source.pagat.single_tonk": "Some tables pay only a single stake for getting rid of all "
+                                "your cards, even with a second spread.",
     "source.pagat.fifty_double": "Some tables pay double for 50 on the deal and single for "
                                  "49; with both dealt, only 50 is paid.",
     "source.pagat.low_deal": "Some tables let a very low initial hand win on the deal (15 or "
