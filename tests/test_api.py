@@ -112,3 +112,18 @@ def test_openapi_document_describes_the_endpoints(open_client):
     assert doc["openapi"].startswith("3.")
     assert {"/api/v1/settle", "/api/v1/transfers"} <= set(doc["paths"])
     assert "pagat" in doc["components"]["schemas"]["Rules"]["oneOf"][0]["enum"]
+
+
+def test_the_number_of_jokers_is_an_option_of_the_api(open_client):
+    """Issue 31: ``jokers`` is documented with the other options, taken by the settle API
+    and refused with its field when the deck has no jokers."""
+    doc = open_client.get("/api/v1/openapi.json").get_json()
+    options = doc["components"]["schemas"]["Rules"]["oneOf"][1]["properties"]
+    assert "jokers" in options and "two, or more" in options["jokers"]["description"]
+    hand = {"rules": {"preset": "chicago", "jokers": 3}, "stake": "1",
+            "players": ["Ann", "Bob", "Cy"], "end": {"kind": "deal"}, "counts": {"Ann": 2}}
+    resp = post(open_client, "/api/v1/settle", hand)
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["net"]["Ann"] == "4.00"
+    resp = post(open_client, "/api/v1/settle", {**hand, "rules": {"jokers": 3}})
+    assert resp.status_code == 422 and resp.get_json()["field"] == "rules.jokers"

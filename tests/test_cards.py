@@ -7,6 +7,7 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from markupsafe import escape
 
 from app.core import PRESETS, resolve_rules
 from app.core.card import dropped_pagat_rules, payment_keys, rule_card
@@ -114,3 +115,46 @@ def test_a_leagues_page_links_its_card(client):
     link = matched(r'href="([^"]*)" id="card-link"', page).group(1)
     assert urlsplit(link).path == "/rules/dc"
     assert client.get(link).status_code == 200
+
+
+def test_the_push_ups_card_says_how_a_tied_stock_out_is_settled(open_client):
+    """Issue 31: the push-ups card hid ``stock_out_tie``, which decides who is pushed up
+    (Ann 5, Bob 5, Cy 20: all paid pushes Cy 20, a draw pushes nobody)."""
+    page = open_client.get("/rules/push_ups").get_data(as_text=True)
+    assert "Tied stock out" in page and "tied lowest counts are all paid" in page
+    draw = open_client.get("/rules/push_ups?rules=" + encode_data({"stock_out_tie": "draw"}))
+    assert "tied lowest counts make a draw" in draw.get_data(as_text=True)
+
+
+def test_a_card_says_how_many_jokers_when_the_deck_has_them(open_client):
+    assert "Jokers in the deck" not in open_client.get("/rules/pagat").get_data(as_text=True)
+    usual = open_client.get("/rules/wikipedia").get_data(as_text=True)
+    row = matched(r"<dt>Jokers in the deck</dt><dd>(.*?)</dd>", usual).group(1)
+    assert row.strip() == "2"
+    three = open_client.get("/rules/wikipedia?rules=" + encode_data({"jokers": 3}))
+    row = matched(r"<dt>Jokers in the deck</dt><dd>(.*?)</dd>",
+                  three.get_data(as_text=True)).group(1)
+    assert row.startswith("3") and "not as pagat" in row
+
+
+@pytest.mark.parametrize("changes, key, words", [
+    ({"catch": "alt2"}, "catch.alt2.dropper",
+     "With two players that is one stake, so a caught drop costs no more than an ordinary "
+     "loss"),
+    ({"tonk_out_by_hits_pays": 1}, "tonk_out.hits",
+     "one card hit onto a spread already on the table makes it a tonk out with a hit"),
+])
+def test_a_rule_the_texts_leave_open_says_how_it_is_read(open_client, changes, key, words):
+    """Issue 31: alternative 2's "everyone's stake" and the tonk out by hitting read two
+    ways; the card says which reading settles and why, under the rule."""
+    rules = resolve_rules({"preset": "pagat", **changes})
+    line = next(line for line in rule_card(rules) if line.key == key)
+    assert line.reading is not None and words in str(line.reading)
+    page = open_client.get("/rules/pagat?rules=" + encode_data(changes)).get_data(
+        as_text=True)
+    assert "How Tonk Tally reads it:" in page
+    assert str(escape(words)) in page
+    assert all(line.reading is None for line in rule_card(PRESETS["pagat"].rules))
+    german = open_client.get("/rules/pagat?rules=" + encode_data(changes),
+                             headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "So liest Tonk Tally die Regel:" in german

@@ -134,6 +134,30 @@ def test_a_session_round_trip_and_the_ledger_goes_on_from_there(db_app):
         assert len(ledger.history(ledger.get_hand(imported, 2))) == 1
 
 
+def test_a_tables_own_number_of_jokers_goes_out_and_comes_back(db_app):
+    """Issue 31: ``jokers`` is stored with the rules' JSON, so export and import keep it,
+    and the imported session still takes a hand with the third joker."""
+    with db_app.app_context():
+        owner = user()
+        rules = {"preset": "wikipedia", "jokers": 3}
+        gs = ledger.create_session(owner, name="Jokers", players=["Ann", "Bob"], stake="1",
+                                   rules=rules)
+        third = {"end": {"kind": "drop", "player": "Ann"},
+                 "cards": {"Ann": ["JOKER", "JOKER"], "Bob": ["JOKER", "5S"]}}
+        ledger.record_hand(gs, owner, third)
+        text = document(exchange.export_session(gs))
+        assert '"jokers": 3' in text or '"jokers":3' in text
+        before = snapshot()
+        wipe(db_app)
+        owner = user()
+        assert importing(text, owner).ok
+        assert snapshot() == before
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None
+        assert json.loads(imported.rules_json) == rules
+        assert ledger.record_hand(imported, owner, third).number == 2
+
+
 def test_importing_the_same_file_twice_adds_nothing_twice(db_app):
     with db_app.app_context():
         owner = user()

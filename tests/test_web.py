@@ -327,6 +327,37 @@ def test_special_tonk_outs_and_five_face_cards(db_app):
     assert stored_hand(db_app, rushville)[1]["winners"] == ["Cy"]
 
 
+def test_a_tables_jokers_and_a_tonk_out_with_a_hit_through_the_forms(db_app):
+    """Issue 31: a table with three jokers records a hand holding the third; the form asks a
+    tonk out's last cards the way the rules tell them apart (any hit, or all in new spreads
+    of one's own) and pays a hit single; a number of jokers without their deck is refused
+    beside its field with the core's words."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, preset="wikipedia",
+                **{"opt-jokers": "3", "opt-tonk_out_by_hits_pays": "1"})
+    page = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    assert "How did their last cards go down?" in page
+    assert "All in new spreads of their own" in page
+    assert "At least one hit onto a spread on the table" in page
+    found = re.search(r'id="hand-config">(.*?)</script>', page, re.S)
+    assert found is not None
+    assert [c for c, _ in json.loads(found.group(1))["deck"]].count("JOKER") == 3
+    resp = record(client, sid, kind="tonk_out", player="Ann", method="hits")
+    assert resp.status_code == 302, errors_of(resp)
+    assert stored_hand(db_app, sid)[1]["net"]["Ann"] == "0.50"  # single: 2 × 0.25
+    resp = record(client, sid, kind="drop", player="Ann", **{
+        "cards-0": "JOKER JOKER 3H", "cards-1": "joker 5S", "count-2": "20"})
+    assert resp.status_code == 302, errors_of(resp)
+    assert stored_hand(db_app, sid, 2)[1]["winners"] == ["Ann"]
+    rules_page = client.get(f"/sessions/{sid}/rules").get_data(as_text=True)
+    assert 'name="opt-jokers"' in rules_page and "Jokers in the deck" in rules_page
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "pagat", "opt-jokers": "3"})
+    assert resp.status_code == 422
+    shown_beside(resp, "opt-jokers", ledger_says(db_app, sid, lambda gs, user: ledger.change_rules(
+        gs, user, rules={"preset": "pagat", "jokers": 3})))
+
+
 def test_push_ups_need_every_losers_count(db_app):
     client = db_app.test_client()
     sign_up(client)

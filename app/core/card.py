@@ -17,19 +17,27 @@ from .settle import rule_text
 from .sources import Source, source_of
 
 #: The options that set the game up rather than pay anyone, shown as "what: value".
-SETUP_OPTIONS = ("scoring", "deck", "face_value", "hand_size", "deal_conflict", "deal_tie",
-                 "stock_out_tie")
+SETUP_OPTIONS = ("scoring", "deck", "jokers", "face_value", "hand_size", "deal_conflict",
+                 "deal_tie", "stock_out_tie")
+
+
+#: Rules whose texts can be read two ways, with the reading the app settles by and why
+#: (``reading.*``), said on the card under the rule.
+READINGS: dict[str, Message] = {key: Message(f"reading.{key}") for key in
+                                ("tonk_out.hits", "catch.alt2.dropper")}
 
 
 @dataclass(frozen=True, slots=True)
 class CardLine:
     """One payment rule of a card: ``key`` as in a payment (``tonk_out``, ``deal.0``,
-    ``catch.alt3.dropper``), its words, its source, and whether pagat says otherwise."""
+    ``catch.alt3.dropper``), its words, its source, whether pagat says otherwise, and how the
+    app reads the text where it can be read two ways (:data:`READINGS`)."""
 
     key: str
     text: Message
     source: Source
     differs: bool
+    reading: Message | None = None
 
 
 def payment_keys(rules: Rules) -> list[str]:
@@ -66,7 +74,7 @@ def rule_card(rules: Rules) -> list[CardLine]:
     and source (pagat's own card marks nothing)."""
     pagat = set(_said(PRESETS["pagat"].rules).values())
     return [CardLine(key, rule_text(rules, key), source_of(rules, key),
-                     (text, source) not in pagat)
+                     (text, source) not in pagat, READINGS.get(key))
             for key, (text, source) in _said(rules).items()]
 
 
@@ -77,6 +85,12 @@ def dropped_pagat_rules(rules: Rules) -> list[CardLine]:
     kept = {text for text, _source in _said(rules).values()}
     return [CardLine(key, rule_text(pagat, key), source_of(pagat, key), True)
             for key, (text, _source) in _said(pagat).items() if text not in kept]
+
+
+def setup_options(rules: Rules) -> list[str]:
+    """The setup options a card of ``rules`` shows: every one but the number of jokers when
+    the deck has none. (Under push-ups a tied stock out still decides who is pushed up.)"""
+    return [name for name in SETUP_OPTIONS if name != "jokers" or rules.deck == "jokers"]
 
 
 def setup_differs(rules: Rules) -> dict[str, bool]:

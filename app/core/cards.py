@@ -19,6 +19,10 @@ RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J"
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 FACE_RANKS = frozenset({"J", "Q", "K"})
 JOKER = "JOKER"
+#: How many jokers the ``jokers`` deck holds unless a table says otherwise (the encyclopedia:
+#: "plus two jokers"), and the most a table may add (pagat: "two or more jokers").
+JOKERS = 2
+MAX_JOKERS = 4
 
 DECKS: dict[str, Message] = {name: Message(f"deck.{name}") for name in
                              ("standard", "jokers", "forty")}
@@ -65,22 +69,23 @@ def parse_card(text: object) -> Card:
 
 
 @cache
-def deck_contents(deck: str) -> dict[Card, int]:
-    """Every card of ``deck`` with how many copies of it the deck holds."""
+def deck_contents(deck: str, jokers: int = JOKERS) -> dict[Card, int]:
+    """Every card of ``deck`` with how many copies of it the deck holds; ``jokers``: how
+    many jokers the ``jokers`` deck holds (no other deck has any)."""
     ranks = [r for r in RANKS if not (deck == "forty" and r in ("8", "9", "10"))]
     contents = {Card(r, s): 1 for s in SUITS for r in ranks}
     if deck == "jokers":
-        contents[Card(JOKER)] = 2
+        contents[Card(JOKER)] = jokers
     return contents
 
 
-def check_in_deck(card: Card, deck: str) -> None:
+def check_in_deck(card: Card, deck: str, jokers: int = JOKERS) -> None:
     """Raises :class:`CardError` when ``deck`` has no such card."""
-    if card not in deck_contents(deck):
+    if card not in deck_contents(deck, jokers):
         raise CardError(Message("card.not_in_deck", card=str(card), deck=DECKS[deck]))
 
 
-def check_available(hands: dict[str, list[Card]], deck: str) -> None:
+def check_available(hands: dict[str, list[Card]], deck: str, jokers: int = JOKERS) -> None:
     """Raises :class:`CardError` when the hands together hold a card more often than the deck."""
     seen: Counter[Card] = Counter()
     owners: dict[Card, list[str]] = {}
@@ -88,7 +93,7 @@ def check_available(hands: dict[str, list[Card]], deck: str) -> None:
         for card in cards:
             seen[card] += 1
             owners.setdefault(card, []).append(player)
-    contents = deck_contents(deck)
+    contents = deck_contents(deck, jokers)
     for card, times in seen.items():
         if times > contents[card]:
             raise CardError(Message(
@@ -98,17 +103,17 @@ def check_available(hands: dict[str, list[Card]], deck: str) -> None:
 
 
 @cache
-def card_values(deck: str, face_value: str) -> tuple[int, ...]:
+def card_values(deck: str, face_value: str, jokers: int = JOKERS) -> tuple[int, ...]:
     """The value of every card in ``deck``, lowest first, one entry per copy."""
-    return tuple(
-        sorted(c.value(face_value) for c, n in deck_contents(deck).items() for _ in range(n))
-    )
+    return tuple(sorted(c.value(face_value) for c, n in deck_contents(deck, jokers).items()
+                        for _ in range(n)))
 
 
 @cache
-def _sums_by_size(deck: str, face_value: str, hand_size: int) -> tuple[frozenset[int], ...]:
+def _sums_by_size(deck: str, face_value: str, hand_size: int, jokers: int
+                  ) -> tuple[frozenset[int], ...]:
     """Element k: every total that exactly k cards of the deck can make (k = 0…hand_size)."""
-    copies = Counter(card_values(deck, face_value))
+    copies = Counter(card_values(deck, face_value, jokers))
     reach: list[set[int]] = [set() for _ in range(hand_size + 1)]
     reach[0].add(0)
     for value, count in copies.items():
@@ -122,15 +127,18 @@ def _sums_by_size(deck: str, face_value: str, hand_size: int) -> tuple[frozenset
 
 
 @cache
-def play_counts(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
+def play_counts(deck: str, face_value: str, hand_size: int, jokers: int = JOKERS
+                ) -> frozenset[int]:
     """Every count a player can hold during play: any total of at most ``hand_size`` cards."""
-    return frozenset().union(*_sums_by_size(deck, face_value, hand_size))
+    return frozenset().union(*_sums_by_size(deck, face_value, hand_size, jokers))
 
 
 @cache
-def deal_totals(deck: str, face_value: str, hand_size: int) -> frozenset[int]:
-    """Every initial total of exactly ``hand_size`` cards."""
-    return _sums_by_size(deck, face_value, hand_size)[hand_size]
+def deal_totals(deck: str, face_value: str, hand_size: int, jokers: int = JOKERS
+                ) -> frozenset[int]:
+    """Every initial total of exactly ``hand_size`` cards (with three jokers, five cards can
+    make 2: three jokers and two aces)."""
+    return _sums_by_size(deck, face_value, hand_size, jokers)[hand_size]
 
 
 def card_word(n: int) -> Message:

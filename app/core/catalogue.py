@@ -4,15 +4,18 @@ Placeholders are named (``{player}``) and filled in by :func:`app.core.messages.
 translation gives the same placeholders in another order. Ids are grouped by what they are:
 words (``end.*``, ``multiple.*``), choices of a rule option, preset and catch-scheme titles
 and summaries, rule texts (``rule.*``, the words each payment carries), explanation
-sentences (``explain.*``), sources (``source.*``) and error messages (the rest); what
-import, export, backup and restore say about files is in :mod:`.catalogue_exchange`.
+sentences (``explain.*``) and error messages (the rest); what import, export, backup and
+restore say about files is in :mod:`.catalogue_exchange`, where each rule is written
+(``source.*``) in :mod:`.catalogue_sources`.
 """
 from __future__ import annotations
 
 from .catalogue_exchange import EXCHANGE
+from .catalogue_sources import SOURCE_TEXTS
 
 CATALOGUE: dict[str, str] = {
     **EXCHANGE,
+    **SOURCE_TEXTS,
     # -- joining words -----------------------------------------------------------------------
     "list.one": "{item}",
     "list.separator": ", ",
@@ -40,7 +43,7 @@ CATALOGUE: dict[str, str] = {
     "scoring.push_ups": "losers are pushed up by the points left in their hands; "
                         "lowest total is best",
     "deck.standard": "the standard 52-card deck",
-    "deck.jokers": "52 cards and two jokers that count 0",
+    "deck.jokers": "52 cards and jokers that count 0",
     "deck.forty": "the forty-card deck, without 8s, 9s and 10s",
     "face_value.ten": "J, Q and K count 10",
     "face_value.rank": "J counts 11, Q 12, K 13; 49 and 50 are then no instant wins on the "
@@ -54,8 +57,11 @@ CATALOGUE: dict[str, str] = {
     "stock_out_tie.draw": "tied lowest counts make a draw",
     # -- what each option means --------------------------------------------------------------
     "option.scoring": "Money, whole points, or push-ups (lowest total wins).",
-    "option.deck": "Standard 52 cards, with two jokers that count 0, or forty cards "
+    "option.deck": "Standard 52 cards, with jokers that count 0, or forty cards "
                    "without 8s, 9s and 10s.",
+    "option.jokers": "How many jokers the deck with jokers holds: two, or more where a table "
+                     "adds them (they count 0, so more of them change the totals a hand can "
+                     "make).",
     "option.face_value": "J, Q, K count 10, or 11, 12 and 13 (then 49 and 50 win nothing "
                          "on the deal).",
     "option.hand_size": "How many cards each player is dealt.",
@@ -67,8 +73,10 @@ CATALOGUE: dict[str, str] = {
                        "the dealer's left wins.",
     "option.tonk_out_pays": "What each player pays for a tonk out (going out without a final "
                             "discard).",
-    "option.tonk_out_by_hits_pays": "What a tonk out by hitting spreads pays, if less than "
-                                    "one by spreading (empty: the same).",
+    "option.tonk_out_by_hits_pays": "What a tonk out pays when any of the last cards was hit "
+                                    "onto a spread already on the table rather than put "
+                                    "down in a new spread of the player's own (empty: the "
+                                    "same as any tonk out).",
     "option.first_turn_spread_pays": "What going out with two spreads on the first turn pays "
                                      "(empty: no special payment).",
     "option.double_double_pays": "What a double-double pays (empty: not played).",
@@ -159,7 +167,7 @@ CATALOGUE: dict[str, str] = {
     # -- rule texts (what each payment is for) ----------------------------------------------
     "rule.deal": "instant win on the deal: {what} pays {pays}",
     "rule.tonk_out": "tonk out pays {pays}",
-    "rule.tonk_out.hits": "tonk out by hitting spreads pays {pays}",
+    "rule.tonk_out.hits": "tonk out with a hit (not every card in new spreads) pays {pays}",
     "rule.tonk_out.first_turn": "two spreads on the first turn pay {pays}",
     "rule.tonk_out.double_double": "double-double pays {pays}",
     "rule.run_out": "run out pays {pays}",
@@ -192,12 +200,23 @@ CATALOGUE: dict[str, str] = {
                                    "at or below the dropper's count",
     "rule.catch.washington.dropper": "Washington State catch: the dropper pays the lowest two "
                                      "per player at the table",
+    # -- how a rule that reads two ways is read (on the house-rule card) ---------------------
+    "reading.tonk_out.hits": "one card hit onto a spread already on the table makes it a tonk "
+                             "out with a hit; only a tonk out whose cards all went down in new "
+                             "spreads of the player's own (pagat's second spread, the "
+                             "encyclopedia's six cards spread) pays the full tonk out",
+    "reading.catch.alt2.dropper": "everyone's stake is one stake for every player but the "
+                                  "lowest, the dropper included: what the lowest would "
+                                  "collect for an ordinary win. With two players that is one "
+                                  "stake, so a caught drop costs no more than an ordinary "
+                                  "loss; for double there, play alternative 1 or the standard "
+                                  "catch",
     # -- explanation sentences ---------------------------------------------------------------
     "explain.sentence": "{text}.",
     "explain.how.spread": "with a spread",
-    "explain.how.hits": "by hitting spreads",
+    "explain.how.hits": "with a hit",
     "explain.how.spread_first_turn": "with a spread on the first turn",
-    "explain.how.hits_first_turn": "by hitting spreads on the first turn",
+    "explain.how.hits_first_turn": "with a hit on the first turn",
     "explain.how.double_double": "with a double-double",
     "explain.tonk_out": "{player} tonked out {how}, without a final discard.",
     "explain.run_out": "{player} ran out, discarding the last card.",
@@ -257,84 +276,6 @@ CATALOGUE: dict[str, str] = {
                                      "and {player}, nearest the dealer's left ({dealer} "
                                      "dealt), wins.",
     "explain.deal_best": "Only the best instant win is paid: {player}'s.",
-    # -- sources: where each rule is written, in the app's own words -------------------------
-    "source.text.pagat": "pagat.com rules",
-    "source.text.encyclopedia": "encyclopedia article",
-    "source.where": "{text}, “{section}”",
-    "source.where_numbered": "{text}, “{section}”, rule {number}",
-    "source.pagat.deal": "Dealt 49 or 50: shown at once, the hand is not played and each "
-                         "other player pays double; two such hands make a draw.",
-    "source.pagat.tonk_out": "Going out with no final discard (a second spread, or hitting) "
-                             "is a tonk: each other player pays double.",
-    "source.pagat.run_out": "Discarding your last card wins the basic stake from each other "
-                            "player.",
-    "source.pagat.drop_won": "A dropper who holds the lowest count is paid the basic stake by "
-                             "each other player.",
-    "source.pagat.caught": "A dropper who is not lowest pays double to each player at or "
-                           "below the dropper's count, and the lowest also collects the basic "
-                           "stake from everyone else; tied lowest are both paid.",
-    "source.pagat.stock_out": "When the stock runs out, the lowest count is paid the basic "
-                              "stake by each other player.",
-    "source.pagat.hits": "Some tables pay only a single stake for going out by hitting "
-                         "spreads.",
-    "source.pagat.fifty_double": "Some tables pay double for 50 on the deal and single for "
-                                 "49; with both dealt, only 50 is paid.",
-    "source.pagat.low_deal": "Some tables let a very low initial hand win on the deal (15 or "
-                             "fewer for double, or 9 or fewer).",
-    "source.pagat.dead_stock": "Some tables make the hand dead, with no payments, when the "
-                               "stock runs out.",
-    "source.pagat.rushville.7": "Rushville: a tie when the deck is exhausted pays nothing; "
-                                "the hand is dead.",
-    "source.pagat.alt1": "The lowest collects double from the dropper and the basic stake "
-                         "from everyone else; the dropper pays only the lowest.",
-    "source.pagat.alt2": "The dropper alone pays the lowest everyone's stake.",
-    "source.pagat.alt3": "The dropper pays the basic stake to each player at or below the "
-                         "dropper's count, and the lowest collects a basic stake from each "
-                         "other player.",
-    "source.pagat.alt4": "The dropper pays double to every other player.",
-    "source.pagat.alt5": "The dropper pays five stakes to the lowest and nobody else; of two "
-                         "tied lowest, the one nearest the dealer's left is paid.",
-    "source.pagat.dc": "Washington DC: 49, 50 or 11 or fewer win on the deal; of several, the "
-                       "best is paid: 11 or fewer beats 50, which beats 49.",
-    "source.pagat.newark": "Newark: 50, 49 or 13 or fewer win double on the deal, in that "
-                           "order, the lowest of the low; a tie goes to the player nearest "
-                           "the dealer's left. Two spreads of your own on your first turn "
-                           "pay four.",
-    "source.pagat.baton_rouge": "Baton Rouge: forty cards without 8s, 9s and 10s; only 47 or "
-                                "50 win on the deal.",
-    "source.pagat.rushville.2": "Rushville: five face cards on the deal win at once (tens do "
-                                "not count as face cards here).",
-    "source.pagat.rushville.4": "Rushville: a rum, getting rid of every card, pays twice the "
-                                "basic stake (a dime against a nickel).",
-    "source.pagat.rushville.5": "Rushville: a bumped head pays double rum to each player who "
-                                "bumped it, and nobody else pays or is paid.",
-    "source.pagat.chicago.2": "Chicago: a “Big 50” on the deal wins double; two of them "
-                              "usually make a dead hand, though some pay the one earliest "
-                              "from the dealer.",
-    "source.pagat.chicago.3": "Chicago: of the initial hands of 13 or fewer, the lowest wins "
-                              "double; a tie pays nothing.",
-    "source.pagat.chicago.4": "Chicago: 49 dealt claims a single win.",
-    "source.pagat.chicago.6": "Chicago: a dropper who gets caught pays a double stake to the "
-                              "player with an equal or lower count.",
-    "source.pagat.chicago.7": "Chicago: two spreads on your first turn pay double; a later "
-                              "double spread pays only single.",
-    "source.pagat.washington.2": "Washington State: 50, 49 or 14 or fewer on the deal is a "
-                                 "double tonk, two points from each opponent; all such hands "
-                                 "are paid.",
-    "source.pagat.washington.4": "Washington State: a caught dropper loses two points for "
-                                 "each player in the game to the lowest; the others neither "
-                                 "win nor lose.",
-    "source.encyclopedia.play": "Encyclopedia: a caught dropper pays the stake to each player "
-                                "with fewer points, double to a winner tied with the dropper, "
-                                "and each player pays the winner the stake; a tied stock-out "
-                                "is a draw.",
-    "source.encyclopedia.double_double": "Encyclopedia: a tonk out on a run that lets the "
-                                         "next player tonk out on it too is a double-double.",
-    "source.encyclopedia.low_count": "Encyclopedia: some tables pay double for 13 or under "
-                                     "on the deal, triple for 9 or under.",
-    "source.encyclopedia.texas": "Encyclopedia, Texas Tonk: 50 dealt pays double, 49 dealt "
-                                 "single; a dropper beaten by a lower hand pays that hand "
-                                 "double.",
     # -- comparing house rules ---------------------------------------------------------------
     "compare.own": "Your table's rules: {title}",
     "compare.points_stake": "points scoring: a stake of 1 point",
@@ -418,6 +359,8 @@ CATALOGUE: dict[str, str] = {
     # -- errors: house rules -----------------------------------------------------------------
     "rules.not_whole": "{name} must be a whole number from {low} to {high}, not {value}",
     "rules.out_of_range": "{name} must be from {low} to {high}, not {value}",
+    "rules.jokers_without_deck": "{n} jokers need the deck with jokers: choose that deck, "
+                                 "or leave the jokers at {usual}",
     "rules.not_a_choice": "{name} must be one of {choices}, not {value}",
     "rules.deal_wins_not_list": "deal_wins must be a list of instant-win rules",
     "rules.deal_wins_too_many": "deal_wins has at most {n} rules",

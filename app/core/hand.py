@@ -364,13 +364,13 @@ def _parse_cards(value: Any, players: tuple[str, ...], rules: Rules
         try:
             parsed = [parse_card(c) for c in cards]
             for card in parsed:
-                check_in_deck(card, rules.deck)
+                check_in_deck(card, rules.deck, rules.jokers)
         except CardError as exc:
             raise CardError(Message("cards.of_player", player=players[seat], error=exc.said),
                             field) from None
         by_name[players[seat]] = parsed
         hands[seat] = tuple(parsed)
-    check_available(by_name, rules.deck)
+    check_available(by_name, rules.deck, rules.jokers)
     return hands
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .cards import DECKS, FACE_VALUES, card_word, deal_totals, play_counts
+from .cards import DECKS, FACE_VALUES, JOKERS, MAX_JOKERS, card_word, deal_totals, play_counts
 from .catches import CATCH_SCHEMES
 from .errors import RulesError, UnknownOptionError, UnknownPresetError
 from .messages import Message, join_or
@@ -93,6 +93,7 @@ class Rules:
     preset: str = "pagat"
     scoring: str = "money"
     deck: str = "standard"
+    jokers: int = JOKERS  # how many the jokers deck holds; no other deck has any
     face_value: str = "ten"
     hand_size: int = 5
     deal_wins: tuple[DealWin, ...] = (DealWin(pays=2, totals=(49, 50)),)
@@ -115,8 +116,8 @@ class Rules:
     min_deal_total: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        counts = play_counts(self.deck, self.face_value, self.hand_size)
-        deals = deal_totals(self.deck, self.face_value, self.hand_size)
+        counts = play_counts(self.deck, self.face_value, self.hand_size, self.jokers)
+        deals = deal_totals(self.deck, self.face_value, self.hand_size, self.jokers)
         object.__setattr__(self, "play_counts", counts)
         object.__setattr__(self, "deal_totals", deals)
         object.__setattr__(self, "max_count", max(counts))
@@ -225,7 +226,8 @@ def _deal_win(i: int, item: Any) -> DealWin:
 OptionCheck = Callable[[str, Any], Any]
 
 _OPTIONS: dict[str, OptionCheck] = {
-    "scoring": _choice(SCORINGS), "deck": _choice(DECKS), "face_value": _choice(FACE_VALUES),
+    "scoring": _choice(SCORINGS), "deck": _choice(DECKS),
+    "jokers": lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS), "face_value": _choice(FACE_VALUES),
     "hand_size": lambda n, v: _whole(n, v, 1, 13), "deal_wins": _deal_wins,
     "deal_conflict": _choice(DEAL_CONFLICTS), "deal_tie": _choice(DEAL_TIES),
     "tonk_out_pays": _multiple(), "tonk_out_by_hits_pays": _optional_multiple,
@@ -248,6 +250,9 @@ def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
                                      f"rules.{name}")
         values[name] = OPTIONS[name][0](name, value)
     rules = replace(base, **values)
+    if rules.deck != "jokers" and rules.jokers != JOKERS:
+        raise RulesError(Message("rules.jokers_without_deck", n=rules.jokers, usual=JOKERS),
+                         "rules.jokers")
     if rules.face_value == "rank":
         rules = replace(rules, deal_wins=_without_49_50(rules.deal_wins))
     for win in rules.deal_wins:

@@ -64,6 +64,7 @@ SOURCES: dict[str, Source] = {s.id: s for s in (
     Source("pagat.caught", "pagat", _END, 3),
     Source("pagat.stock_out", "pagat", _END, 4),
     Source("pagat.hits", "pagat", "Variations"),
+    Source("pagat.single_tonk", "pagat", "Variations"),
     Source("pagat.fifty_double", "pagat", "Variations"),
     Source("pagat.low_deal", "pagat", "Variations"),
     Source("pagat.dead_stock", "pagat", "Variations"),
@@ -106,9 +107,13 @@ def source_of(rules: Rules, key: str) -> Source:
         if scheme == "catchers":  # Rushville pays double rum (4), Chicago double
             return SOURCES["pagat.rushville.5" if rules.catch_factor == 4 else
                            "pagat.chicago.6"]
+        if scheme == "alt1" and rules.preset == "texas":  # the same payments, Texas's words
+            return SOURCES["encyclopedia.texas"]
         return SOURCES[_CATCH_SOURCES[scheme]]
     if key == "tonk_out":
-        return SOURCES["pagat.chicago.7" if rules.tonk_out_pays == 1 else "pagat.tonk_out"]
+        if rules.tonk_out_pays != 1:
+            return SOURCES["pagat.tonk_out"]
+        return SOURCES["pagat.chicago.7" if rules.preset == "chicago" else "pagat.single_tonk"]
     if key == "tonk_out.first_turn":
         return SOURCES["pagat.newark" if rules.first_turn_spread_pays == 4 else
                        "pagat.chicago.7"]

@@ -19,10 +19,10 @@ from markupsafe import Markup
 
 from ..core import PRESETS, Rules, TonkError, resolve_rules
 from ..core.card import (
-    SETUP_OPTIONS,
     dropped_pagat_rules,
     rule_card,
     setup_differs,
+    setup_options,
 )
 from . import bp
 from .forms import option_label
@@ -47,8 +47,8 @@ def card_context(rules: Rules) -> dict[str, Any]:
     link = card_url(rules)
     return {
         "card_rules": rules, "preset": PRESETS[rules.preset],
-        "setup": [(option_label(n), option_words(rules, n), differs[n]) for n in SETUP_OPTIONS
-                  if rules.scoring != "push_ups" or n != "stock_out_tie"],
+        "setup": [(option_label(n), option_words(rules, n), differs[n])
+                  for n in setup_options(rules)],
         "lines": rule_card(rules), "dropped": dropped_pagat_rules(rules),
         "link": link,
         "qr": Markup(segno.make(link, error="m").svg_inline(

@@ -65,10 +65,11 @@ OPTION_CHOICES: dict[str, Mapping[str, Message]] = {
 OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays",
                                 "double_double_pays"})
 OPTION_LABELS: dict[str, Any] = {
-    "scoring": _l("Scoring"), "deck": _l("Deck"), "face_value": _l("Face cards count"),
+    "scoring": _l("Scoring"), "deck": _l("Deck"), "jokers": _l("Jokers in the deck"),
+    "face_value": _l("Face cards count"),
     "hand_size": _l("Cards dealt"), "deal_wins": _l("Instant wins on the deal"),
     "deal_conflict": _l("Several instant wins"), "deal_tie": _l("Equal instant wins"),
-    "tonk_out_pays": _l("Tonk out pays"), "tonk_out_by_hits_pays": _l("Tonk out by hits pays"),
+    "tonk_out_pays": _l("Tonk out pays"), "tonk_out_by_hits_pays": _l("Tonk out with a hit pays"),
     "first_turn_spread_pays": _l("First-turn spreads pay"),
     "double_double_pays": _l("Double-double pays"), "run_out_pays": _l("Run out pays"),
     "drop_win_pays": _l("A won drop pays"), "catch": _l("Caught drop"),
@@ -465,13 +466,14 @@ def hand_field(exc: TonkError, names: Sequence[str]) -> str:
 def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
     """What the hand page's script needs: which counts each end needs, the counts and initial
     totals the deck allows (to check as the scorekeeper types), and the deck for the card
-    picker (one entry a copy: the jokers deck holds JOKER twice)."""
+    picker (one entry a copy: the jokers deck holds JOKER as often as the rules say)."""
     return {
         "modes": asks.modes,
         "playCounts": sorted(rules.play_counts), "dealTotals": sorted(rules.deal_totals),
         "maxCount": rules.max_count, "handSize": rules.hand_size,
         "deck": [[str(card), card.value(rules.face_value)]
-                 for card, copies in deck_contents(rules.deck).items() for _i in range(copies)],
+                 for card, copies in deck_contents(rules.deck, rules.jokers).items()
+                 for _i in range(copies)],
         "msg": {"whole": _("Enter a whole number."),
                 "max": _("At most %(max)s points.", max=rules.max_count),
                 "play": _("No hand of this deck adds up to {n}."),

@@ -322,7 +322,7 @@ def facts(data: Mapping[str, Any]) -> list[str]:
     end = data["end"]
     said = [upper_first(end_word(end["kind"]))]  # who did it: the ruling's line says
     if end.get("method") == "hits":
-        said.append(_("by hits"))
+        said.append(_("with a hit"))
     if end.get("first_turn"):
         said.append(_("first turn"))
     if end.get("double_double"):

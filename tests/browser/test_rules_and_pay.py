@@ -238,3 +238,30 @@ def test_a_leagues_standings_on_paper(live_server, page, shot):
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 703
     assert page.locator("form.pick").is_hidden()
     assert page.locator("table.standings").is_visible()
+
+
+@pytest.fixture
+def japanese(browser):
+    yield from phone_page(browser, locale="ja-JP", extra_http_headers={
+        "Accept-Language": "ja-JP,ja;q=0.9"})
+
+
+def test_a_card_says_how_it_reads_the_rules_the_texts_leave_open(live_server, japanese, shot):
+    """Issue 31: a card with alternative 2, a single stake for a tonk out with a hit and
+    three jokers, read in Japanese on a 390 px phone: the readings under their rules, the
+    jokers in the setup, nothing wider than the phone."""
+    from app.web.links import encode_data
+
+    page = japanese
+    changes = {"deck": "jokers", "jokers": 3, "catch": "alt2", "tonk_out_by_hits_pays": 1}
+    page.goto(live_server + "/rules/pagat?rules=" + encode_data(changes))
+    readings = page.locator("ol.card-rules small.reading")
+    assert readings.count() == 2
+    assert "Tonk Tallyの読み方：" in readings.first.inner_text()
+    assert "2人では賭け金1つ" in page.locator("ol.card-rules").inner_text()
+    setup = page.locator("dl.card-setup").inner_text()
+    assert "デッキのジョーカー" in setup and "3" in setup
+    widest = page.evaluate("() => Math.max(...[...document.querySelectorAll('body *')]"
+                           ".map(e => e.getBoundingClientRect().right))")
+    assert widest <= 390, widest
+    shot("card-readings-ja", page)

@@ -12,6 +12,7 @@ from app.core import (
     UnknownOptionError,
     UnknownPresetError,
     parse_hand,
+    resolve_rules,
 )
 from app.core.hand import END_KINDS, count_mode, missing_counts
 from app.core.rules import PRESETS
@@ -204,3 +205,37 @@ def test_a_form_asks_for_every_count_a_hand_needs(preset):
     for kind in END_KINDS:
         required = missing_counts(kind, "Ann", (), ("Ann", "Bob", "Cy"), rules, ())
         assert not required or count_mode(kind, rules) != "none", kind
+
+
+# -- the number of jokers (issue 31: pagat's "two or more jokers") ---------------------------
+
+def test_the_jokers_deck_holds_two_unless_the_table_adds_more():
+    usual = PRESETS["wikipedia"].rules
+    assert usual.jokers == 2 and min(usual.deal_totals) == 3  # two jokers and three aces
+    three = resolve_rules({"preset": "wikipedia", "jokers": 3})
+    four = resolve_rules({"preset": "wikipedia", "jokers": 4})
+    assert min(three.deal_totals) == 2 and min(four.deal_totals) == 1
+    assert three.to_json() == {"preset": "wikipedia", "jokers": 3}
+    assert resolve_rules(three.to_json()) == three
+    assert PRESETS["pagat"].rules.to_json() == {"preset": "pagat"}  # the default is not said
+    with pytest.raises(HandError, match="below what five cards can make"):
+        parse_hand(hand(rules="wikipedia", end={"kind": "deal"}, counts={"Ann": 2}))
+    cards = {"Ann": ["JOKER", "JOKER", "3H"], "Bob": ["joker", "5S"]}
+    with pytest.raises(CardError, match="JOKER is given 3 times"):
+        parse_hand(hand(rules="wikipedia", cards=cards, counts={"Cy": 9, "Dee": 9}))
+    three_jokers = hand(rules={"preset": "wikipedia", "jokers": 3}, cards=cards,
+                        counts={"Cy": 9, "Dee": 9})
+    assert list(parse_hand(three_jokers).counts) == [3, 5, 9, 9]
+
+
+@pytest.mark.parametrize("spec, words", [
+    ({"preset": "pagat", "jokers": 3}, "3 jokers need the deck with jokers"),
+    ({"preset": "chicago", "jokers": 3, "deck": "forty"}, "3 jokers need the deck with jokers"),
+    ({"preset": "wikipedia", "jokers": 1}, "jokers must be from 2 to 4, not 1"),
+    ({"preset": "wikipedia", "jokers": 5}, "jokers must be from 2 to 4, not 5"),
+    ({"preset": "wikipedia", "jokers": "3"}, "jokers must be a whole number"),
+])
+def test_a_number_of_jokers_the_rules_cannot_hold_is_refused(spec, words):
+    with pytest.raises(RulesError, match=words) as info:
+        resolve_rules(spec)
+    assert info.value.field == "rules.jokers"

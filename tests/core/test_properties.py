@@ -46,6 +46,9 @@ overrides = st.fixed_dictionaries({}, optional={
 def rule_sets(draw):
     preset = draw(st.sampled_from(list(PRESETS)))
     changes = draw(overrides)
+    jokers = draw(st.integers(2, 4))
+    if jokers != 2:  # more jokers come with the deck that has them
+        changes.update(deck="jokers", jokers=jokers)
     try:
         return resolve_rules({"preset": preset, **changes})
     except TonkError:

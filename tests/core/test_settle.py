@@ -9,7 +9,8 @@ import pytest
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
 from tests.helpers import load_json
 
-#: RULES.md's worked hands, and those of its three changes (issue 11).
+#: RULES.md's worked hands, those of its three changes (issue 11) and of the rules' corners
+#: (issue 31: jokers, a tonk out with a hit, alternative 2 heads-up, push-ups' tied stock out).
 EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 
 

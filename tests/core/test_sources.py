@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from app.core import PRESETS, parse_hand, settle
+from app.core import PRESETS, parse_hand, resolve_rules, settle
 from app.core.sources import ENCYCLOPEDIA_URL, PAGAT_URL, ruling_sources, source_of
 from tests.helpers import END_KINDS, hand_json
 
@@ -77,3 +77,27 @@ def test_the_core_imports_nothing_from_the_web_or_the_database(path):
                  if isinstance(node, ast.ImportFrom) and node.level == 0}
     assert not imported & {"flask", "flask_babel", "sqlalchemy", "werkzeug", "markupsafe",
                            "app"}
+
+
+@pytest.mark.parametrize("rules, where", [
+    ("pagat", "pagat.com rules, “End of the play - payments”, rule 1"),
+    ({"preset": "pagat", "tonk_out_pays": 1}, "pagat.com rules, “Variations”"),
+    ({"preset": "newark", "tonk_out_pays": 1}, "pagat.com rules, “Variations”"),
+    ("chicago", "pagat.com rules, “Variations: Chicago”, rule 7"),
+])
+def test_a_single_tonk_out_cites_chicago_only_under_chicago(rules, where):
+    """Issue 31: ``tonk_out_pays: 1`` under any preset cited Chicago's rule 7; outside
+    Chicago it is pagat's variation that pays a single stake for every tonk out."""
+    assert sources(rules, {"kind": "tonk_out", "player": "Bob"}, {}) == [where]
+    if rules != "pagat" and rules != "chicago":
+        source = source_of(resolve_rules(rules), "tonk_out")
+        assert source.id == "pagat.single_tonk"
+        assert "even with a second spread" in str(source.summary)
+
+
+def test_the_texas_catch_cites_texas_tonk_and_alternative_1_cites_pagat():
+    drop = {"kind": "drop", "player": "Bob"}
+    counts = {"Ann": 5, "Bob": 9, "Cy": 12, "Dee": 30}
+    assert sources("texas", drop, counts) == ["encyclopedia article, “Texas Tonk”"]
+    assert sources({"preset": "pagat", "catch": "alt1"}, drop, counts) == [
+        "pagat.com rules, “Variations: five alternative ways of paying”, rule 1"]
