@@ -157,7 +157,7 @@ def test_bad_side_bets_of_a_hand_name_their_field(api, spec, play, field, words)
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
 
 
-def test_a_leaver_cannot_bet_but_their_stakes_go_back_at_settle_up(api):
+def test_a_leaver_cannot_bet_and_takes_their_stakes_back_as_they_leave(api):
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
     deal(api, sid, naturals())
     api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Bob"})
@@ -166,8 +166,16 @@ def test_a_leaver_cannot_bet_but_their_stakes_go_back_at_settle_up(api):
     hand = deal(api, sid, naturals())
     assert hand["result"]["side_bets"][0]["players"] == ["Ann", "Cy", "Dee"]
     state = ledger(api, sid)
-    assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.10", "Cy": "0.20", "Dee": "0.20"}
+    assert state["pot_returns"] == {"Ann": "0.20", "Cy": "0.20", "Dee": "0.20"}
+    assert state["totals"]["Bob"] == "0.00" and state["pots"] == {"naturals": "0.60"}
     assert all(Decimal(v) == 0 for v in state["balances"].values())
+    first = api.ok("GET", f"/sessions/{sid}/hands/1")["result"]["side_bets"]
+    assert [(s["rule"], s["players"], s["net"], s["pot"]) for s in first] == [
+        ("side_bet.carried", ["Ann", "Bob", "Cy", "Dee"],
+         dict.fromkeys(["Ann", "Bob", "Cy", "Dee"], "-0.10"), "0.40"),
+        ("side_bet.left", ["Bob"], {"Bob": "0.10"}, "0.30")]
+    assert first[1]["explanation"] == [
+        "Bob left the table after this deal and takes back the 0.10 they had in the pot."]
 
 
 @pytest.mark.parametrize("body, field", [
@@ -352,12 +360,13 @@ def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(a
                                 "winner": "Bob"})
     step("-0.40 0.00 -0.20 -0.20 -0.20 -0.10", "1.10")
     api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Cy"})
+    step("-0.40 0.00 0.00 -0.20 -0.20 -0.10", "0.90")  # Cy takes his 0.20 out as he goes
     deal(api, sid, naturals())
-    step("-0.50 -0.10 -0.20 -0.30 -0.30 -0.20", "1.60")  # carried over three deals
+    step("-0.50 -0.10 0.00 -0.30 -0.30 -0.20", "1.40")  # carried over three deals
     deal(api, sid, naturals("Gus"))
-    step("-0.60 -0.20 -0.20 -0.40 -0.40 1.80", "0.00")  # then won
+    step("-0.60 -0.20 0.00 -0.40 -0.40 1.60", "0.00")  # then won, Cy's money not in it
     api.ok("DELETE", f"/sessions/{sid}/hands/2", {"reason": "misdeal"})
-    step("-0.30 -0.30 -0.10 -0.30 -0.30 1.30", "0.00")
+    step("-0.30 -0.30 0.00 -0.30 -0.30 1.20", "0.00")  # Cy took back hand 1's stake alone
     api.ok("PUT", f"/sessions/{sid}/hands/1", {**DEAD, "side_bets": [naturals("Cy")],
                                                "reason": "Cy spread three kings"})
     step("-0.30 -0.30 0.40 -0.30 -0.30 0.80", "0.00")
