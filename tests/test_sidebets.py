@@ -178,6 +178,118 @@ def test_a_leaver_cannot_bet_and_takes_their_stakes_back_as_they_leave(api):
         "Bob left the table after this deal and takes back the 0.10 they had in the pot."]
 
 
+# -- a leaver's money is final (issue 31) ------------------------------------------------------
+
+HIGH_CARD = {"bet": "high_card", "suit": "S"}
+
+
+def _dee_leaves_after_two_deals_nobody_wins(api, spec):
+    """Issue 31's night: four players; Bob tonks out (Ann, Cy and Dee pay him 0.50), then a
+    dead hand; every side bet the table plays, nobody wins it. Dee leaves, and pays what her
+    settle-up asks. Returns the ledger once she has."""
+    sid = api.start(side_bets=spec)
+    plays = [{**HIGH_CARD, "winner": None} if bet == "high_card" else naturals()
+             for bet in spec]
+    deal(api, sid, *plays, hand={"end": {"kind": "tonk_out", "player": "Bob"}})
+    deal(api, sid, *plays)
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Dee"})
+    state = ledger(api, sid)
+    assert "Dee" not in state["pot_returns"]  # she took hers out as she left
+    for t in state["open"]:
+        if "Dee" in (t["from"], t["to"]):
+            api.ok("POST", f"/sessions/{sid}/payments",
+                   {"from": t["from"], "to": t["to"], "amount": t["amount"]})
+    state = ledger(api, sid)
+    assert state["balances"]["Dee"] == "0.00"
+    return sid, state
+
+
+@pytest.mark.parametrize("spec, dee, pots", [
+    # two deals nobody wins: 2.00 in the pot, Dee's 0.50 of it back to her as she leaves
+    ({"high_card": {"stake": "0.25"}}, "-0.50", {"high_card": "1.50"}),
+    ({"naturals": {"stake": "0.25"}}, "-0.50", {"naturals": "1.50"}),
+    # a high-card deal nobody wins under return keeps nothing; the naturals pot carries
+    ({"high_card": {"stake": "0.25", "unclaimed": "return"}, "naturals": {"stake": "0.25"}},
+     "-0.50", {"high_card": "0.00", "naturals": "1.50"}),
+])
+def test_a_leaver_who_settled_up_owes_nothing_whatever_is_dealt_after(api, spec, dee, pots):
+    sid, paid = _dee_leaves_after_two_deals_nobody_wins(api, spec)
+    assert paid["totals"]["Dee"] == dee and paid["pots"] == pots  # hand −0.50, side 0
+    dee_pays = [(p["from"], p["to"], p["amount"]) for p in paid["paid"]]
+    assert dee_pays == [("Dee", "Bob", "0.50")]
+    # the next deal: Ann wins every pot, Dee's money no longer in any of them
+    won = [{**HIGH_CARD, "winner": "Ann"} if bet == "high_card" else naturals("Ann")
+           for bet in spec]
+    hand = deal(api, sid, *won)
+    assert {s["rule"] for s in hand["result"]["side_bets"]} == {"side_bet.won"}
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
+    assert not [t for t in state["open"] if "Dee" in (t["from"], t["to"])]
+    assert [(p["from"], p["to"], p["amount"]) for p in state["paid"]] == dee_pays
+    zero_sum(state)
+    assert set(state["pots"].values()) == {"0.00"} and state["pot_returns"] == {}
+    # another deal nobody wins: the pot is the stakes of those still at the table
+    deal(api, sid, *[{**HIGH_CARD, "winner": None} if bet == "high_card" else naturals()
+                     for bet in spec])
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
+    assert sum(map(Decimal, state["pots"].values())) == \
+        sum(map(Decimal, state["pot_returns"].values()))
+    assert "Dee" not in state["pot_returns"]
+    zero_sum(state)
+
+
+def test_a_change_of_a_hand_the_leaver_played_moves_their_total_one_after_does_not(api):
+    """Corrections and voids replay the night with the leave at its place: a hand after Dee
+    left never moves her total; a hand she played in may (it changes what she won or paid,
+    and what she had in the pot when she left): that is the correction, not a later deal."""
+    sid, _ = _dee_leaves_after_two_deals_nobody_wins(api, {"high_card": {"stake": "0.25"}})
+    deal(api, sid, {**HIGH_CARD, "winner": "Ann"})  # hand 3: Ann takes 1.50 + 0.75
+    assert ledger(api, sid)["totals"] == {"Ann": "1.00", "Bob": "0.75", "Cy": "-1.25",
+                                          "Dee": "-0.50"}
+    # hand 3 (after she left), corrected: Bob won it instead; then voided: Dee stays
+    api.ok("PUT", f"/sessions/{sid}/hands/3", {**DEAD, "side_bets": [
+        {**HIGH_CARD, "winner": "Bob"}], "reason": "Bob held the ace"})
+    state = ledger(api, sid)
+    assert state["totals"] == {"Ann": "-1.25", "Bob": "3.00", "Cy": "-1.25", "Dee": "-0.50"}
+    api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "misdeal"})
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == "-0.50" and state["pots"] == {"high_card": "1.50"}
+    assert state["balances"]["Dee"] == "0.00"
+    zero_sum(state)
+    # hand 2 (she played it), corrected: she held the ace and took the 2.00: her total moves
+    api.ok("PUT", f"/sessions/{sid}/hands/2", {**DEAD, "side_bets": [
+        {**HIGH_CARD, "winner": "Dee"}], "reason": "Dee held the ace"})
+    state = ledger(api, sid)
+    assert state["totals"] == {"Ann": "-1.00", "Bob": "1.00", "Cy": "-1.00", "Dee": "1.00"}
+    assert state["pots"] == {"high_card": "0.00"} and state["balances"]["Dee"] == "1.50"
+    zero_sum(state)
+    # hand 1 (she played it) voided: her stake of hand 1 and Bob's tonk out are gone
+    api.ok("DELETE", f"/sessions/{sid}/hands/1", {"reason": "misdeal"})
+    state = ledger(api, sid)
+    assert state["totals"] == {"Ann": "-0.25", "Bob": "-0.25", "Cy": "-0.25", "Dee": "0.75"}
+    zero_sum(state)
+    # and a deal after all that still leaves her alone
+    deal(api, sid, {**HIGH_CARD, "winner": None})
+    deal(api, sid, {**HIGH_CARD, "winner": "Cy"})
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == "0.75"
+    zero_sum(state)
+
+
+def test_a_player_back_before_the_next_deal_keeps_their_stake_in_the_pot(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals())
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Dee"})
+    assert ledger(api, sid)["totals"]["Dee"] == "0.00"
+    api.ok("POST", f"/sessions/{sid}/seats", {"join": "Dee"})
+    state = ledger(api, sid)  # as if she had never gone: her 0.10 rides in the pot again
+    assert state["totals"]["Dee"] == "-0.10" and state["pots"] == {"naturals": "0.40"}
+    deal(api, sid, naturals("Dee"))
+    assert ledger(api, sid)["totals"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20",
+                                          "Dee": "0.60"}
+
+
 @pytest.mark.parametrize("body, field", [
     ({"rules": "push_ups", "stake": "1", "side_bets": {"naturals": {}}}, "side_bets"),
     ({"side_bets": {"spades": {}}}, "side_bets.spades"),
@@ -269,13 +381,16 @@ steps = st.lists(st.one_of(
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps)
-def test_totals_and_pots_always_sum_to_zero(db_app, sequence):
+def test_totals_and_pots_always_sum_to_zero_and_no_hand_after_a_leave_moves_the_leaver(
+        db_app, sequence):
     api = Api(db_app.test_client(), _token(db_app))
     sid = api.start(side_bets={"naturals": {"stake": "0.10"},
                                "high_card": {"stake": "0.25", "suit": "S",
                                              "unclaimed": "carry"}})
+    left_after: dict[str, int] = {}  # who is away: the last hand numbered when they left
     for step in sequence:
         seated = api.ok("GET", f"/sessions/{sid}")["players"]
+        before = ledger(api, sid)
         if step[0] == "deal":
             _, who, pick, tonk, big = step
             players = [seated[i % len(seated)] for i in who] or None
@@ -303,7 +418,20 @@ def test_totals_and_pots_always_sum_to_zero(db_app, sequence):
                        {**old["hand"], "side_bets": plays, "reason": "fix"})
         else:
             api("DELETE", f"/sessions/{sid}/hands/{step[1]}", {"reason": "void"})
-        zero_sum(ledger(api, sid))
+        state = ledger(api, sid)
+        zero_sum(state)
+        now = api.ok("GET", f"/sessions/{sid}")
+        for name, at in left_after.items():  # no hand after they left moves their money
+            if name not in now["players"] and not (
+                    step[0] in ("correct", "void") and step[1] <= at):
+                assert state["totals"][name] == before["totals"][name], (name, at, step)
+                assert state["balances"][name] == before["balances"][name], (name, at, step)
+                assert name not in state["pot_returns"]
+        for name in now["left"]:
+            if name in seated:  # left at this step
+                left_after[name] = now["hands"] + now["voided_hands"]
+        for name in now["players"]:
+            left_after.pop(name, None)
     state = ledger(api, sid)
     returns = sum(map(Decimal, state["pot_returns"].values()))
     assert returns == sum(map(Decimal, state["pots"].values()))
