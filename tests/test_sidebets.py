@@ -560,3 +560,30 @@ def test_totals_add_up_with_the_side_bets_and_what_the_pots_give_back(db_app):
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
     assert "Side-bet pots" not in page  # given back at close
     assert 'class="totals-sum"' in page and ">Pots back<" in page
+
+
+def test_the_leavers_settle_up_the_card_and_the_leave_form_say_the_stake_goes_back(db_app):
+    """Issue 31's reading, said where the table reads it: the leaver's settle-up (what they
+    took back, and that no later hand changes it), the house-rule card and the leave form."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy", "Dee"), **{
+        "sb-naturals": "1", "sb-naturals-stake": "0.25"})
+    for _ in range(2):
+        assert record(client, sid, kind="dead", **{
+            "sb-naturals-shown": "1", "sb-naturals-in": ["Ann", "Bob", "Cy", "Dee"],
+            "sb-naturals-winner": ""}).status_code == 302
+    form = client.get(f"/sessions/{sid}/seats").get_data(as_text=True)
+    assert "their stake still in a side-bet pot goes back to them now" in form
+    assert client.post(f"/sessions/{sid}/seats", data={"leave": "Dee"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/settle?player=Dee").get_data(as_text=True)
+    assert "Dee took back their stake still in the side-bet pots, $0.50, on leaving" in page
+    assert "No hand dealt after Dee left can change what they settle here" in page
+    hand = client.get(f"/sessions/{sid}/hands/2").get_data(as_text=True)
+    assert "Dee left the table after this deal and takes back the $0.50 they had in the " \
+           "pot." in hand
+    page = client.get(f"/sessions/{sid}/settle?player=Ann").get_data(as_text=True)
+    assert "No hand dealt after" not in page  # Ann is at the table: nothing to say
+    card = client.get("/rules/pagat").get_data(as_text=True)
+    assert "a player who leaves the table takes back their stake still in a pot" in card
+    assert "Side bets" not in client.get("/rules/push_ups").get_data(as_text=True)

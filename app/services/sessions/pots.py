@@ -186,6 +186,20 @@ def side_totals(gs: GameSession) -> dict[str, Decimal]:
     return {name: from_minor(minor) for name, minor in zip(names, sums, strict=True)}
 
 
+def taken_back(gs: GameSession, name: str) -> Decimal:
+    """What ``name`` took out of the side bets' pots on leaving the table, over the night's
+    counted hands (each time they left): their stake still in a pot, given back as they went
+    (:func:`app.core.sidebets.leave_pots`), which settle-up says."""
+    back = _ZERO
+    for stored in db.session.scalars(select(Hand.side_result_json).where(
+            Hand.session_id == gs.id, Hand.voided.is_(False),
+            Hand.side_result_json.contains("side_bet.left"))):
+        for outcome in json.loads(stored):
+            if outcome.get("rule") == "side_bet.left":
+                back += Decimal(str(outcome["net"].get(name, 0)))
+    return back
+
+
 def pot_returns(gs: GameSession) -> dict[str, Decimal]:
     """At settle-up: what is still in the pots goes back to each player who paid into them
     since they were last won, exactly (RULES.md §9)."""
