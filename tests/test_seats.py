@@ -226,6 +226,7 @@ def test_tonk_check_knows_a_leaver_takes_their_money_out_of_the_pots(db_app, api
         db.session.commit()
         found = " ".join(problems())
         assert "hands' side bets leave" in found and "a replay of the side bets says" in found
+        assert "Dee has left the table but still has 0.10 in the side-bet pots" in found
     api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [
         {"bet": "naturals", "winner": "Ann"}]}, 201)
     state = api.ok("GET", f"/sessions/{sid}/ledger")
