@@ -1,8 +1,8 @@
 """A night whose table changes, in a real browser at a phone's 390x844: start a session
 with both side bets, a player joins from the session page, three hands with side bets
 (the high card won, a naturals pot won, then one carried), a player leaves, taking back
-their stake in the open pot, and is pointed to their own transfers; the totals and pots the pages show are checked to the cent, and nothing
-scrolls sideways."""
+their stake in the open pot, and is pointed to their own transfers; the totals and pots the
+pages show are checked to the cent, and nothing scrolls sideways."""
 from __future__ import annotations
 
 from decimal import Decimal
