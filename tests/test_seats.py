@@ -197,3 +197,39 @@ def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
     assert [totals[0] for _n, totals in series] == [0, 100, 200, 150]
     svg = client.get(f"/sessions/{sid}/chart.svg").get_data(as_text=True)
     assert svg.count("<polyline") == 4
+
+
+def test_tonk_check_knows_a_leaver_takes_their_money_out_of_the_pots(db_app, api):
+    """A session stored with a leaver's money still in a pot (as before issue 31) is not
+    what a replay leaves: ``tonk check`` says so. The next hand recorded then settles every
+    deal again, not its own alone, and puts it right: the leaver's stake goes back to them
+    after the last deal they played."""
+    from app.db.models import GameSession, Hand, SessionPlayer
+    from app.extensions import db
+    from app.services.upkeep.integrity import problems
+
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [{"bet": "naturals"}]},
+           201)
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Dee"})
+    with db_app.app_context():
+        gs = fetched(GameSession, sid)
+        assert gs.pots_json == '{"naturals": [[0, 10], [1, 10], [2, 10]]}'
+        hand = db.session.scalar(select(Hand).where(Hand.session_id == sid))
+        dee = db.session.scalar(select(SessionPlayer).where(
+            SessionPlayer.session_id == sid, SessionPlayer.name == "Dee"))
+        assert hand is not None and dee is not None
+        assert hand.side_nets == [-10, -10, -10] and dee.total_minor == 0
+        # as it was stored before: Dee's 0.10 left in the pot
+        gs.pots_json = '{"naturals": [[0, 10], [1, 10], [2, 10], [3, 10]]}'
+        hand.side_nets_json, dee.total_minor = "[-10, -10, -10, -10]", -10
+        db.session.commit()
+        found = " ".join(problems())
+        assert "hands' side bets leave" in found and "a replay of the side bets says" in found
+        assert "Dee has left the table but still has 0.10 in the side-bet pots" in found
+    api.ok("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [
+        {"bet": "naturals", "winner": "Ann"}]}, 201)
+    state = api.ok("GET", f"/sessions/{sid}/ledger")
+    assert state["totals"] == {"Ann": "0.40", "Bob": "-0.20", "Cy": "-0.20", "Dee": "0.00"}
+    with db_app.app_context():
+        assert problems() == []

@@ -157,7 +157,7 @@ def test_bad_side_bets_of_a_hand_name_their_field(api, spec, play, field, words)
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
 
 
-def test_a_leaver_cannot_bet_but_their_stakes_go_back_at_settle_up(api):
+def test_a_leaver_cannot_bet_and_takes_their_stakes_back_as_they_leave(api):
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
     deal(api, sid, naturals())
     api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Bob"})
@@ -166,8 +166,128 @@ def test_a_leaver_cannot_bet_but_their_stakes_go_back_at_settle_up(api):
     hand = deal(api, sid, naturals())
     assert hand["result"]["side_bets"][0]["players"] == ["Ann", "Cy", "Dee"]
     state = ledger(api, sid)
-    assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.10", "Cy": "0.20", "Dee": "0.20"}
+    assert state["pot_returns"] == {"Ann": "0.20", "Cy": "0.20", "Dee": "0.20"}
+    assert state["totals"]["Bob"] == "0.00" and state["pots"] == {"naturals": "0.60"}
     assert all(Decimal(v) == 0 for v in state["balances"].values())
+    first = api.ok("GET", f"/sessions/{sid}/hands/1")["result"]["side_bets"]
+    assert [(s["rule"], s["players"], s["net"], s["pot"]) for s in first] == [
+        ("side_bet.carried", ["Ann", "Bob", "Cy", "Dee"],
+         dict.fromkeys(["Ann", "Bob", "Cy", "Dee"], "-0.10"), "0.40"),
+        ("side_bet.left", ["Bob"], {"Bob": "0.10"}, "0.30")]
+    assert first[1]["explanation"] == [
+        "Bob left the table after this deal and takes back the 0.10 they had in the pot."]
+
+
+# -- a leaver's money is final (issue 31) ------------------------------------------------------
+
+HIGH_CARD = {"bet": "high_card", "suit": "S"}
+
+
+def _dee_leaves_after_two_deals_nobody_wins(api, spec):
+    """Issue 31's night: four players; Bob tonks out (Ann, Cy and Dee pay him 0.50), then a
+    dead hand; every side bet the table plays, nobody wins it. Dee leaves, and pays what her
+    settle-up asks. Returns the ledger once she has."""
+    sid = api.start(side_bets=spec)
+    plays = [{**HIGH_CARD, "winner": None} if bet == "high_card" else naturals()
+             for bet in spec]
+    deal(api, sid, *plays, hand={"end": {"kind": "tonk_out", "player": "Bob"}})
+    deal(api, sid, *plays)
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Dee"})
+    state = ledger(api, sid)
+    assert "Dee" not in state["pot_returns"]  # she took hers out as she left
+    for t in state["open"]:
+        if "Dee" in (t["from"], t["to"]):
+            api.ok("POST", f"/sessions/{sid}/payments",
+                   {"from": t["from"], "to": t["to"], "amount": t["amount"]})
+    state = ledger(api, sid)
+    assert state["balances"]["Dee"] == "0.00"
+    return sid, state
+
+
+@pytest.mark.parametrize("spec, dee, pots", [
+    # two deals nobody wins: 2.00 in the pot, Dee's 0.50 of it back to her as she leaves
+    ({"high_card": {"stake": "0.25"}}, "-0.50", {"high_card": "1.50"}),
+    ({"naturals": {"stake": "0.25"}}, "-0.50", {"naturals": "1.50"}),
+    # a high-card deal nobody wins under return keeps nothing; the naturals pot carries
+    ({"high_card": {"stake": "0.25", "unclaimed": "return"}, "naturals": {"stake": "0.25"}},
+     "-0.50", {"high_card": "0.00", "naturals": "1.50"}),
+])
+def test_a_leaver_who_settled_up_owes_nothing_whatever_is_dealt_after(api, spec, dee, pots):
+    sid, paid = _dee_leaves_after_two_deals_nobody_wins(api, spec)
+    assert paid["totals"]["Dee"] == dee and paid["pots"] == pots  # hand −0.50, side 0
+    dee_pays = [(p["from"], p["to"], p["amount"]) for p in paid["paid"]]
+    assert dee_pays == [("Dee", "Bob", "0.50")]
+    # the next deal: Ann wins every pot, Dee's money no longer in any of them
+    won = [{**HIGH_CARD, "winner": "Ann"} if bet == "high_card" else naturals("Ann")
+           for bet in spec]
+    hand = deal(api, sid, *won)
+    assert {s["rule"] for s in hand["result"]["side_bets"]} == {"side_bet.won"}
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
+    assert not [t for t in state["open"] if "Dee" in (t["from"], t["to"])]
+    assert [(p["from"], p["to"], p["amount"]) for p in state["paid"]] == dee_pays
+    zero_sum(state)
+    assert set(state["pots"].values()) == {"0.00"} and state["pot_returns"] == {}
+    # another deal nobody wins: the pot is the stakes of those still at the table
+    deal(api, sid, *[{**HIGH_CARD, "winner": None} if bet == "high_card" else naturals()
+                     for bet in spec])
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
+    assert sum(map(Decimal, state["pots"].values())) == \
+        sum(map(Decimal, state["pot_returns"].values()))
+    assert "Dee" not in state["pot_returns"]
+    zero_sum(state)
+
+
+def test_a_change_of_a_hand_the_leaver_played_moves_their_total_one_after_does_not(api):
+    """Corrections and voids replay the night with the leave at its place: a hand after Dee
+    left never moves her total; a hand she played in may (it changes what she won or paid,
+    and what she had in the pot when she left): that is the correction, not a later deal."""
+    sid, _ = _dee_leaves_after_two_deals_nobody_wins(api, {"high_card": {"stake": "0.25"}})
+    deal(api, sid, {**HIGH_CARD, "winner": "Ann"})  # hand 3: Ann takes 1.50 + 0.75
+    assert ledger(api, sid)["totals"] == {"Ann": "1.00", "Bob": "0.75", "Cy": "-1.25",
+                                          "Dee": "-0.50"}
+    # hand 3 (after she left), corrected: Bob won it instead; then voided: Dee stays
+    api.ok("PUT", f"/sessions/{sid}/hands/3", {**DEAD, "side_bets": [
+        {**HIGH_CARD, "winner": "Bob"}], "reason": "Bob held the ace"})
+    state = ledger(api, sid)
+    assert state["totals"] == {"Ann": "-1.25", "Bob": "3.00", "Cy": "-1.25", "Dee": "-0.50"}
+    api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "misdeal"})
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == "-0.50" and state["pots"] == {"high_card": "1.50"}
+    assert state["balances"]["Dee"] == "0.00"
+    zero_sum(state)
+    # hand 2 (she played it), corrected: she held the ace and took the 2.00: her total moves
+    api.ok("PUT", f"/sessions/{sid}/hands/2", {**DEAD, "side_bets": [
+        {**HIGH_CARD, "winner": "Dee"}], "reason": "Dee held the ace"})
+    state = ledger(api, sid)
+    assert state["totals"] == {"Ann": "-1.00", "Bob": "1.00", "Cy": "-1.00", "Dee": "1.00"}
+    assert state["pots"] == {"high_card": "0.00"} and state["balances"]["Dee"] == "1.50"
+    zero_sum(state)
+    # hand 1 (she played it) voided: her stake of hand 1 and Bob's tonk out are gone
+    api.ok("DELETE", f"/sessions/{sid}/hands/1", {"reason": "misdeal"})
+    state = ledger(api, sid)
+    assert state["totals"] == {"Ann": "-0.25", "Bob": "-0.25", "Cy": "-0.25", "Dee": "0.75"}
+    zero_sum(state)
+    # and a deal after all that still leaves her alone
+    deal(api, sid, {**HIGH_CARD, "winner": None})
+    deal(api, sid, {**HIGH_CARD, "winner": "Cy"})
+    state = ledger(api, sid)
+    assert state["totals"]["Dee"] == "0.75"
+    zero_sum(state)
+
+
+def test_a_player_back_before_the_next_deal_keeps_their_stake_in_the_pot(api):
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals())
+    api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Dee"})
+    assert ledger(api, sid)["totals"]["Dee"] == "0.00"
+    api.ok("POST", f"/sessions/{sid}/seats", {"join": "Dee"})
+    state = ledger(api, sid)  # as if she had never gone: her 0.10 rides in the pot again
+    assert state["totals"]["Dee"] == "-0.10" and state["pots"] == {"naturals": "0.40"}
+    deal(api, sid, naturals("Dee"))
+    assert ledger(api, sid)["totals"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20",
+                                          "Dee": "0.60"}
 
 
 @pytest.mark.parametrize("body, field", [
@@ -261,13 +381,16 @@ steps = st.lists(st.one_of(
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps)
-def test_totals_and_pots_always_sum_to_zero(db_app, sequence):
+def test_totals_and_pots_always_sum_to_zero_and_no_hand_after_a_leave_moves_the_leaver(
+        db_app, sequence):
     api = Api(db_app.test_client(), _token(db_app))
     sid = api.start(side_bets={"naturals": {"stake": "0.10"},
                                "high_card": {"stake": "0.25", "suit": "S",
                                              "unclaimed": "carry"}})
+    left_after: dict[str, int] = {}  # who is away: the last hand numbered when they left
     for step in sequence:
         seated = api.ok("GET", f"/sessions/{sid}")["players"]
+        before = ledger(api, sid)
         if step[0] == "deal":
             _, who, pick, tonk, big = step
             players = [seated[i % len(seated)] for i in who] or None
@@ -295,7 +418,20 @@ def test_totals_and_pots_always_sum_to_zero(db_app, sequence):
                        {**old["hand"], "side_bets": plays, "reason": "fix"})
         else:
             api("DELETE", f"/sessions/{sid}/hands/{step[1]}", {"reason": "void"})
-        zero_sum(ledger(api, sid))
+        state = ledger(api, sid)
+        zero_sum(state)
+        now = api.ok("GET", f"/sessions/{sid}")
+        for name, at in left_after.items():  # no hand after they left moves their money
+            if name not in now["players"] and not (
+                    step[0] in ("correct", "void") and step[1] <= at):
+                assert state["totals"][name] == before["totals"][name], (name, at, step)
+                assert state["balances"][name] == before["balances"][name], (name, at, step)
+                assert name not in state["pot_returns"]
+        for name in now["left"]:
+            if name in seated:  # left at this step
+                left_after[name] = now["hands"] + now["voided_hands"]
+        for name in now["players"]:
+            left_after.pop(name, None)
     state = ledger(api, sid)
     returns = sum(map(Decimal, state["pot_returns"].values()))
     assert returns == sum(map(Decimal, state["pots"].values()))
@@ -352,12 +488,13 @@ def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(a
                                 "winner": "Bob"})
     step("-0.40 0.00 -0.20 -0.20 -0.20 -0.10", "1.10")
     api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Cy"})
+    step("-0.40 0.00 0.00 -0.20 -0.20 -0.10", "0.90")  # Cy takes his 0.20 out as he goes
     deal(api, sid, naturals())
-    step("-0.50 -0.10 -0.20 -0.30 -0.30 -0.20", "1.60")  # carried over three deals
+    step("-0.50 -0.10 0.00 -0.30 -0.30 -0.20", "1.40")  # carried over three deals
     deal(api, sid, naturals("Gus"))
-    step("-0.60 -0.20 -0.20 -0.40 -0.40 1.80", "0.00")  # then won
+    step("-0.60 -0.20 0.00 -0.40 -0.40 1.60", "0.00")  # then won, Cy's money not in it
     api.ok("DELETE", f"/sessions/{sid}/hands/2", {"reason": "misdeal"})
-    step("-0.30 -0.30 -0.10 -0.30 -0.30 1.30", "0.00")
+    step("-0.30 -0.30 0.00 -0.30 -0.30 1.20", "0.00")  # Cy took back hand 1's stake alone
     api.ok("PUT", f"/sessions/{sid}/hands/1", {**DEAD, "side_bets": [naturals("Cy")],
                                                "reason": "Cy spread three kings"})
     step("-0.30 -0.30 0.40 -0.30 -0.30 0.80", "0.00")
@@ -423,3 +560,30 @@ def test_totals_add_up_with_the_side_bets_and_what_the_pots_give_back(db_app):
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
     assert "Side-bet pots" not in page  # given back at close
     assert 'class="totals-sum"' in page and ">Pots back<" in page
+
+
+def test_the_leavers_settle_up_the_card_and_the_leave_form_say_the_stake_goes_back(db_app):
+    """Issue 31's reading, said where the table reads it: the leaver's settle-up (what they
+    took back, and that no later hand changes it), the house-rule card and the leave form."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy", "Dee"), **{
+        "sb-naturals": "1", "sb-naturals-stake": "0.25"})
+    for _ in range(2):
+        assert record(client, sid, kind="dead", **{
+            "sb-naturals-shown": "1", "sb-naturals-in": ["Ann", "Bob", "Cy", "Dee"],
+            "sb-naturals-winner": ""}).status_code == 302
+    form = client.get(f"/sessions/{sid}/seats").get_data(as_text=True)
+    assert "their stake still in a side-bet pot goes back to them now" in form
+    assert client.post(f"/sessions/{sid}/seats", data={"leave": "Dee"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/settle?player=Dee").get_data(as_text=True)
+    assert "Dee took back their stake still in the side-bet pots, $0.50, on leaving" in page
+    assert "No hand dealt after Dee left can change what they settle here" in page
+    hand = client.get(f"/sessions/{sid}/hands/2").get_data(as_text=True)
+    assert "Dee left the table after this deal and takes back the $0.50 they had in the " \
+           "pot." in hand
+    page = client.get(f"/sessions/{sid}/settle?player=Ann").get_data(as_text=True)
+    assert "No hand dealt after" not in page  # Ann is at the table: nothing to say
+    card = client.get("/rules/pagat").get_data(as_text=True)
+    assert "a player who leaves the table takes back their stake still in a pot" in card
+    assert "Side bets" not in client.get("/rules/push_ups").get_data(as_text=True)

@@ -1,6 +1,8 @@
 """Issue 9's whole night through the API, exact at every step: two players join (one at the
-dealer's right, one after a named player), one leaves; both side bets ride along (a naturals
-pot carried over three deals, then won; a high-card deal that nobody wins under ``return``);
+dealer's right, one after a named player), one leaves, taking back what they had in the open
+pot (issue 31: so the deal that wins it later cannot move their total); both side bets ride
+along (a naturals pot carried over three deals, then won; a high-card deal that nobody wins
+under ``return``);
 then settle-up: a partial payment that changes no other transfer, a payment undone with a
 reason, and a close that carries the open debts over, listed until marked paid. Export and
 import give the night back exactly."""
@@ -67,25 +69,30 @@ def test_the_whole_night_exact_at_every_step(db_app, api):
           {"high_card": "0.00", "naturals": "1.10"}, to_bob)
     left = api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Cy"})
     assert left["players"] == ["Ann", "Bob", "Gus", "Fay", "Dee"] and left["left"] == ["Cy"]
+    # Cy takes back the 0.20 he had in the naturals pot as he goes: what is owed is the same.
+    exact(api, sid, {"Ann": "-0.70", "Bob": "2.30", "Cy": "-0.50", "Dee": "-0.70",
+                     "Fay": "-0.70", "Gus": "-0.60"},
+          {"high_card": "0.00", "naturals": "0.90"}, to_bob)
     # Deal 3: the pot carries over a third deal; Cy, gone, is not in it.
     api.ok("POST", f"/sessions/{sid}/hands", hand(DEAD, naturals=None), 201)
-    now = exact(api, sid, {"Ann": "-0.80", "Bob": "2.20", "Cy": "-0.70", "Dee": "-0.80",
+    now = exact(api, sid, {"Ann": "-0.80", "Bob": "2.20", "Cy": "-0.50", "Dee": "-0.80",
                            "Fay": "-0.80", "Gus": "-0.70"},
-                {"high_card": "0.00", "naturals": "1.60"}, to_bob)  # what is owed is the same
-    assert now["pot_returns"]["Cy"] == "0.20"  # the leaver's stakes would go back to him
-    # Deal 4: Gus spreads three of a kind first and takes the pot, carried money and all.
+                {"high_card": "0.00", "naturals": "1.40"}, to_bob)
+    assert "Cy" not in now["pot_returns"]  # his stakes went back to him as he left
+    # Deal 4: Gus spreads three of a kind first and takes the pot, carried money and all
+    # (Cy's is no longer in it: his total does not move).
     api.ok("POST", f"/sessions/{sid}/hands", hand(DEAD, naturals="Gus"), 201)
-    plan = [("Ann", "Bob", "0.90"), ("Cy", "Bob", "0.30"), ("Cy", "Gus", "0.40"),
-            ("Dee", "Gus", "0.90"), ("Fay", "Bob", "0.90")]
-    exact(api, sid, {"Ann": "-0.90", "Bob": "2.10", "Cy": "-0.70", "Dee": "-0.90",
-                     "Fay": "-0.90", "Gus": "1.30"},
+    plan = [("Ann", "Bob", "0.90"), ("Cy", "Bob", "0.30"), ("Cy", "Gus", "0.20"),
+            ("Dee", "Bob", "0.90"), ("Fay", "Gus", "0.90")]
+    exact(api, sid, {"Ann": "-0.90", "Bob": "2.10", "Cy": "-0.50", "Dee": "-0.90",
+                     "Fay": "-0.90", "Gus": "1.10"},
           {"high_card": "0.00", "naturals": "0.00"}, plan)
 
     # Settle-up. A partial payment shrinks its own transfer and no other.
-    api.ok("POST", f"/sessions/{sid}/payments", {"from": "Cy", "to": "Gus", "amount": "0.20"})
-    plan[2] = ("Cy", "Gus", "0.20")
-    book = exact(api, sid, {"Ann": "-0.90", "Bob": "2.10", "Cy": "-0.70", "Dee": "-0.90",
-                            "Fay": "-0.90", "Gus": "1.30"},
+    api.ok("POST", f"/sessions/{sid}/payments", {"from": "Cy", "to": "Bob", "amount": "0.10"})
+    plan[1] = ("Cy", "Bob", "0.20")
+    book = exact(api, sid, {"Ann": "-0.90", "Bob": "2.10", "Cy": "-0.50", "Dee": "-0.90",
+                            "Fay": "-0.90", "Gus": "1.10"},
                  {"high_card": "0.00", "naturals": "0.00"}, plan)
     # Ann's full payment, tapped by mistake, is undone with a reason and kept in the history.
     api.ok("POST", f"/sessions/{sid}/payments", {"from": "Ann", "to": "Bob", "amount": "0.90"})
@@ -95,7 +102,7 @@ def test_the_whole_night_exact_at_every_step(db_app, api):
     book = exact(api, sid, book["totals"], book["pots"], plan)
     undone = book["payments"][-1]
     assert undone["undone"] and undone["undo_reason"] == "Ann has not paid yet"
-    assert [p["amount"] for p in book["paid"]] == ["0.20"]
+    assert [p["amount"] for p in book["paid"]] == ["0.10"]
     # Closing needs a choice; carried over, what is open stays as debts until marked paid.
     assert api("POST", f"/sessions/{sid}/close").status_code == 422
     api.ok("POST", f"/sessions/{sid}/close", {"carry_over": True})

@@ -53,14 +53,19 @@ def table_schemas() -> dict[str, Any]:
             "players": {"type": "array", "items": {"type": "string"}},
             "winner": {"type": ["string", "null"]},
             "rule": {"type": "string", "enum": ["side_bet.won", "side_bet.carried",
-                                                "side_bet.returned"]},
+                                                "side_bet.returned", "side_bet.left"],
+                     "description": "side_bet.left: players (who left the table after "
+                                    "this deal, the last they played) take back what they "
+                                    "had in the pot; net is what each took."},
             "net": {"type": "object", "additionalProperties": _MONEY},
             "pot": {**_MONEY, "description": "In the pot after this deal."},
             "explanation": {"type": "array", "items": {"type": "string"}}}},
         "SeatsChange": {"type": "object", "additionalProperties": False,
                         "description": "One change: join (at the dealer's right, so dealing "
                                        "last in the rotation, or after a seated player), or "
-                                       "leave.",
+                                       "leave (taking back what the leaver has in the side "
+                                       "bets' pots: nothing dealt after can move their total)"
+                                       ".",
                         "examples": [{"join": "Fay"}, {"join": "Fay", "after": "Bob"},
                                      {"leave": "Bob"}],
                         "properties": {"join": _NAME, "after": _NAME, "leave": _NAME}},

@@ -421,6 +421,8 @@ CATALOGUE: dict[str, str] = {
     "explain.side_bet.won_fresh": "{player} wins the pot: {amount}.",
     "explain.side_bet.carried": "Nobody won it: the pot of {amount} carries to the next deal.",
     "explain.side_bet.returned": "Nobody held the suit: each stake goes back.",
+    "explain.side_bet.left": "{player} left the table after this deal and takes back the "
+                             "{amount} they had in the pot.",
     "version.order": "the first version is recorded, every later one corrected or voided, "
                      "not {action}",
     "version.void_twice": "the hand is already void: it cannot be voided again",

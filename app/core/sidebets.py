@@ -6,14 +6,16 @@ and ``naturals`` (the first to spread three of a kind takes the pot; bettors add
 each deal until it is won). Each bettor pays the bet's stake into its pot; a winner takes
 the whole pot, money carried over included; with no winner the pot carries to the next deal
 (or, for ``high_card`` with ``unclaimed: return``, each stake goes back). What is left in a
-pot at settle-up goes back to those who paid into it since it was last won.
+pot at settle-up goes back to those who paid into it since it was last won; so does what a
+player who leaves the table has in a pot, when they leave (:func:`leave_pots`: the texts are
+silent; the house's reading, so that no deal after they left can win their money).
 
 Pure: a pot goes in, the pot after the deal and each player's net come out, with their own
 explanation lines and rule names. Side bets exist only under money and points scoring.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -74,7 +76,7 @@ class Outcome:
     play: Play
     net: dict[str, Decimal]
     pot: Pot
-    rule: str  # side_bet.won, side_bet.carried, side_bet.returned
+    rule: str  # side_bet.won, side_bet.carried, side_bet.returned, side_bet.left
     explanation: tuple[Message, ...]
 
 
@@ -216,6 +218,8 @@ def explained(stored: Mapping[str, Any], stake: Decimal, fmt: Any = str) -> tupl
     play = Play(stored["bet"], tuple(stored["players"]), stored.get("winner"),
                 stored.get("suit"))
     rule = stored["rule"]
+    if rule == "side_bet.left":
+        return _explain_left({p: Decimal(str(stored["net"][p])) for p in play.players}, fmt)
     total = carried = _ZERO
     if rule == "side_bet.won":
         total = Decimal(str(stored["net"][play.winner])) + stake
@@ -223,6 +227,34 @@ def explained(stored: Mapping[str, Any], stake: Decimal, fmt: Any = str) -> tupl
     elif rule == "side_bet.carried":
         total = Decimal(str(stored["pot"]))
     return _explain(play, rule, stake, total, carried, fmt)
+
+
+def _explain_left(back: Mapping[str, Decimal], fmt: Any) -> tuple[Message, ...]:
+    return tuple(Message("explain.side_bet.left", player=player, amount=fmt(amount))
+                 for player, amount in back.items())
+
+
+def leave_pots(pots: Mapping[str, Pot], staying: Collection[str], fmt: Any = str
+               ) -> tuple[dict[str, Decimal], dict[str, Pot], tuple[Outcome, ...]]:
+    """Whoever has money in a pot but is not at the next deal (``staying``: who is) has left
+    the table: what they paid into it since it was last won comes out of it and goes back to
+    them, at once, and the pot keeps the rest (RULES.md §9, the house's reading: the texts
+    are silent). So a leaver's settle-up is final: no later deal can win their money. Each
+    leaver's net, the pots after, and an outcome for each pot that gave something back."""
+    net: dict[str, Decimal] = {}
+    after = dict(pots)
+    outcomes = []
+    for bet, pot in pots.items():
+        back = {player: amount for player, amount in pot.paid
+                if amount and player not in staying}
+        if not back:
+            continue
+        after[bet] = kept = Pot(bet, tuple((p, a) for p, a in pot.paid if p not in back))
+        for player, amount in back.items():
+            net[player] = net.get(player, _ZERO) + amount
+        outcomes.append(Outcome(Play(bet, tuple(back), None), back, kept, "side_bet.left",
+                                _explain_left(back, fmt)))
+    return net, after, tuple(outcomes)
 
 
 def return_pot(pot: Pot) -> dict[str, Decimal]:
@@ -282,17 +314,37 @@ def side_bets_json(enabled: Mapping[str, SideBet], fmt: Any = str) -> dict[str, 
 
 
 def replay_deals(deals: Sequence[Sequence[Play]], enabled: Mapping[str, SideBet],
-                 fmt: Any = str, pots: Mapping[str, Pot] | None = None
+                 fmt: Any = str, pots: Mapping[str, Pot] | None = None, *,
+                 tables: Sequence[Collection[str] | None] | None = None,
+                 seated: Collection[str] | None = None
                  ) -> tuple[list[tuple[dict[str, Decimal], tuple[Outcome, ...]]],
                             dict[str, Pot]]:
     """Every deal's side bets in order, from empty pots (or ``pots``, what the deals before
     them left): each deal's nets and outcomes, and the pots after the last. A play of a bet
-    the table does not play is left out."""
+    the table does not play is left out.
+
+    ``tables``: who was at each deal (None: a deal that does not count, a void hand), and
+    ``seated``: who is at the table now. After each deal that counts, whoever is not at the
+    next one that counts (after the last: not seated now) left the table, and takes their
+    money out of the pots (:func:`leave_pots`), as part of that deal's side-bet money: the
+    last deal they played. Without ``tables`` nobody leaves."""
     pots = dict(pots or {})
+    staying: list[Collection[str] | None] = [None] * len(deals)
+    if tables is not None and seated is not None:
+        following: Collection[str] = seated
+        for i in reversed(range(len(deals))):
+            table = tables[i]
+            if table is not None:
+                staying[i], following = following, table
     settled = []
-    for plays in deals:
+    for plays, stay in zip(deals, staying, strict=True):
         kept = tuple(p for p in plays if p.bet in enabled)
         net, pots, outcomes = settle_deal(kept, enabled, pots, fmt)
+        if stay is not None:
+            back, pots, gone = leave_pots(pots, stay, fmt)
+            for player, amount in back.items():
+                net[player] = net.get(player, _ZERO) + amount
+            outcomes += gone
         settled.append((net, outcomes))
     return settled, pots
 

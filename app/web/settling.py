@@ -23,9 +23,11 @@ from ..services.sessions import (
     owned_session,
     player_names,
     record_payment,
+    seated_names,
     session_rules,
     set_archived,
     side_totals,
+    taken_back,
     undo_payment,
 )
 from . import bp
@@ -44,6 +46,9 @@ ErrorKey = tuple[str, str]
 def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                 typed: Mapping[ErrorKey, str] | None = None) -> ResponseReturnValue:
     state = ledger_of(gs)
+    leaving = request.args.get("player") if request.args.get("player") in state.totals \
+        else None
+    left = leaving is not None and leaving not in seated_names(gs)  # gone, not just going
     owing = [n for n, v in state.open.items() if v < 0]
     owed = [n for n, v in state.open.items() if v > 0]
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
@@ -54,8 +59,8 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                            pay=pay_views(gs, ((t.payer, t.payee, t.open) for t in state.plan
                                               if t.open)),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],
-                           leaving=request.args.get("player") if request.args.get("player")
-                           in state.totals else None), \
+                           leaving=leaving, left=left,
+                           taken_back=taken_back(gs, leaving) if left and leaving else None), \
         422 if errors else 200
 
 

@@ -1,8 +1,8 @@
 """A night whose table changes, in a real browser at a phone's 390x844: start a session
 with both side bets, a player joins from the session page, three hands with side bets
-(the high card won, a naturals pot won, then one carried), a player leaves and is pointed to
-their own transfers; the totals and pots the pages show are checked to the cent, and nothing
-scrolls sideways."""
+(the high card won, a naturals pot won, then one carried), a player leaves, taking back
+their stake in the open pot, and is pointed to their own transfers; the totals and pots the
+pages show are checked to the cent, and nothing scrolls sideways."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -59,15 +59,17 @@ def test_players_join_and_leave_and_side_bets_fill_and_empty_their_pots(
     assert page.input_value("#leave") == ""  # nobody chosen until the scorekeeper picks
     leave(page, "Bob")
     assert "Bob left the table" in page.content()
-    assert seat_totals(page) == {
-        "Ann": Decimal("-0.05"), "Bob": Decimal("0.20"), "Cy": Decimal("-1.05"),
+    assert seat_totals(page) == {  # Bob took back the 0.10 he had in the naturals pot
+        "Ann": Decimal("-0.05"), "Bob": Decimal("0.30"), "Cy": Decimal("-1.05"),
         "Dee": Decimal("-1.05"), "Fay": Decimal("1.45")}
     assert amounts(page, "ul.pots li") == {"High card": Decimal("0.00"),
-                                           "Naturals": Decimal("0.50")}
+                                           "Naturals": Decimal("0.40")}
     shot("05-session-after-a-leave")
 
     submit(page, page.get_by_role("link", name="settle up with Bob"))
     assert "Bob settles up on the way out" in page.content()
+    assert "Bob took back their stake still in the side-bet pots, $0.10, on leaving" in \
+        page.content()
     shot("06-settle-up-on-the-way-out")
     page.goto(session_url + "/hands/new")
     assert page.locator("#player-4").count() == 0  # four seated: Ann, Cy, Dee, Fay

@@ -1,7 +1,8 @@
 """Side bets (RULES.md §9) in the core, with no app: a naturals pot carried over three deals
 then won, a high-card deal nobody wins under ``return``, what is left going back at
 settle-up, every bad input named by its field, and the invariant that the bettors' nets and
-the pot always add up to zero."""
+the pot always add up to zero; a player who leaves takes their money out of the pots after
+the last deal they played, so no deal after it moves their total (issue 31)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -12,9 +13,12 @@ from hypothesis import strategies as st
 
 from app.core.errors import HandError
 from app.core.sidebets import (
+    Play,
     Pot,
+    leave_pots,
     parse_plays,
     parse_side_bets,
+    replay_deals,
     return_pot,
     settle_side_bet,
 )
@@ -123,3 +127,78 @@ def test_nets_and_the_pot_always_add_up_to_zero(sequence, unclaimed, bet):
     for player, amount in return_pot(pot).items():  # settle-up gives back what is left
         total[player] += amount
     assert sum(total.values()) == 0
+
+
+def test_a_leaver_takes_their_money_out_after_the_last_deal_they_played():
+    """Issue 31's night: four at high card (0.25), two deals nobody wins (2.00 in the pot);
+    Dee leaves; Ann wins the next deal: what Dee had in the pot went back to her after deal
+    2, so Ann takes 1.50 + 0.75 (2.00 more than her stake), none of it Dee's."""
+    rules = enabled({"high_card": {}})
+    everyone, three = tuple(PLAYERS), ("Ann", "Bob", "Cy")
+    deals = [[Play("high_card", everyone, None, "S")]] * 2 + [
+        [Play("high_card", three, "Ann", "S")]]
+    settled, pots = replay_deals(deals, rules, tables=[everyone, everyone, three],
+                                 seated=three)
+    (net1, _), (net2, out2), (net3, _) = settled
+    assert net2 == {"Ann": D("-0.25"), "Bob": D("-0.25"), "Cy": D("-0.25"), "Dee": D("0.25")}
+    assert [o.rule for o in out2] == ["side_bet.carried", "side_bet.left"]
+    assert out2[1].net == {"Dee": D("0.50")} and out2[1].pot.total == D("1.50")
+    assert str(out2[1].explanation[0]) == \
+        "Dee left the table after this deal and takes back the 0.50 they had in the pot."
+    assert net3 == {"Ann": D("2.00"), "Bob": D("-0.25"), "Cy": D("-0.25")}
+    assert pots["high_card"].total == 0
+    dee = sum(n.get("Dee", D(0)) for n, _ in settled)
+    assert dee == 0  # she put 0.50 in and took 0.50 back: nothing after moved it
+    # without anyone leaving (no tables), the old replay: Ann would win Dee's 0.50 too
+    settled, _ = replay_deals(deals[:2], rules)
+    assert settled[1][0]["Dee"] == D("-0.25")
+
+
+def test_a_void_deal_is_not_the_next_deal_and_who_sits_now_decides_after_the_last():
+    rules = enabled({"naturals": {}})
+    everyone, three = tuple(PLAYERS), ("Ann", "Bob", "Cy")
+    deals = [[Play("naturals", everyone, None)], [], [Play("naturals", three, None)]]
+    # Dee was at the void deal 2, not at deal 3: she left after deal 1, the last she played
+    settled, pots = replay_deals(deals, rules, tables=[everyone, None, three], seated=three)
+    assert [o.rule for o in settled[0][1]] == ["side_bet.carried", "side_bet.left"]
+    assert settled[0][0]["Dee"] == 0 and pots["naturals"].total == D("1.50")
+    # everyone back at the table now, and the last deal void: nobody left
+    settled, pots = replay_deals(deals[:2], rules, tables=[everyone, None], seated=everyone)
+    assert [o.rule for o in settled[0][1]] == ["side_bet.carried"]
+    assert pots["naturals"].total == D("1.00")
+    back, after, outcomes = leave_pots(pots, {"Ann", "Bob"})
+    assert back == {"Cy": D("0.25"), "Dee": D("0.25")} and after["naturals"].total == D("0.50")
+    assert outcomes[0].play.players == ("Cy", "Dee") and outcomes[0].rule == "side_bet.left"
+
+
+nights = st.lists(st.tuples(
+    st.lists(st.sampled_from(PLAYERS), min_size=2, max_size=4, unique=True),  # at the table
+    st.lists(st.sampled_from(PLAYERS), min_size=1, max_size=4, unique=True),  # who bet
+    st.one_of(st.none(), st.integers(0, 3)), st.booleans()), max_size=12)  # winner, void
+
+
+@settings(max_examples=200, deadline=None)
+@given(nights, st.lists(st.sampled_from(PLAYERS), min_size=2, max_size=4, unique=True),
+       st.sampled_from(["carry", "return"]))
+def test_no_deal_after_a_player_left_moves_their_money(night, seated, unclaimed):
+    """Random nights of players coming and going: the nets and the pots sum to zero, and
+    once a player has played their last deal (with the table as it is now), the deals after
+    it give them nothing and take nothing."""
+    rules = enabled({"high_card": {"suit": "S", "unclaimed": unclaimed}, "naturals": {}})
+    tables, deals = [], []
+    for table, bettors, pick, void in night:
+        who = [p for p in bettors if p in table] or table[:1]
+        winner = who[pick % len(who)] if pick is not None else None
+        deals.append([] if void else [Play("high_card", tuple(who), winner, "S"),
+                                      Play("naturals", tuple(who), None)])
+        tables.append(None if void else tuple(table))
+    settled, pots = replay_deals(deals, rules, tables=tables, seated=seated)
+    moved = sum((a for net, _ in settled for a in net.values()), D(0))
+    assert moved + sum((p.total for p in pots.values()), D(0)) == 0
+    for player in PLAYERS:
+        last = max((i for i, t in enumerate(tables) if t is not None and player in t),
+                   default=-1)
+        after = [net.get(player, D(0)) for net, _ in settled[last + 1:]]
+        if player not in seated:  # away now: their money is out, and stays out
+            assert not any(after)
+            assert all(player not in dict(p.paid) for p in pots.values())

@@ -272,8 +272,10 @@ class Checker:
             for seat, added in zip(hand.seats, counts, strict=True):
                 records[(seat, hand.scoring)].append(added)
         fmt = amount_formatter(rules)
-        settled, pots = replay_deals([() if h.voided else h.plays for h in hands],
-                                     self._enabled, fmt)
+        settled, pots = replay_deals(  # (a leaver takes their money out of the pots)
+            [() if h.voided else h.plays for h in hands], self._enabled, fmt,
+            tables=[None if h.voided else [names[i] for i in h.seats] for h in hands],
+            seated=[n for n, gone in zip(names, left_at, strict=True) if gone is None])
         side: list[tuple[str, str]] = []
         for side_net, outcomes in settled:
             if not side_net and not outcomes:  # most deals: no side bets, nothing to add

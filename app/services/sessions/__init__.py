@@ -72,7 +72,16 @@ from .ledger import (
     void_hand,
 )
 from .live import Stamp, StateCache, last_hands, owned_stamp, stamp_by_token, stamp_of
-from .pots import dump_pots, pot_totals, replayed, side_bets_text, side_rows, side_totals, trimmed
+from .pots import (
+    dump_pots,
+    pot_totals,
+    replayed,
+    side_bets_text,
+    side_rows,
+    side_totals,
+    taken_back,
+    trimmed,
+)
 from .seats import change_seats
 from .settleup import Ledger, Payment, keep_plan, remaining
 
@@ -89,5 +98,6 @@ __all__ = [
     "replace_share_link", "replayed", "rules_of", "running_totals", "seated_names",
     "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
     "shared_session", "side_bets_text", "side_rows", "side_totals", "stamp_by_token",
-    "stamp_of", "start_session", "started_by", "trimmed", "undo_payment", "void_hand",
+    "stamp_of", "start_session", "started_by", "taken_back", "trimmed", "undo_payment",
+    "void_hand",
 ]

@@ -9,7 +9,9 @@ left, which is what replaying them gives (``tonk check`` compares the two). Each
 its side-bet money per seat apart from its own nets (``Hand.side_nets_json``) and how each
 bet was settled (``Hand.side_result_json``); a seat's running total moves by every change
 of it. What is still in a pot at settle-up goes back to those who paid into it since it was
-last won (:func:`pot_returns`).
+last won (:func:`pot_returns`); what a player who leaves the table has in a pot goes back to
+them when they leave, as part of the side-bet money of the last hand they played, so no hand
+after they left moves their total (a join or a leave replays too).
 
 The core does the arithmetic (:mod:`app.core.sidebets`); this module only stores it.
 """
@@ -86,12 +88,16 @@ def replayed(gs: GameSession, rules: Rules, names: Sequence[str], hands: Sequenc
              ) -> tuple[dict[int, tuple[list[int], list[Any]]], dict[str, Pot]]:
     """The side bets of ``hands`` (all the session's, in order; or those after the ones that
     left ``pots``) settled afresh: each hand's side-bet money per seat and outcomes, by hand
-    id, and the pots after the last."""
+    id, and the pots after the last. A player who left the table takes their money out of
+    the pots after the last hand they played (:func:`app.core.sidebets.replay_deals`)."""
     enabled = enabled_bets(gs, rules)
     fmt = amount_formatter(rules)
-    deals = [() if hand.voided or not enabled else stored_plays(hand.data.get("side_bets"))
-             for hand in hands]
-    settled, pots = replay_deals(deals, enabled, fmt, pots)
+    facts = [None if hand.voided else hand.data for hand in hands]
+    deals = [() if data is None or not enabled else stored_plays(data.get("side_bets"))
+             for data in facts]
+    settled, pots = replay_deals(
+        deals, enabled, fmt, pots, seated={s.name for s in gs.seated},
+        tables=[None if data is None else data["players"] for data in facts])
     out = {hand.id: side_rows(net, outcomes, names, fmt)
            for hand, (net, outcomes) in zip(hands, settled, strict=True)}
     return out, pots
@@ -116,17 +122,20 @@ def trimmed(nets: Sequence[int]) -> list[int]:
 def replay(gs: GameSession, rules: Rules, names: Sequence[str], *,
            appended: Hand | None = None) -> None:
     """Settle every hand's side bets again, in order, and move each seat's total by what
-    changed; keep the pots. Call it under the session's lock, after any change of a hand.
+    changed; keep the pots. Call it under the session's lock, after any change of a hand or
+    of who sits at the table (a leaver takes their money out of the pots).
     ``appended``: the change is that hand, just recorded after all the others, and only its
     deal is settled, from the pots as stored (what the others left): the last hand of a
     long night does not settle every deal before it again."""
     if not gs.side_bets_json and (gs.pots_json or "{}") == "{}":
         return
-    if appended is None:
+    before = None if appended is None else _load_pots(gs, names)
+    hands: list[Hand]
+    if appended is not None and before is not None and not _away(gs, before):
+        hands = [appended]
+    else:  # (and pots stored before leavers took their money out: settled again)
         hands, before = list(db.session.scalars(select(Hand).where(
             Hand.session_id == gs.id).order_by(Hand.number))), None
-    else:
-        hands, before = [appended], _load_pots(gs, names)
     with in_english():  # stored in one language; pages show it in the reader's
         settled, pots = replayed(gs, rules, names, hands, before)
     seats = gs.seats
@@ -143,6 +152,13 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str], *,
             hand.side_result_json = lines_json
     gs.pots_json = dump_pots(pots, names)
     move_totals(zip(seats, changes, strict=True))
+
+
+def _away(gs: GameSession, pots: Mapping[str, Pot]) -> bool:
+    """Whether a pot as stored holds money of a player who is not at the table (stored
+    before leavers took theirs out): then every deal is settled again, not the last alone."""
+    seated = {s.name for s in gs.seated}
+    return any(player not in seated for pot in pots.values() for player, _ in pot.paid)
 
 
 def pot_totals(gs: GameSession) -> dict[str, Decimal]:
@@ -168,6 +184,20 @@ def side_totals(gs: GameSession) -> dict[str, Decimal]:
             if i < len(sums):
                 sums[i] += minor
     return {name: from_minor(minor) for name, minor in zip(names, sums, strict=True)}
+
+
+def taken_back(gs: GameSession, name: str) -> Decimal:
+    """What ``name`` took out of the side bets' pots on leaving the table, over the night's
+    counted hands (each time they left): their stake still in a pot, given back as they went
+    (:func:`app.core.sidebets.leave_pots`), which settle-up says."""
+    back = _ZERO
+    for stored in db.session.scalars(select(Hand.side_result_json).where(
+            Hand.session_id == gs.id, Hand.voided.is_(False),
+            Hand.side_result_json.contains("side_bet.left"))):
+        for outcome in json.loads(stored):
+            if outcome.get("rule") == "side_bet.left":
+                back += Decimal(str(outcome["net"].get(name, 0)))
+    return back
 
 
 def pot_returns(gs: GameSession) -> dict[str, Decimal]:

@@ -4,8 +4,10 @@ last in the rotation, or after a named player) or leaves, and may come back.
 A :class:`~app.db.models.SessionPlayer` row is never removed: its ``seat`` is the player's
 identity in the session (hands' nets, payments and pots are kept by it), ``position`` where
 they sit now, ``left_at`` whether they are away. Each hand keeps the players it was played
-with (its own ``players``); a leaver's total stays in the ledger and in settle-up. Runs under
-the session's lock like every change of a session (:func:`app.services.sessions.ledger.locked`).
+with (its own ``players``); a leaver's total stays in the ledger and in settle-up. What a
+leaver has in a side bet's pot goes back to them as they leave (:func:`.pots.replay`): their
+settle-up is final, whatever later deals do. Runs under the session's lock like every change
+of a session (:func:`app.services.sessions.ledger.locked`).
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from ...core.names import MAX_NAME, clean_text, name_key
 from ...db.models import GameSession, SessionPlayer, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError
-from .ledger import check_open, locked, player_named
+from .ledger import check_open, locked, player_named, player_names, session_rules
+from .pots import replay
+from .settleup import keep_plan
 
 
 def _find(seats: list[SessionPlayer], name: str) -> SessionPlayer | None:
@@ -46,6 +50,13 @@ def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = 
         _join(gs, user, _name(join, "join"), None if after is None else _name(after, "after"))
     else:
         _leave(gs, _name(leave, "leave"))
+    # A leaver's money comes out of the pots (one back before the next deal: in again).
+    # What each is owed does not move by it, so the plan is kept; unless the pots were
+    # stored before leavers took their money out, and the deals since are settled again.
+    rules = session_rules(gs)
+    replay(gs, rules, player_names(gs))
+    db.session.flush()
+    keep_plan(gs, rules.scoring)
     db.session.commit()
     return gs
 

@@ -5,7 +5,8 @@ and the test suite after every scenario.
   the hands' stored nets for that seat, plus its side-bet money;
 - every session sums to zero (money and points; push-ups count pushes, which do not), its
   pots counted: totals + pots = 0; and the pots are what a replay of the hands' side bets
-  leaves in them;
+  leaves in them, each leaver's stake taken out after the last deal they played: nobody who
+  left the table has money in a pot;
 - hand numbers run 1, 2, … without a gap, up to the session's count;
 - every hand has each of its versions, 1 to its current one, the first "recorded", the
   last one's facts and result the hand's own, voided exactly when the last is a void;
@@ -291,20 +292,26 @@ def _returns(pots_json: str | None) -> dict[int, int]:
 
 
 def _pots(at: Where) -> Iterator[str]:
-    """Totals + pots = 0 in every session with side bets, and the pots are what a replay of
-    its hands' side bets leaves."""
+    """Totals + pots = 0 in every session with side bets, nobody who left the table has money
+    in a pot, and the pots are what a replay of its hands' side bets leaves."""
     sessions = db.session.scalars(select(GameSession).where(
         GameSession.side_bets_json.is_not(None) | (GameSession.pots_json != "{}")))
     for gs in sessions:
         rules = rules_of(gs.rules_json)
         names = [s.name for s in gs.seats]
-        in_pots = sum(_returns(gs.pots_json).values())
+        in_pot = _returns(gs.pots_json)
+        in_pots = sum(in_pot.values())
         total = sum(s.total_minor for s in gs.seats)
         if rules.scoring != "push_ups" and total + in_pots != 0:
             yield (f"{at(gs.id)}: the totals ({from_minor(total)}) and the pots "
                    f"({from_minor(in_pots)}) do not sum to zero")
         hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
                                         .order_by(Hand.number)))
+        for seat in gs.seats:  # a leaver took theirs back as they left (RULES.md §9 reading)
+            kept = in_pot.get(seat.seat, 0)
+            if seat.left_at is not None and kept:
+                yield (f"{at(gs.id)}: {seat.name} has left the table but still has "
+                       f"{from_minor(kept)} in the side-bet pots")
         settled, pots = replayed(gs, rules, names, hands)
         if gs.pots_json != dump_pots(pots, names):
             yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
