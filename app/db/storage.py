@@ -20,13 +20,16 @@ makes (the language chosen, a token's last use) begins its own transaction with
 :func:`snapshot` does the same for a command (``tonk check``, ``tonk backup``).
 
 :func:`fault` names what went wrong when the database itself refuses (busy past the
-timeout, read-only, disk full, unreachable): the pages and the API answer 503 with that
-sentence and ``Retry-After``, never a 500.
+timeout, read-only, disk full, unreachable or restarting): the pages and the API answer 503
+with that sentence and ``Retry-After``, never a 500. On PostgreSQL the pool checks a
+connection before handing it out (``pool_pre_ping``): one that died with a restart is
+replaced, not used.
 """
 from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -330,19 +333,37 @@ _FAULTS: tuple[tuple[str, str], ...] = (
     ("40001", _BUSY),
     ("40p01", _BUSY),
     ("unable to open database", N_("the database cannot be opened: check its file and folder")),
-    ("connection refused", _UNREACHABLE),
-    ("could not connect", _UNREACHABLE),
-    ("server closed the connection", _UNREACHABLE),
     ("too many clients", N_("the database server is full: try again in a moment")),
 )
+
+#: SQLSTATEs of a PostgreSQL server gone or going: class 08 (the connection failed or was
+#: lost) and 57P01-57P05 (shut down by an operator, after a crash, not yet or no longer
+#: accepting connections, the database dropped, an idle session ended).
+_LOST_STATES = ("08", "57P0")
 
 
 def fault(exc: BaseException) -> str | None:
     """What a database error means for a person, if it is a fault of the database rather
-    than of the app (busy, read-only, disk full, unreachable); else None."""
+    than of the app (busy, read-only, disk full, unreachable or restarting); else None."""
     if not isinstance(exc, DBAPIError):
         return None
     orig = exc.orig
     text = " ".join(str(part) for part in (
         getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "", orig)).lower()
-    return next((meaning for fragment, meaning in _FAULTS if fragment in text), None)
+    meaning = next((meaning for fragment, meaning in _FAULTS if fragment in text), None)
+    if meaning is None and (exc.connection_invalidated or _connection_lost(orig)):
+        return _UNREACHABLE
+    return meaning
+
+
+def _connection_lost(error: BaseException | None) -> bool:
+    """Whether a driver's error says the PostgreSQL server is out of reach, restarting, or
+    dropped the connection: told by psycopg's class and the SQLSTATE, not by the words (an
+    ``OperationalError`` with no SQLSTATE is psycopg's own: connecting failed, or the
+    connection broke; PostgreSQL refusing a connection while it starts up, recovers or shuts
+    down reaches psycopg only as such a failure, "the database system is starting up")."""
+    psycopg = sys.modules.get("psycopg")  # loaded once the app runs on PostgreSQL
+    if psycopg is None or not isinstance(error, psycopg.OperationalError):
+        return False
+    state = error.sqlstate
+    return state is None or state.startswith(_LOST_STATES)

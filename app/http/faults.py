@@ -52,7 +52,23 @@ def _no_more_database() -> None:
     g._login_user = AnonymousUserMixin()
 
 
+def _end_session(_exc: BaseException | None) -> None:
+    """End the app context's database session just before Flask-SQLAlchemy would (teardown
+    functions run last-registered first), where the rollback that ends it can fail: a
+    request that read, and was answered, while the server went down. SQLAlchemy has dropped
+    the connection by then; the answer stands, and the failure is no 500 after it."""
+    try:
+        db.session.remove()
+    except DBAPIError as exc:
+        if storage.fault(exc) is None:
+            raise
+        log.warning("database fault ending a request: %s", exc.orig)
+        db.session.remove()  # the session is clear now: this ends nothing more
+
+
 def register(app: Flask) -> None:
+    app.teardown_appcontext(_end_session)
+
     @app.errorhandler(DBAPIError)
     def database_fault(exc: DBAPIError) -> ResponseReturnValue:
         db.session.rollback()
