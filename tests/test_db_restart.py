@@ -10,6 +10,7 @@ immediate``, recovery on start) and as an operator would (``-m fast``).
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import threading
 import time
@@ -116,6 +117,39 @@ def test_a_server_gone_or_restarting_is_a_fault(error):
 ], ids=lambda value: type(value).__name__)
 def test_what_else_a_database_error_means(error, meaning):
     assert storage.fault(OperationalError("SELECT 1", {}, error)) == meaning
+
+
+def test_a_database_server_that_does_not_answer_is_a_503_within_the_connect_timeout(
+        monkeypatch):
+    """A PostgreSQL server that takes the connection and never answers (hung, or a host
+    whose packets are lost): the request gives up after the connect timeout and answers 503,
+    instead of holding its worker for good."""
+    from app import create_app
+
+    monkeypatch.setattr(storage, "CONNECT_TIMEOUT_S", 2)  # psycopg's least
+    answers: list[tuple[int, str | None, float]] = []
+    with socket.socket() as silent:  # the kernel completes the handshake; nobody answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"postgresql+psycopg://postgres@127.0.0.1:{silent.getsockname()[1]}/hung"
+        app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "test",
+                          "TESTING": True})
+
+        def ask() -> None:
+            started = time.monotonic()
+            answer = app.test_client().get("/api/v1/sessions",
+                                           headers={"Authorization": "Bearer nobody"})
+            answers.append((answer.status_code, answer.headers.get("Retry-After"),
+                            time.monotonic() - started))
+
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.start()
+        asking.join(timeout=20)
+    assert answers, "the request was still waiting for the database after 20 s"
+    status, retry_after, took = answers[0]
+    assert (status, retry_after) == (503, "2") and took < 10
+    with app.app_context():
+        db.engine.dispose()
 
 
 def test_a_read_whose_session_cannot_end_is_still_answered(db_app, api):
