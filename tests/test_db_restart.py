@@ -152,6 +152,32 @@ def test_a_database_server_that_does_not_answer_is_a_503_within_the_connect_time
         db.engine.dispose()
 
 
+def test_every_pooled_connection_taken_is_a_503_not_a_500(tmp_path):
+    """When every connection of the pool is held (a restart's requests each waiting to
+    connect, more threads than connections) for longer than the pool waits, the next request
+    is a 503 saying the database server is full, page and API alike."""
+    from app import create_app
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'pool.sqlite'}",
+                      "SECRET_KEY": "test", "TESTING": True, "SQLALCHEMY_ENGINE_OPTIONS": {
+                          "pool_size": 1, "max_overflow": 0, "pool_timeout": 0.1}})
+    with app.app_context():
+        held = db.engine.connect()
+    try:
+        client = app.test_client()
+        api = client.get("/api/v1/sessions", headers={"Authorization": "Bearer nobody"})
+        page = client.get("/s/abc")
+    finally:
+        held.close()
+    for answer in (api, page):
+        assert (answer.status_code, answer.headers["Retry-After"]) == (503, "2")
+        assert "the database server is full" in answer.get_data(as_text=True)
+    assert api.get_json()["error"] == "the database server is full: try again in a moment"
+    assert page.mimetype == "text/html"
+    with app.app_context():
+        db.engine.dispose()
+
+
 def test_a_read_whose_session_cannot_end_is_still_answered(db_app, api):
     """A request that read, and was answered, while the server went down: the rollback that
     ends its session when its app context ends fails (the connection is gone). The answer

@@ -42,6 +42,7 @@ from sqlalchemy import Table, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
 from ..extensions import CHANGE_WAITING, HELD_COMMITS, db
@@ -324,6 +325,7 @@ _FULL = N_("the disk is full: nothing can be saved until there is room again (re
            "works)")
 _DISK = N_("the database's disk failed to read or write: nothing was saved")
 _UNREACHABLE = N_("the database server cannot be reached: try again in a moment")
+_SERVER_FULL = N_("the database server is full: try again in a moment")
 
 # (a fragment of the driver's message or PostgreSQL's SQLSTATE, what it means for a person)
 _FAULTS: tuple[tuple[str, str], ...] = (
@@ -341,7 +343,7 @@ _FAULTS: tuple[tuple[str, str], ...] = (
     ("40001", _BUSY),
     ("40p01", _BUSY),
     ("unable to open database", N_("the database cannot be opened: check its file and folder")),
-    ("too many clients", N_("the database server is full: try again in a moment")),
+    ("too many clients", _SERVER_FULL),
 )
 
 #: SQLSTATEs of a PostgreSQL server gone or going: class 08 (the connection failed or was
@@ -352,7 +354,10 @@ _LOST_STATES = ("08", "57P0")
 
 def fault(exc: BaseException) -> str | None:
     """What a database error means for a person, if it is a fault of the database rather
-    than of the app (busy, read-only, disk full, unreachable or restarting); else None."""
+    than of the app (busy, read-only, disk full, unreachable or restarting, every pooled
+    connection taken for longer than the pool waits); else None."""
+    if isinstance(exc, PoolTimeout):
+        return _SERVER_FULL
     if not isinstance(exc, DBAPIError):
         return None
     orig = exc.orig

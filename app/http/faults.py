@@ -16,6 +16,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import AnonymousUserMixin
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from ..db import storage
 from ..extensions import db
@@ -70,11 +71,13 @@ def register(app: Flask) -> None:
     app.teardown_appcontext(_end_session)
 
     @app.errorhandler(DBAPIError)
-    def database_fault(exc: DBAPIError) -> ResponseReturnValue:
+    @app.errorhandler(PoolTimeout)  # every pooled connection taken, for longer than it waits
+    def database_fault(exc: DBAPIError | PoolTimeout) -> ResponseReturnValue:
         db.session.rollback()
         meaning = storage.fault(exc)
         if meaning is None:
             raise exc
-        log.warning("database fault on %s %s: %s", request.method, request.path, exc.orig)
+        log.warning("database fault on %s %s: %s", request.method, request.path,
+                    getattr(exc, "orig", exc))
         _no_more_database()
         return fault_response(_(meaning))  # marked in app.db.storage
