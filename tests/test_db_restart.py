@@ -167,9 +167,10 @@ def test_every_pooled_connection_taken_is_a_503_not_a_500(tmp_path):
         client = app.test_client()
         api = client.get("/api/v1/sessions", headers={"Authorization": "Bearer nobody"})
         page = client.get("/s/abc")
+        poll = client.get("/api/v1/share/abc", headers={"If-None-Match": '"seen"'})
     finally:
         held.close()
-    for answer in (api, page):
+    for answer in (api, page, poll):
         assert (answer.status_code, answer.headers["Retry-After"]) == (503, "2")
         assert "the database server is full" in answer.get_data(as_text=True)
     assert api.get_json()["error"] == "the database server is full: try again in a moment"
