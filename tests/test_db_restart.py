@@ -5,7 +5,10 @@ died with it are replaced before use, so nobody sees them.
 
 The cluster is the test's own (:mod:`tests.cluster`: ``initdb`` in a temporary folder, on a
 free port), never the shared server; it is restarted as after a crash (``pg_ctl -m
-immediate``, recovery on start) and as an operator would (``-m fast``).
+immediate``, recovery on start) and as an operator would (``-m fast``). Around it, quick
+tests of the pieces: what each driver error means (told by class and SQLSTATE), a server
+that never answers (the connect timeout), every pooled connection taken, and a session whose
+ending rollback fails after its answer was made.
 """
 from __future__ import annotations
 
