@@ -70,10 +70,16 @@ class Cluster:
                                f"{(run.stdout + run.stderr).decode()[-1000:]}"
                                f"\n{self.log()[-2000:]}")
 
-    def restart(self, mode: str) -> None:
+    def restart(self, mode: str, down: float = 0.0) -> None:
         """``pg_ctl -m mode restart``: ``immediate`` as after a crash (recovery on start),
-        ``fast`` as an operator's restart."""
-        self.ctl("-m", mode, "restart", "-o", self._options())
+        ``fast`` as an operator's restart; with ``down`` seconds between the stop and the
+        start (the server refusing connections all that time)."""
+        if not down:
+            self.ctl("-m", mode, "restart", "-o", self._options())
+            return
+        self.ctl("-m", mode, "stop")
+        time.sleep(down)
+        self.ctl("start", "-o", self._options())
 
     def _options(self) -> str:
         return (f"-p {self.port} -c listen_addresses={HOST} "
