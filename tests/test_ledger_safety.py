@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
 import pytest
 from flask_migrate import stamp
 from sqlalchemy import event, text, update
@@ -202,8 +203,8 @@ def commit_fails_once(engine: Any) -> Iterator[list[int]]:
     def fail_once(_conn: Any) -> None:
         if not failed:
             failed.append(1)
-            raise OperationalError("COMMIT", {}, Exception(
-                "server closed the connection unexpectedly"))
+            raise OperationalError("COMMIT", {}, psycopg.OperationalError(
+                "consuming input failed: server closed the connection unexpectedly"))
 
     event.listen(engine, "commit", fail_once)
     try:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, json, request
 from flask_babel import get_locale
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header, parse_cookie, parse_etags, quote_etag
 from werkzeug.test import create_environ
@@ -153,7 +153,7 @@ class UnchangedPolls:
             return None
         try:
             stamp = stamp_by_token(token, poll=True, engine=self.engine)
-        except (NotFoundError, DBAPIError):
+        except (NotFoundError, SQLAlchemyError):  # a fault: the app answers it
             return None
         tag = stamp.etag(browser_language(cookies, parse_accept_header(
             environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept), self.languages))

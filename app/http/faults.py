@@ -16,6 +16,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import AnonymousUserMixin
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from ..db import storage
 from ..extensions import db
@@ -52,13 +53,31 @@ def _no_more_database() -> None:
     g._login_user = AnonymousUserMixin()
 
 
+def _end_session(_exc: BaseException | None) -> None:
+    """End the app context's database session just before Flask-SQLAlchemy would (teardown
+    functions run last-registered first), where the rollback that ends it can fail: a
+    request that read, and was answered, while the server went down. SQLAlchemy has dropped
+    the connection by then; the answer stands, and the failure is no 500 after it."""
+    try:
+        db.session.remove()
+    except DBAPIError as exc:
+        if storage.fault(exc) is None:
+            raise
+        log.warning("database fault ending a request: %s", exc.orig)
+        db.session.remove()  # the session is clear now: this ends nothing more
+
+
 def register(app: Flask) -> None:
+    app.teardown_appcontext(_end_session)
+
     @app.errorhandler(DBAPIError)
-    def database_fault(exc: DBAPIError) -> ResponseReturnValue:
+    @app.errorhandler(PoolTimeout)  # every pooled connection taken, for longer than it waits
+    def database_fault(exc: DBAPIError | PoolTimeout) -> ResponseReturnValue:
         db.session.rollback()
         meaning = storage.fault(exc)
         if meaning is None:
             raise exc
-        log.warning("database fault on %s %s: %s", request.method, request.path, exc.orig)
+        log.warning("database fault on %s %s: %s", request.method, request.path,
+                    getattr(exc, "orig", exc))
         _no_more_database()
         return fault_response(_(meaning))  # marked in app.db.storage
