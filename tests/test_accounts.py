@@ -319,3 +319,69 @@ def test_limits_count_in_redis_when_it_is_configured(tmp_path):
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     assert sign_in(second.test_client(), "b@example.com").status_code == 422
     assert sign_in(second.test_client(), "c@example.com").status_code == 429
+
+
+class _SlowCountingHasher:
+    """The test's argon2, made slow enough that tries sent together overlap, counting the
+    passwords it is asked to check."""
+
+    def __init__(self, hasher) -> None:
+        import threading
+
+        self.hasher, self.checked, self.lock = hasher, 0, threading.Lock()
+
+    def verify(self, stored: str, password: str) -> bool:
+        import time
+
+        with self.lock:
+            self.checked += 1
+        time.sleep(0.2)
+        return self.hasher.verify(stored, password)
+
+    def __getattr__(self, name: str):
+        return getattr(self.hasher, name)
+
+
+@pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379")
+def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
+        tmp_path, monkeypatch):
+    """A try is counted before its password is checked, atomically in Redis: thirty at once,
+    from three addresses to two apps sharing Redis, check at most five."""
+    import threading
+
+    import redis
+
+    prefix = f"tonk-test-{uuid.uuid4().hex[:8]}"
+    config = {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": prefix}
+    first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
+    with first.app_context():
+        db.create_all()
+    sign_up(first.test_client())
+    second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
+    hasher = _SlowCountingHasher(accounts._HASHER)
+    monkeypatch.setattr(accounts, "_HASHER", hasher)
+    together = threading.Barrier(30)
+    answers: list[int] = []
+
+    def guess(i: int) -> None:
+        client = (first, second)[i % 2].test_client()
+        together.wait()
+        resp = client.post("/signin", data={"email": "sam@example.com",
+                                            "password": f"wrong guess {i}"},
+                           environ_base={"REMOTE_ADDR": f"192.0.2.{i % 3 + 1}"})
+        answers.append(resp.status_code)
+
+    try:
+        threads = [threading.Thread(target=guess, args=(i,)) for i in range(30)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        store = redis.Redis.from_url("redis://127.0.0.1:6379")
+        for key in store.scan_iter(f"{prefix}*"):
+            store.delete(key)
+        store.close()
+    assert hasher.checked <= 5, f"{hasher.checked} passwords checked"
+    assert sorted(answers) == [422] * hasher.checked + [429] * (30 - hasher.checked)
+    assert hasher.checked == 5  # the limit lets its five in, no fewer

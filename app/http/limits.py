@@ -58,22 +58,19 @@ _ACCOUNT_KEYS: dict[str, Callable[[], str]] = {
 }
 
 
-def _failed(response: Response) -> bool:
-    """A try that did not get in (a wrong password is a 422; getting in redirects)."""
-    return response.status_code != 302
-
-
 def limited(name: str) -> Callable[[F], F]:
-    """Decorate a view: its POSTs count against ``name``'s limits per client address and
-    per account. A password typed to sign in or to change it counts only when it fails."""
-    deduct = _failed if name in ("SIGNIN", "PASSWORD") else None
+    """Decorate a view: each of its POSTs is a try that counts against ``name``'s limits per
+    client address and per account, right or wrong. It is counted before the view runs (one
+    atomic increment in the store, Redis's too), so tries sent at the same moment to
+    several workers cannot all pass the limit before any of them is counted: thirty
+    simultaneous passwords for one account get five checked, not thirty."""
 
     def wrap(view: F) -> F:
         per_account = limiter.limit(_configured(f"TONK_LIMIT_{name}_ACCOUNT"),
                                     key_func=_ACCOUNT_KEYS[name], methods=["POST"],
-                                    deduct_when=deduct, scope=f"{name.lower()}-account")
+                                    scope=f"{name.lower()}-account")
         per_ip = limiter.limit(_configured(f"TONK_LIMIT_{name}_IP"), methods=["POST"],
-                               deduct_when=deduct, scope=f"{name.lower()}-ip")
+                               scope=f"{name.lower()}-ip")
         return cast(F, per_ip(per_account(view)))
 
     return wrap
