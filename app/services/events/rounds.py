@@ -24,7 +24,13 @@ from ...db.ids import MAX_ID
 from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import EventConflictError, EventError
-from ..sessions import close_session, counted_hands, new_share_token, start_session
+from ..sessions import (
+    close_session,
+    counted_hands,
+    findable_token,
+    new_share_token,
+    start_session,
+)
 from .setup import EventNotFoundError, active_players, event_rules, locked
 from .standings import seated_at, standings_of
 
@@ -143,7 +149,8 @@ def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
 def keeper_table(token: str) -> EventTable:
     """The table a scorekeeping link is for, while its round is open."""
     table: EventTable | None = db.session.scalar(
-        select(EventTable).where(EventTable.keeper_token == token))
+        select(EventTable).where(EventTable.keeper_token == token)) \
+        if findable_token(token) else None
     if table is None:
         raise EventNotFoundError(Message("event.link_unknown"))
     if table.round.closed_at is not None or table.session.is_closed:
