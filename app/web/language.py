@@ -3,8 +3,6 @@
 which its API answers follow as well."""
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import current_app, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
@@ -12,7 +10,7 @@ from flask_login import current_user
 from ..http.language import LANG_COOKIE
 from ..services.accounts import set_locale
 from . import bp
-from .site import me
+from .site import me, on_this_site
 
 ONE_YEAR = 365 * 24 * 3600
 
@@ -20,13 +18,7 @@ ONE_YEAR = 365 * 24 * 3600
 def _back() -> str:
     """Where to go after switching: the page the switcher was on (a path of this site only),
     else the first page."""
-    target = request.args.get("next", "")
-    if not target.isprintable() or "\\" in target:  # no line breaks into the Location header
-        return url_for("web.index")
-    parts = urlsplit(target)
-    if not target.startswith("/") or target.startswith("//") or parts.scheme or parts.netloc:
-        return url_for("web.index")
-    return target
+    return on_this_site(request.args.get("next")) or url_for("web.index")
 
 
 @bp.get("/language/<code>")
