@@ -8,7 +8,7 @@ import pytest
 
 from app.db.models import User
 from app.extensions import db
-from tests.helpers import make_app, matched, sign_up, sqlite_copy, start
+from tests.helpers import api_error, make_app, matched, sign_up, sqlite_copy, start
 
 # -- a NUL in a table's or a board's token (PostgreSQL refuses to compare it: it was a 500) --
 
@@ -93,3 +93,23 @@ def app_with_csrf(tmp_path, sqlite_schema):
     with app.app_context():
         db.session.remove()
         db.engine.dispose()
+
+
+# -- an empty ?season= is all time, as the OpenAPI document allows it ----------------------
+
+
+def test_an_empty_season_is_all_time(api):
+    lid = api.ok("POST", "/leagues", {"name": "Thursday", "rules": "pagat", "stake": "0.50"},
+                 201)["id"]
+    api.ok("POST", f"/leagues/{lid}/seasons",
+           {"name": "Spring", "starts_on": "2026-03-01", "ends_on": "2026-05-31"}, 201)
+    document = api.client.get("/api/v1/openapi.json").get_json()
+    standings = document["paths"]["/api/v1/leagues/{league_id}/standings"]["get"]
+    season = next(p for p in standings["parameters"] if p["name"] == "season")
+    assert season["allowEmptyValue"] and "empty" in season["description"]
+    all_time = api.ok("GET", f"/leagues/{lid}/standings")
+    assert all_time["season"] is None
+    for empty in ("", "%20"):
+        assert api.ok("GET", f"/leagues/{lid}/standings?season={empty}") == all_time
+    assert api.ok("GET", f"/leagues/{lid}/standings?season=all") == all_time
+    api_error(api("GET", f"/leagues/{lid}/standings?season=999"), 404, "season", "")
