@@ -80,6 +80,9 @@ def test_static_files_go_compressed_with_an_etag_of_their_own(client):
             assert head.status_code == 200 and head.data == b"" and _accepts_encoding(head)
             assert client.head(path, headers={**asked, "If-None-Match": head.headers["ETag"]}
                                ).status_code == 304
+    part = client.get(path, headers={**GZIP, "Range": "bytes=0-9999"})  # a range: plain
+    assert part.status_code == 206 and part.data == plain.data[:10000]
+    assert "Content-Encoding" not in part.headers
     worker = client.get("/sw.js", headers=GZIP)  # the service worker, from its own view
     assert worker.headers["Content-Encoding"] == "gzip"
     again = client.get("/sw.js", headers={**GZIP, "If-None-Match": worker.headers["ETag"]})

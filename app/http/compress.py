@@ -12,7 +12,7 @@ the poll answered in front of the app (:class:`app.api.share.UnchangedPolls`) as
 """
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, Response
 from flask_compress import Compress
 from werkzeug.datastructures import ETags
 
@@ -38,7 +38,14 @@ def init_app(app: Flask) -> None:
                        ("COMPRESS_MIMETYPES", TYPES), ("COMPRESS_MIN_SIZE", 500),
                        ("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", FILE_ENDPOINTS)):
         app.config.setdefault(key, value)
+    app.config["COMPRESS_REGISTER"] = False
     compress.init_app(app)
+
+    @app.after_request
+    def _compressed(response: Response) -> Response:
+        if response.status_code == 206:  # a byte range of the plain file: its
+            return response  # Content-Range counts the plain bytes, so it stays plain
+        return compress.after_request(response)
 
 
 def held(tag: str, seen: ETags) -> str | None:
