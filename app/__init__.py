@@ -23,7 +23,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from . import config as _config
     from .db import storage
     from .extensions import babel, csrf, db, login_manager, migrate
-    from .http import assets, limits
+    from .http import assets, compress, limits
     from .http import headers as security
 
     app = Flask(__name__, instance_relative_config=True,
@@ -40,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS",
                           storage.engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
 
+    compress.init_app(app)  # first: it compresses what every other after_request leaves
     security.init_app(app)
     assets.init_app(app)
     db.init_app(app)

@@ -236,6 +236,27 @@ def test_wrong_passwords_for_one_account_are_slowed_down(app):
     sign_up(other, email="eve@example.com", name="Eve")
 
 
+def test_a_right_password_is_given_back_its_try(app):
+    """Every try is counted before its password is checked; one that gets in is given back,
+    so signing in (or changing the password) again and again is never slowed down."""
+    client = app.test_client()
+    sign_up(client)
+    client.post("/signout")
+    for _ in range(8):
+        assert sign_in(client).status_code == 302
+        client.post("/signout")
+    for _ in range(5):
+        assert sign_in(client, password="wrong password").status_code == 422
+    assert sign_in(client, password="wrong password").status_code == 429
+    other = app.test_client()
+    sign_up(other, email="eve@example.com", name="Eve")
+    for i in range(7):
+        new = f"another secret {i}"
+        current = GOOD if i == 0 else f"another secret {i - 1}"
+        resp = other.post("/account/password", data={"current": current, "password": new})
+        assert resp.status_code == 302, i
+
+
 def test_many_accounts_from_one_address_are_slowed_down(tmp_path):
     app = make_app(f"sqlite:///{tmp_path / 'l.sqlite'}", TONK_LIMIT_SIGNIN_IP="3 per minute",
                    TONK_LIMIT_SIGNUP_IP="2 per hour")
@@ -306,11 +327,28 @@ def _redis_up() -> bool:
         return False
 
 
-@pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379")
-def test_limits_count_in_redis_when_it_is_configured(tmp_path):
-    """Two apps (two workers) on one Redis count together."""
+@pytest.fixture
+def redis_limits(monkeypatch):
+    """The configuration of limits counted in the local Redis under a prefix of the test's
+    own; afterwards the test's counts are deleted."""
+    if not _redis_up():
+        pytest.skip("no Redis at 127.0.0.1:6379")
+    import redis
+
     prefix = f"tonk-test-{uuid.uuid4().hex[:8]}"
-    config = {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": prefix,
+    # Flask-Limiter keeps the first prefix its one limiter is given in a process: this
+    # test's own must be the one its apps count under
+    monkeypatch.setattr(limiter, "_key_prefix", "")
+    yield {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": prefix}
+    store = redis.Redis.from_url("redis://127.0.0.1:6379")
+    for key in store.scan_iter(f"*/{prefix}/*"):
+        store.delete(key)
+    store.close()
+
+
+def test_limits_count_in_redis_when_it_is_configured(tmp_path, redis_limits):
+    """Two apps (two workers) on one Redis count together."""
+    config = {**redis_limits,
               "TONK_LIMIT_SIGNIN_IP": "2 per minute"}
     first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     with first.app_context():
@@ -319,3 +357,61 @@ def test_limits_count_in_redis_when_it_is_configured(tmp_path):
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     assert sign_in(second.test_client(), "b@example.com").status_code == 422
     assert sign_in(second.test_client(), "c@example.com").status_code == 429
+
+
+class _SlowCountingHasher:
+    """The test's argon2, made slow enough that tries sent together overlap, counting the
+    passwords it is asked to check."""
+
+    def __init__(self, hasher) -> None:
+        import threading
+
+        self.hasher, self.checked, self.lock = hasher, 0, threading.Lock()
+
+    def verify(self, stored: str, password: str) -> bool:
+        import time
+
+        with self.lock:
+            self.checked += 1
+        time.sleep(0.2)
+        return self.hasher.verify(stored, password)
+
+    def __getattr__(self, name: str):
+        return getattr(self.hasher, name)
+
+
+def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
+        tmp_path, monkeypatch, redis_limits):
+    """A try is counted before its password is checked, atomically in Redis: thirty at once,
+    from three addresses to two apps sharing Redis, check at most five."""
+    import threading
+
+    config = redis_limits
+    first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
+    with first.app_context():
+        db.create_all()
+    sign_up(first.test_client())
+    second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
+    for app in (first, second) * 4:  # right passwords are given back their tries in Redis
+        assert sign_in(app.test_client()).status_code == 302
+    hasher = _SlowCountingHasher(accounts._HASHER)
+    monkeypatch.setattr(accounts, "_HASHER", hasher)
+    together = threading.Barrier(30)
+    answers: list[int] = []
+
+    def guess(i: int) -> None:
+        client = (first, second)[i % 2].test_client()
+        together.wait()
+        resp = client.post("/signin", data={"email": "sam@example.com",
+                                            "password": f"wrong guess {i}"},
+                           environ_base={"REMOTE_ADDR": f"192.0.2.{i % 3 + 1}"})
+        answers.append(resp.status_code)
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert hasher.checked <= 5, f"{hasher.checked} passwords checked"
+    assert sorted(answers) == [422] * hasher.checked + [429] * (30 - hasher.checked)
+    assert hasher.checked == 5  # the limit lets its five in, no fewer

@@ -22,6 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.message import Message
 
 import psycopg
 import pytest
@@ -48,7 +49,7 @@ DOWN = 1.0
 SETTLED = 1.0
 PASSWORD = "correct horse battery staple"
 #: What a request came back with: status, headers, body (JSON parsed, or the page).
-Answered = tuple[int, dict[str, str], object]
+Answered = tuple[int, Message, object]  # the headers' names in any case, as HTTP's
 
 
 @dataclass
@@ -60,7 +61,7 @@ class Seen:
     wrong: list[str] = field(default_factory=list)  # every 500, every 503 missing its parts
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def note(self, who: str, status: int, headers: dict[str, str], body: object) -> None:
+    def note(self, who: str, status: int, headers: Message, body: object) -> None:
         answered, problem = time.monotonic(), ""
         if status >= 500 and status != 503:
             problem = "not 503"
@@ -301,9 +302,9 @@ def _page(browser: Browser, path: str) -> Answered:
     JSON, parsed)."""
     try:
         with browser.opener.open(browser.base + path, timeout=15) as response:
-            status, headers, raw = response.status, dict(response.headers), response.read()
+            status, headers, raw = response.status, response.headers, response.read()
     except urllib.error.HTTPError as exc:
-        status, headers, raw = exc.code, dict(exc.headers), exc.read()
+        status, headers, raw = exc.code, exc.headers, exc.read()
     if headers.get("Content-Type", "").startswith("application/json"):
         return status, headers, json.loads(raw)
     return status, headers, raw.decode()

@@ -406,7 +406,7 @@ def test_an_unreachable_database_is_a_503_for_anyone_signed_in_or_not(db_app):
     signed_in = db_app.test_client()
     assert signed_in.post("/signin", data={"email": "ann@example.com",
                                            "password": "correct horse"}).status_code == 302
-    assert signed_in.get("/language/de").status_code == 303  # the account's own language
+    assert signed_in.post("/language", data={"code": "de"}).status_code == 303  # the account's
     gone = make_app(f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/gone")
     page = gone.test_client()
     page.set_cookie("session", signed_in.get_cookie("session").value)

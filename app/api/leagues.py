@@ -104,9 +104,10 @@ def _query(name: str) -> str | None:
 
 
 def _season(league: League) -> Season | None:
-    """``?season=``: a season's id; absent or ``all``: all time."""
-    value = _query("season")
-    return None if value in (None, "all") else service.get_season(league, value)
+    """``?season=``: a season's id; absent, empty or ``all``: all time (the document allows
+    the empty value; a form's "all time" choice may well send it)."""
+    value = request.args.get("season", "").strip()
+    return None if value in ("", "all") else service.get_season(league, value)
 
 
 def _league(user: User, league_id: int) -> League:

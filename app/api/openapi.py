@@ -532,8 +532,9 @@ def _league_paths() -> dict[str, Any]:
                 "200": answer("The standings.", "Standings"),
                 "422": answer("An unknown scoring, sort or direction.", "Error")},
                 params=(_LEAGUE_ID,
-                        _query("season", {"type": "string"},
-                               "A season's id, or all (the default): all time."),
+                        {**_query("season", {"type": "string"},
+                                  "A season's id, or all (the default, as is an empty "
+                                  "value): all time."), "allowEmptyValue": True},
                         scoring,
                         _query("sort", {"type": "string", "enum": list(SORTS)},
                                "Default: net."),

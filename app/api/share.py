@@ -23,6 +23,7 @@ from ..core import PRESETS
 from ..core.money import amount_formatter, takes_stake
 from ..db.models import GameSession, Hand
 from ..extensions import db
+from ..http.compress import held
 from ..http.headers import headers
 from ..http.language import browser_language
 from ..services import sessions
@@ -87,6 +88,7 @@ def _live(response: Response, tag: str) -> Response:
     response.headers["Cache-Control"] = "no-cache"  # keep it, but ask again every time
     response.vary.add("Accept-Language")
     response.vary.add("Cookie")  # the language may be the switcher's, or a signed-in one's
+    response.vary.add("Accept-Encoding")  # (as app.http.compress says on every answer)
     return response
 
 
@@ -94,8 +96,9 @@ def _live(response: Response, tag: str) -> Response:
 def share(token: str) -> Response:
     stamp = stamp_by_token(token, poll=True)  # one indexed row: enough for "unchanged"
     tag = etag(stamp)
-    if request.if_none_match.contains(tag):
-        return _live(Response(status=304), tag)
+    seen = held(tag, request.if_none_match)
+    if seen:
+        return _live(Response(status=304), seen)
     stamp = stamp_by_token(token)  # the body and its state read in one snapshot
     tag = etag(stamp)
     body = BODIES.get((tag, token), lambda: json.dumps(
@@ -157,4 +160,4 @@ class UnchangedPolls:
             return None
         tag = stamp.etag(browser_language(cookies, parse_accept_header(
             environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept), self.languages))
-        return tag if parse_etags(seen).contains(tag) else None
+        return held(tag, parse_etags(seen))

@@ -3,8 +3,6 @@ tokens and password change, and the password-reset page of a ``tonk user reset-p
 link."""
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
@@ -29,19 +27,14 @@ from ..services.accounts import (
     start_sign_in,
     tokens_of,
 )
-from ..web.site import attempt, login_required, me
+from ..web.site import attempt, login_required, me, on_this_site
 from . import bp
 from .forms import PasswordForm, ResetForm, SignInForm, SignUpForm, TokenForm
 
 
 def safe_next(target: str | None) -> str:
     """Where to go after signing in: a path on this site, never another site."""
-    if target:
-        parts = urlsplit(target)
-        if (not parts.scheme and not parts.netloc and target.startswith("/")
-                and not target.startswith("//") and "\\" not in target):
-            return target
-    return url_for("web.index")
+    return on_this_site(target) or url_for("web.index")
 
 
 def show_error(form: FlaskForm, exc: TonkError, default: str) -> None:

@@ -7,12 +7,13 @@ Over a limit: 429 with ``Retry-After``, and a page (or, under ``/api/``, the API
 error) that says when to try again. The limits are configuration (``TONK_LIMIT_*``)."""
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from flask import Flask, Response, current_app, render_template, request
+from flask import Flask, Response, current_app, make_response, render_template, request
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_limiter import Limiter, RateLimitExceeded
@@ -58,25 +59,47 @@ _ACCOUNT_KEYS: dict[str, Callable[[], str]] = {
 }
 
 
-def _failed(response: Response) -> bool:
-    """A try that did not get in (a wrong password is a 422; getting in redirects)."""
-    return response.status_code != 302
+#: The limits on passwords typed: a try that gets in is given back (it guessed nothing).
+_GIVEN_BACK = ("SIGNIN", "PASSWORD")
 
 
 def limited(name: str) -> Callable[[F], F]:
-    """Decorate a view: its POSTs count against ``name``'s limits per client address and
-    per account. A password typed to sign in or to change it counts only when it fails."""
-    deduct = _failed if name in ("SIGNIN", "PASSWORD") else None
+    """Decorate a view: each of its POSTs is a try that counts against ``name``'s limits per
+    client address and per account. It is counted before the view runs (one atomic
+    increment in the store, Redis's too), so tries sent at the same moment to several
+    workers cannot all pass the limit before any of them is counted: thirty simultaneous
+    passwords for one account get five checked, not thirty. A password typed to sign in
+    or to change it that was right (the view redirects) is given back afterwards."""
 
     def wrap(view: F) -> F:
         per_account = limiter.limit(_configured(f"TONK_LIMIT_{name}_ACCOUNT"),
                                     key_func=_ACCOUNT_KEYS[name], methods=["POST"],
-                                    deduct_when=deduct, scope=f"{name.lower()}-account")
+                                    scope=f"{name.lower()}-account")
         per_ip = limiter.limit(_configured(f"TONK_LIMIT_{name}_IP"), methods=["POST"],
-                               deduct_when=deduct, scope=f"{name.lower()}-ip")
-        return cast(F, per_ip(per_account(view)))
+                               scope=f"{name.lower()}-ip")
+        if name not in _GIVEN_BACK:
+            return cast(F, per_ip(per_account(view)))
+
+        @functools.wraps(view)
+        def giving_back(*args: Any, **kwargs: Any) -> Response:
+            response = make_response(view(*args, **kwargs))
+            if request.method == "POST" and response.status_code == 302:
+                _give_back()
+            return response
+
+        return cast(F, per_ip(per_account(giving_back)))
 
     return wrap
+
+
+def _give_back() -> None:
+    """Take this request's try off each of its limits' counts (the fixed windows the
+    limiter keeps: one atomic decrement each). Should a window end between the try and
+    this, the next one starts a try ahead: no more than that."""
+    if current_app.config.get("RATELIMIT_STRATEGY", "fixed-window") != "fixed-window":
+        return  # another strategy keeps its tries otherwise: they stay counted
+    for counted in limiter.current_limits:
+        limiter.storage.incr(counted.key, counted.limit.get_expiry(), amount=-1)
 
 
 def retry_after() -> int:

@@ -21,7 +21,7 @@ from ..db import idempotency
 from ..db.storage import change_waits, one_commit
 from ..extensions import db
 from .pagecache import fresh_once, marking, once_mark
-from .site import me
+from .site import back, me
 
 FIELD = "once"
 View = TypeVar("View", bound=Callable[..., Any])
@@ -49,7 +49,7 @@ def once_per_form(view: View) -> View:
         except TonkError as exc:
             db.session.rollback()
             flash(exc.message, "error")
-            return redirect(request.referrer or url_for("web.index"))
+            return redirect(back())
         if isinstance(held, idempotency.Replay):
             flash(_("That was sent twice: it is saved once."), "info")
             return redirect(held.location or url_for("web.index"))

@@ -31,6 +31,7 @@ from werkzeug.http import quote_etag
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
+from ..http.compress import held
 from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions import (
@@ -284,11 +285,12 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
 def live_response(gs: GameSession, token: str | None) -> ResponseReturnValue:
     stamp = stamp_of(gs)
     tag = f"{stamp.etag(lang())}.{page_arg()}"
-    if request.if_none_match.contains(tag):
+    seen = held(tag, request.if_none_match)
+    if seen:
         response = Response(status=304)
     else:
         response = Response(live_part(gs, token, page_arg()), mimetype="text/html")
-    response.set_etag(tag)
+    response.set_etag(seen or tag)
     response.headers["Cache-Control"] = "no-cache"
     response.vary.add("Accept-Language")
     return response
@@ -349,14 +351,15 @@ def chart(gs: GameSession) -> ResponseReturnValue:
     use_currency(gs.currency)
     stamp = stamp_of(gs)
     tag = stamp.etag(lang())
-    if request.if_none_match.contains(tag):
+    seen = held(tag, request.if_none_match)
+    if seen:
         response = Response(status=304)
     else:
         response = Response(CHARTS.get((stamp.tag, gs.share_token, lang()), lambda: chart_svg(
             player_names(gs), running_totals(gs),
             label=minor_label(session_rules(gs).scoring),
             title=_("Running totals: %(name)s", name=gs.name))), mimetype="image/svg+xml")
-    response.set_etag(tag)
+    response.set_etag(seen or tag)
     response.headers["Cache-Control"] = "no-cache"
     response.vary.add("Accept-Language")
     return response

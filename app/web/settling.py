@@ -36,7 +36,7 @@ from .forms import amount_text
 from .pay import SERVICES, pay_views
 from .present import money, session_card, standings, table, total_rows
 from .routes import open_session
-from .site import attempt, login_required, me
+from .site import attempt, back, login_required, me
 
 #: Where a form's error is shown: (payer, payee) of a planned transfer, ("", "") for the
 #: payment outside the plan, ("undo", id) for an undo, ("close", "") for closing.
@@ -128,7 +128,7 @@ def debt_paid(debt_id: int) -> ResponseReturnValue:
     elif debt is not None:
         flash(_("%(payer)s has paid %(payee)s: the debt is settled.", payer=debt.payer,
                 payee=debt.payee), "ok")
-    return redirect(request.referrer or url_for(".index"))
+    return redirect(back())
 
 
 # -- putting sessions away -------------------------------------------------------------------

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import flask_login
-from flask import current_app, g, has_request_context, request
+from flask import current_app, g, has_request_context, request, url_for
 from flask_babel import get_locale, pgettext
 
 from ..core.errors import TonkError
@@ -28,6 +29,29 @@ def me() -> User:
 def login_required(view: View) -> View:
     """Flask-Login's ``login_required``, typed: the view needs a signed-in account."""
     return cast(View, flask_login.login_required(view))
+
+
+def on_this_site(target: str | None) -> str | None:
+    """``target`` as a path of this site to send someone to, or None: a path, or a whole
+    address on this very host (its path and query kept). Never another site (``//host``,
+    ``http://other``, ``javascript:``), nor a line break or a backslash that a browser or
+    the Location header would read otherwise."""
+    if not target or not target.isprintable() or "\\" in target:
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        if parts.scheme not in ("http", "https") or parts.netloc != request.host:
+            return None
+        target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    return target
+
+
+def back() -> str:
+    """Where a refused form sends its sender: the page it came from (its Referer) when that
+    is a page of this site, else the first page."""
+    return on_this_site(request.referrer) or url_for("web.index")
 
 
 def select_locale() -> str | None:

@@ -18,6 +18,7 @@ from ..core.messages import Message
 from ..core.names import name_key
 from ..core.placings import tie_break_words
 from ..db.models import Event
+from ..http.compress import held
 from ..services import events as service
 from ..services.sessions import ledger_of
 from . import bp
@@ -85,8 +86,9 @@ def board_state(token: str) -> ResponseReturnValue:
     """304 while nothing changed (the board asks every 1.5 s); else 200 and the new ETag."""
     event = service.board_event(token)
     tag = _tag(event)
-    if request.if_none_match.contains(tag):
-        return _fresh(tag, Response(status=304))
+    seen = held(tag, request.if_none_match)
+    if seen:
+        return _fresh(seen, Response(status=304))
     return _fresh(tag, jsonify({"revision": event.revision}))
 
 

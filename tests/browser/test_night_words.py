@@ -42,7 +42,8 @@ def submit_of(page, inside: str):
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
 def test_the_night_reads_right_in_every_language(live_server, page, lang, shot):
     sign_up(page, live_server, f"keeper-words-{lang}@example.com")
-    page.goto(live_server + f"/language/{lang}")
+    with page.expect_navigation():  # the switcher at the foot of every page
+        page.click(f'footer.langs button[value="{lang}"]')
     page.goto(live_server + "/sessions/new")
     assert page.locator("html").get_attribute("lang") == lang
     page.fill("#name", "Friday")

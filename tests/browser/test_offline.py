@@ -385,7 +385,9 @@ def test_a_page_seen_again_asks_the_server_for_itself_alone(live_served, page):
 
 def test_the_phone_says_it_in_japanese_too(live_server, page, shot):
     session, session_id, token = night(page, live_server, "ja@example.com")
-    page.goto(live_server + "/language/ja?next=/sessions/" + str(session_id))
+    page.goto(session)
+    with page.expect_navigation():  # the switcher at the foot of the page, back to it
+        page.click('footer.langs button[value="ja"]')
     kept_on_phone(page, session)
     page.context.set_offline(True)
     page.reload()

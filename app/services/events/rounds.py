@@ -27,6 +27,7 @@ from ..errors import EventConflictError, EventError
 from ..sessions import (
     close_session,
     counted_hands,
+    findable_token,
     hand_limits,
     new_share_token,
     start_session,
@@ -170,7 +171,8 @@ def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
 def keeper_table(token: str) -> EventTable:
     """The table a scorekeeping link is for, while its round is open."""
     table: EventTable | None = db.session.scalar(
-        select(EventTable).where(EventTable.keeper_token == token))
+        select(EventTable).where(EventTable.keeper_token == token)) \
+        if findable_token(token) else None
     if table is None:
         raise EventNotFoundError(Message("event.link_unknown"))
     if table.round.closed_at is not None or table.session.is_closed:

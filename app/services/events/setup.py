@@ -28,7 +28,7 @@ from ...db.models import Event, EventPlayer, Player, User, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
 from ..errors import EventConflictError, EventError, NotFoundError
-from ..sessions import is_league_admin, keeps_score_of, parse_currency
+from ..sessions import findable_token, is_league_admin, keeps_score_of, parse_currency
 
 MAX_EVENT_NAME = 80
 MAX_ROUNDS = 20
@@ -133,7 +133,8 @@ def events_of(user: User) -> list[Event]:
 
 def board_event(token: str) -> Event:
     """The event behind a TV board link."""
-    found: Event | None = db.session.scalar(select(Event).where(Event.board_token == token))
+    found: Event | None = db.session.scalar(
+        select(Event).where(Event.board_token == token)) if findable_token(token) else None
     if found is None:
         raise EventNotFoundError(Message("event.board_unknown"))
     return found

@@ -135,20 +135,22 @@ def owned_session(user: User, session_id: int, *, to_change: bool = False) -> Ga
     return gs
 
 
-#: The longest a share token can be (its column's length).
-SHARE_TOKEN_LENGTH = 43
+#: The longest a link's token can be (the columns' length: share, board and table links).
+TOKEN_LENGTH = 43
 
 
-def findable_share_token(token: str) -> bool:
-    """Whether a share link's token could be one at all: text PostgreSQL can compare (no
-    NUL, which it refuses with an error rather than finding nothing) of a token's length."""
-    return 0 < len(token) <= SHARE_TOKEN_LENGTH and "\x00" not in token
+def findable_token(token: str) -> bool:
+    """Whether a link's token (a share, TV board or table scorekeeping link, all made by
+    :func:`new_share_token`) could be one at all: of a token's length, with no NUL, which
+    PostgreSQL refuses to compare with an error rather than finding nothing, nor any other
+    control character."""
+    return 0 < len(token) <= TOKEN_LENGTH and token.isprintable()
 
 
 def shared_session(token: str) -> GameSession:
     """The session behind a share link."""
     gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token)) \
-        if findable_share_token(token) else None
+        if findable_token(token) else None
     if gs is None:
         raise NotFoundError(Message("share.not_found"))
     return gs

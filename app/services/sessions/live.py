@@ -26,7 +26,7 @@ from ...db.models import GameSession, Hand, User
 from ...extensions import db
 from ..errors import NotFoundError
 from .access import keeps_score_of
-from .ledger import findable_share_token
+from .ledger import findable_token
 
 V = TypeVar("V")
 
@@ -119,7 +119,7 @@ def stamp_by_token(token: str, *, poll: bool = False, engine: Engine | None = No
     ``engine``, where no app context is at hand), not through the ORM's session, for a poll
     that only asks whether anything changed (it costs this one statement; what is shown is
     read again in the snapshot)."""
-    if not findable_share_token(token):
+    if not findable_token(token):
         row = None
     elif poll:
         row = _one_row(_BY_TOKEN, {"token": token}, engine)
