@@ -1,4 +1,4 @@
-"""Issue 9's whole night through the API, exact at every step: two players join (one at the
+"""A whole night through the API, exact at every step: two players join (one at the
 dealer's right, one after a named player), one leaves; both side bets ride along (a naturals
 pot carried over three deals, then won; a high-card deal that nobody wins under ``return``);
 then settle-up: a partial payment that changes no other transfer, a payment undone with a

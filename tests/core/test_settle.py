@@ -1,4 +1,4 @@
-"""The worked hands of RULES.md (tests/data/examples.json) through the pure core, and the
+"""The worked hands of docs/rules.md (tests/data/examples.json) through the pure core, and the
 shape of results: payments with rules, nets, explanations."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
 from tests.helpers import load_json
 
-#: RULES.md's worked hands, and those of its three changes (issue 11).
+#: docs/rules.md's worked hands, and those of its three later changes.
 EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 
 
@@ -128,7 +128,7 @@ def test_rules_resolve_once_and_are_shared():
 
 
 def test_a_result_owns_its_net_and_a_stake_keeps_its_places():
-    """What a table's outcomes pay is kept (issue 21): each result still gets a net of its
+    """What a table's outcomes pay is kept: each result still gets a net of its
     own, and a stake of 1 under points is not taken for 1.00 under money."""
     first = settle(hand()).net
     assert isinstance(first, dict)
