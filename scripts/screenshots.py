@@ -39,6 +39,8 @@ PICTURES: dict[str, tuple[str, Bands, float]] = {
             (HEAD, (770, 450)), 1),
     "offline": ("test_three_hands_recorded_offline_are_sent_once_in_order-03-three-not-sent",
                 ((0, 270), (780, 220), (1000, 400)), 1),
+    "player": ("test_partial_payment_undo_and_carry_over_on_a_phone-06-debt-on-the-players-page",
+               (HEAD, (400, 520)), 1),
     "league": ("league-standings-A4-1", ((20, 290),), 1),
     "tournament": ("test_tournament_day-05-results", (HEAD, (450, 550), (1000, 420)), 1),
     "board": ("test_tournament_day-06-tv", ((0, 800),), 0.5),
