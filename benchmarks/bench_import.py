@@ -1,6 +1,6 @@
 """Import: a 100,000-hand league from its JSON export into an empty SQLite database and an
 empty PostgreSQL one, every version of every hand settled again (target: at least 25,000
-hands a second; 6,300 on SQLite before issue 21), with the peak memory (RSS) of the writing
+hands a second; 6,300 on SQLite at first), with the peak memory (RSS) of the writing
 process and of the checking processes.
 
 The document is the demo league (app.services.exchange.demo) written as an export; it is made once

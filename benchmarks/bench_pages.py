@@ -8,7 +8,7 @@ wrk with 16 connections; hello world and the app take turns in short runs (six o
 each a page), and each page's mean throughput is given as a share of hello world's over
 the runs interleaved with it: on a busy machine both meet the same load. Targets: the share page,
 the session page and the ledger API at least 25% of hello world's requests per second, the
-unchanged live poll (304, one indexed row) at least 70% (42% before issue 21).
+unchanged live poll (304, one indexed row) at least 70% (42% at first).
 
     python benchmarks/bench_pages.py [--seconds 2] [--rounds 6] [--database sqlite|postgresql]
                                      [--quick]

@@ -2,7 +2,7 @@
 
 Rules are resolved once per table (as a session does), hands are validated once, then
 settled. Prints hands a second for settling alone (target: 150,000 on one core; 56,000
-before issue 21), for validating + settling from JSON data (target: 70,000; 17,500 before),
+at first), for validating + settling from JSON data (target: 70,000; 17,500 at first),
 and for building explanations, for reference. Each rate is of the process's CPU time (what
 the engine costs, judged against the target) and of the clock, with the load average: on a
 machine others share, the clock also counts their turns.

@@ -382,7 +382,7 @@ END_KINDS = ("deal", "tonk_out", "run_out", "drop", "stock_out", "dead")
 
 
 def hand_json(preset: str, kind: str) -> dict[str, Any]:
-    """A hand that ends with ``kind`` under ``preset``, as RULES.md §1 writes it."""
+    """A hand that ends with ``kind`` under ``preset``, as docs/rules.md §1 writes it."""
     stake = "1" if PRESETS[preset].rules.scoring == "points" else "0.25"
     end: dict[str, Any] = {"kind": kind}
     counts = dict(COUNTS)

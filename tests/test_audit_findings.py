@@ -1,4 +1,4 @@
-"""The smaller findings of the second audit (issue 18, point 6), each as it was found: on
+"""The smaller findings of the second audit, each as it was found: on
 SQLite and PostgreSQL where the database matters."""
 from __future__ import annotations
 

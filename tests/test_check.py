@@ -241,7 +241,7 @@ def test_face_value_rank_on_check_refuses_a_49_claim(client):
 
 
 def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
-    """RULES.md §4: Chicago's Big 50s go to the player nearest the dealer's left, while its
+    """docs/rules.md §4: Chicago's Big 50s go to the player nearest the dealer's left, while its
     tied low hands stay unpaid: written ``50 = 2 left`` in the form."""
     from app.web.forms import format_deal_wins, parse_deal_wins
 

@@ -39,7 +39,7 @@ def test_settle_explain_from_stdin(runner):
 
 
 def test_settle_explain_says_the_net_once(runner):
-    """Issue 11: --explain printed the net twice (the explanation's line and its own)."""
+    """--explain printed the net twice (the explanation's line and its own)."""
     out = runner.invoke(cli, ["settle", "--explain", "-"], input=json.dumps(HAND))
     assert out.stdout.count("Net:") == 1
     assert "net Cy" not in out.stdout

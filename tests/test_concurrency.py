@@ -171,7 +171,7 @@ def test_a_tournament_checked_in_and_drawn_from_several_phones_at_once(live):
     drawn = client.call("GET", base).body["rounds_played"]
     assert len(drawn) == 1 and sorted(len(t["players"]) for t in drawn[0]["tables"]) == [2, 3]
 
-    # The round's one hand, sent by four at once: one is stored, three are refused (issue 31).
+    # The round's one hand, sent by four at once: one is stored, three are refused.
     hands = f"/api/v1/sessions/{drawn[0]['tables'][0]['session']}/hands"
     answers = _at_once(4, lambda: client.call("POST", hands, {"end": {"kind": "dead"}}))
     assert sorted(a.status for a in answers) == [201, 409, 409, 409]

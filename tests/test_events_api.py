@@ -1,4 +1,4 @@
-"""Tournament day through the JSON API (shared/API.md, third part): an event, check-in,
+"""Tournament day through the JSON API (docs/api.md, its tournaments): an event, check-in,
 the draw, tables as sessions, closing rounds, withdrawals, standings and the prize list;
 errors in the API's shape, and Idempotency-Key as for sessions. On SQLite and PostgreSQL;
 ``tonk check`` runs after each test."""
@@ -271,7 +271,7 @@ def test_a_draw_that_fails_half_way_leaves_no_round_and_no_table(db_app, api, mo
 
 
 def test_a_table_records_no_more_hands_than_its_round_allows(api):
-    """Issue 31: after 3 of 3 hands a 4th was taken and counted. Now it is refused (409,
+    """After 3 of 3 hands a 4th was taken and counted. Now it is refused (409,
     nothing stored); corrections and voids within the round still work, a void hand leaves
     room for one more, and a void hand cannot be corrected back past the limit."""
     eid = new_event(api, table_size=3, rounds=1, hands_per_round=3)["id"]

@@ -88,7 +88,7 @@ def _full_table(api, hands_per_round=2):
 
 
 def test_a_table_that_has_played_its_rounds_hands_records_no_more(db_app, api):
-    """Issue 31: after 2 of 2 hands the link still offered "Record hand" and took a 3rd.
+    """After 2 of 2 hands the link still offered "Record hand" and took a 3rd.
     Now the page says the round's hands are played, the form is not offered, a form sent
     anyway is refused beside it, and corrections and voids still work."""
     _eid, table = _full_table(api)

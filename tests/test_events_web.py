@@ -91,7 +91,7 @@ def test_the_board_and_a_players_view_need_no_account_and_follow(client):
 
 
 def test_check_in_starts_with_the_fee_not_paid(client):
-    """Issue 31: "Fee paid" started ticked, so a player checked in without looking counted
+    """The "Fee paid" box started ticked, so a player checked in without looking counted
     as paid and the pool held a fee nobody handed over. It starts unticked; a check-in sent
     without the box is not paid and the pool leaves it out."""
     sign_up(client)

@@ -1,4 +1,4 @@
-"""The players CSV (issue 23): one row per player per hand, what they did and the rule of
+"""The players CSV: one row per player per hand, what they did and the rule of
 each payment they made or took, so that a spreadsheet rebuilds every total."""
 from __future__ import annotations
 

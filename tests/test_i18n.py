@@ -27,7 +27,7 @@ from tests.helpers import fetched, hand_form, matched, record, sign_up, start
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
 LANGS = ("de", "ja")
-EXAMPLES = pathlib.Path("/work/shared/rules/examples.json")
+EXAMPLES = ROOT / "tests" / "data" / "examples.json"
 #: ``%(name)s``, ``%(num)d`` and ``{name}`` (a doubled ``{{`` is a literal brace).
 _PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|(?<!\{)\{(\w+)\}(?!\})")
 
@@ -307,7 +307,7 @@ def _walk(app, lang: str) -> dict[str, str]:
 
 def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
                     night_id: int) -> dict[str, str]:
-    """The pages issue 9 added: seats, side bets and their pots, a settle-up with a part
+    """The pages of changing seats: seats, side bets and their pots, a settle-up with a part
     payment and an undone one, a closed session with debts carried over (one marked paid),
     the archived sessions and a player's page with a debt, and their forms' errors."""
     from app.services.sessions import archive, debts, ledger, seats
@@ -388,7 +388,7 @@ def test_every_page_is_in_the_language(app, lang):
 # -- the settle API's explanations -----------------------------------------------------------
 
 def _one_per_end() -> list[dict[str, Any]]:
-    examples = json.loads(EXAMPLES.read_text()) if EXAMPLES.exists() else []
+    examples = json.loads(EXAMPLES.read_text())
     seen: dict[str, dict[str, Any]] = {}
     for example in examples:
         kind = example["hand"].get("end", {}).get("kind")

@@ -1,4 +1,4 @@
-"""The night on paper (issue 23): every hand with who did what and each player's net, the
+"""The night on paper: every hand with who did what and each player's net, the
 totals, the settle-up with the payee's pay links and the rule card's QR code, for the owner
 and through the share link."""
 from __future__ import annotations

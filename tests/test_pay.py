@@ -1,4 +1,4 @@
-"""Pay links (issue 23): handles checked and kept per player (a league member's for the
+"""Pay links: handles checked and kept per player (a league member's for the
 league's later sessions), ``PUT …/players/{name}/pay``, each open transfer's ``pay`` in the
 ledger with the amount filled in, a GiroCode's exact EPC payload, the handles form with its
 errors beside the fields, and handles never on /check or a rule card."""

@@ -2,9 +2,9 @@
 every value read as its column's type, ``tonk check`` run inside the restore's transaction,
 each table's digest compared; anything else is refused with one line on standard error
 naming the table and row (or the session and hand), a non-zero exit, and the database left
-as it was (empty). The tampered backups are those of the audit (issue 18): a changed hand
+as it was (empty). The tampered backups are those of an audit: a changed hand
 result, a changed total, a payment x 50, a hand version deleted with the footer's count
-adjusted, "lots" as a payment amount; and those of issue 30: the digest switched off (the
+adjusted, "lots" as a payment amount; and those of a later one: the digest switched off (the
 header's version edited, the footer's digest deleted, a table given twice) and files that
 are read only as far as a limit (100,000 nested brackets, a line or a file that unpacks to
 GiBs), each refused in one line in bounded time and memory.
@@ -250,7 +250,7 @@ def test_a_refusal_is_read_in_the_readers_language(db_app, tmp_path, request):
         db.engine.dispose()
 
 
-# -- a backup cannot be talked out of its digest, and reading one is bounded (issue 30) -------
+# -- a backup cannot be talked out of its digest, and reading one is bounded ------------------
 
 def _header(lines: Lines) -> dict[str, Any]:
     assert isinstance(lines[0], dict) and lines[0]["format"] == "tonk-tally-backup"
@@ -316,7 +316,7 @@ DIGEST_SWITCHED_OFF = {  # how the check was to be skipped, and words of the one
 
 
 def test_a_backup_cannot_be_talked_out_of_its_digest(db_app, tmp_path, request):
-    """The digest is required (issue 30: a version edited to 1, or the footer's sha256
+    """The digest is required (a version edited to 1, or the footer's sha256
     deleted, skipped it, and an account changed hands with exit 0 and a clean tonk check)."""
     file = _made(db_app, tmp_path)
     target = _target(db_app, tmp_path, request)
@@ -379,7 +379,7 @@ def _bounded_files(lines: Lines) -> dict[str, tuple[bytes, str]]:
 
 
 def test_reading_a_backup_is_bounded(db_app, tmp_path, request, monkeypatch):
-    """Issue 30: 100,000 nested brackets ended in a 51-line RecursionError, and a 2 MB gzip
+    """100,000 nested brackets ended in a 51-line RecursionError, and a 2 MB gzip
     that unpacks to a 2 GiB line was read whole (MemoryError after 19 s). Each is one line,
     exit 1, in bounded time and memory, and the database is left as it was."""
     import time

@@ -1,4 +1,4 @@
-"""Seats that change during a session (API.md second part, issue 9): a player joins at the
+"""Seats that change during a session (docs/api.md): a player joins at the
 dealer's right (dealing last in the rotation) or after a named player, leaves, and comes
 back; each hand keeps the players it was played with (a correction of an earlier hand uses
 its own); a leaver's total stays in the ledger and in settle-up. Through the API and the

@@ -1,4 +1,4 @@
-"""Settle-up that holds (issue 9): the plan is made when the totals change, not when money
+"""Settle-up that holds: the plan is made when the totals change, not when money
 moves; a payment along a planned transfer shrinks it alone; one outside the plan re-plans
 what remains; a payment is undone with a reason and stays in the history; a session closes
 with its open transfers carried over as debts until marked paid. Also the one hand count,

@@ -1,4 +1,4 @@
-""""Share the result" (issue 23): the night as text for the group chat, in the reader's
+""""Share the result": the night as text for the group chat, in the reader's
 language, with totals, who pays whom, the payee's pay links and the share link; and the
 facts of the picture of the totals."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Side bets (RULES.md §9) stored in a session: enabled per session or league, played at
+"""Side bets (docs/rules.md §9) stored in a session: enabled per session or league, played at
 each deal, carried in their pots, re-settled when a hand is corrected or voided (later hands
 too), and given back at settle-up; through the API and the pages, on SQLite and PostgreSQL.
 ``tonk check`` (totals + pots = 0, pots = a replay) runs after each test."""

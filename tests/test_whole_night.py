@@ -1,8 +1,8 @@
-"""Issue 9's whole night through the API, exact at every step: two players join (one at the
+"""A whole night through the API, exact at every step: two players join (one at the
 dealer's right, one after a named player), one leaves, taking back what they had in the open
-pot (issue 31: so the deal that wins it later cannot move their total); both side bets ride
-along (a naturals pot carried over three deals, then won; a high-card deal that nobody wins
-under ``return``);
+pot (so the deal that wins it later cannot move their total); both side bets ride along (a
+naturals pot carried over three deals, then won; a high-card deal that nobody wins under
+``return``);
 then settle-up: a partial payment that changes no other transfer, a payment undone with a
 reason, and a close that carries the open debts over, listed until marked paid. Export and
 import give the night back exactly."""

@@ -1,4 +1,4 @@
-"""The JSON API of ``shared/API.md`` under ``/api/v1``."""
+"""The JSON API of docs/api.md under ``/api/v1``."""
 from flask import Blueprint
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")

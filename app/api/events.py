@@ -1,4 +1,4 @@
-"""The event endpoints of the JSON API (shared/API.md, third part): set an event up, check
+"""The event endpoints of the JSON API (docs/api.md, its tournaments): set an event up, check
 players in and out, draw and close rounds, read the standings and the prize list.
 
 Thin: read the body, call :mod:`app.services.events`, answer JSON. Every write honours

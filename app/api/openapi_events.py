@@ -1,4 +1,4 @@
-"""The OpenAPI part of tournaments (shared/API.md, third part): events, check-in, rounds,
+"""The OpenAPI part of tournaments (docs/api.md, its tournaments): events, check-in, rounds,
 standings and prizes. :mod:`app.api.openapi` merges it into the document."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The OpenAPI parts of pay links (issue 23): a player's payment handles and the ``pay``
+"""The OpenAPI parts of pay links: a player's payment handles and the ``pay``
 of each open transfer. :mod:`app.api.openapi` merges them into the document."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The OpenAPI parts of a table that changes: seats that players join and leave, and side
-bets (RULES.md §9) with their pots. :mod:`app.api.openapi` merges them into the document.
+bets (docs/rules.md §9) with their pots. :mod:`app.api.openapi` merges them into the document.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def table_schemas() -> dict[str, Any]:
     """Side bets enabled, a hand's side bets, a settled side bet, a change of seats."""
     return {
         "SideBets": {"type": ["object", "null"], "additionalProperties": False,
-                     "description": "The side bets the table plays (RULES.md §9); money and "
+                     "description": "The side bets the table plays (docs/rules.md §9); money and "
                                     "points scoring only.",
                      "examples": [{"high_card": {"stake": "0.25", "suit": "S",
                                                  "unclaimed": "carry"},
@@ -76,7 +76,7 @@ def extend(schemas: dict[str, Any]) -> None:
     """Add the side bets and seats to the session schemas of the document."""
     schemas.update(table_schemas())
     plays = {"type": ["array", "null"], "items": _ref("SideBetPlay"),
-             "description": "This deal's side bets (RULES.md §9)."}
+             "description": "This deal's side bets (docs/rules.md §9)."}
     for name in ("TableHand", "Correction"):
         schemas[name]["properties"]["side_bets"] = plays
     schemas["NewSession"]["properties"]["side_bets"] = _ref("SideBets")

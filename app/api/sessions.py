@@ -175,7 +175,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
     fmt = amount_formatter(sessions.session_rules(gs), gs.currency)
     transfers = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
                  for t in state.transfers]
-    handles = session_handles(gs)  # each open transfer: the payee's pay links (API.md)
+    handles = session_handles(gs)  # each open transfer: the payee's pay links (docs/api.md)
     open_ = [{**t, "pay": [link.to_json() for link in transfer_links(gs, handles, s.payee,
                                                                      s.amount)]}
              for t, s in zip(transfers, state.transfers, strict=True)]

@@ -92,14 +92,14 @@ EXCHANGE: dict[str, str] = {
     "import.recorded_reason": "a recorded hand has no reason; only corrections and voids do",
     "import.void_keeps": "a void keeps the hand and its result as they were",
     "import.voided": "it says voided is {value}, but its last version is {action}",
-    "import.hand_json": "the hand must be a JSON object (RULES.md §1)",
+    "import.hand_json": "the hand must be a JSON object (docs/rules.md §1)",
     "import.hand_fields": "the hand must give its {fields}, as stored",
     "import.hand_players": "the hand's players ({players}) are not the session's ({names})",
     "import.correction_table": "a correction keeps the house rules and stake the hand was "
                                "first settled under",
     "import.stake_number": "the stake must be a number, not {value}",
     "import.stake_scoring": "a hand's stake under {scoring} scoring cannot be {value}",
-    "import.result_json": "the result must be a JSON object (RULES.md §8)",
+    "import.result_json": "the result must be a JSON object (docs/rules.md §8)",
     "import.explanation": "the result's explanation must be a list of sentences",
     "import.result_field": "the stored result has a field {field} that this hand's result "
                            "has not",

@@ -1,4 +1,4 @@
-"""The catch schemes of RULES.md §5: who pays whom when a dropper is caught.
+"""The catch schemes of docs/rules.md §5: who pays whom when a dropper is caught.
 
 Each scheme is one entry of the :data:`CATCH_SCHEMES` registry, looked up by name with
 :func:`find_catch` (an unknown name is a :class:`~app.core.errors.RulesError`), and has the
@@ -119,7 +119,7 @@ def _washington(c: CaughtDrop) -> Payout:
                        for winner in c.winners]
 
 
-#: The catch schemes of RULES.md §5, by name.
+#: The catch schemes of docs/rules.md §5, by name.
 CATCH_SCHEMES: dict[str, CatchScheme] = {s.name: s for s in (
     CatchScheme("standard", _standard, pays_catchers=True),
     CatchScheme("alt1", _alt1, pays_catchers=False),

@@ -46,7 +46,7 @@ class Ruling:
         return self.result.net or {}
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of ``POST /api/v1/compare`` (API.md)."""
+        """One entry of ``POST /api/v1/compare`` (docs/api.md)."""
         rules = self.rules.to_json() if self.rules is not None else self.spec
         out: dict[str, Any] = {"rules": rules if self.own else self.name,
                                "title": str(self.title)}
@@ -67,7 +67,7 @@ class Ruling:
 
 
 def compare(data: Mapping[str, Any]) -> list[Ruling]:
-    """``data`` (a hand, RULES.md §1) under its own ``rules`` if it gives them, then under
+    """``data`` (a hand, docs/rules.md §1) under its own ``rules`` if it gives them, then under
     every other preset. Raises the first error when no rule set can settle it."""
     rulings: list[Ruling] = []
     if data.get("rules") is not None:

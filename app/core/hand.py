@@ -1,4 +1,4 @@
-"""One hand of Tonk as data (RULES.md §1–2): who sat where, how the hand ended, the counts.
+"""One hand of Tonk as data (docs/rules.md §1–2): who sat where, how the hand ended, the counts.
 
 :func:`parse_hand` checks a hand given as JSON-like data and returns an immutable
 :class:`Hand`, or raises a :class:`HandError` (or another :class:`TonkError`) whose message
@@ -98,7 +98,7 @@ class Hand:
         return self.counts[self.players.index(player)]
 
     def to_json(self, *, with_table: bool = True) -> dict[str, Any]:
-        """The hand in the JSON shape of RULES.md §1; parse_hand of it gives the same hand."""
+        """The hand in the JSON shape of docs/rules.md §1; parse_hand of it gives the same hand."""
         out: dict[str, Any] = {}
         if with_table:
             out["rules"] = self.rules.to_json()
@@ -240,7 +240,7 @@ def _flag(end: Mapping[str, Any], key: str) -> bool:
 
 def parse_end(value: Any, players: tuple[str, ...], rules: Rules,
               seats: _Seats | None = None) -> End:
-    """The ``end`` object of a hand (RULES.md §2); ``seats``: those of ``players``."""
+    """The ``end`` object of a hand (docs/rules.md §2); ``seats``: those of ``players``."""
     if type(value) is dict:  # the usual end: its kind, and the player if the kind names one
         kind = value.get("kind")
         if type(kind) is str and kind in _USUAL_ENDS:
@@ -427,7 +427,7 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
 
 def deal_claims(hand: Hand) -> list[tuple[int, int, int]]:
     """Every qualifying instant win on the deal: (seat, rule index, rank within the rule),
-    a lower rule index and rank being a better claim (RULES.md §4)."""
+    a lower rule index and rank being a better claim (docs/rules.md §4)."""
     claims = []
     five = hand.end.five_face_cards
     for seat, total in enumerate(hand.counts):
@@ -522,7 +522,7 @@ def _check_counts_needed(counts: list[int | None], players: tuple[str, ...], rul
 def _check_five_face_counts(counts: list[int | None], players: tuple[str, ...], rules: Rules,
                             end: End) -> None:
     """Five face cards count 50 when J, Q, K count 10 (a missing count is 50), and 56 to 64
-    when they count their rank, so never 50: such a claim is refused (RULES.md §2)."""
+    when they count their rank, so never 50: such a claim is refused (docs/rules.md §2)."""
     if rules.hand_size != 5:
         return
     totals = five_face_totals(rules.face_value)
@@ -553,7 +553,7 @@ _make_caught = maker(CaughtDrop)
 
 
 def catch_groups(hand: Hand) -> CaughtDrop | None:
-    """For a drop: who caught whom (RULES.md §5), or None when the drop won."""
+    """For a drop: who caught whom (docs/rules.md §5), or None when the drop won."""
     counts = hand.counts
     dropper = hand.players.index(hand.end.player or "")
     mine = counts[dropper]

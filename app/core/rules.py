@@ -1,4 +1,4 @@
-"""House rules: every option a table can choose, and the named presets of RULES.md §7.
+"""House rules: every option a table can choose, and the named presets of docs/rules.md §7.
 
 A :class:`Rules` value is one complete, validated rule set. Tables name a preset and may
 override any option (``{"preset": "pagat", "catch": "alt3"}``); :func:`resolve_rules` turns
@@ -24,14 +24,14 @@ def _choices(prefix: str, *names: str) -> dict[str, Message]:
 
 
 SCORINGS = _choices("scoring", "money", "points", "push_ups")
-#: The catch schemes of RULES.md §5 (the registry is :data:`~app.core.catches.CATCH_SCHEMES`).
+#: The catch schemes of docs/rules.md §5 (the registry is :data:`~app.core.catches.CATCH_SCHEMES`).
 CATCHES: dict[str, Message] = {name: s.summary for name, s in CATCH_SCHEMES.items()}
 DEAL_CONFLICTS = _choices("deal_conflict", "draw", "best", "all_paid")
 DEAL_TIES = _choices("deal_tie", "draw", "nearest_left")
 STOCK_OUT_TIES = _choices("stock_out_tie", "all_paid", "draw")
 MAX_MULTIPLE = 100
 MAX_DEAL_WINS = 10
-#: Initial totals that are no instant win when J, Q and K count their rank (RULES.md §3).
+#: Initial totals that are no instant win when J, Q and K count their rank (docs/rules.md §3).
 RANK_REMOVED_TOTALS = frozenset({49, 50})
 
 
@@ -265,7 +265,7 @@ def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
 def _without_49_50(wins: tuple[DealWin, ...]) -> tuple[DealWin, ...]:
     """With J, Q, K counting their rank, 49 and 50 win nothing on the deal (pagat: "would
     become too frequent and is not allowed"): out of every ``totals`` entry, and an entry
-    left empty goes (RULES.md §3 ``face_value``)."""
+    left empty goes (docs/rules.md §3 ``face_value``)."""
     kept = []
     for win in wins:
         if win.totals:
@@ -308,7 +308,7 @@ class Preset:
 _WIKIPEDIA: dict[str, Any] = {"deck": "jokers", "deal_wins": [], "catch": "wikipedia",
                               "double_double_pays": 4, "stock_out_tie": "draw"}
 
-#: The presets of RULES.md §7, by name.
+#: The presets of docs/rules.md §7, by name.
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("pagat", {}),
     Preset("wikipedia", _WIKIPEDIA),

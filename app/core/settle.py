@@ -39,7 +39,7 @@ class Payment(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """The settlement of one hand (RULES.md §8). ``net`` under money and points scoring,
+    """The settlement of one hand (docs/rules.md §8). ``net`` under money and points scoring,
     ``pushed`` under push-ups; the other is None."""
 
     hand: Hand
@@ -66,7 +66,7 @@ class Result:
         return tuple(map(str, self.sentences))
 
     def to_json(self) -> dict[str, Any]:
-        """The result in the JSON shape of RULES.md §8 (money as decimal strings)."""
+        """The result in the JSON shape of docs/rules.md §8 (money as decimal strings)."""
         fmt = amount_formatter(self.hand.rules)
         out: dict[str, Any] = {
             "outcome": self.outcome,
@@ -104,7 +104,7 @@ def rule_text(rules: Rules, key: str) -> Message:
 
 def deal_tie(rules: Rules, index: int) -> str:
     """How equal best claims under ``deal_wins[index]`` are decided: the entry's own ``tie``,
-    else ``deal_tie`` (RULES.md §4)."""
+    else ``deal_tie`` (docs/rules.md §4)."""
     return rules.deal_wins[index].tie or rules.deal_tie
 
 

@@ -1,4 +1,4 @@
-"""Side bets (RULES.md §9): money bet on the side of each deal, apart from the hand.
+"""Side bets (docs/rules.md §9): money bet on the side of each deal, apart from the hand.
 
 A session may enable ``high_card`` (whoever of the bettors is dealt the highest card of the
 called suit takes the pot; the encyclopedia's "Spades" is the same bet with the suit fixed)
@@ -263,7 +263,7 @@ def return_pot(pot: Pot) -> dict[str, Decimal]:
 
 
 def play_json(play: Play) -> dict[str, Any]:
-    """A play in the JSON shape of RULES.md §9 (what a hand carries)."""
+    """A play in the JSON shape of docs/rules.md §9 (what a hand carries)."""
     out: dict[str, Any] = {"bet": play.bet}
     if play.suit is not None:
         out["suit"] = play.suit
@@ -298,7 +298,7 @@ def settle_deal(plays: Sequence[Play], enabled: Mapping[str, SideBet],
 
 
 def side_bets_json(enabled: Mapping[str, SideBet], fmt: Any = str) -> dict[str, Any]:
-    """The enabled side bets in the JSON shape of RULES.md §9, each stake written out."""
+    """The enabled side bets in the JSON shape of docs/rules.md §9, each stake written out."""
     out: dict[str, Any] = {}
     for bet in BETS:
         rule = enabled.get(bet)

@@ -1,7 +1,7 @@
 """Where each rule comes from: which source text makes it (the pagat.com rules or the
-encyclopedia article, ``../shared/seeds/``), its section and rule number, and a link to the
-public page, with what the text says summed up in the app's own words (the catalogue's
-``source.*``; nothing is copied from the texts).
+encyclopedia article), its section and rule number, and a link to the public page, with
+what the text says summed up in the app's own words (the catalogue's ``source.*``; nothing
+is copied from the texts).
 
 :func:`source_of` answers for one payment's rule key under a rule set, so a dispute can be
 settled by reading the text the table trusts.

@@ -173,7 +173,7 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
     #: found and kept unique by it (the same on SQLite and PostgreSQL).
     name_key: Mapped[str] = mapped_column(String(160))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    #: Where the player takes payment (issue 23): ``{"paypal": "annpays", "iban": …}``
+    #: Where the player takes payment: ``{"paypal": "annpays", "iban": …}``
     #: as :mod:`app.services.pay` checked it, JSON; None: none kept. A league member's are
     #: kept for the league's later sessions, a personal player's for the account's.
     pay_json: Mapped[str | None] = mapped_column(Text)
@@ -212,7 +212,7 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
     #: keyed on, exact across processes and servers without asking anything but this row.
     revision: Mapped[int] = mapped_column(Integer, server_default="0")
     updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    #: The side bets the table plays (RULES.md §9), each with its stake resolved: JSON, or
+    #: The side bets the table plays (docs/rules.md §9), each with its stake resolved: JSON, or
     #: None for none.
     side_bets_json: Mapped[str | None] = mapped_column(Text)
     #: Money waiting in each side bet's pot: ``{bet: [[seat, minor], ...]}``, what each seat

@@ -1,4 +1,4 @@
-/* Tonk Tally: print buttons and "Share the result" (issue 23). Plain script, no build step;
+/* Tonk Tally: print buttons and "Share the result". Plain script, no build step;
    kept apart from tonk.js so that only the pages that need it load it. The result's part
    of the page is replaced when the score changes (tonk.js), so buttons are shown again for
    each new part and clicks are taken at the document. */

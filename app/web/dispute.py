@@ -41,7 +41,7 @@ MAX_PLAYERS_TEXT = 400
 
 
 def encode_hand(hand: Hand) -> str:
-    """The permalink's ``hand``: the hand's JSON (RULES.md §1), base64url without padding."""
+    """The permalink's ``hand``: the hand's JSON (docs/rules.md §1), base64url without padding."""
     return encode_data(hand.to_json())
 
 

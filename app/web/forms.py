@@ -92,7 +92,7 @@ def option_label(name: str) -> str:
     return str(OPTION_LABELS.get(name, name.replace("_", " ")))
 
 
-#: How the deal-wins shorthand writes an entry's own tie rule (RULES.md §4).
+#: How the deal-wins shorthand writes an entry's own tie rule (docs/rules.md §4).
 TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
 
 
@@ -372,7 +372,7 @@ class HandValues:
 
     @classmethod
     def of_hand(cls, data: Mapping[str, Any], names: Sequence[str]) -> HandValues:
-        """A stored hand (RULES.md §1) → the form, for a correction."""
+        """A stored hand (docs/rules.md §1) → the form, for a correction."""
         end = data["end"]
         counts, cards = data.get("counts", {}), data.get("cards", {})
         return cls(kind=end["kind"], player=end.get("player", ""),

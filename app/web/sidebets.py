@@ -1,4 +1,4 @@
-"""The side bets on the hand form (RULES.md §9): one line per bet the session plays, with
+"""The side bets on the hand form (docs/rules.md §9): one line per bet the session plays, with
 who is in (everyone at the table unless unticked), who won (or nobody) and, for the
 high-card bet, the suit called unless the table fixes it; and back: the form → the hand's
 ``side_bets``, and a domain error's field → the line's field.
@@ -142,7 +142,7 @@ def options_of_form(form: MultiDict[str, str]) -> Options:
 
 
 def spec_of_options(options: Options) -> dict[str, Any]:
-    """The form → ``side_bets`` for the ledger (RULES.md §9): only the bets ticked; an empty
+    """The form → ``side_bets`` for the ledger (docs/rules.md §9): only the bets ticked; an empty
     stake is the table's own."""
     spec: dict[str, Any] = {}
     for bet, chosen in options.items():

@@ -7,7 +7,7 @@ Create Date: 2026-11-23 08:20:00
 A session's players may join and leave: ``session_players.seat`` stays each player's
 identity (hands' nets and payments are kept by it), ``position`` says where they sit now
 and ``left_at`` whether they are away. Existing seats sit where their seat number says.
-Side bets (RULES.md §9): what a session or league plays (``side_bets_json``), the money
+Side bets (docs/rules.md §9): what a session or league plays (``side_bets_json``), the money
 waiting in each pot (``game_sessions.pots_json``), and each hand's side-bet money and how
 it was settled (``hands.side_nets_json``, ``side_result_json``).
 """

@@ -1,4 +1,4 @@
-"""where each player takes payment (issue 23): PayPal.me, Venmo, Cash App, Revolut, IBAN
+"""where each player takes payment: PayPal.me, Venmo, Cash App, Revolut, IBAN
 
 Revision ID: 0010
 Revises: 0009

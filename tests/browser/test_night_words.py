@@ -1,4 +1,4 @@
-"""Issue 22's night in each language (English, German, Japanese) on a 390x844 phone: a
+"""A night in each language (English, German, Japanese) on a 390x844 phone: a
 session with both side bets, a hand of every kind of end, a join and a leave, settle-up and
 close. Each hand line names who did what (the dropper and the catcher), each player's line
 of totals adds up (hands + side bets + what the pots give back = total), the share view

@@ -1,4 +1,4 @@
-"""Agree the rules before, pay in one tap after (issue 23), on a 390x844 phone: a rule card
+"""Agree the rules before, pay in one tap after, on a 390x844 phone: a rule card
 read signed out in German (and printed on one A4 and one Letter page), a session started
 from a card, a settle-up whose transfer shows a PayPal.me link with the amount and a
 GiroCode that decodes to the exact EPC payload, the share text of the night, and the print

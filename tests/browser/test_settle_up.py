@@ -1,4 +1,4 @@
-"""Settle-up that holds, in a real browser at a phone's 390x844 (issue 9): a league night
+"""Settle-up that holds, in a real browser at a phone's 390x844: a league night
 of four hands (Bob→Ann 0.25, Cy→Ann 0.25, Cy→Dee 1.00), a partial payment that changes no
 other transfer, an undo with a reason, a close that carries the open debts over, the debt
 on the player's page, and marked paid there.

@@ -1,4 +1,4 @@
-"""Tournament day on phones (issue 24's done-when): a director checks ten players in, draws
+"""Tournament day on phones: a director checks ten players in, draws
 round one (tables of 4, 3 and 3), three table phones without accounts record through their
 scorekeeping links while the bar's TV board follows by itself, a player withdraws before
 round three (nine players: 3, 3, 3), and the final standings and prize list come out with a
@@ -57,7 +57,7 @@ def test_tournament_day(live_server, browser, page, shot):
     page.wait_for_url(re.compile(r"/events/\d+$"))
     director = page.url
 
-    for name in PLAYERS:  # check-in, each fee paid: the box starts unticked (issue 31)
+    for name in PLAYERS:  # check-in, each fee paid: the box starts unticked
         page.fill("#name", name)
         assert not page.is_checked("#paid")
         page.check("#paid")
@@ -99,7 +99,7 @@ def test_tournament_day(live_server, browser, page, shot):
     for phone, (_players, link) in zip(phones, tables, strict=True):
         while "2 of 2 hands played" not in phone.inner_text("#hands-count"):
             _record(phone, link, "dead")
-        # The round's hands are played: no "Record hand", the table waits (issue 31).
+        # The round's hands are played: no "Record hand", the table waits.
         assert phone.locator("#record-hand").count() == 0
         assert "waits for the director" in phone.inner_text("#round-played")
     shot("03-table-phone", phones[0])

@@ -1,4 +1,4 @@
-"""Issue 9's whole night in a real browser at a phone's 390x844, as a scorekeeper taps it:
+"""A whole night in a real browser at a phone's 390x844, as a scorekeeper taps it:
 a session with both side bets; Fay joins at the dealer's right, Gus after Bob, Cy leaves
 (taking back his stake in the open pot);
 a high-card deal nobody wins (each stake goes back), a naturals pot carried over three deals

@@ -1,5 +1,5 @@
 """Known answers: 250 random hands, good and bad, and what the core answered for each when
-settlement was last rewritten for speed (issue 21, from the core at 278d0d0): the result as
+settlement was last rewritten for speed (from the core at 278d0d0): the result as
 JSON (outcome, winners, payments with their rules' words, net or pushed, the explanation)
 and each payment's rule key, or the error's type, message and field. Every fast path of
 parse_hand and settle must keep these exactly (tests/data/settle_answers.json; a change of

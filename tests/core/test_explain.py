@@ -1,4 +1,4 @@
-"""The explanation sentences of issue 11, each fixed where a person at the table misread it:
+"""The explanation sentences, each fixed where a person at the table misread it:
 one test per fix, asserting the exact sentence (the catalogue's wording, checked once)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every kind of bad input that RULES.md names, each with the message a person reads."""
+"""Every kind of bad input that docs/rules.md names, each with the message a person reads."""
 from __future__ import annotations
 
 from decimal import Decimal

@@ -112,7 +112,7 @@ def test_a_translator_reaches_explanations_and_errors():
 
 
 def test_payments_are_worded_for_the_reader_of_the_moment():
-    """A table's rule words are kept per reader (issue 21): the same hand, settled again
+    """A table's rule words are kept per reader: the same hand, settled again
     under another translator or in English, is worded for that reader."""
     hand = parse_hand(HAND)
     english = [p.rule for p in settle(hand).payments]

@@ -1,4 +1,4 @@
-"""The worked hands of RULES.md (tests/data/examples.json) through the pure core, and the
+"""The worked hands of docs/rules.md (tests/data/examples.json) through the pure core, and the
 shape of results: payments with rules, nets, explanations."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
 from tests.helpers import load_json
 
-#: RULES.md's worked hands, those of its three changes (issue 11) and of the rules' corners
-#: (issue 31: jokers, a tonk out with a hit, alternative 2 heads-up, push-ups' tied stock out).
+#: docs/rules.md's worked hands, those of its three later changes and of the rules' corners
+#: (jokers, a tonk out with a hit, alternative 2 heads-up, push-ups' tied stock out).
 EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 
 
@@ -129,7 +129,7 @@ def test_rules_resolve_once_and_are_shared():
 
 
 def test_a_result_owns_its_net_and_a_stake_keeps_its_places():
-    """What a table's outcomes pay is kept (issue 21): each result still gets a net of its
+    """What a table's outcomes pay is kept: each result still gets a net of its
     own, and a stake of 1 under points is not taken for 1.00 under money."""
     first = settle(hand()).net
     assert isinstance(first, dict)

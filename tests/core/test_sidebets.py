@@ -1,4 +1,4 @@
-"""Side bets (RULES.md §9) in the core, with no app: a naturals pot carried over three deals
+"""Side bets (docs/rules.md §9) in the core, with no app: a naturals pot carried over three deals
 then won, a high-card deal nobody wins under ``return``, what is left going back at
 settle-up, every bad input named by its field, and the invariant that the bettors' nets and
 the pot always add up to zero; a player who leaves takes their money out of the pots after

@@ -69,7 +69,7 @@ def test_a_ruling_without_payments_names_the_rule_that_makes_it():
 
 @pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
 def test_the_core_imports_nothing_from_the_web_or_the_database(path):
-    """STYLE.md habit 1: the pure core stays free of Flask and SQLAlchemy."""
+    """A house habit: the pure core stays free of Flask and SQLAlchemy."""
     tree = ast.parse(path.read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree)
                 if isinstance(node, ast.Import) for alias in node.names}

@@ -22,12 +22,12 @@ debts, archived).
 
 ``players`` are everyone who sat at the session (their seats, for payments), ``seated`` who
 sits there now in seat order and ``left`` when the others left; each hand gives its own
-``players`` and, in ``hand``, its ``side_bets`` (RULES.md §9); ``pots`` is what the side
+``players`` and, in ``hand``, its ``side_bets`` (docs/rules.md §9); ``pots`` is what the side
 bets leave waiting (an import replays them). Version 1 (no seats that change, no side bets)
 is still read.
 
 Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored
-JSON of RULES.md §1 and §8. It is written as a stream of text chunks, one session a line,
+JSON of docs/rules.md §1 and §8. It is written as a stream of text chunks, one session a line,
 and read back session by session, so that neither side holds a large league in memory.
 
 The importer writes exactly the rows the ledger would have written hand by hand (running

@@ -1,4 +1,4 @@
-"""Pay links (issue 23): where each player takes payment (PayPal.me, Venmo, Cash App,
+"""Pay links: where each player takes payment (PayPal.me, Venmo, Cash App,
 Revolut, an IBAN with its BIC, a free note), checked and kept per player, and for each open
 transfer of a settle-up the payee's links with the amount filled in, or a GiroCode.
 

@@ -434,7 +434,7 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
         CoreHand, Result, str]:
     """Validate ``data`` under the session's rules and the players seated now (or a stored
     hand's own table facts and players): the hand, its result, and the hand as stored
-    (RULES.md §1, with its side bets)."""
+    (docs/rules.md §1, with its side bets)."""
     if not isinstance(data, Mapping):
         raise LedgerError(Message("hand.not_object"))
     data = dict(data)

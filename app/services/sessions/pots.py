@@ -1,4 +1,4 @@
-"""A session's side bets (RULES.md §9), stored: what the table plays, each hand's side-bet
+"""A session's side bets (docs/rules.md §9), stored: what the table plays, each hand's side-bet
 money, and the money waiting in each pot.
 
 The pots are never moved by hand: every correction or void of a hand replays the side bets
@@ -64,7 +64,7 @@ def enabled_bets(gs: GameSession, rules: Rules) -> dict[str, SideBet]:
 
 def read_plays(gs: GameSession, rules: Rules, data: Any,
                players: Sequence[str]) -> list[dict[str, Any]]:
-    """A hand's ``side_bets`` as sent → as stored (RULES.md §9), checked against the bets the
+    """A hand's ``side_bets`` as sent → as stored (docs/rules.md §9), checked against the bets the
     session plays and the players of the hand."""
     if data in (None, []):
         return []
@@ -202,7 +202,7 @@ def taken_back(gs: GameSession, name: str) -> Decimal:
 
 def pot_returns(gs: GameSession) -> dict[str, Decimal]:
     """At settle-up: what is still in the pots goes back to each player who paid into them
-    since they were last won, exactly (RULES.md §9)."""
+    since they were last won, exactly (docs/rules.md §9)."""
     names = [s.name for s in gs.seats]
     back: dict[str, Decimal] = {}
     for pot in _load_pots(gs, names).values():

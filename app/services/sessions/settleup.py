@@ -104,7 +104,7 @@ def _totals(gs: GameSession) -> dict[str, Decimal]:
 def settle_balances(gs: GameSession) -> dict[str, Decimal]:
     """What each player is to get (+) or give (−) at settle-up: the one function the plan is
     made from: the seat totals, and what is left in the side bets' pots going back to who
-    paid it in (RULES.md §9)."""
+    paid it in (docs/rules.md §9)."""
     balances = _totals(gs)
     for name, amount in pot_returns(gs).items():
         balances[name] += amount
