@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -34,9 +35,14 @@ def _get(base: str, path: str, language: str = "en") -> str:
 
 
 def test_the_wheel_installed_elsewhere_serves_the_app(tmp_path):
+    # built from a copy: setuptools builds in the tree it is given (build/, *.egg-info)
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "instance", "test-artifacts", "__pycache__",
+        ".*_cache", ".hypothesis"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                            str(tmp_path / "dist"), str(ROOT)], capture_output=True, text=True,
-                           timeout=300, check=False)
+                            str(tmp_path / "dist"), str(source)], capture_output=True,
+                           text=True, timeout=300, check=False)
     assert built.returncode == 0, built.stderr
     wheel = next((tmp_path / "dist").glob("tonk_tally-*.whl"))
     target = tmp_path / "env"

@@ -238,7 +238,7 @@ def leave_pots(pots: Mapping[str, Pot], staying: Collection[str], fmt: Any = str
                ) -> tuple[dict[str, Decimal], dict[str, Pot], tuple[Outcome, ...]]:
     """Whoever has money in a pot but is not at the next deal (``staying``: who is) has left
     the table: what they paid into it since it was last won comes out of it and goes back to
-    them, at once, and the pot keeps the rest (RULES.md §9, the house's reading: the texts
+    them, at once, and the pot keeps the rest (docs/rules.md §9, the house's reading: the texts
     are silent). So a leaver's settle-up is final: no later deal can win their money. Each
     leaver's net, the pots after, and an outcome for each pot that gave something back."""
     net: dict[str, Decimal] = {}
