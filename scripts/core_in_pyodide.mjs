@@ -48,7 +48,14 @@ py.runPython(`
 import sys
 sys.path.insert(0, TONK_PATH)
 sys.dont_write_bytecode = True
+import importlib, os
 from app.core.phone import LANGUAGES, answer_json, catalogue_translator
+
+# Every module of the core, not only those the door uses: the phone holds them all, and an
+# import Pyodide lacks fails here, at once.
+for _name in sorted(os.listdir(f"{TONK_PATH}/app/core")):
+    if _name.endswith(".py") and _name != "__init__.py":
+        importlib.import_module(f"app.core.{_name[:-3]}")
 
 def _catalogue(lang):
     with open(f"{TONK_PATH}/translations/{lang}/LC_MESSAGES/messages.mo", "rb") as mo:
@@ -61,7 +68,9 @@ def answer_lines(text):
 `);
 const ready = performance.now();
 
-const requests = readFileSync(0, "utf8");
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk); // a pipe: read it as it comes
+const requests = Buffer.concat(chunks).toString("utf8");
 const answerLines = py.globals.get("answer_lines");
 const answers = answerLines(requests);
 const done = performance.now();

@@ -33,7 +33,7 @@ from typing import Any
 from .compare import compare
 from .errors import TonkError
 from .hand import parse_hand, parse_players
-from .messages import Translator, set_translator, translator_hooked
+from .messages import Message, Translator, set_translator, translator_hooked
 from .money import (
     amount_formatter,
     format_money,
@@ -196,7 +196,8 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     currency, lang = request.get("currency"), request.get("lang", "en")
     out = []
     for i, value in enumerate(request.get("amounts") or ()):
-        amount = parse_decimal(value, TonkError, f"not an amount: {value!r}", f"amounts[{i}]")
+        amount = parse_decimal(value, TonkError, Message("api.payment_amount", value=repr(value)),
+                               f"amounts[{i}]")
         out.append({"data": money_data(amount, currency),
                     "shown": format_money(amount, currency, lang),
                     "signed": with_sign(amount, format_number(amount, 2, lang))})
