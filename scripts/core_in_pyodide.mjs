@@ -7,7 +7,8 @@
 // VENDOR_DIR holds pyodide.mjs and the files it loads (app/static/vendor/pyodide).
 // BUNDLE.json: {"files": {"/tonk/app/core/hand.py": "/abs/path/app/core/hand.py", ...},
 // "zips": ["/abs/path/babel.zip"], "path": "/tonk"}: files written into Pyodide's file
-// system, zips unpacked into "path", which goes first on sys.path. Each line of standard
+// system (app.web.phone_core.bundle(), what the app serves the phone's worker), zips
+// unpacked into "path", which goes first on sys.path. Each line of standard
 // input is one request of app.core.phone; each line of standard output its answer, in order.
 // The last line on standard error is JSON: {"start_ms", "first_ms", "answer_ms", "count"}
 // (cold start to a loaded interpreter, then to the core imported, then the whole batch).
@@ -49,7 +50,7 @@ import sys
 sys.path.insert(0, TONK_PATH)
 sys.dont_write_bytecode = True
 import importlib, os
-from app.core.phone import LANGUAGES, answer_json, catalogue_translator
+from app.core.phone import door
 
 # Every module of the core, not only those the door uses: the phone holds them all, and an
 # import Pyodide lacks fails here, at once.
@@ -57,14 +58,10 @@ for _name in sorted(os.listdir(f"{TONK_PATH}/app/core")):
     if _name.endswith(".py") and _name != "__init__.py":
         importlib.import_module(f"app.core.{_name[:-3]}")
 
-def _catalogue(lang):
-    with open(f"{TONK_PATH}/translations/{lang}/LC_MESSAGES/messages.mo", "rb") as mo:
-        return catalogue_translator(mo.read())
-
-TRANSLATORS = {lang: _catalogue(lang) for lang in LANGUAGES if lang != "en"}
+ANSWER = door(f"{TONK_PATH}/translations")
 
 def answer_lines(text):
-    return "\\n".join(answer_json(line, TRANSLATORS) for line in text.splitlines() if line)
+    return "\\n".join(ANSWER(line) for line in text.splitlines() if line)
 `);
 const ready = performance.now();
 

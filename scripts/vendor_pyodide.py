@@ -105,7 +105,7 @@ def trace(out: pathlib.Path, work: pathlib.Path) -> set[str]:
     """Run the core in Pyodide from ``out`` over the worked hands and known answers in
     every language; the files of every module imported by the end."""
     bundle = {"path": "/tonk", "zips": [str(out / "babel.zip")],
-              "files": core_files(work)}
+              "files": core_files()}
     (work / "bundle.json").write_text(json.dumps(bundle))
     (work / "requests.jsonl").write_text("".join(
         json.dumps(r) + "\n" for r in sample_requests()))
@@ -120,16 +120,13 @@ def trace(out: pathlib.Path, work: pathlib.Path) -> set[str]:
     return set(json.loads(trace_file.read_text()))
 
 
-def core_files(work: pathlib.Path) -> dict[str, str]:
-    """The core, an empty ``app`` package around it, and the compiled catalogues, as the
-    phone's file system holds them."""
-    (work / "__init__.py").write_text("")
-    files = {"/tonk/app/__init__.py": str(work / "__init__.py")}
-    files |= {f"/tonk/app/core/{p.name}": str(p) for p in (ROOT / "app" / "core").glob("*.py")}
-    files |= {f"/tonk/translations/{lang}/LC_MESSAGES/messages.mo":
-              str(ROOT / "translations" / lang / "LC_MESSAGES" / "messages.mo")
-              for lang in ("de", "ja")}
-    return files
+def core_files() -> dict[str, str]:
+    """What the app serves the phone's worker besides Pyodide and Babel (the core and the
+    compiled catalogues), by its path in Pyodide's file system."""
+    sys.path.insert(0, str(ROOT))
+    from app.web.phone_core import bundle
+
+    return {target: str(source) for target, source in bundle().items()}
 
 
 def sample_requests() -> list[dict[str, object]]:

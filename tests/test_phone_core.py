@@ -23,9 +23,11 @@ import pytest
 
 from app.core import PRESETS, TonkError, parse_hand, settle
 from app.core.money import loads
-from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator
+from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator, door
 from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
 from app.i18n import speaking
+from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
+from app.web.phone_core import bundle
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "app" / "static" / "vendor" / "pyodide"
@@ -236,18 +238,11 @@ def test_a_request_it_does_not_know_is_refused_with_its_field():
 
 # -- CPython against Pyodide ------------------------------------------------------------------
 
-def _bundle(tmp_path: pathlib.Path) -> dict[str, Any]:
-    """What the phone's file system holds: the core (every module of app/core, in an empty
-    ``app`` package), the compiled catalogues; Babel from the vendored zip."""
-    (tmp_path / "__init__.py").write_text("")
-    files = {"/tonk/app/__init__.py": str(tmp_path / "__init__.py")}
-    core = ROOT / "app" / "core"
-    files |= {f"/tonk/app/core/{p.relative_to(core).as_posix()}": str(p)
-              for p in sorted(core.rglob("*.py"))}
-    files |= {f"/tonk/translations/{lang}/LC_MESSAGES/messages.mo":
-              str(ROOT / "translations" / lang / "LC_MESSAGES" / "messages.mo")
-              for lang in LANGUAGES if lang != "en"}
-    return {"path": "/tonk", "zips": [str(VENDOR / "babel.zip")], "files": files}
+def _bundle() -> dict[str, Any]:
+    """What the phone's file system holds: what the app serves its worker (the core, every
+    module of app/core, and the compiled catalogues), and Babel from the vendored zip."""
+    return {"path": ROOT_IN_PYODIDE, "zips": [str(VENDOR / "babel.zip")],
+            "files": {target: str(source) for target, source in bundle().items()}}
 
 
 @pytest.mark.server
@@ -257,9 +252,9 @@ def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
         pytest.skip("node is not installed: the core cannot be run in Pyodide here")
     asked = requests()
     lines = [_text(r) for r in asked]
-    translators = _translators()
-    expected = [answer_json(line, translators) for line in lines]
-    (tmp_path / "bundle.json").write_text(json.dumps(_bundle(tmp_path)))
+    answer_text = door(str(ROOT / "translations"))
+    expected = [answer_text(line) for line in lines]
+    (tmp_path / "bundle.json").write_text(json.dumps(_bundle()))
     done = subprocess.run(
         [node, str(ROOT / "scripts" / "core_in_pyodide.mjs"), str(VENDOR),
          str(tmp_path / "bundle.json")], input="\n".join(lines) + "\n", capture_output=True,
@@ -287,3 +282,44 @@ def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
     assert all("hands" in n for n in nights)
     assert sum(1 for n in nights if n["pots"]) >= 5
     assert sum(1 for n in nights for h in n["hands"] if "side_bets" in h) >= 100
+
+
+# -- what the app serves the phone's worker ---------------------------------------------------
+
+def test_the_app_serves_the_bundle_under_addresses_named_by_content(client):
+    listed = client.get("/phone/core.json")
+    assert listed.status_code == 200 and listed.headers["Cache-Control"] == "no-cache"
+    served = listed.get_json()
+    assert set(served["files"]) == set(bundle())
+    assert {f"{ROOT_IN_PYODIDE}/app/core/phone.py", f"{ROOT_IN_PYODIDE}/app/core/hand.py",
+            f"{ROOT_IN_PYODIDE}/translations/ja/LC_MESSAGES/messages.mo"} <= set(bundle())
+    for target, url in served["files"].items():
+        got = client.get(url)
+        assert got.status_code == 200, url
+        assert got.data == bundle()[target].read_bytes()
+        assert "immutable" in got.headers["Cache-Control"]
+    some = served["files"][f"{ROOT_IN_PYODIDE}/app/core/hand.py"]
+    assert client.get(some.replace("/core/", "/core/0", 1)).status_code == 404  # old digest
+    version = some.split("/")[3]
+    for outside in ("app/__init__.py", "app/core/../../app/__init__.py", "pyproject.toml"):
+        assert client.get(f"/phone/core/{version}/{outside}").status_code == 404
+
+
+def test_the_app_serves_the_vendored_pyodide_under_its_manifests_digest(client):
+    served = client.get("/phone/core.json").get_json()
+    base = served["pyodide"].rsplit("/", 1)[0]
+    assert served["version"] == json.loads((VENDOR / "manifest.json").read_text())["pyodide"]
+    wasm = client.get(f"{base}/pyodide.asm.wasm")
+    assert wasm.status_code == 200 and wasm.mimetype == "application/wasm"
+    assert "immutable" in wasm.headers["Cache-Control"]
+    assert client.get(served["zips"][0]).data == (VENDOR / "babel.zip").read_bytes()
+    assert client.get(f"{base}/manifest.json").status_code == 404  # only the listed files
+    assert client.get(base.replace("/pyodide/", "/pyodide/x") + "/pyodide.mjs").status_code \
+        == 404
+
+
+def test_only_the_worker_may_compile_webassembly(client):
+    worker = client.get("/phone/core-worker.js")
+    assert worker.status_code == 200 and worker.mimetype == "text/javascript"
+    assert "'wasm-unsafe-eval'" in worker.headers["Content-Security-Policy"]
+    assert "wasm-unsafe-eval" not in client.get("/check").headers["Content-Security-Policy"]

@@ -75,6 +75,17 @@ def catalogue_translator(mo: bytes) -> Translator:
     return translate
 
 
+def door(translations: str) -> Callable[[str], str]:
+    """:func:`answer_json` with the compiled catalogues of ``translations``
+    (``<lang>/LC_MESSAGES/messages.mo``, as ``translations/`` holds them): what the Web
+    Worker and the tests call."""
+    translators = {}
+    for lang in LANGUAGES[1:]:
+        with open(f"{translations}/{lang}/LC_MESSAGES/messages.mo", "rb") as mo:
+            translators[lang] = catalogue_translator(mo.read())
+    return lambda text: answer_json(text, translators)
+
+
 def answer(request: Mapping[str, Any], translators: Mapping[str, Translator]) -> dict[str, Any]:
     """The answer to one request (see the module), in ``request["lang"]``, with the
     ``translators`` of the languages other than English."""
