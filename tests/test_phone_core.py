@@ -11,6 +11,7 @@ The Pyodide run is one Node process for the whole batch (its cold start is sever
 seconds); it needs ``node`` (skipped with the reason when it is missing)."""
 from __future__ import annotations
 
+import gzip
 import json
 import pathlib
 import random
@@ -313,6 +314,10 @@ def test_the_app_serves_the_vendored_pyodide_under_its_manifests_digest(client):
     assert wasm.status_code == 200 and wasm.mimetype == "application/wasm"
     assert "immutable" in wasm.headers["Cache-Control"]
     assert client.get(served["zips"][0]).data == (VENDOR / "babel.zip").read_bytes()
+    packed = client.get(f"{base}/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip, br"})
+    assert packed.headers["Content-Encoding"] == "gzip" and "immutable" in \
+        packed.headers["Cache-Control"]
+    assert gzip.decompress(packed.data) == wasm.data and len(packed.data) < len(wasm.data) / 2
     assert client.get(f"{base}/manifest.json").status_code == 404  # only the listed files
     assert client.get(base.replace("/pyodide/", "/pyodide/x") + "/pyodide.mjs").status_code \
         == 404

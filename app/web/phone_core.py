@@ -7,7 +7,8 @@ year by the browser (``immutable``): a changed file has a new address.
 - ``/phone/pyodide/<digest>/<name>``: the vendored Pyodide and Babel
   (``static/vendor/pyodide``, made by ``scripts/vendor_pyodide.py``), under the digest of
   their manifest, which holds every file's SHA-256 (Pyodide finds its own files next to
-  ``pyodide.mjs``, so the folder, not each file, carries the digest);
+  ``pyodide.mjs``, so the folder, not each file, carries the digest), gzipped for a
+  browser that takes it;
 - ``/phone/core/<digest>/<path>``: each module of ``app/core`` and each compiled catalogue,
   under its own digest;
 - ``/phone/core-worker.js``: the worker, with the policy it needs to compile WebAssembly
@@ -19,11 +20,12 @@ exactly it in Pyodide.
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import json
 from pathlib import Path
 
-from flask import Response, abort, jsonify, send_file, url_for
+from flask import Response, abort, jsonify, request, send_file, url_for
 from flask.typing import ResponseReturnValue
 
 from ..http.assets import YEAR
@@ -93,7 +95,19 @@ def pyodide_file(version: str, name: str) -> ResponseReturnValue:
         abort(404)
     mimetype = ("application/wasm" if name.endswith(".wasm") else
                 "text/javascript" if name.endswith(".mjs") else None)
-    return _kept(send_file(VENDOR / name, mimetype=mimetype, max_age=YEAR))
+    if not request.accept_encodings["gzip"]:
+        return _kept(send_file(VENDOR / name, mimetype=mimetype, max_age=YEAR))
+    response = Response(_gzipped(name, version), mimetype=mimetype)
+    response.headers["Content-Encoding"] = "gzip"
+    response.headers["Vary"] = "Accept-Encoding"
+    return _kept(response)
+
+
+@functools.lru_cache(maxsize=16)
+def _gzipped(name: str, version: str) -> bytes:
+    """A vendored file gzipped, once a process (the app compresses nothing else; these are
+    15 MB as they are, 5 MB so, and a phone fetches them on a poor signal)."""
+    return gzip.compress((VENDOR / name).read_bytes(), 6, mtime=0)
 
 
 @bp.get("/phone/core/<version>/<path:name>")
