@@ -50,3 +50,11 @@ def test_babel_keeps_only_the_apps_languages_and_its_licences():
     locales = {n.rsplit("/", 1)[1] for n in names if n.startswith("babel/locale-data/")}
     assert locales == {"root.dat", "en.dat", "de.dat", "ja.dat", "LICENSE.unicode"}
     assert "babel/LICENSE" in names
+
+
+def test_the_standard_library_is_cut_and_compiled():
+    with zipfile.ZipFile(VENDOR / "python_stdlib.zip") as stdlib:
+        names = stdlib.namelist()
+    assert "decimal.pyc" in names and "fractions.pyc" in names and "gettext.pyc" in names
+    assert not [n for n in names if n.endswith(".py")]
+    assert "tkinter/__init__.pyc" not in names and len(names) < 300
