@@ -1,0 +1,221 @@
+"""The core's one door for a phone with no signal (issue 32): a JSON request in, a JSON
+answer out, in the reader's language, for code that cannot import the app (the core runs
+unchanged in Pyodide, in a Web Worker). The same function answers on the server's CPython,
+and a test compares the two byte for byte (``tests/test_phone_core.py``).
+
+A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
+
+- ``settle``: ``hand`` (RULES.md §1), or with ``table`` the rules, stake and players as a
+  session gives them (``{"rules", "stake", "players"}``) → the result of RULES.md §8 and
+  each payment's rule key;
+- ``compare``: ``hand`` under its own rules and every preset (the dispute checker);
+- ``transfers``: ``balances`` → the fewest transfers;
+- ``night``: a table (``rules``, ``stake``, ``players``, optional ``side_bets`` and
+  ``currency``) and its ``hands`` in order, each with its side-bet plays → each hand's
+  result (or refusal) and side bets, every player's running total, what is left in the
+  pots, and the transfers that settle the night;
+- ``money``: ``amounts`` of ``currency`` → how each is written (data, the reader's
+  language, signed).
+
+Bad input is an answer too: ``{"error", "field", "type"}``, never an exception. The
+catalogues are the compiled ``messages.mo`` files, read with the standard library's
+``gettext`` (:func:`catalogue_translator`).
+"""
+from __future__ import annotations
+
+import gettext
+import io
+import json
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from .compare import compare
+from .errors import TonkError
+from .hand import parse_hand, parse_players
+from .messages import Message, Translator, set_translator, translator_hooked
+from .money import (
+    amount_formatter,
+    format_money,
+    format_number,
+    from_minor,
+    loads,
+    money_data,
+    parse_decimal,
+    parse_stake,
+    to_minor,
+    with_sign,
+)
+from .parts import seat_nets
+from .rules import resolve_rules
+from .settle import settle
+from .sidebets import (
+    Play,
+    Pot,
+    outcome_json,
+    parse_plays,
+    parse_side_bets,
+    replay_deals,
+    return_pot,
+)
+from .transfers import fewest_transfers, parse_balances
+
+#: The languages a request may ask for (English is the catalogue as written).
+LANGUAGES = ("en", "de", "ja")
+
+
+def catalogue_translator(mo: bytes) -> Translator:
+    """A translator of the core's messages from a compiled catalogue (``messages.mo``): the
+    message id is the context, as ``pybabel`` extracts it (``app/i18n/extract.py``)."""
+    found = gettext.GNUTranslations(io.BytesIO(mo))
+
+    def translate(msg_id: str, template: str) -> str:
+        return found.pgettext(msg_id, template)
+
+    return translate
+
+
+def door(translations: str) -> Callable[[str], str]:
+    """:func:`answer_json` with the compiled catalogues of ``translations``
+    (``<lang>/LC_MESSAGES/messages.mo``, as ``translations/`` holds them): what the Web
+    Worker and the tests call."""
+    translators = {}
+    for lang in LANGUAGES[1:]:
+        with open(f"{translations}/{lang}/LC_MESSAGES/messages.mo", "rb") as mo:
+            translators[lang] = catalogue_translator(mo.read())
+    return lambda text: answer_json(text, translators)
+
+
+def answer(request: Mapping[str, Any], translators: Mapping[str, Translator]) -> dict[str, Any]:
+    """The answer to one request (see the module), in ``request["lang"]``, with the
+    ``translators`` of the languages other than English."""
+    lang = request.get("lang", "en")
+    if lang not in LANGUAGES or (lang != "en" and lang not in translators):
+        return {"error": f"no language {lang!r}", "field": "lang", "type": "RequestError"}
+    op = _OPS.get(request.get("op"))  # type: ignore[arg-type]
+    if op is None:
+        return {"error": f"no op {request.get('op')!r}", "field": "op", "type": "RequestError"}
+    before = translator_hooked()
+    set_translator(translators.get(lang) if lang != "en" else None, lambda: lang)
+    try:
+        return op(request)
+    except TonkError as exc:
+        return _refusal(exc)
+    finally:
+        set_translator(*before)
+
+
+def answer_json(text: str, translators: Mapping[str, Translator]) -> str:
+    """:func:`answer` for JSON text (numbers with a fraction read as Decimal), answered as
+    JSON text: what the Web Worker sends and receives."""
+    try:
+        request = loads(text)
+    except (ValueError, RecursionError) as exc:
+        return dumps({"error": str(exc)[:120], "field": "body", "type": "RequestError"})
+    if not isinstance(request, dict):
+        return dumps({"error": "send a JSON object", "field": "body", "type": "RequestError"})
+    return dumps(answer(request, translators))
+
+
+def dumps(answer: Mapping[str, Any]) -> str:
+    """An answer as JSON text, the same bytes on every Python."""
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+
+
+def _refusal(exc: TonkError) -> dict[str, Any]:
+    return {"error": str(exc), "field": exc.field, "type": type(exc).__name__}
+
+
+def _settle(request: Mapping[str, Any]) -> dict[str, Any]:
+    data, table = request.get("hand"), request.get("table")
+    if table is None:
+        hand = parse_hand(data)
+    else:
+        rules = resolve_rules(table.get("rules"))
+        hand = parse_hand(data, rules=rules, stake=parse_stake(table.get("stake"), rules),
+                          players=parse_players(table.get("players")))
+    result = settle(hand)
+    return {"result": result.to_json(), "keys": [p.key for p in result.payments]}
+
+
+def _compare(request: Mapping[str, Any]) -> dict[str, Any]:
+    hand = request.get("hand")
+    if not isinstance(hand, Mapping):
+        return _settle(request)  # the same refusal as a hand that is not an object
+    return {"results": [ruling.to_json() for ruling in compare(hand)]}
+
+
+def _transfers(request: Mapping[str, Any]) -> dict[str, Any]:
+    balances = parse_balances(request.get("balances"))
+    return {"transfers": [{"from": t.payer, "to": t.payee, "amount": str(t.amount)}
+                          for t in fewest_transfers(balances)]}
+
+
+def _night(request: Mapping[str, Any]) -> dict[str, Any]:
+    """A table's hands in order, as a session counts them: a refused hand counts nothing
+    and its side bets are not played; what is left in a pot goes back at the end."""
+    rules = resolve_rules(request.get("rules"))
+    currency = request.get("currency")
+    stake = parse_stake(request.get("stake"), rules, currency)
+    players = parse_players(request.get("players"))
+    enabled = parse_side_bets(request.get("side_bets"), stake=stake, scoring=rules.scoring,
+                              currency=currency)
+    fmt = amount_formatter(rules, currency)
+    totals = [0] * len(players)
+    hands: list[dict[str, Any]] = []
+    deals: list[tuple[Play, ...]] = []
+    for data in request.get("hands") or ():
+        try:
+            plays = parse_plays(data.get("side_bets") if isinstance(data, Mapping) else None,
+                                enabled, players)
+            given = ({k: v for k, v in data.items() if k != "side_bets"}
+                     if isinstance(data, Mapping) else data)
+            result = settle(parse_hand(given, rules=rules, stake=stake, players=players))
+        except TonkError as exc:
+            hands.append(_refusal(exc))
+            deals.append(())
+            continue
+        totals = [t + n for t, n in zip(totals, seat_nets(players, result), strict=True)]
+        hands.append({"result": result.to_json()})
+        deals.append(plays)
+    settled, pots = replay_deals(deals, enabled, fmt, {})
+    for shown, (side_net, outcomes) in zip(hands, settled, strict=True):
+        if "result" in shown and outcomes:
+            shown["side_bets"] = [outcome_json(o, fmt) for o in outcomes]
+        totals = [t + to_minor(side_net.get(p, Decimal(0)))
+                  for t, p in zip(totals, players, strict=True)]
+    left = _returned(pots)
+    owed = {p: from_minor(t) + left.get(p, Decimal(0)) for p, t in zip(players, totals,
+                                                                        strict=True)}
+    return {"hands": hands,
+            "totals": {p: fmt(from_minor(t)) for p, t in zip(players, totals, strict=True)},
+            "pots": {bet: fmt(pot.total) for bet, pot in sorted(pots.items()) if pot.total},
+            "returned": {p: fmt(a) for p, a in left.items()},
+            "transfers": [] if rules.scoring == "push_ups" else _transfers(
+                {"balances": owed})["transfers"]}
+
+
+def _returned(pots: Mapping[str, Pot]) -> dict[str, Decimal]:
+    left: dict[str, Decimal] = {}
+    for pot in pots.values():
+        for player, amount in return_pot(pot).items():
+            left[player] = left.get(player, Decimal(0)) + amount
+    return left
+
+
+def _money(request: Mapping[str, Any]) -> dict[str, Any]:
+    currency, lang = request.get("currency"), request.get("lang", "en")
+    out = []
+    for i, value in enumerate(request.get("amounts") or ()):
+        amount = parse_decimal(value, TonkError, Message("api.payment_amount", value=repr(value)),
+                               f"amounts[{i}]")
+        out.append({"data": money_data(amount, currency),
+                    "shown": format_money(amount, currency, lang),
+                    "signed": with_sign(amount, format_number(amount, 2, lang))})
+    return {"amounts": out}
+
+
+_OPS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "settle": _settle, "compare": _compare, "transfers": _transfers, "night": _night,
+    "money": _money,
+}

@@ -1,0 +1,265 @@
+"""Vendor Pyodide and a trimmed Babel for the core on the phone (issue 32), reproducibly.
+
+    python scripts/vendor_pyodide.py            # needs npm, pip and node; writes the folder
+    python scripts/vendor_pyodide.py --check    # the same, into a temporary folder: does the
+                                                # registry still give the committed bytes?
+
+Fetches ``pyodide@PYODIDE`` from the npm registry (``npm pack``) and the Babel wheel of
+requirements.lock from PyPI (``pip download``), then writes into ``app/static/vendor/pyodide``:
+
+- Pyodide's runtime unchanged: ``pyodide.mjs``, ``pyodide.asm.mjs``, ``pyodide.asm.wasm``,
+  ``pyodide-lock.json`` (``loadPyodide`` reads it at start; no package of it is loaded);
+- ``python_stdlib.zip``: Pyodide's standard library cut to the modules Pyodide itself and the
+  core import (found by running the core, in Pyodide under Node, over the worked hands and
+  known answers in every language: ``scripts/core_in_pyodide.mjs`` with ``TONK_TRACE``),
+  compiled to bytecode by Pyodide's own Python (a cold start then compiles none of it);
+- ``babel.zip``: Babel's modules the core imports, its ``global.dat`` and the locale data of
+  ``root``, ``en``, ``de`` and ``ja`` only, with its licences;
+- ``manifest.json``: each file's SHA-256, its size raw, gzipped and brotli'd (node's zlib),
+  and where it came from (``tests/test_vendor_pyodide.py`` checks the digests).
+
+The licences (``pyodide.LICENSE``: MPL-2.0; ``cpython.LICENSE``: PSF) are not in the npm
+package; they are committed beside the files (see the folder's README.md) and their digests
+are in the manifest too. Zips are written with fixed dates and in name order, stored (not
+deflated: the server's compression of the whole does better), so the same inputs give the
+same bytes.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+
+#: The pinned Pyodide (npm registry). Its Python is 3.14.
+PYODIDE = "314.0.7"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+VENDOR = ROOT / "app" / "static" / "vendor" / "pyodide"
+#: Taken unchanged from the npm package.
+RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
+#: Committed beside the files (not in the npm package): their digests go in the manifest.
+LICENCES = ("pyodide.LICENSE", "cpython.LICENSE")
+#: The languages of the app and the locale data they fall back to.
+LOCALES = ("root", "en", "de", "ja")
+#: Babel's files the core needs besides its modules.
+BABEL_DATA = ("babel/global.dat", "babel/locale-data/LICENSE.unicode",
+              *(f"babel/locale-data/{name}.dat" for name in LOCALES))
+STDLIB_IN_PYODIDE = "/lib/python314.zip/"
+_FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def babel_version() -> str:
+    found = re.search(r"^babel==(\S+)$", (ROOT / "requirements.lock").read_text(), re.M)
+    if found is None:
+        raise SystemExit("requirements.lock pins no babel")
+    return found.group(1)
+
+
+def run(*command: str, cwd: pathlib.Path | None = None, **kwargs: object) -> str:
+    done = subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True,
+                          **kwargs)  # type: ignore[call-overload]
+    return str(done.stdout)
+
+
+def write_zip(path: pathlib.Path, members: dict[str, bytes]) -> None:
+    """A zip of ``members`` (name → bytes), the same bytes for the same members."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as out:
+        for name in sorted(members):
+            info = zipfile.ZipInfo(name, date_time=_FIXED_DATE)
+            info.external_attr = 0o644 << 16
+            out.writestr(info, members[name])
+
+
+def fetch(work: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """The npm package, unpacked, and the Babel wheel."""
+    run("npm", "pack", f"pyodide@{PYODIDE}", "--pack-destination", str(work), cwd=work)
+    with tarfile.open(work / f"pyodide-{PYODIDE}.tgz") as tar:
+        tar.extractall(work, filter="data")
+    run(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary",
+        ":all:", f"babel=={babel_version()}", "-d", str(work / "wheels"))
+    wheel = next((work / "wheels").glob("babel-*.whl"))
+    return work / "package", wheel
+
+
+def babel_members(wheel: pathlib.Path, modules: set[str] | None) -> dict[str, bytes]:
+    """The Babel zip's members: its ``.py`` files (only ``modules``' when given), data of
+    :data:`LOCALES`, licences."""
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+        keep = [n for n in names if n in BABEL_DATA or n.endswith("/licenses/LICENSE")
+                or (n.startswith("babel/") and n.endswith(".py")
+                    and (modules is None or n in modules))]
+        return {("babel/LICENSE" if n.endswith("/licenses/LICENSE") else n): whl.read(n)
+                for n in keep}
+
+
+def trace(out: pathlib.Path, work: pathlib.Path) -> set[str]:
+    """Run the core in Pyodide from ``out`` over the worked hands and known answers in
+    every language; the files of every module imported by the end."""
+    bundle = {"path": "/tonk", "zips": [str(out / "babel.zip")],
+              "files": core_files()}
+    (work / "bundle.json").write_text(json.dumps(bundle))
+    (work / "requests.jsonl").write_text("".join(
+        json.dumps(r) + "\n" for r in sample_requests()))
+    trace_file = work / "trace.json"
+    with (work / "requests.jsonl").open() as stdin:
+        done = subprocess.run(["node", str(ROOT / "scripts" / "core_in_pyodide.mjs"), str(out),
+                               str(work / "bundle.json")], stdin=stdin, capture_output=True,
+                              text=True, env={**os.environ, "TONK_TRACE": str(trace_file)})
+    if done.returncode:
+        tail = "\n".join(line[:300] for line in done.stderr.splitlines()[-25:])
+        raise SystemExit(f"the core did not run in Pyodide:\n{tail}")
+    return set(json.loads(trace_file.read_text()))
+
+
+def core_files() -> dict[str, str]:
+    """What the app serves the phone's worker besides Pyodide and Babel (the core and the
+    compiled catalogues), by its path in Pyodide's file system."""
+    sys.path.insert(0, str(ROOT))
+    from app.web.phone_core import bundle
+
+    return {target: str(source) for target, source in bundle().items()}
+
+
+#: Run in Pyodide: its standard library (the cut zip it started from) compiled by its own
+#: Python, each module's ``.py`` replaced by its ``.pyc`` (unchecked: the zip holds no
+#: source to check against), written as :func:`write_zip` writes.
+_COMPILE = """
+import importlib.util, marshal, zipfile
+with zipfile.ZipFile("/lib/python314.zip") as stdlib, \\
+        zipfile.ZipFile("/tmp/compiled.zip", "w", zipfile.ZIP_STORED) as out:
+    for name in sorted(stdlib.namelist()):
+        data = stdlib.read(name)
+        if name.endswith(".py"):
+            code = compile(data, "/lib/python314.zip/" + name, "exec", dont_inherit=True)
+            data = (importlib.util.MAGIC_NUMBER + (0).to_bytes(12, "little")
+                    + marshal.dumps(code))
+            name += "c"
+        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+        info.external_attr = 0o644 << 16
+        out.writestr(info, data)
+"""
+
+
+def compile_stdlib(out: pathlib.Path, work: pathlib.Path) -> None:
+    """Replace the cut standard library's sources by their bytecode, compiled in Pyodide:
+    its cold start then compiles none of them (half its CPU time: 3.4 s to 1.7 s to the
+    first hand in Node), for about 0.5 MB more brotli'd."""
+    script = work / "compile.mjs"
+    script.write_text(
+        f"import {{ loadPyodide }} from {json.dumps((out / 'pyodide.mjs').as_uri())};\n"
+        "import { writeFileSync } from 'node:fs';\n"
+        f"const py = await loadPyodide({{ indexURL: {json.dumps(str(out) + '/')}, "
+        "packages: [] });\n"
+        f"py.runPython({json.dumps(_COMPILE)});\n"
+        f"writeFileSync({json.dumps(str(work / 'compiled.zip'))}, "
+        "py.FS.readFile('/tmp/compiled.zip'));\n")
+    run("node", str(script))
+    shutil.copyfile(work / "compiled.zip", out / "python_stdlib.zip")
+
+
+def sample_requests() -> list[dict[str, object]]:
+    """Every worked hand and known answer, settled and compared, in every language, a
+    refusal of each op, fewest transfers, a night with side bets, and money formats."""
+    data = ROOT / "tests" / "data"
+    hands = [case["hand"] for case in json.loads((data / "examples.json").read_text())]
+    hands += [case["hand"] for case in json.loads((data / "settle_answers.json").read_text())
+              if not case.get("table")]
+    out: list[dict[str, object]] = []
+    for lang in ("en", "de", "ja"):
+        out += [{"op": "settle", "lang": lang, "hand": hand} for hand in hands]
+        out += [{"op": "compare", "lang": lang, "hand": hand} for hand in hands[:80]]
+        out += [{"op": "transfers", "lang": lang, "balances": {"Ann": "4.50", "Bob": "-4"}},
+                {"op": "transfers", "lang": lang, "balances": {"Ann": "1.5", "Bob": "-1.5"}}]
+        out += [{"op": "money", "lang": lang, "currency": c, "amounts": ["1234.5", "-2"]}
+                for c in ("EUR", "JPY", "USD", "chips", None)]
+        out.append({"op": "night", "lang": lang, "rules": "pagat", "stake": "0.25",
+                    "players": ["Ann", "Bob", "Cy"], "side_bets": {"high_card": {},
+                                                                   "naturals": {}},
+                    "hands": [{"end": {"kind": "tonk_out", "player": "Bob"},
+                               "side_bets": [{"bet": "high_card", "suit": "S",
+                                              "winner": None}]},
+                              {"end": {"kind": "drop", "player": "Cy"},
+                               "counts": {"Ann": 3, "Bob": 9, "Cy": 5}}]})
+    return out
+
+
+def sizes(path: pathlib.Path) -> dict[str, object]:
+    data = path.read_bytes()
+    brotli = run("node", "-e", "const z=require('zlib');const fs=require('fs');"
+                 "process.stdout.write(String(z.brotliCompressSync(fs.readFileSync("
+                 "process.argv[1])).length))", str(path))
+    return {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+            "gzip": len(gzip.compress(data, 9, mtime=0)), "brotli": int(brotli)}
+
+
+def vendor(out: pathlib.Path, work: pathlib.Path) -> dict[str, object]:
+    package, wheel = fetch(work)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in RUNTIME:
+        shutil.copyfile(package / name, out / name)
+    for name in LICENCES:
+        if out != VENDOR:
+            shutil.copyfile(VENDOR / name, out / name)
+    # First with everything, to learn what is used; then cut to that.
+    shutil.copyfile(package / "python_stdlib.zip", out / "python_stdlib.zip")
+    write_zip(out / "babel.zip", babel_members(wheel, None))
+    used = trace(out, work)
+    with zipfile.ZipFile(package / "python_stdlib.zip") as stdlib:
+        kept = {n: stdlib.read(n) for n in stdlib.namelist()
+                if STDLIB_IN_PYODIDE + n in used}
+    write_zip(out / "python_stdlib.zip", kept)
+    write_zip(out / "babel.zip", babel_members(
+        wheel, {f.removeprefix("/tonk/") for f in used if f.startswith("/tonk/babel/")}))
+    compile_stdlib(out, work)
+    # the cut, compiled library runs the same requests, importing the same modules
+    used_again = {f.removesuffix("c") if f.startswith(STDLIB_IN_PYODIDE) else f
+                  for f in trace(out, work)}
+    if used_again != used:
+        raise SystemExit(f"the cut library imports other modules: {used_again ^ used}")
+    files = {name: sizes(out / name) for name in sorted(
+        (*RUNTIME, "python_stdlib.zip", "babel.zip", *LICENCES))}
+    manifest = {"pyodide": PYODIDE, "babel": babel_version(),
+                "from": {"npm": f"pyodide@{PYODIDE}", "pypi": f"babel=={babel_version()}"},
+                "files": files}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="vendor into a temporary folder and compare with the committed")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        out = work / "out" if args.check else VENDOR
+        fetched = work / "fetched"
+        fetched.mkdir()
+        manifest = vendor(out, fetched)
+        if args.check:
+            committed = json.loads((VENDOR / "manifest.json").read_text())
+            if committed != manifest:
+                print("the registry gives other files than those committed", file=sys.stderr)
+                return 1
+    files = manifest["files"]
+    assert isinstance(files, dict)
+    total = {k: sum(f[k] for f in files.values()) for k in ("bytes", "gzip", "brotli")}
+    for name, f in files.items():
+        print(f"{name:22} {f['bytes']:>10,} raw {f['gzip']:>10,} gzip {f['brotli']:>10,} br")
+    print(f"{'total':22} {total['bytes']:>10,} raw {total['gzip']:>10,} gzip "
+          f"{total['brotli']:>10,} br")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

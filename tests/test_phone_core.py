@@ -1,0 +1,330 @@
+"""One rule book, proven (issue 32): the core run in Pyodide under Node.js, from the vendored
+files and with no network, answers every request exactly as CPython does, byte for byte:
+the worked hands and known answers (settled and compared under every preset), a few
+thousand seeded random hands good and bad, fewest transfers, nights with side bets and
+totals, and money formats, each in English, German and Japanese, refusals and their
+fields included. Both sides answer through the same function, ``app.core.phone.answer_json``;
+the phone's file system holds every module of ``app/core``, the cut Babel and the compiled
+catalogues, so a new import Pyodide lacks, or a module the bundle leaves out, fails here.
+
+The Pyodide run is one Node process for the whole batch (its cold start is several
+seconds); it needs ``node`` (skipped with the reason when it is missing)."""
+from __future__ import annotations
+
+import gzip
+import json
+import pathlib
+import random
+import shutil
+import subprocess
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from app.core import PRESETS, TonkError, parse_hand, settle
+from app.core.money import loads
+from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator, door
+from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
+from app.i18n import speaking
+from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
+from app.web.phone_core import bundle
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+VENDOR = ROOT / "app" / "static" / "vendor" / "pyodide"
+DATA = ROOT / "tests" / "data"
+NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
+KINDS = ["deal", "tonk_out", "run_out", "drop", "drop", "drop", "stock_out", "dead"]
+#: How many random hands (about a third of them refused), and their seed.
+RANDOM_HANDS, SEED = 3000, 32
+
+
+def _translators() -> dict[str, Any]:
+    return {lang: catalogue_translator(
+        (ROOT / "translations" / lang / "LC_MESSAGES" / "messages.mo").read_bytes())
+        for lang in LANGUAGES if lang != "en"}
+
+
+def _loads(name: str) -> Any:
+    """A data file, its numbers with a fraction as Decimal (as the app reads JSON)."""
+    return loads((DATA / name).read_text(encoding="utf-8"))
+
+
+def _text(value: Any) -> str:
+    """A request as JSON text, a Decimal written as the number it is (``0.5``)."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(map(_text, value)) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+# -- the requests ----------------------------------------------------------------------------
+
+def _random_rules(rng: random.Random) -> Any:
+    spec: dict[str, Any] = {"preset": rng.choice(sorted(PRESETS))}
+    if rng.random() < 0.5:
+        spec["scoring"] = rng.choice(["money", "money", "points", "push_ups"])
+    if rng.random() < 0.3:
+        spec["catch"] = rng.choice(sorted(CATCHES))
+    if rng.random() < 0.2:
+        spec["deal_conflict"] = rng.choice(sorted(DEAL_CONFLICTS))
+    if rng.random() < 0.2:
+        spec["deck"] = "jokers"
+    if rng.random() < 0.2:
+        spec["stock_out_pays"] = rng.randint(0, 3)
+    try:
+        resolve_rules(spec)
+    except TonkError:
+        return spec["preset"]
+    return spec if len(spec) > 1 else spec["preset"]
+
+
+def _random_hand(rng: random.Random) -> dict[str, Any]:
+    """A hand of some preset and options at 2-8 players, likely valid."""
+    rules_spec = _random_rules(rng)
+    rules = resolve_rules(rules_spec)
+    players = NAMES[:rng.randint(2, 8)]
+    kind = rng.choice(KINDS)
+    play = sorted(rules.play_counts)[:40]
+    counts = {p: rng.choice(play) for p in players}
+    end: dict[str, Any] = {"kind": kind}
+    if kind in ("tonk_out", "run_out", "drop"):
+        end["player"] = rng.choice(players)
+    if kind == "tonk_out":
+        end["method"] = rng.choice(["spread", "hits"])
+        end["first_turn"] = rng.random() < 0.2
+        if rules.double_double_pays is not None:
+            end["double_double"] = rng.random() < 0.2
+        counts[end["player"]] = 0
+    if kind == "deal" and rules.deal_totals:
+        totals = sorted(rules.deal_totals)
+        likely = [t for t in totals if t <= 15 or t >= 45] or totals
+        counts = {p: rng.choice(likely if rng.random() < 0.4 else totals) for p in players}
+    return {"rules": rules_spec, "stake": rng.choice(["0.05", "0.25", "1", "3", 2, "1.50"]),
+            "multiplier": rng.choice([1, 1, 1, 2, 3]), "players": players,
+            "dealer": rng.choice(players), "end": end, "counts": counts}
+
+
+#: Ways a hand goes wrong: each takes the hand and a random source, and spoils it.
+_SPOILS = [
+    lambda h, r: h.pop(r.choice(["end", "players", "counts"])),
+    lambda h, r: h.update(stake=r.choice(["-1", "abc", "0.001", True, None, "1e3", "٣"])),
+    lambda h, r: h.update(dealer="Zed"),
+    lambda h, r: h["end"].update(player=r.choice(["Zed", 7, None])),
+    lambda h, r: h["counts"].update({r.choice(h["players"]): r.choice([-3, 999, "x", 2.5])}),
+    lambda h, r: h.update(rules=r.choice(["nowhere", {"preset": "pagat", "catch": "x"},
+                                          {"preset": "pagat", "colour": 1}, 7])),
+    lambda h, r: h.update(multiplier=r.choice([0, 99, "2", 1.5])),
+    lambda h, r: h.update(players=r.choice([["Ann"], ["Ann", "ann"], "Ann", ["Ann", ""]])),
+    lambda h, r: h["end"].update(kind=r.choice(["won", None, 3])),
+    lambda h, r: h.update(surprise=True),
+]
+
+
+def _random_requests(rng: random.Random) -> list[dict[str, Any]]:
+    out = []
+    for i in range(RANDOM_HANDS):
+        hand = _random_hand(rng)
+        if rng.random() < 0.3:
+            rng.choice(_SPOILS)(hand, rng)
+        out.append({"op": "settle", "lang": LANGUAGES[i % 3], "hand": hand})
+    return out
+
+
+def _balances(rng: random.Random) -> dict[str, Any]:
+    people = NAMES[:rng.randint(2, 8)]
+    amounts = [Decimal(rng.randint(-5000, 5000)) / 100 for _ in people[1:]]
+    balances: dict[str, Any] = {p: str(a) for p, a in zip(people[1:], amounts, strict=True)}
+    balances[people[0]] = str(-sum(amounts, Decimal(0)))
+    if rng.random() < 0.2:
+        balances[people[0]] = rng.choice(["1.001", "x", "0.5"])  # not money, or not zero
+    return balances
+
+
+def _night(rng: random.Random, lang: str) -> dict[str, Any]:
+    players = NAMES[:rng.randint(3, 6)]
+    rules = rng.choice(["pagat", "texas", "chicago", "rushville", "push_ups",
+                        {"preset": "pagat", "scoring": "points"}])
+    money, points = rules != "push_ups", isinstance(rules, dict)
+    hands = []
+    for _ in range(rng.randint(1, 12)):
+        hand = _random_hand(rng)
+        hand = {k: v for k, v in hand.items() if k not in ("rules", "stake", "players")}
+        hand["dealer"], hand["end"] = rng.choice(players), dict(hand["end"])
+        if "player" in hand["end"]:
+            hand["end"]["player"] = rng.choice(players + ["Zed"])
+        hand["counts"] = {p: rng.randint(0, 50) for p in players}
+        if money:
+            hand["side_bets"] = [{"bet": "high_card", "suit": rng.choice("SHDC"),
+                                  "winner": rng.choice([None, *players])}]
+            if rng.random() < 0.5:
+                hand["side_bets"].append({"bet": "naturals", "players": players[:3],
+                                          "winner": rng.choice([None, players[0]])})
+        hands.append(hand)
+    night: dict[str, Any] = {"op": "night", "lang": lang, "rules": rules,
+                             "stake": rng.choice(["1", "2"] if points else ["0.25", "1", "2"]),
+                             "players": players,
+                             "hands": hands}
+    if money:
+        night["side_bets"] = {"high_card": {"unclaimed": rng.choice(["carry", "return"])},
+                              "naturals": {"stake": "1" if points else "0.10"}}
+    return night
+
+
+def requests() -> list[dict[str, Any]]:
+    """Every request both sides answer, in order."""
+    rng = random.Random(SEED)
+    examples = [case["hand"] for case in _loads("examples.json")]
+    out: list[dict[str, Any]] = []
+    for lang in LANGUAGES:
+        out += [{"op": "settle", "lang": lang, "hand": hand} for hand in examples]
+        out += [{"op": "compare", "lang": lang, "hand": hand} for hand in examples]
+        for case in _loads("settle_answers.json"):
+            out.append(_known(case, lang))
+        out += [{"op": "transfers", "lang": lang, "balances": _balances(rng)}
+                for _ in range(40)]
+        out += [_night(rng, lang) for _ in range(20)]
+        out += [{"op": "money", "lang": lang, "currency": currency,
+                 "amounts": ["0", "1234.5", "-0.25", "1000000", "-99.99", 7]}
+                for currency in ("EUR", "JPY", "USD", "GBP", "chips", "$", None)]
+        out.append({"op": "money", "lang": lang, "currency": "EUR", "amounts": ["1", "1,5"]})
+    return out + _random_requests(rng)
+
+
+def _known(case: dict[str, Any], lang: str) -> dict[str, Any]:
+    hand = case["hand"]
+    if case.get("table"):
+        hand = dict(hand)
+        table = {key: hand.pop(key) for key in ("rules", "stake", "players")}
+        return {"op": "settle", "lang": lang, "hand": hand, "table": table}
+    return {"op": "settle", "lang": lang, "hand": hand}
+
+
+# -- CPython alone: the door answers as the app does ------------------------------------------
+
+def test_the_door_gives_the_known_answers():
+    """In English the phone's door gives the known answers of tests/data exactly (result,
+    rule keys, or the refusal's message, field and type)."""
+    translators = _translators()
+    for case in _loads("settle_answers.json"):
+        assert answer(_known(case, "en"), translators) == case["answer"], case["hand"]
+
+
+def test_the_door_speaks_as_the_command_line_does():
+    """The phone reads the compiled catalogues with the standard library's gettext; the app
+    reads them with Babel's: the same words in German and Japanese, lists and decimal signs
+    included."""
+    translators = _translators()
+    for case in _loads("examples.json"):
+        for lang in ("de", "ja"):
+            with speaking(lang):
+                try:
+                    expected = settle(parse_hand(case["hand"])).to_json()
+                except TonkError as exc:
+                    expected = {"error": str(exc), "field": exc.field}
+            got = answer({"op": "settle", "lang": lang, "hand": case["hand"]}, translators)
+            assert got.get("result", {k: got.get(k) for k in ("error", "field")}) == expected
+
+
+def test_a_request_it_does_not_know_is_refused_with_its_field():
+    translators = _translators()
+    assert answer({"op": "fly"}, translators)["field"] == "op"
+    assert answer({"op": "settle", "lang": "fr"}, translators)["field"] == "lang"
+    assert json.loads(answer_json("[1]", translators))["field"] == "body"
+    assert json.loads(answer_json("{", translators))["type"] == "RequestError"
+
+
+# -- CPython against Pyodide ------------------------------------------------------------------
+
+def _bundle() -> dict[str, Any]:
+    """What the phone's file system holds: what the app serves its worker (the core, every
+    module of app/core, and the compiled catalogues), and Babel from the vendored zip."""
+    return {"path": ROOT_IN_PYODIDE, "zips": [str(VENDOR / "babel.zip")],
+            "files": {target: str(source) for target, source in bundle().items()}}
+
+
+@pytest.mark.server
+def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the core cannot be run in Pyodide here")
+    asked = requests()
+    lines = [_text(r) for r in asked]
+    answer_text = door(str(ROOT / "translations"))
+    expected = [answer_text(line) for line in lines]
+    (tmp_path / "bundle.json").write_text(json.dumps(_bundle()))
+    done = subprocess.run(
+        [node, str(ROOT / "scripts" / "core_in_pyodide.mjs"), str(VENDOR),
+         str(tmp_path / "bundle.json")], input="\n".join(lines) + "\n", capture_output=True,
+        text=True, timeout=240, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = done.stdout.splitlines()
+    timing = json.loads(done.stderr.strip().splitlines()[-1])
+    print(f"Pyodide: interpreter {timing['start_ms']:.0f} ms, core ready "
+          f"{timing['first_ms']:.0f} ms, {timing['count']} requests in "
+          f"{timing['answer_ms']:.0f} ms")
+    assert len(got) == len(expected)
+    differ = [(r, e, g) for r, e, g in zip(asked, expected, got, strict=True) if e != g]
+    assert not differ, f"{len(differ)} answers differ; the first: {differ[0]}"
+    # The batch holds what it says: every outcome, many refusals, every op and language.
+    answers = [json.loads(e) for e in expected]
+    outcomes = {a["result"]["outcome"] for a in answers if "result" in a}
+    assert outcomes == {"deal_win", "tonk_out", "run_out", "drop_won", "caught", "stock_out",
+                        "draw", "dead"}
+    refused = [a for a in answers if "error" in a]
+    assert len({a["field"] for a in refused}) >= 30 and len(refused) >= 800
+    assert {(r["op"], r["lang"]) for r in asked} == {
+        (op, lang) for op in ("settle", "compare", "transfers", "night", "money")
+        for lang in LANGUAGES}
+    nights = [a for r, a in zip(asked, answers, strict=True) if r["op"] == "night"]
+    assert all("hands" in n for n in nights)
+    assert sum(1 for n in nights if n["pots"]) >= 5
+    assert sum(1 for n in nights for h in n["hands"] if "side_bets" in h) >= 100
+
+
+# -- what the app serves the phone's worker ---------------------------------------------------
+
+def test_the_app_serves_the_bundle_under_addresses_named_by_content(client):
+    listed = client.get("/phone/core.json")
+    assert listed.status_code == 200 and listed.headers["Cache-Control"] == "no-cache"
+    served = listed.get_json()
+    assert set(served["files"]) == set(bundle())
+    assert {f"{ROOT_IN_PYODIDE}/app/core/phone.py", f"{ROOT_IN_PYODIDE}/app/core/hand.py",
+            f"{ROOT_IN_PYODIDE}/translations/ja/LC_MESSAGES/messages.mo"} <= set(bundle())
+    for target, url in served["files"].items():
+        got = client.get(url)
+        assert got.status_code == 200, url
+        assert got.data == bundle()[target].read_bytes()
+        assert "immutable" in got.headers["Cache-Control"]
+    some = served["files"][f"{ROOT_IN_PYODIDE}/app/core/hand.py"]
+    assert client.get(some.replace("/core/", "/core/0", 1)).status_code == 404  # old digest
+    version = some.split("/")[3]
+    for outside in ("app/__init__.py", "app/core/../../app/__init__.py", "pyproject.toml"):
+        assert client.get(f"/phone/core/{version}/{outside}").status_code == 404
+
+
+def test_the_app_serves_the_vendored_pyodide_under_its_manifests_digest(client):
+    served = client.get("/phone/core.json").get_json()
+    base = served["pyodide"].rsplit("/", 1)[0]
+    assert served["version"] == json.loads((VENDOR / "manifest.json").read_text())["pyodide"]
+    wasm = client.get(f"{base}/pyodide.asm.wasm")
+    assert wasm.status_code == 200 and wasm.mimetype == "application/wasm"
+    assert "immutable" in wasm.headers["Cache-Control"]
+    assert client.get(served["zips"][0]).data == (VENDOR / "babel.zip").read_bytes()
+    packed = client.get(f"{base}/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip, br"})
+    assert packed.headers["Content-Encoding"] == "gzip" and "immutable" in \
+        packed.headers["Cache-Control"]
+    assert gzip.decompress(packed.data) == wasm.data and len(packed.data) < len(wasm.data) / 2
+    assert client.get(f"{base}/manifest.json").status_code == 404  # only the listed files
+    assert client.get(base.replace("/pyodide/", "/pyodide/x") + "/pyodide.mjs").status_code \
+        == 404
+
+
+def test_only_the_worker_may_compile_webassembly(client):
+    worker = client.get("/phone/core-worker.js")
+    assert worker.status_code == 200 and worker.mimetype == "text/javascript"
+    assert "'wasm-unsafe-eval'" in worker.headers["Content-Security-Policy"]
+    assert "wasm-unsafe-eval" not in client.get("/check").headers["Content-Security-Policy"]
