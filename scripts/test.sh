@@ -8,12 +8,14 @@ cd "$(dirname "$0")/.."
 
 # Chromium, and a Japanese font for the Japanese night's screenshots (tests/browser); poppler's
 # pdftoppm, to look at the printed night's PDF; wrk, the load generator of
-# benchmarks/bench_pages.py (tests/test_benchmarks.py runs it).
+# benchmarks/bench_pages.py (tests/test_benchmarks.py runs it); Node.js, which runs the core
+# in the vendored Pyodide against CPython (tests/test_phone_core.py).
 if ! command -v chromium >/dev/null 2>&1 || ! command -v wrk >/dev/null 2>&1 \
+    || ! command -v node >/dev/null 2>&1 \
     || ! command -v pdftoppm >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi ipagothic; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-ipafont-gothic poppler-utils wrk \
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium fonts-ipafont-gothic poppler-utils wrk nodejs \
     >/dev/null
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv

@@ -307,7 +307,8 @@ def _pots(at: Where) -> Iterator[str]:
                    f"({from_minor(in_pots)}) do not sum to zero")
         hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
                                         .order_by(Hand.number)))
-        for seat in gs.seats:  # a leaver took theirs back as they left (docs/rules.md §9, the house's reading)
+        # a leaver took theirs back as they left (docs/rules.md §9, the house's reading)
+        for seat in gs.seats:
             kept = in_pot.get(seat.seat, 0)
             if seat.left_at is not None and kept:
                 yield (f"{at(gs.id)}: {seat.name} has left the table but still has "
