@@ -41,6 +41,7 @@ from tests.live import HOST, PLAYERS, Browser, a_hand, tonk_serve  # noqa: E402
 PHONES, POLL_EVERY, RECORD_EVERY, SETTLE_EVERY = 5, 1.5, 30.0, 60.0
 TARGET_P99, TARGET_TABLES = 0.250, 500
 CONNECTIONS = 64
+WARM_UP = 3.0  # seconds of each step not counted
 EMAIL, PASSWORD = "host@example.com", "correct horse battery staple"
 PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -78,10 +79,12 @@ def seed(url: str, tables: int) -> tuple[str, list[tuple[int, str]]]:
 class Step:
     tables: int
     latencies: list[float] = field(default_factory=list)
+    kinds: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     statuses: dict[int, int] = field(default_factory=dict)
     seconds: float = 0.0
     cpu_ms: float = 0.0
+    load_cpu_ms: float = 0.0
 
     def p(self, q: float) -> float:
         ordered = sorted(self.latencies)
@@ -93,9 +96,12 @@ class Step:
 
     def line(self) -> str:
         rate = len(self.latencies) / self.seconds if self.seconds else 0.0
+        each = ", ".join(f"{kind} {sorted(seen)[int(0.99 * len(seen))] * 1000:.0f}"
+                         for kind, seen in sorted(self.kinds.items()) if seen)
         return (f"  {self.tables:5d} tables: {rate:7.0f} req/s, p50 {self.p(0.5) * 1000:6.1f} ms, "
-                f"p99 {self.p(0.99) * 1000:7.1f} ms, {len(self.errors)} errors, server CPU "
-                f"{self.cpu_ms:.2f} ms a request  {'ok' if self.ok else 'over'}")
+                f"p99 {self.p(0.99) * 1000:7.1f} ms ({each}), {len(self.errors)} errors, "
+                f"CPU a request: server {self.cpu_ms:.2f} ms, load generator "
+                f"{self.load_cpu_ms:.2f} ms  {'ok' if self.ok else 'over'}")
 
 
 class Connections:
@@ -150,7 +156,10 @@ class Connections:
 
 async def load(port: int, token: str, cookie: str, tables: list[tuple[int, str]],
                seconds: float, step: Step, rng: random.Random) -> None:
-    """Every request of ``tables`` tables over ``seconds``, each sent at its time."""
+    """Every request of ``tables`` tables over WARM_UP and then ``seconds``, each sent at
+    its time; those of the warm-up are not counted (every phone's first poll has no ETag
+    yet, and the connections are being opened)."""
+    seconds += WARM_UP
     pool = Connections(port, CONNECTIONS)
     events: list[tuple[float, str, int, int]] = []
     for t in range(len(tables)):
@@ -187,7 +196,10 @@ async def load(port: int, token: str, cookie: str, tables: list[tuple[int, str]]
         except (OSError, ValueError, IndexError, asyncio.IncompleteReadError) as exc:
             step.errors.append(f"{kind}: {type(exc).__name__}")
             return
-        step.latencies.append(time.perf_counter() - due)
+        took = time.perf_counter() - due
+        if due - started >= WARM_UP:
+            step.latencies.append(took)
+            step.kinds.setdefault(kind, []).append(took)
         step.statuses[status] = step.statuses.get(status, 0) + 1
         if status not in expected:
             step.errors.append(f"{kind}: {status}")
@@ -203,7 +215,7 @@ async def load(port: int, token: str, cookie: str, tables: list[tuple[int, str]]
             await asyncio.sleep(wait)
         tasks.append(asyncio.create_task(send(due, kind, t, phone)))
     await asyncio.gather(*tasks)
-    step.seconds = time.perf_counter() - started
+    step.seconds = time.perf_counter() - started - WARM_UP
 
 
 def cpu_ms(pids: list[int]) -> float:
@@ -247,9 +259,11 @@ def run(name: str, url: str, seconds: float, quick: bool) -> bool:
         def step(n: int) -> Step:
             result = Step(n)
             pids = server_pids(served.process.pid)
-            before = cpu_ms(pids)
+            before, mine = cpu_ms(pids), time.process_time()
             asyncio.run(load(port, token, cookie, tables[:n], seconds, result, rng))
-            result.cpu_ms = (cpu_ms(pids) - before) / max(1, len(result.latencies))
+            answered = max(1, sum(result.statuses.values()))
+            result.cpu_ms = (cpu_ms(pids) - before) / answered
+            result.load_cpu_ms = (time.process_time() - mine) * 1000 / answered
             print(result.line(), flush=True)
             for error in sorted(set(result.errors))[:5]:
                 print(f"    {error} x{result.errors.count(error)}")
@@ -290,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.database = 2, "sqlite"
+        global WARM_UP
+        WARM_UP = 0.5
     ok = True
     with tempfile.TemporaryDirectory() as folder:
         if args.database in ("sqlite", "both"):
