@@ -23,7 +23,7 @@
   }
   function hhmm(iso) {
     var d = iso ? new Date(iso) : new Date();
-    return d.toLocaleTimeString(document.documentElement.lang || [], {hour: "2-digit", minute: "2-digit"});
+    return d.toLocaleTimeString(document.documentElement.lang || [], {timeStyle: "short"});
   }
   function uuid() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();

@@ -298,11 +298,14 @@
     later(every);
   }
 
-  // Times written in UTC by the server, shown in the phone's own time.
+  // Times written in UTC by the server, shown in the phone's own time, in the form the
+  // server writes them (app.web.site.when: the date medium, the time short).
+  var moment = new Intl.DateTimeFormat(document.documentElement.lang || [],
+                                       {dateStyle: "medium", timeStyle: "short"});
   function localTimes(root) {
     each(root, "time[datetime]", function (t) {
       var when = new Date(t.getAttribute("datetime"));
-      if (!isNaN(when)) t.textContent = when.toLocaleTimeString(document.documentElement.lang || [], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+      if (!isNaN(when)) t.textContent = moment.format(when);
     });
   }
 
