@@ -81,6 +81,28 @@ MEASURE = """async (width) => {
     return {cls: total, shifts, scrollWidth: document.documentElement.scrollWidth, wide};
 }"""
 
+#: Each of ``words`` in the page's text that a line break cuts in two (勝|利).
+SPLIT_WORDS = """(words) => {
+    const cut = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const word of words) {
+            for (let at = node.data.indexOf(word); at >= 0; at = node.data.indexOf(word, at + 1)) {
+                const tops = [...word].map((_, i) => {
+                    const r = document.createRange();
+                    r.setStart(node, at + i);
+                    r.setEnd(node, at + i + 1);
+                    const box = r.getClientRects()[0];
+                    return box ? Math.round(box.top) : null;
+                });
+                if (tops[0] !== null && tops.some(t => t !== tops[0])) {
+                    cut.push(word + " in " + node.data.trim().slice(0, 40));
+                }
+            }
+        }
+    }
+    return cut;
+}"""
+
 CHECKED_HAND = {"rules": {"preset": "pagat"}, "stake": "0.25",
                 "players": ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"], "dealer": "Dee",
                 "end": {"kind": "drop", "player": "Bob"},
@@ -226,9 +248,17 @@ def test_the_pages_in_japanese_and_german_fit_too(night, browser, shot, locale):
     chosen = {k: urls[k] for k in ("session", "record", "hand", "check", "league", "board",
                                    "director")}
     found = faults(page, chosen, lambda name, p: shot(f"{lang}-{name}", p))
+    page.goto(urls["session"])
+    page.locator("details.share summary").click()
+    fonts = page.evaluate("""() => [getComputedStyle(document.body).fontFamily,
+        getComputedStyle(document.getElementById('share-url')).fontFamily]""")
+    assert fonts[0] == fonts[1]  # the share link in the page's type, not a terminal's
+    page.goto(urls["hand"])
+    split = page.evaluate(SPLIT_WORDS, ["勝ち", "勝利", "ドロップ", "ハンド"])
     for _ in pages:
         pass
     assert found == []
+    assert split == []
 
 
 def test_the_chart_has_its_size_before_it_loads(night):
