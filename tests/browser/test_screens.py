@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import Any
 
 import pytest
@@ -327,9 +328,13 @@ def test_a_long_board_turns_its_pages(live_app, live_server, browser, shot):
             shot("long-board-page-1", tv)
         tv.clock.run_for(10_000)
     assert sorted(seen) == many
-    assert pagers[0].startswith("Page 1 of ") and pagers[1].startswith("Page 2 of ")
-    count = int(pagers[0].rsplit(" ", 1)[1])
-    assert 2 <= count <= 4, pagers
+    turned = [tuple(map(int, re.fullmatch(r"Page (\d+) of (\d+)", p).groups()))  # type: ignore[union-attr]
+              for p in pagers]
+    count = turned[0][1]
+    assert 2 <= count <= 4 and {m for _n, m in turned} == {count}, pagers
+    # each turn shows the next page, after the last the first again
+    assert all(b[0] == a[0] % count + 1
+               for a, b in zip(turned, turned[1:], strict=False)), pagers
     context.close()
     for _ in pages:
         pass
