@@ -338,3 +338,27 @@ def test_a_long_board_turns_its_pages(live_app, live_server, browser, shot):
     context.close()
     for _ in pages:
         pass
+
+
+def test_a_refused_close_says_one_sentence_twice_alike(night, live_app, shot):
+    """The round's refusal at the top of the director's page and beside its button: the same
+    sentence, both beginning with a capital (it read as a sentence and its lower-case echo)."""
+    page, urls = night
+    with live_app.app_context():
+        owner = db.session.scalars(select(User).where(User.email == "screens@example.com")).one()
+        event = events.create_event(owner, name="Short Cup", rounds=1, hands_per_round=2)
+        for name in NAMES[:7]:
+            events.check_in(event, name)
+        events.draw_next_round(event, owner, 1)
+        db.session.commit()
+        director = f"/events/{event.id}"
+        db.session.remove()
+    page.goto(urls["home"].rstrip("/") + director)
+    page.locator("#close-button").click()
+    page.wait_for_load_state()
+    said = ("ables 1 and 2 have not played all their hands (2 a round): let them finish, or "
+            "close the round anyway")
+    beside = page.locator("#err-close").inner_text()
+    on_top = page.locator("#error-summary li").inner_text()
+    assert beside.endswith("T" + said) and on_top == "T" + said, (beside, on_top)
+    shot("refused-close", page)
