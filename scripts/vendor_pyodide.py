@@ -1,4 +1,4 @@
-"""Vendor Pyodide and a trimmed Babel for the core on the phone (issue 32), reproducibly.
+"""Vendor Pyodide and a trimmed Babel for the core on the phone, reproducibly.
 
     python scripts/vendor_pyodide.py            # needs npm, pip and node; writes the folder
     python scripts/vendor_pyodide.py --check    # the same, into a temporary folder: does the

@@ -115,7 +115,7 @@ def test_openapi_document_describes_the_endpoints(open_client):
 
 
 def test_the_number_of_jokers_is_an_option_of_the_api(open_client):
-    """Issue 31: ``jokers`` is documented with the other options, taken by the settle API
+    """``jokers`` is documented with the other options, taken by the settle API
     and refused with its field when the deck has no jokers."""
     doc = open_client.get("/api/v1/openapi.json").get_json()
     options = doc["components"]["schemas"]["Rules"]["oneOf"][1]["properties"]

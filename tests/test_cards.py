@@ -118,7 +118,7 @@ def test_a_leagues_page_links_its_card(client):
 
 
 def test_the_push_ups_card_says_how_a_tied_stock_out_is_settled(open_client):
-    """Issue 31: the push-ups card hid ``stock_out_tie``, which decides who is pushed up
+    """The push-ups card hid ``stock_out_tie``, which decides who is pushed up
     (Ann 5, Bob 5, Cy 20: all paid pushes Cy 20, a draw pushes nobody)."""
     page = open_client.get("/rules/push_ups").get_data(as_text=True)
     assert "Tied stock out" in page and "tied lowest counts are all paid" in page
@@ -145,7 +145,7 @@ def test_a_card_says_how_many_jokers_when_the_deck_has_them(open_client):
      "one card hit onto a spread already on the table makes it a tonk out with a hit"),
 ])
 def test_a_rule_the_texts_leave_open_says_how_it_is_read(open_client, changes, key, words):
-    """Issue 31: alternative 2's "everyone's stake" and the tonk out by hitting read two
+    """Alternative 2's "everyone's stake" and the tonk out by hitting read two
     ways; the card says which reading settles and why, under the rule."""
     rules = resolve_rules({"preset": "pagat", **changes})
     line = next(line for line in rule_card(rules) if line.key == key)

@@ -58,7 +58,8 @@ def test_an_event_of_three_rounds(api):
     assert (session["event"], session["round"], session["scoring"]) == (eid, 1, "points")
     assert session["dealer"] == table["dealer"] and table["link"].startswith("/t/")
 
-    api_error(api("POST", f"/events/{eid}/rounds/1/close", {}), 409, "force", "fewer than 2")
+    api_error(api("POST", f"/events/{eid}/rounds/1/close", {}), 409, "force",
+              "have not played all their hands (2 a round)")
     for t in first["tables"]:
         play(api, t, [t["players"][0], t["players"][0]])
     closed = api.ok("POST", f"/events/{eid}/rounds/1/close", {})

@@ -37,8 +37,8 @@ def test_the_director_runs_an_event_through_the_pages(client):
     links = re.findall(r'value="(http://localhost/t/[^"]+)"', page)
     assert len(links) == 2  # 5 players at tables of 4: 3 and 2
     shown_beside(client.post(f"/events/{eid}/rounds/1/close", data={}), "close",
-                 "tables 1 and 2 have played fewer than 1 hands: let them finish, or close "
-                 "the round anyway")
+                 "tables 1 and 2 have not played all their hands (1 a round): let them "
+                 "finish, or close the round anyway")
     phone = client.application.test_client()
     for link in links:
         path = link.replace("http://localhost", "")
@@ -74,7 +74,7 @@ def test_the_board_and_a_players_view_need_no_account_and_follow(client):
     tv = client.application.test_client()
     shown = tv.get(board)
     assert shown.status_code == 200 and 'data-poll="' in shown.get_data(as_text=True)
-    assert '<table class="standings"' in shown.get_data(as_text=True)  # markup, not text
+    assert '<table class="standings places"' in shown.get_data(as_text=True)  # markup, not text
     state = tv.get(board + "/state")
     tag = state.headers["ETag"]
     assert tv.get(board + "/state", headers={"If-None-Match": tag}).status_code == 304

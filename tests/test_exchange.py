@@ -135,7 +135,7 @@ def test_a_session_round_trip_and_the_ledger_goes_on_from_there(db_app):
 
 
 def test_a_tables_own_number_of_jokers_goes_out_and_comes_back(db_app):
-    """Issue 31: ``jokers`` is stored with the rules' JSON, so export and import keep it,
+    """``jokers`` is stored with the rules' JSON, so export and import keep it,
     and the imported session still takes a hand with the third joker."""
     with db_app.app_context():
         owner = user()

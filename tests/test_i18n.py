@@ -479,7 +479,7 @@ def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
     german = api("GET", f"/sessions/{sid}/hands/1", headers={"Accept-Language": "de"})
     result = german.get_json()["result"]
     assert "gefangen" in " ".join(result["explanation"])
-    assert all("Hereinlegen" in p["rule"] for p in result["payments"])
+    assert all("Standardfang" in p["rule"] for p in result["payments"])
     assert [p["amount"] for p in result["payments"]] == \
         [p["amount"] for p in stored["result"]["payments"]]
     # the token's account chose Japanese: its answers follow, whatever the header says

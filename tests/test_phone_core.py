@@ -1,4 +1,4 @@
-"""One rule book, proven (issue 32): the core run in Pyodide under Node.js, from the vendored
+"""One rule book, proven: the core run in Pyodide under Node.js, from the vendored
 files and with no network, answers every request exactly as CPython does, byte for byte:
 the worked hands and known answers (settled and compared under every preset), a few
 thousand seeded random hands good and bad, fewest transfers, nights with side bets and

@@ -32,7 +32,7 @@ def test_the_result_text_of_a_night_in_german(client):
     assert text.endswith(f"Der Spielstand: {share}")
     # the share link's readers get the same text, in their own language
     shared = _text(client.get(share, headers={"Accept-Language": "ja"}).get_data(as_text=True))
-    assert shared.splitlines()[0] == "Freitag bei Dee：トンク、1 ハンド"
+    assert shared.splitlines()[0] == "Freitag bei Dee：トンク、1ハンド"
     picture = json.loads(html.unescape(matched(
         r'<script type="application/json" id="result-picture">(.*?)</script>', page,
         re.S).group(1)))

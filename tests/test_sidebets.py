@@ -178,13 +178,13 @@ def test_a_leaver_cannot_bet_and_takes_their_stakes_back_as_they_leave(api):
         "Bob left the table after this deal and takes back the 0.10 they had in the pot."]
 
 
-# -- a leaver's money is final (issue 31) ------------------------------------------------------
+# -- a leaver's money is final ------------------------------------------------------
 
 HIGH_CARD = {"bet": "high_card", "suit": "S"}
 
 
 def _dee_leaves_after_two_deals_nobody_wins(api, spec):
-    """Issue 31's night: four players; Bob tonks out (Ann, Cy and Dee pay him 0.50), then a
+    """The leaver's night: four players; Bob tonks out (Ann, Cy and Dee pay him 0.50), then a
     dead hand; every side bet the table plays, nobody wins it. Dee leaves, and pays what her
     settle-up asks. Returns the ledger once she has."""
     sid = api.start(side_bets=spec)
@@ -563,7 +563,7 @@ def test_totals_add_up_with_the_side_bets_and_what_the_pots_give_back(db_app):
 
 
 def test_the_leavers_settle_up_the_card_and_the_leave_form_say_the_stake_goes_back(db_app):
-    """Issue 31's reading, said where the table reads it: the leaver's settle-up (what they
+    """The house's reading, said where the table reads it: the leaver's settle-up (what they
     took back, and that no later hand changes it), the house-rule card and the leave form."""
     client = db_app.test_client()
     sign_up(client)

@@ -1,4 +1,4 @@
-"""The smaller findings of the audit of the server people run (issue 30, point 7), each as
+"""The smaller findings of the audit of the server people run, each as
 it was found: on SQLite and PostgreSQL where the database matters."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The vendored Pyodide and Babel (app/static/vendor/pyodide, issue 32) are the files the
+"""The vendored Pyodide and Babel (app/static/vendor/pyodide) are the files the
 script made from the registries: each file's SHA-256 and size are its manifest's, no file is
 there that the manifest does not list, and the manifest pins the versions the script and
 requirements.lock name. Fast and offline (``scripts/vendor_pyodide.py --check`` asks the

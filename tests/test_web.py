@@ -328,7 +328,7 @@ def test_special_tonk_outs_and_five_face_cards(db_app):
 
 
 def test_a_tables_jokers_and_a_tonk_out_with_a_hit_through_the_forms(db_app):
-    """Issue 31: a table with three jokers records a hand holding the third; the form asks a
+    """A table with three jokers records a hand holding the third; the form asks a
     tonk out's last cards the way the rules tell them apart (any hit, or all in new spreads
     of one's own) and pays a hit single; a number of jokers without their deck is refused
     beside its field with the core's words."""

@@ -91,9 +91,10 @@ CATALOGUE: dict[str, str] = {
                             "or a draw.",
     # -- catch schemes -----------------------------------------------------------------------
     "catch.standard.title": "standard catch",
-    "catch.standard.summary": "the dropper pays double to each other player at or below the "
-                              "dropper's count; every player but the dropper and the lowest, "
-                              "one just paid double too, pays the lowest the stake",
+    "catch.standard.summary": "the dropper pays double to each player whose count is equal to "
+                              "or lower than the dropper's; then everyone but the dropper and "
+                              "the lowest pays the lowest the stake, even a player the dropper "
+                              "has just paid double",
     "catch.alt1.title": "catch, alternative 1",
     "catch.alt1.summary": "the lowest gets double from the dropper and the stake from "
                           "everyone else",
@@ -555,8 +556,10 @@ CATALOGUE: dict[str, str] = {
     "event.all_drawn": "all {rounds} rounds of this event have been drawn",
     "event.force": "force is true or false",
     "event.round_closed": "round {number} is already closed",
-    "event.short_tables": "tables {tables} have played fewer than {hands} hands: let them "
-                          "finish, or close the round anyway",
+    "event.short_table": "table {table} has not played all its hands ({hands} a round): let it "
+                         "finish, or close the round anyway",
+    "event.short_tables": "tables {tables} have not played all their hands ({hands} a round): "
+                          "let them finish, or close the round anyway",
     "event.link_unknown": "this scorekeeping link does not lead to a table: ask the director "
                           "for the table's new link",
     "event.link_closed": "round {number} is closed: this table's scorekeeping link no longer "

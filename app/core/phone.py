@@ -1,12 +1,12 @@
-"""The core's one door for a phone with no signal (issue 32): a JSON request in, a JSON
+"""The core's one door for a phone with no signal: a JSON request in, a JSON
 answer out, in the reader's language, for code that cannot import the app (the core runs
 unchanged in Pyodide, in a Web Worker). The same function answers on the server's CPython,
 and a test compares the two byte for byte (``tests/test_phone_core.py``).
 
 A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
 
-- ``settle``: ``hand`` (RULES.md §1), or with ``table`` the rules, stake and players as a
-  session gives them (``{"rules", "stake", "players"}``) → the result of RULES.md §8 and
+- ``settle``: ``hand`` (docs/rules.md §1), or with ``table`` the rules, stake and players as a
+  session gives them (``{"rules", "stake", "players"}``) → the result of docs/rules.md §8 and
   each payment's rule key;
 - ``compare``: ``hand`` under its own rules and every preset (the dispute checker);
 - ``transfers``: ``balances`` → the fewest transfers;

@@ -1,4 +1,4 @@
-// The core on the phone (issue 32): a module Web Worker that runs app/core in Pyodide, from
+// The core on the phone: a module Web Worker that runs app/core in Pyodide, from
 // the app's own files (served by app/web/phone_core.py under addresses named by their
 // content), and answers the same requests as app.core.phone: settle, compare, transfers,
 // night, money. Loaded from /phone/core-worker.js (its policy allows compiling WebAssembly).

@@ -23,7 +23,7 @@
   }
   function hhmm(iso) {
     var d = iso ? new Date(iso) : new Date();
-    return d.toLocaleTimeString(document.documentElement.lang || [], {hour: "2-digit", minute: "2-digit"});
+    return d.toLocaleTimeString(document.documentElement.lang || [], {timeStyle: "short"});
   }
   function uuid() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -42,8 +42,11 @@
     if (account) localStorage.setItem("tonk-account", String(account));
   } catch (e) { /* no storage: nothing kept either */ }
 
+  // The note goes at the foot of the page's content, not its top: it arrives after the page
+  // is drawn (the browser answers persist() when it likes), and nothing the reader is
+  // looking at may move down under the thumb (Lighthouse measured a shift of 0.3 here).
   function storageNote() {
-    var spot = document.getElementById("offline-mark");
+    var spot = document.getElementById("main");
     if (!account || !spot || !navigator.storage || !navigator.storage.persist) return;
     navigator.storage.persist().then(function (granted) {
       var seen = false;
@@ -59,7 +62,7 @@
         note.remove();
       });
       note.appendChild(ok);
-      spot.parentNode.insertBefore(note, spot.nextSibling);
+      spot.appendChild(note);
     });
   }
 

@@ -298,11 +298,14 @@
     later(every);
   }
 
-  // Times written in UTC by the server, shown in the phone's own time.
+  // Times written in UTC by the server, shown in the phone's own time, in the form the
+  // server writes them (app.web.site.when: the date medium, the time short).
+  var moment = new Intl.DateTimeFormat(document.documentElement.lang || [],
+                                       {dateStyle: "medium", timeStyle: "short"});
   function localTimes(root) {
     each(root, "time[datetime]", function (t) {
       var when = new Date(t.getAttribute("datetime"));
-      if (!isNaN(when)) t.textContent = when.toLocaleTimeString(document.documentElement.lang || [], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+      if (!isNaN(when)) t.textContent = moment.format(when);
     });
   }
 
@@ -367,14 +370,40 @@
 
   // The TV board shows one table's current scores at a time, turning every 8 s; the index
   // comes from the clock, so a board refreshed by follow() keeps its place in the turn.
+  // A list longer than its column (the standings, the prize list: [data-pages] names its
+  // items) is cut into pages that fit, shown in turn every 10 s with "Page 1 of 3": a TV
+  // does not scroll. Where the column does not clip (a phone), everything shows.
   function rotate(root) {
     function show() {
       var tables = root.querySelectorAll("[data-rotate] > .board-table");
       var at = Math.floor(Date.now() / 8000) % (tables.length || 1);
       Array.prototype.forEach.call(tables, function (t, i) { t.hidden = i !== at; });
+      each(root, "[data-pages]", pageThrough);
     }
     show();
     setInterval(show, 1000);
+  }
+  function pageThrough(column) {
+    var items = Array.prototype.slice.call(column.querySelectorAll(column.getAttribute("data-pages")));
+    var pager = column.querySelector(".board-pager");
+    items.forEach(function (item) { item.hidden = false; });
+    if (pager) pager.hidden = true;
+    if (!items.length || column.scrollHeight <= column.clientHeight + 1) return;
+    var words = column.getAttribute("data-pager-words") || "{n} / {m}";
+    if (pager) { pager.hidden = false; pager.textContent = words.replace("{n}", "9").replace("{m}", "9"); }
+    var heights = items.map(function (item) { return item.getBoundingClientRect().height; });
+    var all = heights.reduce(function (a, b) { return a + b; }, 0);
+    var room = column.clientHeight - (column.scrollHeight - all) - 2;
+    var pages = [[]], used = 0;
+    heights.forEach(function (h, i) {
+      var page = pages[pages.length - 1];
+      if (page.length && used + h > room) { page = []; pages.push(page); used = 0; }
+      page.push(i);
+      used += h;
+    });
+    var at = Math.floor(Date.now() / 10000) % pages.length;
+    items.forEach(function (item, i) { item.hidden = pages[at].indexOf(i) < 0; });
+    if (pager) pager.textContent = words.replace("{n}", String(at + 1)).replace("{m}", String(pages.length));
   }
 
   var live = document.getElementById("live");

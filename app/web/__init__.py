@@ -37,7 +37,7 @@ from . import language as language  # noqa: E402  (the language switcher, /langu
 from . import offline as offline  # noqa: E402  (the app on the phone: manifest, worker)
 from . import paper as paper  # noqa: E402  (the night on paper)
 from . import pay as pay  # noqa: E402  (pay links and handles)
-from . import phone_core as phone_core  # noqa: E402  (the core on the phone, issue 32)
+from . import phone_core as phone_core  # noqa: E402  (the core on the phone)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
 from . import seats as seats  # noqa: E402  (joining and leaving the table)
 from . import settling as settling  # noqa: E402  (settle-up, closing, archive)

@@ -33,6 +33,13 @@ def axis_values(low: int, high: int, at: Callable[[int], float]) -> list[int]:
     return sorted(kept)
 
 
+def chart_height(players: int) -> int:
+    """The chart's height (px at its width of :data:`WIDTH`) for ``players`` lines: the plot and
+    a legend row for every two. The page gives the image this size before it loads, so that
+    nothing below it moves when it arrives."""
+    return TOP + PLOT_HEIGHT + BOTTOM + (players + 1) // 2 * LEGEND_ROW + 4
+
+
 def _scale(value: float, low: float, high: float, start: float, length: float) -> float:
     return start + (value - low) / (high - low) * length
 
@@ -52,8 +59,7 @@ def chart_svg(names: Sequence[str], series: Sequence[tuple[int, Sequence[int | N
     if low == high:
         low, high = low - 100, high + 100
     plot_w = WIDTH - LEFT - RIGHT
-    legend_rows = (len(names) + 1) // 2
-    height = TOP + PLOT_HEIGHT + BOTTOM + legend_rows * LEGEND_ROW + 4
+    height = chart_height(len(names))
 
     def x(value: int) -> str:
         return f"{_scale(value, 0, last_x, LEFT, plot_w):.1f}"

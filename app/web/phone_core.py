@@ -1,4 +1,4 @@
-"""The core on the phone (issue 32): what a Web Worker (``static/core-worker.js``) loads to
+"""The core on the phone: what a Web Worker (``static/core-worker.js``) loads to
 count with no signal, served by the app under addresses named by their content, each kept a
 year by the browser (``immutable``): a changed file has a new address.
 

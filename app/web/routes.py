@@ -61,7 +61,8 @@ from ..services.sessions import (
     void_hand,
 )
 from . import bp
-from .chart import chart_svg
+from .chart import WIDTH as CHART_WIDTH
+from .chart import chart_height, chart_svg
 from .form_tokens import once_per_form
 from .forms import (
     FEW_SEATS,
@@ -278,6 +279,7 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
             result_picture=result_picture(gs, state, rules.scoring),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
+            chart_size=(CHART_WIDTH, chart_height(len(player_names(gs)))),
             left={s.name for s in gs.seats if s.left_at is not None}))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)
 

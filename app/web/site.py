@@ -3,12 +3,14 @@ write amounts. (The security headers of every answer: :mod:`app.http.headers`.)"
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import flask_login
+from babel.dates import get_datetime_format
 from flask import current_app, g, has_request_context, request, url_for
-from flask_babel import get_locale, pgettext
+from flask_babel import format_date, format_time, get_locale, pgettext
 
 from ..core.errors import TonkError
 from ..core.messages import join_and
@@ -106,8 +108,19 @@ def names(items: Any) -> str:
     return str(join_and(items))
 
 
+def when(moment: datetime) -> str:
+    """A moment as every page writes it, in the reader's language and time zone: the date
+    medium and the time short, joined as the language joins them ("Nov 28, 2026, 5:12 PM",
+    „28.11.2026, 17:12“, 「2026/11/28 17:12」). A day alone is ``dateformat('medium')``; the
+    phone's scripts write the same with Intl.DateTimeFormat (dateStyle medium, timeStyle
+    short), so a time put in the phone's own zone reads like the server's."""
+    joined = str(get_datetime_format("medium", locale=get_locale()))
+    return joined.replace("{1}", format_date(moment, "medium")).replace(
+        "{0}", format_time(moment, "short"))
+
+
 FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score,
-                                          "names": names}
+                                          "names": names, "when": when}
 
 
 T = TypeVar("T")

@@ -27,10 +27,16 @@ OVERFLOWING = """() => {
   const scrolls = el => { for (let e = el; e; e = e.parentElement) {
       const x = getComputedStyle(e).overflowX; if (x === "auto" || x === "scroll") return true; }
     return false; };
+  // a table's column heads hidden for the eye but read aloud (a phone's cards show each
+  // number with its title instead): clipped on purpose
+  const unseen = el => { for (let e = el; e; e = e.parentElement) {
+      if (getComputedStyle(e).clipPath === "inset(50%)") return true; }
+    return false; };
   const out = [];
   for (const el of document.querySelectorAll("body *")) {
     const style = getComputedStyle(el);
-    if (style.display === "none" || style.visibility === "hidden" || scrolls(el)) continue;
+    if (style.display === "none" || style.visibility === "hidden" || scrolls(el) ||
+        unseen(el)) continue;
     if (["SCRIPT", "svg", "path", "OPTION"].includes(el.tagName)) continue;
     const box = el.getBoundingClientRect();
     if (box.width === 0) continue;

@@ -21,7 +21,7 @@ LINES = {
            "Cy gewinnt beim Geben mit 49", "Stapel aufgebraucht: Bob am niedrigsten mit 6",
            "Ann hat Tonk gemacht", "Tote Hand: niemand zahlt"],
     "ja": ["Deeがドロップ、Annが捕まえた", "Cyがドロップして勝ち", "Cyがディールで即時勝利（49）",
-           "ストック切れ：Bobが最少の6", "Annがトンクアウト", "デッドハンド：支払いなし"],
+           "ストック切れ：Bobが最低の6", "Annがトンクアウト", "デッドハンド：支払いなし"],
 }
 #: The hands: kind, who (seat), each count typed (seat → count).
 HANDS = [

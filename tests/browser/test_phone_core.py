@@ -1,4 +1,4 @@
-"""The core counting in Chromium (issue 32): the app's Web Worker (static/core-worker.js)
+"""The core counting in Chromium: the app's Web Worker (static/core-worker.js)
 starts Pyodide from the app's own addresses, with the pages' strict policy and no other
 host, and answers a settle-up, a hand and a refusal in German and Japanese with the same
 bytes as the server's Python. Not wired into a page yet: the test makes the worker itself."""

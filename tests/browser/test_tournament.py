@@ -143,8 +143,10 @@ def test_tournament_day(live_server, browser, page, shot):
     page.wait_for_url(director)
     assert "All rounds are played" in page.inner_text("main")
 
-    rows = page.locator("#standings tbody tr").all_inner_texts()
-    places = [(r.split("\t")[0], r.split("\t")[1].split("\n")[0].strip()) for r in rows]
+    # (on a phone each row is a card, not a line of tab-separated cells: read its cells)
+    places = [(row.locator("td.place").inner_text().strip(),
+               row.locator("th a").inner_text().strip())
+              for row in page.locator("#standings tbody tr").all()]
     assert places[0] == ("1", first)
     assert sorted(name for place, name in places if place == "2") == second
     assert [place for place, _name in places].count("2") == 2

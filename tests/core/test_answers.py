@@ -6,7 +6,7 @@ parse_hand and settle must keep these exactly (tests/data/settle_answers.json; a
 wording or a rule is a change of this file, made on purpose).
 
 About a fifth are given as a session gives them: rules, stake and players from the table.
-The last eleven are the rules' corners of issue 31 (the same hands as the end of
+The last eleven are the rules' corners (the same hands as the end of
 tests/data/rule_changes.json): the number of jokers, a tonk out with a hit, alternative 2
 heads-up and a tied stock out under push-ups."""
 from __future__ import annotations

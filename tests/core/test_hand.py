@@ -207,7 +207,7 @@ def test_a_form_asks_for_every_count_a_hand_needs(preset):
         assert not required or count_mode(kind, rules) != "none", kind
 
 
-# -- the number of jokers (issue 31: pagat's "two or more jokers") ---------------------------
+# -- the number of jokers ---------------------------
 
 def test_the_jokers_deck_holds_two_unless_the_table_adds_more():
     usual = PRESETS["wikipedia"].rules

@@ -2,7 +2,7 @@
 then won, a high-card deal nobody wins under ``return``, what is left going back at
 settle-up, every bad input named by its field, and the invariant that the bettors' nets and
 the pot always add up to zero; a player who leaves takes their money out of the pots after
-the last deal they played, so no deal after it moves their total (issue 31)."""
+the last deal they played, so no deal after it moves their total."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -130,7 +130,7 @@ def test_nets_and_the_pot_always_add_up_to_zero(sequence, unclaimed, bet):
 
 
 def test_a_leaver_takes_their_money_out_after_the_last_deal_they_played():
-    """Issue 31's night: four at high card (0.25), two deals nobody wins (2.00 in the pot);
+    """The leaver's night: four at high card (0.25), two deals nobody wins (2.00 in the pot);
     Dee leaves; Ann wins the next deal: what Dee had in the pot went back to her after deal
     2, so Ann takes 1.50 + 0.75 (2.00 more than her stake), none of it Dee's."""
     rules = enabled({"high_card": {}})

@@ -86,7 +86,7 @@ def test_the_core_imports_nothing_from_the_web_or_the_database(path):
     ("chicago", "pagat.com rules, “Variations: Chicago”, rule 7"),
 ])
 def test_a_single_tonk_out_cites_chicago_only_under_chicago(rules, where):
-    """Issue 31: ``tonk_out_pays: 1`` under any preset cited Chicago's rule 7; outside
+    """``tonk_out_pays: 1`` under any preset cited Chicago's rule 7; outside
     Chicago it is pagat's variation that pays a single stake for every tonk out."""
     assert sources(rules, {"kind": "tonk_out", "player": "Bob"}, {}) == [where]
     if rules != "pagat" and rules != "chicago":

@@ -151,8 +151,11 @@ def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
         raise EventConflictError(Message("event.round_closed", number=this.number), "round")
     short = [t.number for t in this.tables if not table_done(event, t)]
     if short and not force:
-        raise EventConflictError(Message("event.short_tables", tables=join_and(short),
-                                         hands=event.hands_per_round), "force")
+        raise EventConflictError(
+            Message("event.short_table", table=short[0], hands=event.hands_per_round)
+            if len(short) == 1 else
+            Message("event.short_tables", tables=join_and(short), hands=event.hands_per_round),
+            "force")
     money = event_rules(event).scoring == "money"
     for table in this.tables:
         if not table.session.is_closed:
