@@ -202,8 +202,8 @@ def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
 def test_tonk_check_knows_a_leaver_takes_their_money_out_of_the_pots(db_app, api):
     """A session stored with a leaver's money still in a pot (as before a leaver's money was
     made final) is not what a replay leaves: ``tonk check`` says so. The next hand recorded
-    then settles every deal again, not its own alone, and puts it right: the leaver's stake goes back to them
-    after the last deal they played."""
+    then settles every deal again, not its own alone, and puts it right: the leaver's stake
+    goes back to them after the last deal they played."""
     from app.db.models import GameSession, Hand, SessionPlayer
     from app.extensions import db
     from app.services.upkeep.integrity import problems
