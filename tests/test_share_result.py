@@ -44,3 +44,30 @@ def test_no_result_to_share_before_the_first_hand(client):
     sign_up(client)
     sid = start(client)
     assert 'id="result-text"' not in client.get(f"/sessions/{sid}").get_data(as_text=True)
+
+
+def test_the_result_text_totals_are_the_settled_ones_when_a_pot_holds_money(db_app, api):
+    """With money in a side bet's pot, the text and the picture give each player's total as
+    the totals' table ends it (the pot's money back to who paid it in), so that they sum to
+    zero and match who pays whom (they gave the seat totals, without the pot's return)."""
+    from decimal import Decimal
+
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    dead = {"end": {"kind": "dead"}}
+    api.ok("POST", f"/sessions/{sid}/hands", {**dead, "side_bets": [
+        {"bet": "naturals", "winner": None}]}, 201)  # 0.40 carried in the pot
+    api.ok("POST", f"/sessions/{sid}/hands", {"end": {"kind": "tonk_out", "player": "Ann"},
+                                              "side_bets": []}, 201)
+    state = api.ok("GET", f"/sessions/{sid}/ledger")
+    assert state["pots"] == {"naturals": "0.40"}
+    settled = {name: Decimal(total) + Decimal("0.10") for name, total in state["totals"].items()}
+    share = api.ok("GET", f"/sessions/{sid}")["share_url"]
+    page = db_app.test_client().get(share).get_data(as_text=True)
+    lines = _text(page).split("\n\n")[1].splitlines()[1:]
+    shown = {name: Decimal(re.sub(r"[^\d.]", "", amount)) * (-1 if "−" in amount else 1)
+             for name, amount in (line.split(" ", 1) for line in lines)}
+    assert shown == settled and sum(shown.values()) == 0
+    picture = json.loads(html.unescape(matched(
+        r'<script type="application/json" id="result-picture">(.*?)</script>', page,
+        re.S).group(1)))
+    assert [row[0] for row in picture["rows"]] == [line.split(" ")[0] for line in lines]

@@ -24,10 +24,14 @@ def _signed(value: Decimal, currency: str, scoring: str) -> str:
 
 
 def _totals(state: Ledger, scoring: str) -> list[tuple[str, Decimal]]:
-    """Best first: the most won (push-ups: the fewest points)."""
+    """Best first: the most won (push-ups: the fewest points). Each is the total settled, as
+    the totals' table ends and who-pays-whom squares: with what the side bets' pots give
+    back at settle-up."""
     if scoring == "push_ups":
         return standings(state.totals)
-    return sorted(state.totals.items(), key=lambda item: -item[1])
+    settled = {name: value + state.returns.get(name, Decimal(0))
+               for name, value in state.totals.items()}
+    return sorted(settled.items(), key=lambda item: -item[1])
 
 
 def result_text(gs: GameSession, state: Ledger, scoring: str,

@@ -378,6 +378,7 @@ def test_the_night_of_issue_31_walked_end_to_end(live_server, browser, page, sho
     page.goto(session_url)
     assert "closed" in page.locator("p.meta .badge").inner_text()
     assert page.locator("a[href$='/hands/new'], details.seats-box").count() == 0
+    assert page.locator("a[href*='settle?player=']").count() == 0  # the leaver is settled
     assert seat_totals(page) == {n: totals[n] for n in night.everyone}
     page.goto(f"{session_url}/hands/21")
     assert page.locator("section.actions").count() == 0  # no correction, no void
