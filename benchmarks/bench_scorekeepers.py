@@ -63,12 +63,15 @@ def _problems(url: str) -> list[str]:
 
 
 def _cpu_ms(pids: list[int]) -> dict[int, float]:
-    """CPU time each of ``pids`` has used (Linux: /proc/<pid>/schedstat), in ms; a process
-    that cannot be read is left out."""
+    """CPU time each of ``pids`` has used, all its threads (the server's run the app in
+    several), in ms (Linux: /proc/<pid>/stat, in clock ticks); a process that cannot be read
+    is left out."""
+    tick = 1000 / os.sysconf("SC_CLK_TCK")
     used = {}
     for pid in pids:
         try:
-            used[pid] = int(pathlib.Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            used[pid] = (int(fields[11]) + int(fields[12])) * tick
         except (OSError, ValueError, IndexError):
             pass
     return used
