@@ -149,11 +149,9 @@ def test_every_page_reads_well_on_a_phone_and_a_desktop(live_server, browser, pa
 
     page.set_viewport_size(PHONE)
     page.goto(league_url)
-    name = page.locator("table.standings td.name").first
-    left = name.bounding_box()["x"]
-    page.locator("#standings .scroll").evaluate("box => { box.scrollLeft = 300; }")
-    assert page.locator("#standings .scroll").evaluate("box => box.scrollLeft") > 0
-    assert abs(name.bounding_box()["x"] - left) < 1  # the player stays pinned
+    # a card a player on the phone: every column in view, nothing to scroll sideways
+    assert page.locator("#standings .scroll").evaluate(
+        "box => box.scrollWidth <= box.clientWidth")
     player = page.locator("table.standings td.name a").first.get_attribute("href")
     hands_behind = page.locator("table.standings td.hands a").first.get_attribute("href")
     sessions_behind = page.locator("table.standings td.sessions a").first.get_attribute("href")
