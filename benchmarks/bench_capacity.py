@@ -36,7 +36,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.live import HOST, PLAYERS, Browser, a_hand, tonk_serve  # noqa: E402
+from tests.live import HOST, PLAYERS, Browser, a_hand, children, tonk_serve  # noqa: E402
 
 PHONES, POLL_EVERY, RECORD_EVERY, SETTLE_EVERY = 5, 1.5, 30.0, 60.0
 TARGET_P99, TARGET_TABLES = 0.250, 500
@@ -231,19 +231,6 @@ def cpu_ms(pids: list[int]) -> float:
     return total
 
 
-def server_pids(pid: int) -> list[int]:
-    found = [pid]
-    for entry in pathlib.Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def run(name: str, url: str, seconds: float, quick: bool) -> bool:
     sizes = [5, 10] if quick else None
     most = 10 if quick else 2000
@@ -261,7 +248,7 @@ def run(name: str, url: str, seconds: float, quick: bool) -> bool:
 
         def step(n: int) -> Step:
             result = Step(n)
-            pids = server_pids(served.process.pid)
+            pids = [served.process.pid, *children(served.process.pid)]
             before, mine = cpu_ms(pids), time.process_time()
             asyncio.run(load(port, token, cookie, tables[:n], seconds, result, rng))
             answered = max(1, sum(result.statuses.values()))

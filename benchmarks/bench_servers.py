@@ -44,14 +44,11 @@ from dataclasses import dataclass, field
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
-HOST = "127.0.0.1"
+sys.path.insert(0, str(ROOT))
+
+from tests.live import HOST, children, free_port, workers  # noqa: E402
+
 WORKERS = 2
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 ASGI_WRAPPERS = '''
@@ -236,19 +233,6 @@ def check_slow(port: int, seconds: float) -> str:
     return f"{slowest * 1000:.0f} ms" + (f", {failed} failed" if failed else "")
 
 
-def children(pid: int) -> list[int]:
-    found = []
-    for entry in pathlib.Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def tree(pid: int) -> list[int]:
     found = [pid]
     for child in children(pid):
@@ -268,24 +252,11 @@ def rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def workers_of(pid: int) -> list[int]:
-    """The server's worker processes: its children but multiprocessing's resource tracker."""
-    found = []
-    for child in children(pid):
-        try:
-            command = pathlib.Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"resource_tracker" not in command:
-            found.append(child)
-    return found
-
-
 def check_kill(process: subprocess.Popen[bytes], port: int, seconds: float) -> str:
-    workers = workers_of(process.pid)
-    if len(workers) < 2:
+    running = workers(process.pid)
+    if len(running) < 2:
         return "n/a (one process)"
-    os.kill(workers[0], signal.SIGKILL)
+    os.kill(running[0], signal.SIGKILL)
     failed = answered = 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -296,7 +267,7 @@ def check_kill(process: subprocess.Popen[bytes], port: int, seconds: float) -> s
             failed += 1
         time.sleep(0.05)
     alive = process.poll() is None
-    replaced = alive and len(set(workers_of(process.pid)) - {workers[0]}) >= len(workers)
+    replaced = alive and len(set(workers(process.pid)) - {running[0]}) >= len(running)
     status, _h, _b = status_or_error(lambda: ask(port, "GET", "/", timeout=5))
     if not alive or status != 200:
         return f"server down ({failed} refused)"

@@ -108,6 +108,33 @@ def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
         stop(process)
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux: /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def workers(pid: int) -> list[int]:
+    """The worker processes of the server whose PID is ``pid``: its children but
+    multiprocessing's resource tracker."""
+    found = []
+    for child in children(pid):
+        try:
+            if b"resource_tracker" not in (Path("/proc") / str(child) / "cmdline").read_bytes():
+                found.append(child)
+        except OSError:
+            pass
+    return found
+
+
 def stop(process: subprocess.Popen[bytes]) -> None:
     """Stop a server started in a session of its own, and its workers, by its PID."""
     try:

@@ -25,7 +25,17 @@ import pytest
 from app.extensions import db
 from app.services.exchange import demo
 from tests.helpers import make_app, problems_at
-from tests.live import ROOT, Client, a_hand, new_session, prepare, server, tonk_serve
+from tests.live import (
+    ROOT,
+    Client,
+    a_hand,
+    children,
+    new_session,
+    prepare,
+    server,
+    tonk_serve,
+    workers,
+)
 
 IMPORT_HANDS = 10_000
 #: Hands the phone records while both workers are killed (after its 3rd and its 10th).
@@ -54,19 +64,6 @@ def _tonk(*args: str, url: str) -> subprocess.Popen[bytes]:
                             start_new_session=True)
 
 
-def _children(pid: int) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -93,7 +90,7 @@ def test_killing_an_import_leaves_no_checker_and_nothing_imported(big_export, da
     checkers: set[int] = set()
     while len(checkers) < 2 and time.monotonic() < deadline:  # both are checking
         assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
-        checkers = {pid for pid in _children(process.pid)  # forked or spawned, not the
+        checkers = {pid for pid in children(process.pid)  # forked or spawned, not the
                     # resource tracker a spawned one starts
                     if "resource_tracker" not in (Path("/proc") / str(pid) / "cmdline")
                     .read_text()}
@@ -157,8 +154,8 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
         client = Client(served.base, token)
         session_id = new_session(client)
         path = f"/api/v1/sessions/{session_id}/hands"
-        workers = _workers(served.process.pid)
-        assert len(workers) == 2
+        running = workers(served.process.pid)
+        assert len(running) == 2
 
         killed: list[int] = []
 
@@ -166,7 +163,7 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
             # Each worker is killed while the phone is sending: the first after the phone's
             # third hand, the second after its tenth (by time alone, a fast server had all
             # 30 hands recorded before the second kill).
-            for pid, after in zip(sorted(workers), (3, 10), strict=True):
+            for pid, after in zip(sorted(running), (3, 10), strict=True):
                 while len(recorded) < after and not done.is_set():
                     time.sleep(0.005)
                 time.sleep(0.01)
@@ -202,7 +199,7 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
         stored = client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"]
         # the server is still up, with two workers again (granian replaces the killed ones)
         deadline = time.monotonic() + 10
-        while len(set(_workers(served.process.pid)) - set(killed)) < 2:
+        while len(set(workers(served.process.pid)) - set(killed)) < 2:
             assert time.monotonic() < deadline, "the killed workers were not replaced"
             time.sleep(0.1)
         assert served.process.poll() is None
@@ -211,10 +208,3 @@ def test_a_worker_killed_mid_record_loses_nothing_when_the_phone_retries(databas
     assert len(set(recorded)) == len(recorded) == PHONE_HANDS - answers_lost
     assert set(recorded) <= set(range(1, PHONE_HANDS + 1)) and stored == PHONE_HANDS
     assert problems_at(database_url) == []
-
-
-def _workers(pid: int) -> list[int]:
-    """The worker processes of the ``tonk serve`` whose PID is ``pid``: its children but
-    multiprocessing's resource tracker."""
-    return [child for child in _children(pid) if b"resource_tracker" not in (
-        Path("/proc") / str(child) / "cmdline").read_bytes()]

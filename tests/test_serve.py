@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.live import HOST, Client, prepare, tonk_serve
+from tests.live import HOST, Client, prepare, tonk_serve, workers
 
 pytestmark = [pytest.mark.server, pytest.mark.xdist_group("serve")]
 
@@ -106,17 +106,17 @@ def test_a_body_too_large_is_refused_in_the_apis_shape(served):
 
 def test_a_killed_worker_is_replaced_and_the_other_answers_meanwhile(served):
     server, _session, _event = served
-    workers = _workers(server.process.pid)
-    assert len(workers) == 2
-    os.kill(workers[0], signal.SIGKILL)
-    while _alive(workers[0]):  # (a connection it took as it died is one it held)
+    running = workers(server.process.pid)
+    assert len(running) == 2
+    os.kill(running[0], signal.SIGKILL)
+    while _alive(running[0]):  # (a connection it took as it died is one it held)
         time.sleep(0.01)
     statuses = []
     for _ in range(20):
         statuses.append(ask(server.base, "GET", "/check")[0])
         time.sleep(0.05)
     deadline = time.monotonic() + 10
-    while len(set(_workers(server.process.pid)) - {workers[0]}) < 2:
+    while len(set(workers(server.process.pid)) - {running[0]}) < 2:
         assert time.monotonic() < deadline, "the killed worker was not replaced in 10 s"
         time.sleep(0.1)
     assert server.process.poll() is None
@@ -128,23 +128,6 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
-
-
-def _workers(pid: int) -> list[int]:
-    """The worker processes of the server whose PID is ``pid`` (its children but
-    multiprocessing's resource tracker)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if parent == pid and b"resource_tracker" not in command:
-            found.append(int(entry.name))
-    return found
 
 
 def test_slow_bodies_hold_no_thread(served):
