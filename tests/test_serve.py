@@ -105,22 +105,35 @@ def test_a_body_too_large_is_refused_in_the_apis_shape(served):
 
 
 def test_a_killed_worker_is_replaced_and_the_other_answers_meanwhile(served):
+    """``kill -9`` of one of two workers: the server stays up, most requests are answered
+    meanwhile (a connection the kernel handed the dead worker in the half second before its
+    replacement is refused: a phone sends it again), the worker is replaced within 10 s, and
+    from then on every request is answered."""
     server, _session, _event = served
     running = workers(server.process.pid)
     assert len(running) == 2
     os.kill(running[0], signal.SIGKILL)
-    while _alive(running[0]):  # (a connection it took as it died is one it held)
+    while _alive(running[0]):
         time.sleep(0.01)
-    statuses = []
-    for _ in range(20):
-        statuses.append(ask(server.base, "GET", "/check")[0])
-        time.sleep(0.05)
+    meanwhile = [_status(server.base) for _ in range(20)]
     deadline = time.monotonic() + 10
     while len(set(workers(server.process.pid)) - {running[0]}) < 2:
         assert time.monotonic() < deadline, "the killed worker was not replaced in 10 s"
         time.sleep(0.1)
+    time.sleep(0.5)  # the new worker is listening
     assert server.process.poll() is None
-    assert statuses == [200] * 20  # nothing was being asked of it when it died
+    assert meanwhile.count(200) >= 15, meanwhile
+    assert [_status(server.base) for _ in range(20)] == [200] * 20
+
+
+def _status(base: str) -> int:
+    """GET /check's status, or 0 for a connection refused or reset."""
+    try:
+        return ask(base, "GET", "/check")[0]
+    except (OSError, http.client.HTTPException):
+        return 0
+    finally:
+        time.sleep(0.05)
 
 
 def _alive(pid: int) -> bool:
