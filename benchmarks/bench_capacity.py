@@ -36,34 +36,29 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.live import HOST, PLAYERS, Browser, a_hand, children, tonk_serve  # noqa: E402
+from tests.live import HOST, PLAYERS, Browser, a_hand, children, prepare, tonk_serve  # noqa: E402
 
 PHONES, POLL_EVERY, RECORD_EVERY, SETTLE_EVERY = 5, 1.5, 30.0, 60.0
 TARGET_P99, TARGET_TABLES = 0.250, 500
 CONNECTIONS = 64
 WARM_UP = 3.0  # seconds of each step not counted
-EMAIL, PASSWORD = "host@example.com", "correct horse battery staple"
+EMAIL, PASSWORD = "host@example.com", "correct horse battery staple"  # prepare()'s
 PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 def seed(url: str, tables: int) -> tuple[str, list[tuple[int, str]]]:
-    """An account, its API token and ``tables`` sessions, each with one hand: (token,
-    [(session id, share token)])."""
-    from flask_migrate import stamp
-
+    """An account, its API token (tests/live.py's ``prepare``) and ``tables`` sessions,
+    each with one hand: (token, [(session id, share token)])."""
     from app import create_app
     from app.extensions import db
-    from app.services.accounts import create_token, create_user
+    from app.services.accounts import user_by_email
     from app.services.sessions import ledger
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench",
-                      "QUIET_MIGRATIONS": True})
+    token = prepare(url, EMAIL)
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
     with app.app_context():
-        db.drop_all()
-        db.create_all()
-        stamp()  # made whole: `tonk serve` finds nothing to migrate
-        user = create_user(EMAIL, "Host", PASSWORD)
-        token = create_token(user, "bench")
+        user = user_by_email(EMAIL)
+        assert user is not None
         made = []
         for n in range(tables):
             gs = ledger.create_session(user, name=f"Table {n + 1}", players=PLAYERS,
