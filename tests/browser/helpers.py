@@ -236,7 +236,8 @@ def seat_totals(page) -> dict[str, Decimal]:
 
 
 def leave(page, name: str) -> None:
-    """Choose who leaves, then confirm: one tap does not take a player away."""
+    """Choose who leaves, then confirm (one tap does not take a player away), and wait for
+    the page the leave leads to."""
     page.select_option("#leave", name)
     page.locator("details.confirm summary", has_text="Leave the table").click()
-    page.get_by_role("button", name="Yes, they leave").click()
+    submit(page, page.get_by_role("button", name="Yes, they leave"))
