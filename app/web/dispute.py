@@ -20,10 +20,10 @@ from markupsafe import Markup
 from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
 from ..core.hand import parse_players
+from ..core.handform import Asks
 from ..core.sources import ruling_sources
 from . import bp
 from .forms import (
-    Asks,
     Errors,
     HandValues,
     RulesValues,

@@ -28,7 +28,17 @@ from ..core import (
     resolve_rules,
 )
 from ..core.cards import DECKS, FACE_VALUES, deck_contents
-from ..core.hand import END_KINDS, count_mode, missing_counts, parse_players
+from ..core.hand import END_KINDS, missing_counts, parse_players
+from ..core.handform import (
+    MAX_TEXT,
+    NO_END,
+    NOT_BIG_ONE,
+    NOT_WHOLE,
+    PLAYER_ENDS,
+    Asks,
+    hand_of_form,
+    text_of,
+)
 from ..core.money import parse_stake
 from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
 from ..services.sessions import parse_session_name
@@ -39,9 +49,6 @@ Form = MultiDict[str, str]
 
 MAX_SEATS = 8
 FEW_SEATS = 4  # seats shown at once; the rest fold away
-MAX_TEXT = 500
-#: The ends that name a player: who went out, or who dropped.
-PLAYER_ENDS = ("tonk_out", "run_out", "drop")
 
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d{1,2}\s*$")
 
@@ -318,31 +325,6 @@ def change_rules_field(field: str | None) -> str:
 
 # -- a hand ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Asks:
-    """The facts a hand form asks for beyond the end and the counts, under these rules."""
-
-    method: bool
-    first_turn: bool
-    double_double: bool
-    five_face: bool
-    modes: dict[str, str]
-
-    @classmethod
-    def of(cls, rules: Rules) -> Asks:
-        hits = rules.tonk_out_by_hits_pays
-        return cls(method=hits is not None and hits != rules.tonk_out_pays,
-                   first_turn=rules.first_turn_spread_pays is not None,
-                   double_double=rules.double_double_pays is not None,
-                   five_face=rules.has_five_face_cards,
-                   modes={k: count_mode(k, rules) for k in END_KINDS})
-
-    @property
-    def count_kinds(self) -> str:
-        """The ends that need counts, space-separated, for ``data-kinds``."""
-        return " ".join(k for k, mode in self.modes.items() if mode != "none")
-
-
 @dataclass
 class HandValues:
     """What a hand form shows: the facts as typed (counts by seat, as text)."""
@@ -386,60 +368,32 @@ class HandValues:
 
 def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
                    ) -> tuple[HandValues, dict[str, Any], Errors]:
-    """The hand form → (what to show again, the hand for the ledger, errors). Only the facts
-    the end and the rules use are sent, so a count left in a field the page hid is ignored."""
-    errors: Errors = {}
+    """The hand form → (what to show again, the hand for the ledger, errors). The hand is
+    read by the core (:func:`app.core.handform.hand_of_form`, as the phone reads it); here
+    only what the form shows again and the problems in the reader's words."""
     values = HandValues(
         kind=form.get("kind", ""), player=form.get("player", ""),
         method=form.get("method", "spread"), first_turn="first_turn" in form,
         double_double="double_double" in form, five_face=form.getlist("five_face"),
-        counts={i: form.get(f"count-{i}", "").strip()[:MAX_TEXT] for i in range(len(names))},
-        cards={i: form.get(f"cards-{i}", "").strip()[:MAX_TEXT] for i in range(len(names))},
+        counts={i: text_of(form, f"count-{i}") for i in range(len(names))},
+        cards={i: text_of(form, f"cards-{i}") for i in range(len(names))},
         dealer=form.get("dealer", ""), reason=form.get("reason", "")[:MAX_TEXT * 2])
-    if "big_one" in form:
-        try:
-            values.multiplier = int(form["big_one"])
-        except ValueError:
-            errors["big_one"] = _("The Big One doubles the stakes: tick it or leave it.")
+    data, problems = hand_of_form(form, names, rules, asks)
+    values.multiplier = data["multiplier"]
+    errors: Errors = {field: str(_FORM_PROBLEMS[problem]) for field, problem in problems.items()}
     kind = values.kind
-    if not kind:
-        errors["kind"] = _("Choose how the hand ended.")
-    end: dict[str, Any] = {"kind": kind}
-    if kind in PLAYER_ENDS:
-        end["player"] = values.player or None
-    if kind == "tonk_out":
-        if asks.method:
-            end["method"] = values.method
-        if asks.first_turn and values.first_turn:
-            end["first_turn"] = True
-        if asks.double_double and values.double_double:
-            end["double_double"] = True
-    if kind == "deal" and asks.five_face and values.five_face:
-        end["five_face_cards"] = values.five_face
-    counts: dict[str, int] = {}
-    cards: dict[str, list[str]] = {}
-    mode = asks.modes.get(kind, "none")
-    for seat, name in enumerate(names):
-        if mode == "none" or (mode == "losers" and name == values.player):
-            continue
-        if values.counts[seat]:
-            try:
-                counts[name] = int(values.counts[seat])
-            except ValueError:
-                errors[f"count-{seat}"] = _("Enter a whole number of points.")
-        if values.cards[seat]:
-            cards[name] = values.cards[seat].replace(",", " ").split()
     if kind in END_KINDS and (kind not in PLAYER_ENDS or values.player in names):
+        given = set(data.get("counts", ())) | set(data.get("cards", ()))
         for missing in missing_counts(kind, values.player or None, values.five_face, names,
-                                      rules, set(counts) | set(cards)):  # all at once
+                                      rules, given):  # all at once
             errors.setdefault(hand_field(missing, names), missing.message)
-    data: dict[str, Any] = {"end": end, "dealer": values.dealer or None,
-                            "multiplier": values.multiplier}
-    if counts:
-        data["counts"] = counts
-    if cards:
-        data["cards"] = cards
     return values, data, errors
+
+
+#: The form's own problems (:mod:`app.core.handform`), in the reader's words.
+_FORM_PROBLEMS = {NO_END: _l("Choose how the hand ended."),
+                  NOT_WHOLE: _l("Enter a whole number of points."),
+                  NOT_BIG_ONE: _l("The Big One doubles the stakes: tick it or leave it.")}
 
 
 _HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "method",

@@ -30,6 +30,7 @@ from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
+from ..core.handform import PLAYER_ENDS, Asks, chosen_of_form, read_side_bets
 from ..db.models import Author, GameSession, Hand
 from ..http.compress import held
 from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
@@ -67,8 +68,6 @@ from .form_tokens import once_per_form
 from .forms import (
     FEW_SEATS,
     MAX_SEATS,
-    PLAYER_ENDS,
-    Asks,
     Errors,
     HandValues,
     RulesValues,
@@ -104,10 +103,8 @@ from .queries import hands_page, sessions_page
 from .result import result_picture, result_text
 from .sidebets import (
     BET_TITLES,
-    chosen_of_form,
     chosen_of_hand,
     options_of_spec,
-    read_side_bets,
     side_bet_field,
     side_bet_lines,
 )

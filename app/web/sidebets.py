@@ -15,6 +15,7 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
 
+from ..core.handform import Chosen
 from ..core.sidebets import BETS, SUITS
 
 #: What each line asks, as the scorekeeper says it.
@@ -27,9 +28,6 @@ BET_HINTS: dict[str, Any] = {
 }
 SUIT_NAMES: dict[str, Any] = {"S": _l("Spades"), "H": _l("Hearts"), "D": _l("Diamonds"),
                               "C": _l("Clubs")}
-
-#: A line as typed or stored: who is in, who won ("" for nobody), the suit called.
-Chosen = tuple[tuple[str, ...], str, str]
 
 
 @dataclass(frozen=True)
@@ -54,18 +52,6 @@ def chosen_of_hand(data: Mapping[str, Any]) -> dict[str, Chosen]:
             for p in data.get("side_bets", [])}
 
 
-def chosen_of_form(form: MultiDict[str, str], spec: Mapping[str, Any],
-                   names: Sequence[str]) -> dict[str, Chosen]:
-    """The lines as typed."""
-    chosen: dict[str, Chosen] = {}
-    for bet in BETS:
-        if bet in spec and f"sb-{bet}-shown" in form:
-            ticked = set(form.getlist(f"sb-{bet}-in"))
-            chosen[bet] = (tuple(n for n in names if n in ticked),
-                           form.get(f"sb-{bet}-winner", ""), form.get(f"sb-{bet}-suit", ""))
-    return chosen
-
-
 def side_bet_lines(spec: Mapping[str, Any], names: Sequence[str],
                    chosen: Mapping[str, Chosen] | None) -> list[SideBetLine]:
     """One line per bet the session plays; ``chosen`` None: a new hand (everyone in,
@@ -82,21 +68,6 @@ def side_bet_lines(spec: Mapping[str, Any], names: Sequence[str],
             tuple(names), frozenset(ticked), winner, suit, options.get("suit"),
             tuple((s, str(SUIT_NAMES[s])) for s in SUITS)))
     return lines
-
-
-def read_side_bets(chosen: Mapping[str, Chosen]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The lines as typed → the hand's ``side_bets`` (a bet nobody is in is not played this
-    deal), and the bet of each entry, in order (to place an error)."""
-    plays: list[dict[str, Any]] = []
-    for bet in BETS:
-        if bet not in chosen or not chosen[bet][0]:
-            continue
-        ticked, winner, suit = chosen[bet]
-        play: dict[str, Any] = {"bet": bet, "players": list(ticked), "winner": winner or None}
-        if bet == "high_card" and suit:
-            play["suit"] = suit
-        plays.append(play)
-    return plays, [p["bet"] for p in plays]
 
 
 def side_bet_field(field: str | None, bets: Sequence[str]) -> str | None:

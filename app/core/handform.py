@@ -1,0 +1,168 @@
+"""The hand form's fields → the hand (docs/rules.md §1) and its side bets (§9): the one home of
+how what a scorekeeper tapped becomes the facts the ledger settles. The server reads its
+pages' forms with it (``app/web/forms.py``), and so does the phone with no signal, from the
+fields its outbox keeps (:mod:`app.core.phone`): one reading, so the phone counts the hand
+the server will store.
+
+Only the facts the end and the rules use are read, so a count left in a field the page hid
+is ignored. What only a form can get wrong (no end chosen, a count that is not a whole
+number) comes back as a problem beside its field; every fact of the game is checked by the
+core when the hand is settled.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .hand import END_KINDS, count_mode
+from .rules import Rules
+from .sidebets import BETS
+
+#: The ends that name a player: who went out, or who dropped.
+PLAYER_ENDS = ("tonk_out", "run_out", "drop")
+#: The most of one field that is read.
+MAX_TEXT = 500
+
+#: A problem of the form itself, by the field it is shown beside (``count-1``: seat 1).
+NO_END, NOT_WHOLE, NOT_BIG_ONE = "no_end", "not_whole", "not_big_one"
+
+#: A side-bet line as typed or stored: who is in, who won ("" for nobody), the suit called.
+Chosen = tuple[tuple[str, ...], str, str]
+
+
+class FormFields(Protocol):
+    """What a form gives: Werkzeug's ``MultiDict``, or :class:`Fields`."""
+
+    def get(self, key: str, default: str) -> str: ...
+
+    def getlist(self, key: str) -> list[str]: ...
+
+    def __contains__(self, key: object, /) -> bool: ...
+
+
+class Fields:
+    """A form as ``[name, value]`` pairs, as the phone's outbox keeps it."""
+
+    def __init__(self, pairs: Iterable[Sequence[str]]) -> None:
+        self._values: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self._values.setdefault(str(name), []).append(str(value))
+
+    def get(self, key: str, default: str = "") -> str:
+        return self._values.get(key, [default])[0]
+
+    def getlist(self, key: str) -> list[str]:
+        return list(self._values.get(key, ()))
+
+    def __contains__(self, key: object, /) -> bool:
+        return key in self._values
+
+
+@dataclass(frozen=True)
+class Asks:
+    """The facts a hand form asks for beyond the end and the counts, under these rules."""
+
+    method: bool
+    first_turn: bool
+    double_double: bool
+    five_face: bool
+    modes: dict[str, str]
+
+    @classmethod
+    def of(cls, rules: Rules) -> Asks:
+        hits = rules.tonk_out_by_hits_pays
+        return cls(method=hits is not None and hits != rules.tonk_out_pays,
+                   first_turn=rules.first_turn_spread_pays is not None,
+                   double_double=rules.double_double_pays is not None,
+                   five_face=rules.has_five_face_cards,
+                   modes={k: count_mode(k, rules) for k in END_KINDS})
+
+    @property
+    def count_kinds(self) -> str:
+        """The ends that need counts, space-separated, for ``data-kinds``."""
+        return " ".join(k for k, mode in self.modes.items() if mode != "none")
+
+
+def text_of(form: FormFields, name: str) -> str:
+    """A field as typed, trimmed, and no longer than :data:`MAX_TEXT`."""
+    return form.get(name, "").strip()[:MAX_TEXT]
+
+
+def hand_of_form(form: FormFields, names: Sequence[str], rules: Rules,
+                 asks: Asks | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """The hand form → (the hand for the ledger, the form's own problems by field: one of
+    :data:`NO_END`, :data:`NOT_WHOLE`, :data:`NOT_BIG_ONE`). ``names``: the players the form
+    is about, in seat order (``count-0`` is the first's)."""
+    asks = asks or Asks.of(rules)
+    problems: dict[str, str] = {}
+    kind, player = form.get("kind", ""), form.get("player", "")
+    multiplier = 1
+    if "big_one" in form:
+        try:
+            multiplier = int(form.get("big_one", ""))
+        except ValueError:
+            problems["big_one"] = NOT_BIG_ONE
+    if not kind:
+        problems["kind"] = NO_END
+    end: dict[str, Any] = {"kind": kind}
+    if kind in PLAYER_ENDS:
+        end["player"] = player or None
+    if kind == "tonk_out":
+        if asks.method:
+            end["method"] = form.get("method", "spread")
+        if asks.first_turn and "first_turn" in form:
+            end["first_turn"] = True
+        if asks.double_double and "double_double" in form:
+            end["double_double"] = True
+    five_face = form.getlist("five_face")
+    if kind == "deal" and asks.five_face and five_face:
+        end["five_face_cards"] = five_face
+    counts: dict[str, int] = {}
+    cards: dict[str, list[str]] = {}
+    mode = asks.modes.get(kind, "none")
+    for seat, name in enumerate(names):
+        if mode == "none" or (mode == "losers" and name == player):
+            continue
+        count, held = text_of(form, f"count-{seat}"), text_of(form, f"cards-{seat}")
+        if count:
+            try:
+                counts[name] = int(count)
+            except ValueError:
+                problems[f"count-{seat}"] = NOT_WHOLE
+        if held:
+            cards[name] = held.replace(",", " ").split()
+    data: dict[str, Any] = {"end": end, "dealer": form.get("dealer", "") or None,
+                            "multiplier": multiplier}
+    if counts:
+        data["counts"] = counts
+    if cards:
+        data["cards"] = cards
+    return data, problems
+
+
+def chosen_of_form(form: FormFields, spec: Mapping[str, Any],
+                   names: Sequence[str]) -> dict[str, Chosen]:
+    """The side-bet lines as typed, for the bets of ``spec`` the form showed."""
+    chosen: dict[str, Chosen] = {}
+    for bet in BETS:
+        if bet in spec and f"sb-{bet}-shown" in form:
+            ticked = set(form.getlist(f"sb-{bet}-in"))
+            chosen[bet] = (tuple(n for n in names if n in ticked),
+                           form.get(f"sb-{bet}-winner", ""), form.get(f"sb-{bet}-suit", ""))
+    return chosen
+
+
+def read_side_bets(chosen: Mapping[str, Chosen]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The lines as typed → the hand's ``side_bets`` (a bet nobody is in is not played this
+    deal), and the bet of each entry, in order (to place an error)."""
+    plays: list[dict[str, Any]] = []
+    for bet in BETS:
+        if bet not in chosen or not chosen[bet][0]:
+            continue
+        ticked, winner, suit = chosen[bet]
+        play: dict[str, Any] = {"bet": bet, "players": list(ticked), "winner": winner or None}
+        if bet == "high_card" and suit:
+            play["suit"] = suit
+        plays.append(play)
+    return plays, [p["bet"] for p in plays]
