@@ -174,6 +174,33 @@ def _night(rng: random.Random, lang: str) -> dict[str, Any]:
     return night
 
 
+def _recorded(rng: random.Random, lang: str) -> dict[str, Any]:
+    """A night's hands as record forms waiting on the phone, after a state of the session."""
+    night = _night(rng, lang)
+    players = night["players"]
+    forms = []
+    for hand in night["hands"]:
+        form = [["kind", hand["end"]["kind"]], ["player", hand["end"].get("player", "")],
+                ["dealer", rng.choice(["", hand["dealer"]])]]
+        form += [[f"count-{i}", str(hand["counts"][p])] for i, p in enumerate(players)
+                 if rng.random() < 0.9]
+        if rng.random() < 0.2:
+            form.append(["big_one", rng.choice(["2", "3", "x"])])
+        for play in hand.get("side_bets", ()):
+            bet = play["bet"]
+            form += [[f"sb-{bet}-shown", "1"], [f"sb-{bet}-winner", play["winner"] or ""],
+                     [f"sb-{bet}-suit", play.get("suit", "")]]
+            form += [[f"sb-{bet}-in", p] for p in play.get("players", players)]
+        forms.append(form)
+    start = {p: f"{rng.randint(-500, 500) / 100:.2f}" for p in players}
+    return {"op": "record", "lang": lang, "hands": forms, "table": {
+        "rules": night["rules"], "stake": night["stake"], "currency": "EUR",
+        "side_bets": night.get("side_bets"), "seats": players + ["Zed"], "seated": players,
+        "dealer": players[-1], "number": rng.randint(0, 30), "totals": start,
+        "side": {}, "pots": {"high_card": [[players[0], "0.25"], ["Zed", "0.25"]]}
+        if night.get("side_bets") else {}, "moved": {"Zed": "0.00"}}}
+
+
 def requests() -> list[dict[str, Any]]:
     """Every request both sides answer, in order."""
     rng = random.Random(SEED)
@@ -187,6 +214,7 @@ def requests() -> list[dict[str, Any]]:
         out += [{"op": "transfers", "lang": lang, "balances": _balances(rng)}
                 for _ in range(40)]
         out += [_night(rng, lang) for _ in range(20)]
+        out += [_recorded(rng, lang) for _ in range(20)]
         out += [{"op": "money", "lang": lang, "currency": currency,
                  "amounts": ["0", "1234.5", "-0.25", "1000000", "-99.99", 7]}
                 for currency in ("EUR", "JPY", "USD", "GBP", "chips", "$", None)]
@@ -277,7 +305,7 @@ def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
     refused = [a for a in answers if "error" in a]
     assert len({a["field"] for a in refused}) >= 30 and len(refused) >= 800
     assert {(r["op"], r["lang"]) for r in asked} == {
-        (op, lang) for op in ("settle", "compare", "transfers", "night", "money")
+        (op, lang) for op in ("settle", "compare", "transfers", "night", "record", "money")
         for lang in LANGUAGES}
     nights = [a for r, a in zip(asked, answers, strict=True) if r["op"] == "night"]
     assert all("hands" in n for n in nights)

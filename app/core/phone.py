@@ -14,6 +14,12 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
   ``currency``) and its ``hands`` in order, each with its side-bet plays → each hand's
   result (or refusal) and side bets, every player's running total, what is left in the
   pots, and the transfers that settle the night;
+- ``record``: a session as its page last saw it (``table``: the stored rules, stake,
+  currency, side bets, seats, who is seated, the dealer, each seat's total, the pots and
+  what payments moved) and ``hands`` recorded since, each the record form's fields as
+  ``[name, value]`` pairs (what the phone's outbox keeps and the server will read) → each
+  hand's result and side bets (or refusal), the totals, pots and dealer after them and the
+  fewest transfers that settle what is open: what the server will make of those hands;
 - ``money``: ``amounts`` of ``currency`` → how each is written (data, the reader's
   language, signed).
 
@@ -33,9 +39,12 @@ from typing import Any
 from .compare import compare
 from .errors import TonkError
 from .hand import parse_hand, parse_players
+from .handform import Fields, chosen_of_form, hand_of_form, read_side_bets
 from .messages import Message, Translator, set_translator, translator_hooked
 from .money import (
+    MINUS,
     amount_formatter,
+    currency_places,
     format_money,
     format_number,
     from_minor,
@@ -52,6 +61,7 @@ from .settle import settle
 from .sidebets import (
     Play,
     Pot,
+    SideBet,
     outcome_json,
     parse_plays,
     parse_side_bets,
@@ -215,7 +225,95 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"amounts": out}
 
 
+def _record(request: Mapping[str, Any]) -> dict[str, Any]:
+    """Hands recorded on the phone after the state its page last saw, counted as the
+    server's ledger counts a hand recorded after all the others: settled under the session's
+    rules and the players seated now, the dealer the seat after the last hand's, its side
+    bets settled from the pots as they were (``app/services/sessions``)."""
+    table, lang = request.get("table") or {}, request.get("lang", "en")
+    rules = resolve_rules(table.get("rules"))
+    currency, scoring = table.get("currency"), rules.scoring
+    stake = Decimal(str(table.get("stake", "0")))
+    seats, seated = list(table.get("seats") or ()), tuple(table.get("seated") or ())
+    enabled: dict[str, SideBet] = ({} if not table.get("side_bets") or scoring == "push_ups"
+                                   else parse_side_bets(table["side_bets"], stake=Decimal(0),
+                                                        scoring=scoring))
+    fmt = amount_formatter(rules)
+    totals = {n: Decimal(str(v)) for n, v in (table.get("totals") or {}).items()}
+    side = {n: Decimal(str(v)) for n, v in (table.get("side") or {}).items()}
+    pots = {bet: Pot(bet, tuple((n, Decimal(str(a))) for n, a in paid))
+            for bet, paid in (table.get("pots") or {}).items()}
+    dealer, number = table.get("dealer"), int(table.get("number", 0))
+    hands: list[dict[str, Any]] = []
+    deals: list[tuple[Play, ...]] = []
+    tables: list[tuple[str, ...] | None] = []  # who played each deal (None: refused)
+    for fields in request.get("hands") or ():
+        form = Fields(fields)
+        data, problems = hand_of_form(form, seated, rules)
+        plays_data, _bets = read_side_bets(chosen_of_form(form, table.get("side_bets") or {},
+                                                          seated))
+        try:
+            if problems:
+                field, problem = next(iter(problems.items()))
+                raise TonkError(problem, field)
+            if data.get("dealer") in (None, ""):
+                data["dealer"] = dealer
+            hand = parse_hand(data, rules=rules, stake=stake, players=seated)
+            plays = parse_plays(plays_data, enabled, seated) if plays_data else ()
+            result = settle(hand)
+        except TonkError as exc:
+            hands.append(_refusal(exc))
+            deals.append(())
+            tables.append(None)
+            continue
+        number += 1
+        for name, minor in zip(seated, seat_nets(seated, result), strict=True):
+            totals[name] = totals.get(name, Decimal(0)) + from_minor(minor)
+        hands.append({"number": number, "dealer": hand.players[hand.dealer],
+                      "result": result.to_json()})
+        deals.append(plays)
+        tables.append(seated)
+        dealer = seated[(hand.dealer + 1) % len(seated)]
+    settled, pots = replay_deals(deals, enabled, fmt, pots, tables=tables, seated=seated)
+    for shown, (side_net, outcomes) in zip(hands, settled, strict=True):
+        if "result" in shown and outcomes:
+            shown["side_bets"] = [outcome_json(o, fmt) for o in outcomes]
+        for name, amount in side_net.items():
+            totals[name] = totals.get(name, Decimal(0)) + amount
+            side[name] = side.get(name, Decimal(0)) + amount
+    back = _returned(pots)
+    moved = {n: Decimal(str(v)) for n, v in (table.get("moved") or {}).items()}
+    places = currency_places(currency) if scoring == "money" else 0
+
+    def written(value: Decimal) -> dict[str, str]:
+        text = format_number(abs(value), places, lang)
+        return {"data": str(value), "shown": text if scoring == "push_ups"
+                else with_sign(value, text)}
+
+    rows = [{"name": n, "hands": written(totals.get(n, Decimal(0)) - side.get(n, Decimal(0))),
+             "side_bets": written(side.get(n, Decimal(0))),
+             "returned": written(back.get(n, Decimal(0))),
+             "total": written(totals.get(n, Decimal(0)) + back.get(n, Decimal(0)))}
+            for n in seats]
+    open_ = {n: totals.get(n, Decimal(0)) + back.get(n, Decimal(0)) + moved.get(n, Decimal(0))
+             for n in seats}
+    return {"hands": hands, "rows": rows, "dealer": dealer,
+            "pots": {bet: _money_shown(pot.total, currency, lang, scoring)
+                     for bet, pot in sorted(pots.items()) if pot.total},
+            "transfers": [] if scoring == "push_ups" else [
+                {**t, "shown": _money_shown(Decimal(t["amount"]), currency, lang, scoring)}
+                for t in _transfers({"balances": {n: str(v) for n, v in open_.items()}})[
+                    "transfers"]]}
+
+
+def _money_shown(amount: Decimal, currency: str | None, lang: str, scoring: str) -> str:
+    """An amount with its currency as the pages write it (points: the number alone)."""
+    if scoring != "money":
+        return format_number(amount, 0, lang).replace("-", MINUS)
+    return format_money(amount, currency, lang)
+
+
 _OPS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "settle": _settle, "compare": _compare, "transfers": _transfers, "night": _night,
-    "money": _money,
+    "record": _record, "money": _money,
 }

@@ -48,6 +48,7 @@ from ..services.sessions import (
     open_debts_of,
     owned_session,
     owned_stamp,
+    phone_table,
     player_names,
     record_hand,
     replace_share_link,
@@ -276,6 +277,7 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
             result_picture=result_picture(gs, state, rules.scoring),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
+            phone=phone_table(gs) if token is None and not gs.is_closed else None,
             chart_size=(CHART_WIDTH, chart_height(len(player_names(gs)))),
             left={s.name for s in gs.seats if s.left_at is not None}))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)
@@ -399,6 +401,7 @@ def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
                      conflict=hand_detail(conflict) if conflict is not None else None,
                      side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
                      scoring=rules.scoring, keeper=keeper,
+                     phone=None if correcting or keeper else phone_table(gs),
                      **hand_fields_context(rules, names))
 
 

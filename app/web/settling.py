@@ -21,6 +21,7 @@ from ..services.sessions import (
     ledger_of,
     mark_paid,
     owned_session,
+    phone_table,
     player_names,
     record_payment,
     seated_names,
@@ -60,6 +61,7 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                                               if t.open)),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],
                            leaving=leaving, left=left,
+                           phone=None if gs.is_closed else phone_table(gs),
                            taken_back=taken_back(gs, leaving) if left and leaving else None), \
         422 if errors else 200
 

@@ -19,6 +19,7 @@ The package, module by job:
 - :mod:`.debts`: what is carried over at closing, until marked paid.
 - :mod:`.archive`: archiving and deleting sessions.
 - :mod:`.live`: a session's state by its share link from one row, for the live view.
+- :mod:`.phone`: a session's state as the phone counts from it with no signal.
 
 Their errors, and the HTTP status of each, are in :mod:`app.services.errors`.
 """
@@ -73,6 +74,7 @@ from .ledger import (
     void_hand,
 )
 from .live import Stamp, StateCache, last_hands, owned_stamp, stamp_by_token, stamp_of
+from .phone import phone_table
 from .pots import (
     dump_pots,
     pot_totals,
@@ -95,7 +97,7 @@ __all__ = [
     "last_hands", "ledger_of", "mark_paid", "new_share_token",
     "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
     "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
-    "player_names", "pot_totals", "record_hand", "record_payment", "remaining",
+    "phone_table", "player_names", "pot_totals", "record_hand", "record_payment", "remaining",
     "replace_share_link", "replayed", "rules_of", "running_totals", "seated_names",
     "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
     "shared_session", "side_bets_text", "side_rows", "side_totals", "stamp_by_token",
