@@ -30,9 +30,15 @@ def translators() -> dict[str, Any]:
         for lang in ("de", "ja")}
 
 
+def session_of(sid: int) -> GameSession:
+    gs = db.session.get(GameSession, sid)
+    assert gs is not None
+    return gs
+
+
 def table_of(app, sid: int) -> dict[str, Any]:
     with app.app_context():
-        return phone_table(db.session.get(GameSession, sid))
+        return phone_table(session_of(sid))
 
 
 def fields(**form: Any) -> list[list[str]]:
@@ -103,7 +109,7 @@ def test_the_phone_counts_waiting_hands_as_the_server_then_does(db_app, api, lan
 
     after = table_of(db_app, sid)
     with db_app.app_context():
-        state = ledger_of(db.session.get(GameSession, sid))
+        state = ledger_of(session_of(sid))
     for counted in phone["hands"]:
         if "error" in counted:
             continue

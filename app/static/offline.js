@@ -273,6 +273,7 @@
         list.appendChild(li);
       });
       box.appendChild(list);
+      document.dispatchEvent(new CustomEvent("tonk:outbox"));  // counting.js counts them
       return mine;
     });
   }

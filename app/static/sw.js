@@ -7,15 +7,20 @@
    Saving a hand with no signal: the record form's POST that fails for want of network is
    kept in the outbox (outbox.js) and the phone goes to the session page, where it shows as
    "not sent yet"; Background Sync sends the outbox where the browser has it.
+   The core on the phone (/phone/: Pyodide, app/core, the catalogues; counting.js) is kept
+   in its own cache: the files named by their content once fetched, for good; the bundle's
+   list and the worker from the network when there is one, else as last fetched. A new
+   bundle's list drops the files it no longer names.
    Nothing else is kept: no API answer, no other form's POST. */
 /* global TonkOutbox */
 importScripts("/static/outbox.js");
 
-var SHELL = "tonk-shell-v2", PAGES = "tonk-pages";
+var SHELL = "tonk-shell-v3", PAGES = "tonk-pages", CORE = "tonk-core-v1";
 var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
-              "/static/offline.js", "/static/icons/icon-192.png", "/offline",
-              "/manifest.webmanifest"];
+              "/static/offline.js", "/static/counting.js", "/static/icons/icon-192.png",
+              "/offline", "/manifest.webmanifest"];
 var KEPT = [/^\/$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
+            /^\/sessions\/\d+\/settle$/,
             /^\/sessions\/\d+\/(live|chart\.svg)$/, /^\/s\/[^/]+$/,
             /^\/s\/[^/]+\/(live|chart\.svg|hands\/\d+)$/];
 var RECORD = /^\/sessions\/(\d+)\/hands\/new$/;
@@ -29,7 +34,8 @@ self.addEventListener("install", function (event) {
 self.addEventListener("activate", function (event) {
   event.waitUntil(caches.keys().then(function (names) {
     return Promise.all(names.filter(function (n) {
-      return n.indexOf("tonk-shell-") === 0 && n !== SHELL;
+      return (n.indexOf("tonk-shell-") === 0 && n !== SHELL) ||
+             (n.indexOf("tonk-core-") === 0 && n !== CORE);
     }).map(function (n) { return caches.delete(n); }));
   }).then(function () { return self.clients.claim(); }));
 });
@@ -118,6 +124,47 @@ function revalidated(request) {
   });
 }
 
+/* The core on the phone: a file named by its content from the cache, else the network's,
+   kept; the bundle's list and the worker from the network, kept, else the copy kept. */
+function core(request, path) {
+  return caches.open(CORE).then(function (cache) {
+    if (/^\/phone\/(pyodide|core)\//.test(path)) {
+      return cache.match(request).then(function (hit) {
+        return hit || fetch(request).then(function (response) {
+          if (response.ok) cache.put(request, response.clone()).catch(function () {});
+          return response;
+        });
+      });
+    }
+    return fetch(request).then(function (response) {
+      if (response.ok) {
+        cache.put(request, response.clone()).catch(function () {});
+        if (path === "/phone/core.json") response.clone().json().then(function (bundle) {
+          prune(cache, bundle);
+        }).catch(function () {});
+      }
+      return response;
+    }, function (error) {
+      return cache.match(request).then(function (hit) {
+        if (!hit) throw error;
+        return hit;
+      });
+    });
+  });
+}
+
+function prune(cache, bundle) {
+  var named = {};
+  bundle.cache.concat(Object.keys(bundle.files).map(function (k) { return bundle.files[k]; }))
+    .forEach(function (u) { named[new URL(u, self.location.href).pathname] = true; });
+  return cache.keys().then(function (requests) {
+    return Promise.all(requests.filter(function (r) {
+      var path = new URL(r.url).pathname;
+      return /^\/phone\/(pyodide|core)\//.test(path) && !named[path];
+    }).map(function (r) { return cache.delete(r); }));
+  });
+}
+
 /* A hand saved on a form whose POST fails for want of network: kept in the outbox. */
 function record(event, sessionId) {
   var copy = event.request.clone();
@@ -152,6 +199,8 @@ self.addEventListener("fetch", function (event) {
   if (request.method !== "GET") return;
   if (request.mode === "navigate") {
     event.respondWith(page(request, url.pathname));
+  } else if (url.pathname.indexOf("/phone/") === 0) {
+    event.respondWith(core(request, url.pathname));
   } else if (url.pathname.indexOf("/static/") === 0) {
     event.respondWith(url.searchParams.has("v") ? asset(request) : revalidated(request));
   } else if (kept(url.pathname)) {  // a session's live part and chart

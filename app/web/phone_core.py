@@ -80,6 +80,8 @@ def core_bundle() -> ResponseReturnValue:
         "path": ROOT,
         "zips": [url_for("web.pyodide_file", version=digest(VENDOR / "manifest.json"),
                          name="babel.zip")],
+        "cache": [url_for("web.pyodide_file", version=digest(VENDOR / "manifest.json"),
+                          name=name) for name in sorted(manifest["files"])],
         "files": {target: url_for("web.core_file", version=digest(source),
                                   name=target.removeprefix(ROOT + "/"))
                   for target, source in bundle().items()},

@@ -1,0 +1,310 @@
+/* Tonk Tally counts on the phone: the same core as the server (app/core, in Pyodide, in the
+   Web Worker of core-worker.js), started after the page has loaded, never in the way of the
+   first paint or of Save. Loaded by the pages that carry the state a phone counts from
+   (#phone-table: the session page, the record form, settle-up).
+
+   - Session page: the hands waiting in the outbox are counted from that state, so the
+     totals, who pays whom, the pots and the next dealer include them (marked as not
+     confirmed), and each waiting hand shows its payments and why.
+   - Record form: Save shows the hand's payments and the new totals at once, from the
+     phone; the server's page replaces them when it arrives, and if the two ever differ
+     the hand is marked and the server's ruling stands.
+   - Settle-up: with hands waiting, the fewest transfers that settle the totals with them.
+   - <html data-counting="phone"> once the phone can count by itself.
+   The server settles every hand again when it arrives: its ruling is the record. */
+/* global TonkOutbox */
+(function () {
+  "use strict";
+  var spot = document.getElementById("phone-table");
+  if (!spot || !window.Worker) return;
+  var table = JSON.parse(spot.textContent);
+  var words = document.getElementById("offline-words");
+  var lang = document.documentElement.lang || "en";
+  var account = +(document.body.getAttribute("data-account") || 0);
+  var worker = null, started = null, next = 1, waiting = {};
+
+  function say(name, values) {
+    var text = (words && words.getAttribute("data-" + name)) || "";
+    Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
+    return text;
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // -- the worker ------------------------------------------------------------------------------
+  function send(request) {
+    return new Promise(function (resolve, reject) {
+      var id = next++;
+      waiting[id] = {resolve: resolve, reject: reject};
+      worker.postMessage({id: id, request: request});
+    });
+  }
+  function start() {
+    if (started) return started;
+    started = new Promise(function (resolve, reject) {
+      worker = new Worker("/phone/core-worker.js", {type: "module"});
+      worker.onmessage = function (e) {
+        var w = waiting[e.data.id];
+        if (!w) return;
+        delete waiting[e.data.id];
+        if (e.data.error) w.reject(new Error(e.data.error)); else w.resolve(e.data.answer);
+      };
+      worker.onerror = function (e) { reject(e); };
+      send(null).then(function () {
+        document.documentElement.setAttribute("data-counting", "phone");
+        resolve();
+      }, reject);
+    });
+    started.catch(function () { started = null; });  // the next ask tries again
+    return started;
+  }
+  function ask(request) {
+    request.lang = lang;
+    return start().then(function () { return send(request); }).then(JSON.parse);
+  }
+  function ready() {
+    return document.documentElement.getAttribute("data-counting") === "phone";
+  }
+  function idle(work) {
+    var later = function () { (window.requestIdleCallback || setTimeout)(work); };
+    if (document.readyState === "complete") later(); else window.addEventListener("load", later);
+  }
+
+  // -- what the phone counted, on the page ----------------------------------------------------
+  function tone(node, data) {
+    node.classList.remove("pos", "neg", "zero");
+    node.classList.add(+data > 0 ? "pos" : +data < 0 ? "neg" : "zero");
+  }
+  function showTotals(rows, root, pending) {
+    rows.forEach(function (row) {
+      var line = (root || document).querySelector('[data-player="' + CSS.escape(row.name) + '"][data-total]');
+      if (!line) return;
+      line.setAttribute("data-total", row.total.data);
+      line.classList.toggle("unconfirmed", !!pending);
+      var cells = line.querySelectorAll("td .amt");
+      var parts = cells.length ? [row.hands, row.side_bets].concat(cells.length > 3 ? [row.returned] : [])
+        .concat([row.total]) : [row.total];
+      var amts = cells.length ? cells : line.querySelectorAll(".amt");
+      parts.forEach(function (part, i) {
+        if (!amts[i]) return;
+        amts[i].textContent = part.shown;
+        tone(amts[i], part.data);
+      });
+    });
+  }
+  function leader(rows) {
+    var best = null;
+    rows.forEach(function (r) { if (!best || +r.total.data > +best.total.data) best = r; });
+    return best && +best.total.data > 0 ? best : null;
+  }
+  function transferItem(t) {
+    var li = el("li");
+    li.setAttribute("data-from", t.from);
+    li.setAttribute("data-to", t.to);
+    li.setAttribute("data-amount", t.amount);
+    li.appendChild(el("span", "who", t.from));
+    li.appendChild(document.createTextNode(" → "));
+    li.appendChild(el("span", "who", t.to));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(el("strong", "amt", t.shown));
+    return li;
+  }
+  function payments(result) {
+    var list = el("ul", "payments phone");
+    (result.payments || []).forEach(function (p) {
+      list.appendChild(el("li", "", p.from + " → " + p.to + " " + p.amount));
+    });
+    return list;
+  }
+  function explained(hand) {
+    var box = el("details", "phone-why");
+    box.appendChild(el("summary", "", say("phone-why")));
+    var lines = (hand.result.explanation || []).slice();
+    (hand.side_bets || []).forEach(function (s) { lines = lines.concat(s.explanation || []); });
+    lines.forEach(function (line) { box.appendChild(el("p", "", line)); });
+    return box;
+  }
+
+  // The session page: the waiting hands counted with the rest.
+  function sessionPage(entries) {
+    var mine = entries.filter(function (e) {
+      return e.session === table.session && e.account === account && e.state === "waiting";
+    });
+    var note = document.getElementById("phone-note");
+    if (!mine.length) { if (note) note.remove(); return Promise.resolve(); }
+    return ask({op: "record", table: table, hands: mine.map(function (e) { return e.fields; })})
+      .then(function (said) {
+        var live = document.getElementById("live");
+        showTotals(said.rows, live, true);
+        var hint = document.querySelector("#outbox > p.hint");
+        if (hint) hint.textContent = say("counted-hint");
+        var owing = live && live.querySelector("ul.owing");
+        if (owing) {
+          owing.textContent = "";
+          said.transfers.forEach(function (t) { owing.appendChild(transferItem(t)); });
+        }
+        var pots = live ? live.querySelectorAll("ul.pots li") : [];
+        Array.prototype.forEach.call(pots, function (li) {
+          var bet = li.getAttribute("data-bet"), amt = li.querySelector(".amt");
+          if (bet && amt) amt.textContent = said.pots[bet] || amt.textContent;
+        });
+        var dealer = live && live.querySelector(".next-dealer strong");
+        if (dealer) dealer.textContent = said.dealer;
+        var title = live && live.querySelector("#totals-title");
+        if (title) {
+          if (!note) { note = el("p", "phone-note hint"); note.id = "phone-note"; }
+          var best = leader(said.rows);
+          note.textContent = say("counted", {n: mine.length}) +
+            (best ? " " + say("leads", {name: best.name, amount: best.total.shown}) : "");
+          title.parentNode.insertBefore(note, title.nextSibling);
+        }
+        mine.forEach(function (e, i) {
+          var hand = said.hands[i], li = document.querySelector('#outbox li[data-key="' + CSS.escape(e.key) + '"]');
+          if (!li || li.querySelector(".phone-result")) return;
+          var box = el("div", "phone-result");
+          if (hand.error) {
+            box.appendChild(el("p", "reason", say("phone-refuses", {why: hand.error})));
+          } else {
+            box.appendChild(el("p", "", say("phone-says", {n: hand.number, outcome: hand.result.outcome})));
+            box.appendChild(payments(hand.result));
+            box.appendChild(explained(hand));
+          }
+          li.appendChild(box);
+        });
+      });
+  }
+
+  // Settle-up: with hands waiting, the transfers that settle the totals with them.
+  function settlePage(entries) {
+    var mine = entries.filter(function (e) {
+      return e.session === table.session && e.account === account && e.state === "waiting";
+    });
+    if (!mine.length) return Promise.resolve();
+    return ask({op: "record", table: table, hands: mine.map(function (e) { return e.fields; })})
+      .then(function (said) {
+        showTotals(said.rows, document.getElementById("main"), true);
+        var list = document.querySelector("ul.transfers");
+        if (!list) return;
+        list.textContent = "";
+        said.transfers.forEach(function (t) {
+          var li = transferItem(t);
+          li.classList.add("unconfirmed");
+          list.appendChild(li);
+        });
+        var note = el("p", "phone-note hint", say("plan-here", {n: mine.length}));
+        note.id = "phone-note";
+        list.parentNode.insertBefore(note, list);
+      });
+  }
+
+  // The record form: Save shows the phone's answer at once; the server's page follows.
+  function recordForm(form) {
+    form.addEventListener("submit", function () {
+      if (!ready() || form.querySelector('input[name="version"]')) return;
+      var fields = [];
+      new FormData(form).forEach(function (value, name) {
+        if (["csrf_token", "once", "outbox_summary", "outbox_account"].indexOf(name) < 0) {
+          fields.push([name, String(value)]);
+        }
+      });
+      var pending = TonkOutbox ? TonkOutbox.all() : Promise.resolve([]);
+      pending.then(function (entries) {
+        var before = entries.filter(function (e) {
+          return e.session === table.session && e.account === account && e.state === "waiting";
+        }).map(function (e) { return e.fields; });
+        return ask({op: "record", table: table, hands: before.concat([fields])});
+      }).then(function (said) {
+        var hand = said.hands[said.hands.length - 1], box = document.getElementById("phone-answer");
+        if (!box || hand.error) return;
+        box.textContent = "";
+        box.appendChild(el("h2", "", say("phone-says", {n: hand.number, outcome: hand.result.outcome})));
+        box.appendChild(payments(hand.result));
+        var totals = el("ul", "totals");
+        said.rows.forEach(function (r) {
+          var li = el("li");
+          li.setAttribute("data-player", r.name);
+          li.setAttribute("data-total", r.total.data);
+          li.appendChild(el("span", "who", r.name));
+          li.appendChild(document.createTextNode(" "));
+          var amt = el("span", "amt", r.total.shown);
+          tone(amt, r.total.data);
+          li.appendChild(amt);
+          totals.appendChild(li);
+        });
+        box.appendChild(totals);
+        box.hidden = false;
+        try {
+          sessionStorage.setItem("tonk-phone-said", JSON.stringify({
+            session: table.session, number: hand.number,
+            totals: said.rows.map(function (r) { return [r.name, r.total.data]; })}));
+        } catch (e) { /* nothing kept: nothing compared */ }
+      }, function () { /* the phone could not count: the server's page says it all */ });
+    });
+  }
+
+  // The session page after a Save: the server's totals against what the phone said.
+  function compareWithServer() {
+    var kept;
+    try {
+      kept = JSON.parse(sessionStorage.getItem("tonk-phone-said") || "null");
+      sessionStorage.removeItem("tonk-phone-said");
+    } catch (e) { return; }
+    if (!kept || kept.session !== table.session || kept.number !== table.number) return;
+    var differs = kept.totals.some(function (pair) {
+      var line = document.querySelector('#live [data-player="' + CSS.escape(pair[0]) + '"][data-total]');
+      return line && line.getAttribute("data-total") !== pair[1];
+    });
+    if (!differs) return;
+    document.documentElement.setAttribute("data-phone-differs", String(kept.number));
+    var note = el("p", "flash error", say("differs", {n: kept.number}));
+    note.setAttribute("role", "alert");
+    var main = document.getElementById("main");
+    if (main) main.insertBefore(note, main.firstChild);
+  }
+
+  // -- which page ----------------------------------------------------------------------------
+  var form = document.getElementById("hand-form");
+  var outbox = window.TonkOutbox;
+  function entries() { return outbox ? outbox.all().catch(function () { return []; }) : Promise.resolve([]); }
+
+  if (form) {
+    recordForm(form);
+    idle(function () { start().catch(function () {}); });
+  } else if (document.getElementById("outbox")) {
+    compareWithServer();
+    var recount = function () {
+      entries().then(function (all) {
+        var mine = all.filter(function (e) {
+          return e.session === table.session && e.account === account && e.state === "waiting";
+        });
+        if (mine.length) idle(function () { sessionPage(all).catch(function () {}); });
+      });
+    };
+    document.addEventListener("tonk:outbox", recount);
+    recount();
+    if (navigator.onLine) idle(prefetch);
+  } else {
+    entries().then(function (all) { idle(function () { settlePage(all).catch(function () {}); }); });
+  }
+
+  // The first online visit of a session page: what the phone needs to count with no signal
+  // (the core, Pyodide, the settle-up page) fetched once, so the service worker keeps it.
+  function prefetch() {
+    fetch("/phone/core.json", {credentials: "same-origin"}).then(function (r) { return r.json(); })
+      .then(function (bundle) {
+        var urls = bundle.cache.concat(Object.keys(bundle.files).map(function (k) {
+          return bundle.files[k];
+        }));
+        urls.push("/phone/core-worker.js", "/sessions/" + table.session + "/settle");
+        return urls.reduce(function (chain, url) {
+          return chain.then(function () { return fetch(url, {credentials: "same-origin"}).catch(function () {}); });
+        }, Promise.resolve());
+      }).catch(function () { /* next visit */ });
+  }
+
+  window.TonkCount = {ask: ask, start: start};
+})();
