@@ -12,12 +12,24 @@
    - Settle-up: with hands waiting, the fewest transfers that settle the totals with them.
    - <html data-counting="phone"> once the phone can count by itself.
    The server settles every hand again when it arrives: its ruling is the record. */
-/* global TonkOutbox */
 (function () {
   "use strict";
-  var spot = document.getElementById("phone-table");
-  if (!spot || !window.Worker) return;
-  var table = JSON.parse(spot.textContent);
+  if (!document.getElementById("phone-table") || !window.Worker) return;
+  // The state as the page has it now (the live part brings a fresh one with each change), or
+  // as another page of the session had it later (a settle-up page kept on the phone before
+  // the last hands the session page saw): the latest revision the phone has seen wins.
+  var table = {};
+  function fresh() {
+    table = JSON.parse(document.getElementById("phone-table").textContent);
+    var key = "tonk-table:" + table.session;
+    try {
+      var seen = JSON.parse(localStorage.getItem(key) || "null");
+      if (seen && seen.revision > table.revision) table = seen;
+      else localStorage.setItem(key, JSON.stringify(table));
+    } catch (e) { /* no storage: the page's own */ }
+    return table;
+  }
+  fresh();
   var words = document.getElementById("offline-words");
   var lang = document.documentElement.lang || "en";
   var account = +(document.body.getAttribute("data-account") || 0);
@@ -96,6 +108,7 @@
       });
     });
   }
+  function outcomeWord(outcome) { return say("outcome-" + outcome) || outcome; }
   function leader(rows) {
     var best = null;
     rows.forEach(function (r) { if (!best || +r.total.data > +best.total.data) best = r; });
@@ -156,6 +169,7 @@
         if (dealer) dealer.textContent = said.dealer;
         var title = live && live.querySelector("#totals-title");
         if (title) {
+          note = document.getElementById("phone-note");  // (two counts may cross)
           if (!note) { note = el("p", "phone-note hint"); note.id = "phone-note"; }
           var best = leader(said.rows);
           note.textContent = say("counted", {n: mine.length}) +
@@ -169,7 +183,7 @@
           if (hand.error) {
             box.appendChild(el("p", "reason", say("phone-refuses", {why: hand.error})));
           } else {
-            box.appendChild(el("p", "", say("phone-says", {n: hand.number, outcome: hand.result.outcome})));
+            box.appendChild(el("p", "", say("phone-says", {n: hand.number, outcome: outcomeWord(hand.result.outcome)})));
             box.appendChild(payments(hand.result));
             box.appendChild(explained(hand));
           }
@@ -211,8 +225,7 @@
           fields.push([name, String(value)]);
         }
       });
-      var pending = TonkOutbox ? TonkOutbox.all() : Promise.resolve([]);
-      pending.then(function (entries) {
+      entries().then(function (entries) {
         var before = entries.filter(function (e) {
           return e.session === table.session && e.account === account && e.state === "waiting";
         }).map(function (e) { return e.fields; });
@@ -221,7 +234,7 @@
         var hand = said.hands[said.hands.length - 1], box = document.getElementById("phone-answer");
         if (!box || hand.error) return;
         box.textContent = "";
-        box.appendChild(el("h2", "", say("phone-says", {n: hand.number, outcome: hand.result.outcome})));
+        box.appendChild(el("h2", "", say("phone-says", {n: hand.number, outcome: outcomeWord(hand.result.outcome)})));
         box.appendChild(payments(hand.result));
         var totals = el("ul", "totals");
         said.rows.forEach(function (r) {
@@ -268,28 +281,34 @@
 
   // -- which page ----------------------------------------------------------------------------
   var form = document.getElementById("hand-form");
-  var outbox = window.TonkOutbox;
-  function entries() { return outbox ? outbox.all().catch(function () { return []; }) : Promise.resolve([]); }
-
-  if (form) {
-    recordForm(form);
-    idle(function () { start().catch(function () {}); });
-  } else if (document.getElementById("outbox")) {
-    compareWithServer();
-    var recount = function () {
-      entries().then(function (all) {
-        var mine = all.filter(function (e) {
-          return e.session === table.session && e.account === account && e.state === "waiting";
-        });
-        if (mine.length) idle(function () { sessionPage(all).catch(function () {}); });
-      });
-    };
-    document.addEventListener("tonk:outbox", recount);
-    recount();
-    if (navigator.onLine) idle(prefetch);
-  } else {
-    entries().then(function (all) { idle(function () { settlePage(all).catch(function () {}); }); });
+  function entries() {  // (outbox.js is loaded after this script)
+    return window.TonkOutbox ? window.TonkOutbox.all().then(function (all) { fresh(); return all; },
+                                                           function () { return []; })
+      : Promise.resolve([]);
   }
+
+  // (after outbox.js and offline.js, which come after this script)
+  document.addEventListener("DOMContentLoaded", function () {
+    if (form) {
+      recordForm(form);
+      idle(function () { start().catch(function () {}); });
+    } else if (document.getElementById("outbox")) {
+      compareWithServer();
+      var recount = function () {
+        entries().then(function (all) {
+          var mine = all.filter(function (e) {
+            return e.session === table.session && e.account === account && e.state === "waiting";
+          });
+          if (mine.length) idle(function () { sessionPage(all).catch(function () {}); });
+        });
+      };
+      document.addEventListener("tonk:outbox", recount);
+      recount();
+      if (navigator.onLine) idle(prefetch);
+    } else {
+      entries().then(function (all) { idle(function () { settlePage(all).catch(function () {}); }); });
+    }
+  });
 
   // The first online visit of a session page: what the phone needs to count with no signal
   // (the core, Pyodide, the settle-up page) fetched once, so the service worker keeps it.

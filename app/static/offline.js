@@ -38,9 +38,18 @@
   // A different account on this phone than the pages kept: they are not this one's to show.
   try {
     var keptFor = localStorage.getItem("tonk-account");
-    if (account && keptFor && +keptFor !== account && window.caches) caches.delete("tonk-pages");
+    if (account && keptFor && +keptFor !== account) {
+      if (window.caches) caches.delete("tonk-pages");
+      forgetTables();
+    }
     if (account) localStorage.setItem("tonk-account", String(account));
   } catch (e) { /* no storage: nothing kept either */ }
+
+  // The sessions' states counting.js keeps: another account's are not this one's to show.
+  function forgetTables() {
+    Object.keys(localStorage).filter(function (k) { return k.indexOf("tonk-table:") === 0; })
+      .forEach(function (k) { localStorage.removeItem(k); });
+  }
 
   // The note goes at the foot of the page's content, not its top: it arrives after the page
   // is drawn (the browser answers persist() when it likes), and nothing the reader is
@@ -340,7 +349,7 @@
           return null;
         }
         return (window.caches ? caches.delete("tonk-pages") : Promise.resolve()).then(function () {
-          try { localStorage.removeItem("tonk-account"); } catch (x) { /* nothing kept */ }
+          try { localStorage.removeItem("tonk-account"); forgetTables(); } catch (x) { /* nothing kept */ }
           f.setAttribute("data-cleared", "1");
           f.submit();
         });

@@ -31,6 +31,7 @@ from flask.typing import ResponseReturnValue
 from ..http.assets import YEAR
 from ..http.headers import CONTENT_SECURITY_POLICY
 from . import bp
+from .present import OUTCOMES
 
 APP = Path(__file__).resolve().parent.parent
 VENDOR = APP / "static" / "vendor" / "pyodide"
@@ -68,6 +69,12 @@ def digest(path: Path) -> str:
 def _kept(response: Response) -> Response:
     response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
     return response
+
+
+@bp.app_template_global("outcome_words")
+def outcome_words() -> dict[str, str]:
+    """How a hand ended, in the reader's words: for the hands the phone settles."""
+    return {key: str(word) for key, word in OUTCOMES.items()}
 
 
 @bp.get("/phone/core.json")

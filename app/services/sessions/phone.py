@@ -22,7 +22,8 @@ def phone_table(gs: GameSession) -> dict[str, Any]:
     side = side_totals(gs)
     zero = Decimal(0)
     return {
-        "session": gs.id, "rules": json.loads(gs.rules_json), "stake": str(session_stake(gs)),
+        "session": gs.id, "revision": gs.revision, "rules": json.loads(gs.rules_json),
+        "stake": str(session_stake(gs)),
         "currency": gs.currency, "side_bets": gs.side_bets_spec or None,
         "seats": names, "seated": list(seated_names(gs)), "dealer": gs.dealer,
         "number": gs.hand_count,

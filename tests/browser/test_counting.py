@@ -1,0 +1,140 @@
+"""Count with no signal, in Chromium at 390x844 on ``tonk serve``: a session of four with a
+high-card side bet opened online (Save shows the phone's answer at once, and the server's
+page agrees), then the signal cut and four hands of different kinds recorded: the session
+page's totals count them on the phone, settle-up lists transfers that settle those totals,
+and back online the hands arrive once each and the server's totals are the phone's."""
+from __future__ import annotations
+
+import json
+import urllib.request
+from decimal import Decimal
+from typing import Any
+
+from tests.browser.helpers import PLAYERS, fill_hand, settled, sign_up
+
+#: (the hand as the form is filled, who won the high-card pot: None for nobody)
+OFFLINE: list[tuple[dict[str, Any], str | None]] = [
+    ({"kind": "drop", "player": "Cy", "counts": {"Ann": 20, "Bob": 15, "Cy": 3, "Dee": 9}},
+     None),
+    ({"kind": "tonk_out", "player": "Bob", "big_one": True}, "Dee"),
+    ({"kind": "stock_out", "counts": {"Ann": 7, "Bob": 12, "Cy": 30, "Dee": 3}}, None),
+    ({"kind": "dead"}, None),
+]
+
+#: How long a page may take to start the core (Pyodide) on a busy machine, in ms.
+COLD_START = 120_000
+
+
+def api(base: str, token: str, path: str, method: str = "GET", body: Any = None) -> Any:
+    request = urllib.request.Request(
+        base + "/api/v1" + path, method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - our own server
+        return json.loads(answer.read())
+
+
+def shown_totals(page, scope: str = "#live") -> dict[str, Decimal]:
+    return {el.get_attribute("data-player"): Decimal(el.get_attribute("data-total"))
+            for el in page.locator(f"{scope} [data-player][data-total]").all()}
+
+
+def cached_core(page, seconds: float = 120) -> int:
+    """How many of the core's files the service worker keeps, once it keeps them all."""
+    return settled(page, """async () => {
+        const bundle = await (await fetch("/phone/core.json")).json();
+        const want = bundle.cache.length + Object.keys(bundle.files).length;
+        for (;;) {
+            const cache = await caches.open("tonk-core-v1");
+            const kept = (await cache.keys()).filter((r) => /\\/phone\\/(pyodide|core)\\//.test(r.url));
+            if (kept.length >= want) return kept.length;
+            await new Promise((r) => setTimeout(r, 250));
+        }
+    }""", seconds=seconds)
+
+
+def record(page, session: str, spec: dict[str, Any], winner: str | None) -> None:
+    page.goto(session + "/hands/new")
+    fill_hand(page, spec)
+    if winner:
+        page.locator(f"label[for='sb-high_card-won-{PLAYERS.index(winner)}']").click()
+    page.get_by_role("button", name="Save hand").click()
+
+
+def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
+    base = live_server
+    sign_up(page, base, "basement@example.com")
+    page.goto(base + "/account")
+    page.fill("#label", "test")
+    page.get_by_role("button", name="Make a token").click()
+    token = page.get_by_label("New token").input_value()
+    sid = api(base, token, "/sessions", "POST", {
+        "name": "Basement", "players": PLAYERS, "rules": "pagat", "stake": "0.25",
+        "currency": "USD", "first_dealer": "Dee",
+        "side_bets": {"high_card": {"unclaimed": "carry", "suit": "S"}}})["id"]
+    session = f"{base}/sessions/{sid}"
+    api(base, token, f"/sessions/{sid}/hands", "POST", {
+        "end": {"kind": "tonk_out", "player": "Ann"},
+        "side_bets": [{"bet": "high_card", "winner": None}]})
+
+    # Online: the page keeps what the phone needs; Save shows the phone's answer at once.
+    page.goto(session)
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.goto(session)  # (now in the worker's charge: the core is fetched through it)
+    assert cached_core(page) > 10
+    page.goto(session + "/hands/new")
+    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
+    # The Save held on the phone until the phone has answered (a slow signal; the POST goes
+    # through the service worker, where the test's routes do not reach), then let go.
+    page.evaluate("""() => {
+        const form = document.getElementById("hand-form");
+        form.addEventListener("submit", (e) => {
+            if (!form.dataset.held) { form.dataset.held = "1"; e.preventDefault(); }
+        });
+    }""")
+    fill_hand(page, {"kind": "run_out", "player": "Cy"})
+    page.get_by_role("button", name="Save hand").click()
+    page.wait_for_selector("#phone-answer:not([hidden])")
+    said = shown_totals(page, "#phone-answer")
+    shot("01-save-shows-the-phones-answer")
+    with page.expect_navigation(url=session):
+        page.evaluate("() => document.getElementById('hand-form').requestSubmit()")
+    assert shown_totals(page) == said  # the server's page: the same totals
+    assert page.locator("html[data-phone-differs]").count() == 0
+    page.goto(session + "/hands/new")
+    page.goto(base + "/")
+    page.goto(session)
+
+    # No signal: four hands of different kinds, counted on the phone.
+    page.context.set_offline(True)
+    for spec, winner in OFFLINE:
+        record(page, session, spec, winner)
+        page.wait_for_url(session)
+        page.wait_for_selector("#phone-note", timeout=COLD_START)
+    page.wait_for_function(f"() => document.querySelectorAll('#outbox li .phone-result')"
+                           f".length === {len(OFFLINE)}")
+    phone = shown_totals(page)
+    assert sum(phone.values()) == 0 and phone != said
+    assert page.locator("#live [data-player].unconfirmed").count() == len(PLAYERS)
+    shot("02-offline-totals-counted-on-the-phone")
+
+    page.goto(session + "/settle")
+    page.wait_for_selector("#phone-note", timeout=COLD_START)
+    owed = dict(phone)
+    for li in page.locator("ul.transfers li[data-from]").all():
+        amount = Decimal(li.get_attribute("data-amount"))
+        owed[li.get_attribute("data-from")] += amount
+        owed[li.get_attribute("data-to")] -= amount
+    assert set(owed.values()) == {0}, owed  # the transfers settle the phone's totals
+    shot("03-offline-settle-up")
+
+    # The signal back: each hand arrives once, and the server counts what the phone did.
+    page.goto(session)
+    page.context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    page.wait_for_selector("#outbox", state="hidden", timeout=30_000)
+    page.wait_for_load_state()
+    ledger = api(base, token, f"/sessions/{sid}/ledger")
+    assert ledger["hands"] == 2 + len(OFFLINE)
+    assert {k: Decimal(v) for k, v in ledger["balances"].items()} == phone
+    assert shown_totals(page) == phone
