@@ -1,7 +1,8 @@
 /* Tonk Tally counts on the phone: the same core as the server (app/core, in Pyodide, in the
    Web Worker of core-worker.js), started after the page has loaded, never in the way of the
    first paint or of Save. Loaded by the pages that carry the state a phone counts from
-   (#phone-table: the session page, the record form, settle-up).
+   (#phone-table: the session page, the record form, settle-up) and by /check; other
+   scripts ask the core through window.TonkCount.ask(request) (a promise of the answer).
 
    - Session page: the hands waiting in the outbox are counted from that state, so the
      totals, who pays whom, the pots and the next dealer include them (marked as not
@@ -10,17 +11,20 @@
      phone; the server's page replaces them when it arrives, and if the two ever differ
      the hand is marked and the server's ruling stands.
    - Settle-up: with hands waiting, the fewest transfers that settle the totals with them.
-   - <html data-counting="phone"> once the phone can count by itself.
+   - <html data-counting="phone"> once the phone can count by itself; the session page's
+     totals carry data-provisional="1" while they count hands the server does not have.
    The server settles every hand again when it arrives: its ruling is the record. */
 (function () {
   "use strict";
-  if (!document.getElementById("phone-table") || !window.Worker) return;
+  if (!window.Worker) return;
   // The state as the page has it now (the live part brings a fresh one with each change), or
   // as another page of the session had it later (a settle-up page kept on the phone before
   // the last hands the session page saw): the latest revision the phone has seen wins.
   var table = {};
   function fresh() {
-    table = JSON.parse(document.getElementById("phone-table").textContent);
+    var spot = document.getElementById("phone-table");
+    if (!spot) return table;
+    table = JSON.parse(spot.textContent);
     var key = "tonk-table:" + table.session;
     try {
       var seen = JSON.parse(localStorage.getItem(key) || "null");
@@ -153,6 +157,8 @@
       .then(function (said) {
         var live = document.getElementById("live");
         showTotals(said.rows, live, true);
+        var box = live && live.querySelector(".totals-sum, ul.totals");
+        if (box) box.setAttribute("data-provisional", "1");
         var hint = document.querySelector("#outbox > p.hint");
         if (hint) hint.textContent = say("counted-hint");
         var owing = live && live.querySelector("ul.owing");
@@ -288,10 +294,13 @@
   }
 
   // (after outbox.js and offline.js, which come after this script)
+  // Every page that loads this script starts the core once it has loaded: the phone can
+  // count by itself from then on (data-counting), whatever the signal does next.
   document.addEventListener("DOMContentLoaded", function () {
+    idle(function () { start().catch(function () {}); });
+    if (!document.getElementById("phone-table")) return;  // (/check: its own script asks)
     if (form) {
       recordForm(form);
-      idle(function () { start().catch(function () {}); });
     } else if (document.getElementById("outbox")) {
       compareWithServer();
       var recount = function () {
