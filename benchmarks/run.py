@@ -24,6 +24,7 @@ import bench_capacity  # noqa: E402
 import bench_import  # noqa: E402
 import bench_league  # noqa: E402
 import bench_pages  # noqa: E402
+import bench_phone  # noqa: E402
 import bench_scorekeepers  # noqa: E402
 import bench_servers  # noqa: E402
 import bench_settle  # noqa: E402
@@ -48,16 +49,16 @@ if __name__ == "__main__":
                    bench_table.main(quick), bench_scorekeepers.main(quick),
                    bench_pages.main(quick), bench_import.main(quick), bench_league.main(quick),
                    bench_snapshot_reads.main(quick), bench_servers.main(quick),
-                   bench_capacity.main(quick)]
+                   bench_capacity.main(quick), bench_phone.main(quick)]
         sys.exit(1 if any(results) else 0)
     hands = bench_league.HANDS if args.full else SMALL_LEAGUE
     print(f"Benchmarks: settle, transfers, a table, scorekeepers, pages, import, a league of "
-          f"{hands:,} hands, reads during writes, the servers compared, capacity. Documents "
-          f"and leagues not yet in instance/bench/ are made first"
+          f"{hands:,} hands, reads during writes, the servers compared, capacity, the core on "
+          f"the phone. Documents and leagues not yet in instance/bench/ are made first"
           f"{' (the 1,000,000-hand league: half an hour or more)' if args.full else ''}.",
           flush=True)
     results = [bench_settle.main([]), bench_transfers.main([]), bench_table.main([]),
                bench_scorekeepers.main([]), bench_pages.main([]), bench_import.main([]),
                bench_league.main(["--hands", str(hands)]), bench_snapshot_reads.main([]),
-               bench_servers.main([]), bench_capacity.main([])]
+               bench_servers.main([]), bench_capacity.main([]), bench_phone.main([])]
     sys.exit(1 if any(results) else 0)

@@ -10,9 +10,11 @@
 // Each message gets one reply {id, answer} (the answer as JSON text, the same bytes the
 // server's Python gives), or {id, error} when the core could not be started. The first
 // message starts Pyodide (seconds); {id, request: null} only starts it and replies
-// {id, answer: null} when the phone can count.
+// {id, answer: null, memory} when the phone can count (memory: the bytes of Pyodide's
+// WebAssembly memory then).
 
 let started = null;
+let memory = () => null;
 
 async function bytes(url) {
   const response = await fetch(url);
@@ -38,6 +40,7 @@ async function start() {
     py.FS.writeFile(target, data);
   }
   py.globals.set("TONK_PATH", bundle.path);
+  memory = () => py._module?.HEAPU8?.length ?? null;
   py.runPython(`
 import sys
 sys.path.insert(0, TONK_PATH)
@@ -59,5 +62,6 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id, error: String(err?.message ?? err) });
     return;
   }
-  self.postMessage({ id, answer: request === null ? null : answer(JSON.stringify(request)) });
+  if (request === null) self.postMessage({ id, answer: null, memory: memory() });
+  else self.postMessage({ id, answer: answer(JSON.stringify(request)) });
 };

@@ -38,6 +38,7 @@
   var lang = document.documentElement.lang || "en";
   var account = +(document.body.getAttribute("data-account") || 0);
   var worker = null, started = null, next = 1, waiting = {};
+  var api = {readyAt: null, memory: null};
 
   function say(name, values) {
     var text = (words && words.getAttribute("data-" + name)) || "";
@@ -67,10 +68,13 @@
         var w = waiting[e.data.id];
         if (!w) return;
         delete waiting[e.data.id];
-        if (e.data.error) w.reject(new Error(e.data.error)); else w.resolve(e.data.answer);
+        if (e.data.error) w.reject(new Error(e.data.error));
+        else w.resolve(e.data.answer);
+        if ("memory" in e.data) api.memory = e.data.memory;
       };
       worker.onerror = function (e) { reject(e); };
       send(null).then(function () {
+        api.readyAt = performance.now();  // (benchmarks/bench_phone.py reads these two)
         document.documentElement.setAttribute("data-counting", "phone");
         resolve();
       }, reject);
@@ -334,5 +338,7 @@
       }).catch(function () { /* next visit */ });
   }
 
-  window.TonkCount = {ask: ask, start: start};
+  api.ask = ask;
+  api.start = start;
+  window.TonkCount = api;
 })();
