@@ -117,10 +117,14 @@
     });
   }
   function outcomeWord(outcome) { return say("outcome-" + outcome) || outcome; }
+  // Who leads: the highest total (push-ups: the lowest, the best), if anyone stands apart.
   function leader(rows) {
-    var best = null;
-    rows.forEach(function (r) { if (!best || +r.total.data > +best.total.data) best = r; });
-    return best && +best.total.data > 0 ? best : null;
+    var sign = table.rules && table.rules.scoring === "push_ups" ? -1 : 1, best = null;
+    rows.forEach(function (r) {
+      if (!best || sign * r.total.data > sign * best.total.data) best = r;
+    });
+    var tied = rows.filter(function (r) { return best && r.total.data === best.total.data; });
+    return tied.length === 1 && (sign < 0 || +best.total.data > 0) ? best : null;
   }
   function transferItem(t) {
     var li = el("li");
@@ -161,8 +165,8 @@
       .then(function (said) {
         var live = document.getElementById("live");
         showTotals(said.rows, live, true);
-        var box = live && live.querySelector(".totals-sum, ul.totals");
-        if (box) box.setAttribute("data-provisional", "1");
+        var sums = live && live.querySelector(".totals-sum, ul.totals");
+        if (sums) sums.setAttribute("data-provisional", "1");
         var hint = document.querySelector("#outbox > p.hint");
         if (hint) hint.textContent = say("counted-hint");
         var owing = live && live.querySelector("ul.owing");
