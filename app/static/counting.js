@@ -38,7 +38,7 @@
   var lang = document.documentElement.lang || "en";
   var account = +(document.body.getAttribute("data-account") || 0);
   var worker = null, started = null, next = 1, waiting = {};
-  var api = {readyAt: null, memory: null};
+  var api = {startAt: null, readyAt: null, memory: null};
 
   function say(name, values) {
     var text = (words && words.getAttribute("data-" + name)) || "";
@@ -63,6 +63,7 @@
   function start() {
     if (started) return started;
     started = new Promise(function (resolve, reject) {
+      api.startAt = performance.now();
       worker = new Worker("/phone/core-worker.js", {type: "module"});
       worker.onmessage = function (e) {
         var w = waiting[e.data.id];
