@@ -39,6 +39,7 @@
   var account = +(document.body.getAttribute("data-account") || 0);
   var worker = null, started = null, next = 1, waiting = {};
   var api = {startAt: null, readyAt: null, memory: null};
+  var START_AFTER = 1500;  // ms
 
   function say(name, values) {
     var text = (words && words.getAttribute("data-" + name)) || "";
@@ -306,7 +307,10 @@
   // Every page that loads this script starts the core once it has loaded: the phone can
   // count by itself from then on (data-counting), whatever the signal does next.
   document.addEventListener("DOMContentLoaded", function () {
-    idle(function () { start().catch(function () {}); });
+    // A second and a half after the page has loaded, when the phone is idle: a page only
+    // passed through (a redirect, a quick back) starts nothing, and whoever stays to record
+    // has the core before Save.
+    idle(function () { setTimeout(function () { start().catch(function () {}); }, START_AFTER); });
     if (!document.getElementById("phone-table")) return;  // (/check: its own script asks)
     if (form) {
       recordForm(form);
