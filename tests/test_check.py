@@ -243,7 +243,8 @@ def test_face_value_rank_on_check_refuses_a_49_claim(client):
 def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
     """docs/rules.md §4: Chicago's Big 50s go to the player nearest the dealer's left, while its
     tied low hands stay unpaid: written ``50 = 2 left`` in the form."""
-    from app.web.forms import format_deal_wins, parse_deal_wins
+    from app.core.tableform import parse_deal_wins
+    from app.web.forms import format_deal_wins
 
     shorthand = "50 = 2 left; <=13 = 2; 49 = 1"
     wins = parse_deal_wins(shorthand)
@@ -293,3 +294,56 @@ def test_the_ruling_link_has_a_copy_button(open_client):
     assert resp.status_code == 302
     page = open_client.get(resp.location).get_data(as_text=True)
     assert 'data-copy="permalink"' in page and 'id="share-said"' in page
+
+
+def test_the_phone_reads_the_check_form_as_the_server_does(open_client):
+    """With no signal the phone reads /check's form with the core (``app.core.phone``'s
+    ``check_form``, the server's own reading, :mod:`app.core.tableform`) and rules it with
+    ``compare``: on every worked hand the hand it gives is the one the server's permalink
+    holds, its ruling under the table's own rules is the server's, and where the server
+    refuses the hand the phone's ruling refuses it with the same words."""
+    from werkzeug.datastructures import MultiDict
+
+    from app.core.phone import answer
+    from app.web.dispute import read_check_form
+
+    for preset in PRESETS:
+        for kind in END_KINDS:
+            form = hand_form(preset, kind)
+            said = answer({"op": "check_form",
+                           "fields": [[k, v] for k, v in form.items()]}, {})
+            assert said["players"] == ["Ann", "Bob", "Cy", "Dee"]
+            assert said["problems"] == {} and said["refused"] == {}, (preset, kind)
+            assert read_check_form(MultiDict(form))[2] == said["hand"]
+            ruled = answer({"op": "compare", "hand": said["hand"]}, {})["results"][0]
+            resp = open_client.post("/check", data=form)
+            if resp.status_code == 422:  # Wikipedia has no instant wins on the deal
+                assert ruled["error"] in errors_of(resp), (preset, kind)
+                continue
+            assert resp.status_code == 302, errors_of(resp)
+            stored = parse_hand(decode_hand(permalink_token(resp.location)))
+            assert parse_hand(said["hand"]).to_json() == stored.to_json()
+            assert ruled["result"] == settle(stored).to_json(), (preset, kind)
+
+
+def test_the_phone_finds_the_check_forms_problems_where_the_server_does(open_client):
+    """What is wrong with a /check form is found by the phone beside the field the server
+    shows it beside: the form's own problems, rules and players the core refuses."""
+    from app.core.phone import answer
+
+    base = hand_form("pagat", "drop")
+    for change, fields in [
+            ({"count-1": "nine"}, {"count-1"}), ({"opt-catch": "never"}, {"opt-catch"}),
+            ({"opt-deal_wins": "49 = two"}, {"opt-deal_wins"}),
+            ({"opt-hand_size": "six"}, {"opt-hand_size"}), ({"kind": ""}, {"kind"}),
+            ({"big_one": "x"}, {"big_one"}), ({"players": "Ann, ann, Bob, Dee"}, {"players"}),
+            ({"preset": "nowhere"}, {"preset"})]:
+        form = {**base, **change}
+        said = answer({"op": "check_form", "fields": [[k, v] for k, v in form.items()]}, {})
+        assert set(said["problems"]) | set(said["refused"]) == fields, change
+        resp = open_client.post("/check", data=form)
+        assert resp.status_code == 422
+        for field, message in said["refused"].items():
+            shown_beside(resp, field, message)
+        for field in said["problems"]:
+            assert f'id="err-{field}"' in text(resp), (change, errors_of(resp))

@@ -29,6 +29,7 @@ from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
 from app.i18n import speaking
 from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
 from app.web.phone_core import bundle
+from tests.helpers import END_KINDS, hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "app" / "static" / "vendor" / "pyodide"
@@ -219,7 +220,42 @@ def requests() -> list[dict[str, Any]]:
                  "amounts": ["0", "1234.5", "-0.25", "1000000", "-99.99", 7]}
                 for currency in ("EUR", "JPY", "USD", "GBP", "chips", "$", None)]
         out.append({"op": "money", "lang": lang, "currency": "EUR", "amounts": ["1", "1,5"]})
+        out += _check_forms(rng, lang)
     return out + _random_requests(rng)
+
+
+def check_forms() -> list[list[list[str]]]:
+    """The dispute checker's worked forms (tests/helpers.py), every preset and end, as
+    ``[name, value]`` pairs."""
+    return [[[k, v] for k, v in hand_form(preset, kind).items()]
+            for preset in PRESETS for kind in END_KINDS]
+
+
+#: What a /check form may be given wrong, or changed: each added to a worked form.
+_CHECK_CHANGES: list[list[list[str]]] = [
+    [["players", "Ann, ann, Bob"]], [["players", ""]], [["players", "Ann"]],
+    [["opt-catch", "never"]], [["opt-deal_wins", "49 = two"]], [["opt-deal_wins", "-"]],
+    [["opt-deal_wins", "50 = 2 left; <=13 = 2; face = 3"]], [["opt-hand_size", "six"]],
+    [["opt-tonk_out_by_hits_pays", "0"]], [["opt-double_double_pays", "4"]],
+    [["opt-first_turn_spread_pays", "3"]], [["opt-scoring", "push_ups"]],
+    [["opt-scoring", "points"]], [["opt-deck", "jokers"], ["opt-jokers", "2"]],
+    [["preset", "nowhere"]], [["stake", "0,50"]], [["stake", "lots"]], [["kind", ""]],
+    [["count-1", "nine"]], [["big_one", "x"]], [["big_one", "2"]], [["first_turn", "1"]],
+    [["method", "hits"]], [["double_double", "1"]], [["cards-0", "KS, 10H"]],
+]
+
+
+def _check_forms(rng: random.Random, lang: str) -> list[dict[str, Any]]:
+    """The worked /check forms, and as many again with a change each (later pairs of a
+    name win: they come first, as a form sends one value of a name)."""
+    forms = check_forms()
+    out = [{"op": "check_form", "lang": lang, "fields": f} for f in forms]
+    for form in forms:
+        change = rng.choice(_CHECK_CHANGES)
+        changed = change + [p for p in form if p[0] not in {c[0] for c in change}]
+        out.append({"op": "check_form", "lang": lang, "fields": changed})
+    out.append({"op": "check_form", "lang": lang, "fields": "players=Ann"})
+    return out
 
 
 def _known(case: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -305,7 +341,8 @@ def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
     refused = [a for a in answers if "error" in a]
     assert len({a["field"] for a in refused}) >= 30 and len(refused) >= 800
     assert {(r["op"], r["lang"]) for r in asked} == {
-        (op, lang) for op in ("settle", "compare", "transfers", "night", "record", "money")
+        (op, lang) for op in ("settle", "compare", "transfers", "night", "record", "money",
+                              "check_form")
         for lang in LANGUAGES}
     nights = [a for r, a in zip(asked, answers, strict=True) if r["op"] == "night"]
     assert all("hands" in n for n in nights)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .cards import deck_contents
 from .hand import END_KINDS, count_mode
 from .rules import Rules
 from .sidebets import BETS
@@ -82,6 +83,27 @@ class Asks:
     def count_kinds(self) -> str:
         """The ends that need counts, space-separated, for ``data-kinds``."""
         return " ".join(k for k, mode in self.modes.items() if mode != "none")
+
+    def to_json(self) -> dict[str, Any]:
+        """What the hand fields show and hide, for a page that draws them itself."""
+        return {"method": self.method, "first_turn": self.first_turn,
+                "double_double": self.double_double, "five_face": self.five_face,
+                "modes": dict(self.modes), "count_kinds": self.count_kinds}
+
+
+def picker_data(rules: Rules, asks: Asks) -> dict[str, Any]:
+    """What the hand fields' script needs under ``rules``: which counts each end needs, the
+    counts and initial totals the deck allows (to check as the scorekeeper types), and the
+    deck for the card picker (one entry a copy: the jokers deck holds JOKER as often as the
+    rules say)."""
+    return {
+        "modes": dict(asks.modes),
+        "playCounts": sorted(rules.play_counts), "dealTotals": sorted(rules.deal_totals),
+        "maxCount": rules.max_count, "handSize": rules.hand_size,
+        "deck": [[str(card), card.value(rules.face_value)]
+                 for card, copies in deck_contents(rules.deck, rules.jokers).items()
+                 for _i in range(copies)],
+    }
 
 
 def text_of(form: FormFields, name: str) -> str:

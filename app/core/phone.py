@@ -21,7 +21,12 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
   hand's result and side bets (or refusal), the totals, pots and dealer after them and the
   fewest transfers that settle what is open: what the server will make of those hands;
 - ``money``: ``amounts`` of ``currency`` → how each is written (data, the reader's
-  language, signed).
+  language, signed);
+- ``check_form``: the dispute checker's form (``/check``) as ``[name, value]`` pairs →
+  the players, what the hand fields ask under the rules typed (or the preset's, while the
+  options typed are refused) and the card picker's data, the hand the form gives (for
+  ``compare``), the form's own problems (codes, by field) and the core's refusals (by
+  field): what the server reads of the same form (:mod:`app.core.tableform`).
 
 Bad input is an answer too: ``{"error", "field", "type"}``, never an exception. The
 catalogues are the compiled ``messages.mo`` files, read with the standard library's
@@ -39,7 +44,7 @@ from typing import Any
 from .compare import compare
 from .errors import TonkError
 from .hand import parse_hand, parse_players
-from .handform import Fields, chosen_of_form, hand_of_form, read_side_bets
+from .handform import Asks, Fields, chosen_of_form, hand_of_form, picker_data, read_side_bets
 from .messages import Message, Translator, set_translator, translator_hooked
 from .money import (
     MINUS,
@@ -68,6 +73,7 @@ from .sidebets import (
     replay_deals,
     return_pot,
 )
+from .tableform import check_of_form
 from .transfers import fewest_transfers, parse_balances
 
 #: The languages a request may ask for (English is the catalogue as written).
@@ -313,7 +319,23 @@ def _money_shown(amount: Decimal, currency: str | None, lang: str, scoring: str)
     return format_money(amount, currency, lang)
 
 
+def _check_form(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The dispute checker's form, read as the server reads it."""
+    fields = request.get("fields")
+    if not isinstance(fields, list) or not all(
+            isinstance(f, list) and len(f) == 2 and all(isinstance(v, str) for v in f)
+            for f in fields):
+        return {"error": "send the form as [name, value] pairs of text", "field": "fields",
+                "type": "RequestError"}
+    read = check_of_form(Fields(fields))
+    asks = Asks.of(read.rules)
+    return {"players": read.names, "scoring": read.rules.scoring, "asks": asks.to_json(),
+            "picker": picker_data(read.rules, asks), "hand": read.hand,
+            "problems": read.problems,
+            "refused": {field: exc.message for field, exc in read.refused.items()}}
+
+
 _OPS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "settle": _settle, "compare": _compare, "transfers": _transfers, "night": _night,
-    "record": _record, "money": _money,
+    "record": _record, "money": _money, "check_form": _check_form,
 }

@@ -8,7 +8,6 @@ every preset. Nothing is stored.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import segno
@@ -17,27 +16,23 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
+from ..core import Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
-from ..core.hand import parse_players
 from ..core.handform import Asks
 from ..core.sources import ruling_sources
+from ..core.tableform import MAX_PLAYERS_TEXT, check_of_form, player_list, rules_field
 from . import bp
 from .forms import (
     Errors,
     HandValues,
     RulesValues,
-    amount_text,
     hand_field,
     read_hand_form,
     read_rules,
-    rules_field,
 )
 from .links import decode_data, encode_data
 from .present import hand_line, ruling_rows, sourced_payments
 from .routes import hand_fields_context, rules_context
-
-MAX_PLAYERS_TEXT = 400
 
 
 def encode_hand(hand: Hand) -> str:
@@ -48,12 +43,6 @@ def encode_hand(hand: Hand) -> str:
 def decode_hand(token: str) -> Any:
     """``?hand=`` back to JSON-like data; ValueError when it is not such a link."""
     return decode_data(token)
-
-
-def player_list(text: str) -> list[str]:
-    """``"Ann, Bob,Cy"`` → the names in seat order (the core checks them)."""
-    return [" ".join(name.split()) for name in text[:MAX_PLAYERS_TEXT].split(",")
-            if name.strip()]
 
 
 class CheckForm:
@@ -72,30 +61,19 @@ class CheckForm:
                    HandValues.of_hand(data, hand.players))
 
 
-def _table_rules(spec: Mapping[str, Any], errors: Errors) -> Rules:
-    """The rules typed in, or the preset's own (the error shown beside its field)."""
-    try:
-        return resolve_rules(spec)
-    except TonkError as exc:
-        errors[rules_field(exc.field) or "preset"] = exc.message
-        return resolve_rules(spec.get("preset") if spec.get("preset") in PRESETS else None)
-
-
 def read_check_form(form: Any) -> tuple[CheckForm, Rules, dict[str, Any], Errors]:
-    """The form → (what to show again, the rules it is drawn for, the hand, errors)."""
-    values, spec, errors = read_rules(form)
-    rules = _table_rules(spec, errors)
-    names = player_list(form.get("players", ""))
-    if names:  # "Ann, ann" is refused at once, not once the whole hand is typed
-        try:
-            parse_players(names)
-        except TonkError as exc:
-            errors["players"] = exc.message
-    hand_values, data, hand_errors = read_hand_form(form, names, rules, Asks.of(rules))
-    check = CheckForm(form.get("players", "")[:MAX_PLAYERS_TEXT], amount_text(
-        form.get("stake", "")), values, hand_values)
-    data.update({"rules": spec, "players": names, "stake": check.stake or None})
-    return check, rules, data, {**errors, **hand_errors}
+    """The form → (what to show again, the rules it is drawn for, the hand, errors). The hand
+    is the core's reading (:func:`app.core.tableform.check_of_form`, as the phone reads it
+    with no signal); here only what the form shows again and the errors in the reader's
+    words."""
+    read = check_of_form(form)
+    values, _spec, errors = read_rules(form)
+    errors.update({field: exc.message for field, exc in read.refused.items()})
+    hand_values, _data, hand_errors = read_hand_form(form, read.names, read.rules,
+                                                     Asks.of(read.rules))
+    check = CheckForm(form.get("players", "")[:MAX_PLAYERS_TEXT], read.hand["stake"] or "",
+                      values, hand_values)
+    return check, read.rules, read.hand, {**errors, **hand_errors}
 
 
 def _page(check: CheckForm, rules: Rules, errors: Errors, result: Result | None = None,

@@ -8,7 +8,6 @@ checked here: every fact of the game is checked by the domain core, once, throug
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,12 +21,10 @@ from ..core import (
     PRESETS,
     CardError,
     DealWin,
-    Message,
     Rules,
     TonkError,
     resolve_rules,
 )
-from ..core.cards import DECKS, FACE_VALUES, deck_contents
 from ..core.hand import END_KINDS, missing_counts, parse_players
 from ..core.handform import (
     MAX_TEXT,
@@ -37,10 +34,20 @@ from ..core.handform import (
     PLAYER_ENDS,
     Asks,
     hand_of_form,
+    picker_data,
     text_of,
 )
 from ..core.money import parse_stake
-from ..core.rules import CATCHES, DEAL_CONFLICTS, DEAL_TIES, SCORINGS, STOCK_OUT_TIES
+from ..core.tableform import (
+    NOT_DEAL_WINS,
+    NOT_NUMBER,
+    OPTION_CHOICES,
+    TIE_WORDS,
+    amount_text,
+    option_widget,
+    rules_field,
+    rules_of_form,
+)
 from ..services.sessions import parse_session_name
 from .sidebets import Options, option_field, options_of_form, options_of_spec, spec_of_options
 
@@ -50,27 +57,8 @@ Form = MultiDict[str, str]
 MAX_SEATS = 8
 FEW_SEATS = 4  # seats shown at once; the rest fold away
 
-_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d{1,2}\s*$")
-
-
-def amount_text(text: str) -> str:
-    """Money as typed: ``"0,25"`` (a decimal comma, as the German pages write amounts) reads as
-    ``"0.25"``. Only one or two digits after the comma are read so, never ``"1,000"``."""
-    text = text.strip()[:MAX_TEXT]
-    return text.replace(",", ".") if _DECIMAL_COMMA.match(text) else text
-
-
 # -- house rules -----------------------------------------------------------------------------
 
-#: The options chosen from a list, with what each choice means (the core's own words).
-OPTION_CHOICES: dict[str, Mapping[str, Message]] = {
-    "scoring": SCORINGS, "deck": DECKS, "face_value": FACE_VALUES,
-    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES, "catch": CATCHES,
-    "stock_out_tie": STOCK_OUT_TIES,
-}
-#: Multiples that may be switched off ("0" in the form stands for none).
-OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays",
-                                "double_double_pays"})
 OPTION_LABELS: dict[str, Any] = {
     "scoring": _l("Scoring"), "deck": _l("Deck"), "jokers": _l("Jokers in the deck"),
     "face_value": _l("Face cards count"),
@@ -85,51 +73,8 @@ OPTION_LABELS: dict[str, Any] = {
 }
 
 
-def option_widget(name: str) -> str:
-    """How an option is entered: ``choice``, ``optional`` (0 = none), ``deal_wins`` or
-    ``number``."""
-    if name in OPTION_CHOICES:
-        return "choice"
-    if name in OPTIONAL_MULTIPLES:
-        return "optional"
-    return "deal_wins" if name == "deal_wins" else "number"
-
-
 def option_label(name: str) -> str:
     return str(OPTION_LABELS.get(name, name.replace("_", " ")))
-
-
-#: How the deal-wins shorthand writes an entry's own tie rule (docs/rules.md §4).
-TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
-
-
-def parse_deal_wins(text: str) -> list[dict[str, Any]]:
-    """The deal-wins shorthand → the JSON the core reads: ``49 50 = 2; <=13 = 2; face = 2``
-    (best first), or ``-`` for none; ``50 = 2 left`` (or ``draw``) gives the entry its own
-    tie rule. Raises ValueError for anything else."""
-    if text.strip() == "-":
-        return []
-    wins: list[dict[str, Any]] = []
-    for part in filter(None, (p.strip() for p in text.split(";"))):
-        what, equals, pays = part.rpartition("=")
-        if not equals:
-            raise ValueError(part)
-        pays, _space, tie = pays.strip().partition(" ")
-        win: dict[str, Any] = {"pays": int(pays)}
-        if tie.strip():
-            win["tie"] = TIE_WORDS[tie.strip().lower()] if tie.strip().lower() in TIE_WORDS \
-                else tie.strip()
-        what = what.strip().lower()
-        if "face" in what:
-            win["five_face_cards"] = True
-        elif what.startswith(("<=", "≤")):
-            win["at_most"] = int(what.lstrip("<=≤ "))
-        else:
-            win["totals"] = [int(t) for t in what.replace(",", " ").replace("/", " ").split()]
-        wins.append(win)
-    if not wins:
-        raise ValueError(text)
-    return wins
 
 
 def format_deal_wins(wins: Sequence[DealWin]) -> str:
@@ -173,38 +118,24 @@ class RulesValues:
 
 def read_rules(form: Form) -> tuple[RulesValues, dict[str, Any], Errors]:
     """The preset and every option filled in → (what to show again, the rules spec, errors).
-    An empty option keeps the preset's value."""
+    An empty option keeps the preset's value; the reading is the core's
+    (:func:`app.core.tableform.rules_of_form`)."""
     values = RulesValues(form.get("preset", "pagat").strip(),
                          {n: form.get(f"opt-{n}", "").strip()[:MAX_TEXT] for n in OPTIONS})
-    spec: dict[str, Any] = {"preset": values.preset}
-    errors: Errors = {}
-    for name, text in values.options.items():
-        if not text:
-            continue
-        widget = option_widget(name)
-        try:
-            if widget == "choice":
-                spec[name] = text
-            elif widget == "deal_wins":
-                spec[name] = parse_deal_wins(text)
-            else:
-                number = int(text)
-                spec[name] = None if widget == "optional" and number == 0 else number
-        except ValueError:
-            errors[f"opt-{name}"] = (
-                _("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
-                  "50 = 2 left gives a rule its own tie.")
-                if widget == "deal_wins" else _("Enter a whole number."))
-    return values, spec, errors
+    spec, problems = rules_of_form(form)
+    return values, spec, rules_problems(problems)
 
 
-def rules_field(field: str | None) -> str | None:
-    """``rules.catch`` → ``opt-catch``, ``rules.deal_wins[0].pays`` → ``opt-deal_wins``,
-    ``rules.preset`` → ``preset``; None if the field is not about the rules."""
-    if field is None or not (field == "rules" or field.startswith("rules.")):
-        return None
-    name = field[len("rules."):].split("[")[0].split(".")[0]
-    return f"opt-{name}" if name in OPTIONS else "preset"
+def rules_problems(problems: Mapping[str, str]) -> Errors:
+    """The core's problems with the options typed (:mod:`app.core.tableform`), in the
+    reader's words."""
+    return {field: str(_RULE_PROBLEMS[problem]) for field, problem in problems.items()}
+
+
+_RULE_PROBLEMS = {
+    NOT_DEAL_WINS: _l("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for "
+                      "none; 50 = 2 left gives a rule its own tie."),
+    NOT_NUMBER: _l("Enter a whole number.")}
 
 
 @dataclass(frozen=True)
@@ -418,20 +349,17 @@ def hand_field(exc: TonkError, names: Sequence[str]) -> str:
 
 
 def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
-    """What the hand page's script needs: which counts each end needs, the counts and initial
-    totals the deck allows (to check as the scorekeeper types), and the deck for the card
-    picker (one entry a copy: the jokers deck holds JOKER as often as the rules say)."""
-    return {
-        "modes": asks.modes,
-        "playCounts": sorted(rules.play_counts), "dealTotals": sorted(rules.deal_totals),
-        "maxCount": rules.max_count, "handSize": rules.hand_size,
-        "deck": [[str(card), card.value(rules.face_value)]
-                 for card, copies in deck_contents(rules.deck, rules.jokers).items()
-                 for _i in range(copies)],
-        "msg": {"whole": _("Enter a whole number."),
-                "max": _("At most %(max)s points.", max=rules.max_count),
-                "play": _("No hand of this deck adds up to {n}."),
-                "deal": _("No hand of this deck is dealt {n}."),
-                "full": _("A hand holds %(n)s cards.", n=rules.hand_size),
-                "joker": _("Joker"), "done": _("Done")},
-    }
+    """What the hand page's script needs: the core's :func:`~app.core.handform.picker_data`
+    and its messages in the reader's words."""
+    return {**picker_data(rules, asks), "msg": picker_words(rules.max_count, rules.hand_size)}
+
+
+def picker_words(max_count: int | str, hand_size: int | str) -> dict[str, str]:
+    """The hand script's messages (``max_count`` and ``hand_size`` filled in: a page that
+    draws the fields itself passes ``{max}`` and ``{size}``)."""
+    return {"whole": _("Enter a whole number."),
+            "max": _("At most %(max)s points.", max=max_count),
+            "play": _("No hand of this deck adds up to {n}."),
+            "deal": _("No hand of this deck is dealt {n}."),
+            "full": _("A hand holds %(n)s cards.", n=hand_size),
+            "joker": _("Joker"), "done": _("Done")}

@@ -26,12 +26,13 @@ from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
 from ..core.money import MINUS, average_of_minor, average_places, format_number, from_minor
+from ..core.tableform import amount_text, rules_field
 from ..db.models import GameSession, League, Season
 from ..extensions import db
 from ..services import leagues as service
 from ..services.sessions import is_league_admin, open_debts_of_league, open_debts_of_player
 from .chart import chart_svg
-from .forms import Errors, RulesValues, amount_text, read_rules, rules_field
+from .forms import Errors, RulesValues, read_rules
 from .links import card_url
 from .present import minor_label, outcome_word, rules_title, score, session_card
 from .queries import player_sessions_page

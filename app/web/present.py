@@ -36,6 +36,7 @@ from ..core.money import (
 from ..core.restate import reworded, reworded_side_bets
 from ..core.rules import DEAL_TIES, multiple_word
 from ..core.sources import Source, source_of
+from ..core.tableform import OPTION_CHOICES
 from ..db.models import GameSession, Hand
 from ..services.sessions import (
     counted_hands,
@@ -44,7 +45,7 @@ from ..services.sessions import (
     session_rules,
     session_stake,
 )
-from .forms import OPTION_CHOICES, option_label
+from .forms import option_label
 from .sidebets import BET_TITLES
 
 OUTCOMES: dict[str, Any] = {

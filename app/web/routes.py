@@ -31,6 +31,7 @@ from werkzeug.http import quote_etag
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..core.handform import PLAYER_ENDS, Asks, chosen_of_form, read_side_bets
+from ..core.tableform import amount_text
 from ..db.models import Author, GameSession, Hand
 from ..http.compress import held
 from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
@@ -73,7 +74,6 @@ from .forms import (
     HandValues,
     RulesValues,
     SessionValues,
-    amount_text,
     change_rules_field,
     hand_field,
     option_fields,

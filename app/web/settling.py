@@ -12,6 +12,7 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
+from ..core.tableform import amount_text
 from ..db.models import GameSession
 from ..services.sessions import (
     archived_sessions_of,
@@ -33,7 +34,6 @@ from ..services.sessions import (
 )
 from . import bp
 from .form_tokens import once_per_form
-from .forms import amount_text
 from .pay import SERVICES, pay_views
 from .present import money, session_card, standings, table, total_rows
 from .routes import open_session

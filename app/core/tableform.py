@@ -1,0 +1,172 @@
+"""The table's part of a form (the players, the stake, the house rules) → what the core reads,
+and the dispute checker's whole form (``/check``) → the hand it asks about: the one home of
+that reading. The server reads its pages' forms with it (``app/web/forms.py``,
+``app/web/dispute.py``), and so does the phone with no signal (:mod:`app.core.phone`'s
+``check_form``), so the phone checks the hand the server would.
+
+What only a form can get wrong comes back as a problem beside its field (a code, put in the
+reader's words by the page); what the core refuses (rules it cannot play, players it cannot
+seat) as the core's error, by the form's field.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import DECKS, FACE_VALUES
+from .errors import TonkError
+from .hand import parse_players
+from .handform import MAX_TEXT, FormFields, hand_of_form
+from .messages import Message
+from .rules import (
+    CATCHES,
+    DEAL_CONFLICTS,
+    DEAL_TIES,
+    OPTIONS,
+    PRESETS,
+    SCORINGS,
+    STOCK_OUT_TIES,
+    Rules,
+    resolve_rules,
+)
+
+#: The most of the players' field that is read.
+MAX_PLAYERS_TEXT = 400
+#: The form's own problems with an option: not the deal-wins shorthand, not a whole number.
+NOT_DEAL_WINS, NOT_NUMBER = "not_deal_wins", "not_number"
+
+#: The options chosen from a list, with what each choice means (the core's own words).
+OPTION_CHOICES: dict[str, Mapping[str, Message]] = {
+    "scoring": SCORINGS, "deck": DECKS, "face_value": FACE_VALUES,
+    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES, "catch": CATCHES,
+    "stock_out_tie": STOCK_OUT_TIES,
+}
+#: Multiples that may be switched off ("0" in the form stands for none).
+OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays",
+                                "double_double_pays"})
+#: How the deal-wins shorthand writes an entry's own tie rule (docs/rules.md §4).
+TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
+
+_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d{1,2}\s*$")
+
+
+def amount_text(text: str) -> str:
+    """Money as typed: ``"0,25"`` (a decimal comma, as the German pages write amounts) reads as
+    ``"0.25"``. Only one or two digits after the comma are read so, never ``"1,000"``."""
+    text = text.strip()[:MAX_TEXT]
+    return text.replace(",", ".") if _DECIMAL_COMMA.match(text) else text
+
+
+def player_list(text: str) -> list[str]:
+    """``"Ann, Bob,Cy"`` → the names in seat order (the core checks them)."""
+    return [" ".join(name.split()) for name in text[:MAX_PLAYERS_TEXT].split(",")
+            if name.strip()]
+
+
+def option_widget(name: str) -> str:
+    """How an option is entered: ``choice``, ``optional`` (0 = none), ``deal_wins`` or
+    ``number``."""
+    if name in OPTION_CHOICES:
+        return "choice"
+    if name in OPTIONAL_MULTIPLES:
+        return "optional"
+    return "deal_wins" if name == "deal_wins" else "number"
+
+
+def parse_deal_wins(text: str) -> list[dict[str, Any]]:
+    """The deal-wins shorthand → the JSON the core reads: ``49 50 = 2; <=13 = 2; face = 2``
+    (best first), or ``-`` for none; ``50 = 2 left`` (or ``draw``) gives the entry its own
+    tie rule. Raises ValueError for anything else."""
+    if text.strip() == "-":
+        return []
+    wins: list[dict[str, Any]] = []
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        what, equals, pays = part.rpartition("=")
+        if not equals:
+            raise ValueError(part)
+        pays, _space, tie = pays.strip().partition(" ")
+        win: dict[str, Any] = {"pays": int(pays)}
+        if tie.strip():
+            win["tie"] = TIE_WORDS[tie.strip().lower()] if tie.strip().lower() in TIE_WORDS \
+                else tie.strip()
+        what = what.strip().lower()
+        if "face" in what:
+            win["five_face_cards"] = True
+        elif what.startswith(("<=", "≤")):
+            win["at_most"] = int(what.lstrip("<=≤ "))
+        else:
+            win["totals"] = [int(t) for t in what.replace(",", " ").replace("/", " ").split()]
+        wins.append(win)
+    if not wins:
+        raise ValueError(text)
+    return wins
+
+
+def rules_of_form(form: FormFields) -> tuple[dict[str, Any], dict[str, str]]:
+    """The preset and every option filled in → (the rules spec, the form's problems by field:
+    :data:`NOT_DEAL_WINS` or :data:`NOT_NUMBER` beside ``opt-<name>``). An empty option
+    keeps the preset's value."""
+    spec: dict[str, Any] = {"preset": form.get("preset", "pagat").strip()}
+    problems: dict[str, str] = {}
+    for name in OPTIONS:
+        text = form.get(f"opt-{name}", "").strip()[:MAX_TEXT]
+        if not text:
+            continue
+        widget = option_widget(name)
+        try:
+            if widget == "choice":
+                spec[name] = text
+            elif widget == "deal_wins":
+                spec[name] = parse_deal_wins(text)
+            else:
+                number = int(text)
+                spec[name] = None if widget == "optional" and number == 0 else number
+        except ValueError:
+            problems[f"opt-{name}"] = NOT_DEAL_WINS if widget == "deal_wins" else NOT_NUMBER
+    return spec, problems
+
+
+def rules_field(field: str | None) -> str | None:
+    """``rules.catch`` → ``opt-catch``, ``rules.deal_wins[0].pays`` → ``opt-deal_wins``,
+    ``rules.preset`` → ``preset``; None if the field is not about the rules."""
+    if field is None or not (field == "rules" or field.startswith("rules.")):
+        return None
+    name = field[len("rules."):].split("[")[0].split(".")[0]
+    return f"opt-{name}" if name in OPTIONS else "preset"
+
+
+@dataclass(frozen=True)
+class CheckRead:
+    """The dispute checker's form as the core reads it: the players, the rules the hand
+    fields are drawn for (the preset's own while the options typed are refused), the hand
+    (docs/rules.md §1, with the rules as typed, the players and the stake), the form's own
+    problems (codes) and the core's refusals, each by the field it is shown beside."""
+
+    names: list[str]
+    rules: Rules
+    hand: dict[str, Any]
+    problems: dict[str, str]
+    refused: dict[str, TonkError]
+
+
+def check_of_form(form: FormFields) -> CheckRead:
+    """The checker's form (players, stake, house rules and the hand's facts) → what it asks."""
+    spec, problems = rules_of_form(form)
+    refused: dict[str, TonkError] = {}
+    try:
+        rules = resolve_rules(spec)
+    except TonkError as exc:
+        refused[rules_field(exc.field) or "preset"] = exc
+        rules = resolve_rules(spec["preset"] if spec["preset"] in PRESETS else None)
+    names = player_list(form.get("players", ""))
+    if names:  # "Ann, ann" is refused at once, not once the whole hand is typed
+        try:
+            parse_players(names)
+        except TonkError as exc:
+            refused["players"] = exc
+    data, hand_problems = hand_of_form(form, names, rules)
+    data.update({"rules": spec, "players": names,
+                 "stake": amount_text(form.get("stake", "")) or None})
+    return CheckRead(names, rules, data, {**problems, **hand_problems}, refused)
