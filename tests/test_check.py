@@ -29,6 +29,12 @@ def text(resp) -> str:
     return resp.get_data(as_text=True)
 
 
+def form_part(page: str) -> str:
+    """The checker's form as shown (not the fields kept for the phone in #check-hand)."""
+    start = page.index('id="hand-form"')
+    return page[start:page.index("</form>", start)]
+
+
 def permalink_token(url: str) -> str:
     return url.split("hand=", 1)[1]
 
@@ -60,7 +66,7 @@ class _FormReader(HTMLParser):
 
 def shown_form(page: str) -> dict[str, str]:
     reader = _FormReader()
-    reader.feed(page[page.index('id="hand-form"'):])
+    reader.feed(form_part(page))
     return reader.fields
 
 
@@ -73,7 +79,8 @@ def test_check_is_open_to_anyone_and_linked_from_the_welcome_page(client):
     page = text(resp)
     assert 'name="players"' in page and 'name="preset"' in page
     assert "Change single rules" in page  # the session form's rules part
-    assert 'id="hand-config"' not in page  # the hand's fields come once players are known
+    assert 'id="hand-config"' not in form_part(page)  # the hand's fields come once players
+    assert 'id="check-hand"' in page  # are known (or the phone draws them with no signal)
 
 
 def test_check_is_linked_from_the_home_page(client):
@@ -84,7 +91,7 @@ def test_check_is_linked_from_the_home_page(client):
 def test_next_draws_the_record_hand_fields_for_the_players(client):
     resp = client.post("/check", data={"players": "Ann, Bob ,Cy", "preset": "rushville",
                                        "stake": "0.05", "step": "setup"})
-    page = text(resp)
+    page = form_part(text(resp))
     assert resp.status_code == 200
     for seat, name in enumerate(["Ann", "Bob", "Cy"]):
         assert f'id="count-{seat}"' in page and f'value="{name}"' in page
@@ -286,7 +293,7 @@ def test_the_same_name_twice_is_refused_as_soon_as_the_players_are_typed(open_cl
     resp = open_client.post("/check", data={"step": "setup", "players": "Ann, ann, Bob",
                                             "preset": "pagat", "stake": "1"})
     shown_beside(resp, "players", "ann sits at the table twice (as Ann)")
-    assert 'name="kind"' not in resp.get_data(as_text=True)  # no hand form for bad names
+    assert 'name="kind"' not in form_part(text(resp))  # no hand form for bad names
 
 
 def test_the_ruling_link_has_a_copy_button(open_client):

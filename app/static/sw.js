@@ -22,7 +22,7 @@ var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
 var KEPT = [/^\/$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
             /^\/sessions\/\d+\/settle$/,
             /^\/sessions\/\d+\/(live|chart\.svg)$/, /^\/s\/[^/]+$/,
-            /^\/s\/[^/]+\/(live|chart\.svg|hands\/\d+)$/];
+            /^\/s\/[^/]+\/(live|chart\.svg|hands\/\d+)$/, /^\/check$/];
 var RECORD = /^\/sessions\/(\d+)\/hands\/new$/;
 
 self.addEventListener("install", function (event) {
@@ -165,6 +165,15 @@ function prune(cache, bundle) {
   });
 }
 
+/* The dispute checker (/check, kept like the pages above) whose form is sent with no
+   signal: the checker as the phone kept it, whose script checks the hand on the phone
+   (check-offline.js). */
+function checkAgain() {
+  return caches.open(PAGES).then(function (cache) {
+    return cache.match(new URL("/check", self.location.href).href);
+  }).then(function (hit) { return hit ? marked(hit) : offlinePage(); });
+}
+
 /* A hand saved on a form whose POST fails for want of network: kept in the outbox. */
 function record(event, sessionId) {
   var copy = event.request.clone();
@@ -193,7 +202,7 @@ self.addEventListener("fetch", function (event) {
   if (request.method === "POST" && request.mode === "navigate") {
     var match = RECORD.exec(url.pathname);
     event.respondWith(match ? record(event, match[1])
-                            : fetch(request).catch(offlinePage));
+                            : fetch(request).catch(url.pathname === "/check" ? checkAgain : offlinePage));
     return;
   }
   if (request.method !== "GET") return;

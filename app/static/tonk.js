@@ -414,9 +414,12 @@
   if (live && live.closest(".board-page")) rotate(live);
   shareButtons();
 
+  // (the dispute checker's hand fields sit in their own part of the form, drawn again on the
+  // phone with no signal: check-offline.js calls TonkHandForm on the new part)
+  window.TonkHandForm = handForm;
   var config = document.getElementById("hand-config");
   var handEl = document.getElementById("hand-form");
-  if (config && handEl) handForm(handEl, JSON.parse(config.textContent));
+  if (config && handEl) handForm(config.closest("[data-hand-root]") || handEl, JSON.parse(config.textContent));
   var dealer = document.getElementById("first_dealer");
   if (dealer) firstDealer(dealer);
   var preset = document.getElementById("preset"), summary = document.getElementById("preset-summary");

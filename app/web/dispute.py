@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from ..core import Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
+from ..core.hand import MAX_PLAYERS
 from ..core.handform import Asks
 from ..core.sources import ruling_sources
 from ..core.tableform import MAX_PLAYERS_TEXT, check_of_form, player_list, rules_field
@@ -27,6 +28,8 @@ from .forms import (
     HandValues,
     RulesValues,
     hand_field,
+    picker_words,
+    problem_words,
     read_hand_form,
     read_rules,
 )
@@ -89,12 +92,25 @@ def _page(check: CheckForm, rules: Rules, errors: Errors, result: Result | None 
             "payments": payments,
             "sources": ruling_sources(result), "scoring": hand.rules.scoring,
             "net_values": list((result.pushed or result.net or {}).items()),
+            "net_data": {name: str(value) for name, value in (
+                result.to_json().get("net") or result.pushed or {}).items()},
             "permalink": link, "rows": ruling_rows(compare(data), hand.players, data),
             "qr": Markup(segno.make(link, error="m").svg_inline(scale=3))}
     return render_template(
         "web/check.html", check=check, values=check.hand, errors=errors,
         ready=bool(names) and "players" not in errors, **rules_context(check.rules, errors),
-        **hand_fields_context(rules, names), **context), 422 if errors else 200
+        **hand_fields_context(rules, names), **_offline_context(), **context
+    ), 422 if errors else 200
+
+
+def _offline_context() -> dict[str, Any]:
+    """What the phone needs to draw the hand fields and say what is wrong with no signal
+    (static/check-offline.js): every part of the fields, a seat for each placeholder name
+    it fills in, the picker's words with the rules' numbers left to fill in (the rest of its
+    data is the core's), and the form's own problems in the reader's words."""
+    return {"blank": HandValues(), "seat_marks": [f"@@seat{i}@@" for i in range(MAX_PLAYERS)],
+            "marked_config": {"msg": picker_words("{max}", "{size}")},
+            "problem_words": problem_words()}
 
 
 @bp.route("/check", methods=["GET", "POST"])

@@ -327,6 +327,13 @@ _FORM_PROBLEMS = {NO_END: _l("Choose how the hand ended."),
                   NOT_BIG_ONE: _l("The Big One doubles the stakes: tick it or leave it.")}
 
 
+def problem_words() -> dict[str, str]:
+    """The core's codes for what only a form gets wrong (:mod:`app.core.handform`,
+    :mod:`app.core.tableform`), in the reader's words: for a page that reads its form on
+    the phone."""
+    return {code: str(word) for code, word in {**_FORM_PROBLEMS, **_RULE_PROBLEMS}.items()}
+
+
 _HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "method",
                 "end.first_turn": "first_turn", "end.double_double": "double_double",
                 "end.five_face_cards": "five_face", "dealer": "dealer", "multiplier": "big_one",
