@@ -75,6 +75,7 @@
   // -- what the phone says beside the form ---------------------------------------------------
   function status(text, alert) {
     var box = document.getElementById("check-phone");
+    if (!text) { if (box) box.remove(); return; }
     if (!box) {
       box = el("p", "phone-note hint");
       box.id = "check-phone";
@@ -270,7 +271,7 @@
     return window.TonkCount.ask({op: "check_form", fields: typed}).then(function (read) {
       if (read.error) throw new Error(read.error);
       var ready = draw(read, typed);
-      status(say("checked"));
+      status("");
       if (step !== "check" || !ready) {
         var table = {};
         Object.keys(read.refused).forEach(function (f) {
