@@ -331,6 +331,11 @@ def test_the_phone_reads_the_check_form_as_the_server_does(open_client):
             stored = parse_hand(decode_hand(permalink_token(resp.location)))
             assert parse_hand(said["hand"]).to_json() == stored.to_json()
             assert ruled["result"] == settle(stored).to_json(), (preset, kind)
+            if kind == "stock_out":  # the server's page: each net as the phone shows it
+                page = text(open_client.get(resp.location))
+                hooks = dict(re.findall(r'data-player="([^"]+)" data-net="([^"]+)"', page))
+                assert hooks == {name: str(value) for name, value in (
+                    ruled["result"].get("net") or ruled["result"]["pushed"]).items()}
 
 
 def test_the_phone_finds_the_check_forms_problems_where_the_server_does(open_client):
