@@ -38,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -47,8 +48,8 @@ from tests.live import Client, a_hand, new_session, prepare, tonk_serve  # noqa:
 
 EMAIL, PASSWORD = "keeper@example.com", "correct horse battery staple"  # prepare()'s
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1,
-         "is_mobile": True, "has_touch": True}
+PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1,
+                         "is_mobile": True, "has_touch": True}
 COLD_START_SECONDS = 300
 
 
@@ -70,33 +71,35 @@ def cached_bytes(quality: int = 11) -> tuple[int, int, int, int]:
     return len(paths), raw, gz, br
 
 
-def timed_visit(page, url: str) -> dict[str, float]:
+def timed_visit(page: Any, url: str) -> dict[str, Any]:
     """Open ``url`` and wait until the phone can count: ms from the navigation's start to
     the first paint, the load event and the core's start."""
     page.goto(url)
     page.wait_for_function("() => window.TonkCount && window.TonkCount.readyAt !== null",
                            timeout=COLD_START_SECONDS * 1000, polling=100)
-    return page.evaluate("""() => {
+    seen: dict[str, Any] = page.evaluate("""() => {
         const nav = performance.getEntriesByType("navigation")[0];
         const paint = performance.getEntriesByName("first-contentful-paint")[0];
         return {ready: window.TonkCount.readyAt, start: window.TonkCount.startAt,
                 load: nav.loadEventEnd,
                 paint: paint ? paint.startTime : null, memory: window.TonkCount.memory};
     }""")
+    return seen
 
 
-def painted(page, url: str) -> dict[str, float]:
+def painted(page: Any, url: str) -> dict[str, Any]:
     page.goto(url)
     page.wait_for_load_state("load")
-    return page.evaluate("""() => {
+    seen: dict[str, Any] = page.evaluate("""() => {
         const nav = performance.getEntriesByType("navigation")[0];
         const paint = performance.getEntriesByName("first-contentful-paint")[0];
         return {load: nav.loadEventEnd, paint: paint ? paint.startTime : null};
     }""")
+    return seen
 
 
-def hand_times(page, hands: int) -> list[float]:
-    return page.evaluate("""async (hands) => {
+def hand_times(page: Any, hands: int) -> list[float]:
+    times: list[float] = page.evaluate("""async (hands) => {
         const table = JSON.parse(document.getElementById("phone-table").textContent);
         const form = [["kind", "drop"], ["player", "Cy"], ["count-0", "20"], ["count-1", "15"],
                       ["count-2", "3"], ["count-3", "9"]];
@@ -109,6 +112,7 @@ def hand_times(page, hands: int) -> list[float]:
         }
         return times;
     }""", hands)
+    return times
 
 
 def main(argv: list[str] | None = None) -> int:

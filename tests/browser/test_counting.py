@@ -46,7 +46,8 @@ def cached_core(page, seconds: float = 120) -> int:
         const want = bundle.cache.length + Object.keys(bundle.files).length;
         for (;;) {
             const cache = await caches.open("tonk-core-v1");
-            const kept = (await cache.keys()).filter((r) => /\\/phone\\/(pyodide|core)\\//.test(r.url));
+            const kept = (await cache.keys()).filter(
+                (r) => /\\/phone\\/(pyodide|core)\\//.test(r.url));
             if (kept.length >= want) return kept.length;
             await new Promise((r) => setTimeout(r, 250));
         }
