@@ -27,7 +27,7 @@
     return text;
   }
   function outcomeWord(outcome) {
-    var all = document.getElementById("offline-words");
+    var all = document.getElementById("check-words");
     return (all && all.getAttribute("data-outcome-" + outcome)) || outcome;
   }
   function el(tag, cls, text) {

@@ -118,7 +118,6 @@
       });
     });
   }
-  function outcomeWord(outcome) { return say("outcome-" + outcome) || outcome; }
   // Who leads: the highest total (push-ups: the lowest, the best), if anyone stands apart.
   function leader(rows) {
     var sign = table.rules && table.rules.scoring === "push_ups" ? -1 : 1, best = null;
@@ -199,7 +198,8 @@
           if (hand.error) {
             box.appendChild(el("p", "reason", say("phone-refuses", {why: hand.error})));
           } else {
-            box.appendChild(el("p", "", say("phone-says", {n: hand.number, outcome: outcomeWord(hand.result.outcome)})));
+            box.appendChild(el("p", "", say("phone-says", {n: hand.number})));
+            box.appendChild(el("p", "", (hand.result.explanation || [""])[0]));
             box.appendChild(payments(hand.result));
             box.appendChild(explained(hand));
           }
@@ -250,7 +250,8 @@
         var hand = said.hands[said.hands.length - 1], box = document.getElementById("phone-answer");
         if (!box || hand.error) return;
         box.textContent = "";
-        box.appendChild(el("h2", "", say("phone-says", {n: hand.number, outcome: outcomeWord(hand.result.outcome)})));
+        box.appendChild(el("h2", "", say("phone-says", {n: hand.number})));
+        box.appendChild(el("p", "", (hand.result.explanation || [""])[0]));
         box.appendChild(payments(hand.result));
         var totals = el("ul", "totals");
         said.rows.forEach(function (r) {
