@@ -17,7 +17,7 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ..core import PRESETS, Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
+from ..core import PRESETS, PlayedHand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
 from ..core.hand import parse_players
 from ..core.handform import Asks
@@ -40,7 +40,7 @@ from .routes import hand_fields_context, rules_context
 MAX_PLAYERS_TEXT = 400
 
 
-def encode_hand(hand: Hand) -> str:
+def encode_hand(hand: PlayedHand) -> str:
     """The permalink's ``hand``: the hand's JSON (docs/rules.md §1), base64url without padding."""
     return encode_data(hand.to_json())
 
@@ -66,7 +66,7 @@ class CheckForm:
         self.hand = hand or HandValues()
 
     @classmethod
-    def of_hand(cls, hand: Hand) -> CheckForm:
+    def of_hand(cls, hand: PlayedHand) -> CheckForm:
         data = hand.to_json()
         return cls(", ".join(hand.players), str(hand.stake), RulesValues.of(hand.rules),
                    HandValues.of_hand(data, hand.players))

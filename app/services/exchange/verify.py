@@ -122,7 +122,7 @@ class CheckedSession:
 
 
 @dataclass(frozen=True, slots=True)
-class _Table:
+class _Terms:
     """What a hand is played under, from its first version: rules, stake, formatter."""
 
     rules: Rules
@@ -189,10 +189,10 @@ class Checker:
     with nothing but Python: no database, so that it can run in another process."""
 
     def __init__(self) -> None:
-        self._last_table: tuple[Any, Any, _Table] | None = None
+        self._last_table: tuple[Any, Any, _Terms] | None = None
         self._enabled: dict[str, SideBet] = {}
         self._last_by: tuple[Any, str] | None = None
-        self._last_text: tuple[_Table, tuple[str, ...], str] | None = None
+        self._last_text: tuple[_Terms, tuple[str, ...], str] | None = None
         self._problems: list[Message] = []
         self._minor: dict[Decimal, int] = {}
 
@@ -392,7 +392,7 @@ class Checker:
         if not isinstance(versions, list) or not versions:
             self.problem(at_hand(), Message("import.no_versions"))
             return None
-        table: _Table | None = None
+        table: _Terms | None = None
         everyone = tuple(range(len(names)))
         done: list[_Version] = []
         given_hand: Any = None
@@ -490,7 +490,7 @@ class Checker:
         self._last_by = (value, by)
         return by
 
-    def _table(self, data: dict[str, Any]) -> _Table:
+    def _table(self, data: dict[str, Any]) -> _Terms:
         """A hand's rules and stake (the last ones are remembered: a session's hands
         mostly share them)."""
         spec, raw = data["rules"], data["stake"]
@@ -498,12 +498,12 @@ class Checker:
         if last is not None and last[0] == spec and last[1] == raw:
             return last[2]
         rules = resolve_rules(spec)
-        table = _Table(rules, rules.to_json(), _hand_stake(raw, rules), amount_formatter(rules))
+        table = _Terms(rules, rules.to_json(), _hand_stake(raw, rules), amount_formatter(rules))
         self._last_table = (spec, raw, table)
         return table
 
     def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Table | None) -> tuple[_Table, Result, str, tuple[Play, ...]]:
+                 first: _Terms | None) -> tuple[_Terms, Result, str, tuple[Play, ...]]:
         """Re-validate one version of a hand through the core: its table (the first
         version's), its result, the hand's JSON as the ledger stores it, and its side bets
         as that JSON gives them back."""
@@ -536,7 +536,7 @@ class Checker:
         return first or table, result, self._table_text(table, seated) + fast_dumps(facts)[1:], \
             played
 
-    def _table_text(self, table: _Table, seated: tuple[str, ...]) -> str:
+    def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
         """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
         "players": […], ``), written once for the hands that share it."""
         last = self._last_text
@@ -548,7 +548,7 @@ class Checker:
         return text
 
     @staticmethod
-    def _result_text(result: Result, given: Any, table: _Table) -> str:
+    def _result_text(result: Result, given: Any, table: _Terms) -> str:
         """The result as stored, once every number in it is what the hand gives."""
         if given is None:
             return json.dumps(result.to_json())
