@@ -10,7 +10,7 @@ import pytest
 from markupsafe import escape
 
 from app.core import PRESETS, resolve_rules
-from app.core.card import dropped_pagat_rules, payment_keys, rule_card
+from app.core.rule_card import dropped_pagat_rules, payment_keys, rule_card
 from app.core.settle import rule_text
 from app.core.sources import source_of
 from app.web.links import decode_data, encode_data
