@@ -305,8 +305,8 @@ def note_token_use() -> None:
 
 
 @event.listens_for(Session, "after_commit")
-def _token_noted(session: Session) -> None:
-    session.info.pop(_TOKEN_NOTE, None)
+def _token_noted(db_session: Session) -> None:
+    db_session.info.pop(_TOKEN_NOTE, None)
 
 
 def revoke_token(user: User, token_id: int) -> None:

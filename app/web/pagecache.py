@@ -14,7 +14,8 @@ import secrets
 import time
 from collections.abc import Callable, Hashable
 
-from flask import g, get_flashed_messages, session
+from flask import g, get_flashed_messages
+from flask import session as cookie  # Flask's signed cookie (its "session"), not a night
 from flask_wtf.csrf import generate_csrf
 
 from ..services.sessions import StateCache
@@ -34,14 +35,14 @@ RESIGN_AFTER = 60.0
 def csrf_token() -> str:
     """Flask-WTF's CSRF token of this request (``generate_csrf``), signed at most once a
     minute per browser."""
-    raw = session.get("csrf_token")
+    raw = cookie.get("csrf_token")
     if raw and "csrf_token" not in g:
         signed_at, token = _SIGNED.get(raw, lambda: (0.0, ""))
         if token and time.monotonic() - signed_at < RESIGN_AFTER:
             g.csrf_token = token
             return token
     token = generate_csrf()
-    raw = session.get("csrf_token")
+    raw = cookie.get("csrf_token")
     if raw:
         _SIGNED.put(raw, (time.monotonic(), token))
     return str(token)
