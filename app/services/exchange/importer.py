@@ -45,6 +45,7 @@ from ...db.storage import begin_write
 from ...db.types import UTCDateTime
 from ...extensions import db
 from ..sessions import is_league_admin, parse_currency, side_bets_text
+from .checked import Checked
 from .common import (
     FORMAT,
     IMPORT_BATCH_HANDS,
@@ -60,7 +61,7 @@ from .common import (
 )
 from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time, unpacked
 from .settling import after_write
-from .verify import Checked, Checker, league_name_of, read_list, read_uid, where_of
+from .verify import Checker, league_name_of, read_list, read_uid, where_of
 
 log = logging.getLogger(__name__)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import parse_players
@@ -46,6 +46,7 @@ from ..sessions import (
     side_rows,
     trimmed,
 )
+from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion
 from .common import (
     MAX_BY,
     NO_COUNTS,
@@ -56,69 +57,7 @@ from .common import (
     field_of,
     parse_time,
 )
-from .settling import SettlePart, parse_settle, still_open
-
-
-class _Version(NamedTuple):
-    """One version of a hand, as it will be stored."""
-
-    version: int
-    action: str
-    hand_text: str
-    result_text: str
-    reason: str | None
-    by: str
-    at: datetime
-
-
-class _Hand(NamedTuple):
-    """One hand, checked: its versions, and its current version's part for each seat (flat:
-    :class:`~app.services.sessions.ledger.Part` after Part, seat by seat; None for a voided hand).
-    Plain values, so that it travels between processes cheaply."""
-
-    number: int
-    voided: bool
-    outcome: str
-    scoring: str
-    nets: list[int]
-    parts: tuple[Any, ...] | None
-    versions: list[_Version]
-    seats: tuple[int, ...] = ()  # the seat of each part: who the hand was played by
-    plays: tuple[Play, ...] = ()  # its current version's side bets
-
-
-#: A player's record in a session as its hands add it up: seat, scoring, then the counters
-#: of :data:`app.services.sessions.ledger.STAT_FIELDS`.
-_Record = tuple[Any, ...]
-
-
-@dataclass(slots=True)
-class CheckedSession:
-    """One session, checked, ready to be written: only the database's ids are missing."""
-
-    uid: str
-    name: str
-    played_at: datetime
-    closed_at: datetime | None
-    currency: str
-    stake_minor: int
-    rules_json: str
-    next_dealer: int
-    names: tuple[str, ...]
-    totals: list[int]
-    hands: list[_Hand]
-    records: list[_Record]
-    payments: list[tuple[int, int, int, datetime]]
-    changes: list[tuple[int, str, int, datetime]]
-    #: Seats that changed, side bets (format version 2): where each seat sits now and when
-    #: it left (None: seated), the side bets played, each hand's side-bet money and lines,
-    #: and the pots.
-    positions: list[int] = field(default_factory=list)
-    left_at: list[datetime | None] = field(default_factory=list)
-    side_bets_json: str | None = None
-    side: list[tuple[str, str]] = field(default_factory=list)
-    pots_json: str = "{}"
-    settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
+from .settling import parse_settle, still_open
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,17 +110,6 @@ def read_list(value: Any, what: str) -> list[Any]:
     if not isinstance(value, list):
         raise ExchangeError(Message("import.list", what=what))
     return value
-
-
-class Checked(NamedTuple):
-    """One session of a document, checked: ready to be written, or its problems."""
-
-    position: int  # in the document's list of sessions, from 1
-    uid: str | None
-    where: Message
-    hands: int
-    session: CheckedSession | None
-    problems: list[Message]  # rendered where the report is read, in its reader's language
 
 
 class Checker:
@@ -242,7 +170,7 @@ class Checker:
             self.problem(where, exc.said)
             return None
         names_list = list(names)
-        hands: list[_Hand] = []
+        hands: list[CheckedHand] = []
         counted: list[list[tuple[int, ...]] | None] = []
         numbers: set[int] = set()
         for i, hand_doc in enumerate(hand_docs, start=1):
@@ -350,7 +278,8 @@ class Checker:
                                             total=from_minor(total), given=given[name]))
 
     @staticmethod
-    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...], hands: list[_Hand]) -> int:
+    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...],
+                     hands: list[CheckedHand]) -> int:
         given = doc.get("next_dealer")
         if given is not None:
             if given not in names:
@@ -365,7 +294,7 @@ class Checker:
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
               where: Message, numbers: set[int]
-              ) -> tuple[_Hand, list[tuple[int, ...]] | None] | None:
+              ) -> tuple[CheckedHand, list[tuple[int, ...]] | None] | None:
         """One hand, every version re-settled: the hand, and what its current version adds
         to each seat's record (None if it is void); None after noting its problem."""
         # Where a problem is, named only when there is one (most hands have none).
@@ -394,7 +323,7 @@ class Checker:
             return None
         table: _Terms | None = None
         everyone = tuple(range(len(names)))
-        done: list[_Version] = []
+        done: list[CheckedVersion] = []
         given_hand: Any = None
         given_result: Any = None
         current: tuple[str, list[int], tuple[Any, ...]] | None = None  # outcome, nets, parts
@@ -424,7 +353,7 @@ class Checker:
                             v.get("result", given_result) != given_result:
                         raise _Bad(Message("import.void_keeps"))
                     last = done[-1]
-                    done.append(_Version(i, action, last.hand_text, last.result_text, reason,
+                    done.append(CheckedVersion(i, action, last.hand_text, last.result_text, reason,
                                          by, at))
                     current = None
                     continue
@@ -446,7 +375,7 @@ class Checker:
                 parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
             current = (result.outcome, nets, parts)
             outcome = result.outcome
-            done.append(_Version(i, action, hand_text, result_text, reason, by, at))
+            done.append(CheckedVersion(i, action, hand_text, result_text, reason, by, at))
         voided = current is None
         given_void = doc.get("voided")
         if given_void is not None and given_void is not voided:
@@ -455,9 +384,9 @@ class Checker:
             return None
         assert table is not None
         if current is None:
-            return _Hand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
+            return CheckedHand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
                          done, seats), None
-        return (_Hand(number, False, outcome, table.rules.scoring, current[1], current[2],
+        return (CheckedHand(number, False, outcome, table.rules.scoring, current[1], current[2],
                       done, seats, plays), counts)
 
     def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
