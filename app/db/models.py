@@ -1,17 +1,10 @@
-"""Stored data: accounts, leagues, players, sessions (a night at the table), hands and every
-version of every hand. Money and points are integer hundredths (``*_minor``), never floats.
+"""Stored data: accounts, leagues, players, sessions (a night at the table; the database's
+own session is ``db.session``), hands and every version of every hand.
 
-``*_minor`` is read "in hundredths", whatever the table counts in: 1.50 € is 150, ¥300 is
-30000 (yen has no minor unit), 7 points are 700. It is one fixed scale, two places, that
-every currency and scoring fits; :func:`~app.core.money.to_minor` and
-:func:`~app.core.money.from_minor` are its only converters, and how many places an amount
-shows is its currency's (:func:`~app.core.money.currency_places`), never the column's. The
-name stays: a rename of the twelve columns would change every backup's columns (a restore
-refuses a file whose columns differ from the table's, :mod:`app.services.upkeep.backup`) and
-every database's schema, for a word the converters and this note already pin down.
-
-A "session" here is always the night at the table (:class:`GameSession`); the database's
-own session is ``db.session`` (:mod:`app.extensions`).
+Money and points are integer hundredths in the ``*_minor`` columns whatever the table counts
+in, never floats: 1.50 € is 150, ¥300 is 30000 (yen has no minor unit), 7 points are 700
+(:func:`~app.core.money.to_minor`; the currency decides the places shown). The twelve columns
+keep the name: a rename changes every schema and every backup (a restore refuses others).
 
 A :class:`Hand` holds its current state; :class:`HandVersion` keeps every version ever
 settled (nothing is erased). :class:`HandEntry` rows are the current version's net per
