@@ -11,7 +11,8 @@ import pytest
 from app.db.models import GameSession, League, User
 from app.extensions import db
 from app.services import leagues
-from tests.helpers import Api, account, fetched, sign_up, start
+from tests.clients import Api, account, sign_up, start
+from tests.expect import fetched
 
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 1000}
 
@@ -63,7 +64,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
 
 
 def test_the_share_link_can_be_replaced_on_the_page(db_app):
-    from tests.helpers import share_token
+    from tests.clients import share_token
 
     client = db_app.test_client()
     sign_up(client)

@@ -14,7 +14,8 @@ from app.extensions import db
 from app.http.limits import limiter
 from app.services import accounts
 from app.services.accounts import AccountError, check_password, create_user
-from tests.helpers import errors_of, make_app, sign_up
+from tests.apps import make_app
+from tests.clients import errors_of, sign_up
 
 GOOD = "secret-table-9"
 

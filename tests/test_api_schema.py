@@ -21,7 +21,7 @@ from schemathesis.config import SchemathesisConfig
 from app.extensions import db
 from app.services import accounts, events, leagues
 from app.services.sessions import ledger
-from tests.helpers import make_app
+from tests.apps import make_app
 
 EXAMPLES = 20
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import DROP_CAUGHT, EVERY_END, Api, api_error
+from tests.clients import Api, api_error
+from tests.hands import DROP_CAUGHT, EVERY_END
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 

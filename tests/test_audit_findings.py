@@ -10,7 +10,8 @@ import pytest
 from app.db.models import User
 from app.extensions import db
 from app.services import accounts
-from tests.helpers import Api, account, api_error, make_app, sign_up
+from tests.apps import make_app
+from tests.clients import Api, account, api_error, sign_up
 
 # -- a NUL in a share token (PostgreSQL refuses to compare it: it was a 500) ----------------
 

@@ -33,7 +33,7 @@ from sqlalchemy.exc import OperationalError
 from app.db import storage
 from app.extensions import db
 from tests import cluster
-from tests.helpers import problems_at
+from tests.apps import problems_at
 from tests.live import Browser, Client, a_hand, new_session, prepare, server
 
 #: Phones at once: API scorekeepers, signed-in page readers, share-link readers.

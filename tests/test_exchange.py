@@ -30,19 +30,10 @@ from app.extensions import db
 from app.services import accounts, exchange
 from app.services.exchange import importer
 from app.services.sessions import ledger
-from tests.helpers import (
-    DROP,
-    PLAYERS,
-    TABLES,
-    document,
-    fetched,
-    importing,
-    make_app,
-    play_league,
-    snapshot,
-    user,
-    wipe,
-)
+from tests.apps import make_app
+from tests.expect import fetched
+from tests.hands import DROP_CAUGHT, PLAYERS
+from tests.played_league import TABLES, document, importing, play_league, snapshot, user, wipe
 
 
 def counts() -> dict[str, int]:
@@ -120,7 +111,7 @@ def test_a_session_round_trip_and_the_ledger_goes_on_from_there(db_app):
                                    rules="washington")
         ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob",
                                                "method": "hits"}})
-        ledger.record_hand(gs, owner, DROP | {"counts": {"Ann": 1, "Bob": 5}})
+        ledger.record_hand(gs, owner, DROP_CAUGHT | {"counts": {"Ann": 1, "Bob": 5}})
         before, text = snapshot(), document(exchange.export_session(gs))
         wipe(db_app)
         owner = user()
@@ -236,7 +227,7 @@ def good(tmp_path_factory) -> dict[str, Any]:
         db.create_all()
         owner = accounts.create_user("maker@example.com", "Maker", "correct horse")
         gs = ledger.create_session(owner, name="Friday", players=PLAYERS, stake="0.25")
-        ledger.record_hand(gs, owner, DROP)
+        ledger.record_hand(gs, owner, DROP_CAUGHT)
         ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
         ledger.correct_hand(gs, owner, 2, {"end": {"kind": "run_out", "player": "Cy"}},
                             "it was a run out")

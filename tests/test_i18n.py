@@ -22,7 +22,9 @@ from app.core.rules import resolve_rules
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.i18n import environment_language
-from tests.helpers import fetched, hand_form, matched, record, sign_up, start
+from tests.clients import record, sign_up, start
+from tests.expect import fetched, matched
+from tests.hands import hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
@@ -468,7 +470,7 @@ def test_a_yen_stake_of_half_a_yen_is_refused_beside_the_field(app):
 
 
 def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
-    from tests.helpers import Api, account
+    from tests.clients import Api, account
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     sid = api.start()
@@ -502,7 +504,7 @@ def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client)
 
 
 def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
-    from tests.helpers import Api, account, api_error
+    from tests.clients import Api, account, api_error
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     resp = api("POST", "/sessions", {"name": "夜", "players": ["Ann", "Bob"], "stake": "100",
@@ -523,7 +525,7 @@ def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
 
 
 def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
-    from tests.helpers import Api, account
+    from tests.clients import Api, account
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})

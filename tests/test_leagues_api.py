@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.helpers import Api, account, api_error
+from tests.clients import Api, account, api_error
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 

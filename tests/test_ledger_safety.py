@@ -25,21 +25,10 @@ from app.cli.commands import cli
 from app.core.errors import TonkError
 from app.db.models import SessionPlayer
 from app.extensions import db
-from tests.helpers import (
-    DROP_CAUGHT,
-    EVERY_END,
-    Api,
-    account,
-    counting_commits,
-    errors_of,
-    fetched,
-    make_app,
-    other_pg_url,
-    record,
-    sign_up,
-    start,
-    stored_problems,
-)
+from tests.apps import counting_commits, make_app, other_pg_url, stored_problems
+from tests.clients import Api, account, errors_of, record, sign_up, start
+from tests.expect import fetched
+from tests.hands import DROP_CAUGHT, EVERY_END
 
 TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
 

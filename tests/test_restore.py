@@ -27,15 +27,9 @@ from app.cli.commands import cli
 from app.db.models import SessionPlayer, User
 from app.extensions import db
 from app.services.upkeep.backup import BackupError, restore
-from tests.helpers import (
-    DROP_CAUGHT,
-    EVERY_END,
-    Api,
-    account,
-    make_app,
-    other_pg_url,
-    stored_problems,
-)
+from tests.apps import make_app, other_pg_url, stored_problems
+from tests.clients import Api, account
+from tests.hands import DROP_CAUGHT, EVERY_END
 
 Lines = list[list[Any] | dict[str, Any]]  # a backup's lines: headers and rows
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import make_app
+from tests.apps import make_app
 
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
            "X-Frame-Options": "DENY"}

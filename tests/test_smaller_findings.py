@@ -8,7 +8,9 @@ import pytest
 
 from app.db.models import User
 from app.extensions import db
-from tests.helpers import api_error, make_app, matched, sign_up, sqlite_copy, start
+from tests.apps import make_app, sqlite_copy
+from tests.clients import api_error, sign_up, start
+from tests.expect import matched
 
 # -- a NUL in a table's or a board's token (PostgreSQL refuses to compare it: it was a 500) --
 
