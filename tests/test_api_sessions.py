@@ -392,3 +392,28 @@ def test_the_openapi_document_describes_every_route(db_app):
                 assert param in [p["name"] for p in operation["parameters"]], (path, param)
     refs = set(re.findall(r'"#/components/schemas/(\w+)"', json.dumps(doc)))
     assert refs <= set(doc["components"]["schemas"])
+
+
+# -- yen: whole amounts in, whole amounts out ----------------------------------------------
+
+def test_a_yen_table_answers_whole_yen(api):
+    sid = api.start(stake="5", currency="JPY")
+    base = f"/sessions/{sid}"
+    recorded = api.ok("POST", base + "/hands", {"end": {"kind": "tonk_out", "player": "Ann"}},
+                      201)
+    assert recorded["result"]["net"] == {"Ann": "30", "Bob": "-10", "Cy": "-10", "Dee": "-10"}
+    assert {p["amount"] for p in recorded["result"]["payments"]} == {"10"}
+    assert "10.00" not in " ".join(recorded["result"]["explanation"])
+    assert api.ok("GET", base)["stake"] == "5"
+    ledger = api.ok("GET", base + "/ledger")
+    assert ledger["totals"]["Ann"] == "30" and ledger["open"][0]["amount"] == "10"
+    api.ok("POST", base + "/payments", {"from": "Bob", "to": "Ann", "amount": "4"})
+    ledger = api.ok("GET", base + "/ledger")
+    assert ledger["paid"][0]["amount"] == "4" and ledger["balances"]["Bob"] == "-6"
+    assert api.ok("GET", base + "/hands/1/history")[0]["result"]["net"]["Ann"] == "30"
+    share = api.ok("GET", base)["share_url"].rsplit("/", 1)[1]
+    assert api.client.get(f"/api/v1/share/{share}").get_json()["totals"]["Ann"] == "30"
+    usd = api.start(stake="0.25")  # two places stay two places
+    assert api.ok("POST", f"/sessions/{usd}/hands", {"end": {"kind": "tonk_out",
+                                                             "player": "Ann"}}, 201)[
+        "result"]["net"]["Ann"] == "1.50"

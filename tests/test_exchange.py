@@ -31,6 +31,7 @@ from app.services import accounts, exchange
 from app.services.exchange import importer
 from app.services.sessions import ledger
 from tests.apps import make_app
+from tests.clients import sign_up
 from tests.expect import fetched
 from tests.hands import DROP_CAUGHT, PLAYERS
 from tests.played_league import TABLES, document, importing, play_league, snapshot, user, wipe
@@ -790,3 +791,50 @@ def test_a_version_1_document_is_still_read(db_app):
         assert friday is not None
         assert len(ledger.ledger_of(friday).transfers) == 1 and friday.voided_hands == 1
         assert db.session.scalar(select(func.count()).select_from(CarriedDebt)) == 0
+
+
+# -- imports that quote what they cannot take ----------------------------------------------
+
+def _doc(stake: str = '"0.25"', name: str = "Friday") -> bytes:
+    return ('{"format": "tonk-tally", "version": 2, "league": null, "sessions": [{"uid": "a",'
+            f' "name": "{name}", "currency": "USD", "stake": {stake}, "rules": "pagat",'
+            ' "players": ["Ann", "Bob"], "hands": []}]}').encode()
+
+
+def test_a_million_digit_stake_is_a_problem_of_the_import_not_a_500(app, tmp_path):
+    from app.cli.commands import cli
+
+    client = app.test_client()
+    sign_up(client)
+    resp = client.post("/import", data={"file": (io.BytesIO(_doc("9" * 1_000_000)),
+                                                 "big.json")},
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422
+    assert "a number too long to be read" in resp.get_data(as_text=True)
+    path = tmp_path / "big.json"
+    path.write_bytes(_doc("9" * 1_000_000))
+    at = _doc().index(b'{"uid"') + 1  # the session that holds it
+    for jobs in ("0", "1"):
+        out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
+                                                 "sam@example.com", "--jobs", jobs])
+        assert out.exit_code == 1, out.output
+        assert out.stderr.splitlines() == [
+            "Nothing was imported. There is 1 problem:",
+            f"the file has a number too long to be read near line 1 (character {at})"]
+
+
+def test_the_import_report_names_a_huge_name_without_repeating_it(app, tmp_path):
+    from app.cli.commands import cli
+
+    client = app.test_client()
+    sign_up(client)
+    huge = "N" * 1_500_000
+    resp = client.post("/import", data={"file": (io.BytesIO(_doc(name=huge)), "n.json")},
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422 and len(resp.get_data()) < 60_000
+    assert "NNNN…" in resp.get_data(as_text=True)
+    path = tmp_path / "n.json"
+    path.write_bytes(_doc(stake='"' + "1" * 3_000_000 + '"', name=huge))
+    out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
+                                             "sam@example.com", "--jobs", "0"])
+    assert out.exit_code == 1 and len(out.stderr) < 2_000, out.stderr[:300]
