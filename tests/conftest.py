@@ -382,7 +382,7 @@ def quick_hashing(request, monkeypatch):
 
     from app.services import accounts
 
-    monkeypatch.setattr(accounts, "_HASHER",
+    monkeypatch.setattr(accounts, "HASHER",
                         PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 

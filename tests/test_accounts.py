@@ -329,20 +329,20 @@ def _redis_up() -> bool:
 
 
 @pytest.fixture
-def redis_limits(monkeypatch):
+def redis_limits():
     """The configuration of limits counted in the local Redis under a prefix of the test's
-    own; afterwards the test's counts are deleted."""
+    own (the storage's: each app makes its storage anew, while Flask-Limiter's one limiter
+    keeps the first ``RATELIMIT_KEY_PREFIX`` it is given in a process); afterwards the
+    test's counts are deleted."""
     if not _redis_up():
         pytest.skip("no Redis at 127.0.0.1:6379")
     import redis
 
     prefix = f"tonk-test-{uuid.uuid4().hex[:8]}"
-    # Flask-Limiter keeps the first prefix its one limiter is given in a process: this
-    # test's own must be the one its apps count under
-    monkeypatch.setattr(limiter, "_key_prefix", "")
-    yield {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": prefix}
+    yield {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379",
+           "RATELIMIT_STORAGE_OPTIONS": {"key_prefix": prefix}}
     store = redis.Redis.from_url("redis://127.0.0.1:6379")
-    for key in store.scan_iter(f"*/{prefix}/*"):
+    for key in store.scan_iter(f"{prefix}:*"):
         store.delete(key)
     store.close()
 
@@ -395,8 +395,8 @@ def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     for app in (first, second) * 4:  # right passwords are given back their tries in Redis
         assert sign_in(app.test_client()).status_code == 302
-    hasher = _SlowCountingHasher(accounts._HASHER)
-    monkeypatch.setattr(accounts, "_HASHER", hasher)
+    hasher = _SlowCountingHasher(accounts.HASHER)
+    monkeypatch.setattr(accounts, "HASHER", hasher)
     together = threading.Barrier(30)
     answers: list[int] = []
 

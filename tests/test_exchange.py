@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from flask_login import FlaskLoginClient
 from sqlalchemy import func, select
 
 from app.cli.commands import report_lines
@@ -85,7 +86,7 @@ def test_hand_ids_taken_out_of_order_still_tie_each_version_to_its_hand(db_app, 
     """On PostgreSQL another writer's nextval can come between two of the import's, so the
     ids it is given for a batch's hands need not be one run (a scorekeeper recording during
     an import once met a duplicate key): every version and entry follows its own hand's id."""
-    given = exchange.Importer._ids
+    given = exchange.Importer.new_ids
 
     def spaced(self, table, n):
         ids = given(self, table, 2 * n)  # every other id, as if another writer took the rest
@@ -97,7 +98,7 @@ def test_hand_ids_taken_out_of_order_still_tie_each_version_to_its_hand(db_app, 
         before = snapshot()
         text = document(exchange.export_league(league))
         wipe(db_app)
-        monkeypatch.setattr(exchange.Importer, "_ids", spaced)
+        monkeypatch.setattr(exchange.Importer, "new_ids", spaced)
         report = importing(text, user())
         assert report.ok, report.problems
         assert snapshot() == before
@@ -181,7 +182,7 @@ def test_statistics_that_cannot_be_made_after_an_import_still_leave_the_league_r
         assert before["ratings"]
         text = document(exchange.export_league(league))
         wipe(db_app)
-        monkeypatch.setattr(importer, "_RATED", ("game_sessions", "no_such_table"))
+        monkeypatch.setattr(importer, "RATED", ("game_sessions", "no_such_table"))
         with caplog.at_level(logging.WARNING, logger=importer.log.name):
             report = importing(text, user())
         assert report.ok, report.problems
@@ -620,14 +621,11 @@ def test_other_layouts_are_checked_elsewhere_the_same(tmp_path):
 # -- pages -----------------------------------------------------------------------------------
 
 def signed_in(app, who: User):
-    """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes)."""
-    client = app.test_client()
+    """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes), by
+    Flask-Login's test client."""
     with app.app_context():
-        cookie_id = accounts.start_sign_in(fetched(User, who.id)).get_id()
-    with client.session_transaction() as cookie:
-        cookie["_user_id"] = cookie_id
-        cookie["_fresh"] = True
-    return client
+        return FlaskLoginClient(app, app.response_class, use_cookies=True,
+                                user=accounts.start_sign_in(fetched(User, who.id)))
 
 
 def test_export_downloads_only_for_whoever_runs_it(db_app):

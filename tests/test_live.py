@@ -203,7 +203,7 @@ def _signed_in(app):
 
 
 def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
-    from app.web.pagecache import _CSRF_MARK, _ONCE_MARK
+    from app.web.pagecache import CSRF_MARK, ONCE_MARK
     from tests.clients import record, share_token
     from tests.expect import matched
 
@@ -211,7 +211,7 @@ def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
     first = client.get(f"/sessions/{sid}").get_data(as_text=True)
     second = client.get(f"/sessions/{sid}").get_data(as_text=True)
     for page in (first, second):
-        assert _CSRF_MARK not in page and _ONCE_MARK not in page
+        assert CSRF_MARK not in page and ONCE_MARK not in page
     once = [matched(r'name="once" value="([^"]+)"', p).group(1) for p in (first, second)]
     assert once[0] != once[1]  # each request its own one-time token
     token = share_token(app, sid)
