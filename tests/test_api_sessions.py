@@ -394,6 +394,17 @@ def test_the_openapi_document_describes_every_route(db_app):
     assert refs <= set(doc["components"]["schemas"])
 
 
+def test_a_hands_payments_and_settle_up_payments_are_two_schemas(db_app):
+    """A hand's result pays by a rule; a payment at settle-up has an id, a time and who made
+    it. Both were once "Payment", the second replacing the first under every result."""
+    schemas = db_app.test_client().get("/api/v1/openapi.json").get_json()["components"][
+        "schemas"]
+    by_rule = schemas["Result"]["properties"]["payments"]["items"]["$ref"].rsplit("/", 1)[1]
+    made = schemas["Ledger"]["properties"]["payments"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert "rule" in schemas[by_rule]["properties"] and "id" not in schemas[by_rule]["properties"]
+    assert {"id", "at", "by", "undone"} <= set(schemas[made]["properties"])
+
+
 # -- yen: whole amounts in, whole amounts out ----------------------------------------------
 
 def test_a_yen_table_answers_whole_yen(api):
