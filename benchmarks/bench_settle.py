@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from app.core import parse_hand, resolve_rules, settle  # noqa: E402
-from app.core.hand import Hand  # noqa: E402
+from app.core.hand import PlayedHand  # noqa: E402
 
 TARGET = 150_000
 JSON_TARGET = 70_000
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     data = [make_hand(rng, TABLES[i % len(TABLES)]) for i in range(size)]
     hands = [parse_hand(d) for d in data]
 
-    def settle_all(hs: list[Hand]) -> None:
+    def settle_all(hs: list[PlayedHand]) -> None:
         for h in hs:
             settle(h)
 
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         for d in ds:
             settle(parse_hand(d))
 
-    def explain_all(hs: list[Hand]) -> None:
+    def explain_all(hs: list[PlayedHand]) -> None:
         for h in hs:
             settle(h).explanation  # noqa: B018
 

@@ -75,13 +75,13 @@ class Cluster:
         ``fast`` as an operator's restart; with ``down`` seconds between the stop and the
         start (the server refusing connections all that time)."""
         if not down:
-            self.ctl("-m", mode, "restart", "-o", self._options())
+            self.ctl("-m", mode, "restart", "-o", self.options())
             return
         self.ctl("-m", mode, "stop")
         time.sleep(down)
-        self.ctl("start", "-o", self._options())
+        self.ctl("start", "-o", self.options())
 
-    def _options(self) -> str:
+    def options(self) -> str:
         return (f"-p {self.port} -c listen_addresses={HOST} "
                 f"-c unix_socket_directories={self.folder} -c max_connections=60 "
                 "-c fsync=off")
@@ -116,7 +116,7 @@ def cluster() -> Iterator[Cluster]:
                         "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8",
                         "--no-sync"], check=True, capture_output=True, timeout=120,
                        stdin=subprocess.DEVNULL)
-        made.ctl("start", "-o", made._options())
+        made.ctl("start", "-o", made.options())
         yield made
     finally:
         try:

@@ -1,7 +1,7 @@
 """Shared fixtures: the app on a throw-away database, its test client, a client of the JSON
 API with a personal token (the helpers they are made of, which tests import by name, are in
-``tests/helpers.py``). After every test on a database, what ``tonk check`` checks must hold of
-whatever the test left stored.
+``tests/apps.py`` and ``tests/clients.py``). After every test on a database, what ``tonk
+check`` checks must hold of whatever the test left stored.
 
 Database tests take ``db_app`` and run twice: on SQLite, and on the PostgreSQL server at
 ``TEST_POSTGRES_URL`` (default 127.0.0.1:5432, database ``test``) in a database of their own
@@ -14,7 +14,7 @@ with every table; PostgreSQL tests get the run's database emptied (every row del
 from 1 again), and rebuilt only when the test before changed its schema (the migration tests
 do). Data that several tests read and that takes long to make (a generated league) is made
 once per run too, and each test gets a copy of it (``db_copy``). The statements SQLAlchemy
-compiles are kept once per run for every app the tests make (``tests/helpers.py``).
+compiles are kept once per run for every app the tests make (``tests/apps.py``).
 
 Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run of a test),
 ``browser`` (``tests/browser``), ``server`` (tests that start real servers or commands in
@@ -34,7 +34,8 @@ from collections.abc import Callable, Iterator
 import pytest
 from flask import Flask
 
-from tests.helpers import PG_URL, Api, account, make_app, sqlite_copy, stored_problems
+from tests.apps import PG_URL, make_app, sqlite_copy, stored_problems
+from tests.clients import Api, account
 
 
 @functools.cache
@@ -131,7 +132,7 @@ _build_url_builders_once()
 @pytest.fixture(scope="session")
 def pg_url():
     """A PostgreSQL database of this run's own (of this xdist worker's), dropped at the
-    end with the second one :func:`tests.helpers.other_pg_url` may have made beside it."""
+    end with the second one :func:`tests.apps.other_pg_url` may have made beside it."""
     problem = pg_problem()
     if problem:
         pytest.skip(problem)
@@ -381,7 +382,7 @@ def quick_hashing(request, monkeypatch):
 
     from app.services import accounts
 
-    monkeypatch.setattr(accounts, "_HASHER",
+    monkeypatch.setattr(accounts, "HASHER",
                         PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 

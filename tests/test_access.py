@@ -1,6 +1,7 @@
 """Who may do what is decided at every request from the roles as they are then: a league
 admin who is removed loses every read and write of the league's sessions at once, even
-those they started; and a session's share link can be revoked and replaced."""
+those they started; a session's share link can be revoked and replaced; and a token with a
+NUL or a control character finds nothing (PostgreSQL refused to compare it: it was a 500)."""
 from __future__ import annotations
 
 import re
@@ -11,7 +12,8 @@ import pytest
 from app.db.models import GameSession, League, User
 from app.extensions import db
 from app.services import leagues
-from tests.helpers import Api, account, fetched, sign_up, start
+from tests.clients import Api, account, sign_up, start
+from tests.expect import fetched
 
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 1000}
 
@@ -63,7 +65,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
 
 
 def test_the_share_link_can_be_replaced_on_the_page(db_app):
-    from tests.helpers import share_token
+    from tests.clients import share_token
 
     client = db_app.test_client()
     sign_up(client)
@@ -154,3 +156,25 @@ def test_another_accounts_write_neither_takes_nor_waits_for_the_sessions_lock(db
         done.set()
         thread.join()
         holder.dispose()
+
+
+# -- a NUL in a share token (PostgreSQL refuses to compare it: it was a 500) ---------------
+
+def test_a_nul_in_a_share_token_finds_nothing(db_app):
+    client = db_app.test_client()
+    for path in ("/s/abc%00", "/s/abc%00/live", "/s/abc%00/chart.svg", "/s/abc%00/hands/1",
+                 "/api/v1/share/abc%00", "/s/" + "a" * 500, "/api/v1/share/" + "a" * 500):
+        resp = client.get(path)
+        assert resp.status_code == 404, (path, resp.status_code)
+
+
+# -- a NUL in a table's or a board's token -------------------------------------------------
+
+def test_a_nul_or_a_control_character_in_any_token_finds_nothing(db_app):
+    client = db_app.test_client()
+    for token in ("abc%00", "abc%01", "%00", "abc%7F", "a" * 500):
+        for path in (f"/t/{token}", f"/t/{token}/hands/new", f"/t/{token}/hands/1",
+                     f"/board/{token}", f"/board/{token}/state", f"/board/{token}/live",
+                     f"/board/{token}/players/Ann", f"/s/{token}", f"/api/v1/share/{token}"):
+            resp = client.get(path)
+            assert resp.status_code == 404, (path, resp.status_code)

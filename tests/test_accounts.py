@@ -9,12 +9,13 @@ import uuid
 import pytest
 
 from app.cli.commands import cli
-from app.db.models import SignIn
+from app.db.models import SignIn, User
 from app.extensions import db
 from app.http.limits import limiter
 from app.services import accounts
 from app.services.accounts import AccountError, check_password, create_user
-from tests.helpers import errors_of, make_app, sign_up
+from tests.apps import make_app
+from tests.clients import account, errors_of, sign_up
 
 GOOD = "secret-table-9"
 
@@ -328,20 +329,20 @@ def _redis_up() -> bool:
 
 
 @pytest.fixture
-def redis_limits(monkeypatch):
+def redis_limits():
     """The configuration of limits counted in the local Redis under a prefix of the test's
-    own; afterwards the test's counts are deleted."""
+    own (the storage's: each app makes its storage anew, while Flask-Limiter's one limiter
+    keeps the first ``RATELIMIT_KEY_PREFIX`` it is given in a process); afterwards the
+    test's counts are deleted."""
     if not _redis_up():
         pytest.skip("no Redis at 127.0.0.1:6379")
     import redis
 
     prefix = f"tonk-test-{uuid.uuid4().hex[:8]}"
-    # Flask-Limiter keeps the first prefix its one limiter is given in a process: this
-    # test's own must be the one its apps count under
-    monkeypatch.setattr(limiter, "_key_prefix", "")
-    yield {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": prefix}
+    yield {"RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379",
+           "RATELIMIT_STORAGE_OPTIONS": {"key_prefix": prefix}}
     store = redis.Redis.from_url("redis://127.0.0.1:6379")
-    for key in store.scan_iter(f"*/{prefix}/*"):
+    for key in store.scan_iter(f"{prefix}:*"):
         store.delete(key)
     store.close()
 
@@ -394,8 +395,8 @@ def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     for app in (first, second) * 4:  # right passwords are given back their tries in Redis
         assert sign_in(app.test_client()).status_code == 302
-    hasher = _SlowCountingHasher(accounts._HASHER)
-    monkeypatch.setattr(accounts, "_HASHER", hasher)
+    hasher = _SlowCountingHasher(accounts.HASHER)
+    monkeypatch.setattr(accounts, "HASHER", hasher)
     together = threading.Barrier(30)
     answers: list[int] = []
 
@@ -415,3 +416,44 @@ def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
     assert hasher.checked <= 5, f"{hasher.checked} passwords checked"
     assert sorted(answers) == [422] * hasher.checked + [429] * (30 - hasher.checked)
     assert hasher.checked == 5  # the limit lets its five in, no fewer
+
+
+# -- a reset link used on two servers at the same moment -----------------------------------
+
+def test_a_reset_link_used_twice_at_the_same_moment_works_once(db_app, monkeypatch):
+    """On PostgreSQL two servers read the link's account at once; only one may set the
+    password. (On SQLite a POST takes the write lock before it reads: the second waits,
+    then finds the link used: test_a_reset_link_works_once_within_the_hour.)"""
+    if db_app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        pytest.skip("SQLite serialises the two: BEGIN IMMEDIATE before anything is read")
+    account(db_app, "ann@example.com", "Ann")
+    with db_app.app_context():
+        user = db.session.scalar(db.select(User).where(User.email == "ann@example.com"))
+        link = "/reset/" + accounts.reset_token(user, "test")
+        db.session.remove()
+    other = make_app(db_app.config["SQLALCHEMY_DATABASE_URI"])  # the second server
+    real = accounts.reset_user
+    raced: list[int] = []
+    posted = db_app.test_client().get(link)  # (the page of the link, as a phone opens it)
+    assert posted.status_code == 200
+
+    def meanwhile(token: str, secret_key: str) -> User:
+        found = real(token, secret_key)  # this server has read the link's account…
+        if not raced:  # …and the other server uses the same link before it writes
+            raced.append(0)
+            monkeypatch.setattr(accounts, "reset_user", real)
+            raced[0] = other.test_client().post(
+                link, data={"password": "the other new secret"}).status_code
+        return found
+
+    monkeypatch.setattr(accounts, "reset_user", meanwhile)
+    late = db_app.test_client().post(link, data={"password": "a brand new secret"})
+    assert raced == [302]
+    assert late.status_code == 422
+    assert "used already" in late.get_data(as_text=True)
+    signin = other.test_client().post("/signin", data={
+        "email": "ann@example.com", "password": "the other new secret"})
+    assert signin.status_code == 302
+    with other.app_context():
+        db.session.remove()
+        db.engine.dispose()

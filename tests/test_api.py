@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.helpers import load_json
+from tests.hands import load_json
 
 EXAMPLES = load_json("examples.json") + load_json("rule_changes.json")
 

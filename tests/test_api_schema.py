@@ -21,7 +21,7 @@ from schemathesis.config import SchemathesisConfig
 from app.extensions import db
 from app.services import accounts, events, leagues
 from app.services.sessions import ledger
-from tests.helpers import make_app
+from tests.apps import make_app
 
 EXAMPLES = 20
 
@@ -49,12 +49,12 @@ def _api_app() -> Any:
     app = make_app(f"sqlite:///{folder}/api.sqlite")
     with app.app_context():
         db.create_all()
-        hasher, accounts._HASHER = accounts._HASHER, PasswordHasher(
+        hasher, accounts.HASHER = accounts.HASHER, PasswordHasher(
             time_cost=1, memory_cost=8, parallelism=1)
         try:
             user = accounts.create_user("ann@example.com", "Ann", "a long table secret")
         finally:
-            accounts._HASHER = hasher
+            accounts.HASHER = hasher
         token = accounts.create_token(user, "schemathesis")
         league = leagues.create_league(user, name="Fridays")
         leagues.add_member(league, user, "Ann")

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import DROP_CAUGHT, EVERY_END, Api, api_error
+from tests.clients import Api, api_error
+from tests.hands import DROP_CAUGHT, EVERY_END
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -391,3 +392,39 @@ def test_the_openapi_document_describes_every_route(db_app):
                 assert param in [p["name"] for p in operation["parameters"]], (path, param)
     refs = set(re.findall(r'"#/components/schemas/(\w+)"', json.dumps(doc)))
     assert refs <= set(doc["components"]["schemas"])
+
+
+def test_a_hands_payments_and_settle_up_payments_are_two_schemas(db_app):
+    """A hand's result pays by a rule; a payment at settle-up has an id, a time and who made
+    it. Both were once "Payment", the second replacing the first under every result."""
+    schemas = db_app.test_client().get("/api/v1/openapi.json").get_json()["components"][
+        "schemas"]
+    by_rule = schemas["Result"]["properties"]["payments"]["items"]["$ref"].rsplit("/", 1)[1]
+    made = schemas["Ledger"]["properties"]["payments"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert "rule" in schemas[by_rule]["properties"] and "id" not in schemas[by_rule]["properties"]
+    assert {"id", "at", "by", "undone"} <= set(schemas[made]["properties"])
+
+
+# -- yen: whole amounts in, whole amounts out ----------------------------------------------
+
+def test_a_yen_table_answers_whole_yen(api):
+    sid = api.start(stake="5", currency="JPY")
+    base = f"/sessions/{sid}"
+    recorded = api.ok("POST", base + "/hands", {"end": {"kind": "tonk_out", "player": "Ann"}},
+                      201)
+    assert recorded["result"]["net"] == {"Ann": "30", "Bob": "-10", "Cy": "-10", "Dee": "-10"}
+    assert {p["amount"] for p in recorded["result"]["payments"]} == {"10"}
+    assert "10.00" not in " ".join(recorded["result"]["explanation"])
+    assert api.ok("GET", base)["stake"] == "5"
+    ledger = api.ok("GET", base + "/ledger")
+    assert ledger["totals"]["Ann"] == "30" and ledger["open"][0]["amount"] == "10"
+    api.ok("POST", base + "/payments", {"from": "Bob", "to": "Ann", "amount": "4"})
+    ledger = api.ok("GET", base + "/ledger")
+    assert ledger["paid"][0]["amount"] == "4" and ledger["balances"]["Bob"] == "-6"
+    assert api.ok("GET", base + "/hands/1/history")[0]["result"]["net"]["Ann"] == "30"
+    share = api.ok("GET", base)["share_url"].rsplit("/", 1)[1]
+    assert api.client.get(f"/api/v1/share/{share}").get_json()["totals"]["Ann"] == "30"
+    usd = api.start(stake="0.25")  # two places stay two places
+    assert api.ok("POST", f"/sessions/{usd}/hands", {"end": {"kind": "tonk_out",
+                                                             "player": "Ann"}}, 201)[
+        "result"]["net"]["Ann"] == "1.50"

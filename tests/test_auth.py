@@ -14,7 +14,8 @@ from app.services.accounts import (
     revoke_token,
     user_for_token,
 )
-from tests.helpers import errors_of, matched, sign_up
+from tests.clients import errors_of, sign_up
+from tests.expect import matched
 
 
 def test_sign_up_sign_out_and_sign_in(db_app):

@@ -13,16 +13,8 @@ from markupsafe import escape
 
 from app.core import PRESETS, parse_hand, settle
 from app.web.dispute import decode_hand, encode_hand
-from tests.helpers import (
-    END_KINDS,
-    errors_of,
-    hand_form,
-    hand_json,
-    record,
-    shown_beside,
-    sign_up,
-    start,
-)
+from tests.clients import errors_of, record, shown_beside, sign_up, start
+from tests.hands import END_KINDS, hand_form, hand_json
 
 
 def text(resp) -> str:

@@ -9,7 +9,7 @@ import gzip
 
 import brotli
 
-from tests.helpers import record, sign_up, start
+from tests.clients import record, sign_up, start
 
 GZIP = {"Accept-Encoding": "gzip"}
 BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd"}

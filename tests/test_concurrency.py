@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import problems_at
+from tests.apps import problems_at
 from tests.live import (
     Browser,
     Client,

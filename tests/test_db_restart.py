@@ -8,7 +8,7 @@ free port), never the shared server; it is restarted as after a crash (``pg_ctl 
 immediate``, down a second, then recovery on start) and as an operator would (``-m fast``).
 Around it, quick tests of the pieces: what each driver error means (told by class and
 SQLSTATE), a server that never answers (the connect timeout), every pooled connection taken,
-and a session whose ending rollback fails after its answer was made.
+and a database session whose ending rollback fails after its answer was made.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from sqlalchemy.exc import OperationalError
 from app.db import storage
 from app.extensions import db
 from tests import cluster
-from tests.helpers import problems_at
+from tests.apps import problems_at
 from tests.live import Browser, Client, a_hand, new_session, prepare, server
 
 #: Phones at once: API scorekeepers, signed-in page readers, share-link readers.
@@ -186,9 +186,9 @@ def test_every_pooled_connection_taken_is_a_503_not_a_500(tmp_path):
         db.engine.dispose()
 
 
-def test_a_read_whose_session_cannot_end_is_still_answered(db_app, api):
+def test_a_read_whose_database_session_cannot_end_is_still_answered(db_app, api):
     """A request that read, and was answered, while the server went down: the rollback that
-    ends its session when its app context ends fails (the connection is gone). The answer
+    ends its database session when its app context ends fails (the connection is gone). The answer
     stands: no 500 after it (the server's own, the response already made)."""
     sid = api.start()
     with db_app.app_context():

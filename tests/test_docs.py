@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from app.core import TonkError, parse_hand, settle
-from tests.helpers import load_json
+from tests.hands import load_json
 from tests.live import tonk_serve
 
 ROOT = Path(__file__).resolve().parent.parent

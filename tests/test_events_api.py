@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.helpers import api_error
+from tests.clients import api_error
 
 TEN = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
 EVENT = {"name": "Malone Open", "rules": "pagat", "currency": "USD", "table_size": 4,
@@ -311,7 +311,7 @@ def test_tonk_check_finds_a_table_past_its_rounds_hands(db_app, api, monkeypatch
     """A table that counts more hands than its round allows (stored before the ledger
     refused them, or by a path that forgot to ask) is a problem `tonk check` names."""
     from app.services.sessions import ledger
-    from tests.helpers import stored_problems
+    from tests.apps import stored_problems
 
     eid = new_event(api, table_size=3, rounds=1, hands_per_round=1)["id"]
     check_in_all(api, eid, ["Ann", "Bob", "Cy"])

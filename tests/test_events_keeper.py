@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.db.models import HandVersion
 from app.extensions import db
-from tests.helpers import api_error, shown_beside
+from tests.clients import api_error, shown_beside
 
 
 def _event(api, players=("Ann", "Bob", "Cy", "Dee", "Eve")):

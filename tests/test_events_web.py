@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import errors_of, matched, shown_beside, sign_up
+from tests.clients import errors_of, shown_beside, sign_up
+from tests.expect import matched
 
 EVENT_FORM = {"name": "Malone Open", "preset": "pagat", "scoring": "points", "currency": "USD",
               "table_size": "4", "rounds": "2", "hands_per_round": "1", "entry_fee": "10",

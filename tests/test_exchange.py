@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from flask_login import FlaskLoginClient
 from sqlalchemy import func, select
 
 from app.cli.commands import report_lines
@@ -30,19 +31,11 @@ from app.extensions import db
 from app.services import accounts, exchange
 from app.services.exchange import importer
 from app.services.sessions import ledger
-from tests.helpers import (
-    DROP,
-    PLAYERS,
-    TABLES,
-    document,
-    fetched,
-    importing,
-    make_app,
-    play_league,
-    snapshot,
-    user,
-    wipe,
-)
+from tests.apps import make_app
+from tests.clients import sign_up
+from tests.expect import fetched
+from tests.hands import DROP_CAUGHT, PLAYERS
+from tests.played_league import TABLES, document, importing, play_league, snapshot, user, wipe
 
 
 def counts() -> dict[str, int]:
@@ -93,7 +86,7 @@ def test_hand_ids_taken_out_of_order_still_tie_each_version_to_its_hand(db_app, 
     """On PostgreSQL another writer's nextval can come between two of the import's, so the
     ids it is given for a batch's hands need not be one run (a scorekeeper recording during
     an import once met a duplicate key): every version and entry follows its own hand's id."""
-    given = exchange.Importer._ids
+    given = exchange.Importer.new_ids
 
     def spaced(self, table, n):
         ids = given(self, table, 2 * n)  # every other id, as if another writer took the rest
@@ -105,7 +98,7 @@ def test_hand_ids_taken_out_of_order_still_tie_each_version_to_its_hand(db_app, 
         before = snapshot()
         text = document(exchange.export_league(league))
         wipe(db_app)
-        monkeypatch.setattr(exchange.Importer, "_ids", spaced)
+        monkeypatch.setattr(exchange.Importer, "new_ids", spaced)
         report = importing(text, user())
         assert report.ok, report.problems
         assert snapshot() == before
@@ -120,7 +113,7 @@ def test_a_session_round_trip_and_the_ledger_goes_on_from_there(db_app):
                                    rules="washington")
         ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Bob",
                                                "method": "hits"}})
-        ledger.record_hand(gs, owner, DROP | {"counts": {"Ann": 1, "Bob": 5}})
+        ledger.record_hand(gs, owner, DROP_CAUGHT | {"counts": {"Ann": 1, "Bob": 5}})
         before, text = snapshot(), document(exchange.export_session(gs))
         wipe(db_app)
         owner = user()
@@ -189,7 +182,7 @@ def test_statistics_that_cannot_be_made_after_an_import_still_leave_the_league_r
         assert before["ratings"]
         text = document(exchange.export_league(league))
         wipe(db_app)
-        monkeypatch.setattr(importer, "_RATED", ("game_sessions", "no_such_table"))
+        monkeypatch.setattr(importer, "RATED", ("game_sessions", "no_such_table"))
         with caplog.at_level(logging.WARNING, logger=importer.log.name):
             report = importing(text, user())
         assert report.ok, report.problems
@@ -236,7 +229,7 @@ def good(tmp_path_factory) -> dict[str, Any]:
         db.create_all()
         owner = accounts.create_user("maker@example.com", "Maker", "correct horse")
         gs = ledger.create_session(owner, name="Friday", players=PLAYERS, stake="0.25")
-        ledger.record_hand(gs, owner, DROP)
+        ledger.record_hand(gs, owner, DROP_CAUGHT)
         ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
         ledger.correct_hand(gs, owner, 2, {"end": {"kind": "run_out", "player": "Cy"}},
                             "it was a run out")
@@ -628,14 +621,11 @@ def test_other_layouts_are_checked_elsewhere_the_same(tmp_path):
 # -- pages -----------------------------------------------------------------------------------
 
 def signed_in(app, who: User):
-    """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes)."""
-    client = app.test_client()
+    """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes), by
+    Flask-Login's test client."""
     with app.app_context():
-        cookie_id = accounts.start_sign_in(fetched(User, who.id)).get_id()
-    with client.session_transaction() as cookie:
-        cookie["_user_id"] = cookie_id
-        cookie["_fresh"] = True
-    return client
+        return FlaskLoginClient(app, app.response_class, use_cookies=True,
+                                user=accounts.start_sign_in(fetched(User, who.id)))
 
 
 def test_export_downloads_only_for_whoever_runs_it(db_app):
@@ -799,3 +789,50 @@ def test_a_version_1_document_is_still_read(db_app):
         assert friday is not None
         assert len(ledger.ledger_of(friday).transfers) == 1 and friday.voided_hands == 1
         assert db.session.scalar(select(func.count()).select_from(CarriedDebt)) == 0
+
+
+# -- imports that quote what they cannot take ----------------------------------------------
+
+def _doc(stake: str = '"0.25"', name: str = "Friday") -> bytes:
+    return ('{"format": "tonk-tally", "version": 2, "league": null, "sessions": [{"uid": "a",'
+            f' "name": "{name}", "currency": "USD", "stake": {stake}, "rules": "pagat",'
+            ' "players": ["Ann", "Bob"], "hands": []}]}').encode()
+
+
+def test_a_million_digit_stake_is_a_problem_of_the_import_not_a_500(app, tmp_path):
+    from app.cli.commands import cli
+
+    client = app.test_client()
+    sign_up(client)
+    resp = client.post("/import", data={"file": (io.BytesIO(_doc("9" * 1_000_000)),
+                                                 "big.json")},
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422
+    assert "a number too long to be read" in resp.get_data(as_text=True)
+    path = tmp_path / "big.json"
+    path.write_bytes(_doc("9" * 1_000_000))
+    at = _doc().index(b'{"uid"') + 1  # the session that holds it
+    for jobs in ("0", "1"):
+        out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
+                                                 "sam@example.com", "--jobs", jobs])
+        assert out.exit_code == 1, out.output
+        assert out.stderr.splitlines() == [
+            "Nothing was imported. There is 1 problem:",
+            f"the file has a number too long to be read near line 1 (character {at})"]
+
+
+def test_the_import_report_names_a_huge_name_without_repeating_it(app, tmp_path):
+    from app.cli.commands import cli
+
+    client = app.test_client()
+    sign_up(client)
+    huge = "N" * 1_500_000
+    resp = client.post("/import", data={"file": (io.BytesIO(_doc(name=huge)), "n.json")},
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422 and len(resp.get_data()) < 60_000
+    assert "NNNN…" in resp.get_data(as_text=True)
+    path = tmp_path / "n.json"
+    path.write_bytes(_doc(stake='"' + "1" * 3_000_000 + '"', name=huge))
+    out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
+                                             "sam@example.com", "--jobs", "0"])
+    assert out.exit_code == 1 and len(out.stderr) < 2_000, out.stderr[:300]

@@ -13,7 +13,8 @@ from app.db.models import SessionPlayer
 from app.extensions import db
 from app.services import exchange
 from app.services.sessions import ledger
-from tests.helpers import document, play_league, sign_up, start, user
+from tests.clients import sign_up, start
+from tests.played_league import document, play_league, user
 
 
 def test_each_player_each_hand_rebuilds_every_total(db_app):

@@ -13,7 +13,7 @@ from app.db.models import GameSession, Hand, SessionPlayer
 from app.extensions import db
 from app.services import exchange
 from app.services.sessions import ledger, seats
-from tests.helpers import document, importing, snapshot, user, wipe
+from tests.played_league import document, importing, snapshot, user, wipe
 
 DEAD = {"end": {"kind": "dead"}}
 

@@ -24,7 +24,7 @@ import pytest
 
 from app.extensions import db
 from app.services.exchange import demo
-from tests.helpers import make_app, problems_at
+from tests.apps import make_app, problems_at
 from tests.live import (
     ROOT,
     Client,

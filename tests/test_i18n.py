@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from decimal import Decimal
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from babel.messages.mofile import read_mo
@@ -22,7 +23,10 @@ from app.core.rules import resolve_rules
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.i18n import environment_language
-from tests.helpers import fetched, hand_form, matched, record, sign_up, start
+from tests.apps import make_app, sqlite_copy
+from tests.clients import record, sign_up, start
+from tests.expect import fetched, matched
+from tests.hands import hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
@@ -468,7 +472,7 @@ def test_a_yen_stake_of_half_a_yen_is_refused_beside_the_field(app):
 
 
 def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
-    from tests.helpers import Api, account
+    from tests.clients import Api, account
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     sid = api.start()
@@ -502,7 +506,7 @@ def test_numbers_in_sentences_follow_the_language_and_data_does_not(open_client)
 
 
 def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
-    from tests.helpers import Api, account, api_error
+    from tests.clients import Api, account, api_error
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     resp = api("POST", "/sessions", {"name": "夜", "players": ["Ann", "Bob"], "stake": "100",
@@ -523,7 +527,7 @@ def test_yen_payments_and_side_bet_stakes_are_whole_beside_their_field(app):
 
 
 def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
-    from tests.helpers import Api, account
+    from tests.clients import Api, account
 
     api = Api(app.test_client(), account(app, "ann@example.com", "Ann"))
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
@@ -542,3 +546,62 @@ def test_side_bet_lines_are_read_in_the_language_of_the_reader(app):
                        headers={"Accept-Language": lang}).get_json()["result"]["side_bets"]
             assert words in " ".join(read[0]["explanation"]), read
             assert read[0]["net"] == stored[0]["net"] and read[0]["pot"] == stored[0]["pot"]
+
+
+# -- the language switcher's way back ------------------------------------------------------
+
+def test_a_way_back_with_a_line_break_or_a_backslash_goes_home(client):
+    for target in ("/%0A", "/%0D%0ASet-Cookie:%20x=1", "/%09", "/\\evil.example", "/%5Cevil"):
+        resp = client.post("/language", data={"code": "de", "next": unquote(target)})
+        assert resp.status_code == 303, target
+        assert resp.location == "/", (target, resp.location)
+    assert client.post("/language", data={"code": "de", "next": "/check"}).location == "/check"
+
+
+# -- the language changes only by a POST from this site ------------------------------------
+
+def test_the_language_changes_only_by_a_post_from_this_site(app_with_csrf):
+    app = app_with_csrf
+    client = app.test_client()
+    page = client.get("/").get_data(as_text=True)
+    form = matched(r'<form method="post" action="/language".*?</form>', page, re.S).group(0)
+    assert 'name="csrf_token"' not in form  # signed out: no session cookie for a switcher
+    assert client.get_cookie("session") is None
+    resp = client.post("/language", data={"code": "de", "next": "/check"})
+    assert resp.status_code == 303 and resp.location == "/check"
+    assert _lang_of(client.get("/check").get_data(as_text=True)) == "de"
+    token = matched(r'name="csrf_token"[^>]*value="([^"]+)"',
+                    client.get("/signup").get_data(as_text=True)).group(1)
+    assert client.post("/signup", data={"name": "Sam", "email": "sam@example.com",
+                                        "password": "secret-table-9",
+                                        "csrf_token": token}).status_code == 302
+    page = client.get("/").get_data(as_text=True)
+    form = matched(r'<form method="post" action="/language".*?</form>', page, re.S).group(0)
+    token = matched(r'name="csrf_token"[^>]*value="([^"]+)"', form).group(1)
+    for code in ("en", "de", "ja"):
+        assert f'<button class="link" name="code" value="{code}" lang="{code}"' in form
+
+    # an image or a link elsewhere: nothing changes
+    assert client.get("/language/ja").status_code == 404
+    assert client.get("/language?code=ja").status_code == 405
+    # a form elsewhere (no token of this site's): refused, nothing changes
+    assert client.post("/language", data={"code": "ja"}).status_code == 400
+    assert client.post("/language", data={"code": "ja", "csrf_token": "forged"}
+                       ).status_code == 400
+    with app.app_context():
+        assert db.session.scalar(db.select(User.locale)) == "de"  # chosen before signing up
+    resp = client.post("/language", data={"code": "ja", "next": "/sessions/new",
+                                          "csrf_token": token})
+    assert resp.status_code == 303 and resp.location == "/sessions/new"
+    with app.app_context():
+        assert db.session.scalar(db.select(User.locale)) == "ja"
+    assert _lang_of(client.get("/sessions/new").get_data(as_text=True)) == "ja"
+
+
+@pytest.fixture
+def app_with_csrf(tmp_path, sqlite_schema):
+    app = make_app(sqlite_copy(sqlite_schema, tmp_path), WTF_CSRF_ENABLED=True)
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()

@@ -21,7 +21,7 @@ from app.db.models import Player, Season
 from app.extensions import db
 from app.services import accounts, exchange, leagues
 from app.services.sessions import ledger
-from tests.helpers import migrated_to
+from tests.apps import migrated_to
 
 NFD_ZOE = unicodedata.normalize("NFD", "Zoë")
 assert NFD_ZOE != "Zoë"

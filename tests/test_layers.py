@@ -209,9 +209,9 @@ def test_the_layers_are_checked_at_all():
 
 
 def test_no_test_module_imports_another_or_a_conftest():
-    """What tests share is in ``tests/helpers.py`` (``tests/browser/helpers.py``) or a
-    fixture: a test module importing another runs the other's module code and hides where a
-    helper lives."""
+    """What tests share is in a module by subject (``tests/apps.py``, ``clients.py``, …,
+    ``tests/browser/helpers.py``) or a fixture: a test module importing another runs the
+    other's module code and hides where a helper lives."""
     tests = ROOT / "tests"
     wrong = []
     for path in tests.rglob("*.py"):

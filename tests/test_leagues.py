@@ -24,7 +24,7 @@ from app.services import leagues
 from app.services.accounts import create_user
 from app.services.errors import NotFoundError
 from app.services.sessions import ledger
-from tests.helpers import fetched
+from tests.expect import fetched
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
 PRESETS = ["pagat", "pagat", "chicago", "washington", "push_ups"]
@@ -701,7 +701,7 @@ def test_a_change_committed_out_of_id_order_shows_at_once(db_app):
 
 def test_remembered_answers_belong_to_their_league(tmp_path):
     """Two databases, each with its league 1: neither sees the other's answers."""
-    from tests.helpers import make_app
+    from tests.apps import make_app
 
     seen = []
     for name in ("a", "b"):

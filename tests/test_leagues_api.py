@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.helpers import Api, account, api_error
+from tests.clients import Api, account, api_error
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
@@ -168,3 +168,42 @@ def test_the_openapi_document_describes_the_league_endpoints(db_app):
             assert {"401", "404"} <= set(operation["responses"])
     assert "league" in doc["components"]["schemas"]["NewSession"]["properties"]
     assert doc["components"]["schemas"]["Record"]["properties"]["net"]["type"] == "string"
+
+
+# -- an empty query value is not one of an enum's ------------------------------------------
+
+def test_empty_enum_query_values_are_refused_naming_them(api):
+    lid = api.ok("POST", "/leagues", {"name": "Thursday", "rules": "pagat", "stake": "0.50"},
+                 201)["id"]
+    player = api.ok("POST", f"/leagues/{lid}/members", {"name": "Dee"}, 201)["id"]
+    document = api.client.get("/api/v1/openapi.json").get_json()
+    standings = document["paths"]["/api/v1/leagues/{league_id}/standings"]["get"]
+    enums = {p["name"]: p["schema"].get("enum") for p in standings["parameters"]
+             if p["in"] == "query"}
+    assert "" not in enums["scoring"] and "" not in enums["sort"]
+    for path, name in ((f"/leagues/{lid}/standings?scoring=&sort=", "scoring"),
+                       (f"/leagues/{lid}/standings?sort=", "sort"),
+                       (f"/leagues/{lid}/standings?dir=%20", "dir"),
+                       (f"/leagues/{lid}/players/{player}?scoring=", "scoring"),
+                       (f"/leagues/{lid}/ratings?sort=", "sort")):
+        api_error(api("GET", path), 422, name, "is empty")  # as ?sort=bogus
+    assert api.ok("GET", f"/leagues/{lid}/standings?sort=net")["sort"] == "net"
+
+
+# -- an empty ?season= is all time, as the OpenAPI document allows it ----------------------
+
+def test_an_empty_season_is_all_time(api):
+    lid = api.ok("POST", "/leagues", {"name": "Thursday", "rules": "pagat", "stake": "0.50"},
+                 201)["id"]
+    api.ok("POST", f"/leagues/{lid}/seasons",
+           {"name": "Spring", "starts_on": "2026-03-01", "ends_on": "2026-05-31"}, 201)
+    document = api.client.get("/api/v1/openapi.json").get_json()
+    standings = document["paths"]["/api/v1/leagues/{league_id}/standings"]["get"]
+    season = next(p for p in standings["parameters"] if p["name"] == "season")
+    assert season["allowEmptyValue"] and "empty" in season["description"]
+    all_time = api.ok("GET", f"/leagues/{lid}/standings")
+    assert all_time["season"] is None
+    for empty in ("", "%20"):
+        assert api.ok("GET", f"/leagues/{lid}/standings?season={empty}") == all_time
+    assert api.ok("GET", f"/leagues/{lid}/standings?season=all") == all_time
+    api_error(api("GET", f"/leagues/{lid}/standings?season=999"), 404, "season", "")

@@ -15,7 +15,8 @@ from app.db.models import GameSession, League, Player, Season, User
 from app.extensions import db
 from app.services import accounts, leagues
 from app.services.sessions import ledger
-from tests.helpers import fetched, shown_beside, sign_up
+from tests.clients import shown_beside, sign_up
+from tests.expect import fetched
 
 EVIL = "<script>alert(1)</script>"
 

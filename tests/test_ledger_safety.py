@@ -25,21 +25,10 @@ from app.cli.commands import cli
 from app.core.errors import TonkError
 from app.db.models import SessionPlayer
 from app.extensions import db
-from tests.helpers import (
-    DROP_CAUGHT,
-    EVERY_END,
-    Api,
-    account,
-    counting_commits,
-    errors_of,
-    fetched,
-    make_app,
-    other_pg_url,
-    record,
-    sign_up,
-    start,
-    stored_problems,
-)
+from tests.apps import counting_commits, make_app, other_pg_url, stored_problems
+from tests.clients import Api, account, errors_of, record, sign_up, start
+from tests.expect import fetched
+from tests.hands import DROP_CAUGHT, EVERY_END
 
 TONK_OUT = {"end": {"kind": "tonk_out", "player": "Ann"}}
 
@@ -607,3 +596,57 @@ def test_a_damaged_backup_restores_nothing(db_app, tmp_path):
     not_gz.write_bytes(io.BytesIO(b"hello").getvalue())
     resp = runner.invoke(cli, ["restore", str(not_gz)])
     assert resp.exit_code == 1 and "not a readable Tonk Tally backup" in resp.output
+
+
+# -- SQLite on a read-only filesystem: reading goes on -------------------------------------
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A folder on a filesystem of its own, to be made read-only (a small tmpfs: needs the
+    right to mount, else the test is skipped); unmounted afterwards."""
+    import shutil
+    import subprocess
+
+    folder = tmp_path / "mount"
+    folder.mkdir()
+    if shutil.which("mount") is None or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(folder)],
+            capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a filesystem here (needs root)")
+
+    def read_only() -> None:
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+
+    yield folder, read_only
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_sqlite_on_a_read_only_filesystem_still_reads(read_only_mount, sqlite_schema):
+    import shutil
+
+    folder, read_only = read_only_mount
+    path = folder / "club.sqlite"
+    shutil.copyfile(sqlite_schema, path)
+    url = f"sqlite:///{path}"
+    app = make_app(url)
+    token = account(app, "ann@example.com", "Ann")
+    api = Api(app.test_client(), token)
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", {"end": {"kind": "tonk_out", "player": "Ann"}},
+           201)
+    share = api.ok("GET", f"/sessions/{sid}")["share_url"]
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()  # the app stops; its WAL is checkpointed and removed
+    assert not (folder / "club.sqlite-wal").exists()
+    read_only()
+    served = make_app(url)  # starts again on the read-only disk
+    api = Api(served.test_client(), token)
+    assert api.ok("GET", f"/sessions/{sid}/ledger")["totals"]["Ann"] == "1.50"
+    assert served.test_client().get(share).status_code == 200
+    refused = api("POST", f"/sessions/{sid}/hands", {"end": {"kind": "tonk_out",
+                                                             "player": "Bob"}})
+    assert refused.status_code == 503 and "read-only" in refused.get_json()["error"]
+    with served.app_context():
+        db.session.remove()
+        db.engine.dispose()

@@ -13,7 +13,8 @@ from app.db.models import GameSession, User
 from app.extensions import db
 from app.services.sessions import ledger
 from app.services.sessions.live import StateCache, stamp_by_token
-from tests.helpers import Api, statements_sent
+from tests.apps import statements_sent
+from tests.clients import Api
 
 
 def _night(app) -> tuple[int, str, int]:
@@ -194,7 +195,7 @@ def test_the_state_cache_keeps_the_newest():
 # -- the pages that follow the game ---------------------------------------------------------
 
 def _signed_in(app):
-    from tests.helpers import sign_up, start
+    from tests.clients import sign_up, start
 
     client = app.test_client()
     sign_up(client)
@@ -202,14 +203,15 @@ def _signed_in(app):
 
 
 def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
-    from app.web.pagecache import _CSRF_MARK, _ONCE_MARK
-    from tests.helpers import matched, record, share_token
+    from app.web.pagecache import CSRF_MARK, ONCE_MARK
+    from tests.clients import record, share_token
+    from tests.expect import matched
 
     client, sid = _signed_in(app)
     first = client.get(f"/sessions/{sid}").get_data(as_text=True)
     second = client.get(f"/sessions/{sid}").get_data(as_text=True)
     for page in (first, second):
-        assert _CSRF_MARK not in page and _ONCE_MARK not in page
+        assert CSRF_MARK not in page and ONCE_MARK not in page
     once = [matched(r'name="once" value="([^"]+)"', p).group(1) for p in (first, second)]
     assert once[0] != once[1]  # each request its own one-time token
     token = share_token(app, sid)
@@ -223,7 +225,7 @@ def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
 
 
 def test_the_live_part_answers_304_until_a_change(app):
-    from tests.helpers import record, share_token
+    from tests.clients import record, share_token
 
     client, sid = _signed_in(app)
     token = share_token(app, sid)
@@ -277,7 +279,7 @@ def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
     with 3 when first drawn, and the share page one statement once it is kept."""
     from app.web import routes
     from app.web.pagecache import PAGES
-    from tests.helpers import record, share_token
+    from tests.clients import record, share_token
 
     client, sid = _signed_in(app)
     token = share_token(app, sid)

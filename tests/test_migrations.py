@@ -12,7 +12,7 @@ from sqlalchemy import inspect, text
 
 from app.extensions import db
 from app.services.exchange import importer
-from tests.helpers import migrated_to
+from tests.apps import migrated_to
 
 
 def test_migrations_match_the_models(db_app):

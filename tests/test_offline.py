@@ -11,7 +11,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.helpers import fetched, make_app, record, sign_up, sqlite_copy, start
+from tests.apps import make_app, sqlite_copy
+from tests.clients import record, sign_up, start
+from tests.expect import fetched
 
 TONK_OUT = {"kind": "tonk_out", "player": "Bob", "dealer": "Ann"}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import matched, record, sign_up, start
+from tests.clients import record, sign_up, start
+from tests.expect import matched
 
 
 def test_the_printed_night_holds_every_hand(client):

@@ -10,7 +10,8 @@ import pytest
 import segno
 
 from app.services.pay import Handles, PayError, epc_payload, epc_qr, read_handles
-from tests.helpers import Api, api_error, migrated_to, sign_up, start
+from tests.apps import migrated_to
+from tests.clients import Api, api_error, sign_up, start
 
 IBAN = "DE89 3704 0044 0532 0130 00"
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 (tests/test_settle_up.py's night).

@@ -27,15 +27,9 @@ from app.cli.commands import cli
 from app.db.models import SessionPlayer, User
 from app.extensions import db
 from app.services.upkeep.backup import BackupError, restore
-from tests.helpers import (
-    DROP_CAUGHT,
-    EVERY_END,
-    Api,
-    account,
-    make_app,
-    other_pg_url,
-    stored_problems,
-)
+from tests.apps import make_app, other_pg_url, stored_problems
+from tests.clients import Api, account
+from tests.hands import DROP_CAUGHT, EVERY_END
 
 Lines = list[list[Any] | dict[str, Any]]  # a backup's lines: headers and rows
 
@@ -426,8 +420,8 @@ def test_reading_a_backup_is_bounded(db_app, tmp_path, request, monkeypatch):
 ], ids=["17", "16", "17_side_by_side", "in_text", "escaped_quote", "escaped_backslash", "open_text",
         "objects"])
 def test_lists_and_objects_are_counted_outside_strings(line, refused):
-    from app.services.upkeep.backup import _too_nested
+    from app.services.upkeep.backup import too_nested
 
-    assert _too_nested(line) is refused
+    assert too_nested(line) is refused
     if not refused and line.endswith(("]", "}")):
         json.loads(line)  # (what is let through parses: the decoder recurses no deeper)

@@ -22,7 +22,8 @@ from app.extensions import db
 from app.services import events
 from app.services.sessions import ledger
 from app.web.site import when
-from tests.helpers import errors_of, fetched, record, sign_up, start
+from tests.clients import errors_of, record, sign_up, start
+from tests.expect import fetched
 
 CAUGHT = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"],
           "dealer": "Dee", "end": {"kind": "drop", "player": "Bob"},

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
-from tests.helpers import api_error, errors_of, fetched, record, sign_up, start
+from tests.clients import api_error, errors_of, record, sign_up, start
+from tests.expect import fetched
 
 DEAD = {"end": {"kind": "dead"}}
 

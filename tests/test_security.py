@@ -1,12 +1,14 @@
 """What every answer carries (security headers on pages, JSON, errors and static files),
-HTTPS and proxies (Secure cookies, HSTS, the client's scheme), and 405's ``Allow``."""
+HTTPS and proxies (Secure cookies, HSTS, the client's scheme), 405's ``Allow``, and a
+refused form sent back only to a page of this site."""
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
 
-from tests.helpers import make_app
+from tests.apps import make_app
+from tests.clients import sign_up, start
 
 HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
            "X-Frame-Options": "DENY"}
@@ -109,3 +111,20 @@ def test_a_server_error_carries_the_headers_too(app):
         assert resp.headers["X-Content-Type-Options"] == "nosniff"
         assert "frame-ancestors 'none'" in resp.headers["Content-Security-Policy"]
     assert app.test_client().get("/api/v1/_boom").get_json()["error"]
+
+
+# -- a refused form goes back only to a page of this site ----------------------------------
+
+def test_a_refused_form_goes_back_only_to_a_page_of_this_site(client):
+    sign_up(client)
+    sid = start(client)
+    here = f"/sessions/{sid}/hands/new"
+    for referer, back in ((f"http://localhost{here}?page=2", f"{here}?page=2"),
+                          ("https://evil.example/phish", "/"),
+                          ("http://localhost.evil.example/x", "/"),
+                          ("//evil.example/x", "/"), ("http://localhost//evil.example/x", "/"),
+                          ("javascript:alert(1)", "/"), ("http://localhost/\\evil", "/"),
+                          (None, "/")):
+        headers = {"Referer": referer} if referer else {}
+        resp = client.post(here, data={"once": "\x01"}, headers=headers)  # a one-time token refused
+        assert resp.status_code == 302 and resp.location == back, (referer, resp.location)

@@ -17,7 +17,8 @@ from app.extensions import db
 from app.services import accounts
 from app.services.sessions import ledger
 from app.services.sessions.debts import open_debts_of
-from tests.helpers import Api, api_error, errors_of, fetched, sign_up, start
+from tests.clients import Api, api_error, errors_of, sign_up, start
+from tests.expect import fetched
 
 #: Ann +0.50, Bob −0.25, Cy −1.25, Dee +1.00 under pagat at 0.25 (the issue's night).
 NIGHT: list[dict[str, Any]] = [

@@ -7,7 +7,8 @@ import html
 import json
 import re
 
-from tests.helpers import matched, record, sign_up, start
+from tests.clients import record, sign_up, start
+from tests.expect import matched
 
 
 def _text(page: str) -> str:

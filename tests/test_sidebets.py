@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import Api, account, api_error, record, sign_up, start, statements_sent
+from tests.apps import statements_sent
+from tests.clients import Api, account, api_error, record, sign_up, start
 
 DEAD = {"end": {"kind": "dead"}}
 BOTH = {"high_card": {"stake": "0.25", "unclaimed": "return"}, "naturals": {"stake": "0.10"}}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from tests.helpers import problems_at
+from tests.apps import problems_at
 from tests.live import prepare, server
 from tests.readers import run_night
 

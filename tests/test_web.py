@@ -17,7 +17,8 @@ from app.db.models import GameSession, Hand
 from app.extensions import db
 from app.services.sessions import ledger
 from app.web.chart import chart_svg
-from tests.helpers import errors_of, make_app, record, share_token, shown_beside, sign_up, start
+from tests.apps import make_app
+from tests.clients import errors_of, record, share_token, shown_beside, sign_up, start
 
 EVIL = "<script>alert(1)</script>"
 

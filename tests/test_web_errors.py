@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import errors_of, record, sign_up, start
+from tests.clients import errors_of, record, sign_up, start
 
 
 def _summary(resp) -> list[tuple[str, str]]:

@@ -14,7 +14,9 @@ from decimal import Decimal
 from app.db.models import GameSession, User
 from app.extensions import db
 from app.services import exchange
-from tests.helpers import Api, account, fetched, wipe
+from tests.clients import Api, account
+from tests.expect import fetched
+from tests.played_league import wipe
 
 SIDE_BETS = {"naturals": {"stake": "0.10"},
              "high_card": {"stake": "0.20", "unclaimed": "return"}}

@@ -44,7 +44,7 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
             "stake": {"type": ["string", "null"],
                       "description": "The stake; null under push-ups (played for points)."}}},
         "SessionSummary": {**summary, "properties": {**summary["properties"], **counts}},
-        "Payment": payment,
+        "PaymentMade": payment,
         "PlannedTransfer": {"type": "object", "properties": {
             "from": {"type": "string"}, "to": {"type": "string"},
             "amount": {**MONEY, "description": "As planned."},
@@ -64,9 +64,9 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
             "open": {**transfer_list(), "description": "The transfers still open: the plan "
                      "less what was paid along it."},
             "transfers": {**transfer_list(), "description": "The same as open."},
-            "paid": {"type": "array", "items": ref("Payment"),
+            "paid": {"type": "array", "items": ref("PaymentMade"),
                      "description": "Payments that count (not undone)."},
-            "payments": {"type": "array", "items": ref("Payment"),
+            "payments": {"type": "array", "items": ref("PaymentMade"),
                          "description": "Every payment, undone ones marked."},
             "balances": {"type": "object", "additionalProperties": MONEY,
                          "description": "Each total less what was paid or received."},

@@ -27,7 +27,7 @@ from ..services.leagues import session_table
 from ..services.pay import session_handles, transfer_links
 from ..services.sessions import (
     Debt,
-    Payment,
+    PaymentMade,
     StateCache,
     debts_of_session,
     mark_paid,
@@ -153,7 +153,7 @@ def history_json(hand: Hand) -> list[dict[str, Any]]:
             for v in sessions.history(hand)]
 
 
-def payment_json(p: Payment, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
+def payment_json(p: PaymentMade, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
     return {"id": p.id, "from": p.payer, "to": p.payee, "amount": fmt(p.amount),
             "planned": p.planned, "at": iso_time(p.at), "by": p.by, "undone": p.undone,
             "undone_at": iso_time(p.undone_at), "undone_by": p.undone_by,

@@ -12,14 +12,14 @@ from .errors import (
     UnknownPresetError,
 )
 from .explain import explain
-from .hand import End, Hand, parse_hand
+from .hand import End, PlayedHand, parse_hand
 from .messages import Message, render, set_translator
 from .rules import OPTIONS, PRESETS, DealWin, Preset, Rules, find_preset, resolve_rules
 from .settle import Payment, Result, settle
 
 __all__ = [
-    "OPTIONS", "PRESETS", "Card", "CardError", "DealWin", "End", "Hand", "HandError",
-    "Message", "Payment", "Preset", "Result", "Rules", "RulesError", "TonkError",
+    "OPTIONS", "PRESETS", "Card", "CardError", "DealWin", "End", "HandError", "Message",
+    "Payment", "PlayedHand", "Preset", "Result", "Rules", "RulesError", "TonkError",
     "UnknownOptionError", "UnknownPresetError", "explain", "find_preset", "parse_card",
     "parse_hand", "render", "resolve_rules", "set_translator", "settle",
 ]

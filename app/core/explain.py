@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from .catches import CaughtDrop, find_catch
-from .hand import Hand, catch_groups, deal_claims
+from .hand import PlayedHand, catch_groups, deal_claims
 from .messages import Message, join_and, render
 from .money import spoken_amount, with_sign
 from .rules import multiple_word
@@ -36,7 +36,7 @@ class Settled(Protocol):
     """A settled hand, as the explanation reads it (:class:`app.core.settle.Result`)."""
 
     @property
-    def hand(self) -> Hand: ...
+    def hand(self) -> PlayedHand: ...
     @property
     def outcome(self) -> str: ...
     @property

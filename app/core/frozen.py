@@ -3,7 +3,7 @@ second.
 
 A frozen dataclass's own ``__init__`` sets every field through ``object.__setattr__`` (its
 ``__setattr__`` refuses), and that costs about 1,500 machine instructions a field: building a
-:class:`~app.core.hand.Hand` cost more than checking it. :func:`maker` gives a function that
+:class:`~app.core.hand.PlayedHand` cost more than checking it. :func:`maker` gives a function that
 builds the same instance a quicker way: a plain slotted twin of the class (the same slots, in
 the same order) is built with ordinary attribute stores, then made an instance of the frozen
 class by assigning ``__class__``, which Python allows between classes of one memory layout.

@@ -1,8 +1,8 @@
 """One hand of Tonk as data (docs/rules.md §1–2): who sat where, how the hand ended, the counts.
 
 :func:`parse_hand` checks a hand given as JSON-like data and returns an immutable
-:class:`Hand`, or raises a :class:`HandError` (or another :class:`TonkError`) whose message
-names the field and the player. A :class:`Hand` that exists is valid: settling it cannot fail.
+:class:`PlayedHand`, or raises a :class:`HandError` (or another :class:`TonkError`) whose message
+names the field and the player. A :class:`PlayedHand` that exists is valid: settling it cannot fail.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class End:
 
 
 @dataclass(frozen=True, slots=True)
-class Hand:
+class PlayedHand:
     """A valid hand. ``counts`` and ``cards`` follow the seat order of ``players``."""
 
     rules: Rules
@@ -118,7 +118,7 @@ class Hand:
 
 
 _make_end = maker(End)
-_make_hand = maker(Hand)
+_make_hand = maker(PlayedHand)
 #: The ends a table sees over and over, by (kind, player): an End is immutable, so one serves
 #: every hand that ended the same way.
 _ENDS: dict[tuple[str, str | None, str, bool, bool], End] = {}
@@ -377,8 +377,8 @@ def _parse_cards(value: Any, players: tuple[str, ...], rules: Rules
 # -- the hand -------------------------------------------------------------------------------
 
 def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None = None,
-               players: tuple[str, ...] | None = None) -> Hand:
-    """Check a hand given as JSON-like data and return it as a :class:`Hand`.
+               players: tuple[str, ...] | None = None) -> PlayedHand:
+    """Check a hand given as JSON-like data and return it as a :class:`PlayedHand`.
 
     ``rules``, ``stake`` and ``players`` may come from the table (a session) instead of the
     data; then the data must not give them. Raises a :class:`TonkError` naming the field.
@@ -425,7 +425,7 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
     return hand
 
 
-def deal_claims(hand: Hand) -> list[tuple[int, int, int]]:
+def deal_claims(hand: PlayedHand) -> list[tuple[int, int, int]]:
     """Every qualifying instant win on the deal: (seat, rule index, rank within the rule),
     a lower rule index and rank being a better claim (docs/rules.md §4)."""
     claims = []
@@ -538,7 +538,7 @@ def _check_five_face_counts(counts: list[int | None], players: tuple[str, ...], 
                             f"counts.{name}")
 
 
-def _no_claim_message(hand: Hand) -> Message:
+def _no_claim_message(hand: PlayedHand) -> Message:
     rules = hand.rules
     if not rules.deal_wins:
         return Message("deal.no_instant_wins")
@@ -552,7 +552,7 @@ def _no_claim_message(hand: Hand) -> Message:
 _make_caught = maker(CaughtDrop)
 
 
-def catch_groups(hand: Hand) -> CaughtDrop | None:
+def catch_groups(hand: PlayedHand) -> CaughtDrop | None:
     """For a drop: who caught whom (docs/rules.md §5), or None when the drop won."""
     counts = hand.counts
     dropper = hand.players.index(hand.end.player or "")

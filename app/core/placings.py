@@ -51,7 +51,7 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
-class Standing:
+class Placing:
     """A place of the standings: a player's record and the place they hold (shared when
     tied)."""
 
@@ -95,16 +95,16 @@ def _key(record: Record, tie_breaks: Sequence[str]) -> tuple[Decimal | int, ...]
     return tuple(parts)
 
 
-def standings(records: Iterable[Record], tie_breaks: Sequence[str] = ()) -> list[Standing]:
+def standings(records: Iterable[Record], tie_breaks: Sequence[str] = ()) -> list[Placing]:
     """Every record in place order, best first; equal records share the better place.
     Players of one place are listed by name."""
     ranked = sorted(records, key=lambda r: (_key(r, tie_breaks), r.player.casefold(),
                                             r.player))
-    places: list[Standing] = []
+    places: list[Placing] = []
     for index, record in enumerate(ranked):
         if places and _key(places[-1].record, tie_breaks) == _key(record, tie_breaks):
             place = places[-1].place
         else:
             place = index + 1
-        places.append(Standing(place, record))
+        places.append(Placing(place, record))
     return places

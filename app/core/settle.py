@@ -1,4 +1,4 @@
-"""Settlement: who pays whom, how much and under which rule, for one valid :class:`Hand`.
+"""Settlement: who pays whom, how much and under which rule, for one valid :class:`PlayedHand`.
 
 The work is done in whole multiples of the stake (``units``) and turned into money once,
 at the end, as ``stake × multiplier × units``: exact, with no rounding anywhere. The
@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from .catches import CATCH_SCHEMES, Pay
 from .explain import explain
 from .frozen import maker
-from .hand import Hand, catch_groups, deal_claims
+from .hand import PlayedHand, catch_groups, deal_claims
 from .messages import Message, reading
 from .money import amount_formatter
 from .rules import Rules, multiple_word
@@ -42,7 +42,7 @@ class Result:
     """The settlement of one hand (docs/rules.md §8). ``net`` under money and points scoring,
     ``pushed`` under push-ups; the other is None."""
 
-    hand: Hand
+    hand: PlayedHand
     outcome: str
     winners: tuple[str, ...]
     payments: tuple[Payment, ...]
@@ -108,7 +108,7 @@ def deal_tie(rules: Rules, index: int) -> str:
     return rules.deal_wins[index].tie or rules.deal_tie
 
 
-def _deal(hand: Hand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
+def _deal(hand: PlayedHand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
     rules = hand.rules
     claims = deal_claims(hand)
     pays_of = {seat: rules.deal_wins[index].pays for seat, index, _ in claims}
@@ -140,7 +140,7 @@ def _deal(hand: Hand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
 _EACH: dict[tuple[int, int, int, int, str], tuple[_Pay, ...]] = {}
 
 
-def _each_pays(hand: Hand, seat: int, m: int, key: str) -> tuple[_Pay, ...]:
+def _each_pays(hand: PlayedHand, seat: int, m: int, key: str) -> tuple[_Pay, ...]:
     """Every player but ``seat`` pays ``seat`` ``m`` under the rule ``key``."""
     known = (len(hand.players), hand.dealer, seat, m, key)
     pays = _EACH.get(known)
@@ -151,7 +151,7 @@ def _each_pays(hand: Hand, seat: int, m: int, key: str) -> tuple[_Pay, ...]:
     return pays
 
 
-def _tonk_out(hand: Hand) -> tuple[int, str]:
+def _tonk_out(hand: PlayedHand) -> tuple[int, str]:
     rules, end = hand.rules, hand.end
     if end.double_double and rules.double_double_pays is not None:
         return rules.double_double_pays, "tonk_out.double_double"
@@ -162,7 +162,7 @@ def _tonk_out(hand: Hand) -> tuple[int, str]:
     return rules.tonk_out_pays, "tonk_out"
 
 
-def _stock_out(hand: Hand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
+def _stock_out(hand: PlayedHand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]:
     rules = hand.rules
     if rules.stock_out_pays == 0:
         return "dead", [], [], 0
@@ -178,7 +178,7 @@ def _stock_out(hand: Hand, n: int) -> tuple[str, list[int], Sequence[_Pay], int]
                               if p not in low], m
 
 
-def _outcome(hand: Hand) -> tuple[str, list[int], Sequence[_Pay], int]:
+def _outcome(hand: PlayedHand) -> tuple[str, list[int], Sequence[_Pay], int]:
     """(outcome, winner seats, payments in units, the win multiple for push-ups)."""
     end, rules = hand.end, hand.rules
     kind = end.kind
@@ -276,7 +276,7 @@ def _purse(rules: Rules, stake: Decimal, multiplier: int) -> _Purse:
     return found
 
 
-def settle(hand: Hand) -> Result:
+def settle(hand: PlayedHand) -> Result:
     """Settle one valid hand: the payments, each with its rule, and every player's net."""
     outcome, winners, pays, multiple = _outcome(hand)
     players = hand.players

@@ -1,5 +1,10 @@
-"""Stored data: accounts, leagues, players, sessions (a night at the table), hands and every
-version of every hand. Money and points are integer hundredths (``*_minor``), never floats.
+"""Stored data: accounts, leagues, players, sessions (a night at the table; the database's
+own session is ``db.session``), hands and every version of every hand.
+
+Money and points are integer hundredths in the ``*_minor`` columns whatever the table counts
+in, never floats: 1.50 € is 150, ¥300 is 30000 (yen has no minor unit), 7 points are 700
+(:func:`~app.core.money.to_minor`; the currency decides the places shown). The twelve columns
+keep the name: a rename changes every schema and every backup (a restore refuses others).
 
 A :class:`Hand` holds its current state; :class:`HandVersion` keeps every version ever
 settled (nothing is erased). :class:`HandEntry` rows are the current version's net per

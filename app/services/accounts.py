@@ -28,7 +28,8 @@ from ..db.models import ApiToken, SignIn, User, utcnow
 from ..db.storage import begin_write, read_before_write
 from ..extensions import db
 
-_HASHER = PasswordHasher()
+#: The password hasher (argon2 at its defaults); the tests put a fast one in its place.
+HASHER = PasswordHasher()
 _EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$")
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1000  # a pass phrase, not a file: argon2 need not hash megabytes
@@ -79,7 +80,7 @@ def create_user(email: Any, name: Any, password: Any) -> User:
         raise AccountError(Message("account.email_taken"),
                            "email")
     user = User(email=address, name=name,
-                password_hash=_HASHER.hash(password))
+                password_hash=HASHER.hash(password))
     db.session.add(user)
     db.session.commit()
     return user
@@ -97,14 +98,14 @@ def authenticate(email: Any, password: Any) -> User | None:
     """The user with this email and password, or None."""
     user = user_by_email(email)
     if user is None or not isinstance(password, str) or len(password) > MAX_PASSWORD:
-        _HASHER.hash("timing")  # answer as slowly as for a real account
+        HASHER.hash("timing")  # answer as slowly as for a real account
         return None
     try:
-        _HASHER.verify(user.password_hash, password)
+        HASHER.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
         return None
-    if _HASHER.check_needs_rehash(user.password_hash):
-        user.password_hash = _HASHER.hash(password)
+    if HASHER.check_needs_rehash(user.password_hash):
+        user.password_hash = HASHER.hash(password)
         db.session.commit()
     return user
 
@@ -186,10 +187,10 @@ def change_password(user: User, current: Any, new: Any) -> None:
     if not isinstance(current, str) or len(current) > MAX_PASSWORD:
         raise AccountError(Message("password.not_current"), "current")
     try:
-        _HASHER.verify(user.password_hash, current)
+        HASHER.verify(user.password_hash, current)
     except (VerificationError, InvalidHashError):
         raise AccountError(Message("password.not_current"), "current") from None
-    user.password_hash = _HASHER.hash(check_password(new))
+    user.password_hash = HASHER.hash(check_password(new))
     end_sign_ins(user, keep_this_one=True)
 
 
@@ -230,7 +231,7 @@ def reset_password(token: str, secret_key: str, new: Any) -> User:
     """Set the password of a reset link's account; the link is spent and every sign-in
     ends."""
     user = reset_user(token, secret_key)
-    new_hash = _HASHER.hash(check_password(new))
+    new_hash = HASHER.hash(check_password(new))
     # Spent in the database, at once: only the one change that still finds the password the
     # link was made for sets it (another server using the same link at the same moment
     # finds it changed, and the link used).
@@ -305,8 +306,8 @@ def note_token_use() -> None:
 
 
 @event.listens_for(Session, "after_commit")
-def _token_noted(session: Session) -> None:
-    session.info.pop(_TOKEN_NOTE, None)
+def _token_noted(db_session: Session) -> None:
+    db_session.info.pop(_TOKEN_NOTE, None)
 
 
 def revoke_token(user: User, token_id: int) -> None:

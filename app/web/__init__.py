@@ -29,7 +29,6 @@ from .sidebets import side_bet_choices  # noqa: E402
 
 bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 
-from . import cards as cards  # noqa: E402  (house-rule cards, /rules/<preset>)
 from . import directing as directing  # noqa: E402  (tournaments: the director's pages)
 from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
 from . import events as events  # noqa: E402  (tournaments: the tables' links)
@@ -39,6 +38,7 @@ from . import paper as paper  # noqa: E402  (the night on paper)
 from . import pay as pay  # noqa: E402  (pay links and handles)
 from . import phone_core as phone_core  # noqa: E402  (the core on the phone)
 from . import routes as routes  # noqa: E402  (registers the views on bp)
+from . import rule_cards as rule_cards  # noqa: E402  (house-rule cards, /rules/<preset>)
 from . import seats as seats  # noqa: E402  (joining and leaving the table)
 from . import settling as settling  # noqa: E402  (settle-up, closing, archive)
 from . import standing as standing  # noqa: E402  (tournaments: the board, each player)

@@ -16,7 +16,7 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ..core import Hand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
+from ..core import PlayedHand, Result, Rules, TonkError, parse_hand, resolve_rules, settle
 from ..core.compare import compare
 from ..core.hand import MAX_PLAYERS
 from ..core.handform import Asks
@@ -38,7 +38,7 @@ from .present import hand_line, ruling_rows, sourced_payments
 from .routes import hand_fields_context, rules_context
 
 
-def encode_hand(hand: Hand) -> str:
+def encode_hand(hand: PlayedHand) -> str:
     """The permalink's ``hand``: the hand's JSON (docs/rules.md §1), base64url without padding."""
     return encode_data(hand.to_json())
 
@@ -58,7 +58,7 @@ class CheckForm:
         self.hand = hand or HandValues()
 
     @classmethod
-    def of_hand(cls, hand: Hand) -> CheckForm:
+    def of_hand(cls, hand: PlayedHand) -> CheckForm:
         data = hand.to_json()
         return cls(", ".join(hand.players), str(hand.stake), RulesValues.of(hand.rules),
                    HandValues.of_hand(data, hand.players))

@@ -14,14 +14,16 @@ import secrets
 import time
 from collections.abc import Callable, Hashable
 
-from flask import g, get_flashed_messages, session
+from flask import g, get_flashed_messages
+from flask import session as cookie  # Flask's signed cookie (its "session"), not a night
 from flask_wtf.csrf import generate_csrf
 
 from ..services.sessions import StateCache
 
 PAGES: StateCache[str] = StateCache(512)
-_CSRF_MARK = "csrf-" + secrets.token_hex(16)
-_ONCE_MARK = "once-" + secrets.token_hex(16)
+#: What a kept page holds where each request's own CSRF and one-time tokens go.
+CSRF_MARK = "csrf-" + secrets.token_hex(16)
+ONCE_MARK = "once-" + secrets.token_hex(16)
 _MARKING = "tonk_marking_page"
 
 
@@ -34,14 +36,14 @@ RESIGN_AFTER = 60.0
 def csrf_token() -> str:
     """Flask-WTF's CSRF token of this request (``generate_csrf``), signed at most once a
     minute per browser."""
-    raw = session.get("csrf_token")
+    raw = cookie.get("csrf_token")
     if raw and "csrf_token" not in g:
         signed_at, token = _SIGNED.get(raw, lambda: (0.0, ""))
         if token and time.monotonic() - signed_at < RESIGN_AFTER:
             g.csrf_token = token
             return token
     token = generate_csrf()
-    raw = session.get("csrf_token")
+    raw = cookie.get("csrf_token")
     if raw:
         _SIGNED.put(raw, (time.monotonic(), token))
     return str(token)
@@ -53,7 +55,7 @@ def marking() -> bool:
 
 
 def once_mark() -> str:
-    return _ONCE_MARK
+    return ONCE_MARK
 
 
 def kept_page(key: Hashable, render: Callable[[], str]) -> str:
@@ -68,13 +70,13 @@ def kept_page(key: Hashable, render: Callable[[], str]) -> str:
         finally:
             setattr(g, _MARKING, False)
         csrf = g.get("csrf_token")
-        return html.replace(csrf, _CSRF_MARK) if csrf else html
+        return html.replace(csrf, CSRF_MARK) if csrf else html
 
     html = PAGES.get(key, make)
-    if _CSRF_MARK in html:
-        html = html.replace(_CSRF_MARK, csrf_token())
-    if _ONCE_MARK in html:
-        parts = html.split(_ONCE_MARK)
+    if CSRF_MARK in html:
+        html = html.replace(CSRF_MARK, csrf_token())
+    if ONCE_MARK in html:
+        parts = html.split(ONCE_MARK)
         html = parts[0] + "".join(fresh_once() + part for part in parts[1:])
     return html
 

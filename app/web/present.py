@@ -416,7 +416,7 @@ def session_card(gs: GameSession) -> SessionCard:
 
 
 @dataclass(frozen=True)
-class Table:
+class TableFacts:
     """The facts about a session every one of its pages shows in its header."""
 
     scoring: str
@@ -425,12 +425,12 @@ class Table:
     rules_words: list[tuple[str, str]]
 
 
-def table(gs: GameSession) -> Table:
+def table(gs: GameSession) -> TableFacts:
     """The session's header facts; the amounts of the page it heads are then written with
     its currency's decimal places (yen: none)."""
     use_currency(gs.currency)
     rules = session_rules(gs)
-    return Table(rules.scoring, session_stake(gs), rules_title(rules), rules_words(rules))
+    return TableFacts(rules.scoring, session_stake(gs), rules_title(rules), rules_words(rules))
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ import pytest
 from flask_migrate import stamp
 
 from app.extensions import db
+from tests.apps import make_app, sqlite_copy, stored_problems
 from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
-from tests.helpers import make_app, sqlite_copy, stored_problems
 from tests.live import tonk_serve
 
 BROWSER_DIR = pathlib.Path(__file__).parent

@@ -26,7 +26,7 @@ from tests.browser.helpers import (
     sign_up,
     submit,
 )
-from tests.helpers import fetched
+from tests.expect import fetched
 
 zxingcpp = pytest.importorskip("zxingcpp", reason="decoding QR codes needs zxing-cpp")
 

@@ -30,7 +30,7 @@ from app.extensions import db
 from app.services import events
 from app.services.sessions import ledger
 from tests.browser.helpers import PHONE, PLAYERS, league_night, phone_page, sign_up
-from tests.helpers import fetched
+from tests.expect import fetched
 
 #: Lighthouse's mobile profile, near enough: a fresh browser is not granted persistent
 #: storage, and says so after the page is drawn.

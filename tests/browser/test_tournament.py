@@ -10,7 +10,7 @@ import re
 from decimal import Decimal
 
 from tests.browser.helpers import DESKTOP, PHONE_CONTEXT, sign_up
-from tests.helpers import matched
+from tests.expect import matched
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo"]
 

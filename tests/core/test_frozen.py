@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from app.core import End, Hand, resolve_rules
+from app.core import End, PlayedHand, resolve_rules
 from app.core.frozen import maker
 
 
@@ -14,8 +14,8 @@ def test_a_made_hand_is_the_hand_its_init_makes_and_as_unchangeable():
     rules = resolve_rules("pagat")
     end = End("drop", "Ann")
     fields = (rules, Decimal("0.25"), 2, ("Ann", "Bob"), 1, end, (3, 9), (None, None))
-    made, built = maker(Hand)(*fields), Hand(*fields)
-    assert type(made) is Hand
+    made, built = maker(PlayedHand)(*fields), PlayedHand(*fields)
+    assert type(made) is PlayedHand
     assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
     assert dataclasses.astuple(made) == dataclasses.astuple(built)
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from app.core import Payment, TonkError, parse_hand, resolve_rules, settle
-from tests.helpers import load_json
+from tests.hands import load_json
 
 #: docs/rules.md's worked hands, those of its three later changes and of the rules' corners
 #: (jokers, a tonk out with a hit, alternative 2 heads-up, push-ups' tied stock out).

@@ -10,7 +10,7 @@ import pytest
 
 from app.core import PRESETS, parse_hand, resolve_rules, settle
 from app.core.sources import ENCYCLOPEDIA_URL, PAGAT_URL, ruling_sources, source_of
-from tests.helpers import END_KINDS, hand_json
+from tests.hands import END_KINDS, hand_json
 
 CORE = pathlib.Path(__file__).resolve().parents[2] / "app" / "core"
 

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from ...core.money import currency_places, from_minor
 from ...core.names import name_key
-from ...core.placings import Record, Standing, standings
+from ...core.placings import Placing, Record, standings
 from ...core.prizes import PrizeList, prize_list
 from ...db.models import Event, EventRound, EventTable, GameSession, Hand
 from ...extensions import db
@@ -69,7 +69,7 @@ def seated_at(event: Event) -> list[list[str]]:
             for this in event.round_rows for table in this.tables]
 
 
-def standings_of(event: Event) -> list[Standing]:
+def standings_of(event: Event) -> list[Placing]:
     """The standings now: every hand of every round, open or closed, best first."""
     return standings(records(event), tie_breaks_of(event))
 

@@ -39,7 +39,8 @@ any problem, and nothing is imported.
 
 The package, module by job: :mod:`.common` (format, limits, times), :mod:`.export` (the
 document), :mod:`.spreadsheet` (CSV), :mod:`.reader` (reading a document session by
-session), :mod:`.verify` (every hand settled again, no database), :mod:`.rows` (a checked
+session), :mod:`.verify` (every hand settled again, no database), :mod:`.checked` (what a
+check gives: the session's plain values, or its problems), :mod:`.rows` (a checked
 session's rows, ids left out, made where it was checked), :mod:`.importer` (the bulk
 writer), :mod:`.parallel` (checking in other processes), :mod:`.run` (the entry points),
 :mod:`.demo` (a demo league made through the importer).

@@ -79,7 +79,7 @@ class DemoFacts:
         self.ends.update(other.ends)
 
 
-class _Table:
+class _Night:
     """One session being played: its seats, rules and stake, and who tends to win."""
 
     def __init__(self, rng: random.Random, names: list[str], preset: str, stake: str,
@@ -117,7 +117,7 @@ class _Table:
         return hand, settle(core)
 
 
-def _facts(t: _Table, dealer: str, multiplier: int, facts: DemoFacts) -> dict[str, Any]:
+def _facts(t: _Night, dealer: str, multiplier: int, facts: DemoFacts) -> dict[str, Any]:
     """How one hand ended, with what the rules need to settle it."""
     rng, rules = t.rng, t.rules
     kinds = ["drop"] * 30 + ["run_out"] * 24 + ["tonk_out"] * 18 + ["stock_out"] * 10 + \
@@ -170,7 +170,7 @@ def _facts(t: _Table, dealer: str, multiplier: int, facts: DemoFacts) -> dict[st
     return out
 
 
-def _claim(t: _Table) -> dict[str, Any]:
+def _claim(t: _Night) -> dict[str, Any]:
     """One instant-win claim on the deal, under one of the rules' deal wins."""
     rng, rules = t.rng, t.rules
     win = rng.choice(rules.deal_wins)
@@ -182,7 +182,7 @@ def _claim(t: _Table) -> dict[str, Any]:
     return {"total": rng.choice([c for c in win.totals if c in rules.deal_totals])}
 
 
-def _deal(t: _Table) -> dict[str, Any]:
+def _deal(t: _Night) -> dict[str, Any]:
     rng, rules = t.rng, t.rules
     claimants = rng.sample(t.names, 2 if rng.random() < 0.1 else 1)
     end: dict[str, Any] = {"kind": "deal"}
@@ -224,7 +224,7 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
         name = rng.choices(PLAYERS, often)[0]
         if name not in names:
             names.append(name)
-    t = _Table(rng, names, preset, rng.choice(STAKES), skill)
+    t = _Night(rng, names, preset, rng.choice(STAKES), skill)
     keeper = rng.choice(KEEPERS)
     facts.presets[preset] += 1
     first_dealer = rng.randrange(seats)

@@ -45,6 +45,7 @@ from ...db.storage import begin_write
 from ...db.types import UTCDateTime
 from ...extensions import db
 from ..sessions import is_league_admin, parse_currency, side_bets_text
+from .checked import Checked
 from .common import (
     FORMAT,
     IMPORT_BATCH_HANDS,
@@ -60,7 +61,7 @@ from .common import (
 )
 from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time, unpacked
 from .settling import after_write
-from .verify import Checked, Checker, league_name_of, read_list, read_uid, where_of
+from .verify import Checker, league_name_of, read_list, read_uid, where_of
 
 log = logging.getLogger(__name__)
 
@@ -408,7 +409,7 @@ class Importer:
                                    .values(id=users.c.id))
         return self._conn
 
-    def _ids(self, table: Table, n: int) -> list[int]:
+    def new_ids(self, table: Table, n: int) -> list[int]:
         """``n`` new ids for ``table``: from its sequence on PostgreSQL; on SQLite, which
         is written by one connection at a time (we hold the lock), after the largest."""
         if n == 0:
@@ -440,7 +441,7 @@ class Importer:
             for name in s.names:
                 if name_key(name) not in players and name_key(name) not in new:
                     new[name_key(name)] = (name, s.played_at)
-        ids = self._ids(cast(Table, Player.__table__), len(new))
+        ids = self.new_ids(cast(Table, Player.__table__), len(new))
         rows = []
         for pid, (key, (name, since)) in zip(ids, new.items(), strict=True):
             players[key] = pid
@@ -501,8 +502,8 @@ class Importer:
         self._write_league()
         self._connection()
         players = self._player_ids(sessions)
-        session_ids = self._ids(cast(Table, GameSession.__table__), len(sessions))
-        hand_ids = self._ids(cast(Table, Hand.__table__), sum(s.hands for s in sessions))
+        session_ids = self.new_ids(cast(Table, GameSession.__table__), len(sessions))
+        hand_ids = self.new_ids(cast(Table, Hand.__table__), sum(s.hands for s in sessions))
         games: list[tuple[Any, ...]] = []
         seats: list[tuple[Any, ...]] = []
         hands: list[tuple[Any, ...]] = []
@@ -564,7 +565,7 @@ def _ready(row: tuple[Any, ...], ready: list[tuple[int, Callable[[Any], Any]]]
 
 
 #: What the league's re-rating reads (:func:`rerate`), as PostgreSQL's planner should see it.
-_RATED = ("game_sessions", "player_session_stats")
+RATED = ("game_sessions", "player_session_stats")
 
 
 def _analyze_written() -> None:
@@ -580,7 +581,7 @@ def _analyze_written() -> None:
     would never be made: importing the file again finds every session there."""
     if db.engine.dialect.name == "postgresql":
         try:
-            db.session.execute(text(f"ANALYZE {', '.join(_RATED)}"))
+            db.session.execute(text(f"ANALYZE {', '.join(RATED)}"))
             db.session.commit()
         except DBAPIError as exc:
             db.session.rollback()

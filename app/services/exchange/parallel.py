@@ -21,11 +21,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from .checked import Checked
 from .common import PARALLEL_BATCH_HANDS
 from .importer import Importer
 from .reader import Reader, ReadError
 from .rows import Moment, packed, session_rows
-from .verify import Checked, Checker
+from .verify import Checker
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, SpawnContext

@@ -17,9 +17,9 @@ from datetime import UTC, datetime
 from itertools import repeat
 from typing import Any, NamedTuple, cast
 
+from .checked import CheckedSession
 from .common import PART
 from .settling import DEBT_COLUMNS, PAYMENT_COLUMNS, SettlePart, payment_rows
-from .verify import CheckedSession
 
 #: How a time is written: as it is (the driver converts it), or already as stored.
 Moment = Callable[[datetime], Any]

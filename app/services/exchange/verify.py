@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import parse_players
@@ -46,6 +46,7 @@ from ..sessions import (
     side_rows,
     trimmed,
 )
+from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion
 from .common import (
     MAX_BY,
     NO_COUNTS,
@@ -56,73 +57,11 @@ from .common import (
     field_of,
     parse_time,
 )
-from .settling import SettlePart, parse_settle, still_open
-
-
-class _Version(NamedTuple):
-    """One version of a hand, as it will be stored."""
-
-    version: int
-    action: str
-    hand_text: str
-    result_text: str
-    reason: str | None
-    by: str
-    at: datetime
-
-
-class _Hand(NamedTuple):
-    """One hand, checked: its versions, and its current version's part for each seat (flat:
-    :class:`~app.services.sessions.ledger.Part` after Part, seat by seat; None for a voided hand).
-    Plain values, so that it travels between processes cheaply."""
-
-    number: int
-    voided: bool
-    outcome: str
-    scoring: str
-    nets: list[int]
-    parts: tuple[Any, ...] | None
-    versions: list[_Version]
-    seats: tuple[int, ...] = ()  # the seat of each part: who the hand was played by
-    plays: tuple[Play, ...] = ()  # its current version's side bets
-
-
-#: A player's record in a session as its hands add it up: seat, scoring, then the counters
-#: of :data:`app.services.sessions.ledger.STAT_FIELDS`.
-_Record = tuple[Any, ...]
-
-
-@dataclass(slots=True)
-class CheckedSession:
-    """One session, checked, ready to be written: only the database's ids are missing."""
-
-    uid: str
-    name: str
-    played_at: datetime
-    closed_at: datetime | None
-    currency: str
-    stake_minor: int
-    rules_json: str
-    next_dealer: int
-    names: tuple[str, ...]
-    totals: list[int]
-    hands: list[_Hand]
-    records: list[_Record]
-    payments: list[tuple[int, int, int, datetime]]
-    changes: list[tuple[int, str, int, datetime]]
-    #: Seats that changed, side bets (format version 2): where each seat sits now and when
-    #: it left (None: seated), the side bets played, each hand's side-bet money and lines,
-    #: and the pots.
-    positions: list[int] = field(default_factory=list)
-    left_at: list[datetime | None] = field(default_factory=list)
-    side_bets_json: str | None = None
-    side: list[tuple[str, str]] = field(default_factory=list)
-    pots_json: str = "{}"
-    settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
+from .settling import parse_settle, still_open
 
 
 @dataclass(frozen=True, slots=True)
-class _Table:
+class _Terms:
     """What a hand is played under, from its first version: rules, stake, formatter."""
 
     rules: Rules
@@ -173,26 +112,15 @@ def read_list(value: Any, what: str) -> list[Any]:
     return value
 
 
-class Checked(NamedTuple):
-    """One session of a document, checked: ready to be written, or its problems."""
-
-    position: int  # in the document's list of sessions, from 1
-    uid: str | None
-    where: Message
-    hands: int
-    session: CheckedSession | None
-    problems: list[Message]  # rendered where the report is read, in its reader's language
-
-
 class Checker:
     """Checks sessions of a document, every version of every hand through the domain core,
     with nothing but Python: no database, so that it can run in another process."""
 
     def __init__(self) -> None:
-        self._last_table: tuple[Any, Any, _Table] | None = None
+        self._last_table: tuple[Any, Any, _Terms] | None = None
         self._enabled: dict[str, SideBet] = {}
         self._last_by: tuple[Any, str] | None = None
-        self._last_text: tuple[_Table, tuple[str, ...], str] | None = None
+        self._last_text: tuple[_Terms, tuple[str, ...], str] | None = None
         self._problems: list[Message] = []
         self._minor: dict[Decimal, int] = {}
 
@@ -242,7 +170,7 @@ class Checker:
             self.problem(where, exc.said)
             return None
         names_list = list(names)
-        hands: list[_Hand] = []
+        hands: list[CheckedHand] = []
         counted: list[list[tuple[int, ...]] | None] = []
         numbers: set[int] = set()
         for i, hand_doc in enumerate(hand_docs, start=1):
@@ -350,7 +278,8 @@ class Checker:
                                             total=from_minor(total), given=given[name]))
 
     @staticmethod
-    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...], hands: list[_Hand]) -> int:
+    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...],
+                     hands: list[CheckedHand]) -> int:
         given = doc.get("next_dealer")
         if given is not None:
             if given not in names:
@@ -365,7 +294,7 @@ class Checker:
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
               where: Message, numbers: set[int]
-              ) -> tuple[_Hand, list[tuple[int, ...]] | None] | None:
+              ) -> tuple[CheckedHand, list[tuple[int, ...]] | None] | None:
         """One hand, every version re-settled: the hand, and what its current version adds
         to each seat's record (None if it is void); None after noting its problem."""
         # Where a problem is, named only when there is one (most hands have none).
@@ -392,9 +321,9 @@ class Checker:
         if not isinstance(versions, list) or not versions:
             self.problem(at_hand(), Message("import.no_versions"))
             return None
-        table: _Table | None = None
+        table: _Terms | None = None
         everyone = tuple(range(len(names)))
-        done: list[_Version] = []
+        done: list[CheckedVersion] = []
         given_hand: Any = None
         given_result: Any = None
         current: tuple[str, list[int], tuple[Any, ...]] | None = None  # outcome, nets, parts
@@ -424,7 +353,7 @@ class Checker:
                             v.get("result", given_result) != given_result:
                         raise _Bad(Message("import.void_keeps"))
                     last = done[-1]
-                    done.append(_Version(i, action, last.hand_text, last.result_text, reason,
+                    done.append(CheckedVersion(i, action, last.hand_text, last.result_text, reason,
                                          by, at))
                     current = None
                     continue
@@ -446,7 +375,7 @@ class Checker:
                 parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
             current = (result.outcome, nets, parts)
             outcome = result.outcome
-            done.append(_Version(i, action, hand_text, result_text, reason, by, at))
+            done.append(CheckedVersion(i, action, hand_text, result_text, reason, by, at))
         voided = current is None
         given_void = doc.get("voided")
         if given_void is not None and given_void is not voided:
@@ -455,9 +384,9 @@ class Checker:
             return None
         assert table is not None
         if current is None:
-            return _Hand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
+            return CheckedHand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
                          done, seats), None
-        return (_Hand(number, False, outcome, table.rules.scoring, current[1], current[2],
+        return (CheckedHand(number, False, outcome, table.rules.scoring, current[1], current[2],
                       done, seats, plays), counts)
 
     def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
@@ -490,7 +419,7 @@ class Checker:
         self._last_by = (value, by)
         return by
 
-    def _table(self, data: dict[str, Any]) -> _Table:
+    def _table(self, data: dict[str, Any]) -> _Terms:
         """A hand's rules and stake (the last ones are remembered: a session's hands
         mostly share them)."""
         spec, raw = data["rules"], data["stake"]
@@ -498,12 +427,12 @@ class Checker:
         if last is not None and last[0] == spec and last[1] == raw:
             return last[2]
         rules = resolve_rules(spec)
-        table = _Table(rules, rules.to_json(), _hand_stake(raw, rules), amount_formatter(rules))
+        table = _Terms(rules, rules.to_json(), _hand_stake(raw, rules), amount_formatter(rules))
         self._last_table = (spec, raw, table)
         return table
 
     def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Table | None) -> tuple[_Table, Result, str, tuple[Play, ...]]:
+                 first: _Terms | None) -> tuple[_Terms, Result, str, tuple[Play, ...]]:
         """Re-validate one version of a hand through the core: its table (the first
         version's), its result, the hand's JSON as the ledger stores it, and its side bets
         as that JSON gives them back."""
@@ -536,7 +465,7 @@ class Checker:
         return first or table, result, self._table_text(table, seated) + fast_dumps(facts)[1:], \
             played
 
-    def _table_text(self, table: _Table, seated: tuple[str, ...]) -> str:
+    def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
         """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
         "players": […], ``), written once for the hands that share it."""
         last = self._last_text
@@ -548,7 +477,7 @@ class Checker:
         return text
 
     @staticmethod
-    def _result_text(result: Result, given: Any, table: _Table) -> str:
+    def _result_text(result: Result, given: Any, table: _Terms) -> str:
         """The result as stored, once every number in it is what the hand gives."""
         if given is None:
             return json.dumps(result.to_json())

@@ -103,7 +103,7 @@ def current_season(league: League, today: date | None = None) -> Season | None:
 # -- changing a league -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class _Table:
+class _Defaults:
     """A league's validated defaults: rules (JSON text), stake and currency."""
 
     rules_json: str
@@ -112,11 +112,11 @@ class _Table:
     side_bets_json: str | None = None
 
 
-def _defaults(rules: Any, stake: Any, currency: Any, side_bets: Any = None) -> _Table:
+def _defaults(rules: Any, stake: Any, currency: Any, side_bets: Any = None) -> _Defaults:
     resolved = resolve_rules(rules)
     money = parse_currency(currency)
     amount = parse_stake(stake, resolved, money)
-    return _Table(json.dumps(resolved.to_json()), to_minor(amount), money,
+    return _Defaults(json.dumps(resolved.to_json()), to_minor(amount), money,
                   side_bets_text(side_bets, stake=amount, rules=resolved,
                                  currency=money))
 

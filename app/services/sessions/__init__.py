@@ -86,10 +86,10 @@ from .pots import (
     trimmed,
 )
 from .seats import change_seats
-from .settleup import Ledger, Payment, keep_plan, remaining
+from .settleup import Ledger, PaymentMade, keep_plan, remaining
 
 __all__ = [
-    "MAX_SESSION_NAME", "Debt", "Ledger", "Payment", "Stamp", "StateCache",
+    "MAX_SESSION_NAME", "Debt", "Ledger", "PaymentMade", "Stamp", "StateCache",
     "archived_sessions_of", "change_rules", "change_seats", "check_room", "close_session",
     "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
     "dump_pots", "findable_token", "get_hand", "hand_limit", "hand_limits", "history",

@@ -44,8 +44,7 @@ from sqlalchemy.orm import (
 from sqlalchemy.sql import ClauseElement
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
-from ...core.hand import Hand as CoreHand
-from ...core.hand import parse_players
+from ...core.hand import PlayedHand, parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     parse_stake,
@@ -431,7 +430,7 @@ def _nets(gs: GameSession, result: Result) -> list[int]:
 
 
 def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> tuple[
-        CoreHand, Result, str]:
+        PlayedHand, Result, str]:
     """Validate ``data`` under the session's rules and the players seated now (or a stored
     hand's own table facts and players): the hand, its result, and the hand as stored
     (docs/rules.md §1, with its side bets)."""

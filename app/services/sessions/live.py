@@ -81,7 +81,7 @@ def _one_row(statement: Any, params: dict[str, Any],
              engine: Engine | None = None) -> tuple[Any, ...] | None:
     """The first row of ``statement``, run on a pooled DBAPI connection of ``engine`` (the
     app's) as compiled once for the engine's dialect (its columns' values as SQLAlchemy would
-    give them): no ORM session, no transaction begun around one read of one indexed row."""
+    give them): no database session, no transaction begun around one read of one indexed row."""
     engine = engine or db.engine
     found = _COMPILED.get((id(engine), id(statement)))
     if found is None:

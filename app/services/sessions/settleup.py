@@ -36,8 +36,10 @@ _INSERT_PLAN = insert(PlannedTransfer.__table__)  # (Core: no ORM object is made
 
 
 @dataclass(frozen=True)
-class Payment:
-    """A payment at settle-up as the history shows it."""
+class PaymentMade:
+    """A payment made at settle-up (a :class:`~app.db.models.SettlePayment` row) as the
+    history shows it; :class:`Planned` is a transfer of the plan. Not the rules' payments
+    within one hand (:class:`app.core.Payment`)."""
 
     id: int
     payer: str
@@ -81,7 +83,7 @@ class Ledger:
     open: dict[str, Decimal]
     transfers: tuple[Transfer, ...]
     plan: tuple[Planned, ...] = ()
-    payments: tuple[Payment, ...] = ()
+    payments: tuple[PaymentMade, ...] = ()
     #: Money waiting in each side bet's pot, and what of it goes back to each player at
     #: settle-up (already in ``open`` and ``transfers``).
     pots: dict[str, Decimal] = field(default_factory=dict)
@@ -200,11 +202,11 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
     rows = _payment_rows(gs)
     users = {u.id: u.name for u in db.session.scalars(select(User).where(
         User.id.in_({p.created_by_id for p in rows})))} if rows else {}
-    payments = tuple(Payment(p.id, seats[p.payer_seat], seats[p.payee_seat],
-                             from_minor(p.amount_minor), p.created_at,
-                             p.by_name or users.get(p.created_by_id, ""),
-                             p.transfer_id is not None,
-                             p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
+    payments = tuple(PaymentMade(p.id, seats[p.payer_seat], seats[p.payee_seat],
+                                 from_minor(p.amount_minor), p.created_at,
+                                 p.by_name or users.get(p.created_by_id, ""),
+                                 p.transfer_id is not None,
+                                 p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
     left = remaining(gs, rows)
     plan = _planned(gs, _plan_rows(gs), rows)
     if not settles(plan, left):  # not kept yet (an old database): what would be kept

@@ -223,7 +223,7 @@ def _reader(column: Any) -> Any:
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?')  # one left open runs to the line's end
 
 
-def _too_nested(line: str) -> bool:
+def too_nested(line: str) -> bool:
     """Whether ``line`` opens more than :data:`MAX_NESTED` lists and objects outside its
     strings (in linear time, before the JSON decoder recurses into them)."""
     if line.count("[") + line.count("{") <= MAX_NESTED:  # (most lines: no strings to skip)
@@ -249,7 +249,7 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[bytes, Any]]:
                     raise BackupError(Message("restore.long_line", number=number,
                                               mib=MAX_LINE >> 20))
                 line = raw.decode()
-                if _too_nested(line):
+                if too_nested(line):
                     raise BackupError(Message("restore.nested", number=number,
                                               limit=MAX_NESTED))
                 try:

@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from ..core import PRESETS, Rules, TonkError, resolve_rules
-from ..core.card import (
+from ..core.rule_card import (
     dropped_pagat_rules,
     rule_card,
     setup_differs,

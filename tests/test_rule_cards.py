@@ -10,11 +10,12 @@ import pytest
 from markupsafe import escape
 
 from app.core import PRESETS, resolve_rules
-from app.core.card import dropped_pagat_rules, payment_keys, rule_card
+from app.core.rule_card import dropped_pagat_rules, payment_keys, rule_card
 from app.core.settle import rule_text
 from app.core.sources import source_of
 from app.web.links import decode_data, encode_data
-from tests.helpers import matched, sign_up, start
+from tests.clients import sign_up, start
+from tests.expect import matched
 
 
 def test_pagat_card_marks_nothing_and_names_every_paying_rule():
