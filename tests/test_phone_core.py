@@ -29,7 +29,7 @@ from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
 from app.i18n import speaking
 from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
 from app.web.phone_core import bundle
-from tests.helpers import END_KINDS, hand_form
+from tests.hands import END_KINDS, hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "app" / "static" / "vendor" / "pyodide"
@@ -225,7 +225,7 @@ def requests() -> list[dict[str, Any]]:
 
 
 def check_forms() -> list[list[list[str]]]:
-    """The dispute checker's worked forms (tests/helpers.py), every preset and end, as
+    """The dispute checker's worked forms (tests/hands.py), every preset and end, as
     ``[name, value]`` pairs."""
     return [[[k, v] for k, v in hand_form(preset, kind).items()]
             for preset in PRESETS for kind in END_KINDS]
