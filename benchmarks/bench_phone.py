@@ -141,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
             for i in range(5):
                 client.call("POST", f"/api/v1/sessions/{session_id}/hands", a_hand(i))
             session = f"{served.base}/sessions/{session_id}"
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-                "--no-sandbox", "--disable-gpu", "--no-first-run"])
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         timeout=120_000, args=[
+                "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-gpu-compositing"])
             try:
                 context = browser.new_context(**PHONE)
                 page = context.new_page()
