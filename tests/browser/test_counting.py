@@ -133,9 +133,14 @@ def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
     page.goto(session)
     page.context.set_offline(False)
     page.evaluate("() => window.dispatchEvent(new Event('online'))")
-    page.wait_for_selector("#outbox", state="hidden", timeout=30_000)
-    page.wait_for_load_state()
-    ledger = api(base, token, f"/sessions/{sid}/ledger")
+    for _ in range(120):  # (the page hides its outbox while it reloads: ask the server)
+        ledger = api(base, token, f"/sessions/{sid}/ledger")
+        if ledger["hands"] >= 2 + len(OFFLINE):
+            break
+        page.wait_for_timeout(250)
     assert ledger["hands"] == 2 + len(OFFLINE)
+    page.wait_for_function("() => !document.querySelector('#outbox li')"
+                           " && !document.querySelector('[data-provisional]')"
+                           " && document.readyState === 'complete'", timeout=30_000)
     assert {k: Decimal(v) for k, v in ledger["balances"].items()} == phone
     assert shown_totals(page) == phone
