@@ -20,7 +20,8 @@ from ...db.models import CarriedDebt, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError, NotFoundError
 from .access import keeps_score_of, started_by
-from .ledger import locked, rules_of
+from .ledger import locked
+from .reading import rules_of
 
 
 @dataclass(frozen=True)
