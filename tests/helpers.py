@@ -41,6 +41,7 @@ from app.db.models import (
     SettlePayment,
     User,
 )
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts, exchange
 from app.services.sessions import archive, ledger
@@ -200,9 +201,10 @@ def problems_at(url: str) -> list[str]:
 
 def account(app: Any, email: str, name: str) -> str:
     """An account made on ``app`` (password "correct horse"), and a personal token of it."""
+    from app.db.unit import unit_of_work
     from app.services.accounts import create_token, create_user
 
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         return create_token(create_user(email, name, "correct horse"), "tests")
 
 
@@ -296,7 +298,8 @@ TABLES = (GameSession, SessionPlayer, Hand, HandVersion, HandEntry, PlayerSessio
 
 
 def user(email: str = "keeper@example.com", name: str = "Keeper") -> User:
-    return accounts.create_user(email, name, "correct horse")
+    with unit_of_work():
+        return accounts.create_user(email, name, "correct horse")
 
 
 def snapshot() -> dict[str, Any]:
@@ -366,7 +369,8 @@ def document(chunks) -> str:
 
 
 def importing(text: str, who: User, **kw: Any) -> exchange.ImportReport:
-    return exchange.import_file(io.BytesIO(text.encode()), who, **kw)
+    with unit_of_work(begin=False):  # as `tonk import` does
+        return exchange.import_file(io.BytesIO(text.encode()), who, **kw)
 
 
 # -- hands of every kind under every preset ---------------------------------------------------
@@ -518,6 +522,7 @@ def play_league(owner: User, helper: User) -> League:
                                        "counts": {"Bob": 7, "Dee": 7}})
     ledger.record_payment(sunday, owner, "Dee", "Bob", "0.50")
     archive.set_archived(sunday, True)  # version 2: archived
+    db.session.commit()
     return league
 
 

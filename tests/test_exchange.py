@@ -26,6 +26,7 @@ from app.db.models import (
     LeagueAdmin,
     User,
 )
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts, exchange
 from app.services.exchange import importer
@@ -630,7 +631,7 @@ def test_other_layouts_are_checked_elsewhere_the_same(tmp_path):
 def signed_in(app, who: User):
     """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes)."""
     client = app.test_client()
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         cookie_id = accounts.start_sign_in(fetched(User, who.id)).get_id()
     with client.session_transaction() as cookie:
         cookie["_user_id"] = cookie_id

@@ -27,6 +27,7 @@ from sqlalchemy.orm import selectinload
 
 from ..core.money import MINUS, average_of_minor, average_places, format_number, from_minor
 from ..db.models import GameSession, League, Season
+from ..db.unit import writes
 from ..extensions import db
 from ..services import leagues as service
 from ..services.sessions import is_league_admin, open_debts_of_league, open_debts_of_player
@@ -282,6 +283,7 @@ def league_form(template: str, values: LeagueValues, errors: Errors,
 
 
 @bp.route("/leagues/new", methods=["GET", "POST"])
+@writes
 @login_required
 def new() -> ResponseReturnValue:
     values, errors = LeagueValues(), Errors()
@@ -433,6 +435,7 @@ def settings_page(league: League, values: LeagueValues | None = None,
 
 
 @bp.route("/leagues/<int:league_id>/settings", methods=["GET", "POST"])
+@writes
 @login_required
 def settings(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -464,6 +467,7 @@ def small_form(league: League, prefix: str, fields: Sequence[str],
 
 
 @bp.post("/leagues/<int:league_id>/members")
+@writes
 @login_required
 def add_member(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -474,6 +478,7 @@ def add_member(league_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/members/<int:player_id>")
+@writes
 @login_required
 def rename_member(league_id: int, player_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -484,6 +489,7 @@ def rename_member(league_id: int, player_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/admins")
+@writes
 @login_required
 def add_admin(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -493,6 +499,7 @@ def add_admin(league_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/admins/<int:user_id>/remove")
+@writes
 @login_required
 def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -505,6 +512,7 @@ def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/seasons")
+@writes
 @login_required
 def add_season(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -513,6 +521,7 @@ def add_season(league_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/seasons/<int:season_id>/remove")
+@writes
 @login_required
 def remove_season(league_id: int, season_id: int) -> ResponseReturnValue:
     league = league_of(league_id)

@@ -31,6 +31,7 @@ from werkzeug.http import quote_etag
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
+from ..db.unit import writes
 from ..http.compress import held
 from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
@@ -550,6 +551,7 @@ def rules(session_id: int) -> ResponseReturnValue:
 # -- the share link --------------------------------------------------------------------------
 
 @bp.post("/sessions/<int:session_id>/share")
+@writes
 @login_required
 def replace_share(session_id: int) -> ResponseReturnValue:
     """Revoke the share link and make a new one (a link that went too far)."""

@@ -114,7 +114,7 @@ def replace_share_link(gs: GameSession) -> str:
     """A new read-only link for the session: the old one stops working at once (anyone
     who had it sees "not found"). Returns the new token."""
     gs.share_token = new_share_token()
-    db.session.commit()
+    db.session.flush()
     return gs.share_token
 
 
@@ -165,7 +165,7 @@ def player_named(user: User, name: str, league_id: int | None = None) -> Player:
 def create_session(user: User, **settings: Any) -> GameSession:
     """Start a session (:func:`start_session`) and commit it."""
     gs = start_session(user, **settings)
-    db.session.commit()
+    db.session.flush()
     return gs
 
 
@@ -220,7 +220,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
                                rules_json=gs.rules_json, stake_minor=gs.stake_minor,
                                created_by_id=user.id))
     _keep_plan(gs)  # money, points or push-ups: what settle-up moves may change
-    db.session.commit()
+    db.session.flush()
 
 
 def locked(gs: GameSession) -> GameSession:
@@ -464,7 +464,7 @@ def _change_nets(gs: GameSession, hand: Hand, old: list[int], new: list[int],
     replay(gs, session_rules(gs), player_names(gs), appended=hand if new_hand else None)
     _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
     write_changes(gs, hand)
-    db.session.commit()
+    db.session.flush()
 
 
 def _totals(gs: GameSession) -> list[int]:
@@ -534,7 +534,7 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
                             created_at=utcnow())
     db.session.add(payment)
     _keep_plan(gs)  # outside the plan: what remains is planned again
-    db.session.commit()
+    db.session.flush()
     return payment.id
 
 
@@ -553,7 +553,7 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
         raise LedgerError(Message("payment.undone", payment_id=payment_id), "payment")
     payment.undone_at, payment.undone_by_name, payment.undo_reason = utcnow(), user.name, why
     _keep_plan(gs)
-    db.session.commit()
+    db.session.flush()
     return payment
 
 
@@ -581,7 +581,7 @@ def close_session(gs: GameSession, carry_over: Any = False,
                                    payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
                        for t in state.transfers if not settled_elsewhere)
     gs.closed_at = utcnow()
-    db.session.commit()
+    db.session.flush()
     for listener in session_closed:
         listener(gs)
 
