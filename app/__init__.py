@@ -80,9 +80,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(leagues_bp)
     app.register_blueprint(exchange_bp)
 
-    from .http.faults import register as register_faults
+    from .errors import register as register_errors
 
-    register_faults(app)
+    register_errors(app)
     from .api.share import UnchangedPolls
 
     app.wsgi_app = UnchangedPolls(app, app.wsgi_app)  # type: ignore[method-assign]

@@ -33,7 +33,7 @@ from ..core.hand import END_HINTS, END_KINDS
 from ..db.models import Author, GameSession, Hand
 from ..db.unit import writes
 from ..http.compress import held
-from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
+from ..services.errors import SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions import (
     Stamp,
@@ -136,26 +136,6 @@ def open_session(session_id: int) -> GameSession:
     if gs.is_closed:
         raise SessionClosedError("closed")
     return gs
-
-
-@bp.errorhandler(SessionClosedError)
-def closed(exc: SessionClosedError) -> ResponseReturnValue:
-    flash(_("This session is closed: nothing in it can change any more."), "error")
-    session_id = (request.view_args or {}).get("session_id")
-    return redirect(url_for(".session", session_id=session_id) if session_id
-                    else url_for(".index"))
-
-
-@bp.errorhandler(HandLimitError)
-def hands_played(exc: HandLimitError) -> ResponseReturnValue:
-    """The record form of a table that has played its round's hands: back to the table's
-    link, which says so, or to the session, told why (a form sent all the same shows the
-    refusal beside it)."""
-    args = request.view_args or {}
-    if "token" in args:
-        return redirect(url_for(".keeper", token=args["token"]))
-    flash(exc.message, "error")
-    return redirect(url_for(".session", session_id=args.get("session_id")))
 
 
 # -- home and new sessions -------------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, insert, inspect, update
 from sqlalchemy.orm import InstanceState, make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql import ClauseElement
 
 from ...db.models import GameSession, Hand, HandVersion
@@ -38,8 +39,8 @@ def write_changes(*rows: GameSession | Hand) -> None:
                 isinstance(value, ClauseElement) for value in changed.values()):
             continue
         connection.execute(_UPDATES[type(row)], {**changed, "row_id": row.id})
-        # what a flush does to the rows it wrote (SQLAlchemy's own step): committed, clean
-        state._commit_all(state.dict, db.session.identity_map)
+        for key, value in changed.items():  # as written: nothing of it left to flush
+            set_committed_value(row, key, value)
 
 
 _HANDS = Hand.__table__
