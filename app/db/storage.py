@@ -248,7 +248,11 @@ def begin_write() -> None:
     session = db.session()
     if session.in_transaction():
         if not session.info.get(_WRITING):
-            connection = session.connection()
+            token = _IMMEDIATE.set(True)  # (a transaction that has not begun yet: now, to write)
+            try:
+                connection = session.connection()
+            finally:
+                _IMMEDIATE.reset(token)
             if connection.info.get(_BEGUN_TO_WRITE) or session.new or session.dirty or \
                     session.deleted or changed_in_transaction(connection):
                 # a transaction that can write (or has written, and so holds the lock): go

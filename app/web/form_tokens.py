@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 from flask import flash, g, make_response, redirect, request, session, url_for
 from flask_babel import gettext as _
+from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from ..core.errors import TonkError
@@ -39,7 +40,9 @@ def once_per_form(view: View) -> View:
 
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        token = request.form.get(FIELD, "") if request.method == "POST" else ""
+        if request.method in ("GET", "HEAD"):
+            return view(*args, **kwargs)
+        token = request.form.get(FIELD, "")
         if not token:
             with unit_of_work():
                 return view(*args, **kwargs)
@@ -53,6 +56,9 @@ def once_per_form(view: View) -> View:
                         FIELD, lambda: make_response(view(*args, **kwargs)), _kept)
         except (idempotency.KeyReusedError, idempotency.InProgressError) as exc:
             return _refused(exc)
+        except _SignedOut:  # the view sends them to sign in; nothing was changed
+            db.session.rollback()
+            return view(*args, **kwargs)
         except BaseException:
             if session.get("_flashes", []) != flashed:  # nothing saved: say nothing of it
                 session["_flashes"] = flashed
@@ -65,9 +71,19 @@ def once_per_form(view: View) -> View:
     return cast(View, wrapper)
 
 
+class _SignedOut(Exception):
+    """The form was sent by no one signed in (and not through a table's link)."""
+
+
 def _owner() -> int:
-    """Whose the form's token is: the signed-in account, or a table link's director's."""
-    return int((g.get("form_owner") or me()).id)
+    """Whose the form's token is: the signed-in account, or a table link's director's (read
+    once the write has begun: the view's own sign-in check then finds the account read)."""
+    owner = g.get("form_owner")
+    if owner is None:
+        if not current_user.is_authenticated:
+            raise _SignedOut
+        owner = me()
+    return int(owner.id)
 
 
 def _refused(exc: TonkError) -> Response:

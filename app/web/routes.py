@@ -174,8 +174,8 @@ def league_seats(league: Any) -> list[str]:
 
 
 @bp.route("/sessions/new", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def new_session() -> ResponseReturnValue:
     leagues = {str(league.id): league for league in my_leagues(me())}
     values = SessionValues()
@@ -406,8 +406,8 @@ def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Ha
 
 
 @bp.route("/sessions/<int:session_id>/hands/new", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def record(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     return record_view(gs, me(), url_for(".session", session_id=gs.id))
@@ -432,8 +432,8 @@ def record_view(gs: GameSession, author: Author, back: str,
 
 
 @bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def correct(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     return correct_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
@@ -485,8 +485,8 @@ def hand(session_id: int, number: int) -> ResponseReturnValue:
 
 
 @bp.post("/sessions/<int:session_id>/hands/<int:number>/void")
-@login_required
 @once_per_form
+@login_required
 def void(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     return void_hand_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
@@ -509,8 +509,8 @@ def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
 # -- house rules -----------------------------------------------------------------------------
 
 @bp.route("/sessions/<int:session_id>/rules", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def rules(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     values, stake = RulesValues.of(session_rules(gs)), str(session_stake(gs))
