@@ -89,7 +89,7 @@ from .reading import seated_names as seated_names
 from .reading import session_rules as session_rules
 from .reading import session_stake as session_stake
 from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
-from .writes import add_version, insert_hand, write_changes
+from .writes import add_version, insert_hand
 
 # -- reading (the rest of it: :mod:`.reading`) ------------------------------------------------
 
@@ -458,12 +458,12 @@ def _change_nets(gs: GameSession, hand: Hand, old: list[int], new: list[int],
                  result: Result | None, *, new_hand: bool = False) -> None:
     """The rest of a hand's change, once the hand says what it is now: totals, entries and
     records moved from ``old`` to ``new``, the side bets settled again, the settle-up plan
-    kept (made again if the totals moved), the changed rows written, committed."""
+    kept (made again if the totals moved), the changed rows flushed (the write boundary
+    commits them)."""
     before = _totals(gs)
     apply_nets(gs, hand, old, new, result, new_hand=new_hand)
     replay(gs, session_rules(gs), player_names(gs), appended=hand if new_hand else None)
     _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
-    write_changes(gs, hand)
     db.session.flush()
 
 

@@ -1,47 +1,18 @@
-"""The hot writes of a hand's change, as plain statements built once: a new hand and its
-first version, a hand's next version, and the changed columns of the session's and the
-hand's rows (the ORM's flush of these objects cost more than the statements, under the
-session's lock)."""
+"""The hot inserts of a hand's change, as plain statements built once: a new hand and its
+first version, and a hand's next version (the ORM's flush of these new objects cost more
+than the statements, under the session's lock). What a change moves of rows already loaded
+(the session's revision, hand count, dealer, plan and pots; a hand's facts) is written by
+the ORM's flush: every column it changed, none left out."""
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, inspect, update
-from sqlalchemy.orm import InstanceState, make_transient_to_detached
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.sql import ClauseElement
+from sqlalchemy import insert
+from sqlalchemy.orm import make_transient_to_detached
 
-from ...db.models import GameSession, Hand, HandVersion
+from ...db.models import Hand, HandVersion
 from ...extensions import db
-
-#: The rows :func:`write_changes` writes, by their model: their columns, and the UPDATE of
-#: one (built once; it sets the columns its parameters name).
-_COLUMNS = {model: frozenset(model.__table__.c.keys()) for model in (GameSession, Hand)}
-_UPDATES = {model: update(model.__table__).where(model.__table__.c.id == bindparam("row_id"))
-            for model in (GameSession, Hand)}
-
-
-def write_changes(*rows: GameSession | Hand) -> None:
-    """Write what a hand's change moved of loaded rows (the session's revision, hand count,
-    dealer, plan number and pots; a hand's version and facts) by one plain UPDATE of those
-    columns each, under the session's lock: the ORM's flush of the objects cost more than
-    the statements. Each row is then as written, clean, as a flush leaves it (nothing is
-    left for the commit to flush); a row with a change of anything but its columns, or one
-    set to an SQL expression, is left to the flush, as it is."""
-    if db.session().get_nested_transaction() is not None:
-        return  # a savepoint's rollback restores only what its flushes wrote: left to them
-    connection = db.session.connection()
-    for row in rows:
-        state: InstanceState[Any] = inspect(row)
-        changed = {key: state.dict[key] for key in state.committed_state}
-        if not changed or not changed.keys() <= _COLUMNS[type(row)] or any(
-                isinstance(value, ClauseElement) for value in changed.values()):
-            continue
-        connection.execute(_UPDATES[type(row)], {**changed, "row_id": row.id})
-        for key, value in changed.items():  # as written: nothing of it left to flush
-            set_committed_value(row, key, value)
-
 
 _HANDS = Hand.__table__
 _INSERT_HAND = insert(_HANDS).returning(_HANDS.c.id)
