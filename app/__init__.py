@@ -21,7 +21,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from . import config as _config
-    from .db import storage
+    from .db import storage, unit
     from .extensions import babel, csrf, db, login_manager, migrate
     from .http import assets, compress, limits
     from .http import headers as security
@@ -46,8 +46,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     with app.app_context():
         storage.configure(db.engine)
-    storage.write_requests(app)
     storage.read_requests(app)
+    unit.guard(app)
     migrate.init_app(app, db, directory=str(_config.resource_folder("migrations")),
                      render_as_batch=True, compare_type=True)
     csrf.init_app(app)
@@ -80,9 +80,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(leagues_bp)
     app.register_blueprint(exchange_bp)
 
-    from .http.faults import register as register_faults
+    from .errors import register as register_errors
 
-    register_faults(app)
+    register_errors(app)
     from .api.share import UnchangedPolls
 
     app.wsgi_app = UnchangedPolls(app, app.wsgi_app)  # type: ignore[method-assign]

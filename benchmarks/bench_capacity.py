@@ -50,6 +50,7 @@ def seed(url: str, tables: int) -> tuple[str, list[tuple[int, str]]]:
     """An account, its API token (tests/live.py's ``prepare``) and ``tables`` sessions,
     each with one hand: (token, [(session id, share token)])."""
     from app import create_app
+    from app.db.unit import unit_of_work
     from app.extensions import db
     from app.services.accounts import user_by_email
     from app.services.sessions import ledger
@@ -61,9 +62,11 @@ def seed(url: str, tables: int) -> tuple[str, list[tuple[int, str]]]:
         assert user is not None
         made = []
         for n in range(tables):
-            gs = ledger.create_session(user, name=f"Table {n + 1}", players=PLAYERS,
-                                       stake="0.25")
-            ledger.record_hand(gs, user, a_hand(n))
+            with unit_of_work():
+                gs = ledger.create_session(user, name=f"Table {n + 1}", players=PLAYERS,
+                                           stake="0.25")
+            with unit_of_work():
+                ledger.record_hand(gs, user, a_hand(n))
             made.append((gs.id, gs.share_token))
         db.session.remove()
         db.engine.dispose()

@@ -31,6 +31,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from app import create_app  # noqa: E402
+from app.db.unit import unit_of_work  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.services import exchange  # noqa: E402
 from app.services.accounts import create_user  # noqa: E402
@@ -94,9 +95,11 @@ def timed_import(path: pathlib.Path, hands: int, jobs: int, postgres: bool = Fal
             app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
             with app.app_context():
                 db.create_all()
-                owner = create_user("keeper@example.com", "Keeper", "correct horse")
+                with unit_of_work():
+                    owner = create_user("keeper@example.com", "Keeper", "correct horse")
                 started, cpu = time.perf_counter(), cpu_seconds()
-                report = exchange.import_path(str(path), owner, jobs=jobs)
+                with unit_of_work(begin=False):  # as `tonk import`
+                    report = exchange.import_path(str(path), owner, jobs=jobs)
                 seconds = time.perf_counter() - started
                 mine, theirs = (b - a for a, b in zip(cpu, cpu_seconds(), strict=True))
                 CPU.append(f"{seconds:.1f} s: CPU {mine:.1f} s writing"

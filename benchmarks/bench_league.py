@@ -44,6 +44,7 @@ from sqlalchemy.schema import CreateTable  # noqa: E402
 
 from app import create_app  # noqa: E402
 from app.db.models import GameSession, Hand, League, PlayerSessionStat, User  # noqa: E402
+from app.db.unit import unit_of_work  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.services import exchange  # noqa: E402
 from app.services.accounts import reset_password, reset_token  # noqa: E402
@@ -72,10 +73,12 @@ def build(app: Any, hands: int, seed: int) -> None:
     """The demo league, made through the importer (as ``tonk demo-data``)."""
     with app.app_context():
         db.create_all()
-        owner, _password = demo.owner_account(OWNER)
+        with unit_of_work():
+            owner, _password = demo.owner_account(OWNER)
         started = time.perf_counter()
-        report, _facts = demo.make_demo(owner, hands=hands, seed=seed,
-                                        jobs=exchange.default_jobs())
+        with unit_of_work(begin=False):  # as `tonk demo-data`
+            report, _facts = demo.make_demo(owner, hands=hands, seed=seed,
+                                            jobs=exchange.default_jobs())
         if not report.ok:
             raise SystemExit(f"making the league failed: {report.problems[:3]}")
         seconds = time.perf_counter() - started
@@ -229,7 +232,8 @@ def measure(app: Any, label: str, requests: int, quick: bool = False) -> bool:
                                      .where(GameSession.league_id == league.id))
         hands = hands_in(app)
         email, league_id = owner.email, league.id
-        reset_password(reset_token(owner, app.secret_key), app.secret_key, PASSWORD)
+        with unit_of_work():
+            reset_password(reset_token(owner, app.secret_key), app.secret_key, PASSWORD)
         db.session.remove()
     pages = "leagues.league" in app.view_functions and "leagues.player" in app.view_functions
     if pages:

@@ -122,6 +122,7 @@ def seed(url: str, rng: random.Random, hands: int = HANDS) -> tuple[int, str, st
     from flask_migrate import stamp
 
     from app import create_app
+    from app.db.unit import unit_of_work
     from app.extensions import db
     from app.services.accounts import create_token, create_user
     from app.services.sessions import ledger
@@ -132,14 +133,18 @@ def seed(url: str, rng: random.Random, hands: int = HANDS) -> tuple[int, str, st
         db.drop_all()
         db.create_all()
         stamp()  # made whole: `tonk serve` finds nothing to migrate
-        user = create_user("keeper@example.com", "Keeper", "correct horse battery staple")
-        api_token = create_token(user, "bench")
-        gs = ledger.create_session(user, name="Long night", players=PLAYERS, stake="0.25")
+        with unit_of_work():
+            user = create_user("keeper@example.com", "Keeper", "correct horse battery staple")
+            api_token = create_token(user, "bench")
+            gs = ledger.create_session(user, name="Long night", players=PLAYERS, stake="0.25")
         for _ in range(hands):
-            ledger.record_hand(gs, user, hand(rng))
+            with unit_of_work():
+                ledger.record_hand(gs, user, hand(rng))
         for number in (hands - 3, hands - 10):
-            ledger.correct_hand(gs, user, number, hand(rng), "miscounted")
-        ledger.void_hand(gs, user, hands - 5, "misdeal")
+            with unit_of_work():
+                ledger.correct_hand(gs, user, number, hand(rng), "miscounted")
+        with unit_of_work():
+            ledger.void_hand(gs, user, hands - 5, "misdeal")
         found = (gs.id, gs.share_token, api_token)
         db.session.remove()
         db.engine.dispose()

@@ -29,6 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from app import create_app  # noqa: E402
+from app.db.unit import unit_of_work  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.services.accounts import create_user  # noqa: E402
 from app.services.sessions import ledger  # noqa: E402
@@ -96,12 +97,14 @@ def night(path: pathlib.Path, quick: bool, side_bets: bool) -> bool:
     rng = random.Random(7)
     with app.app_context():
         db.create_all()
-        user = create_user(EMAIL, "Keeper", PASSWORD)
-        gs = ledger.create_session(user, name="Long night", players=PLAYERS, stake="0.25",
-                                   side_bets=SIDE_BETS if side_bets else None)
+        with unit_of_work():
+            user = create_user(EMAIL, "Keeper", PASSWORD)
+            gs = ledger.create_session(user, name="Long night", players=PLAYERS, stake="0.25",
+                                       side_bets=SIDE_BETS if side_bets else None)
         start = time.perf_counter()
-        for _ in range(seeded):
-            ledger.record_hand(gs, user, hand(rng, side_bets))
+        for _ in range(seeded):  # one commit a hand, as the pages make it
+            with unit_of_work():
+                ledger.record_hand(gs, user, hand(rng, side_bets))
         seeded_in = time.perf_counter() - start
         session_id = gs.id
         db.session.remove()

@@ -15,9 +15,10 @@ from app.extensions import db
 
 def account(app: Any, email: str, name: str) -> str:
     """An account made on ``app`` (password "correct horse"), and a personal token of it."""
+    from app.db.unit import unit_of_work
     from app.services.accounts import create_token, create_user
 
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         return create_token(create_user(email, name, "correct horse"), "tests")
 
 

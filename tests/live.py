@@ -44,6 +44,7 @@ def prepare(url: str, email: str = "keeper@example.com") -> str:
     from flask_migrate import stamp
 
     from app import create_app
+    from app.db.unit import unit_of_work
     from app.extensions import db
     from app.services.accounts import create_token, create_user
 
@@ -53,8 +54,9 @@ def prepare(url: str, email: str = "keeper@example.com") -> str:
         db.drop_all()
         db.create_all()
         stamp()  # made whole: `tonk serve` finds nothing to migrate
-        user = create_user(email, "Keeper", "correct horse battery staple")
-        token = create_token(user, "live")
+        with unit_of_work():
+            user = create_user(email, "Keeper", "correct horse battery staple")
+            token = create_token(user, "live")
         db.session.remove()
         db.engine.dispose()
     return token

@@ -28,6 +28,7 @@ from app.db.models import (
     SettlePayment,
     User,
 )
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts, exchange
 from app.services.sessions import archive, ledger
@@ -38,7 +39,8 @@ TABLES = (GameSession, SessionPlayer, Hand, HandVersion, HandEntry, PlayerSessio
 
 
 def user(email: str = "keeper@example.com", name: str = "Keeper") -> User:
-    return accounts.create_user(email, name, "correct horse")
+    with unit_of_work():
+        return accounts.create_user(email, name, "correct horse")
 
 
 def snapshot() -> dict[str, Any]:
@@ -108,7 +110,8 @@ def document(chunks) -> str:
 
 
 def importing(text: str, who: User, **kw: Any) -> exchange.ImportReport:
-    return exchange.import_file(io.BytesIO(text.encode()), who, **kw)
+    with unit_of_work(begin=False):  # as `tonk import` does
+        return exchange.import_file(io.BytesIO(text.encode()), who, **kw)
 
 
 def make_league(owner: User, uid: str = "a" * 32) -> League:
@@ -170,4 +173,5 @@ def play_league(owner: User, helper: User) -> League:
                                        "counts": {"Bob": 7, "Dee": 7}})
     ledger.record_payment(sunday, owner, "Dee", "Bob", "0.50")
     archive.set_archived(sunday, True)  # version 2: archived
+    db.session.commit()
     return league

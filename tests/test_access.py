@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.db.models import GameSession, League, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import leagues
 from tests.clients import Api, account, sign_up, start
@@ -34,7 +35,7 @@ def test_a_removed_league_admin_loses_every_write_at_once(db_app):
     mine = owner.ok("POST", "/sessions", {"name": "Own", "players": ["Ann", "Bob"]}, 201)["id"]
     assert [s["id"] for s in admin.ok("GET", "/sessions")] == [sid]
 
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         leagues.remove_admin(fetched(League, lid),
                              _user(db_app, "adam@example.com").id)
 

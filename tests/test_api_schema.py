@@ -18,6 +18,7 @@ from argon2 import PasswordHasher
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts, events, leagues
 from app.services.sessions import ledger
@@ -49,6 +50,7 @@ def _api_app() -> Any:
     app = make_app(f"sqlite:///{folder}/api.sqlite")
     with app.app_context():
         db.create_all()
+    with app.app_context(), unit_of_work():
         hasher, accounts.HASHER = accounts.HASHER, PasswordHasher(
             time_cost=1, memory_cost=8, parallelism=1)
         try:

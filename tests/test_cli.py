@@ -196,10 +196,12 @@ def test_the_commands_on_the_database_speak_the_chosen_language(app, tmp_path, m
     reader's language again."""
     from flask_migrate import stamp
 
+    from app.db.unit import unit_of_work
     from app.services.accounts import create_user
 
     with app.app_context():
-        create_user("sam@example.com", "Sam", "a long enough password")
+        with unit_of_work():
+            create_user("sam@example.com", "Sam", "a long enough password")
         stamp()  # (the test's schema is made without Alembic: a backup names its revision)
     pages = app.test_client()
     german_page = pages.get("/rules/pagat", headers={"Accept-Language": "de"}).text

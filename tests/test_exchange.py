@@ -27,6 +27,7 @@ from app.db.models import (
     LeagueAdmin,
     User,
 )
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts, exchange
 from app.services.exchange import importer
@@ -624,8 +625,9 @@ def signed_in(app, who: User):
     """A client signed in as ``who`` (a sign-in of its own, as the sign-in page makes), by
     Flask-Login's test client."""
     with app.app_context():
-        return FlaskLoginClient(app, app.response_class, use_cookies=True,
-                                user=accounts.start_sign_in(fetched(User, who.id)))
+        with unit_of_work():
+            signed = accounts.start_sign_in(fetched(User, who.id))
+        return FlaskLoginClient(app, app.response_class, use_cookies=True, user=signed)
 
 
 def test_export_downloads_only_for_whoever_runs_it(db_app):

@@ -21,6 +21,7 @@ from app.core import HandError
 from app.core.money import currency_places, format_money, parse_stake
 from app.core.rules import resolve_rules
 from app.db.models import GameSession, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.i18n import environment_language
 from tests.apps import make_app, sqlite_copy
@@ -270,7 +271,7 @@ def _walk(app, lang: str) -> dict[str, str]:
            **{"count-0": "12", "count-1": "9", "count-2": "9", "count-3": "20"})
     record(client, sid, kind="stock_out", dealer="Bob",
            **{"count-0": "5", "count-1": "9", "count-2": "12", "count-3": "3"})
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         gs = fetched(GameSession, sid)
         token = gs.share_token
         user = db.session.scalar(db.select(User))
@@ -329,7 +330,7 @@ def _walk_the_table(app, client, header: dict[str, str], lid: int, pid: int,
         pages[name] = resp.get_data(as_text=True)
         assert 'role="alert"' in pages[name], name  # the message is shown, beside its field
 
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         user = db.session.scalar(db.select(User))
         gs = ledger.create_session(user, name="Side bets", players=["Ann", "Bob", "Cy"],
                                    rules="pagat", stake="1", currency="EUR",
@@ -487,7 +488,7 @@ def test_a_stored_hand_is_read_in_the_language_of_the_api_reader(app):
     assert [p["amount"] for p in result["payments"]] == \
         [p["amount"] for p in stored["result"]["payments"]]
     # the token's account chose Japanese: its answers follow, whatever the header says
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         from app.services.accounts import set_locale
 
         set_locale(db.session.scalar(db.select(User)), "ja")

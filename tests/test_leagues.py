@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 
 from app.core import TonkError, resolve_rules
 from app.db.models import GameSession, Hand, League, LeagueAdmin, Player, Rating, User, utcnow
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import leagues
 from app.services.accounts import create_user
@@ -625,10 +626,11 @@ def test_standings_and_records_follow_every_change_at_once(db_app):
     """Answers are remembered between requests, but never past a change: a hand recorded,
     corrected or voided, a member renamed, a season added."""
     with db_app.app_context():
-        owner = create_user("o@example.com", "O", "correct horse")
-        league = leagues.create_league(owner, name="Live", rules="pagat", stake="0.25")
-        gs = ledger.create_session(owner, name="n", players=["Ann", "Bob"], stake="0.25",
-                                   league_id=league.id)
+        with unit_of_work():
+            owner = create_user("o@example.com", "O", "correct horse")
+            league = leagues.create_league(owner, name="Live", rules="pagat", stake="0.25")
+            gs = ledger.create_session(owner, name="n", players=["Ann", "Bob"], stake="0.25",
+                                       league_id=league.id)
         ann = leagues.members(league)[0]
 
         def nets() -> dict[str, int]:
@@ -638,24 +640,31 @@ def test_standings_and_records_follow_every_change_at_once(db_app):
             return leagues.player_record(league, ann)
 
         assert nets() == {} and record().sessions == 0
-        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        with unit_of_work():
+            ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Ann"}})
         assert nets() == {"Ann": 50, "Bob": -50}
         assert record().all_time.net_minor == 50
-        ledger.correct_hand(gs, owner, 1, {"end": {"kind": "run_out", "player": "Bob"}},
-                            "it was Bob")
+        with unit_of_work():
+            ledger.correct_hand(gs, owner, 1, {"end": {"kind": "run_out", "player": "Bob"}},
+                                "it was Bob")
         assert nets() == {"Ann": -25, "Bob": 25}
         assert record().running == ((0, 0), (1, -25))
-        ledger.void_hand(gs, owner, 1, "misdeal")
+        with unit_of_work():
+            ledger.void_hand(gs, owner, 1, "misdeal")
         assert nets() == {} and record().all_time is None
-        ledger.correct_hand(gs, owner, 1, {"end": {"kind": "run_out", "player": "Ann"}}, "ok")
-        leagues.rename_member(league, ann.id, "Annie")
+        with unit_of_work():
+            ledger.correct_hand(gs, owner, 1, {"end": {"kind": "run_out", "player": "Ann"}}, "ok")
+        with unit_of_work():
+            leagues.rename_member(league, ann.id, "Annie")
         assert nets() == {"Annie": 25, "Bob": -25}
         assert [h.name for h in record().head_to_head] == ["Bob"]
         bob = leagues.members(league)[1]
-        leagues.rename_member(league, bob.id, "Robert")
+        with unit_of_work():
+            leagues.rename_member(league, bob.id, "Robert")
         assert [h.name for h in record().head_to_head] == ["Robert"]
         today = utcnow().date()
-        season = leagues.add_season(league, name="Now", starts_on=today, ends_on=today)
+        with unit_of_work():
+            season = leagues.add_season(league, name="Now", starts_on=today, ends_on=today)
         assert record().seasons[0][1].net_minor == 25
         assert nets() == {"Annie": 25, "Robert": -25}
         assert {r.name: r.net_minor for r in leagues.standings(league, season).rows} == \

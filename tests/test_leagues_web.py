@@ -12,6 +12,7 @@ import pytest
 from markupsafe import escape
 
 from app.db.models import GameSession, League, Player, Season, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts, leagues
 from app.services.sessions import ledger
@@ -40,7 +41,7 @@ def keeper(db_app):
     client = db_app.test_client()
     sign_up(client)
     lid = new_league(client)
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         user = db.session.scalar(db.select(User))
         league = fetched(League, lid)
         leagues.add_season(league, name="Early", starts_on="2025-01-01",
@@ -216,7 +217,7 @@ def test_new_league_errors_show_beside_the_field(db_app):
 
 def test_settings_change_the_league(db_app, keeper):
     client, lid, ids = keeper
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         accounts.create_user("pat@example.com", "Pat", "secret-table-9")
     ok = [(f"/leagues/{lid}/members", {"member-name": "Gus"}),
           (f"/leagues/{lid}/members/{ids['Bob']}", {f"rename-{ids['Bob']}-name": "Bobby"}),
@@ -343,7 +344,7 @@ def test_a_yen_leagues_average_per_hand_is_written_in_whole_yen(db_app):
     sign_up(client)
     yen = new_league(client, name="Tokyo night", stake="100", currency="JPY")
     dollars = new_league(client, name="Boston night", stake="0.25", currency="USD")
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         user = db.session.scalar(db.select(User))
         for lid, stake, currency in ((yen, "100", "JPY"), (dollars, "0.25", "USD")):
             gs = ledger.create_session(user, name="Night", players=["Ann", "Bob", "Cy"],

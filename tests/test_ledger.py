@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 
 from app.core import TonkError
 from app.db.models import Hand, HandEntry, HandVersion, PlayerSessionStat, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services.accounts import create_user
 from app.services.errors import NotFoundError, SessionClosedError
@@ -27,9 +28,10 @@ DROP: dict[str, Any] = {"end": {"kind": "drop", "player": "Bob"},
 @pytest.fixture
 def ctx(db_app):
     with db_app.app_context():
-        user = create_user("ann@example.com", "Ann", "correct horse")
-        gs = ledger.create_session(user, name="Friday", players=PLAYERS, stake="0.25",
-                                   first_dealer="Dee")
+        with unit_of_work():
+            user = create_user("ann@example.com", "Ann", "correct horse")
+            gs = ledger.create_session(user, name="Friday", players=PLAYERS, stake="0.25",
+                                       first_dealer="Dee")
         yield user, gs
 
 
@@ -99,11 +101,11 @@ def test_void_keeps_the_hand_and_correcting_restores_it(ctx):
 ])
 def test_bad_changes_change_nothing(ctx, call, field):
     user, gs = ctx
-    ledger.record_hand(gs, user, DROP)
+    with unit_of_work():
+        ledger.record_hand(gs, user, DROP)
     before = totals(gs)
-    with pytest.raises(TonkError) as info:
+    with pytest.raises(TonkError) as info, unit_of_work():
         call(user, gs)
-    db.session.rollback()
     assert info.value.field == field
     assert totals(gs) == before
     assert db.session.scalar(select(func.count()).select_from(HandVersion)) == 1
@@ -202,19 +204,21 @@ def _current_sum(gs):
 @given(steps=steps, rules=st.sampled_from(["pagat", "texas", "washington", "push_ups"]))
 def test_totals_always_equal_the_sum_of_current_nets(db_app, steps, rules):
     with db_app.app_context():
-        user = _user()
-        gs = ledger.create_session(user, name="Prop", players=PLAYERS, rules=rules)
+        with unit_of_work():
+            user = _user()
+            gs = ledger.create_session(user, name="Prop", players=PLAYERS, rules=rules)
         for action, number, data, big_one in steps:
             data = {**data, "multiplier": 2 if big_one else 1}
             try:
-                if action == "record" or gs.hand_count == 0:
-                    ledger.record_hand(gs, user, data)
-                elif action == "correct":
-                    ledger.correct_hand(gs, user, 1 + number % gs.hand_count, data, "fix")
-                else:
-                    ledger.void_hand(gs, user, 1 + number % gs.hand_count, "void")
+                with unit_of_work():
+                    if action == "record" or gs.hand_count == 0:
+                        ledger.record_hand(gs, user, data)
+                    elif action == "correct":
+                        ledger.correct_hand(gs, user, 1 + number % gs.hand_count, data, "fix")
+                    else:
+                        ledger.void_hand(gs, user, 1 + number % gs.hand_count, "void")
             except TonkError:
-                db.session.rollback()
+                pass
         stored = {s.name: s.total_minor for s in gs.seats}
         assert stored == _current_sum(gs)
         hands = db.session.scalars(select(Hand).where(Hand.session_id == gs.id)).all()

@@ -24,6 +24,7 @@ from sqlalchemy.exc import OperationalError
 from app.cli.commands import cli
 from app.core.errors import TonkError
 from app.db.models import SessionPlayer
+from app.db.unit import unit_of_work
 from app.extensions import db
 from tests.apps import counting_commits, make_app, other_pg_url, stored_problems
 from tests.clients import Api, account, errors_of, record, sign_up, start
@@ -149,7 +150,8 @@ def test_a_key_commits_with_the_change_it_guards_or_not_at_all(db_app):
         db.session.rollback()  # the process "dies" before its change: nothing is left
         assert keys() == 0
         assert isinstance(idempotency.claim(user_id, "k", "print"), idempotency.Claim)
-        record(TONK_OUT)  # the key commits with the hand; then the process dies
+        with unit_of_work():
+            record(TONK_OUT)  # the key commits with the hand; then the process dies
         assert keys() == 1
         monkey = pytest.MonkeyPatch()
         monkey.setattr(idempotency, "WAIT_SECONDS", 0.2)

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from app.db.models import GameSession, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services.sessions import ledger
 from app.services.sessions.live import StateCache, stamp_by_token
@@ -18,17 +19,17 @@ from tests.clients import Api
 
 
 def _night(app) -> tuple[int, str, int]:
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         user = User(email="keeper@example.com", name="Keeper", password_hash="-")
         db.session.add(user)
-        db.session.commit()
+        db.session.flush()
         gs = ledger.create_session(user, name="Friday", players=["Ann", "Bob", "Cy"],
                                    stake="0.25")
         return gs.id, gs.share_token, user.id
 
 
 def _change(app, session_id: int, user_id: int, what: str) -> None:
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         gs, user = db.session.get(GameSession, session_id), db.session.get(User, user_id)
         assert gs is not None and user is not None
         if what == "record":
@@ -100,9 +101,8 @@ def test_a_change_that_fails_moves_nothing(db_app):
     with db_app.app_context():
         gs, user = db.session.get(GameSession, session_id), db.session.get(User, user_id)
         assert gs is not None and user is not None
-        with pytest.raises(LedgerError):
+        with pytest.raises(LedgerError), unit_of_work():
             ledger.record_payment(gs, user, "Ann", "Bob", "1.00")  # nobody owes anything
-        db.session.rollback()
         assert stamp_by_token(token).revision == 0
 
 
@@ -168,7 +168,7 @@ def test_an_unknown_or_replaced_link_is_404(app):
     client = app.test_client()
     missing = client.get("/api/v1/share/nothing-here")
     assert missing.status_code == 404 and "error" in missing.get_json()
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         gs = db.session.get(GameSession, session_id)
         assert gs is not None
         ledger.replace_share_link(gs)

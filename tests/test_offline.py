@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
+from app.db.unit import unit_of_work
 from tests.apps import make_app, sqlite_copy
 from tests.clients import record, sign_up, start
 from tests.expect import fetched
@@ -148,7 +149,7 @@ def test_the_outbox_hears_why_a_hand_is_refused_and_nothing_is_stored(app):
     assert bad.get_json()["field"] == "player" and bad.get_json()["error"]
     assert _sent(client, sid, "", **TONK_OUT).status_code == 422  # no key: not the outbox's
     assert _sent(client, 999, "k-none", **TONK_OUT).status_code == 404
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         close_session(fetched(GameSession, sid), False)
     closed = _sent(client, sid, "k-closed", **TONK_OUT)
     assert closed.status_code == 409

@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from app.cli.commands import cli
 from app.db.models import GameSession, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import events
 from app.services.sessions import ledger
@@ -90,7 +91,7 @@ def test_japanese_colons_counters_and_the_lowest(db_app):
 def test_a_round_that_cannot_close_names_its_tables_in_one_sentence(db_app):
     client = db_app.test_client()
     sign_up(client, email="director@example.com")
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         owner = director()
         event = events.create_event(owner, name="Cup", rounds=1, hands_per_round=2)
         for name in ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"):
@@ -127,7 +128,7 @@ def test_one_form_of_a_moment_in_each_language(db_app, lang, written):
 def test_the_pages_write_days_and_moments_one_way(db_app):
     client = db_app.test_client()
     sign_up(client, email="director@example.com")
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         event = events.create_event(director(), name="Cup",
                                     held_on="2026-11-28")
         eid = event.id

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from app.db.models import GameSession, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import accounts
 from app.services.sessions import ledger
@@ -193,7 +194,7 @@ def test_an_empty_session_can_be_deleted_any_can_be_archived(api, other):
 def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, app):
     sign_up(client)
     sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         gs = fetched(GameSession, sid)
         user = fetched(User, gs.owner_id)
         owner = user.id
@@ -320,7 +321,7 @@ def test_carried_debts_show_on_the_league_and_player_pages(client, app):
         "preset": "pagat", "league": league,
         **{f"player-{i}": p for i, p in enumerate(("Ann", "Bob", "Cy", "Dee"))}})
     sid = int(resp.location.rsplit("/", 1)[1])
-    with app.app_context():
+    with app.app_context(), unit_of_work():
         gs = fetched(GameSession, sid)
         user = fetched(User, gs.owner_id)
         for hand in NIGHT:

@@ -14,6 +14,7 @@ from markupsafe import escape
 from app.core import TonkError
 from app.core.series import MAX_POINTS, downsample
 from app.db.models import GameSession, Hand
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services.sessions import ledger
 from app.web.chart import chart_svg
@@ -687,7 +688,7 @@ def test_change_rules_applies_to_later_hands(db_app, scorer):
 
 def test_pages_stay_light_with_many_hands(db_app, scorer):
     client, sid = scorer
-    with db_app.app_context():
+    with db_app.app_context(), unit_of_work():
         from app.db.models import User
         from app.services.sessions.ledger import record_hand
 

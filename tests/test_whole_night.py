@@ -12,6 +12,7 @@ import io
 from decimal import Decimal
 
 from app.db.models import GameSession, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import exchange
 from tests.clients import Api, account
@@ -122,8 +123,9 @@ def test_the_whole_night_exact_at_every_step(db_app, api):
         wipe(db_app)
     newcomer = Api(api.client, account(db_app, "new@example.com", "Newcomer"))
     with db_app.app_context():
-        report = exchange.import_file(io.BytesIO(text.encode()), db.session.scalar(
-            db.select(User).where(User.email == "new@example.com")))
+        with unit_of_work(begin=False):
+            report = exchange.import_file(io.BytesIO(text.encode()), db.session.scalar(
+                db.select(User).where(User.email == "new@example.com")))
         assert report.ok and report.hands == 4, report.problems
     copy = newcomer.ok("GET", "/sessions")[0]["id"]
     assert without_ids(state(newcomer, copy)) == before

@@ -3,7 +3,6 @@ from flask import Blueprint
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
-from . import errors as errors  # noqa: E402  (registers on bp)
 from . import events as events  # noqa: E402
 from . import leagues as leagues  # noqa: E402
 from . import pay as pay  # noqa: E402  (payment handles)

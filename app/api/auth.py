@@ -16,7 +16,8 @@ from flask_babel import gettext as _
 from flask_babel import refresh
 
 from ..db.models import User
-from ..services.accounts import note_token_use, user_for_token
+from ..db.unit import note
+from ..services.accounts import note_token_use, token_use_due, user_for_token
 from .errors import TokenError
 from .idempotency import WRITES, idempotent
 
@@ -39,9 +40,9 @@ def bearer_token() -> str:
 
 
 def token_user() -> User:
-    """The account whose personal token signs this request, or :class:`TokenError`. A write
-    request's transaction begins here: the token's use is noted in it (once a minute), and
-    commits with the change, its key and its answer."""
+    """The account whose personal token signs this request, or :class:`TokenError`. The
+    token's use is noted (once a minute) by the request's write boundary: a write's with its
+    change, its key and its answer; a read's on its own."""
     token = bearer_token()
     writing = request.method in WRITES
     user = user_for_token(token, writing=writing) if len(token) <= MAX_TOKEN else None
@@ -55,13 +56,21 @@ def token_user() -> User:
 
 def token_required(view: Callable[Concatenate[User, P], R]) -> Callable[P, R]:
     """Decorate a view that needs a signed-in account; the view gets it as its first
-    argument. Its writes honour ``Idempotency-Key`` (``once.py``)."""
+    argument. A write runs inside the write boundary and honours ``Idempotency-Key``
+    (:func:`~.idempotency.idempotent`)."""
 
     @wraps(view)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         user = token_user()
-        answer = idempotent(user, lambda: view(user, *args, **kwargs))  # type: ignore[arg-type,return-value]
-        note_token_use()  # the note, if the change did not carry it
-        return answer  # type: ignore[return-value]
+        if request.method not in WRITES:
+            if token_use_due():
+                note(note_token_use)
+            return view(user, *args, **kwargs)
+
+        def change() -> R:
+            note_token_use()
+            return view(user, *args, **kwargs)
+
+        return idempotent(user, change)  # type: ignore[arg-type,return-value]
 
     return wrapper

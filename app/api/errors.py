@@ -1,4 +1,5 @@
-"""One JSON error shape for the whole API: ``{"error": message, "field": where}``, 4xx.
+"""One JSON error shape for the whole API: ``{"error": message, "field": where}``, 4xx
+(the handlers: registered in :mod:`app.errors`).
 
 Domain errors become 422 (no such session or hand: 404; a closed session: 409; the one
 table is :data:`app.services.errors.STATUS`), unreadable
@@ -13,7 +14,6 @@ from werkzeug.exceptions import HTTPException
 from ..core.errors import TonkError
 from ..http.errors import error_response, is_api_request
 from ..services.errors import VersionConflictError, status_of
-from . import bp
 
 REALM = "Tonk Tally API"
 
@@ -42,7 +42,6 @@ class BadRequest(Exception):
         self.message, self.field, self.status = message, field, status
 
 
-@bp.errorhandler(TonkError)
 def domain_error(exc: TonkError) -> Response:
     status = status_of(exc)
     if isinstance(exc, VersionConflictError):  # who changed the hand meanwhile, and when
@@ -53,7 +52,6 @@ def domain_error(exc: TonkError) -> Response:
     return error_response(exc.message, status, exc.field)
 
 
-@bp.errorhandler(BadRequest)
 def bad_request(exc: BadRequest) -> Response:
     return error_response(exc.message, exc.status, exc.field)
 
@@ -63,14 +61,12 @@ def known_error(exc: TonkError | BadRequest) -> Response:
     return domain_error(exc) if isinstance(exc, TonkError) else bad_request(exc)
 
 
-@bp.errorhandler(TokenError)
 def token_error(exc: TokenError) -> Response:
     response = error_response(exc.message, 401, "Authorization")
     response.headers["WWW-Authenticate"] = exc.challenge
     return response
 
 
-@bp.app_errorhandler(HTTPException)
 def http_error(exc: HTTPException) -> Response | HTTPException:
     if not is_api_request():
         return exc

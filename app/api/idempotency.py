@@ -11,7 +11,7 @@ from flask import Response, request
 from ..core.errors import TonkError
 from ..db import idempotency
 from ..db.models import User
-from ..db.storage import one_commit
+from ..db.unit import once, unit_of_work
 from ..extensions import db
 from .errors import BadRequest, known_error
 
@@ -20,32 +20,38 @@ WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def idempotent(user: User, run: Callable[[], Response]) -> Response:
-    """Run a write once per ``Idempotency-Key`` (when the request carries one)."""
+    """Run a write inside the write boundary, once per ``Idempotency-Key`` (when the request
+    carries one)."""
     key = request.headers.get(HEADER)
-    if request.method not in WRITES or key is None:
-        return run()
+    if key is None:
+        with unit_of_work():
+            return run()
     idempotency.check_key(key, HEADER)
-    held = idempotency.claim(user.id, key, idempotency.fingerprint(
-        request.method, request.path, request.get_data(cache=True)))
-    if isinstance(held, idempotency.Replay):
-        response = Response(held.body, status=held.status, mimetype="application/json")
-        if held.location:
-            response.headers["Location"] = held.location
+    done = once(lambda: user.id, key, idempotency.fingerprint(
+        request.method, request.path, request.get_data(cache=True)), HEADER, lambda: _answered(run),
+        _kept)
+    if isinstance(done, idempotency.Replay):
+        response = Response(done.body, status=done.status, mimetype="application/json")
+        if done.location:
+            response.headers["Location"] = done.location
         response.headers["Idempotent-Replayed"] = "true"
         return response
+    return done
+
+
+def _answered(run: Callable[[], Response]) -> Response:
+    """The view's answer, a refusal's included (its change rolled back): a refusal is kept for
+    a retry too."""
     try:
-        with one_commit():  # the change commits once, below, with its key and its answer
-            try:
-                response = run()
-            except (TonkError, BadRequest) as exc:
-                db.session.rollback()
-                response = known_error(exc)
-        if response.status_code >= 500:
-            idempotency.release(held)
-        else:
-            idempotency.finish(held, response.status_code, response.get_data(as_text=True),
-                               response.headers.get("Location"))
-    except BaseException:
-        idempotency.release(held)
-        raise
-    return response
+        return run()
+    except (TonkError, BadRequest) as exc:
+        db.session.rollback()
+        return known_error(exc)
+
+
+def _kept(response: Response) -> tuple[int, str | None, str | None] | None:
+    """What is kept of an answer for a retry (nothing of a server's failure)."""
+    if response.status_code >= 500:
+        return None
+    return response.status_code, response.get_data(as_text=True), response.headers.get(
+        "Location")

@@ -10,6 +10,7 @@ from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
 from ..core.errors import TonkError
+from ..db.unit import writes
 from ..http.language import LANG_COOKIE
 from ..http.limits import limited
 from ..services.accounts import (
@@ -44,6 +45,7 @@ def show_error(form: FlaskForm, exc: TonkError, default: str) -> None:
 
 
 @bp.route("/signup", methods=["GET", "POST"])
+@writes
 @limited("SIGNUP")
 def signup() -> ResponseReturnValue:
     if current_user.is_authenticated:
@@ -66,6 +68,7 @@ def signup() -> ResponseReturnValue:
 
 
 @bp.route("/signin", methods=["GET", "POST"])
+@writes
 @limited("SIGNIN")
 def signin() -> ResponseReturnValue:
     if current_user.is_authenticated:
@@ -81,6 +84,7 @@ def signin() -> ResponseReturnValue:
 
 
 @bp.post("/signout")
+@writes
 def signout() -> ResponseReturnValue:
     if current_user.is_authenticated:
         end_sign_in(me())  # a copy of this browser's cookies opens nothing now
@@ -90,6 +94,7 @@ def signout() -> ResponseReturnValue:
 
 
 @bp.post("/account/signout-everywhere")
+@writes
 @login_required
 def signout_everywhere() -> ResponseReturnValue:
     end_sign_ins(me())
@@ -99,6 +104,7 @@ def signout_everywhere() -> ResponseReturnValue:
 
 
 @bp.route("/account/password", methods=["GET", "POST"])
+@writes
 @login_required
 @limited("PASSWORD")
 def password() -> ResponseReturnValue:
@@ -117,6 +123,7 @@ def password() -> ResponseReturnValue:
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])
+@writes
 @limited("RESET")
 def reset(token: str) -> ResponseReturnValue:
     """The page of a one-time reset link: choose a new password."""
@@ -155,6 +162,7 @@ def account() -> ResponseReturnValue:
 
 
 @bp.post("/account/tokens")
+@writes
 @login_required
 @limited("TOKEN")
 def new_token() -> ResponseReturnValue:
@@ -169,6 +177,7 @@ def new_token() -> ResponseReturnValue:
 
 
 @bp.post("/account/tokens/<int:token_id>/revoke")
+@writes
 @login_required
 def revoke(token_id: int) -> ResponseReturnValue:
     _done, exc = attempt(lambda: revoke_token(me(), token_id))

@@ -210,7 +210,7 @@ def _fail(message: str) -> None:
 @speaks
 def user_create(email: str, name: str, password_stdin: bool) -> None:
     """Make an account (e.g. the first one on a new server)."""
-    from ..extensions import db
+    from ..db.unit import unit_of_work
     from ..services.accounts import AccountError, create_user
 
     upgrade_quietly()
@@ -220,9 +220,9 @@ def user_create(email: str, name: str, password_stdin: bool) -> None:
         password = click.prompt(_("Password"), hide_input=True, err=True,
                                 confirmation_prompt=_("Repeat for confirmation"))
     try:
-        user = create_user(email, name, password)
+        with unit_of_work():
+            user = create_user(email, name, password)
     except AccountError as exc:
-        db.session.rollback()
         _fail(f"{exc.message} ({exc.field})" if exc.field else exc.message)
     else:
         click.echo(_("Made the account %(email)s (%(name)s).", email=user.email,
@@ -387,17 +387,20 @@ def report_lines(report: ImportReport) -> list[str]:
 def import_command(file: str, owner: str, jobs: int | None) -> None:
     """Import a JSON export (FILE, - for standard input): all or nothing, every hand checked
     again; sessions already here are skipped."""
+    from ..db.unit import unit_of_work
     from ..services import exchange
 
     upgrade_quietly()
     user = _account(owner)
-    if file == "-":
-        report = exchange.import_file(sys.stdin.buffer, user)
-    else:
-        try:
-            report = exchange.import_path(file, user, jobs=jobs)
-        except OSError as exc:
-            raise click.UsageError(_cannot_read(file, exc)) from None
+    # the write lock is taken only once every hand is checked (by the import itself)
+    with unit_of_work(begin=False):
+        if file == "-":
+            report = exchange.import_file(sys.stdin.buffer, user)
+        else:
+            try:
+                report = exchange.import_path(file, user, jobs=jobs)
+            except OSError as exc:
+                raise click.UsageError(_cannot_read(file, exc)) from None
     for line in report_lines(report):
         click.echo(line, err=not report.ok)
     sys.exit(0 if report.ok else 1)
@@ -418,17 +421,20 @@ def demo_data_command(hands: int, seed: int, owner: str, jobs: int | None) -> No
     """Make a realistic demo league: two dozen players, seasons, thousands of sessions."""
     import time
 
+    from ..db.unit import unit_of_work
     from ..services import exchange
     from ..services.accounts import AccountError
 
     upgrade_quietly()
     try:
-        user, password = exchange.owner_account(owner)
+        with unit_of_work():
+            user, password = exchange.owner_account(owner)
     except AccountError as exc:
         raise click.UsageError(exc.message) from None
     started = time.perf_counter()
-    report, facts = exchange.make_demo(user, hands=hands, seed=seed,
-                                   jobs=exchange.default_jobs() if jobs is None else jobs)
+    with unit_of_work(begin=False):  # (the import takes the write lock once all is made)
+        report, facts = exchange.make_demo(user, hands=hands, seed=seed,
+                                       jobs=exchange.default_jobs() if jobs is None else jobs)
     if not report.ok:
         for line in report_lines(report):
             click.echo(line, err=True)
@@ -542,15 +548,17 @@ def restore_command(file: str) -> None:
     tables are made first if need be): all or nothing."""
     from sqlalchemy.exc import DBAPIError
 
+    from ..db.unit import unit_of_work
     from ..services.upkeep import BackupError, restore
 
     upgrade_quietly()
     try:
-        if file == "-":
-            rows = restore(sys.stdin.buffer)
-        else:
-            with open(file, "rb") as stream:
-                rows = restore(stream)
+        with unit_of_work():
+            if file == "-":
+                rows = restore(sys.stdin.buffer)
+            else:
+                with open(file, "rb") as stream:
+                    rows = restore(stream)
     except BackupError as exc:
         raise click.ClickException(exc.message) from None
     except OSError as exc:

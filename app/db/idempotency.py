@@ -1,16 +1,15 @@
 """Writes the network may repeat are carried out once: a retried API call with the same
 ``Idempotency-Key``, a double-tapped or re-sent form with the same one-time token.
 
-:func:`claim` takes a key for an account in the write transaction of the change it guards
-(:func:`app.db.storage.begin_write`): the key's row commits together with the change and
-the answer kept for a retry (the change's commit held by :func:`app.db.storage.one_commit`
-until :func:`finish`), or not at all: one commit per request. So a request that dies
-half-way leaves no trace and may simply be sent again, while one whose change committed is
-never carried out twice. Meanwhile a repeat waits:
+:func:`claim` takes a key for an account in the write transaction of the change it guards:
+the key's row commits together with the change and the answer kept for a retry
+(:func:`keep`), or not at all; the write boundary (:func:`app.db.unit.once`) does that, in
+one commit. So a request that dies half-way leaves no trace and may simply be sent again,
+while one whose change committed is never carried out twice. Meanwhile a repeat waits:
 on PostgreSQL on the key's unique index, on SQLite for the write lock. The same request
 again gets the first one's answer (:class:`Replay`); another request with the same key is
-refused (:class:`KeyReusedError`). :func:`finish` keeps the answer (an error's too, when
-nothing changed); :func:`release` gives the key back when the request failed.
+refused (:class:`KeyReusedError`). :func:`release` gives the key back when the request
+failed.
 """
 from __future__ import annotations
 
@@ -23,13 +22,12 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
 
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..extensions import db
 from .models import RequestKey, utcnow
-from .storage import begin_write, change_waits, conflict_insert
+from .storage import KEY_ROW, begin_write, conflict_insert
 
 _KEYS = RequestKey.__table__
 #: Asked on every write with a key: its row, the key's claim, the answer kept, as plain
@@ -38,11 +36,11 @@ _KEYS = RequestKey.__table__
 _FIND = select(_KEYS.c.fingerprint, _KEYS.c.state, _KEYS.c.status, _KEYS.c.body,
                _KEYS.c.location).where(_KEYS.c.user_id == bindparam("who"),
                                        _KEYS.c.key == bindparam("which"))
-_CLAIM = insert(_KEYS)
+_CLAIM = insert(_KEYS).execution_options(**KEY_ROW)
 _KEEP = update(_KEYS).where(_KEYS.c.user_id == bindparam("who"),
                             _KEYS.c.key == bindparam("which")).values(
     state="done", status=bindparam("answer_status"), body=bindparam("answer_body"),
-    location=bindparam("answer_location"))
+    location=bindparam("answer_location")).execution_options(**KEY_ROW)
 
 MAX_KEY = 255
 #: How long an answer that changed nothing (a refusal, 4xx) is kept for a retry. A key whose
@@ -116,7 +114,8 @@ def _take(dialect: str) -> Any:
     which is the id it returns, not the row count, which the driver does not give for
     it), built once for a database (PostgreSQL or SQLite)."""
     return conflict_insert(dialect, _KEYS).on_conflict_do_nothing(
-        index_elements=[_KEYS.c.user_id, _KEYS.c.key]).returning(_KEYS.c.id)
+        index_elements=[_KEYS.c.user_id, _KEYS.c.key]).returning(_KEYS.c.id).execution_options(
+        **KEY_ROW)
 
 
 def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
@@ -152,28 +151,20 @@ def claim(user_id: int, key: str, print_: str, field: str = "Idempotency-Key"
         time.sleep(0.05)
 
 
-def finish(held: Claim, status: int, body: str | None, location: str | None) -> None:
-    """Keep the answer of the request that held the key. When its change waits in the
-    transaction (committed inside :func:`app.db.storage.one_commit`), on the key's row, in the
-    one commit of the change, the key and the answer: a failure of that commit raises, and
-    nothing of the request is kept. When it changed nothing, on a row of its own."""
+def keep(held: Claim, status: int, body: str | None, location: str | None, *,
+         alone: bool = False) -> None:
+    """Keep the answer of the request that held the key, on the key's row, in the
+    transaction of its change (the write boundary commits them together). ``alone``: the
+    request changed nothing and its transaction was rolled back, its claim with it: the
+    answer is kept on a row of its own (its commit the boundary's)."""
     answer = {"who": held.user_id, "which": held.key, "answer_status": status,
               "answer_body": body, "answer_location": location}
-    if change_waits():
-        db.session.connection().execute(_KEEP, answer)
-        db.session.commit()
-        return
-    db.session.rollback()
-    try:
-        done = db.session.connection().execute(_KEEP, answer)
-        if not done.rowcount:
-            db.session.connection().execute(_CLAIM, {
-                "user_id": held.user_id, "key": held.key, "fingerprint": held.fingerprint,
-                "state": "done", "status": status, "body": body, "location": location,
-                "created_at": utcnow()})
-        db.session.commit()
-    except IntegrityError:  # a repeat got in meanwhile and carried it out: its answer stands
-        db.session.rollback()
+    done = db.session.connection().execute(_KEEP, answer)
+    if alone and not done.rowcount:
+        db.session.connection().execute(_CLAIM, {
+            "user_id": held.user_id, "key": held.key, "fingerprint": held.fingerprint,
+            "state": "done", "status": status, "body": body, "location": location,
+            "created_at": utcnow()})
 
 
 def release(held: Claim) -> None:

@@ -3,13 +3,12 @@ taken up front, and database faults named for a person.
 
 SQLite serves several app processes at once: WAL journal (readers never wait for the
 writer), a busy timeout (a writer waits its turn instead of failing at once), foreign keys
-on. A change of money starts its transaction with :func:`begin_write`: on SQLite that is
-``BEGIN IMMEDIATE``, which takes the one write lock before anything is read, so what the
-change reads cannot be changed by another writer before it commits (on PostgreSQL the
-caller locks the rows it reads: ``SELECT … FOR UPDATE``, or an ``UPDATE`` that reads the
-row back). Every other write request begins its transactions the same way on SQLite
-(:func:`write_requests`), but for what it reads first with :func:`read_before_write` (whose
-token signs it), which needs no write lock.
+on. A change starts its transaction with :func:`begin_write` (called by the write boundary,
+:mod:`app.db.unit`): on SQLite that is ``BEGIN IMMEDIATE``, which takes the one write lock
+before anything is read, so what the change reads cannot be changed by another writer
+before it commits (on PostgreSQL the caller locks the rows it reads: ``SELECT … FOR
+UPDATE``, or an ``UPDATE`` that reads the row back). What a write request reads before its
+change with :func:`read_before_write` (the token that signs it) needs no write lock.
 
 A request that only reads (GET, HEAD) reads from one snapshot (:func:`read_requests`): on
 PostgreSQL its transactions are ``REPEATABLE READ, READ ONLY``, so the several SELECTs that
@@ -45,7 +44,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
-from ..extensions import CHANGE_WAITING, HELD_COMMITS, db
+from ..extensions import db
 
 #: How long a SQLite writer waits for the one before it; past that the request answers 503.
 BUSY_TIMEOUT_MS = 5_000
@@ -61,6 +60,12 @@ RETRY_AFTER = 2
 _IMMEDIATE: ContextVar[bool] = ContextVar("tonk_begin_immediate", default=False)
 _SNAPSHOT: ContextVar[bool] = ContextVar("tonk_snapshot", default=False)
 _WRITING = "tonk_writing"  # in a session's info: its transaction was begun to write
+#: In a connection's info: its transaction has inserted, updated or deleted a row (besides a
+#: request key's own, whose statements say so with :data:`KEY_ROW`).
+_CHANGED = "tonk_changed"
+#: The execution option of the statements that claim a request key and keep its answer:
+#: not a change of their own (:func:`changed_in_transaction`).
+KEY_ROW = {"tonk_key_row": True}
 #: In a connection's info: its transaction can write as it is (SQLite: begun ``IMMEDIATE``,
 #: holding the write lock; PostgreSQL: not a read-only snapshot).
 _BEGUN_TO_WRITE = "tonk_begun_to_write"
@@ -71,6 +76,8 @@ def configure(engine: Engine) -> None:
     """Set up an engine the app will use: on SQLite, WAL, a busy timeout, foreign keys, and
     transactions begun by this module (so a write can begin ``IMMEDIATE``); on PostgreSQL,
     reads of one snapshot where asked for (:func:`snapshot`)."""
+    event.listen(engine, "begin", _begin_changes)
+    event.listen(engine, "after_cursor_execute", _note_change)
     if engine.dialect.name == "postgresql":
         event.listen(engine, "begin", _begin_postgres)
     if engine.dialect.name != "sqlite":
@@ -156,6 +163,23 @@ def _read_only_filesystem(_dialect: Any, _record: Any, cargs: list[Any],
         cparams["uri"] = True
 
 
+def _begin_changes(connection: Any) -> None:
+    connection.info[_CHANGED] = False
+
+
+def _note_change(connection: Any, _cursor: Any, _statement: Any, _parameters: Any,
+                 context: Any, _many: bool) -> None:
+    if context is not None and (context.isinsert or context.isupdate or context.isdelete) \
+            and not context.execution_options.get("tonk_key_row"):
+        connection.info[_CHANGED] = True
+
+
+def changed_in_transaction(connection: Any) -> bool:
+    """Whether the transaction ``connection`` is in has inserted, updated or deleted a row
+    (what the session has not flushed yet not counted)."""
+    return bool(connection.info.get(_CHANGED))
+
+
 def _begin_postgres(connection: Any) -> None:
     connection.info[_BEGUN_TO_WRITE] = not _SNAPSHOT.get() or _IMMEDIATE.get()
     if connection.info[_BEGUN_TO_WRITE]:
@@ -172,8 +196,7 @@ def snapshot() -> Iterator[None]:
     ``REPEATABLE READ, READ ONLY`` transactions (a write inside begins its own with
     :func:`begin_write`); what the session was reading before ends here."""
     session = db.session()
-    if session.in_transaction():
-        session.commit()
+    session.rollback()  # what it read before (a change has committed at its boundary)
     token = _SNAPSHOT.set(True)
     try:
         yield
@@ -201,27 +224,6 @@ def _end_read(_exc: BaseException | None) -> None:
         _SNAPSHOT.reset(token)
 
 
-def write_requests(app: Flask) -> None:
-    """On SQLite, every transaction of a request that may write (POST, PUT, PATCH, DELETE)
-    begins ``IMMEDIATE``: it waits its turn up front instead of failing half-way when
-    another writer got in between its reads and its writes. Pages and API reads stay
-    concurrent readers."""
-    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
-        app.before_request(_write_request)
-        app.teardown_request(_end_request)
-
-
-def _write_request() -> None:
-    if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-        g.tonk_immediate = _IMMEDIATE.set(True)
-
-
-def _end_request(_exc: BaseException | None) -> None:
-    token = g.pop("tonk_immediate", None)
-    if token is not None:
-        _IMMEDIATE.reset(token)
-
-
 def engine_options(url: str) -> dict[str, Any]:
     """Engine options for a database URL: on PostgreSQL a lock wait and a connection that
     give up (and answer 503) rather than hang a request (the URL's own ``connect_timeout``
@@ -240,17 +242,25 @@ def engine_options(url: str) -> dict[str, Any]:
 def begin_write() -> None:
     """End what the request was reading and begin a write transaction (or go on with the
     one already begun: a change and the key that guards it commit together). On SQLite it
-    holds the write lock from its first statement (waiting up to the busy timeout)."""
+    holds the write lock from its first statement (waiting up to the busy timeout). Called
+    by the write boundary (:func:`app.db.unit.unit_of_work`), and by a change that must
+    hold the lock (a session's, :func:`app.services.sessions.ledger.locked`)."""
     session = db.session()
     if session.in_transaction():
-        if not session.info.get(_WRITING) and \
-                session.connection().info.get(_BEGUN_TO_WRITE):
-            # what a write request read first (who is signed in) was read in a transaction
-            # that can write: go on in it rather than commit it and wait for the lock again
-            session.info[_WRITING] = True
+        if not session.info.get(_WRITING):
+            token = _IMMEDIATE.set(True)  # (a transaction that has not begun yet: now, to write)
+            try:
+                connection = session.connection()
+            finally:
+                _IMMEDIATE.reset(token)
+            if connection.info.get(_BEGUN_TO_WRITE) or session.new or session.dirty or \
+                    session.deleted or changed_in_transaction(connection):
+                # a transaction that can write (or has written, and so holds the lock): go
+                # on in it rather than end it and wait for the lock again
+                session.info[_WRITING] = True
         if session.info.get(_WRITING):
             return
-        session.commit()
+        session.rollback()  # it only read
     token = _IMMEDIATE.set(True)
     try:
         session.connection()
@@ -282,30 +292,10 @@ def read_before_write(statement: Any, params: dict[str, Any]) -> Any:
         _IMMEDIATE.reset(token)
 
 
-@contextmanager
-def one_commit() -> Iterator[None]:
-    """Hold the session's commits inside the block: a ``commit()`` there only flushes, and
-    the change waits for the caller's own commit after the block (see :func:`change_waits`),
-    together with what the caller adds (the answer kept for a retry). A failure before that
-    commit undoes all of it: nothing is ever half kept."""
-    session = db.session()
-    session.info[HELD_COMMITS] = True
-    try:
-        yield
-    finally:
-        session.info.pop(HELD_COMMITS, None)
-
-
-def change_waits() -> bool:
-    """Whether a change committed inside :func:`one_commit` waits for the real commit."""
-    return bool(db.session().info.get(CHANGE_WAITING))
-
-
 @event.listens_for(Session, "after_commit")
 @event.listens_for(Session, "after_rollback")
 def _written(session: Session) -> None:
     session.info.pop(_WRITING, None)
-    session.info.pop(CHANGE_WAITING, None)
 
 
 # -- faults ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, g, make_response, render_template, request
+from flask import Response, g, make_response, render_template, request
 from flask.typing import ResponseReturnValue
 from flask_babel import get_locale
 from flask_babel import gettext as _
@@ -53,7 +53,7 @@ def _no_more_database() -> None:
     g._login_user = AnonymousUserMixin()
 
 
-def _end_session(_exc: BaseException | None) -> None:
+def end_session(_exc: BaseException | None) -> None:
     """End the app context's database session just before Flask-SQLAlchemy would (teardown
     functions run last-registered first), where the rollback that ends it can fail: a
     request that read, and was answered, while the server went down. SQLAlchemy has dropped
@@ -67,17 +67,14 @@ def _end_session(_exc: BaseException | None) -> None:
         db.session.remove()  # the session is clear now: this ends nothing more
 
 
-def register(app: Flask) -> None:
-    app.teardown_appcontext(_end_session)
-
-    @app.errorhandler(DBAPIError)
-    @app.errorhandler(PoolTimeout)  # every pooled connection taken, for longer than it waits
-    def database_fault(exc: DBAPIError | PoolTimeout) -> ResponseReturnValue:
-        db.session.rollback()
-        meaning = storage.fault(exc)
-        if meaning is None:
-            raise exc
-        log.warning("database fault on %s %s: %s", request.method, request.path,
-                    getattr(exc, "orig", exc))
-        _no_more_database()
-        return fault_response(_(meaning))  # marked in app.db.storage
+def database_fault(exc: DBAPIError | PoolTimeout) -> ResponseReturnValue:
+    """The 503 of a database fault (registered in :mod:`app.errors`); any other database
+    error stays a 500."""
+    db.session.rollback()
+    meaning = storage.fault(exc)
+    if meaning is None:
+        raise exc
+    log.warning("database fault on %s %s: %s", request.method, request.path,
+                getattr(exc, "orig", exc))
+    _no_more_database()
+    return fault_response(_(meaning))  # marked in app.db.storage

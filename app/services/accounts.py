@@ -16,16 +16,15 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import bindparam, delete, event, func, select, update
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session, make_transient_to_detached
+from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
 from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.names import clean_text
 from ..db.models import ApiToken, SignIn, User, utcnow
-from ..db.storage import begin_write, read_before_write
+from ..db.storage import read_before_write
 from ..extensions import db
 
 #: The password hasher (argon2 at its defaults); the tests put a fast one in its place.
@@ -82,7 +81,7 @@ def create_user(email: Any, name: Any, password: Any) -> User:
     user = User(email=address, name=name,
                 password_hash=HASHER.hash(password))
     db.session.add(user)
-    db.session.commit()
+    db.session.flush()
     return user
 
 
@@ -106,7 +105,7 @@ def authenticate(email: Any, password: Any) -> User | None:
         return None
     if HASHER.check_needs_rehash(user.password_hash):
         user.password_hash = HASHER.hash(password)
-        db.session.commit()
+        db.session.flush()
     return user
 
 
@@ -121,7 +120,7 @@ def start_sign_in(user: User) -> User:
     ``user.get_id()`` in the cookies)."""
     key = secrets.token_urlsafe(24)
     db.session.add(SignIn(user_id=user.id, key_hash=_digest(key)))
-    db.session.commit()
+    db.session.flush()
     user.sign_in_key = key
     return user
 
@@ -169,7 +168,7 @@ def end_sign_in(user: User) -> None:
     """Sign this browser out: its cookies, copied or not, no longer open the account."""
     if user.sign_in_key:
         db.session.execute(delete(SignIn).where(SignIn.key_hash == _digest(user.sign_in_key)))
-        db.session.commit()
+        db.session.flush()
 
 
 def end_sign_ins(user: User, *, keep_this_one: bool = False) -> int:
@@ -178,7 +177,7 @@ def end_sign_ins(user: User, *, keep_this_one: bool = False) -> int:
     if keep_this_one and user.sign_in_key:
         query = query.where(SignIn.key_hash != _digest(user.sign_in_key))
     ended = getattr(db.session.execute(query), "rowcount", 0)
-    db.session.commit()
+    db.session.flush()
     return int(ended or 0)
 
 
@@ -254,18 +253,16 @@ def create_token(user: User, label: Any) -> str:
     label = clean_text(label, AccountError, "label", Message("token.what_name"), 80)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     db.session.add(ApiToken(user_id=user.id, label=label, token_hash=_digest(token)))
-    db.session.commit()
+    db.session.flush()
     return token
 
 
 def user_for_token(token: str, *, writing: bool = False) -> User | None:
-    """The owner of a personal token, or None. When the token was last used is noted at most
-    once a minute, and only if the database can take it: a busy or read-only database still
-    answers every read. ``writing``: the request is a write: the token is read before its
-    change (:func:`~app.db.storage.read_before_write`: on SQLite without the write lock), and
-    the note begins the write transaction (:func:`~app.db.storage.begin_write`), committed
-    once with the change; :func:`note_token_use` notes it on its own if nothing was
-    committed."""
+    """The owner of a personal token, or None. ``writing``: the request is a write: the
+    token is read before its change (:func:`~app.db.storage.read_before_write`: on SQLite
+    without the write lock). When the token was last used is noted at most once a minute:
+    this keeps the note for :func:`note_token_use`, which the request's write boundary
+    runs (with the change, or on its own for a read)."""
     row = read_before_write(_TOKEN_USER, {"digest": _digest(token)}) if writing else \
         db.session.connection().execute(_TOKEN_USER, {"digest": _digest(token)}).first()
     if row is None:
@@ -273,41 +270,26 @@ def user_for_token(token: str, *, writing: bool = False) -> User | None:
     user, token_id, last = _account(row), row.token_id, row.token_used_at
     now = utcnow()
     if last is None or last < now - NOTE_USE:
-        try:
-            begin_write()  # a request that reads, reads from a snapshot: this writes
-            db.session.execute(update(ApiToken).where(ApiToken.id == token_id)
-                               .values(last_used_at=now))
-            if writing:
-                db.session.info[_TOKEN_NOTE] = (token_id, now)
-            else:
-                db.session.commit()
-        except DBAPIError:
-            db.session.rollback()
+        db.session.info[_TOKEN_NOTE] = (token_id, now)
     return user
 
 
-#: In a session's info: a token's use noted in the write transaction, not yet committed.
+#: In a session's info: a token's use to note, found by :func:`user_for_token`.
 _TOKEN_NOTE = "tonk_token_note"
 
 
+def token_use_due() -> bool:
+    """Whether :func:`user_for_token` found the token's use to note."""
+    return _TOKEN_NOTE in db.session.info
+
+
 def note_token_use() -> None:
-    """After a write request: if its token's use was noted in a transaction that never
-    committed (it changed nothing, or failed), note it on its own."""
+    """Note the token's use that :func:`user_for_token` found due (if it did), in the
+    transaction under way."""
     note = db.session.info.pop(_TOKEN_NOTE, None)
-    if note is None:
-        return
-    db.session.rollback()
-    try:
+    if note is not None:
         db.session.execute(update(ApiToken).where(ApiToken.id == note[0])
                            .values(last_used_at=note[1]))
-        db.session.commit()
-    except DBAPIError:
-        db.session.rollback()
-
-
-@event.listens_for(Session, "after_commit")
-def _token_noted(db_session: Session) -> None:
-    db_session.info.pop(_TOKEN_NOTE, None)
 
 
 def revoke_token(user: User, token_id: int) -> None:
@@ -315,7 +297,7 @@ def revoke_token(user: User, token_id: int) -> None:
     if row is None or row.user_id != user.id:
         raise AccountError(Message("token.unknown"), "token")
     db.session.delete(row)
-    db.session.commit()
+    db.session.flush()
 
 
 def tokens_of(user: User) -> list[ApiToken]:
@@ -326,7 +308,6 @@ def tokens_of(user: User) -> list[ApiToken]:
 
 def set_locale(user: User, locale: str | None) -> None:
     """Keep the account's language (None: the browser decides)."""
-    begin_write()  # asked for by a link (GET), whose reads are of a snapshot
     db.session.execute(update(User).where(User.id == user.id).values(locale=locale))
-    db.session.commit()
+    db.session.flush()
     user.locale = locale

@@ -1,20 +1,10 @@
 """The scorekeeper's pages: sessions, recording and correcting hands, the chart, settle-up,
 house rules, the read-only share view, and the dispute checker for anyone."""
-from flask import Blueprint, render_template, request
-from flask.typing import ResponseReturnValue
+from flask import Blueprint
 
-from ..services.errors import NotFoundError
 from .site import FILTERS, template_context
 
 bp = Blueprint("web", __name__)
-
-
-@bp.app_errorhandler(NotFoundError)
-def not_found(exc: NotFoundError) -> ResponseReturnValue:
-    """The one "not found" of the pages (the API answers its own, in JSON): the league
-    pages' says where the leagues are, every other the way home."""
-    league = request.blueprint == "leagues"
-    return render_template("leagues/not_found.html" if league else "web/not_found.html"), 404
 
 
 bp.app_context_processor(template_context)

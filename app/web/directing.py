@@ -74,8 +74,8 @@ def events() -> ResponseReturnValue:
 
 
 @bp.route("/events/new", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def new_event() -> ResponseReturnValue:
     values: dict[str, str] = {"table_size": "4", "rounds": "3", "hands_per_round": "8",
                               "prizes": "0.5, 0.3, 0.2", "prize_kind": "shares",
@@ -136,8 +136,8 @@ def _act(event_id: int, action: Any, field: str, done: str,
 
 
 @bp.post("/events/<int:event_id>/players")
-@login_required
 @once_per_form
+@login_required
 def event_check_in(event_id: int) -> ResponseReturnValue:
     name = request.form.get("name", "")
     return _act(event_id, lambda e: service.check_in(e, name, request.form.get("paid") == "1"),
@@ -145,8 +145,8 @@ def event_check_in(event_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/events/<int:event_id>/players/<name>/paid")
-@login_required
 @once_per_form
+@login_required
 def event_paid(event_id: int, name: str) -> ResponseReturnValue:
     paid = request.form.get("paid") == "1"
     return _act(event_id, lambda e: service.set_paid(e, name, paid), "players",
@@ -154,16 +154,16 @@ def event_paid(event_id: int, name: str) -> ResponseReturnValue:
 
 
 @bp.post("/events/<int:event_id>/players/<name>/withdraw")
-@login_required
 @once_per_form
+@login_required
 def event_withdraw(event_id: int, name: str) -> ResponseReturnValue:
     return _act(event_id, lambda e: service.withdraw(e, name), "players",
                 _("%(name)s is withdrawn from the next round on.", name=name))
 
 
 @bp.post("/events/<int:event_id>/rounds")
-@login_required
 @once_per_form
+@login_required
 def event_draw(event_id: int) -> ResponseReturnValue:
     seed = request.form.get("seed", "").strip()
     chosen = _number(seed) if seed else None
@@ -172,8 +172,8 @@ def event_draw(event_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/events/<int:event_id>/rounds/<int:number>/close")
-@login_required
 @once_per_form
+@login_required
 def event_close(event_id: int, number: int) -> ResponseReturnValue:
     force = request.form.get("force") == "1"
     return _act(event_id, lambda e: service.close_round(e, number, force), "close",
@@ -181,8 +181,8 @@ def event_close(event_id: int, number: int) -> ResponseReturnValue:
 
 
 @bp.post("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link")
-@login_required
 @once_per_form
+@login_required
 def event_new_link(event_id: int, number: int, table: int) -> ResponseReturnValue:
     return _act(event_id, lambda e: service.replace_keeper_link(e, number, table), "close",
                 _("Table %(t)s has a new link; the old one no longer works.", t=table))

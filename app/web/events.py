@@ -14,7 +14,7 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from ..db.models import EventTable
-from ..services.events import EventConflictError, keeper_author, keeper_table
+from ..services.events import keeper_author, keeper_table
 from ..services.sessions import get_hand, ledger_of, session_rules
 from . import bp
 from .form_tokens import once_per_form
@@ -23,11 +23,6 @@ from .queries import hands_page
 from .routes import correct_view, hand_page, page_arg, qr_code, record_view, void_hand_view
 
 View = TypeVar("View", bound=Callable[..., Any])
-
-
-@bp.errorhandler(EventConflictError)
-def event_conflict(exc: EventConflictError) -> ResponseReturnValue:
-    return render_template("events/refused.html", message=exc.message), 409
 
 
 def _table(token: str) -> EventTable:

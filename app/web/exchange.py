@@ -26,6 +26,7 @@ from flask_wtf.file import FileAllowed, FileField, FileRequired
 from werkzeug.routing import BuildError
 
 from ..db.models import GameSession, League
+from ..db.unit import writes
 from ..extensions import csrf
 from ..services.exchange import (
     export_league,
@@ -148,6 +149,7 @@ def session_players(session_id: int) -> ResponseReturnValue:
 # -- import ----------------------------------------------------------------------------------
 
 @bp.route("/import", methods=["GET", "POST"])
+@writes
 @login_required
 def import_page() -> ResponseReturnValue:
     request.max_content_length = current_app.config.get("IMPORT_MAX_BYTES", IMPORT_MAX_BYTES)

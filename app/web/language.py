@@ -8,6 +8,7 @@ from flask import current_app, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
 
+from ..db.unit import writes
 from ..extensions import csrf
 from ..http.language import LANG_COOKIE
 from ..services.accounts import set_locale
@@ -18,6 +19,7 @@ ONE_YEAR = 365 * 24 * 3600
 
 
 @bp.post("/language")
+@writes
 def language() -> ResponseReturnValue:
     """Switch to the language of the button pressed (``code``) and go back to the page the
     switcher was on (``next``, a path of this site; else the first page). Choosing a

@@ -28,6 +28,7 @@ from sqlalchemy.orm import selectinload
 from ..core.money import MINUS, average_of_minor, average_places, format_number, from_minor
 from ..core.tableform import amount_text, rules_field
 from ..db.models import GameSession, League, Season
+from ..db.unit import writes
 from ..extensions import db
 from ..services import leagues as service
 from ..services.sessions import is_league_admin, open_debts_of_league, open_debts_of_player
@@ -283,6 +284,7 @@ def league_form(template: str, values: LeagueValues, errors: Errors,
 
 
 @bp.route("/leagues/new", methods=["GET", "POST"])
+@writes
 @login_required
 def new() -> ResponseReturnValue:
     values, errors = LeagueValues(), Errors()
@@ -434,6 +436,7 @@ def settings_page(league: League, values: LeagueValues | None = None,
 
 
 @bp.route("/leagues/<int:league_id>/settings", methods=["GET", "POST"])
+@writes
 @login_required
 def settings(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -465,6 +468,7 @@ def small_form(league: League, prefix: str, fields: Sequence[str],
 
 
 @bp.post("/leagues/<int:league_id>/members")
+@writes
 @login_required
 def add_member(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -475,6 +479,7 @@ def add_member(league_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/members/<int:player_id>")
+@writes
 @login_required
 def rename_member(league_id: int, player_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -485,6 +490,7 @@ def rename_member(league_id: int, player_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/admins")
+@writes
 @login_required
 def add_admin(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -494,6 +500,7 @@ def add_admin(league_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/admins/<int:user_id>/remove")
+@writes
 @login_required
 def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -506,6 +513,7 @@ def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/seasons")
+@writes
 @login_required
 def add_season(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
@@ -514,6 +522,7 @@ def add_season(league_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/leagues/<int:league_id>/seasons/<int:season_id>/remove")
+@writes
 @login_required
 def remove_season(league_id: int, season_id: int) -> ResponseReturnValue:
     league = league_of(league_id)

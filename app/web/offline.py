@@ -21,6 +21,7 @@ from flask_login import current_user
 
 from ..core.errors import TonkError
 from ..db import idempotency
+from ..db.unit import once
 from ..extensions import db
 from ..services.errors import NotFoundError, SessionClosedError
 from ..services.sessions import record_hand, session_rules
@@ -97,33 +98,41 @@ def outbox_hand(session_id: int) -> ResponseReturnValue:
     record_path = url_for(".record", session_id=session_id)
     try:
         idempotency.check_key(key, FIELD)
-        held = idempotency.claim(me().id, "form:" + key,
-                                 idempotency.fingerprint("form", record_path), FIELD)
+        done = once(lambda: me().id, "form:" + key,
+                    idempotency.fingerprint("form", record_path), FIELD,
+                    lambda: _recorded(session_id), _kept)
     except TonkError as exc:
+        if exc.field != FIELD:
+            raise
         db.session.rollback()
         return _answer(422, error=exc.message, field=exc.field)
-    if isinstance(held, idempotency.Replay):
-        return _answer(200, replayed=True, location=held.location)
+    if isinstance(done, idempotency.Replay):
+        return _answer(200, replayed=True, location=done.location)
+    return _answer(done[0], **done[1])
+
+
+def _recorded(session_id: int) -> tuple[int, dict[str, Any]]:
+    """Record the sent hand: the answer's status and body (a refusal's too: it is rolled
+    back, and its key can be sent again)."""
     try:
         gs = open_session(session_id)
         rules = session_rules(gs)
         _values, errors, hand, _exc = save_hand(gs, rules,
                                                 lambda data: record_hand(gs, me(), data))
     except NotFoundError:
-        idempotency.release(held)
-        return _answer(404, error=_("This session is not yours or no longer exists."),
-                       field=None)
+        return 404, {"error": _("This session is not yours or no longer exists."),
+                     "field": None}
     except SessionClosedError:
-        idempotency.release(held)
-        return _answer(409, error=_("This session is closed: nothing in it can change any "
-                                    "more."), field=None)
-    except BaseException:
-        idempotency.release(held)
-        raise
+        return 409, {"error": _("This session is closed: nothing in it can change any more."),
+                     "field": None}
     if hand is None:
-        idempotency.release(held)
         field, message = next(iter(errors.items()))
-        return _answer(422, error=message, field=field, errors=errors)
+        return 422, {"error": message, "field": field, "errors": errors}
     location = url_for(".hand", session_id=session_id, number=hand.number)
-    idempotency.finish(held, 303, None, location)
-    return _answer(201, number=hand.number, location=location)
+    return 201, {"number": hand.number, "location": location}
+
+
+def _kept(done: tuple[int, dict[str, Any]]) -> tuple[int, str | None, str | None] | None:
+    """A hand recorded is kept for a repeat, as where it went; a refusal is not."""
+    status, body = done
+    return (303, None, body["location"]) if status == 201 else None

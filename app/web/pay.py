@@ -73,8 +73,8 @@ def pay_views(gs: GameSession, transfers: Iterable[tuple[str, str, Decimal]]
 
 
 @bp.route("/sessions/<int:session_id>/players/<name>/pay", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def pay_handles(session_id: int, name: str) -> ResponseReturnValue:
     """The form for where ``name`` takes payment, with each error beside its field."""
     gs = owned_session(me(), session_id)

@@ -33,8 +33,9 @@ from ..core.hand import END_HINTS, END_KINDS
 from ..core.handform import PLAYER_ENDS, Asks, chosen_of_form, read_side_bets
 from ..core.tableform import amount_text
 from ..db.models import Author, GameSession, Hand
+from ..db.unit import writes
 from ..http.compress import held
-from ..services.errors import HandLimitError, SessionClosedError, VersionConflictError
+from ..services.errors import SessionClosedError, VersionConflictError
 from ..services.leagues import league_rules, league_stake, members, my_leagues
 from ..services.sessions import (
     Stamp,
@@ -135,26 +136,6 @@ def open_session(session_id: int) -> GameSession:
     return gs
 
 
-@bp.errorhandler(SessionClosedError)
-def closed(exc: SessionClosedError) -> ResponseReturnValue:
-    flash(_("This session is closed: nothing in it can change any more."), "error")
-    session_id = (request.view_args or {}).get("session_id")
-    return redirect(url_for(".session", session_id=session_id) if session_id
-                    else url_for(".index"))
-
-
-@bp.errorhandler(HandLimitError)
-def hands_played(exc: HandLimitError) -> ResponseReturnValue:
-    """The record form of a table that has played its round's hands: back to the table's
-    link, which says so, or to the session, told why (a form sent all the same shows the
-    refusal beside it)."""
-    args = request.view_args or {}
-    if "token" in args:
-        return redirect(url_for(".keeper", token=args["token"]))
-    flash(exc.message, "error")
-    return redirect(url_for(".session", session_id=args.get("session_id")))
-
-
 # -- home and new sessions -------------------------------------------------------------------
 
 @bp.get("/")
@@ -191,8 +172,8 @@ def league_seats(league: Any) -> list[str]:
 
 
 @bp.route("/sessions/new", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def new_session() -> ResponseReturnValue:
     leagues = {str(league.id): league for league in my_leagues(me())}
     values = SessionValues()
@@ -425,8 +406,8 @@ def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Ha
 
 
 @bp.route("/sessions/<int:session_id>/hands/new", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def record(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     return record_view(gs, me(), url_for(".session", session_id=gs.id))
@@ -451,8 +432,8 @@ def record_view(gs: GameSession, author: Author, back: str,
 
 
 @bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def correct(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     return correct_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
@@ -504,8 +485,8 @@ def hand(session_id: int, number: int) -> ResponseReturnValue:
 
 
 @bp.post("/sessions/<int:session_id>/hands/<int:number>/void")
-@login_required
 @once_per_form
+@login_required
 def void(session_id: int, number: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     return void_hand_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
@@ -528,8 +509,8 @@ def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
 # -- house rules -----------------------------------------------------------------------------
 
 @bp.route("/sessions/<int:session_id>/rules", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def rules(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     values, stake = RulesValues.of(session_rules(gs)), str(session_stake(gs))
@@ -550,6 +531,7 @@ def rules(session_id: int) -> ResponseReturnValue:
 # -- the share link --------------------------------------------------------------------------
 
 @bp.post("/sessions/<int:session_id>/share")
+@writes
 @login_required
 def replace_share(session_id: int) -> ResponseReturnValue:
     """Revoke the share link and make a new one (a link that went too far)."""

@@ -17,8 +17,8 @@ MAX_TEXT = 500
 
 
 @bp.route("/sessions/<int:session_id>/seats", methods=["GET", "POST"])
-@login_required
 @once_per_form
+@login_required
 def seats(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     errors: dict[str, str] = {}

@@ -73,8 +73,8 @@ def settle(session_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/sessions/<int:session_id>/payments")
-@login_required
 @once_per_form
+@login_required
 def pay(session_id: int) -> ResponseReturnValue:
     """A payment along a planned transfer, or (``outside``) between any two players."""
     gs = open_session(session_id)
@@ -90,8 +90,8 @@ def pay(session_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/sessions/<int:session_id>/payments/<int:payment_id>/undo")
-@login_required
 @once_per_form
+@login_required
 def undo(session_id: int, payment_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     reason = request.form.get("reason", "")
@@ -104,8 +104,8 @@ def undo(session_id: int, payment_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/sessions/<int:session_id>/close")
-@login_required
 @once_per_form
+@login_required
 def close(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
     carry = request.form.get("carry_over") == "1"
@@ -121,8 +121,8 @@ def close(session_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/debts/<int:debt_id>/paid")
-@login_required
 @once_per_form
+@login_required
 def debt_paid(debt_id: int) -> ResponseReturnValue:
     debt, exc = attempt(lambda: mark_paid(me(), debt_id))
     if exc is not None:
@@ -136,8 +136,8 @@ def debt_paid(debt_id: int) -> ResponseReturnValue:
 # -- putting sessions away -------------------------------------------------------------------
 
 @bp.post("/sessions/<int:session_id>/archive")
-@login_required
 @once_per_form
+@login_required
 def archive(session_id: int) -> ResponseReturnValue:
     gs = owned_session(me(), session_id)
     archived = request.form.get("archived", "1") == "1"
@@ -150,8 +150,8 @@ def archive(session_id: int) -> ResponseReturnValue:
 
 
 @bp.post("/sessions/<int:session_id>/delete")
-@login_required
 @once_per_form
+@login_required
 def delete(session_id: int) -> ResponseReturnValue:
     gs = owned_session(me(), session_id)
     name = gs.name

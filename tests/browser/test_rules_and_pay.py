@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from app.db.models import GameSession, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services.sessions import ledger
 from tests.browser.helpers import (
@@ -187,13 +188,14 @@ def test_the_print_pdf_of_a_30_hand_night(live_app, live_server, page, shot):
     # the 30 hands through the ledger: recording through the page is tested elsewhere, and
     # 30 round trips of the form would be most of this test's time
     with live_app.app_context():
-        keeper = db.session.scalars(select(User)).one()
-        gs = fetched(GameSession, int(url.rsplit("/", 1)[1]))
-        for n in range(30):
-            end = {"kind": "run_out" if n % 3 else "drop", "player": PLAYERS[n % 4]}
-            ledger.record_hand(gs, keeper, {"end": end} if n % 3 else {
-                "end": end, "counts": {p: 3 + 5 * ((n + i) % 5)
-                                       for i, p in enumerate(PLAYERS)}})
+        with unit_of_work():
+            keeper = db.session.scalars(select(User)).one()
+            gs = fetched(GameSession, int(url.rsplit("/", 1)[1]))
+            for n in range(30):
+                end = {"kind": "run_out" if n % 3 else "drop", "player": PLAYERS[n % 4]}
+                ledger.record_hand(gs, keeper, {"end": end} if n % 3 else {
+                    "end": end, "counts": {p: 3 + 5 * ((n + i) % 5)
+                                           for i, p in enumerate(PLAYERS)}})
         db.session.remove()
     page.goto(url + "/players/Ann/pay")
     page.fill("#paypal", "annpays")

@@ -103,7 +103,7 @@ def draw_next_round(event: Event, user: User, seed: Any = None) -> EventRound:
                             league_id=event.league_id)
         db.session.add(EventTable(round_id=round_id, number=table.number, session_id=gs.id,
                                   keeper_token=new_share_token()))
-    db.session.commit()  # the round and every table of it, or nothing
+    db.session.flush()  # the round and every table of it, or nothing
     return get_round(event, number)
 
 
@@ -165,7 +165,7 @@ def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
     if this.closed_at is None:
         this.closed_at = utcnow()
         this.forced = bool(short)
-    db.session.commit()
+    db.session.flush()
     return this
 
 
@@ -210,7 +210,7 @@ def replace_keeper_link(event: Event, number: Any, table: Any) -> EventTable:
     event = locked(event)
     found = get_table(event, number, table)
     found.keeper_token = new_share_token()
-    db.session.commit()
+    db.session.flush()
     return found
 
 

@@ -91,7 +91,7 @@ def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = No
         tie_breaks_json=json.dumps(list(parse_tie_breaks(tie_breaks))),
         board_token=secrets.token_urlsafe(16), revision=0, created_at=utcnow())
     db.session.add(event)
-    db.session.commit()
+    db.session.flush()
     return event
 
 
@@ -204,7 +204,7 @@ def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
                          checked_in_at=utcnow())
     event.players.append(player)
     try:
-        db.session.commit()
+        db.session.flush()
     except IntegrityError:  # checked in at the same moment by another request
         db.session.rollback()
         raise EventConflictError(Message("event.checked_in", player=clean), "name") from None
@@ -219,7 +219,7 @@ def set_paid(event: Event, name: Any, paid: Any) -> EventPlayer:
     event = locked(event)
     player = find_player(event, name)
     player.paid_minor = event.fee_minor if is_paid else 0
-    db.session.commit()
+    db.session.flush()
     return player
 
 
@@ -231,5 +231,5 @@ def withdraw(event: Event, name: Any) -> EventPlayer:
     if player.withdrawn_after is not None:
         raise EventConflictError(Message("event.withdrawn", player=player.name), "name")
     player.withdrawn_after = len(event.round_rows)
-    db.session.commit()
+    db.session.flush()
     return player

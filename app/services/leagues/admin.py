@@ -137,7 +137,7 @@ def create_league(user: User, *, name: Any, rules: Any = "pagat", stake: Any = N
     db.session.add(league)
     db.session.flush()
     db.session.add(LeagueAdmin(league_id=league.id, user_id=user.id))
-    db.session.commit()
+    db.session.flush()
     return league
 
 
@@ -150,7 +150,7 @@ def edit_league(league: League, *, name: Any, rules: Any, stake: Any = None,
     league.name, league.rules_json = name, table.rules_json
     league.stake_minor, league.currency = table.stake_minor, table.currency
     league.side_bets_json = table.side_bets_json
-    db.session.commit()
+    db.session.flush()
 
 
 def add_admin(league: League, email: Any) -> User:
@@ -166,7 +166,7 @@ def add_admin(league: League, email: Any) -> User:
     if db.session.get(LeagueAdmin, (league.id, user.id)) is not None:
         raise LeagueError(Message("league.already_admin", address=address), "email")
     db.session.add(LeagueAdmin(league_id=league.id, user_id=user.id))
-    db.session.commit()
+    db.session.flush()
     return user
 
 
@@ -178,7 +178,7 @@ def remove_admin(league: League, user_id: Any) -> None:
     if admin.user_id == league.owner_id:
         raise LeagueError(Message("league.owner_runs"), "admin")
     db.session.delete(admin)
-    db.session.commit()
+    db.session.flush()
 
 
 def _member_name(league: League, value: Any, keep: Player | None = None) -> str:
@@ -194,7 +194,7 @@ def add_member(league: League, user: User, name: Any) -> Player:
     """A new member (names are unique in a league, whatever their case or Unicode form)."""
     player = Player(owner_id=user.id, league_id=league.id, name=_member_name(league, name))
     db.session.add(player)
-    db.session.commit()
+    db.session.flush()
     return player
 
 
@@ -203,7 +203,7 @@ def rename_member(league: League, player_id: Any, name: Any) -> Player:
     already played keep the name they were played under."""
     player = get_member(league, player_id)
     player.name = _member_name(league, name, keep=player)
-    db.session.commit()
+    db.session.flush()
     return player
 
 
@@ -222,7 +222,7 @@ def add_season(league: League, *, name: Any, starts_on: Any, ends_on: Any) -> Se
                           "ends_on")
     season = Season(league_id=league.id, name=name, starts_on=first, ends_on=last)
     db.session.add(season)
-    db.session.commit()
+    db.session.flush()
     db.session.refresh(league)
     return season
 
@@ -230,8 +230,8 @@ def add_season(league: League, *, name: Any, starts_on: Any, ends_on: Any) -> Se
 def remove_season(league: League, season_id: Any) -> None:
     """Drop a season (a date range only: no session or hand changes)."""
     db.session.delete(get_season(league, season_id))
-    db.session.commit()
-    db.session.refresh(league)
+    db.session.flush()
+    db.session.expire(league, ["seasons"])  # read again without it
 
 
 def session_table(user: User, data: Mapping[str, Any]) -> dict[str, Any]:

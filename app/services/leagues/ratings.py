@@ -85,7 +85,7 @@ def rate_session(gs: GameSession) -> None:
     begin_write()
     db.session.get(League, gs.league_id, with_for_update=True)
     _rate_in_transaction(gs)
-    db.session.commit()
+    db.session.flush()
 
 
 session_closed.append(rate_session)
@@ -136,7 +136,7 @@ def rerate_league(league: League) -> None:
     db.session.add_all(Rating(league_id=league.id, player_id=p, mu=mu, sigma=sigma,
                               sessions=n, updated_at=now)
                        for p, (mu, sigma, n) in ratings.items())
-    db.session.commit()
+    db.session.flush()
 
 
 RATING_SORTS = ("player", "ordinal", "mu", "sigma", "sessions")

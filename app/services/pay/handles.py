@@ -139,7 +139,7 @@ def set_handles(gs: GameSession, name: str, data: Any) -> Handles:
     sessions = select(SessionPlayer.session_id).where(SessionPlayer.player_id == player.id)
     db.session.execute(update(GameSession).where(GameSession.id.in_(sessions)).values(
         revision=GameSession.revision + 1, updated_at=utcnow()))
-    db.session.commit()
+    db.session.flush()
     return handles
 
 

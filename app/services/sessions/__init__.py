@@ -7,6 +7,9 @@ The package, module by job:
 
 - :mod:`.ledger`: start a session, record, correct and void hands, change the house rules,
   payments and closing; totals and the settle-up state (:func:`ledger_of`).
+- :mod:`.reading`: a session's rules, stake and players, its share link, a hand's history
+  and the running totals for the chart.
+- :mod:`.writes`: the hot writes of a hand's change, as plain statements.
 - :mod:`.access`: who keeps a session's score and who runs a league (:func:`keeps_score`,
   :func:`is_league_admin`), and the sessions an account keeps.
 - :mod:`.inputs`: what a person types for a session (name, currency, reason, a payment's
@@ -47,28 +50,16 @@ from .ledger import (
     check_room,
     close_session,
     correct_hand,
-    counted_hands,
     create_session,
-    findable_token,
     get_hand,
     hand_limit,
     hand_limits,
-    history,
-    known_player_names,
     ledger_of,
-    new_share_token,
     owned_session,
-    player_names,
     record_hand,
     record_payment,
     replace_share_link,
-    rules_of,
-    running_totals,
-    seated_names,
     session_closed,
-    session_rules,
-    session_stake,
-    shared_session,
     start_session,
     undo_payment,
     void_hand,
@@ -84,6 +75,20 @@ from .pots import (
     side_totals,
     taken_back,
     trimmed,
+)
+from .reading import (
+    counted_hands,
+    findable_token,
+    history,
+    known_player_names,
+    new_share_token,
+    player_names,
+    rules_of,
+    running_totals,
+    seated_names,
+    session_rules,
+    session_stake,
+    shared_session,
 )
 from .seats import change_seats
 from .settleup import Ledger, PaymentMade, keep_plan, remaining

@@ -31,7 +31,7 @@ def set_archived(gs: GameSession, archived: Any) -> GameSession:
         raise LedgerError(Message("session.archived"), "archived")
     gs = locked(gs)
     gs.archived_at = utcnow() if archived else None
-    db.session.commit()
+    db.session.flush()
     return gs
 
 
@@ -44,7 +44,7 @@ def delete_session(gs: GameSession) -> None:
     for table in (PlannedTransfer, RulesChange, PlayerSessionStat):
         db.session.execute(delete(table).where(table.session_id == gs.id))
     db.session.delete(gs)
-    db.session.commit()
+    db.session.flush()
 
 
 def archived_sessions_of(user: User) -> list[GameSession]:

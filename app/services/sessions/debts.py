@@ -20,7 +20,8 @@ from ...db.models import CarriedDebt, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError, NotFoundError
 from .access import keeps_score_of, started_by
-from .ledger import locked, rules_of
+from .ledger import locked
+from .reading import rules_of
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def mark_paid(user: User, debt_id: int) -> Debt:
     marked = db.session.execute(  # two taps at once: one marks it, the other is told
         update(CarriedDebt).where(CarriedDebt.id == debt_id, CarriedDebt.paid_at.is_(None))
         .values(paid_at=utcnow(), paid_by_name=user.name))
-    db.session.commit()
+    db.session.flush()
     db.session.refresh(row)
     if not marked.rowcount:  # type: ignore[attr-defined]
         raise LedgerError(Message("debt.paid", name=row.paid_by_name), "debt")

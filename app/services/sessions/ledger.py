@@ -25,30 +25,23 @@ still open.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, event, insert, inspect, select, update
+from sqlalchemy import bindparam, event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import (
-    InstanceState,
     Session,
     SessionTransaction,
     joinedload,
-    make_transient_to_detached,
 )
-from sqlalchemy.sql import ClauseElement
 
-from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
+from ...core import TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import PlayedHand, parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     parse_stake,
-    stake_of,
     to_minor,
 )
 from ...core.names import name_key
@@ -61,7 +54,6 @@ from ...db.models import (
     CarriedDebt,
     GameSession,
     Hand,
-    HandVersion,
     Player,
     RulesChange,
     SessionPlayer,
@@ -82,40 +74,23 @@ from .access import is_league_admin, keeps_score, kept_by
 from .entries import apply_nets
 from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
 from .pots import read_plays, replay, side_bets_text
+from .reading import (
+    counted_hands,
+    new_share_token,
+    rules_of,
+)
+
+# (re-exported: the package's seats and the tests reach these through this module)
+from .reading import history as history
+from .reading import player_names as player_names
+from .reading import running_totals as running_totals
+from .reading import seated_names as seated_names
+from .reading import session_rules as session_rules
+from .reading import session_stake as session_stake
 from .settleup import Ledger, keep_plan, planned_transfer, read_ledger
+from .writes import add_version, insert_hand
 
-# -- reading ---------------------------------------------------------------------------------
-
-@lru_cache(maxsize=1024)
-def rules_of(rules_json: str) -> Rules:
-    """Stored rules (JSON text) → :class:`Rules`, resolved once per distinct text (the
-    core keeps its own bounded cache of rules by their options; this one saves reading
-    the text again, and is bounded like it)."""
-    return resolve_rules(json.loads(rules_json))
-
-
-def session_rules(gs: GameSession) -> Rules:
-    return rules_of(gs.rules_json)
-
-
-def session_stake(gs: GameSession) -> Decimal:
-    return stake_of(gs.stake_minor, session_rules(gs))
-
-
-def player_names(gs: GameSession) -> tuple[str, ...]:
-    """Every player who sat at the session, by seat (their identity in it): who left too."""
-    return tuple(s.name for s in gs.seats)
-
-
-def seated_names(gs: GameSession) -> tuple[str, ...]:
-    """The players at the table now, in table order: who the next hand is played by."""
-    return tuple(s.name for s in gs.seated)
-
-
-def counted_hands(gs: GameSession) -> int:
-    """How many hands count: every hand but the void ones. The one hand count every page,
-    card and answer shows (``hand_count`` numbers them all, voids included)."""
-    return gs.hand_count - gs.voided_hands
+# -- reading (the rest of it: :mod:`.reading`) ------------------------------------------------
 
 
 def owned_session(user: User, session_id: int, *, to_change: bool = False) -> GameSession:
@@ -134,36 +109,11 @@ def owned_session(user: User, session_id: int, *, to_change: bool = False) -> Ga
     return gs
 
 
-#: The longest a link's token can be (the columns' length: share, board and table links).
-TOKEN_LENGTH = 43
-
-
-def findable_token(token: str) -> bool:
-    """Whether a link's token (a share, TV board or table scorekeeping link, all made by
-    :func:`new_share_token`) could be one at all: of a token's length, with no NUL, which
-    PostgreSQL refuses to compare with an error rather than finding nothing, nor any other
-    control character."""
-    return 0 < len(token) <= TOKEN_LENGTH and token.isprintable()
-
-
-def shared_session(token: str) -> GameSession:
-    """The session behind a share link."""
-    gs = db.session.scalar(select(GameSession).where(GameSession.share_token == token)) \
-        if findable_token(token) else None
-    if gs is None:
-        raise NotFoundError(Message("share.not_found"))
-    return gs
-
-
-def new_share_token() -> str:
-    return secrets.token_urlsafe(16)
-
-
 def replace_share_link(gs: GameSession) -> str:
     """A new read-only link for the session: the old one stops working at once (anyone
     who had it sees "not found"). Returns the new token."""
     gs.share_token = new_share_token()
-    db.session.commit()
+    db.session.flush()
     return gs.share_token
 
 
@@ -190,12 +140,6 @@ def get_hand(gs: GameSession, number: int) -> Hand:
     return hand
 
 
-def known_player_names(user: User) -> list[str]:
-    """Names this account has played with, for suggestions."""
-    return list(db.session.scalars(select(Player.name).where(Player.owner_id == user.id)
-                                   .order_by(Player.name)))
-
-
 # -- sessions --------------------------------------------------------------------------------
 
 def player_named(user: User, name: str, league_id: int | None = None) -> Player:
@@ -220,7 +164,7 @@ def player_named(user: User, name: str, league_id: int | None = None) -> Player:
 def create_session(user: User, **settings: Any) -> GameSession:
     """Start a session (:func:`start_session`) and commit it."""
     gs = start_session(user, **settings)
-    db.session.commit()
+    db.session.flush()
     return gs
 
 
@@ -275,7 +219,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
                                rules_json=gs.rules_json, stake_minor=gs.stake_minor,
                                created_by_id=user.id))
     _keep_plan(gs)  # money, points or push-ups: what settle-up moves may change
-    db.session.commit()
+    db.session.flush()
 
 
 def locked(gs: GameSession) -> GameSession:
@@ -350,33 +294,6 @@ def _unlocked(session: Session, transaction: SessionTransaction) -> None:
         session.info.pop(_LOCKED, None)
         session.info.pop(_HANDS_READ, None)
 
-
-#: The rows :func:`_write_changes` writes, by their model: their columns, and the UPDATE of
-#: one (built once; it sets the columns its parameters name).
-_COLUMNS = {model: frozenset(model.__table__.c.keys()) for model in (GameSession, Hand)}
-_UPDATES = {model: update(model.__table__).where(model.__table__.c.id == bindparam("row_id"))
-            for model in (GameSession, Hand)}
-
-
-def _write_changes(*rows: GameSession | Hand) -> None:
-    """Write what a hand's change moved of loaded rows (the session's revision, hand count,
-    dealer, plan number and pots; a hand's version and facts) by one plain UPDATE of those
-    columns each, under the session's lock: the ORM's flush of the objects cost more than
-    the statements. Each row is then as written, clean, as a flush leaves it (nothing is
-    left for the commit to flush); a row with a change of anything but its columns, or one
-    set to an SQL expression, is left to the flush, as it is."""
-    if db.session().get_nested_transaction() is not None:
-        return  # a savepoint's rollback restores only what its flushes wrote: left to them
-    connection = db.session.connection()
-    for row in rows:
-        state: InstanceState[Any] = inspect(row)
-        changed = {key: state.dict[key] for key in state.committed_state}
-        if not changed or not changed.keys() <= _COLUMNS[type(row)] or any(
-                isinstance(value, ClauseElement) for value in changed.values()):
-            continue
-        connection.execute(_UPDATES[type(row)], {**changed, "row_id": row.id})
-        # what a flush does to the rows it wrote (SQLAlchemy's own step): committed, clean
-        state._commit_all(state.dict, db.session.identity_map)
 
 
 def _check_version(hand: Hand, expected: Any) -> None:
@@ -455,33 +372,6 @@ def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> 
     return hand, settle(hand), json.dumps(stored)
 
 
-_HANDS = Hand.__table__
-_INSERT_HAND = insert(_HANDS).returning(_HANDS.c.id)
-_INSERT_VERSION = insert(HandVersion.__table__)
-
-
-def _inserted(row: dict[str, Any], version: dict[str, Any]) -> Hand:
-    """A new hand and its first version, inserted by two plain statements built once (the
-    ORM's flush of the two objects cost more than the statements, under the session's
-    lock): the hand as the session's own object, loaded and clean, as if just read."""
-    connection = db.session.connection()
-    hand_id = connection.execute(_INSERT_HAND, row).scalar_one()
-    connection.execute(_INSERT_VERSION, {**version, "hand_id": hand_id})
-    hand = Hand(id=hand_id, **row)
-    make_transient_to_detached(hand)
-    db.session.add(hand)
-    return hand
-
-
-def _add_version(hand: Hand, action: str, hand_json: str, result_json: str, reason: str | None,
-                 by_id: int, by_name: str, now: datetime) -> None:
-    """A hand's new version (``hand.version``), inserted by the plain statement built once,
-    beside its hand: the versions before are not read for it."""
-    db.session.connection().execute(_INSERT_VERSION, {
-        "hand_id": hand.id, "version": hand.version, "action": action, "hand_json": hand_json,
-        "result_json": result_json, "reason": reason, "created_by_id": by_id,
-        "by_name": by_name, "created_at": now})
-
 
 def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
@@ -496,7 +386,7 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
         result_json = json.dumps(result.to_json())
     nets = _nets(gs, result)
     now = utcnow()
-    hand = _inserted({
+    hand = insert_hand({
         "session_id": gs.id, "number": gs.hand_count + 1, "version": 1, "voided": False,
         "outcome": result.outcome, "hand_json": hand_json, "result_json": result_json,
         "nets_json": json.dumps(nets), "side_nets_json": "[]", "side_result_json": "[]",
@@ -530,7 +420,7 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1
     now = utcnow()
-    _add_version(hand, "corrected", hand_json, result_json, why, by_id, by_name, now)
+    add_version(hand, "corrected", hand_json, result_json, why, by_id, by_name, now)
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, now
     _change_nets(gs, hand, old, _nets(gs, result), result)
@@ -553,20 +443,12 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
                           "number") from None
     hand.version += 1
     now = utcnow()
-    _add_version(hand, "voided", hand.hand_json, hand.result_json, why, by_id, by_name, now)
+    add_version(hand, "voided", hand.hand_json, hand.result_json, why, by_id, by_name, now)
     old = hand.nets
     hand.voided, hand.updated_at = True, now
     gs.voided_hands += 1
     _change_nets(gs, hand, old, [0] * len(old), None)
     return hand
-
-
-def history(hand: Hand) -> list[dict[str, Any]]:
-    """Every version of a hand, oldest first, with when (``at``, an aware UTC time), by whom
-    and why."""
-    return [{"version": v.version, "action": v.action, "at": v.created_at,
-             "by": v.by_name, "reason": v.reason, "hand": json.loads(v.hand_json),
-             "result": json.loads(v.result_json)} for v in hand.versions]
 
 
 # -- totals and settle-up --------------------------------------------------------------------
@@ -575,13 +457,13 @@ def _change_nets(gs: GameSession, hand: Hand, old: list[int], new: list[int],
                  result: Result | None, *, new_hand: bool = False) -> None:
     """The rest of a hand's change, once the hand says what it is now: totals, entries and
     records moved from ``old`` to ``new``, the side bets settled again, the settle-up plan
-    kept (made again if the totals moved), the changed rows written, committed."""
+    kept (made again if the totals moved), the changed rows flushed (the write boundary
+    commits them)."""
     before = _totals(gs)
     apply_nets(gs, hand, old, new, result, new_hand=new_hand)
     replay(gs, session_rules(gs), player_names(gs), appended=hand if new_hand else None)
     _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
-    _write_changes(gs, hand)
-    db.session.commit()
+    db.session.flush()
 
 
 def _totals(gs: GameSession) -> list[int]:
@@ -651,7 +533,7 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
                             created_at=utcnow())
     db.session.add(payment)
     _keep_plan(gs)  # outside the plan: what remains is planned again
-    db.session.commit()
+    db.session.flush()
     return payment.id
 
 
@@ -670,7 +552,7 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
         raise LedgerError(Message("payment.undone", payment_id=payment_id), "payment")
     payment.undone_at, payment.undone_by_name, payment.undo_reason = utcnow(), user.name, why
     _keep_plan(gs)
-    db.session.commit()
+    db.session.flush()
     return payment
 
 
@@ -698,31 +580,7 @@ def close_session(gs: GameSession, carry_over: Any = False,
                                    payee_id=ids[t.payee], amount_minor=to_minor(t.amount))
                        for t in state.transfers if not settled_elsewhere)
     gs.closed_at = utcnow()
-    db.session.commit()
+    db.session.flush()
     for listener in session_closed:
         listener(gs)
 
-
-def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
-    """(hand number, each seat's running total in minor units) after every counted hand,
-    for the chart: the one reader of every hand's nets, one small column a hand. A seat is
-    None before the point it joined at (a player who sat down after hand 3 starts at 0
-    there, not at the start of the night)."""
-    rows = db.session.execute(select(Hand.number, Hand.nets_json, Hand.side_nets_json).where(
-        Hand.session_id == gs.id, Hand.voided.is_(False)).order_by(Hand.number)).all()
-    seats = len(gs.seats)
-    running = [0] * seats
-    series: list[tuple[int, list[int | None]]] = [(0, list(running))]
-    first = [len(rows) + 1] * seats  # the first point a seat has a hand at (its join after)
-    for number, nets_json, side_json in rows:
-        hand_nets = json.loads(nets_json)
-        for seat in range(min(len(hand_nets), seats)):
-            first[seat] = min(first[seat], len(series))
-        for nets in (hand_nets, json.loads(side_json)):
-            for seat, amount in enumerate(nets):
-                running[seat] += amount
-        series.append((number, list(running)))
-    for seat in range(seats):  # no line before a player sat down: it starts at their 0
-        for _number, totals in series[:first[seat] - 1]:
-            totals[seat] = None
-    return series

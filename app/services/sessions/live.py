@@ -26,7 +26,7 @@ from ...db.models import GameSession, Hand, User
 from ...extensions import db
 from ..errors import NotFoundError
 from .access import keeps_score_of
-from .ledger import findable_token
+from .reading import findable_token
 
 V = TypeVar("V")
 

@@ -57,7 +57,7 @@ def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = 
     replay(gs, rules, player_names(gs))
     db.session.flush()
     keep_plan(gs, rules.scoring)
-    db.session.commit()
+    db.session.flush()
     return gs
 
 

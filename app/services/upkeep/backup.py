@@ -418,7 +418,7 @@ def restore(stream: IO[bytes]) -> int:
         if problem is not None:
             raise BackupError(_refusal(problem, changed))
         _reset_sequences()
-        db.session.commit()
+        db.session.flush()
     except BaseException:
         db.session.rollback()
         raise

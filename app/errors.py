@@ -1,0 +1,38 @@
+"""Every error handler of the app, registered here and nowhere else.
+
+A domain error (:class:`~app.core.errors.TonkError`) has one status, from the table in
+:mod:`app.services.errors`; the API answers it in JSON (:mod:`app.api.errors`), a page
+with a page (:mod:`app.web.refusals`): they differ only in how they render. Whatever the
+request changed was rolled back by the write boundary (:mod:`app.db.unit`) before the
+error got here. A fault of the database itself (busy, read-only, full, out of reach) is a
+503 naming it, on both (:mod:`app.http.faults`); an API request's unreadable body or
+missing token, and every HTTP error under ``/api/``, are JSON too.
+"""
+from __future__ import annotations
+
+from flask import Flask
+from flask.typing import ResponseReturnValue
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from werkzeug.exceptions import HTTPException
+
+from .api.errors import BadRequest, TokenError, bad_request, domain_error, http_error, token_error
+from .core.errors import TonkError
+from .http.errors import is_api_request
+from .http.faults import database_fault, end_session
+from .web.refusals import page_refusal
+
+
+def refusal(exc: TonkError) -> ResponseReturnValue:
+    """A domain error, rendered for whoever asked: JSON for the API, else a page."""
+    return domain_error(exc) if is_api_request() else page_refusal(exc)
+
+
+def register(app: Flask) -> None:
+    app.register_error_handler(TonkError, refusal)
+    app.register_error_handler(BadRequest, bad_request)
+    app.register_error_handler(TokenError, token_error)
+    app.register_error_handler(HTTPException, http_error)
+    app.register_error_handler(DBAPIError, database_fault)
+    app.register_error_handler(PoolTimeout, database_fault)  # every pooled connection taken
+    app.teardown_appcontext(end_session)
