@@ -132,7 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as folder:
+    # Chromium's profile under a short folder: its socket's path must fit 108 bytes, which a
+    # test run's TMPDIR (tests/test_benchmarks.py) does not.
+    with tempfile.TemporaryDirectory() as folder, \
+            tempfile.TemporaryDirectory(prefix="tonk-", dir="/tmp") as short:
+        os.environ["TMPDIR"] = short
         url = f"sqlite:///{folder}/phone.sqlite"
         token = prepare(url, EMAIL)
         with tonk_serve(url, workers=1, timeout=120) as served, sync_playwright() as pw:
