@@ -84,6 +84,15 @@
     started.catch(function () { started = null; });  // the next ask tries again
     return started;
   }
+  // Leaving the page: the core stops at once, so that its start (seconds of CPU) never
+  // slows the next page's first frames; a page shown again from the back/forward cache
+  // starts it anew when it is asked.
+  window.addEventListener("pagehide", function () {
+    if (worker) worker.terminate();
+    worker = null;
+    started = null;
+    document.documentElement.removeAttribute("data-counting");
+  });
   function ask(request) {
     request.lang = lang;
     return start().then(function () { return send(request); }).then(JSON.parse);
@@ -343,7 +352,9 @@
         }));
         urls.push("/phone/core-worker.js", "/sessions/" + table.session + "/settle");
         return urls.reduce(function (chain, url) {
-          return chain.then(function () { return fetch(url, {credentials: "same-origin"}).catch(function () {}); });
+          return chain.then(function () {  // (behind whatever the page asks for)
+            return fetch(url, {credentials: "same-origin", priority: "low"}).catch(function () {});
+          });
         }, Promise.resolve());
       }).catch(function () { /* next visit */ });
   }

@@ -131,8 +131,7 @@ def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
 
     # The signal back: each hand arrives once, and the server counts what the phone did.
     page.goto(session)
-    page.context.set_offline(False)
-    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    page.context.set_offline(False)  # (the page's "online" event sends the outbox)
     for _ in range(120):  # (the page hides its outbox while it reloads: ask the server)
         ledger = api(base, token, f"/sessions/{sid}/ledger")
         if ledger["hands"] >= 2 + len(OFFLINE):
