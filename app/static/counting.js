@@ -105,6 +105,11 @@
     if (document.readyState === "complete") later(); else window.addEventListener("load", later);
   }
 
+  // A hand of this session, of the signed-in account, waiting on the phone to be sent.
+  function waitingHere(e) {
+    return e.session === table.session && e.account === account && e.state === "waiting";
+  }
+
   // -- what the phone counted, on the page ----------------------------------------------------
   function tone(node, data) {
     node.classList.remove("pos", "neg", "zero");
@@ -166,9 +171,7 @@
 
   // The session page: the waiting hands counted with the rest.
   function sessionPage(entries) {
-    var mine = entries.filter(function (e) {
-      return e.session === table.session && e.account === account && e.state === "waiting";
-    });
+    var mine = entries.filter(waitingHere);
     var note = document.getElementById("phone-note");
     if (!mine.length) { if (note) note.remove(); return Promise.resolve(); }
     return ask({op: "record", table: table, hands: mine.map(function (e) { return e.fields; })})
@@ -219,9 +222,7 @@
 
   // Settle-up: with hands waiting, the transfers that settle the totals with them.
   function settlePage(entries) {
-    var mine = entries.filter(function (e) {
-      return e.session === table.session && e.account === account && e.state === "waiting";
-    });
+    var mine = entries.filter(waitingHere);
     if (!mine.length) return Promise.resolve();
     return ask({op: "record", table: table, hands: mine.map(function (e) { return e.fields; })})
       .then(function (said) {
@@ -251,9 +252,7 @@
         }
       });
       entries().then(function (entries) {
-        var before = entries.filter(function (e) {
-          return e.session === table.session && e.account === account && e.state === "waiting";
-        }).map(function (e) { return e.fields; });
+        var before = entries.filter(waitingHere).map(function (e) { return e.fields; });
         return ask({op: "record", table: table, hands: before.concat([fields])});
       }).then(function (said) {
         var hand = said.hands[said.hands.length - 1], box = document.getElementById("phone-answer");
@@ -328,9 +327,7 @@
       compareWithServer();
       var recount = function () {
         entries().then(function (all) {
-          var mine = all.filter(function (e) {
-            return e.session === table.session && e.account === account && e.state === "waiting";
-          });
+          var mine = all.filter(waitingHere);
           if (mine.length) idle(function () { sessionPage(all).catch(function () {}); });
         });
       };

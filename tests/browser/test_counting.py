@@ -5,12 +5,10 @@ page's totals count them on the phone, settle-up lists transfers that settle tho
 and back online the hands arrive once each and the server's totals are the phone's."""
 from __future__ import annotations
 
-import json
-import urllib.request
 from decimal import Decimal
 from typing import Any
 
-from tests.browser.helpers import PLAYERS, fill_hand, settled, sign_up
+from tests.browser.helpers import PLAYERS, api, fill_hand, settled, sign_up
 
 #: (the hand as the form is filled, who won the high-card pot: None for nobody)
 OFFLINE: list[tuple[dict[str, Any], str | None]] = [
@@ -23,15 +21,6 @@ OFFLINE: list[tuple[dict[str, Any], str | None]] = [
 
 #: How long a page may take to start the core (Pyodide) on a busy machine, in ms.
 COLD_START = 120_000
-
-
-def api(base: str, token: str, path: str, method: str = "GET", body: Any = None) -> Any:
-    request = urllib.request.Request(
-        base + "/api/v1" + path, method=method,
-        data=json.dumps(body).encode() if body is not None else None,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - our own server
-        return json.loads(answer.read())
 
 
 def shown_totals(page, scope: str = "#live") -> dict[str, Decimal]:

@@ -5,14 +5,12 @@ server stored the hand, two phones on one session, and a hand whose session was 
 meanwhile ("needs you", with the reason)."""
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.browser.helpers import phone_page, settled, sign_up
+from tests.browser.helpers import api, phone_page, settled, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
@@ -20,15 +18,6 @@ THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
     {"kind": "tonk_out", "player": "Bob"},
     {"kind": "dead"},
 ]
-
-
-def api(base: str, token: str, path: str, method: str = "GET", body: dict[str, Any] | None = None):
-    request = urllib.request.Request(
-        base + "/api/v1" + path, method=method,
-        data=json.dumps(body).encode() if body is not None else None,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - our own server
-        return json.loads(answer.read())
 
 
 def night(page, base: str, email: str) -> tuple[str, int, str]:
