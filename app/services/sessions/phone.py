@@ -6,6 +6,7 @@ hands waiting in its outbox, the phone counts what the server will when they arr
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -15,11 +16,12 @@ from .ledger import ledger_of, seated_names, session_stake
 from .pots import side_totals
 
 
-def phone_table(gs: GameSession) -> dict[str, Any]:
-    """The ``table`` of the phone core's ``record`` request for ``gs`` as it is now."""
+def phone_table(gs: GameSession, side: Mapping[str, Decimal] | None = None) -> dict[str, Any]:
+    """The ``table`` of the phone core's ``record`` request for ``gs`` as it is now
+    (``side``: its :func:`~app.services.sessions.pots.side_totals`, where the page has them)."""
     state = ledger_of(gs)
     names = [s.name for s in gs.seats]
-    side = side_totals(gs)
+    side = side_totals(gs) if side is None else side
     zero = Decimal(0)
     return {
         "session": gs.id, "revision": gs.revision, "rules": json.loads(gs.rules_json),
