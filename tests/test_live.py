@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -161,6 +162,59 @@ def test_an_unchanged_poll_is_answered_before_the_app_with_the_same_headers(db_a
         request_started.disconnect(note, db_app)
     _change(db_app, session_id, user_id, "record")
     assert client.get(path, headers={"If-None-Match": tag}).status_code == 200
+
+
+def test_tonk_serve_answers_an_unchanged_poll_in_its_event_loop(db_app):
+    """Under ``tonk serve`` the same front sits in the ASGI event loop, before the app's
+    threads: an unchanged poll (GET or HEAD) gets the same 304 and headers as the WSGI
+    front gives, without reaching the app; another language, a signed-in reader, an
+    unknown link and a changed state go on to it."""
+    import asyncio
+
+    from app.api.share import PollsInTheLoop
+
+    session_id, token, user_id = _night(db_app)
+    client = db_app.test_client()
+    path = f"/api/v1/share/{token}"
+    tag = client.get(path, headers={"Accept-Language": "de"}).headers["ETag"]
+    wsgi = client.get(path, headers={"If-None-Match": tag, "Accept-Language": "de"})
+    assert wsgi.status_code == 304
+    passed: list[str] = []
+
+    async def app(scope, _receive, _send):
+        passed.append(scope["path"])
+
+    front = PollsInTheLoop(db_app.wsgi_app, app)
+
+    def ask(headers: dict[str, str], where: str = path,
+            method: str = "GET") -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": method, "path": where, "headers": [
+            (k.lower().encode(), v.encode()) for k, v in headers.items()]}
+        asyncio.run(front(scope, None, send))
+        return sent
+
+    try:
+        for method in ("GET", "HEAD"):
+            start, body = ask({"If-None-Match": tag, "Accept-Language": "de"}, method=method)
+            assert start["status"] == 304 and body["body"] == b"" and not passed
+            assert sorted((k.decode(), v.decode()) for k, v in start["headers"]) == sorted(
+                (k.lower(), v) for k, v in wsgi.headers.items())
+        assert ask({"If-None-Match": tag, "Cookie": "lang=de"})[0]["status"] == 304
+        assert ask({"If-None-Match": tag, "Accept-Language": "en"}) == [] and passed
+        assert ask({"If-None-Match": tag, "Cookie": "lang=de; session=someone"}) == []
+        assert ask({"If-None-Match": tag}, "/api/v1/share/nothing-here") == []
+        assert ask({"Accept-Language": "de"}) == []  # no ETag: the state itself
+        assert len(passed) == 4
+        _change(db_app, session_id, user_id, "record")
+        assert ask({"If-None-Match": tag, "Accept-Language": "de"}) == [] and len(passed) == 5
+    finally:
+        if front.pool is not None:
+            front.pool.shutdown()
 
 
 def test_an_unknown_or_replaced_link_is_404(app):

@@ -144,11 +144,17 @@ def _database_shown(url: str) -> str:
 def worker_app(transport: dict[str, bool], _target: str) -> Any:
     """The app one worker process serves, as granian calls it in each worker it starts: the
     factory given ``transport`` (``tonk serve``'s --proxy and --certfile), run in
-    APP_THREADS threads (a2wsgi), behind :class:`app.http.bodies.WholeBodies`."""
+    APP_THREADS threads (a2wsgi), behind :class:`app.http.bodies.WholeBodies`, with the
+    unchanged polls answered before them (:class:`app.api.share.PollsInTheLoop`)."""
+    from ..api.share import PollsInTheLoop, UnchangedPolls
     from ..http.bodies import whole_requests
 
     app = _create_app(transport)
-    return whole_requests(app, APP_THREADS, app.config["MAX_CONTENT_LENGTH"], BODY_SECONDS)
+    polls = app.wsgi_app
+    assert isinstance(polls, UnchangedPolls)
+    app.wsgi_app = polls.wsgi  # the unchanged polls are answered in the event loop
+    return PollsInTheLoop(polls, whole_requests(
+        app, APP_THREADS, app.config["MAX_CONTENT_LENGTH"], BODY_SECONDS))
 
 
 def _check_free(host: str, port: int) -> None:
