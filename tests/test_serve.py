@@ -7,6 +7,7 @@ file, stopped by its PID.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import signal
@@ -65,33 +66,40 @@ def paths(share_url: str, board: str, base: str) -> list[str]:
     _status, _headers, home = ask(base, "GET", "/")
     statics = re.findall(r'/static/[^"?]+\.(?:css|js)\?v=[0-9a-f]+', home.decode())
     assert any(s.split("?")[0].endswith(".css") for s in statics), home[:500]
+    _status, _headers, core = ask(base, "GET", "/phone/core.json")
+    phone = json.loads(core)
     return ["/", "/check", "/rules/pagat", "/signin", share_url, f"/api/v1/share/{token}",
             board, board + "/state", "/sw.js", "/manifest.webmanifest",
-            "/api/v1/openapi.json", *statics]
+            "/api/v1/openapi.json", *statics, "/phone/core.json", "/phone/core-worker.js",
+            phone["pyodide"], next(iter(phone["files"].values()))]
 
 
 def test_head_and_conditional_gets_of_every_kind_of_answer(served):
+    """Each kind of answer, plain and compressed (a browser asks for br and gzip): GET and
+    HEAD 200, and a conditional GET or HEAD with the validator it was given 304, bodiless."""
     server, session, event = served
     wrong: list[Any] = []
     for path in paths(session["share_url"], event["board"], server.base):
-        status, headers, body = ask(server.base, "GET", path)
-        if status != 200:
-            wrong.append(("GET", path, status))
-            continue
-        head, head_headers, head_body = ask(server.base, "HEAD", path)
-        if head != 200 or head_body:
-            wrong.append(("HEAD", path, head, len(head_body)))
-        for name in ("etag", "last-modified"):
-            if name not in headers:
+        for coding in ({}, {"Accept-Encoding": "gzip, deflate, br"}):
+            status, headers, body = ask(server.base, "GET", path, coding)
+            if status != 200:
+                wrong.append(("GET", path, status, coding))
                 continue
-            asked = {"etag": "If-None-Match", "last-modified": "If-Modified-Since"}[name]
-            again, _again_headers, again_body = ask(server.base, "GET", path,
-                                                    {asked: headers[name]})
-            if again != 304 or again_body:
-                wrong.append((asked, path, again, len(again_body)))
-            head_again, _h, _b = ask(server.base, "HEAD", path, {asked: headers[name]})
-            if head_again != 304:
-                wrong.append(("HEAD " + asked, path, head_again))
+            head, head_headers, head_body = ask(server.base, "HEAD", path, coding)
+            if head != 200 or head_body:
+                wrong.append(("HEAD", path, head, len(head_body), coding))
+            for name in ("etag", "last-modified"):
+                if name not in headers:
+                    continue
+                asked = {"etag": "If-None-Match", "last-modified": "If-Modified-Since"}[name]
+                again, _again_headers, again_body = ask(server.base, "GET", path,
+                                                        {asked: headers[name], **coding})
+                if again != 304 or again_body:
+                    wrong.append((asked, path, again, len(again_body), coding))
+                head_again, _h, _b = ask(server.base, "HEAD", path,
+                                         {asked: headers[name], **coding})
+                if head_again != 304:
+                    wrong.append(("HEAD " + asked, path, head_again, coding))
     assert wrong == []
     assert server.errors() == []
 

@@ -25,7 +25,7 @@ TYPES = ["text/html", "text/css", "text/javascript", "application/javascript",
 
 #: Files sent from disk, whose compressed ETag is checked against If-None-Match after
 #: compressing (a view that sends a file answers only its plain ETag with a 304 itself).
-FILE_ENDPOINTS = ["static", "leagues.static", "web.service_worker"]
+FILE_ENDPOINTS = ["static", "leagues.static", "web.service_worker", "web.core_worker"]
 
 compress = Compress()
 

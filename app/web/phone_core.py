@@ -93,8 +93,9 @@ def core_bundle() -> ResponseReturnValue:
                                   name=target.removeprefix(ROOT + "/"))
                   for target, source in bundle().items()},
     })
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    response.headers["Cache-Control"] = "no-cache"  # asked again each time: 304 if unchanged
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 @bp.get("/phone/pyodide/<version>/<name>")
