@@ -1,4 +1,4 @@
-"""The night of issue 31 walked end to end against ``tonk serve``, on a 390x844 phone: five
+"""A whole night walked end to end against ``tonk serve``, on a 390x844 phone: five
 players with a high-card side bet, 21 hands tapped into the record form as a scorekeeper
 does, Fay joining, Dee leaving while the high-card pot holds her stake (two deals nobody won
 just before), a correction and a void of hands dealt after she left, the share view on a
@@ -130,7 +130,7 @@ def settle_transfers(page) -> list[Transfer]:
     return out
 
 
-def test_the_night_of_issue_31_walked_end_to_end(live_server, browser, page, shot):
+def test_a_whole_night_walked_end_to_end(live_server, browser, page, shot):
     started = time.monotonic()
     night = Night()
     sign_up(page, live_server, "keeper-walked@example.com")
