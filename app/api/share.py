@@ -193,7 +193,7 @@ class PollsInTheLoop:
         self.status = int(polls.status.split()[0])
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and scope["path"].startswith(self.polls.prefix):
             asked: dict[bytes, str] = {}
             for name, value in scope["headers"]:
                 if name in _POLL_HEADERS:  # (HTTP/2 may split the cookies over several)
