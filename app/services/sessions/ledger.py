@@ -162,7 +162,7 @@ def player_named(user: User, name: str, league_id: int | None = None) -> Player:
 
 
 def create_session(user: User, **settings: Any) -> GameSession:
-    """Start a session (:func:`start_session`) and commit it."""
+    """Start a session (:func:`start_session`), flushed (the write boundary commits it)."""
     gs = start_session(user, **settings)
     db.session.flush()
     return gs
