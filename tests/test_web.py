@@ -821,3 +821,18 @@ def test_leaving_asks_first_and_starts_with_no_one_chosen(db_app, scorer):
     resp = client.post(f"/sessions/{sid}/seats", data={"leave": ""})
     shown_beside(resp, "leave", "Choose who leaves.")
     assert "Ann" in client.get(f"/sessions/{sid}/seats").get_data(as_text=True)
+
+
+def test_the_stylesheet_draws_a_hands_fields_for_every_end():
+    """tonk.css hides, from the first paint, the parts of a hand's form that the end chosen
+    does not ask for, one rule an end: an end added to the core without its rule would be
+    drawn with every part and then jump as tonk.js hides them."""
+    from pathlib import Path
+
+    import app as package
+    from app.core.hand import END_KINDS
+
+    css = (Path(package.__file__).parent / "static" / "tonk.css").read_text(encoding="utf-8")
+    for kind in END_KINDS:
+        assert (f"input[name=kind][value={kind}]:checked) [data-kinds]"
+                f":not([data-kinds~={kind}])") in css, kind
