@@ -151,6 +151,7 @@ def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_pat
     from flask import Flask
     from granian.server import Server
 
+    from app.api.share import PollsInTheLoop
     from app.http.bodies import WholeBodies
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.sqlite'}")
@@ -169,9 +170,11 @@ def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_pat
     assert out.exit_code == 0, out.output
     assert "TONK_PROXY" not in os.environ and "TONK_HTTPS" not in os.environ
     served = loaders[0]("app:create_app")  # as granian calls it in a worker
-    assert isinstance(served, WholeBodies)
-    worker_app = served.app.app  # behind a2wsgi's threads
+    assert isinstance(served, PollsInTheLoop)  # the unchanged polls answered in the loop
+    assert isinstance(served.app, WholeBodies)
+    worker_app = served.app.app.app  # behind a2wsgi's threads
     assert isinstance(worker_app, Flask)
+    assert worker_app.wsgi_app is served.polls.wsgi  # (the app does not ask them again)
     assert worker_app.config["TONK_PROXY"] and worker_app.config["TONK_HTTPS"]
     assert worker_app.config["SESSION_COOKIE_SECURE"]
 
