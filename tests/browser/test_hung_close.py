@@ -15,6 +15,8 @@ def test_a_close_that_hangs_kills_chromium_and_the_next_test_gets_another(_chrom
         """A context whose close never returns, as Chromium's did: a promise that never
         settles (Playwright's evaluate has no timeout of its own)."""
 
+        pages: list[object] = []  # (none to leave first)
+
         def close(self) -> None:
             page.evaluate("() => new Promise(() => {})")
 
