@@ -288,8 +288,9 @@ def test_a_hand_form_is_drawn_as_its_script_keeps_it(night, browser):
     pages = phone_page(browser, java_script_enabled=False,
                        storage_state=page.context.storage_state())
     bare = next(pages)
-    for name in ("record", "record-side-bets", "check-empty"):
-        url = urls[name] if name != "check-empty" else urls["home"].rstrip("/") + "/check"
+    forms = {"record": urls["record"], "record-side-bets": urls["record-side-bets"],
+             "check-empty": urls["home"].rstrip("/") + "/check"}
+    for name, url in forms.items():
         where = []
         for shown in (bare, page):
             shown.goto(url)
