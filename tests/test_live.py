@@ -193,8 +193,9 @@ def test_tonk_serve_answers_an_unchanged_poll_in_its_event_loop(db_app):
         async def send(message):
             sent.append(message)
 
-        scope = {"type": "http", "method": method, "path": where, "headers": [
-            (k.lower().encode(), v.encode()) for k, v in headers.items()]}
+        scope = {"type": "http", "method": method, "path": where, "query_string": b"",
+                 "http_version": "1.1", "headers": [
+                     (k.lower().encode(), v.encode()) for k, v in headers.items()]}
         asyncio.run(front(scope, None, send))
         return sent
 
