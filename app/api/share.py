@@ -150,7 +150,8 @@ class UnchangedPolls:
         headers are read as the app reads them, from the same environ (under ``tonk serve``
         made by :func:`app.http.doors.environ_of`, as the WSGI bridge makes it); a request
         that announces a body goes to the app, which reads it."""
-        if "HTTP_TRANSFER_ENCODING" in environ or "CONTENT_LENGTH" in environ:
+        if "HTTP_TRANSFER_ENCODING" in environ or environ.get("CONTENT_LENGTH") not in (
+                None, "", "0"):
             return None
         return self.unchanged_of(
             environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""),
