@@ -59,10 +59,12 @@ HEADER_SECONDS = 10
 #: sends a hand's few hundred bytes in well under a second).
 BODY_SECONDS = 30
 #: Connections one worker holds open at once (granian's backpressure: past it the worker
-#: takes no new connection until one ends, and the kernel queues it). A connection that
-#: sends no request, or none after its last answer, is cut after HEADER_SECONDS, so this
-#: is room for thousands of phones at once (and for live streams), not for idle sockets.
-CONNECTIONS = 4096
+#: takes no new connection until one ends, and the kernel queues it, silent: granian cannot
+#: answer it). A connection that sends no request, or none after its last answer, is cut
+#: after HEADER_SECONDS; one that sends nothing costs the worker about 2.6 kB. Two workers
+#: hold more than the 65,535 connections one address can open to one port (TCP's port
+#: numbers), so no one address fills them, however fast it opens them.
+CONNECTIONS = 32768
 #: Requests in flight in one worker (the body arriving, waiting for a thread, answered)
 #: past which a new one is answered 503 with Retry-After at once: below CONNECTIONS, so that
 #: a crowd is told to come back, not left waiting in silence (:mod:`app.http.doors`).
@@ -170,8 +172,12 @@ def _room_for(connections: int) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = connections + spare
     if soft != resource.RLIM_INFINITY and soft < wanted:
-        soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):  # (macOS caps it below the hard limit)
+            pass
     if soft == resource.RLIM_INFINITY:
         return connections
     return max(64, min(connections, soft - spare))
