@@ -82,9 +82,11 @@ def test_past_the_workers_limit_503_past_one_addresss_429_both_with_retry_after(
             assert json.loads(body)["error"]
 
 
-def test_an_error_that_escapes_is_a_500_with_the_headers_in_the_readers_language(app):
+@pytest.mark.parametrize("fails", ["raises", "says nothing"])
+def test_an_error_that_escapes_is_a_500_with_the_headers_in_the_readers_language(app, fails):
     async def broken(_scope, _receive, _send):
-        raise RuntimeError("boom")
+        if fails == "raises":
+            raise RuntimeError("boom")
 
     front = Doors(broken, Answers(app), busy=5, per_address=5)
     sent: list[dict[str, Any]] = []

@@ -7,8 +7,8 @@ which keeps one place from crowding out the rest and answers what the app never 
   the proxy names) 429 with ``Retry-After``, so that one phone, script or network cannot
   hold what every other phone needs. (Connections that send nothing are the server's to
   cut: ``tonk serve``'s HTTP/1 header timeout, see :mod:`app.cli.commands`.)
-- An error that escapes everything behind it is a 500 with the security headers, not the
-  server's bare one.
+- An error that escapes everything behind it, or no answer at all, is a 500 with the
+  security headers, not the server's bare one.
 
 Its answers (:class:`Answers`) carry the security headers, are JSON under ``/api/`` and
 plain text elsewhere, in the reader's language as the browser says it
@@ -149,6 +149,10 @@ class Doors:
                 raise
             log.exception("error answering %s %s", scope.get("method"), scope.get("path"))
             await self.answers.send(scope, send, 500)
+        else:
+            if not started:  # no answer at all: granian's would be a bare 500
+                log.error("no answer to %s %s", scope.get("method"), scope.get("path"))
+                await self.answers.send(scope, send, 500)
         finally:
             self.in_flight -= 1
             self.by_address[address] -= 1
