@@ -184,3 +184,21 @@ def test_a_body_past_the_limit_is_a_413_that_says_the_limit(client, path):
     assert answer.status_code == 413
     assert "2 MB" in answer.get_data(as_text=True)
     assert answer.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+
+
+def test_the_import_page_says_its_size_and_refuses_past_it_in_words(app, client):
+    """The page says how large a file it takes; past that, 413 saying it (here with the
+    limit set to 64 kB)."""
+    from io import BytesIO
+
+    from tests.clients import sign_up
+
+    sign_up(client)
+    page = client.get("/import", headers={"Accept-Language": "en"})
+    assert "The file may be up to 256 MB." in page.get_data(as_text=True)
+    app.config["IMPORT_MAX_BYTES"] = 64 * 1024
+    answer = client.post("/import", data={"file": (BytesIO(b" " * 100_000), "night.json")},
+                         content_type="multipart/form-data",
+                         headers={"Accept-Language": "en"})
+    assert answer.status_code == 413
+    assert "at most 64 kB" in answer.get_data(as_text=True)
