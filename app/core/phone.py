@@ -60,6 +60,7 @@ from .money import (
     to_minor,
     with_sign,
 )
+from .night import next_dealer
 from .parts import seat_nets
 from .rules import resolve_rules
 from .settle import settle
@@ -279,7 +280,7 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
                       "result": result.to_json()})
         deals.append(plays)
         tables.append(seated)
-        dealer = seated[(hand.dealer + 1) % len(seated)]
+        dealer = next_dealer(seated, hand.dealer_name)
     settled, pots = replay_deals(deals, enabled, fmt, pots, tables=tables, seated=seated)
     for shown, (side_net, outcomes) in zip(hands, settled, strict=True):
         if "result" in shown and outcomes:

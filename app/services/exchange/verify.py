@@ -23,6 +23,7 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import clean_text, name_key
+from ...core.night import next_dealer
 from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
 from ...core.sidebets import (
@@ -288,7 +289,7 @@ class Checker:
         if not hands:
             return 0
         first = json.loads(hands[-1].versions[0].hand_text)
-        return (names.index(first["dealer"]) + 1) % len(names)
+        return names.index(next_dealer(names, first["dealer"]))
 
     # -- one hand ----------------------------------------------------------------------------
 
