@@ -60,7 +60,7 @@ from .money import (
     to_minor,
     with_sign,
 )
-from .night import next_dealer
+from .night import next_dealer, pots_back
 from .parts import seat_nets
 from .rules import resolve_rules
 from .settle import settle
@@ -72,7 +72,6 @@ from .sidebets import (
     parse_plays,
     parse_side_bets,
     replay_deals,
-    return_pot,
 )
 from .tableform import check_of_form
 from .transfers import fewest_transfers, parse_balances
@@ -201,7 +200,7 @@ def _night(request: Mapping[str, Any]) -> dict[str, Any]:
             shown["side_bets"] = [outcome_json(o, fmt) for o in outcomes]
         totals = [t + to_minor(side_net.get(p, Decimal(0)))
                   for t, p in zip(totals, players, strict=True)]
-    left = _returned(pots)
+    left = pots_back(pots)
     owed = {p: from_minor(t) + left.get(p, Decimal(0)) for p, t in zip(players, totals,
                                                                         strict=True)}
     return {"hands": hands,
@@ -210,14 +209,6 @@ def _night(request: Mapping[str, Any]) -> dict[str, Any]:
             "returned": {p: fmt(a) for p, a in left.items()},
             "transfers": [] if rules.scoring == "push_ups" else _transfers(
                 {"balances": owed})["transfers"]}
-
-
-def _returned(pots: Mapping[str, Pot]) -> dict[str, Decimal]:
-    left: dict[str, Decimal] = {}
-    for pot in pots.values():
-        for player, amount in return_pot(pot).items():
-            left[player] = left.get(player, Decimal(0)) + amount
-    return left
 
 
 def _money(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -288,7 +279,7 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
         for name, amount in side_net.items():
             totals[name] = totals.get(name, Decimal(0)) + amount
             side[name] = side.get(name, Decimal(0)) + amount
-    back = _returned(pots)
+    back = pots_back(pots)
     moved = {n: Decimal(str(v)) for n, v in (table.get("moved") or {}).items()}
     places = currency_places(currency) if scoring == "money" else 0
 

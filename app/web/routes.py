@@ -59,7 +59,6 @@ from ..services.sessions import (
     session_rules,
     session_stake,
     shared_session,
-    side_totals,
     stamp_by_token,
     stamp_of,
     void_hand,
@@ -249,10 +248,10 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
         pages = hands_page(gs, page)
         state, rules = ledger_of(gs), session_rules(gs)
         pay = pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers))
-        side = side_totals(gs)
+        side = {n: m.side_bets for n, m in state.money.items()} if gs.side_bets_json else {}
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
-            totals=total_rows(state.totals, side, state.returns),
+            totals=total_rows(state, gs),
             pay=pay, services=SERVICES, result_text=result_text(
                 gs, state, rules.scoring, pay,
                 url_for(".shared", token=gs.share_token, _external=True)),

@@ -28,7 +28,6 @@ from ..services.sessions import (
     seated_names,
     session_rules,
     set_archived,
-    side_totals,
     taken_back,
     undo_payment,
 )
@@ -47,7 +46,7 @@ ErrorKey = tuple[str, str]
 def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                 typed: Mapping[ErrorKey, str] | None = None) -> ResponseReturnValue:
     state = ledger_of(gs)
-    side = side_totals(gs)
+    side = {n: m.side_bets for n, m in state.money.items()} if gs.side_bets_json else {}
     leaving = request.args.get("player") if request.args.get("player") in state.totals \
         else None
     left = leaving is not None and leaving not in seated_names(gs)  # gone, not just going
@@ -55,7 +54,7 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
     owed = [n for n, v in state.open.items() if v > 0]
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
                            standings=standings(state.totals), errors=errors or {},
-                           totals=total_rows(state.totals, side, state.returns),
+                           totals=total_rows(state, gs),
                            typed=typed or {}, can_edit=not gs.is_closed, owing=owing,
                            owed=owed, names=player_names(gs), services=SERVICES,
                            pay=pay_views(gs, ((t.payer, t.payee, t.open) for t in state.plan
