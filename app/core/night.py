@@ -169,6 +169,11 @@ class Night:
     payments: tuple[NightPayment, ...] = ()
     closed: bool = False
     carried: bool = False
+    #: The money of the hands before those held (numbered up to ``numbered``), by player:
+    #: a night counted on from a state kept elsewhere (the phone, from its page's last copy,
+    #: holds none of the hands, only what they made).
+    base: Mapping[str, Money] = field(default_factory=dict)
+    numbered: int = 0
 
     @property
     def scoring(self) -> str:
@@ -186,12 +191,13 @@ class Night:
 
     @property
     def last_number(self) -> int:
-        return self.hands[-1].number if self.hands else 0
+        return self.hands[-1].number if self.hands else self.numbered
 
     def money(self) -> dict[str, Money]:
         """Each player's money by part (every seat, who left too)."""
-        totals = dict.fromkeys(self.seats, _ZERO)
-        side = dict.fromkeys(self.seats, _ZERO)
+        totals = {n: self.base[n].hands + self.base[n].side_bets if n in self.base else _ZERO
+                  for n in self.seats}
+        side = {n: self.base[n].side_bets if n in self.base else _ZERO for n in self.seats}
         for deal in self.hands:
             if deal.voided:
                 continue
@@ -200,7 +206,8 @@ class Night:
             for name, amount in deal.side.items():
                 totals[name] += amount
                 side[name] += amount
-        return player_money(totals, side if self.bets else {}, pots_back(self.pots))
+        return player_money(totals, side if self.bets or any(side.values()) else {},
+                            pots_back(self.pots))
 
     def open(self) -> dict[str, Decimal]:
         """What each still has to get (+) or give (−): their total moved by every payment not
@@ -215,8 +222,8 @@ class Night:
         return left
 
     def hand(self, number: int) -> Deal:
-        if type(number) is int and 1 <= number <= len(self.hands):
-            return self.hands[number - 1]
+        if type(number) is int and self.numbered < number <= self.last_number:
+            return self.hands[number - self.numbered - 1]
         raise NightError(Message("hand.not_found", number=number), "number")
 
 
@@ -297,7 +304,8 @@ def _hand(night: Night, event: Mapping[str, Any]) -> Night:
     players = tuple(stored["players"])
     deal = Deal(night.last_number + 1, 1, False, stored, _nets(players, result))
     dealer = next_dealer(night.seated, stored["dealer"])
-    if any(p not in night.seated for pot in night.pots.values() for p, _ in pot.paid):
+    if not night.numbered and any(p not in night.seated for pot in night.pots.values()
+                                  for p, _ in pot.paid):
         return _replayed(replace(night, hands=(*night.hands, deal), dealer=dealer))
     # settled after all the others: from the pots they left (the same as settling them again)
     fmt = amount_formatter(night.rules)
@@ -321,8 +329,8 @@ def _with_side(deal: Deal, net: Mapping[str, Decimal], outcomes: Sequence[Outcom
 def _replayed(night: Night) -> Night:
     """Every deal's side bets settled again in order, from empty pots (after a change of an
     old hand or of who sits: a leaver's stake comes out of the pots as they go)."""
-    if not night.bets and not night.pots:
-        return night
+    if (not night.bets and not night.pots) or night.numbered:
+        return night  # (a night that holds only its last hands changes none of them)
     fmt = amount_formatter(night.rules)
     settled, pots = replay_deals(
         [() if d.voided else d.plays for d in night.hands], night.enabled, fmt,
@@ -333,7 +341,7 @@ def _replayed(night: Night) -> Night:
 
 def _changed(night: Night, deal: Deal) -> Night:
     hands = list(night.hands)
-    hands[deal.number - 1] = deal
+    hands[deal.number - night.numbered - 1] = deal
     return _replayed(replace(night, hands=tuple(hands)))
 
 
@@ -476,6 +484,7 @@ def night_json(night: Night) -> dict[str, Any]:
         "payments": [{"id": p.id, "payer": p.payer, "payee": p.payee, "amount": str(p.amount),
                       "undone": p.undone} for p in night.payments],
         "closed": night.closed, "carried": night.carried,
+        "base": {n: m.to_json() for n, m in night.base.items()}, "numbered": night.numbered,
         "money": {n: m.to_json() for n, m in night.money().items()},
         "open": {n: fmt(a) for n, a in night.open().items()},
     }
@@ -497,7 +506,9 @@ def night_of_json(data: Mapping[str, Any]) -> Night:
          for bet, paid in (data.get("pots") or {}).items()},
         tuple(NightPayment(p["id"], p["payer"], p["payee"], Decimal(p["amount"]), p["undone"])
               for p in data.get("payments", ())),
-        bool(data.get("closed")), bool(data.get("carried")))
+        bool(data.get("closed")), bool(data.get("carried")),
+        {n: Money(Decimal(m["hands"]), Decimal(m["side_bets"]), _ZERO)
+         for n, m in (data.get("base") or {}).items()}, int(data.get("numbered", 0)))
 
 
 def minor_totals(night: Night) -> dict[str, int]:
