@@ -15,6 +15,10 @@ from hypothesis import strategies as st
 
 from app.core.errors import TonkError
 from app.core.night import apply, fold, night_json
+from app.core.phone import answer
+from app.db.models import GameSession
+from app.extensions import db
+from app.services.sessions import phone_table
 from tests.clients import Api, account
 
 D = Decimal
@@ -195,3 +199,34 @@ def test_random_nights_the_server_the_fold_and_the_screens_agree(db_app, data):
             events.append(event)
         _agree(api, client, sid, night)
         assert night_json(fold(events)) == night_json(night)  # a fresh fold: the same night
+
+
+def test_a_waiting_hand_that_opens_a_pot_adds_up_on_the_phone_and_the_page_has_its_column(
+        db_app):
+    """Defect 2: the page's last copy had no pot, so its table had no "Pots back" column
+    while the phone counted a waiting hand's pot back into the total (Ann 0.00 + -7.00
+    shown as -6.50). The column is there whenever the night plays side bets, and the
+    phone's rows add up."""
+    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
+    sid = int(api.ok("POST", "/sessions", {
+        "name": "Friday", "players": ["Ann", "Bob", "Cy"], "rules": "pagat", "stake": "1",
+        "currency": "USD", "side_bets": {"naturals": {}}}, 201)["id"])
+    api.ok("POST", f"/sessions/{sid}/hands", {
+        "end": {"kind": "run_out", "player": "Ann"}, "counts": {"Ann": 0, "Bob": 10, "Cy": 10},
+        "side_bets": [{"bet": "naturals", "winner": "Bob"}]}, 201)  # the pot won: empty
+    rows = page_rows(signed_in(db_app).get(f"/sessions/{sid}").get_data(as_text=True))
+    assert all(set(parts) == {"hands", "side_bets", "pots_back"} for _, parts in rows.values())
+    with db_app.app_context():
+        gs = db.session.get(GameSession, sid)
+        assert gs is not None
+        table = phone_table(gs)
+    assert not table["pots"]
+    waiting = [["kind", "stock_out"], ["count-0", "7"], ["count-1", "12"],
+               ["count-2", "30"], ["sb-naturals-shown", "1"], ["sb-naturals-in", "Ann"],
+               ["sb-naturals-in", "Bob"], ["sb-naturals-in", "Cy"], ["sb-naturals-winner", ""]]
+    said = answer({"op": "record", "lang": "en", "table": table, "hands": [waiting]}, {})
+    assert "error" not in said["hands"][0], said
+    assert said["pots"], said  # the waiting hand opened the pot
+    for row in said["rows"]:
+        parts = [D(row[p]["data"]) for p in ("hands", "side_bets", "returned")]
+        assert parts[2] == D("1.00") and sum(parts) == D(row["total"]["data"]), row

@@ -50,6 +50,7 @@ from .sidebets import (
 )
 
 _ZERO = Decimal(0)
+_NONE = Decimal("0.00")  # no money, written as money is (a part of a total)
 
 
 class NightError(TonkError):
@@ -82,8 +83,8 @@ def player_money(totals: Mapping[str, Decimal], side: Mapping[str, Decimal],
     """Each player's money by part from what a night keeps: ``totals`` (hands and side bets
     together, a seat's running total), ``side`` (the side bets' part of it) and ``back`` (what
     the pots give back): the one place a player's total is made."""
-    return {name: Money(value - side.get(name, _ZERO), side.get(name, _ZERO),
-                        back.get(name, _ZERO))
+    return {name: Money(value - side.get(name, _NONE), side.get(name, _NONE),
+                        back.get(name, _NONE))
             for name, value in totals.items()}
 
 

@@ -122,8 +122,11 @@
       line.setAttribute("data-total", row.total.data);
       line.classList.toggle("unconfirmed", !!pending);
       var cells = line.querySelectorAll("td .amt");
-      var parts = cells.length ? [row.hands, row.side_bets].concat(cells.length > 3 ? [row.returned] : [])
-        .concat([row.total]) : [row.total];
+      var parts = cells.length ? [row.hands, row.side_bets, row.returned, row.total] : [row.total];
+      [["hands", row.hands], ["side_bets", row.side_bets], ["pots_back", row.returned]].forEach(function (p) {
+        var cell = line.querySelector('[data-part="' + p[0] + '"]');
+        if (cell) cell.setAttribute("data-amount", p[1].data);
+      });
       var amts = cells.length ? cells : line.querySelectorAll(".amt");
       parts.forEach(function (part, i) {
         if (!amts[i]) return;

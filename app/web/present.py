@@ -452,12 +452,10 @@ class TotalRow:
 
 @dataclass(frozen=True)
 class Totals:
-    """The totals of a session; ``side_bets``: it played side bets (show the columns),
-    ``returns``: its pots give something back."""
+    """The totals of a session; ``side_bets``: it played side bets (show the parts)."""
 
     rows: list[TotalRow]
     side_bets: bool
-    returns: bool
 
 
 def total_rows(state: Ledger, gs: GameSession) -> Totals:
@@ -467,7 +465,7 @@ def total_rows(state: Ledger, gs: GameSession) -> Totals:
     rows = [TotalRow(name, m.hands, m.side_bets, m.pots_back, m.total)
             for name, m in state.money.items()]
     side = bool(gs.side_bets_json) or any(r.side_bets or r.returned for r in rows)
-    return Totals(rows, side, any(r.returned for r in rows))
+    return Totals(rows, side)
 
 
 def standings(totals: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
