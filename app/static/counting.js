@@ -197,6 +197,21 @@
         });
         var dealer = live && live.querySelector(".next-dealer strong");
         if (dealer) dealer.textContent = said.dealer;
+        // "As of hand N": the last hand counted, the waiting ones included and marked.
+        var counted = said.hands.filter(function (h) { return !h.error; });
+        var asOf = live && live.querySelector(".as-of");
+        if (counted.length) {
+          if (!asOf && live) {
+            asOf = el("p", "as-of hint");
+            var sums = live.querySelector(".totals-sum, ul.totals");
+            if (sums) sums.parentNode.insertBefore(asOf, sums.nextSibling);
+          }
+          if (asOf) {
+            var last = counted[counted.length - 1].number;
+            asOf.textContent = say("as-of-waiting", {n: last, first: counted[0].number});
+            asOf.setAttribute("data-waiting-from", String(counted[0].number));
+          }
+        }
         var title = live && live.querySelector("#totals-title");
         if (title) {
           note = document.getElementById("phone-note");  // (two counts may cross)
