@@ -53,7 +53,8 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
     owing = [n for n, v in state.open.items() if v < 0]
     owed = [n for n, v in state.open.items() if v > 0]
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
-                           standings=standings(state.totals), errors=errors or {},
+                           standings=standings({n: m.total for n, m in state.money.items()}),
+                           errors=errors or {},
                            totals=total_rows(state, gs),
                            typed=typed or {}, can_edit=not gs.is_closed, owing=owing,
                            owed=owed, names=player_names(gs), services=SERVICES,
