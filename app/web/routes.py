@@ -248,7 +248,6 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
         pages = hands_page(gs, page)
         state, rules = ledger_of(gs), session_rules(gs)
         pay = pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers))
-        side = {n: m.side_bets for n, m in state.money.items()} if gs.side_bets_json else {}
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
             totals=total_rows(state, gs),
@@ -258,7 +257,7 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
             result_picture=result_picture(gs, state, rules.scoring),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
-            phone=phone_table(gs, side) if token is None and not gs.is_closed else None,
+            phone=phone_table(gs, state) if token is None and not gs.is_closed else None,
             chart_size=(CHART_WIDTH, chart_height(len(player_names(gs)))),
             left={s.name for s in gs.seats if s.left_at is not None}))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)

@@ -46,7 +46,6 @@ ErrorKey = tuple[str, str]
 def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                 typed: Mapping[ErrorKey, str] | None = None) -> ResponseReturnValue:
     state = ledger_of(gs)
-    side = {n: m.side_bets for n, m in state.money.items()} if gs.side_bets_json else {}
     leaving = request.args.get("player") if request.args.get("player") in state.totals \
         else None
     left = leaving is not None and leaving not in seated_names(gs)  # gone, not just going
@@ -62,7 +61,7 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                                               if t.open)),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],
                            leaving=leaving, left=left,
-                           phone=None if gs.is_closed else phone_table(gs, side),
+                           phone=None if gs.is_closed else phone_table(gs, state),
                            taken_back=taken_back(gs, leaving) if left and leaving else None), \
         422 if errors else 200
 
