@@ -427,6 +427,9 @@ CATALOGUE: dict[str, str] = {
     "version.order": "the first version is recorded, every later one corrected or voided, "
                      "not {action}",
     "version.void_twice": "the hand is already void: it cannot be voided again",
+    "night.event": "a night has no event {kind}",
+    "night.version": "hand {number} changed meanwhile (now version {version}): look at it "
+                     "again first",
     "day.years": "{what} must be in the years {first} to {last}, not {day}",
     "day.missing": "say {what}, like 2026-01-31",
     "day.not_a_day": "{what} must be a date like 2026-01-31, not {value}",

@@ -60,18 +60,17 @@ from .money import (
     to_minor,
     with_sign,
 )
+from .night import Night, apply, player_money, pots_back, settled_hand
 from .parts import seat_nets
 from .rules import resolve_rules
 from .settle import settle
 from .sidebets import (
     Play,
     Pot,
-    SideBet,
     outcome_json,
     parse_plays,
     parse_side_bets,
     replay_deals,
-    return_pot,
 )
 from .tableform import check_of_form
 from .transfers import fewest_transfers, parse_balances
@@ -200,7 +199,7 @@ def _night(request: Mapping[str, Any]) -> dict[str, Any]:
             shown["side_bets"] = [outcome_json(o, fmt) for o in outcomes]
         totals = [t + to_minor(side_net.get(p, Decimal(0)))
                   for t, p in zip(totals, players, strict=True)]
-    left = _returned(pots)
+    left = pots_back(pots)
     owed = {p: from_minor(t) + left.get(p, Decimal(0)) for p, t in zip(players, totals,
                                                                         strict=True)}
     return {"hands": hands,
@@ -209,14 +208,6 @@ def _night(request: Mapping[str, Any]) -> dict[str, Any]:
             "returned": {p: fmt(a) for p, a in left.items()},
             "transfers": [] if rules.scoring == "push_ups" else _transfers(
                 {"balances": owed})["transfers"]}
-
-
-def _returned(pots: Mapping[str, Pot]) -> dict[str, Decimal]:
-    left: dict[str, Decimal] = {}
-    for pot in pots.values():
-        for player, amount in return_pot(pot).items():
-            left[player] = left.get(player, Decimal(0)) + amount
-    return left
 
 
 def _money(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -231,64 +222,62 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"amounts": out}
 
 
-def _record(request: Mapping[str, Any]) -> dict[str, Any]:
-    """Hands recorded on the phone after the state its page last saw, counted as the
-    server's ledger counts a hand recorded after all the others: settled under the session's
-    rules and the players seated now, the dealer the seat after the last hand's, its side
-    bets settled from the pots as they were (``app/services/sessions``)."""
-    table, lang = request.get("table") or {}, request.get("lang", "en")
+def _phone_night(table: Mapping[str, Any]) -> Night:
+    """The night as the phone's page last saw it (``table``: the session's stored rules, stake,
+    currency and side bets, its seats, who is seated, the next dealer, the last hand's
+    number, each seat's total and side-bet part, the pots): a :class:`Night` holding none of
+    the hands, only what they made."""
     rules = resolve_rules(table.get("rules"))
-    currency, scoring = table.get("currency"), rules.scoring
     stake = Decimal(str(table.get("stake", "0")))
-    seats, seated = list(table.get("seats") or ()), tuple(table.get("seated") or ())
-    enabled: dict[str, SideBet] = ({} if not table.get("side_bets") or scoring == "push_ups"
-                                   else parse_side_bets(table["side_bets"], stake=Decimal(0),
-                                                        scoring=scoring))
-    fmt = amount_formatter(rules)
+    bets = table.get("side_bets") or {}
+    seats = tuple(table.get("seats") or ())
     totals = {n: Decimal(str(v)) for n, v in (table.get("totals") or {}).items()}
     side = {n: Decimal(str(v)) for n, v in (table.get("side") or {}).items()}
-    pots = {bet: Pot(bet, tuple((n, Decimal(str(a))) for n, a in paid))
-            for bet, paid in (table.get("pots") or {}).items()}
-    dealer, number = table.get("dealer"), int(table.get("number", 0))
+    return Night(
+        rules, stake, table.get("currency"),
+        {} if not bets or rules.scoring == "push_ups" else parse_side_bets(
+            bets, stake=Decimal(0), scoring=rules.scoring),
+        seats, tuple(table.get("seated") or ()), table.get("dealer") or "",
+        pots={bet: Pot(bet, tuple((n, Decimal(str(a))) for n, a in paid))
+              for bet, paid in (table.get("pots") or {}).items()},
+        base=player_money({n: totals.get(n, Decimal(0)) for n in seats}, side, {}),
+        numbered=int(table.get("number", 0)))
+
+
+def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The record form's fields → the hand the ledger reads (its side bets too), or the
+    form's first problem as a refusal."""
+    form = Fields(fields)
+    data, problems = hand_of_form(form, night.seated, night.rules)
+    if problems:
+        field, problem = next(iter(problems.items()))
+        raise TonkError(problem, field)
+    plays, _bets = read_side_bets(chosen_of_form(form, spec, night.seated))
+    return {**data, "side_bets": plays} if plays else data
+
+
+def _record(request: Mapping[str, Any]) -> dict[str, Any]:
+    """Hands recorded on the phone after the state its page last saw, folded into it as the
+    server folds a hand recorded after all the others (:mod:`app.core.night`): what the
+    server will make of those hands."""
+    table, lang = request.get("table") or {}, request.get("lang", "en")
+    night = _phone_night(table)
     hands: list[dict[str, Any]] = []
-    deals: list[tuple[Play, ...]] = []
-    tables: list[tuple[str, ...] | None] = []  # who played each deal (None: refused)
     for fields in request.get("hands") or ():
-        form = Fields(fields)
-        data, problems = hand_of_form(form, seated, rules)
-        plays_data, _bets = read_side_bets(chosen_of_form(form, table.get("side_bets") or {},
-                                                          seated))
         try:
-            if problems:
-                field, problem = next(iter(problems.items()))
-                raise TonkError(problem, field)
-            if data.get("dealer") in (None, ""):
-                data["dealer"] = dealer
-            hand = parse_hand(data, rules=rules, stake=stake, players=seated)
-            plays = parse_plays(plays_data, enabled, seated) if plays_data else ()
-            result = settle(hand)
+            data = _form_hand(fields, night, table.get("side_bets") or {})
+            result, _stored = settled_hand(night, data)
+            night = apply(night, {"kind": "hand", "hand": data})
         except TonkError as exc:
             hands.append(_refusal(exc))
-            deals.append(())
-            tables.append(None)
             continue
-        number += 1
-        for name, minor in zip(seated, seat_nets(seated, result), strict=True):
-            totals[name] = totals.get(name, Decimal(0)) + from_minor(minor)
-        hands.append({"number": number, "dealer": hand.players[hand.dealer],
-                      "result": result.to_json()})
-        deals.append(plays)
-        tables.append(seated)
-        dealer = seated[(hand.dealer + 1) % len(seated)]
-    settled, pots = replay_deals(deals, enabled, fmt, pots, tables=tables, seated=seated)
-    for shown, (side_net, outcomes) in zip(hands, settled, strict=True):
-        if "result" in shown and outcomes:
-            shown["side_bets"] = [outcome_json(o, fmt) for o in outcomes]
-        for name, amount in side_net.items():
-            totals[name] = totals.get(name, Decimal(0)) + amount
-            side[name] = side.get(name, Decimal(0)) + amount
-    back = _returned(pots)
-    moved = {n: Decimal(str(v)) for n, v in (table.get("moved") or {}).items()}
+        deal = night.hands[-1]
+        shown = {"number": deal.number, "dealer": deal.data["dealer"],
+                 "result": result.to_json()}
+        if deal.outcomes:
+            shown["side_bets"] = list(deal.outcomes)
+        hands.append(shown)
+    currency, scoring = night.currency, night.scoring
     places = currency_places(currency) if scoring == "money" else 0
 
     def written(value: Decimal) -> dict[str, str]:
@@ -296,20 +285,18 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
         return {"data": str(value), "shown": text if scoring == "push_ups"
                 else with_sign(value, text)}
 
-    rows = [{"name": n, "hands": written(totals.get(n, Decimal(0)) - side.get(n, Decimal(0))),
-             "side_bets": written(side.get(n, Decimal(0))),
-             "returned": written(back.get(n, Decimal(0))),
-             "total": written(totals.get(n, Decimal(0)) + back.get(n, Decimal(0)))}
-            for n in seats]
-    open_ = {n: totals.get(n, Decimal(0)) + back.get(n, Decimal(0)) + moved.get(n, Decimal(0))
-             for n in seats}
-    return {"hands": hands, "rows": rows, "dealer": dealer,
+    money = night.money()
+    moved = {n: Decimal(str(v)) for n, v in (table.get("moved") or {}).items()}
+    rows = [{"name": n, "hands": written(m.hands), "side_bets": written(m.side_bets),
+             "returned": written(m.pots_back), "total": written(m.total)}
+            for n, m in money.items()]
+    open_ = {n: str(m.total + moved.get(n, Decimal(0))) for n, m in money.items()}
+    return {"hands": hands, "rows": rows, "dealer": night.dealer or table.get("dealer"),
             "pots": {bet: _money_shown(pot.total, currency, lang, scoring)
-                     for bet, pot in sorted(pots.items()) if pot.total},
+                     for bet, pot in sorted(night.pots.items()) if pot.total},
             "transfers": [] if scoring == "push_ups" else [
                 {**t, "shown": _money_shown(Decimal(t["amount"]), currency, lang, scoring)}
-                for t in _transfers({"balances": {n: str(v) for n, v in open_.items()}})[
-                    "transfers"]]}
+                for t in _transfers({"balances": open_})["transfers"]]}
 
 
 def _money_shown(amount: Decimal, currency: str | None, lang: str, scoring: str) -> str:

@@ -122,8 +122,11 @@
       line.setAttribute("data-total", row.total.data);
       line.classList.toggle("unconfirmed", !!pending);
       var cells = line.querySelectorAll("td .amt");
-      var parts = cells.length ? [row.hands, row.side_bets].concat(cells.length > 3 ? [row.returned] : [])
-        .concat([row.total]) : [row.total];
+      var parts = cells.length ? [row.hands, row.side_bets, row.returned, row.total] : [row.total];
+      [["hands", row.hands], ["side_bets", row.side_bets], ["pots_back", row.returned]].forEach(function (p) {
+        var cell = line.querySelector('[data-part="' + p[0] + '"]');
+        if (cell) cell.setAttribute("data-amount", p[1].data);
+      });
       var amts = cells.length ? cells : line.querySelectorAll(".amt");
       parts.forEach(function (part, i) {
         if (!amts[i]) return;
@@ -194,6 +197,21 @@
         });
         var dealer = live && live.querySelector(".next-dealer strong");
         if (dealer) dealer.textContent = said.dealer;
+        // "As of hand N": the last hand counted, the waiting ones included and marked.
+        var counted = said.hands.filter(function (h) { return !h.error; });
+        var asOf = live && live.querySelector(".as-of");
+        if (counted.length) {
+          if (!asOf && live) {
+            asOf = el("p", "as-of hint");
+            var sums = live.querySelector(".totals-sum, ul.totals");
+            if (sums) sums.parentNode.insertBefore(asOf, sums.nextSibling);
+          }
+          if (asOf) {
+            var last = counted[counted.length - 1].number;
+            asOf.textContent = say("as-of-waiting", {n: last, first: counted[0].number});
+            asOf.setAttribute("data-waiting-from", String(counted[0].number));
+          }
+        }
         var title = live && live.querySelector("#totals-title");
         if (title) {
           note = document.getElementById("phone-note");  // (two counts may cross)

@@ -39,8 +39,10 @@ from ..core.sources import Source, source_of
 from ..core.tableform import OPTION_CHOICES
 from ..db.models import GameSession, Hand
 from ..services.sessions import (
+    Ledger,
     counted_hands,
     history,
+    money_of,
     rules_of,
     session_rules,
     session_stake,
@@ -409,9 +411,11 @@ class SessionCard:
 
 
 def session_card(gs: GameSession) -> SessionCard:
+    """A session's card: each player's total as the session's page shows it
+    (:func:`app.services.sessions.money_of`, what the pots give back included)."""
     return SessionCard(gs.id, gs.name, gs.created_at, gs.is_closed, counted_hands(gs),
                        session_rules(gs).scoring, gs.currency,
-                       tuple((s.name, from_minor(s.total_minor)) for s in gs.seats),
+                       tuple((n, m.total) for n, m in money_of(gs, parts=False).items()),
                        gs.voided_hands, gs.is_archived)
 
 
@@ -448,23 +452,20 @@ class TotalRow:
 
 @dataclass(frozen=True)
 class Totals:
-    """The totals of a session; ``side_bets``: it played side bets (show the columns),
-    ``returns``: its pots give something back."""
+    """The totals of a session; ``side_bets``: it played side bets (show the parts)."""
 
     rows: list[TotalRow]
     side_bets: bool
-    returns: bool
 
 
-def total_rows(totals: Mapping[str, Decimal], side: Mapping[str, Decimal],
-               returns: Mapping[str, Decimal]) -> Totals:
-    """Seat totals (hands and side bets), each player's side-bet part and what the pots
-    give back, as lines that add up: hands + side bets + back = total."""
-    zero = Decimal(0)
-    rows = [TotalRow(name, value - side.get(name, zero), side.get(name, zero),
-                     returns.get(name, zero), value + returns.get(name, zero))
-            for name, value in totals.items()]
-    return Totals(rows, bool(side), any(r.returned for r in rows))
+def total_rows(state: Ledger, gs: GameSession) -> Totals:
+    """Each player's money (the ledger's, :func:`app.core.night.player_money`) as lines
+    that add up: hands + side bets + back = total; the parts are shown when the session
+    plays side bets (or its pots hold money)."""
+    rows = [TotalRow(name, m.hands, m.side_bets, m.pots_back, m.total)
+            for name, m in state.money.items()]
+    side = bool(gs.side_bets_json) or any(r.side_bets or r.returned for r in rows)
+    return Totals(rows, side)
 
 
 def standings(totals: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:

@@ -27,10 +27,9 @@ def _totals(state: Ledger, scoring: str) -> list[tuple[str, Decimal]]:
     """Best first: the most won (push-ups: the fewest points). Each is the total settled, as
     the totals' table ends and who-pays-whom squares: with what the side bets' pots give
     back at settle-up."""
+    settled = {name: m.total for name, m in state.money.items()}
     if scoring == "push_ups":
-        return standings(state.totals)
-    settled = {name: value + state.returns.get(name, Decimal(0))
-               for name, value in state.totals.items()}
+        return standings(settled)
     return sorted(settled.items(), key=lambda item: -item[1])
 
 

@@ -59,7 +59,6 @@ from ..services.sessions import (
     session_rules,
     session_stake,
     shared_session,
-    side_totals,
     stamp_by_token,
     stamp_of,
     void_hand,
@@ -249,17 +248,16 @@ def live_part(gs: GameSession, token: str | None, page: int) -> Markup:
         pages = hands_page(gs, page)
         state, rules = ledger_of(gs), session_rules(gs)
         pay = pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers))
-        side = side_totals(gs)
         return Markup(render_template(
             "web/_live.html", gs=gs, table=table(gs), state=state, pages=pages,
-            totals=total_rows(state.totals, side, state.returns),
+            totals=total_rows(state, gs),
             pay=pay, services=SERVICES, result_text=result_text(
                 gs, state, rules.scoring, pay,
                 url_for(".shared", token=gs.share_token, _external=True)),
             result_picture=result_picture(gs, state, rules.scoring),
             cards=[hand_card(gs, token, h) for h in pages.items],
             next_dealer=gs.dealer, token=token, stamp=stamp, bet_titles=BET_TITLES,
-            phone=phone_table(gs, side) if token is None and not gs.is_closed else None,
+            phone=phone_table(gs, state) if token is None and not gs.is_closed else None,
             chart_size=(CHART_WIDTH, chart_height(len(player_names(gs)))),
             left={s.name for s in gs.seats if s.left_at is not None}))
     return LIVE_PARTS.get((stamp.tag, gs.share_token, token is not None, lang(), page), make)

@@ -37,7 +37,7 @@ def board_context(event: Event) -> dict[str, Any]:
     if latest is not None:
         for table in latest.tables:
             state = ledger_of(table.session)
-            tables.append({"row": table, "totals": list(state.totals.items()),
+            tables.append({"row": table, "totals": [(n, m.total) for n, m in state.money.items()],
                            "hands": table.session.hand_count - table.session.voided_hands,
                            "done": service.table_done(event, table)})
     prizes, prize_error = None, None

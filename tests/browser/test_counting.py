@@ -106,6 +106,15 @@ def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
     phone = shown_totals(page)
     assert sum(phone.values()) == 0 and phone != said
     assert page.locator("#live [data-player].unconfirmed").count() == len(PLAYERS)
+    # Each row's parts add up to its total, and "as of hand N" names the last hand counted,
+    # the waiting ones marked (issue 40, defect 2).
+    for row in page.locator("#live tr[data-player]").all():
+        parts = [Decimal(c.get_attribute("data-amount") or "x")
+                 for c in row.locator("[data-part]").all()]
+        assert len(parts) == 3 and sum(parts) == Decimal(row.get_attribute("data-total") or "x")
+    as_of = page.locator("#live .as-of")
+    assert as_of.get_attribute("data-waiting-from") == "3"
+    assert f"hand {2 + len(OFFLINE)} " in as_of.inner_text()
     shot("02-offline-totals-counted-on-the-phone")
 
     page.goto(session + "/settle")

@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from ...core import TonkError, find_preset, parse_hand, settle
 from ...core.money import from_minor
+from ...core.night import next_dealer
 from ...core.parts import seat_nets
 from ...core.settle import Result
 from ...core.transfers import fewest_transfers
@@ -234,6 +235,7 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
     totals = [0] * seats
     hand_docs: list[dict[str, Any]] = []
     at = played_at
+    dealer = names[first_dealer]
     for number in range(1, hands + 1):
         at += timedelta(seconds=rng.randint(90, 330))
         if number == change_at and t.rules.scoring == "money":
@@ -241,7 +243,6 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
             changes.append({"from_hand": number, "rules": t.spec, "stake": str(t.stake),
                             "at": iso(at - timedelta(seconds=30))})
             facts.rules_changes += 1
-        dealer = names[(first_dealer + number - 1) % seats]
         multiplier = 2 if big_one and number > hands - 2 else 1
         hand, result = t.play(dealer, multiplier, facts)
         versions = [_version("recorded", at, keeper, None, hand, result.to_json())]
@@ -266,7 +267,7 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
         if not void:
             for seat, net in enumerate(seat_nets(names, result)):
                 totals[seat] += net
-    last_dealer = (first_dealer + hands - 1) % seats
+        dealer = next_dealer(names, dealer)
     closed = index < count - OPEN_AT_THE_END
     payments: list[dict[str, Any]] = []
     closed_at = None
@@ -293,7 +294,7 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
         "name": f"{played_at:%a %d %b %Y}, table {index % 4 + 1}",
         "played_at": iso(played_at), "closed_at": closed_at, "currency": "USD",
         "stake": str(t.stake), "rules": t.spec, "players": names,
-        "next_dealer": names[(last_dealer + 1) % seats],
+        "next_dealer": dealer,
         "totals": {n: str(from_minor(v)) for n, v in zip(names, totals, strict=True)},
         "hands": hand_docs, "payments": payments, "rules_changes": changes}
 

@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from itertools import chain
 from typing import Any
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
@@ -23,10 +22,12 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import clean_text, name_key
+from ...core.night import next_dealer, pots_back
 from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
 from ...core.sidebets import (
     Play,
+    Pot,
     SideBet,
     parse_plays,
     parse_side_bets,
@@ -147,28 +148,63 @@ class Checker:
     def _session(self, doc: Mapping[str, Any], where: Message) -> CheckedSession | None:
         """The session checked in full, or None after noting each of its problems."""
         try:
-            uid = read_uid(doc.get("uid"), Message("import.what.a_session"))
-            name = clean_text(doc.get("name"), ExchangeError, "name",
-                              Message("session.what_name"), MAX_SESSION_NAME)
-            names = parse_players(doc.get("players"))
-            rules = resolve_rules(doc.get("rules"))
-            stake = parse_stake(doc.get("stake"), rules)
-            self._enabled = parse_side_bets(doc.get("side_bets"), stake=stake,
-                                            scoring=rules.scoring)
-            positions, left_at = _seats(doc, names)
-            currency = parse_currency(doc.get("currency"))
-            played_at = parse_time(doc.get("played_at"), "played_at")
-            closed_at = (parse_time(doc["closed_at"], "closed_at")
-                         if doc.get("closed_at") is not None else None)
-            hand_docs = read_list(doc.get("hands"), "hands")
-            payments = [self._payment(p, names, i)
-                        for i, p in enumerate(read_list(doc.get("payments"), "payments"), 1)]
-            changes = [self._change(c, i) for i, c in
-                       enumerate(read_list(doc.get("rules_changes"), "rules_changes"), 1)]
-            settle_part = parse_settle(doc, names)
+            head = self._head(doc)
         except TonkError as exc:
             self.problem(where, exc.said)
             return None
+        names = head.names
+        hands, counted = self._hands(head.hand_docs, names, where)
+        if hands is None:
+            return None
+        totals, records = _tallied(hands, counted, len(names))
+        fmt = amount_formatter(head.rules)
+        side, pots = self._side_bets(hands, names, head.left_at, fmt, totals)
+        returns = [to_minor(pots_back(pots).get(name, Decimal(0))) for name in names]
+        try:
+            self._check_totals(doc.get("totals"), names, totals)
+            dealer = self._next_dealer(doc, names, hands)
+            if head.closed_at is not None and head.rules.scoring != "push_ups":
+                _check_paid(names, still_open(
+                    [t + r for t, r in zip(totals, returns, strict=True)], head.payments,
+                    head.settle))
+        except TonkError as exc:
+            self.problem(where, exc.said)
+            return None
+        return CheckedSession(
+            head.uid, head.name, head.played_at, head.closed_at, head.currency,
+            to_minor(head.stake), json.dumps(head.rules.to_json()), dealer, names, totals,
+            hands, records, head.payments, head.changes, head.positions, head.left_at,
+            json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
+            side, dump_pots(pots, names), head.settle)
+
+    def _head(self, doc: Mapping[str, Any]) -> _Head:
+        """What a session says of itself before its hands (a :class:`TonkError` if any of it
+        is wrong); the side bets it plays are kept for its hands."""
+        uid = read_uid(doc.get("uid"), Message("import.what.a_session"))
+        name = clean_text(doc.get("name"), ExchangeError, "name",
+                          Message("session.what_name"), MAX_SESSION_NAME)
+        names = parse_players(doc.get("players"))
+        rules = resolve_rules(doc.get("rules"))
+        stake = parse_stake(doc.get("stake"), rules)
+        self._enabled = parse_side_bets(doc.get("side_bets"), stake=stake,
+                                        scoring=rules.scoring)
+        positions, left_at = _seats(doc, names)
+        currency = parse_currency(doc.get("currency"))
+        played_at = parse_time(doc.get("played_at"), "played_at")
+        closed_at = (parse_time(doc["closed_at"], "closed_at")
+                     if doc.get("closed_at") is not None else None)
+        hand_docs = read_list(doc.get("hands"), "hands")
+        payments = [self._payment(p, names, i)
+                    for i, p in enumerate(read_list(doc.get("payments"), "payments"), 1)]
+        changes = [self._change(c, i) for i, c in
+                   enumerate(read_list(doc.get("rules_changes"), "rules_changes"), 1)]
+        return _Head(uid, name, names, rules, stake, positions, left_at, currency, played_at,
+                     closed_at, hand_docs, payments, changes, parse_settle(doc, names))
+
+    def _hands(self, hand_docs: list[Any], names: tuple[str, ...], where: Message
+               ) -> tuple[list[CheckedHand] | None, list[list[tuple[int, ...]] | None]]:
+        """Every hand checked, in the order of their numbers (with no gap), and what each
+        adds to its seats' records; (None, []) after noting a problem."""
         names_list = list(names)
         hands: list[CheckedHand] = []
         counted: list[list[tuple[int, ...]] | None] = []
@@ -179,28 +215,23 @@ class Checker:
                 hands.append(checked[0])
                 counted.append(checked[1])
         if self._problems:
-            return None
+            return None, []
         for expected, number in enumerate(sorted(h.number for h in hands), start=1):
             if number != expected:
                 self.problem(where, Message("import.hand_gap", number=expected))
-                return None
+                return None, []
         if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
             order = sorted(range(len(hands)), key=lambda i: hands[i].number)
             hands, counted = [hands[i] for i in order], [counted[i] for i in order]
-        totals = [0] * len(names)
-        records: dict[tuple[int, str], list[tuple[int, ...]]] = {}
-        for hand, counts in zip(hands, counted, strict=True):
-            for seat in hand.seats:  # the first version made the record
-                if (seat, hand.scoring) not in records:
-                    records[(seat, hand.scoring)] = [NO_COUNTS]
-            if counts is None:
-                continue
-            for seat, net in enumerate(hand.nets):
-                totals[seat] += net
-            for seat, added in zip(hand.seats, counts, strict=True):
-                records[(seat, hand.scoring)].append(added)
-        fmt = amount_formatter(rules)
-        settled, pots = replay_deals(  # (a leaver takes their money out of the pots)
+        return hands, counted
+
+    def _side_bets(self, hands: list[CheckedHand], names: tuple[str, ...],
+                   left_at: list[datetime | None], fmt: Callable[[Decimal], str],
+                   totals: list[int]) -> tuple[list[tuple[str, str]], dict[str, Pot]]:
+        """The side bets of every hand replayed in order (a leaver takes their money out of
+        the pots), each seat's total moved by them: each hand's side-bet money and lines as
+        stored, and the pots after the last."""
+        settled, pots = replay_deals(
             [() if h.voided else h.plays for h in hands], self._enabled, fmt,
             tables=[None if h.voided else [names[i] for i in h.seats] for h in hands],
             seated=[n for n, gone in zip(names, left_at, strict=True) if gone is None])
@@ -213,25 +244,7 @@ class Checker:
             for seat, amount in enumerate(money):
                 totals[seat] += amount
             side.append((json.dumps(trimmed(money)), json.dumps(lines)))
-        returns = [sum(to_minor(a) for p, a in chain.from_iterable(
-            pot.paid for pot in pots.values()) if p == name) for name in names]
-        try:
-            self._check_totals(doc.get("totals"), names, totals)
-            next_dealer = self._next_dealer(doc, names, hands)
-            if closed_at is not None and rules.scoring != "push_ups":
-                _check_paid(names, still_open(
-                    [t + r for t, r in zip(totals, returns, strict=True)], payments,
-                    settle_part))
-        except TonkError as exc:
-            self.problem(where, exc.said)
-            return None
-        return CheckedSession(uid, name, played_at, closed_at, currency, to_minor(stake),
-                        json.dumps(rules.to_json()), next_dealer, names, totals, hands,
-                        [(seat, scoring, *map(sum, zip(*added, strict=True)))
-                         for (seat, scoring), added in records.items()],
-                        payments, changes, positions, left_at,
-                        json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
-                        side, dump_pots(pots, names), settle_part)
+        return side, pots
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -288,7 +301,7 @@ class Checker:
         if not hands:
             return 0
         first = json.loads(hands[-1].versions[0].hand_text)
-        return (names.index(first["dealer"]) + 1) % len(names)
+        return names.index(next_dealer(names, first["dealer"]))
 
     # -- one hand ----------------------------------------------------------------------------
 
@@ -491,6 +504,46 @@ class Checker:
                                                         for s in explanation):
             raise _Bad(Message("import.explanation"))
         return fast_dumps(given)
+
+
+@dataclass(frozen=True)
+class _Head:
+    """A session's own facts, read before its hands."""
+
+    uid: str
+    name: str
+    names: tuple[str, ...]
+    rules: Rules
+    stake: Decimal
+    positions: list[int]
+    left_at: list[datetime | None]
+    currency: str
+    played_at: datetime
+    closed_at: datetime | None
+    hand_docs: list[Any]
+    payments: list[tuple[int, int, int, datetime]]
+    changes: list[tuple[int, str, int, datetime]]
+    settle: Any
+
+
+def _tallied(hands: list[CheckedHand], counted: list[list[tuple[int, ...]] | None],
+             seats: int) -> tuple[list[int], list[tuple[Any, ...]]]:
+    """Each seat's total of the hands' money (side bets apart), and each seat's record per
+    scoring, summed (a void hand counts nothing; the first version made the record)."""
+    totals = [0] * seats
+    records: dict[tuple[int, str], list[tuple[int, ...]]] = {}
+    for hand, counts in zip(hands, counted, strict=True):
+        for seat in hand.seats:
+            if (seat, hand.scoring) not in records:
+                records[(seat, hand.scoring)] = [NO_COUNTS]
+        if counts is None:
+            continue
+        for seat, net in enumerate(hand.nets):
+            totals[seat] += net
+        for seat, added in zip(hand.seats, counts, strict=True):
+            records[(seat, hand.scoring)].append(added)
+    return totals, [(seat, scoring, *map(sum, zip(*added, strict=True)))
+                    for (seat, scoring), added in records.items()]
 
 
 def _seats(doc: Mapping[str, Any], names: tuple[str, ...]

@@ -91,7 +91,7 @@ from .reading import (
     shared_session,
 )
 from .seats import change_seats
-from .settleup import Ledger, PaymentMade, keep_plan, remaining
+from .settleup import Ledger, PaymentMade, keep_plan, money_of, remaining
 
 __all__ = [
     "MAX_SESSION_NAME", "Debt", "Ledger", "PaymentMade", "Stamp", "StateCache",
@@ -99,7 +99,7 @@ __all__ = [
     "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
     "dump_pots", "findable_token", "get_hand", "hand_limit", "hand_limits", "history",
     "is_league_admin", "keep_plan", "keeps_score", "keeps_score_of", "known_player_names",
-    "last_hands", "ledger_of", "mark_paid", "new_share_token",
+    "last_hands", "ledger_of", "mark_paid", "money_of", "new_share_token",
     "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
     "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
     "phone_table", "player_names", "pot_totals", "record_hand", "record_payment", "remaining",

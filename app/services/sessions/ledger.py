@@ -45,6 +45,7 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import name_key
+from ...core.night import next_dealer
 from ...core.parts import seat_nets
 from ...core.settle import Result
 from ...core.versions import check_action
@@ -394,8 +395,8 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
         "version": 1, "action": "recorded", "hand_json": hand_json, "result_json": result_json,
         "reason": None, "created_by_id": by_id, "by_name": by_name, "created_at": now})
     gs.hand_count = hand.number  # (the session's row is written once, at commit)
-    seated = gs.seated
-    gs.next_dealer = seated[(core.dealer + 1) % len(seated)].seat
+    after = next_dealer(core.players, core.dealer_name)
+    gs.next_dealer = next(s.seat for s in gs.seated if s.name == after)
     _change_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
     return hand
 

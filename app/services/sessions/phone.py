@@ -6,22 +6,21 @@ hands waiting in its outbox, the phone counts what the server will when they arr
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from ...core.money import from_minor
 from ...db.models import GameSession
 from .ledger import ledger_of, seated_names, session_stake
-from .pots import side_totals
+from .settleup import Ledger
 
 
-def phone_table(gs: GameSession, side: Mapping[str, Decimal] | None = None) -> dict[str, Any]:
+def phone_table(gs: GameSession, state: Ledger | None = None) -> dict[str, Any]:
     """The ``table`` of the phone core's ``record`` request for ``gs`` as it is now
-    (``side``: its :func:`~app.services.sessions.pots.side_totals`, where the page has them)."""
-    state = ledger_of(gs)
+    (``state``: its ledger, where the page has it: each player's money by part)."""
+    state = ledger_of(gs) if state is None else state
     names = [s.name for s in gs.seats]
-    side = side_totals(gs) if side is None else side
+    side = {n: m.side_bets for n, m in state.money.items()} if gs.side_bets_json else {}
     zero = Decimal(0)
     return {
         "session": gs.id, "revision": gs.revision, "rules": json.loads(gs.rules_json),

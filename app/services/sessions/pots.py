@@ -26,6 +26,7 @@ from sqlalchemy import JSON, cast, func, select, type_coerce
 
 from ...core.messages import in_english
 from ...core.money import amount_formatter, from_minor, to_minor
+from ...core.night import pots_back
 from ...core.rules import Rules
 from ...core.sidebets import (
     Outcome,
@@ -202,10 +203,5 @@ def taken_back(gs: GameSession, name: str) -> Decimal:
 
 def pot_returns(gs: GameSession) -> dict[str, Decimal]:
     """At settle-up: what is still in the pots goes back to each player who paid into them
-    since they were last won, exactly (docs/rules.md §9)."""
-    names = [s.name for s in gs.seats]
-    back: dict[str, Decimal] = {}
-    for pot in _load_pots(gs, names).values():
-        for player, amount in pot.paid:
-            back[player] = back.get(player, _ZERO) + amount
-    return back
+    since they were last won, exactly (:func:`app.core.night.pots_back`)."""
+    return pots_back(_load_pots(gs, [s.name for s in gs.seats]))

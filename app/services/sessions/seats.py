@@ -16,6 +16,7 @@ from typing import Any
 from ...core.hand import MAX_PLAYERS, MIN_PLAYERS
 from ...core.messages import Message
 from ...core.names import MAX_NAME, clean_text, name_key
+from ...core.night import newcomer_at, next_dealer
 from ...db.models import GameSession, SessionPlayer, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError
@@ -72,9 +73,9 @@ def _join(gs: GameSession, user: User, name: str, after: str | None) -> None:
         if before is None:
             raise _not_seated(gs, after, "after")
         at = seated.index(before) + 1
-    else:  # at the dealer's right: just before the dealer, so dealing last from them
-        at = next(i for i, s in enumerate(seated) if s.seat == gs.next_dealer)
-        at = at or len(seated)  # a round table: before the first is after the last
+    else:  # at the dealer's right (app.core.night.newcomer_at)
+        dealer = next((s.name for s in seated if s.seat == gs.next_dealer), None)
+        at = newcomer_at([s.name for s in seated], dealer, None)
     seat = _find(gs.seats, name)
     if seat is None:  # a new player (or one known by another name's key) sits down
         member = player_named(user, name, gs.league_id)
@@ -97,5 +98,6 @@ def _leave(gs: GameSession, name: str) -> None:
     if len(seated) <= MIN_PLAYERS:
         raise LedgerError(Message("seats.too_few", player=seat.name, min=MIN_PLAYERS), "leave")
     if gs.next_dealer == seat.seat:  # the deal passes on to the next at the table
-        gs.next_dealer = seated[(seated.index(seat) + 1) % len(seated)].seat
+        after = next_dealer([s.name for s in seated], seat.name)
+        gs.next_dealer = next(s.seat for s in seated if s.name == after)
     seat.left_at = utcnow()

@@ -1,7 +1,8 @@
 """A session's settle-up plan, kept: made when the totals change, not when money moves.
 
-Each player's settle-up balance comes from one function, :func:`settle_balances` (the seat
-totals; anything else that is returned at settle-up is added there). What each still has
+Each player's money comes from one function, :func:`money_of` (the seat totals, their
+side-bet part and what the pots give back, made into parts by
+:func:`app.core.night.player_money`); the settle-up balance is its total. What each still has
 to get (+) or give (−) is that balance moved by every payment not undone
 (:func:`remaining`). The plan (the fewest transfers, :func:`app.core.transfers.fewest_transfers`)
 is stored as :class:`~app.db.models.PlannedTransfer` rows under the session's ``plan_no``;
@@ -26,10 +27,11 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select
 
 from ...core.money import from_minor, to_minor
+from ...core.night import Money, player_money
 from ...core.transfers import Transfer, fewest_transfers
 from ...db.models import GameSession, PlannedTransfer, SettlePayment, User
 from ...extensions import db
-from .pots import pot_returns, pot_totals
+from .pots import pot_returns, pot_totals, side_totals
 
 _ZERO = Decimal(0)
 _INSERT_PLAN = insert(PlannedTransfer.__table__)  # (Core: no ORM object is made for a row)
@@ -88,6 +90,9 @@ class Ledger:
     #: settle-up (already in ``open`` and ``transfers``).
     pots: dict[str, Decimal] = field(default_factory=dict)
     returns: dict[str, Decimal] = field(default_factory=dict)
+    #: Each player's money by part (hands, side bets, pots back) and its total: what every
+    #: screen shows of a player (:func:`money_of`).
+    money: dict[str, Money] = field(default_factory=dict)
 
     @property
     def all_paid(self) -> bool:
@@ -103,14 +108,18 @@ def _totals(gs: GameSession) -> dict[str, Decimal]:
     return {s.name: from_minor(s.total_minor) for s in gs.seats}
 
 
+def money_of(gs: GameSession, *, parts: bool = True) -> dict[str, Money]:
+    """Each player's money in the session as kept: the seat totals (hands and side bets),
+    the side bets' part of them and what is left in the pots going back to who paid it in
+    (docs/rules.md §9). ``parts``: the side bets apart (one sum of the hands' side-bet
+    money; without it the side bets are counted in ``hands``, the total the same)."""
+    return player_money(_totals(gs), side_totals(gs) if parts else {}, pot_returns(gs))
+
+
 def settle_balances(gs: GameSession) -> dict[str, Decimal]:
     """What each player is to get (+) or give (−) at settle-up: the one function the plan is
-    made from: the seat totals, and what is left in the side bets' pots going back to who
-    paid it in (docs/rules.md §9)."""
-    balances = _totals(gs)
-    for name, amount in pot_returns(gs).items():
-        balances[name] += amount
-    return balances
+    made from: each player's total (:func:`money_of`)."""
+    return {name: m.total for name, m in money_of(gs, parts=False).items()}
 
 
 def _payment_rows(gs: GameSession) -> list[SettlePayment]:
@@ -139,8 +148,11 @@ def _plan_rows(gs: GameSession) -> list[PlannedTransfer]:
 
 def remaining(gs: GameSession, payments: Sequence[Any]) -> dict[str, Decimal]:
     """Each player's balance moved by every payment not undone."""
-    seats = [s.name for s in gs.seats]
-    left = settle_balances(gs)
+    return _moved(settle_balances(gs), [s.name for s in gs.seats], payments)
+
+
+def _moved(left: dict[str, Decimal], seats: Sequence[str], payments: Sequence[Any]
+           ) -> dict[str, Decimal]:
     for p in payments:
         if p.undone_at is None:
             amount = from_minor(p.amount_minor)
@@ -197,7 +209,8 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
     """Totals, the plan in force with what was paid along it, and every payment."""
     totals = _totals(gs)
     if scoring == "push_ups":
-        return Ledger(scoring, totals, hands, [], dict.fromkeys(totals, _ZERO), ())
+        return Ledger(scoring, totals, hands, [], dict.fromkeys(totals, _ZERO), (),
+                      money=player_money(totals, {}, {}))
     seats = [s.name for s in gs.seats]
     rows = _payment_rows(gs)
     users = {u.id: u.name for u in db.session.scalars(select(User).where(
@@ -207,7 +220,8 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
                                  p.by_name or users.get(p.created_by_id, ""),
                                  p.transfer_id is not None,
                                  p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
-    left = remaining(gs, rows)
+    money = money_of(gs)
+    left = _moved({name: m.total for name, m in money.items()}, seats, rows)
     plan = _planned(gs, _plan_rows(gs), rows)
     if not settles(plan, left):  # not kept yet (an old database): what would be kept
         plan = tuple(Planned(0, t.payer, t.payee, t.amount, _ZERO)
@@ -215,7 +229,7 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
     transfers = tuple(Transfer(t.payer, t.payee, t.open) for t in plan if t.open)
     paid = [(p.payer, p.payee, p.amount) for p in payments if not p.undone]
     return Ledger(scoring, totals, hands, paid, left, transfers, plan, payments, pot_totals(gs),
-                  pot_returns(gs))
+                  {n: m.pots_back for n, m in money.items() if m.pots_back}, money)
 
 
 def planned_transfer(gs: GameSession, payer: str, payee: str) -> Planned | None:
