@@ -365,6 +365,9 @@ def test_the_app_serves_the_bundle_under_addresses_named_by_content(client):
         assert got.status_code == 200, url
         assert got.data == bundle()[target].read_bytes()
         assert "immutable" in got.headers["Cache-Control"]
+        packed = client.get(url, headers={"Accept-Encoding": "gzip, br"})
+        assert packed.headers["Content-Encoding"] == "br"
+        assert brotli.decompress(packed.data) == got.data
     some = served["files"][f"{ROOT_IN_PYODIDE}/app/core/hand.py"]
     assert client.get(some.replace("/core/", "/core/0", 1)).status_code == 404  # old digest
     version = some.split("/")[3]

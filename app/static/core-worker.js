@@ -11,7 +11,8 @@
 //   worker.port.postMessage({id: 1, request: {op: "settle", lang: "de", hand: {...}}});
 //   worker.port.onmessage = ({data}) => data.id === 1 && JSON.parse(data.answer);
 //
-// Each message gets one reply {id, answer} (the answer as JSON text, the same bytes the
+// A message that starts Python is first answered {starting: true}. Each message gets one
+// reply {id, answer} (the answer as JSON text, the same bytes the
 // server's Python gives), or {id, error} when the core could not be started. The first
 // message starts Pyodide (seconds); {id, request: null} only starts it and replies
 // {id, answer: null, memory, started, starts, version, steps} when the phone can count:
@@ -19,6 +20,32 @@
 // started Python (false: it was running already, for this page or another); starts, how many
 // times this worker has started it (more than once only after a failed start); version,
 // Pyodide's; steps, how long each step of the start took, in ms (null when it was running).
+
+// The core's modules compiled by an earlier start, kept on the phone (Cache API): a start
+// then compiles none of them (about half the core's import). Checked-hash pycs: a module
+// changed since is compiled again from its source, so a stale copy is only slower.
+const COMPILED = "/phone/compiled.zip";
+const COMPILE = `
+import importlib.util, io, os, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+out = io.BytesIO()
+with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as pycs:
+    for folder, _, names in sorted(os.walk(TONK_PATH + "/app")):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as f:
+                    source = f.read()
+                code = compile(source, path, "exec", dont_inherit=True)
+                pyc = _code_to_hash_pyc(code, importlib.util.source_hash(source), True)
+                pycs.writestr(os.path.relpath(importlib.util.cache_from_source(path), TONK_PATH),
+                              bytes(pyc))
+out.getvalue()
+`;
+
+async function compiledCache() {
+  return self.caches ? caches.open("tonk-core-v1").catch(() => null) : null;
+}
 
 let started = null;
 let memory = () => null;
@@ -47,6 +74,9 @@ async function start() {
     async ([target, url]) => [target, await bytes(new URL(url, self.location.href))]));
   zips.forEach((p) => p.catch(() => {}));  // (awaited below; a failure is thrown there)
   files.catch(() => {});
+  const signature = Object.values(bundle.files).sort().join(" ");  // (digests in addresses)
+  const cache = await compiledCache();
+  const kept = cache ? cache.match(COMPILED).catch(() => null) : Promise.resolve(null);
   const t1 = performance.now();
   const { loadPyodide } = await import(pyodideURL.href);
   const py = await loadPyodide({
@@ -61,6 +91,9 @@ async function start() {
     py.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
     py.FS.writeFile(target, data);
   }
+  const pycs = await kept;
+  const fresh = !!pycs && pycs.headers.get("X-Tonk-Core") === signature;
+  if (pycs) py.unpackArchive(new Uint8Array(await pycs.arrayBuffer()), "zip", { extractDir: bundle.path });
   since("files", t2);  // (mostly waiting for them, fetched since the start)
   const t3 = performance.now();
   py.globals.set("TONK_PATH", bundle.path);
@@ -76,13 +109,29 @@ ANSWER = door(f"{TONK_PATH}/translations")
   since("all", t0);
   version = bundle.version;
   steps = took;
+  took.compiled = !!pycs;
+  if (cache && !fresh) keepCompiled(py, cache, signature);  // (after this start's reply)
   return py.globals.get("ANSWER");
+}
+
+// Compile the core's modules and keep them, once the phone can count (the next start's).
+function keepCompiled(py, cache, signature) {
+  setTimeout(() => {
+    try {
+      const zip = py.runPython(COMPILE).toJs();
+      cache.put(COMPILED, new Response(zip, { headers: { "X-Tonk-Core": signature } }))
+        .catch(() => {});
+    } catch (err) { /* compiled again next time */ }
+  }, 0);
 }
 
 async function handle({ id, request }, reply) {
   let answer;
   const first = started === null;
-  if (first) starts += 1;
+  if (first) {
+    starts += 1;
+    reply({ starting: true });  // (the asking page counts it now: it may be gone before the end)
+  }
   try {
     started ??= start();
     answer = await started;

@@ -451,6 +451,11 @@
       stop();
     }
     function receive(e) {
+      if (e.data.starting) {  // this page's ask started Python
+        starts += 1;
+        root.setAttribute("data-core-starts", String(starts));
+        return;
+      }
       var w = waiting[e.data.id];
       if (!w) return;
       delete waiting[e.data.id];
@@ -494,11 +499,7 @@
       started = send(null).then(function (said) {
         api.readyAt = performance.now();
         api.workerStarts = said.starts;
-        if (said.started) {
-          starts += 1;
-          root.setAttribute("data-core-starts", String(starts));
-          api.steps = said.steps;
-        }
+        if (said.started) api.steps = said.steps;
         root.setAttribute("data-counting", "phone");
         try {
           localStorage.setItem(PROVEN, JSON.stringify({version: said.version, at: new Date().toISOString()}));

@@ -11,7 +11,7 @@ year by the browser (``immutable``): a changed file has a new address.
   browser that takes it (``<name>.br``, compressed once by the vendoring script at brotli's
   best: a quarter smaller than gzip, and minutes of CPU), else gzipped;
 - ``/phone/core/<digest>/<path>``: each module of ``app/core`` and each compiled catalogue,
-  under its own digest;
+  under its own digest, brotli'd or gzipped for a browser that takes it;
 - ``/phone/core-worker.js``: the worker, with the policy it needs to compile WebAssembly
   (``wasm-unsafe-eval``; the pages' own policy stays as strict as it was).
 
@@ -26,6 +26,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import brotli
 from flask import Response, abort, jsonify, request, send_file, url_for
 from flask.typing import ResponseReturnValue
 
@@ -144,7 +145,22 @@ def core_file(version: str, name: str) -> ResponseReturnValue:
     source = bundle().get(f"{ROOT}/{name}")
     if source is None or version != digest(source):
         abort(404)
-    return _kept(send_file(source, mimetype="application/octet-stream", max_age=YEAR))
+    coding = next((c for c in ("br", "gzip") if request.accept_encodings[c]), None)
+    if coding is None:
+        return _kept(send_file(source, mimetype="application/octet-stream", max_age=YEAR))
+    response = Response(_packed(source, version, coding), mimetype="application/octet-stream")
+    response.headers["Content-Encoding"] = coding
+    response.headers["Vary"] = "Accept-Encoding"
+    return _kept(response)
+
+
+@functools.lru_cache(maxsize=256)
+def _packed(source: Path, version: str, coding: str) -> bytes:
+    """A module of the core or a catalogue compressed, once a process and version (0.6 MB
+    of them as they are, 0.17 MB brotli'd at its best: milliseconds each)."""
+    data = source.read_bytes()
+    return brotli.compress(data, quality=11) if coding == "br" else \
+        gzip.compress(data, 9, mtime=0)
 
 
 @bp.get("/phone/core-worker.js")
