@@ -11,9 +11,9 @@ slows the page's thread, not a worker's, so it says nothing about the core).
 - the first visit, empty cache, signed in: the page's load event, the core ready (the first
   visit's proof: ``TonkCount.readyAt``) after it, and the first hand counted after that,
   with the worker's own timing of each step (the bundle, Pyodide's start: its WebAssembly
-  compiled and the standard library, the files, the core's import, and whether the core's
-  modules came compiled from an earlier start), and the bytes on the wire (a counting proxy
-  between Chromium and the server: what the server sent);
+  compiled and the standard library, the files, the core's import, and whether Pyodide's
+  memory was restored from the snapshot an earlier start kept or made now), and the bytes on
+  the wire (a counting proxy between Chromium and the server: what the server sent);
 - a later visit with no signal (the phone's cache, a new tab once the first one's core
   has gone: the bench ends its shared worker, whose extended life outlasts the tab here):
   the same figures, no byte on the wire;
@@ -217,8 +217,8 @@ def said(label: str, seen: dict[str, Any], wire: int | None = None) -> None:
           f"{(seen['ready'] - seen['load']) / 1000:.1f} s after the load (its start took "
           f"{(seen['ready'] - seen['start']) / 1000:.1f} s: bundle {steps.get('bundle', 0)} ms, "
           f"Pyodide {steps.get('pyodide', 0)} ms, files {steps.get('files', 0)} ms, the core's "
-          f"import {steps.get('core', 0)} ms, its modules "
-          f"{'kept compiled' if steps.get('compiled') else 'compiled'}); first hand counted "
+          f"import {steps.get('core', 0)} ms; Pyodide's memory snapshot "
+          f"{steps.get('snapshot', 'none')}); first hand counted "
           f"{seen['hand']:.0f} ms later"
           + (f"; {wire / 1e6:.2f} MB on the wire" if wire is not None else ""), flush=True)
 

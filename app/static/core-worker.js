@@ -43,7 +43,7 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as pycs:
 out.getvalue()
 `;
 
-async function compiledCache() {
+async function phoneCache() {
   return self.caches ? caches.open("tonk-core-v1").catch(() => null) : null;
 }
 
@@ -58,6 +58,16 @@ async function bytes(url) {
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
+
+// Pyodide's memory once the core is imported and has answered in each language, kept on the
+// phone (Cache API, ~31 MB) by the first start and restored by the next ones instead of
+// starting Python and importing the core again: a start then takes Pyodide's WebAssembly,
+// the memory and the files (seconds less on a slow phone). Made again for another core or
+// Pyodide (the bundle's addresses name their contents); any failure falls back to a start.
+const SNAPSHOT = "/phone/snapshot";
+const WARM = ["en", "de", "ja"].map((lang) => JSON.stringify({
+  op: "settle", lang, hand: { rules: "pagat", stake: "0.25", players: ["A", "B", "C"],
+    end: { kind: "drop", player: "C" }, counts: { A: 3, B: 9, C: 5 } } }));
 
 async function start() {
   const t0 = performance.now(), took = {};
@@ -74,43 +84,70 @@ async function start() {
     async ([target, url]) => [target, await bytes(new URL(url, self.location.href))]));
   zips.forEach((p) => p.catch(() => {}));  // (awaited below; a failure is thrown there)
   files.catch(() => {});
-  const signature = Object.values(bundle.files).sort().join(" ");  // (digests in addresses)
-  const cache = await compiledCache();
-  const kept = cache ? cache.match(COMPILED).catch(() => null) : Promise.resolve(null);
+  // (the digests in the addresses: another core or Pyodide, another signature)
+  const signature = [bundle.pyodide, ...Object.values(bundle.files).sort()].join(" ");
+  const cache = await phoneCache();
+  const kept = (key) => cache ? cache.match(key).then(
+    (hit) => hit && hit.headers.get("X-Tonk-Core") === signature ? hit : null,
+    () => null) : Promise.resolve(null);
+  const pycs = kept(COMPILED), snapshot = kept(SNAPSHOT);
   const t1 = performance.now();
   const { loadPyodide } = await import(pyodideURL.href);
-  const py = await loadPyodide({
+  const options = {
     indexURL: new URL(".", pyodideURL).href, packages: [],
     // no package of Pyodide's is loaded: its lock file's 119 kB are not fetched
     lockFileContents: Promise.resolve({ info: bundle.lock, packages: {} }),
-  });
+  };
+  let py = null;
+  const memoryKept = await snapshot;
+  if (memoryKept) {
+    try {
+      py = await loadPyodide({ ...options,
+        _loadSnapshot: new Uint8Array(await memoryKept.arrayBuffer()) });
+      took.snapshot = "restored";
+    } catch (err) { py = null; }
+  }
+  py ??= await loadPyodide({ ...options, _makeSnapshot: !!cache });
   since("pyodide", t1);  // the loader, the WebAssembly compiled, the standard library
   const t2 = performance.now();
+  // (restored, the core is imported already: its files are for what it reads later)
   for (const zip of zips) py.unpackArchive(await zip, "zip", { extractDir: bundle.path });
   for (const [target, data] of await files) {
     py.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
     py.FS.writeFile(target, data);
   }
-  const pycs = await kept;
-  const fresh = !!pycs && pycs.headers.get("X-Tonk-Core") === signature;
-  if (pycs) py.unpackArchive(new Uint8Array(await pycs.arrayBuffer()), "zip", { extractDir: bundle.path });
+  const compiled = took.snapshot ? null : await pycs;
+  if (compiled) {
+    py.unpackArchive(new Uint8Array(await compiled.arrayBuffer()), "zip", { extractDir: bundle.path });
+  }
   since("files", t2);  // (mostly waiting for them, fetched since the start)
   const t3 = performance.now();
-  py.globals.set("TONK_PATH", bundle.path);
   memory = () => py._module?.HEAPU8?.length ?? null;
-  py.runPython(`
+  if (!took.snapshot) {
+    py.runPython(`
 import sys
-sys.path.insert(0, TONK_PATH)
+sys.path.insert(0, ${JSON.stringify(bundle.path)})
 sys.dont_write_bytecode = True
 from app.core.phone import door
-ANSWER = door(f"{TONK_PATH}/translations")
+ANSWER = door(${JSON.stringify(bundle.path + "/translations")})
+for _request in ${JSON.stringify(WARM)}:  # (JSON text: a list of str in Python too)
+    ANSWER(_request)
 `);
-  since("core", t3);  // the core's import
+    if (cache) {
+      try {
+        const heap = py.makeMemorySnapshot();
+        cache.put(SNAPSHOT, new Response(heap, { headers: { "X-Tonk-Core": signature } }))
+          .catch(() => {});
+        took.snapshot = "made";
+      } catch (err) { /* the next start tries again */ }
+    }
+  }
+  since("core", t3);  // the core's import (and the snapshot made), or nothing: restored
   since("all", t0);
   version = bundle.version;
   steps = took;
-  took.compiled = !!pycs;
-  if (cache && !fresh) keepCompiled(py, cache, signature);  // (after this start's reply)
+  took.compiled = !!compiled;
+  if (cache && !took.snapshot && !compiled) keepCompiled(py, cache, signature);
   return py.globals.get("ANSWER");
 }
 
