@@ -19,7 +19,7 @@
 // memory, the bytes of Pyodide's WebAssembly memory then; started, whether this message
 // started Python (false: it was running already, for this page or another); starts, how many
 // times this worker has started it (more than once only after a failed start); version,
-// Pyodide's; steps, how long each step of the start took, in ms (null when it was running).
+// Pyodide's; steps, how long each step of the running core's start took, in ms.
 
 // The core's modules compiled by an earlier start, kept on the phone (Cache API): a start
 // then compiles none of them (about half the core's import). Checked-hash pycs: a module
@@ -179,7 +179,7 @@ async function handle({ id, request }, reply) {
   }
   if (request === null) {
     reply({ id, answer: null, memory: memory(), started: first, starts, version,
-            steps: first ? steps : null });
+            steps });
   } else {
     reply({ id, answer: answer(JSON.stringify(request)) });
   }

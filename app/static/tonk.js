@@ -499,7 +499,7 @@
       started = send(null).then(function (said) {
         api.readyAt = performance.now();
         api.workerStarts = said.starts;
-        if (said.started) api.steps = said.steps;
+        api.steps = said.steps;
         root.setAttribute("data-counting", "phone");
         try {
           localStorage.setItem(PROVEN, JSON.stringify({version: said.version, at: new Date().toISOString()}));

@@ -5,7 +5,8 @@ online with nothing waiting no page starts it again (``data-core-starts="0"``); 
 signal hands are recorded, counted on the phone (the waiting hands' payments and the
 totals), settle-up and /check answer from the phone, and the whole walk starts Python at
 most once in the tab (a shared worker kept across the pages). Back online the hands arrive
-once each and the server's totals are the phone's."""
+once each and the server's totals are the phone's. The next start restores Pyodide's
+memory as the first one kept it, and counts as the server does."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -128,6 +129,29 @@ def test_a_night_walked_starts_the_core_once_and_counts_with_no_signal(live_serv
         page.wait_for_timeout(250)
     assert ledger["hands"] == len(ONLINE) + len(OFFLINE)
     assert {k: Decimal(v) for k, v in ledger["balances"].items()} == phone
+
+    # The next start (the tab's core ended) restores the memory the first start kept, and
+    # the phone counts with it: a hand waiting, counted as the server then counts it.
+    page.goto("about:blank")
+    cdp = page.context.browser.new_browser_cdp_session()
+    for target in cdp.send("Target.getTargets")["targetInfos"]:
+        if target["type"] == "shared_worker":
+            cdp.send("Target.closeTarget", {"targetId": target["targetId"]})
+    page.context.set_offline(True)
+    page.goto(session + "/hands/new")
+    fill_hand(page, ONLINE[0])
+    page.get_by_role("button", name="Save hand").click()
+    page.wait_for_url(session)
+    page.wait_for_selector("#outbox li .phone-result", timeout=COLD_START)
+    assert page.evaluate("() => window.TonkCount.steps.snapshot") == "restored"
+    counted = shown_totals(page)
+    page.context.set_offline(False)
+    for _ in range(120):
+        ledger = api(base, token, f"/sessions/{sid}/ledger")
+        if ledger["hands"] > len(ONLINE) + len(OFFLINE):
+            break
+        page.wait_for_timeout(250)
+    assert {k: Decimal(v) for k, v in ledger["balances"].items()} == counted != phone
 
 
 def shown_after(page, session: str) -> dict[str, Decimal]:
