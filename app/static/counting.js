@@ -298,9 +298,17 @@
   });
 
   // An online visit of a session page: its settle-up page fetched, so the service worker
-  // keeps it for no signal (the core's files are tonk.js's to keep).
+  // keeps it for no signal (the core's files are tonk.js's to keep), unless the phone kept
+  // it in the last ten minutes (the state counted from is the latest the phone has seen
+  // anyway): a page seen again and again (each hand saved) fetches it once, and nothing is
+  // kept again behind signing out, which clears the pages kept.
   function prefetch() {
-    fetch("/sessions/" + table.session + "/settle", {credentials: "same-origin", priority: "low"})
-      .catch(function () { /* next visit */ });
+    var url = "/sessions/" + table.session + "/settle";
+    var kept = window.caches ? caches.match(url, {cacheName: "tonk-pages"}) : Promise.resolve(null);
+    kept.then(function (hit) {
+      var at = hit && Date.parse(hit.headers.get("X-Tonk-Kept") || "");
+      if (at && Date.now() - at < 600000) return null;
+      return fetch(url, {credentials: "same-origin", priority: "low"});
+    }).catch(function () { /* next visit */ });
   }
 })();
