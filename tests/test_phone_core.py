@@ -20,6 +20,7 @@ import subprocess
 from decimal import Decimal
 from typing import Any
 
+import brotli
 import pytest
 
 from app.core import PRESETS, TonkError, parse_hand, settle
@@ -28,7 +29,7 @@ from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator,
 from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
 from app.i18n import speaking
 from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
-from app.web.phone_core import bundle
+from app.web.phone_core import RUNTIME, bundle
 from tests.hands import END_KINDS, hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -364,6 +365,9 @@ def test_the_app_serves_the_bundle_under_addresses_named_by_content(client):
         assert got.status_code == 200, url
         assert got.data == bundle()[target].read_bytes()
         assert "immutable" in got.headers["Cache-Control"]
+        packed = client.get(url, headers={"Accept-Encoding": "gzip, br"})
+        assert packed.headers["Content-Encoding"] == "br"
+        assert brotli.decompress(packed.data) == got.data
     some = served["files"][f"{ROOT_IN_PYODIDE}/app/core/hand.py"]
     assert client.get(some.replace("/core/", "/core/0", 1)).status_code == 404  # old digest
     version = some.split("/")[3]
@@ -379,10 +383,19 @@ def test_the_app_serves_the_vendored_pyodide_under_its_manifests_digest(client):
     assert wasm.status_code == 200 and wasm.mimetype == "application/wasm"
     assert "immutable" in wasm.headers["Cache-Control"]
     assert client.get(served["zips"][0]).data == (VENDOR / "babel.zip").read_bytes()
-    packed = client.get(f"{base}/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip, br"})
+    packed = client.get(f"{base}/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip"})
     assert packed.headers["Content-Encoding"] == "gzip" and "immutable" in \
         packed.headers["Cache-Control"]
     assert gzip.decompress(packed.data) == wasm.data and len(packed.data) < len(wasm.data) / 2
+    best = client.get(f"{base}/pyodide.asm.wasm", headers={"Accept-Encoding": "gzip, br"})
+    assert best.headers["Content-Encoding"] == "br" and "immutable" in \
+        best.headers["Cache-Control"] and "Accept-Encoding" in best.headers["Vary"]
+    assert brotli.decompress(best.data) == wasm.data and len(best.data) < len(packed.data) * 0.8
+    # what the worker fetches: Pyodide's runtime, its library and Babel, not its lock file
+    # (the few lines of it Pyodide reads come in the bundle)
+    assert [url.rsplit("/", 1)[1] for url in served["cache"]] == list(RUNTIME)
+    lock = json.loads((VENDOR / "pyodide-lock.json").read_text())
+    assert served["lock"] == lock["info"] and served["lock"]["abi_version"]
     assert client.get(f"{base}/manifest.json").status_code == 404  # only the listed files
     assert client.get(base.replace("/pyodide/", "/pyodide/x") + "/pyodide.mjs").status_code \
         == 404

@@ -11,6 +11,11 @@ import pathlib
 import re
 import zipfile
 
+import brotli
+
+from app.web.phone_core import RUNTIME
+from scripts.vendor_pyodide import PACKED
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "app" / "static" / "vendor" / "pyodide"
 MANIFEST = json.loads((VENDOR / "manifest.json").read_text(encoding="utf-8"))
@@ -28,10 +33,20 @@ def test_every_vendored_file_has_its_manifest_digest():
 
 def test_the_folder_holds_the_manifest_files_and_nothing_else():
     present = {p.name for p in VENDOR.iterdir()} - {"manifest.json", "README.md"}
-    assert present == set(MANIFEST["files"])
+    assert present == set(MANIFEST["files"]) | {f"{name}.br" for name in PACKED}
     for needed in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                    "pyodide-lock.json", "babel.zip", "pyodide.LICENSE", "cpython.LICENSE"):
         assert needed in MANIFEST["files"], needed
+
+
+def test_the_files_the_phone_fetches_are_kept_brotlid_too():
+    """``<name>.br`` is the file at brotli's best (the manifest's brotli size), sent to a
+    browser that takes brotli (app/web/phone_core.py)."""
+    assert set(PACKED) == set(RUNTIME)
+    for name in PACKED:
+        packed = (VENDOR / f"{name}.br").read_bytes()
+        assert len(packed) == MANIFEST["files"][name]["brotli"], name
+        assert brotli.decompress(packed) == (VENDOR / name).read_bytes(), name
 
 
 def test_the_versions_are_the_pinned_ones():

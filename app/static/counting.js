@@ -1,22 +1,26 @@
 /* Tonk Tally counts on the phone: the same core as the server (app/core, in Pyodide, in the
-   Web Worker of core-worker.js), started after the page has loaded, never in the way of the
-   first paint or of Save. Loaded by the pages that carry the state a phone counts from
-   (#phone-table: the session page, the record form, settle-up) and by /check; other
-   scripts ask the core through window.TonkCount.ask(request) (a promise of the answer).
+   worker of core-worker.js, which tonk.js starts: window.TonkCount), started only when this
+   page needs it: with no signal (the page opened so, the signal lost, a request that got no
+   answer), for hands waiting on the phone, for Save with no signal; never in the way of the
+   first paint, nor started online with nothing waiting. Loaded by the pages that carry the
+   state a phone counts from (#phone-table: the session page, the record form, settle-up)
+   and by /check (whose own script asks the core with no signal).
 
    - Session page: the hands waiting in the outbox are counted from that state, so the
      totals, who pays whom, the pots and the next dealer include them (marked as not
      confirmed), and each waiting hand shows its payments and why.
    - Record form: Save shows the hand's payments and the new totals at once, from the
-     phone; the server's page replaces them when it arrives, and if the two ever differ
-     the hand is marked and the server's ruling stands.
+     phone, when the signal is gone or the core runs already; the server's page replaces
+     them when it arrives, and if the two ever differ the hand is marked and the server's
+     ruling stands.
    - Settle-up: with hands waiting, the fewest transfers that settle the totals with them.
-   - <html data-counting="phone"> once the phone can count by itself; the session page's
-     totals carry data-provisional="1" while they count hands the server does not have.
+   - The session page's totals carry data-provisional="1" while they count hands the server
+     does not have.
    The server settles every hand again when it arrives: its ruling is the record. */
 (function () {
   "use strict";
-  if (!window.Worker) return;
+  var core = window.TonkCount;  // (tonk.js, loaded before this script)
+  if (!core) return;
   // The state as the page has it now (the live part brings a fresh one with each change), or
   // as another page of the session had it later (a settle-up page kept on the phone before
   // the last hands the session page saw): the latest revision the phone has seen wins.
@@ -35,11 +39,7 @@
   }
   fresh();
   var words = document.getElementById("offline-words");
-  var lang = document.documentElement.lang || "en";
   var account = +(document.body.getAttribute("data-account") || 0);
-  var worker = null, started = null, next = 1, waiting = {};
-  var api = {startAt: null, readyAt: null, memory: null};
-  var START_AFTER = 1500;  // ms
 
   function say(name, values) {
     var text = (words && words.getAttribute("data-" + name)) || "";
@@ -53,53 +53,14 @@
     return e;
   }
 
-  // -- the worker ------------------------------------------------------------------------------
-  function send(request) {
-    return new Promise(function (resolve, reject) {
-      var id = next++;
-      waiting[id] = {resolve: resolve, reject: reject};
-      worker.postMessage({id: id, request: request});
-    });
+  // -- the core: asked when needed ----------------------------------------------------------
+  var ask = core.ask;
+  // No signal: the page may need the core any moment now (a hand saved, a page opened from
+  // the phone's cache), so it starts, when the phone is idle.
+  function offline() {
+    return !navigator.onLine || !!document.body.getAttribute("data-offline-as-of");
   }
-  function start() {
-    if (started) return started;
-    started = new Promise(function (resolve, reject) {
-      api.startAt = performance.now();
-      worker = new Worker("/phone/core-worker.js", {type: "module"});
-      worker.onmessage = function (e) {
-        var w = waiting[e.data.id];
-        if (!w) return;
-        delete waiting[e.data.id];
-        if (e.data.error) w.reject(new Error(e.data.error));
-        else w.resolve(e.data.answer);
-        if ("memory" in e.data) api.memory = e.data.memory;
-      };
-      worker.onerror = function (e) { reject(e); };
-      send(null).then(function () {
-        api.readyAt = performance.now();  // (benchmarks/bench_phone.py reads these two)
-        document.documentElement.setAttribute("data-counting", "phone");
-        resolve();
-      }, reject);
-    });
-    started.catch(function () { started = null; });  // the next ask tries again
-    return started;
-  }
-  // Leaving the page: the core stops at once, so that its start (seconds of CPU) never
-  // slows the next page's first frames; a page shown again from the back/forward cache
-  // starts it anew when it is asked.
-  window.addEventListener("pagehide", function () {
-    if (worker) worker.terminate();
-    worker = null;
-    started = null;
-    document.documentElement.removeAttribute("data-counting");
-  });
-  function ask(request) {
-    request.lang = lang;
-    return start().then(function () { return send(request); }).then(JSON.parse);
-  }
-  function ready() {
-    return document.documentElement.getAttribute("data-counting") === "phone";
-  }
+  function warm() { idle(function () { core.start().catch(function () {}); }); }
   function idle(work) {
     var later = function () { (window.requestIdleCallback || setTimeout)(work); };
     if (document.readyState === "complete") later(); else window.addEventListener("load", later);
@@ -262,7 +223,7 @@
   // The record form: Save shows the phone's answer at once; the server's page follows.
   function recordForm(form) {
     form.addEventListener("submit", function () {
-      if (!ready() || form.querySelector('input[name="version"]')) return;
+      if (form.querySelector('input[name="version"]') || !(offline() || core.running())) return;
       var fields = [];
       new FormData(form).forEach(function (value, name) {
         if (["csrf_token", "once", "outbox_summary", "outbox_account"].indexOf(name) < 0) {
@@ -331,13 +292,10 @@
   }
 
   // (after outbox.js and offline.js, which come after this script)
-  // Every page that loads this script starts the core once it has loaded: the phone can
-  // count by itself from then on (data-counting), whatever the signal does next.
   document.addEventListener("DOMContentLoaded", function () {
-    // A second and a half after the page has loaded, when the phone is idle: a page only
-    // passed through (a redirect, a quick back) starts nothing, and whoever stays to record
-    // has the core before Save.
-    idle(function () { setTimeout(function () { start().catch(function () {}); }, START_AFTER); });
+    if (offline()) warm();
+    window.addEventListener("offline", warm);
+    document.addEventListener("tonk:nosignal", warm);
     if (!document.getElementById("phone-table")) return;  // (/check: its own script asks)
     if (form) {
       recordForm(form);
@@ -357,24 +315,18 @@
     }
   });
 
-  // The first online visit of a session page: what the phone needs to count with no signal
-  // (the core, Pyodide, the settle-up page) fetched once, so the service worker keeps it.
+  // An online visit of a session page: its settle-up page fetched, so the service worker
+  // keeps it for no signal (the core's files are tonk.js's to keep), unless the phone kept
+  // it in the last ten minutes (the state counted from is the latest the phone has seen
+  // anyway): a page seen again and again (each hand saved) fetches it once, and nothing is
+  // kept again behind signing out, which clears the pages kept.
   function prefetch() {
-    fetch("/phone/core.json", {credentials: "same-origin"}).then(function (r) { return r.json(); })
-      .then(function (bundle) {
-        var urls = bundle.cache.concat(Object.keys(bundle.files).map(function (k) {
-          return bundle.files[k];
-        }));
-        urls.push("/phone/core-worker.js", "/sessions/" + table.session + "/settle");
-        return urls.reduce(function (chain, url) {
-          return chain.then(function () {  // (behind whatever the page asks for)
-            return fetch(url, {credentials: "same-origin", priority: "low"}).catch(function () {});
-          });
-        }, Promise.resolve());
-      }).catch(function () { /* next visit */ });
+    var url = "/sessions/" + table.session + "/settle";
+    var kept = window.caches ? caches.match(url, {cacheName: "tonk-pages"}) : Promise.resolve(null);
+    kept.then(function (hit) {
+      var at = hit && Date.parse(hit.headers.get("X-Tonk-Kept") || "");
+      if (at && Date.now() - at < 600000) return null;
+      return fetch(url, {credentials: "same-origin", priority: "low"});
+    }).catch(function () { /* next visit */ });
   }
-
-  api.ask = ask;
-  api.start = start;
-  window.TonkCount = api;
 })();

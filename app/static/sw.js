@@ -10,7 +10,8 @@
    The core on the phone (/phone/: Pyodide, app/core, the catalogues; counting.js) is kept
    in its own cache: the files named by their content once fetched, for good; the bundle's
    list and the worker from the network when there is one, else as last fetched. A new
-   bundle's list drops the files it no longer names.
+   bundle's list drops the files it no longer names. The core's worker keeps its modules
+   compiled there too (/phone/compiled.zip, put by the worker itself: never fetched).
    Nothing else is kept: no API answer, no other form's POST. */
 /* global TonkOutbox */
 importScripts("/static/outbox.js");

@@ -286,7 +286,13 @@
               later(wait);
             });
         })
-        .catch(function () { wait = Math.min(wait * 2, 15000); later(wait); });
+        .catch(function (error) {
+          // no answer at all (not an answer that is an error): the signal is gone, and
+          // the page's counting may need the phone's core (counting.js)
+          if (error instanceof TypeError) document.dispatchEvent(new CustomEvent("tonk:nosignal"));
+          wait = Math.min(wait * 2, 15000);
+          later(wait);
+        });
     }
     function fresh() { document.dispatchEvent(new CustomEvent("tonk:fresh")); }
     document.addEventListener("visibilitychange", function () {
@@ -413,6 +419,148 @@
   }
   if (live && live.closest(".board-page")) rotate(live);
   shareButtons();
+
+  // The core on the phone (static/core-worker.js: app/core in Pyodide), started only when
+  // something needs it: counting.js asks it with no signal, for hands waiting on the phone,
+  // for Save with no signal; check-offline.js for /check with no signal. Never on a page
+  // loaded online with nothing waiting, but once in a phone's life: its first online visit
+  // (signed in, or the checker) fetches the core and starts it, to prove the phone can; from
+  // then on every page says so (<html data-counting="phone">, kept in localStorage).
+  // One core for the app's tabs, kept across a tab's pages: a shared worker whose life
+  // outlasts the page a little (extendedLifetime: Chrome and Chrome for Android 148), so the
+  // next page of the session finds it running; a dedicated worker where there are none (a
+  // core per page, stopped when the page goes). <html data-core-starts="N">: how many times
+  // this page started Python (a core found running is no start).
+  // window.TonkCount: ask(request) (a promise of the answer), start(), running(), and what
+  // benchmarks/bench_phone.py reads: startAt, readyAt (ms on this page's clock), memory,
+  // steps (the worker's own timing of each step of a start), shared, workerStarts (how many
+  // times the worker this page asks has started Python: its pages' starts together).
+  function theCore() {
+    var root = document.documentElement, PROVEN = "tonk-core", KEPT = "tonk-core-kept";
+    var port = null, worker = null, started = null, next = 1, waiting = {}, starts = 0;
+    var api = {startAt: null, readyAt: null, memory: null, steps: null, shared: false,
+               workerStarts: null};
+    var proven = null;
+    try { proven = JSON.parse(localStorage.getItem(PROVEN) || "null"); } catch (e) { proven = null; }
+    if (proven) root.setAttribute("data-counting", "phone");
+    root.setAttribute("data-core-starts", "0");
+
+    function fail(error) {
+      Object.keys(waiting).forEach(function (id) { waiting[id].reject(error); });
+      waiting = {};
+      stop();
+    }
+    function receive(e) {
+      if (e.data.starting) {  // this page's ask started Python
+        starts += 1;
+        root.setAttribute("data-core-starts", String(starts));
+        return;
+      }
+      var w = waiting[e.data.id];
+      if (!w) return;
+      delete waiting[e.data.id];
+      if ("memory" in e.data) api.memory = e.data.memory;
+      if (e.data.error) w.reject(new Error(e.data.error)); else w.resolve(e.data);
+    }
+    function connect() {
+      if (window.SharedWorker) {
+        try {
+          worker = new SharedWorker("/phone/core-worker.js",
+                                    {type: "module", name: "tonk-core", extendedLifetime: true});
+          worker.onerror = fail;
+          port = worker.port;
+          port.onmessage = receive;
+          port.start();
+          api.shared = true;
+          return;
+        } catch (e) { worker = null; /* a dedicated one */ }
+      }
+      worker = new Worker("/phone/core-worker.js", {type: "module"});
+      worker.onmessage = receive;
+      worker.onerror = fail;
+      port = worker;
+      api.shared = false;
+    }
+    function send(request) {
+      return new Promise(function (resolve, reject) {
+        var id = next++;
+        waiting[id] = {resolve: resolve, reject: reject};
+        port.postMessage({id: id, request: request});
+      });
+    }
+    function stop() {
+      if (api.shared && port) port.close(); else if (worker) worker.terminate();
+      port = worker = started = null;
+    }
+    function start() {
+      if (started) return started;
+      api.startAt = performance.now();
+      if (!port) connect();
+      started = send(null).then(function (said) {
+        api.readyAt = performance.now();
+        api.workerStarts = said.starts;
+        api.steps = said.steps;
+        root.setAttribute("data-counting", "phone");
+        try {
+          localStorage.setItem(PROVEN, JSON.stringify({version: said.version, at: new Date().toISOString()}));
+        } catch (e) { /* said on this page only */ }
+        proven = {version: said.version};
+      });
+      started.catch(function () { started = null; });  // the next ask tries again
+      return started;
+    }
+    // Leaving the page: a dedicated worker stops at once, so its start (seconds of CPU)
+    // never slows the next page's first frames; a shared one lives on for the next page.
+    window.addEventListener("pagehide", stop);
+    function ask(request) {
+      request.lang = document.documentElement.lang || "en";
+      return start().then(function () { return send(request); })
+        .then(function (said) { return JSON.parse(said.answer); });
+    }
+
+    // The phone keeps what it needs (the service worker's cache): each tab checks once, from
+    // the bundle's list (its files come from the cache: no byte on the wire when kept). A
+    // bundle with another Pyodide than the one proven asks for the proof again.
+    function keep(bundle) {
+      var urls = bundle.cache.concat(Object.keys(bundle.files).map(function (k) { return bundle.files[k]; }));
+      urls.push("/phone/core-worker.js");
+      return Promise.all(urls.map(function (url) {
+        return fetch(url, {credentials: "same-origin", priority: "low"});
+      }));
+    }
+    function after(work) {  // the page loaded, and the phone idle
+      var later = function () { (window.requestIdleCallback || setTimeout)(work); };
+      if (document.readyState === "complete") later(); else window.addEventListener("load", later);
+    }
+    var signedIn = document.body.hasAttribute("data-account");
+    var checker = !!document.getElementById("check-words");
+    if (window.fetch && navigator.onLine && (signedIn || checker) &&
+        !document.body.getAttribute("data-offline-as-of")) {
+      after(function () {
+        var kept = null;
+        try { kept = sessionStorage.getItem(KEPT); } catch (e) { kept = null; }
+        if (proven && kept) return;
+        var ready = navigator.serviceWorker ? navigator.serviceWorker.ready : Promise.resolve();
+        ready.then(function () {
+          return fetch("/phone/core.json", {credentials: "same-origin"});
+        }).then(function (r) { return r.json(); }).then(function (bundle) {
+          if (proven && proven.version !== bundle.version) proven = null;
+          // (the first visit's proof fetches the files itself, through the service worker)
+          return (proven ? keep(bundle) : start()).then(function () {
+            if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+              try { sessionStorage.setItem(KEPT, "1"); } catch (e) { /* asked again */ }
+            }
+          });
+        }).catch(function () { /* the next page tries again */ });
+      });
+    }
+
+    api.ask = ask;
+    api.start = start;
+    api.running = function () { return !!started; };
+    return api;
+  }
+  if (window.Worker && window.Promise) window.TonkCount = theCore();
 
   // (the dispute checker's hand fields sit in their own part of the form, drawn again on the
   // phone with no signal: check-offline.js calls TonkHandForm on the new part)

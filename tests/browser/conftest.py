@@ -131,8 +131,10 @@ def pytest_runtest_teardown(item, nextitem):
 
 
 @pytest.fixture
-def page(browser):
-    yield from phone_page(browser)
+def page(browser, request):
+    """A phone's page; a module about the phone's core says ``CORE = True`` (its phone starts
+    the core on its first visit, as a new phone does)."""
+    yield from phone_page(browser, core=getattr(request.module, "CORE", False))
 
 
 @pytest.fixture

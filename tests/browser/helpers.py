@@ -57,10 +57,23 @@ def sign_up(page, base: str, email: str) -> None:
     page.wait_for_url(base + "/")
 
 
-def phone_page(browser, viewport=PHONE, **options):
+#: A phone that proved its core on an earlier visit and keeps it (tonk.js's localStorage
+#: and sessionStorage keys): its pages start no core unless the page needs one and can.
+PROVEN_BEFORE = """try {
+    if (!localStorage.getItem("tonk-core"))
+        localStorage.setItem("tonk-core", '{"version": "before"}');
+    sessionStorage.setItem("tonk-core-kept", "1");
+} catch (e) { /* about:blank */ }"""
+
+
+def phone_page(browser, viewport=PHONE, core=False, **options):
     """A phone's page in a context of its own (``options``: more of the context's, e.g. its
-    locale); an uncaught script error on it fails the test."""
+    locale); an uncaught script error on it fails the test. Unless ``core`` (the tests about
+    the phone's core), the phone proved its core before (PROVEN_BEFORE): the first visit's
+    proof, seconds of Python's start, is left to the tests about it."""
     context = browser.new_context(**{**PHONE_CONTEXT, "viewport": viewport, **options})
+    if not core:
+        context.add_init_script(PROVEN_BEFORE)
     page = context.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
@@ -81,9 +94,9 @@ def closed(context, seconds: float = CLOSE_SECONDS) -> None:
     upstream, e.g. puppeteer#11627). Past ``seconds`` this process's Chromium is killed: the
     close returns, the next browser test starts another (``conftest._Chromium``), and the run
     goes on with a warning rather than failing a test whose checks have all passed. Each page
-    leaves for about:blank first, which stops what it runs (the phone core's worker: a page
-    closed while its worker was starting held the close past the guard under load, 15 s a
-    test in five tests of a CI run)."""
+    leaves for about:blank first, which stops what it runs (the phone core's dedicated
+    worker: a page closed while its worker was starting held the close past the guard under
+    load, 15 s a test in five tests of a CI run)."""
     for page in context.pages:  # leaving the page stops its core's worker (pagehide)
         try:
             page.goto("about:blank", timeout=5_000)

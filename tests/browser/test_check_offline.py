@@ -11,6 +11,8 @@ from decimal import Decimal
 
 from tests.browser.helpers import ARTIFACTS
 
+#: The phone starts its core as a new phone does (conftest's ``page``).
+CORE = True
 #: How long a page may take to start the core (Pyodide) on a busy machine, in ms.
 COLD_START = 120_000
 PLAYERS = ["Zoë", "Bartholomew", "Kim", "Lou", "Mo"]

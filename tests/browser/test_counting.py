@@ -1,8 +1,9 @@
 """Count with no signal, in Chromium at 390x844 on ``tonk serve``: a session of four with a
-high-card side bet opened online (Save shows the phone's answer at once, and the server's
-page agrees), then the signal cut and four hands of different kinds recorded: the session
-page's totals count them on the phone, settle-up lists transfers that settle those totals,
-and back online the hands arrive once each and the server's totals are the phone's."""
+high-card side bet opened online (the first visit proves the core; Save shows the phone's
+answer at once when the core runs, and the server's page agrees), then the signal cut and
+four hands of different kinds recorded: the session page's totals count them on the phone,
+settle-up lists transfers that settle those totals, and back online the hands arrive once
+each and the server's totals are the phone's."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -19,6 +20,8 @@ OFFLINE: list[tuple[dict[str, Any], str | None]] = [
     ({"kind": "dead"}, None),
 ]
 
+#: The phone starts its core as a new phone does (conftest's ``page``).
+CORE = True
 #: How long a page may take to start the core (Pyodide) on a busy machine, in ms.
 COLD_START = 120_000
 
@@ -73,7 +76,10 @@ def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
     page.goto(session)  # (now in the worker's charge: the core is fetched through it)
     assert cached_core(page) > 10
     page.goto(session + "/hands/new")
-    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
+    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)  # (sign-up's)
+    # Online nothing starts the core; once it runs (here: asked to), Save asks it.
+    assert page.get_attribute("html", "data-core-starts") == "0"
+    settled(page, "() => window.TonkCount.start()", seconds=COLD_START / 1000)
     # The Save held on the phone until the phone has answered (a slow signal; the POST goes
     # through the service worker, where the test's routes do not reach), then let go.
     page.evaluate("""() => {

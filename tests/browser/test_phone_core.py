@@ -1,7 +1,8 @@
 """The core counting in Chromium: the app's Web Worker (static/core-worker.js)
 starts Pyodide from the app's own addresses, with the pages' strict policy and no other
 host, and answers a settle-up, a hand and a refusal in German and Japanese with the same
-bytes as the server's Python. Not wired into a page yet: the test makes the worker itself."""
+bytes as the server's Python. The test makes a dedicated worker itself (the pages' fallback
+where there are no shared workers; test_core_starts.py drives the shared one the pages make)."""
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ def test_the_worker_answers_as_the_server_does(live_server, page):
     started = time.perf_counter()
     answers = page.evaluate("""async (requests) => {
         const worker = new Worker("/phone/core-worker.js", {type: "module"});
-            const waiting = new Map();
-        worker.onmessage = ({data}) => waiting.get(data.id)(data);
+        const waiting = new Map();
+        // ({starting: true} first: this message starts Python)
+        worker.onmessage = ({data}) => data.starting || waiting.get(data.id)(data);
         let failed = null;
         worker.onerror = (event) => { failed = event.message || "the worker failed"; };
         const ask = (id, request) => new Promise((resolve) => {
