@@ -16,8 +16,9 @@ is what the one session's lock costs: every change of a session's money waits fo
     python benchmarks/bench_scorekeepers.py [--hands 40] [--keepers 8] [--quick]
 
 ``--quick`` (the test suite's): two scorekeepers, three hands each, one worker, with
-corrections only (then two tables): shows the benchmark still runs (errors still count; the
-speed does not). PostgreSQL is skipped, saying so, when it cannot be reached.
+corrections only (then two tables, on the same server and database): shows the benchmark
+still runs (errors still count; the speed does not). PostgreSQL is skipped, saying so,
+when it cannot be reached.
 
 PostgreSQL: TEST_POSTGRES_URL (default the local server's ``test`` database); a database of
 the run's own is made and dropped.
@@ -112,23 +113,34 @@ def _cpu_moved(before: dict[int, float], after: dict[int, float]) -> float:
     return sum(ms - before.get(pid, 0.0) for pid, ms in after.items())
 
 
-def run(label: str, url: str, keepers: int, hands: int, corrections: bool,
-        workers: int = 4, quick: bool = False, tables: int = 1) -> bool:
-    """One run: ``keepers`` scorekeepers on one session (``tables`` 1: the target's case),
-    or spread over ``tables`` sessions (printed beside it, not judged)."""
+def run(label: str, url: str, keepers: int, hands: int, steps: list[tuple[bool, int]],
+        workers: int = 4, quick: bool = False) -> bool:
+    """Runs on one server and database, one a step (``corrections``, ``tables``):
+    ``keepers`` scorekeepers on one session (``tables`` 1: the target's case), or spread over
+    ``tables`` sessions (printed beside it, not judged)."""
     token = prepare(url)
+    ok = True
     with server(url, workers=workers, timeout=120) as base:  # a busy machine starts slowly
         client = Client(base, token)
-        session_id: int | list[int] = new_session(client) if tables == 1 else \
-            [new_session(client) for _ in range(tables)]
-        app_pids = _server_pids(base)
-        app_before, db_before = _cpu_ms(app_pids), _cpu_ms(_database_pids(url))
-        mine = time.process_time()
-        tally, seconds = run_scorekeepers(client, session_id, keepers, hands,
-                                          corrections=corrections)
-        mine = (time.process_time() - mine) * 1000
-        app_ms = _cpu_moved(app_before, _cpu_ms(app_pids))
-        db_ms = _cpu_moved(db_before, _cpu_ms(_database_pids(url)))
+        for corrections, tables in steps:
+            ok &= _step(label, url, base, client, keepers, hands, corrections, quick, tables)
+    return ok
+
+
+def _step(label: str, url: str, base: str, client: Client, keepers: int, hands: int,
+          corrections: bool, quick: bool, tables: int) -> bool:
+    """One step of :func:`run` on its server at ``base``: its figures printed; whether it
+    had no error and ``tonk check`` finds nothing (and, unless ``quick``, met its target)."""
+    session_id: int | list[int] = new_session(client) if tables == 1 else \
+        [new_session(client) for _ in range(tables)]
+    app_pids = _server_pids(base)
+    app_before, db_before = _cpu_ms(app_pids), _cpu_ms(_database_pids(url))
+    mine = time.process_time()
+    tally, seconds = run_scorekeepers(client, session_id, keepers, hands,
+                                      corrections=corrections)
+    mine = (time.process_time() - mine) * 1000
+    app_ms = _cpu_moved(app_before, _cpu_ms(app_pids))
+    db_ms = _cpu_moved(db_before, _cpu_ms(_database_pids(url)))
     problems = _problems(url)
     requests = sum(tally.statuses.values())
     kind = "records, corrections, voids" if corrections else "records only"
@@ -168,17 +180,19 @@ def main(argv: list[str] | None = None) -> int:
         args.keepers, args.hands = 2, 3
     workers = 1 if args.quick else 4
     kinds = (True,) if args.quick else (False, True)
+    # Each measured step on a server and a database of its own; quick: one server a database
+    # for its two steps (starting a server cost more than the steps).
+    steps = [(corrections, 1) for corrections in kinds] + [(False, args.keepers)]
+    runs = [steps] if args.quick else [[step] for step in steps]
     print(f"{args.keepers} scorekeepers at once, {args.hands} hands each, tonk serve "
           f"--workers {workers} on 127.0.0.1, all on one session (the targets'), then each "
           "at a table of its own (records only; not judged: what the one session's lock "
           "costs):")
     ok = True
     with tempfile.TemporaryDirectory() as folder:
-        for corrections in kinds:
-            ok &= run("SQLite", f"sqlite:///{folder}/bench-{corrections}.sqlite",
-                      args.keepers, args.hands, corrections, workers, args.quick)
-        ok &= run("SQLite", f"sqlite:///{folder}/bench-tables.sqlite", args.keepers,
-                  args.hands, False, workers, args.quick, tables=args.keepers)
+        for i, part in enumerate(runs):
+            ok &= run("SQLite", f"sqlite:///{folder}/bench-{i}.sqlite", args.keepers,
+                      args.hands, part, workers, args.quick)
     import sqlalchemy as sa
 
     name = f"tonk_bench_keepers_{uuid.uuid4().hex[:8]}"
@@ -193,11 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if ok else 1
     try:
         url = PG_URL.rsplit("/", 1)[0] + "/" + name
-        for corrections in kinds:
-            ok &= run("PostgreSQL", url, args.keepers, args.hands, corrections, workers,
-                      args.quick)
-        ok &= run("PostgreSQL", url, args.keepers, args.hands, False, workers, args.quick,
-                  tables=args.keepers)
+        for part in runs:
+            ok &= run("PostgreSQL", url, args.keepers, args.hands, part, workers, args.quick)
     finally:
         with admin.connect() as conn:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
