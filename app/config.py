@@ -101,9 +101,11 @@ def defaults(instance_path: str) -> dict[str, Any]:
     return {
         **transport_config(),
         **limits_config(),
-        # Where the rate limits count: memory (one process) unless a store is given, e.g.
-        # redis://127.0.0.1:6379 for several workers.
-        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        # Where the rate limits count: a file in the instance folder that the workers of
+        # a server share (app/http/limit_store.py), unless a store is given, e.g.
+        # redis://127.0.0.1:6379 for several servers.
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI")
+        or f"tonk+sqlite://{Path(instance_path) / 'limits.sqlite'}",
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
         "BABEL_DEFAULT_LOCALE": "en",

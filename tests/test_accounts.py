@@ -328,6 +328,16 @@ def _redis_up() -> bool:
         return False
 
 
+@pytest.fixture(params=["file", "redis"])
+def shared_limits(request, tmp_path):
+    """The configuration of limits that several apps (the workers of one server, or several
+    servers) count together: in a SQLite file (the default, a file of the instance folder),
+    or in the local Redis."""
+    if request.param == "file":
+        return {"RATELIMIT_STORAGE_URI": f"tonk+sqlite://{tmp_path / 'limits.sqlite'}"}
+    return request.getfixturevalue("redis_limits")
+
+
 @pytest.fixture
 def redis_limits():
     """The configuration of limits counted in the local Redis under a prefix of the test's
@@ -347,9 +357,9 @@ def redis_limits():
     store.close()
 
 
-def test_limits_count_in_redis_when_it_is_configured(tmp_path, redis_limits):
-    """Two apps (two workers) on one Redis count together."""
-    config = {**redis_limits,
+def test_limits_count_together_in_the_file_or_in_redis(tmp_path, shared_limits):
+    """Two apps (two workers) on one file, or one Redis, count together."""
+    config = {**shared_limits,
               "TONK_LIMIT_SIGNIN_IP": "2 per minute"}
     first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     with first.app_context():
@@ -358,6 +368,42 @@ def test_limits_count_in_redis_when_it_is_configured(tmp_path, redis_limits):
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     assert sign_in(second.test_client(), "b@example.com").status_code == 422
     assert sign_in(second.test_client(), "c@example.com").status_code == 429
+
+
+def test_by_default_the_workers_count_together_in_the_instance_folder(tmp_path, monkeypatch):
+    """No store given: the limits count in ``limits.sqlite`` of the instance folder, which
+    two apps (two workers of one server) share; the file is the app's user's alone."""
+    from app import create_app
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("TONK_HOME", str(home))
+    monkeypatch.delenv("RATELIMIT_STORAGE_URI", raising=False)
+    config = {"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+              "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'd.sqlite'}",
+              "TONK_LIMIT_SIGNIN_ACCOUNT": "3 per minute"}
+    first, second = create_app(config), create_app(config)
+    with first.app_context():
+        db.create_all()
+    for app in (first, second, first):
+        assert sign_in(app.test_client(), "nobody@example.com").status_code == 422
+    assert sign_in(second.test_client(), "nobody@example.com").status_code == 429
+    assert (home / "limits.sqlite").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_file_counts_windows_that_end_and_tries_given_back(tmp_path, monkeypatch):
+    from app.http import limit_store
+
+    store = limit_store.SQLiteCounts(limit_store.uri(tmp_path / "c.sqlite"))
+    clock = [1000.0]
+    monkeypatch.setattr("app.http.limit_store.time.time", lambda: clock[0])
+    assert [store.incr("k", 60) for _ in range(3)] == [1, 2, 3]
+    assert store.incr("k", 60, amount=-1) == 2 and store.get("k") == 2
+    assert store.get_expiry("k") == 1060.0 and store.get("other") == 0
+    clock[0] = 1060.0  # the window ends: the next try begins a new one
+    assert store.get("k") == 0 and store.incr("k", 60) == 1
+    assert store.get_expiry("k") == 1120.0
+    store.clear("k")
+    assert store.get("k") == 0 and store.check()
 
 
 class _SlowCountingHasher:
@@ -382,18 +428,19 @@ class _SlowCountingHasher:
 
 
 def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
-        tmp_path, monkeypatch, redis_limits):
-    """A try is counted before its password is checked, atomically in Redis: thirty at once,
-    from three addresses to two apps sharing Redis, check at most five."""
+        tmp_path, monkeypatch, shared_limits):
+    """A try is counted before its password is checked, atomically in the file or in Redis:
+    thirty at once, from three addresses to two apps counting together, check at most
+    five."""
     import threading
 
-    config = redis_limits
+    config = shared_limits
     first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     with first.app_context():
         db.create_all()
     sign_up(first.test_client())
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
-    for app in (first, second) * 4:  # right passwords are given back their tries in Redis
+    for app in (first, second) * 4:  # right passwords are given back their tries
         assert sign_in(app.test_client()).status_code == 302
     hasher = _SlowCountingHasher(accounts.HASHER)
     monkeypatch.setattr(accounts, "HASHER", hasher)
