@@ -10,12 +10,14 @@ import pytest
 
 from app.cli.commands import cli
 from app.db.models import SignIn, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.http.limits import limiter
 from app.services import accounts
 from app.services.accounts import AccountError, check_password, create_user
 from tests.apps import make_app
 from tests.clients import account, errors_of, sign_up
+from tests.expect import fetched
 
 GOOD = "secret-table-9"
 
@@ -142,8 +144,49 @@ def test_passwords_are_kept_as_argon2id_at_the_full_cost(app):
                                             parallelism=1).hash(GOOD)
         db.session.commit()
         assert accounts.authenticate("kim@example.com", "wrong password!") is None
-        assert accounts.authenticate("kim@example.com", GOOD) is not None
-        assert extract_parameters(user.password_hash).memory_cost == full.memory_cost
+        found = accounts.authenticate("kim@example.com", GOOD)
+        assert found is not None
+        with unit_of_work():  # the sign-in's own short write keeps the new hash
+            found_id = accounts.start_sign_in(found).id
+        db.session.remove()
+        kept_now = fetched(User, found_id).password_hash
+        assert extract_parameters(kept_now).memory_cost == full.memory_cost
+        assert full.verify(kept_now, GOOD)
+
+
+def test_a_password_is_checked_without_holding_the_write_lock(tmp_path, monkeypatch):
+    """While a sign-in's password is checked, another process can take SQLite's write lock
+    at once: the table's hands do not wait for argon2 (they took 5-7.7 s during thirty
+    wrong passwords when the check ran inside the write boundary)."""
+    import sqlite3
+
+    path = tmp_path / "w.sqlite"
+    app = make_app(f"sqlite:///{path}")
+    with app.app_context():
+        db.create_all()
+    sign_up(app.test_client())
+    real, seen = accounts.HASHER, []
+
+    class Probe:
+        def verify(self, stored: str, password: str) -> bool:
+            other = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+                seen.append("free")
+            except sqlite3.OperationalError as exc:
+                seen.append(str(exc))
+            finally:
+                other.close()
+            return bool(real.verify(stored, password))
+
+        def __getattr__(self, name: str):
+            return getattr(real, name)
+
+    monkeypatch.setattr(accounts, "HASHER", Probe())
+    assert sign_in(app.test_client(), password="wrong password!").status_code == 422
+    assert sign_in(app.test_client()).status_code == 302
+    assert seen == ["free", "free"]
 
 
 def test_sign_up_with_a_weak_password_shows_why_beside_it(app):
@@ -408,7 +451,7 @@ def test_the_file_counts_windows_that_end_and_tries_given_back(tmp_path, monkeyp
 
 class _SlowCountingHasher:
     """The test's argon2, made slow enough that tries sent together overlap, counting the
-    passwords it is asked to check."""
+    passwords it is asked to check (or, for an unknown account, to hash instead)."""
 
     def __init__(self, hasher) -> None:
         import threading
@@ -422,6 +465,15 @@ class _SlowCountingHasher:
             self.checked += 1
         time.sleep(0.2)
         return self.hasher.verify(stored, password)
+
+    def hash(self, password: str) -> str:
+        """(What a sign-in to an unknown account checks, to take as long.)"""
+        import time
+
+        with self.lock:
+            self.checked += 1
+        time.sleep(0.2)
+        return self.hasher.hash(password)
 
     def __getattr__(self, name: str):
         return getattr(self.hasher, name)
@@ -444,6 +496,8 @@ def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
         assert sign_in(app.test_client()).status_code == 302
     hasher = _SlowCountingHasher(accounts.HASHER)
     monkeypatch.setattr(accounts, "HASHER", hasher)
+    # the two apps share this process: its cap on passwords checked at once is not tested here
+    monkeypatch.setattr(accounts, "CHECKS", threading.BoundedSemaphore(30))
     together = threading.Barrier(30)
     answers: list[int] = []
 
@@ -504,3 +558,38 @@ def test_a_reset_link_used_twice_at_the_same_moment_works_once(db_app, monkeypat
     with other.app_context():
         db.session.remove()
         db.engine.dispose()
+
+
+def test_a_worker_checks_a_few_passwords_at_once_and_asks_the_rest_to_try_again(
+        tmp_path, monkeypatch):
+    """Six wrong passwords at once to one worker: CHECKS_AT_ONCE are checked, the others
+    are asked to try again in a second (429, Retry-After: 1) without taking a thread for a
+    check, and their tries are given back."""
+    import threading
+
+    app = make_app(f"sqlite:///{tmp_path / 'c.sqlite'}", TONK_LIMIT_SIGNIN_IP="6 per minute")
+    with app.app_context():
+        db.create_all()
+    hasher = _SlowCountingHasher(accounts.HASHER)
+    monkeypatch.setattr(accounts, "HASHER", hasher)
+    together = threading.Barrier(6)
+    answers: list[tuple[int, str | None]] = []
+
+    def guess(i: int) -> None:
+        client = app.test_client()
+        together.wait()
+        resp = sign_in(client, f"nobody{i}@example.com", "wrong guess!")
+        answers.append((resp.status_code, resp.headers.get("Retry-After")))
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    checked = accounts.CHECKS_AT_ONCE
+    assert hasher.checked == checked
+    assert sorted(answers) == [(422, None)] * checked + [(429, "1")] * (6 - checked)
+    monkeypatch.setattr(accounts, "HASHER", hasher.hasher)
+    for i in range(6 - checked):  # the address's limit of six: the given back are free
+        assert sign_in(app.test_client(), f"later{i}@example.com").status_code == 422
+    assert sign_in(app.test_client(), "last@example.com").status_code == 429

@@ -130,6 +130,17 @@ def too_many(exc: RateLimitExceeded) -> Response:
     return response
 
 
+def checks_busy() -> Response:
+    """429 for a sign-in whose password was not checked because as many as a worker checks
+    at once were being checked (:class:`app.services.accounts.ChecksBusy`): its try is
+    given back, and the page says to try again in a second."""
+    _give_back()
+    message = _("Many passwords are being checked at this moment. Try again in a second.")
+    response = Response(render_template("too_many.html", message=message, seconds=1), 429)
+    response.headers["Retry-After"] = "1"
+    return response
+
+
 @limiter.request_filter
 def _reads() -> bool:
     """Every limit is on a POST: reading a page or polling the share view skips the
