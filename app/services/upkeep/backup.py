@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import sqlite3
 import zlib
@@ -51,6 +52,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
+from ...config import new_private_file, private_file
 from ...core.errors import TonkError
 from ...core.messages import Message
 from ...db.types import UTCDateTime
@@ -459,6 +461,22 @@ def _reset_sequences() -> None:
                 f"COALESCE((SELECT MAX({column.name}) FROM {table.name}), 0) + 1, false)"))
 
 
+def backup_to(target: Path) -> int:
+    """Write the backup (:func:`dump`) to the file ``target``, the app's user's alone from
+    the start (0600: it holds the password hashes), aside as ``….partial`` and renamed
+    into place once whole: a backup that stopped half-way never has the name. The rows."""
+    partial = Path(f"{target}.partial")
+    partial.unlink(missing_ok=True)
+    try:
+        with os.fdopen(new_private_file(partial), "wb") as out:
+            rows = dump(out)
+        partial.replace(target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return rows
+
+
 def copy_sqlite(target: Path) -> None:
     """SQLite only: an online copy of the live database file (readers and writers go on)."""
     url = db.engine.url
@@ -466,6 +484,7 @@ def copy_sqlite(target: Path) -> None:
         raise BackupError(Message("backup.not_sqlite"))
     source = sqlite3.connect(url.database)
     try:
+        private_file(target)  # it holds the password hashes: 0600 before SQLite fills it
         copy = sqlite3.connect(str(target))
         try:
             source.backup(copy)
