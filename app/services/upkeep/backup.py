@@ -55,6 +55,7 @@ from sqlalchemy.exc import DBAPIError
 from ...config import new_private_file, private_file
 from ...core.errors import TonkError
 from ...core.messages import Message
+from ...core.money import DuplicateKeyError, refuse_repeats
 from ...db.types import UTCDateTime
 from ...extensions import db
 
@@ -255,7 +256,10 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[bytes, Any]]:
                     raise BackupError(Message("restore.nested", number=number,
                                               limit=MAX_NESTED))
                 try:
-                    item = json.loads(line)
+                    item = json.loads(line, object_pairs_hook=refuse_repeats)
+                except DuplicateKeyError as exc:
+                    raise BackupError(Message("restore.key_twice", number=number,
+                                              key=_shown(exc.path))) from None
                 except ValueError:
                     raise BackupError(Message("restore.line", number=number)) from None
                 yield raw, item
@@ -380,7 +384,7 @@ def restore(stream: IO[bytes]) -> int:
     header = first[1] if first else None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise BackupError(Message("restore.not_backup"))
-    if header.get("version") != VERSION:
+    if type(header.get("version")) is not int or header.get("version") != VERSION:
         raise BackupError(Message("restore.version", version=_shown(header.get("version")),
                                   reads=VERSION))
     here = schema_revision()
