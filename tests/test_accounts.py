@@ -155,9 +155,9 @@ def test_passwords_are_kept_as_argon2id_at_the_full_cost(app):
 
 
 def test_a_password_is_checked_without_holding_the_write_lock(tmp_path, monkeypatch):
-    """While a sign-in's password is checked, another process can take SQLite's write lock
-    at once: the table's hands do not wait for argon2 (they took 5-7.7 s during thirty
-    wrong passwords when the check ran inside the write boundary)."""
+    """While a sign-in's (or a password change's) password is checked, another process can
+    take SQLite's write lock at once: the table's hands do not wait for argon2 (they took
+    5-7.7 s during thirty wrong passwords when the check ran inside the write boundary)."""
     import sqlite3
 
     path = tmp_path / "w.sqlite"
@@ -185,8 +185,14 @@ def test_a_password_is_checked_without_holding_the_write_lock(tmp_path, monkeypa
 
     monkeypatch.setattr(accounts, "HASHER", Probe())
     assert sign_in(app.test_client(), password="wrong password!").status_code == 422
-    assert sign_in(app.test_client()).status_code == 302
-    assert seen == ["free", "free"]
+    client = app.test_client()
+    assert sign_in(client).status_code == 302
+    changing = {"current": "wrong password!", "password": "another secret 1"}
+    assert client.post("/account/password", data=changing).status_code == 422
+    changing["current"] = GOOD  # a password change checks the current one likewise
+    assert client.post("/account/password", data=changing).status_code == 302
+    assert seen == ["free"] * 4
+    assert sign_in(app.test_client(), password="another secret 1").status_code == 302
 
 
 def test_sign_up_with_a_weak_password_shows_why_beside_it(app):

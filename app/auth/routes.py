@@ -22,6 +22,7 @@ from ..services.accounts import (
     create_user,
     end_sign_in,
     end_sign_ins,
+    new_password,
     reset_password,
     reset_user,
     revoke_token,
@@ -113,14 +114,21 @@ def signout_everywhere() -> ResponseReturnValue:
 
 
 @bp.route("/account/password", methods=["GET", "POST"])
-@writes
 @login_required
 @limited("PASSWORD")
 def password() -> ResponseReturnValue:
+    """Both passwords are checked (argon2, twice) before the write boundary opens, as a
+    sign-in's; the change is a short write of its own."""
     form = PasswordForm()
     if form.validate_on_submit():
-        _done, exc = attempt(lambda: change_password(me(), form.current.data,
-                                                     form.password.data))
+        try:
+            checked, exc = attempt(lambda: new_password(me(), form.current.data,
+                                                        form.password.data))
+        except ChecksBusy:
+            return checks_busy()
+        if checked is not None:
+            with unit_of_work():
+                _done, exc = attempt(lambda: change_password(me(), checked))
         if exc is not None:
             show_error(form, exc, "password")
         else:

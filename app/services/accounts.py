@@ -223,15 +223,32 @@ def end_sign_ins(user: User, *, keep_this_one: bool = False) -> int:
     return int(ended or 0)
 
 
-def change_password(user: User, current: Any, new: Any) -> None:
-    """A new password, given the current one; every other sign-in ends."""
+def new_password(user: User, current: Any, new: Any) -> tuple[str, str]:
+    """A password change checked, before any write boundary opens (argon2 twice: the
+    current password, the new one's hash; the table's changes do not wait for them): the
+    hash it replaces and the new one, for :func:`change_password`. Raises
+    :class:`AccountError`, or :class:`ChecksBusy`."""
     if not isinstance(current, str) or len(current) > MAX_PASSWORD:
         raise AccountError(Message("password.not_current"), "current")
-    try:
-        HASHER.verify(user.password_hash, current)
-    except (VerificationError, InvalidHashError):
-        raise AccountError(Message("password.not_current"), "current") from None
-    user.password_hash = HASHER.hash(check_password(new))
+    with _checking():
+        try:
+            HASHER.verify(user.password_hash, current)
+        except (VerificationError, InvalidHashError):
+            raise AccountError(Message("password.not_current"), "current") from None
+        return user.password_hash, HASHER.hash(check_password(new))
+
+
+def change_password(user: User, change: tuple[str, str]) -> None:
+    """Keep the new password :func:`new_password` checked, unless the password changed
+    meanwhile (then the current one given is no longer current); every other sign-in
+    ends."""
+    was, new_hash = change
+    kept = db.session.execute(
+        update(User).where(User.id == user.id, User.password_hash == was)
+        .values(password_hash=new_hash).execution_options(synchronize_session=False))
+    if kept.rowcount != 1:  # type: ignore[attr-defined]
+        raise AccountError(Message("password.not_current"), "current")
+    user.password_hash = new_hash
     end_sign_ins(user, keep_this_one=True)
 
 
