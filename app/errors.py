@@ -14,10 +14,11 @@ from flask import Flask
 from flask.typing import ResponseReturnValue
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from .api.errors import BadRequest, TokenError, bad_request, domain_error, http_error, token_error
 from .core.errors import TonkError
+from .http.bodies import too_large
 from .http.errors import is_api_request
 from .http.faults import database_fault, end_session
 from .web.refusals import page_refusal
@@ -32,6 +33,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(TonkError, refusal)
     app.register_error_handler(BadRequest, bad_request)
     app.register_error_handler(TokenError, token_error)
+    app.register_error_handler(RequestEntityTooLarge, too_large)  # the limit, in words
     app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(DBAPIError, database_fault)
     app.register_error_handler(PoolTimeout, database_fault)  # every pooled connection taken

@@ -153,6 +153,7 @@ def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_pat
 
     from app.api.share import PollsInTheLoop
     from app.http.bodies import WholeBodies
+    from app.http.doors import Doors
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.sqlite'}")
     monkeypatch.delenv("TONK_PROXY", raising=False)
@@ -169,7 +170,9 @@ def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_pat
     out = CliRunner().invoke(cli, ["serve", "--port", str(port), "--proxy"])
     assert out.exit_code == 0, out.output
     assert "TONK_PROXY" not in os.environ and "TONK_HTTPS" not in os.environ
-    served = loaders[0]("app:create_app")  # as granian calls it in a worker
+    front = loaders[0]("app:create_app")  # as granian calls it in a worker
+    assert isinstance(front, Doors)  # the limits of requests in flight, before all else
+    served = front.app
     assert isinstance(served, PollsInTheLoop)  # the unchanged polls answered in the loop
     assert isinstance(served.app, WholeBodies)
     worker_app = served.app.app.app  # behind a2wsgi's threads

@@ -26,6 +26,7 @@ from ..core.money import amount_formatter, takes_stake
 from ..db.models import GameSession, Hand
 from ..extensions import db
 from ..http.compress import held
+from ..http.doors import environ_of
 from ..http.headers import headers
 from ..http.language import browser_language
 from ..services import sessions
@@ -145,7 +146,13 @@ class UnchangedPolls:
         return []
 
     def unchanged(self, environ: WSGIEnvironment) -> str | None:
-        """The ETag of an unchanged poll, to answer 304, or None: the app answers."""
+        """The ETag of an unchanged poll, to answer 304, or None: the app answers. Its
+        headers are read as the app reads them, from the same environ (under ``tonk serve``
+        made by :func:`app.http.doors.environ_of`, as the WSGI bridge makes it); a request
+        that announces a body goes to the app, which reads it."""
+        if "HTTP_TRANSFER_ENCODING" in environ or environ.get("CONTENT_LENGTH") not in (
+                None, "", "0"):
+            return None
         return self.unchanged_of(
             environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""),
             environ.get("HTTP_IF_NONE_MATCH"), environ.get("HTTP_COOKIE"),
@@ -194,25 +201,20 @@ class PollsInTheLoop:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].startswith(self.polls.prefix):
-            asked: dict[bytes, str] = {}
-            for name, value in scope["headers"]:
-                if name in _POLL_HEADERS:  # (HTTP/2 may split the cookies over several)
-                    text = value.decode("latin-1")
-                    asked[name] = f"{asked[name]}; {text}" if name in asked else text
-            method, path, seen = scope["method"], scope["path"], asked.get(b"if-none-match")
-            if self.polls.asks(method, path, seen):
-                ask = (method, path, seen, asked.get(b"cookie"), asked.get(b"accept-language"))
-                tag = self.polls.unchanged_of(*ask) if self.pool is None else \
-                    await asyncio.get_running_loop().run_in_executor(
-                        self.pool, self.polls.unchanged_of, *ask)
-                if tag is not None:
-                    answer = list(self.headers)
-                    answer[self.polls.etag_at] = (b"etag", quote_etag(tag).encode("latin-1"))
-                    await send({"type": "http.response.start", "status": self.status,
-                                "headers": answer})
-                    await send({"type": "http.response.body", "body": b""})
-                    return
+            environ = environ_of(scope)  # the headers as the app would read them
+            if not self.polls.asks(scope["method"], scope["path"],
+                                   environ.get("HTTP_IF_NONE_MATCH")):
+                tag = None
+            elif self.pool is None:
+                tag = self.polls.unchanged(environ)
+            else:
+                tag = await asyncio.get_running_loop().run_in_executor(
+                    self.pool, self.polls.unchanged, environ)
+            if tag is not None:
+                answer = list(self.headers)
+                answer[self.polls.etag_at] = (b"etag", quote_etag(tag).encode("latin-1"))
+                await send({"type": "http.response.start", "status": self.status,
+                            "headers": answer})
+                await send({"type": "http.response.body", "body": b""})
+                return
         await self.app(scope, receive, send)
-
-
-_POLL_HEADERS = (b"if-none-match", b"cookie", b"accept-language")

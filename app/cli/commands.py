@@ -59,6 +59,24 @@ HEADER_SECONDS = 10
 #: How long a request's body may take to arrive once its headers are in (a phone on one bar
 #: sends a hand's few hundred bytes in well under a second).
 BODY_SECONDS = 30
+#: Connections one worker holds open at once (granian's backpressure: past it the worker
+#: takes no new connection until one ends, and the kernel queues it, silent: granian cannot
+#: answer it). A connection that sends no request, or none after its last answer, is cut
+#: after HEADER_SECONDS; one that sends nothing costs the worker about 2.6 kB. Two workers
+#: hold more than the 65,535 connections one address can open to one port (TCP's port
+#: numbers), so no one address fills them, however fast it opens them.
+CONNECTIONS = 32768
+#: Requests in flight in one worker (the body arriving, waiting for a thread, answered)
+#: past which a new one is answered 503 with Retry-After at once: below CONNECTIONS, so that
+#: a crowd is told to come back, not left waiting in silence (:mod:`app.http.doors`).
+BUSY = 3072
+#: Requests in flight in one worker from one address past which it is answered 429 with
+#: Retry-After: a phone has a few at a time, a club's network behind one address a few
+#: dozen; a script that opens hundreds holds no more than this.
+PER_ADDRESS = 128
+#: Connections the kernel queues while every worker is at CONNECTIONS (capped by the
+#: system's net.core.somaxconn).
+BACKLOG = 4096
 #: Threads a worker process runs the app in (each holds at most one database connection):
 #: granian's own advice, two a core and one; the requests beyond them wait in the server's
 #: event loop, not in a thread.
@@ -83,7 +101,9 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     """Bring the database up to date and serve the app (granian).
 
     granian reads every connection in its own event loop, without tying up a thread: a
-    client that takes longer than HEADER_SECONDS over its headers is cut off, and a request
+    client that takes longer than HEADER_SECONDS over its headers is cut off (a connection
+    that sends nothing too, and one idle that long after its last answer: HTTP/1 only,
+    since granian's HTTP/2 detection waits for a first byte without a timeout), and a request
     reaches the app's threads only once its whole body is in (:mod:`app.http.bodies`), so
     slow or stalled phones cannot hold the threads that answer everyone else. A worker
     process that dies is replaced, and the others answer meanwhile. (Chosen by measurement
@@ -96,7 +116,7 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     changing the environment."""
     from functools import partial
 
-    from granian.constants import Interfaces
+    from granian.constants import HTTPModes, Interfaces
     from granian.http import HTTP1Settings
     from granian.server import Server
 
@@ -113,8 +133,10 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
         db.engine.dispose()  # the workers open their own connections
     server = Server(
         "app:create_app", address=host, port=port, interface=Interfaces.ASGINL,
-        workers=workers, websockets=False,
-        http1_settings=HTTP1Settings(header_read_timeout=HEADER_SECONDS * 1000),
+        workers=workers, websockets=False, http=HTTPModes.http1,
+        backlog=BACKLOG, backpressure=_room_for(CONNECTIONS),
+        http1_settings=HTTP1Settings(header_read_timeout=HEADER_SECONDS * 1000,
+                                     keep_alive=True),
         log_access=True, respawn_failed_workers=True, respawn_interval=0.5,
         ssl_cert=None if certfile is None else Path(certfile),
         ssl_key=None if keyfile is None else Path(keyfile))
@@ -144,20 +166,45 @@ def _database_shown(url: str) -> str:
     return parsed.render_as_string(hide_password=True)
 
 
+def _room_for(connections: int) -> int:
+    """The connections a worker may hold: ``connections``, with the open-file limit raised
+    to fit them (to the hard limit; a worker inherits it), or fewer if it cannot be."""
+    import resource
+
+    spare = 512  # the database, the log, the app's own files
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + spare
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):  # (macOS caps it below the hard limit)
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return connections
+    return max(64, min(connections, soft - spare))
+
+
 def worker_app(transport: dict[str, bool], _target: str) -> Any:
     """The app one worker process serves, as granian calls it in each worker it starts: the
     factory given ``transport`` (``tonk serve``'s --proxy and --certfile), run in
-    APP_THREADS threads (a2wsgi), behind :class:`app.http.bodies.WholeBodies`, with the
-    unchanged polls answered before them (:class:`app.api.share.PollsInTheLoop`)."""
+    APP_THREADS threads (a2wsgi), behind :class:`app.http.bodies.WholeBodies` (each route's
+    body limit), with the unchanged polls answered before them
+    (:class:`app.api.share.PollsInTheLoop`), all behind :class:`app.http.doors.Doors`
+    (BUSY and PER_ADDRESS)."""
     from ..api.share import PollsInTheLoop, UnchangedPolls
-    from ..http.bodies import whole_requests
+    from ..http.bodies import route_limits, whole_requests
+    from ..http.doors import Answers, Doors
 
     app = _create_app(transport)
     polls = app.wsgi_app
     assert isinstance(polls, UnchangedPolls)
     app.wsgi_app = polls.wsgi  # the unchanged polls are answered in the event loop
-    return PollsInTheLoop(polls, whole_requests(
-        app, APP_THREADS, app.config["MAX_CONTENT_LENGTH"], BODY_SECONDS))
+    answers = Answers(app)
+    return Doors(PollsInTheLoop(polls, whole_requests(
+        app, APP_THREADS, route_limits(app), BODY_SECONDS, answers)), answers,
+        busy=BUSY, per_address=PER_ADDRESS, proxy=bool(app.config.get("TONK_PROXY")))
 
 
 def _check_free(host: str, port: int) -> None:

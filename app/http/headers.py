@@ -14,14 +14,23 @@ CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 
                            "form-action 'self'; frame-ancestors 'none'")
 #: A year; browsers ignore HSTS on plain HTTP and on bare IP addresses, as they should.
 HSTS = "max-age=31536000"
+
+
+def security_headers(*, https: bool) -> list[tuple[str, str]]:
+    """The security headers every answer carries: the app's (:func:`headers`) and those
+    the server's front answers itself (:mod:`app.http.bodies`, :mod:`app.http.doors`)."""
+    found = [("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+             ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"),
+             ("X-Frame-Options", "DENY")]
+    if https:
+        found.append(("Strict-Transport-Security", HSTS))
+    return found
+
+
 def headers(response: Response, *, https: bool) -> Response:
     """The security headers of every answer (a view's own choice wins)."""
-    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    if https:
-        response.headers.setdefault("Strict-Transport-Security", HSTS)
+    for name, value in security_headers(https=https):
+        response.headers.setdefault(name, value)
     return response
 
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from flask import (
     Blueprint,
     Response,
-    current_app,
     render_template,
     request,
     stream_with_context,
@@ -28,6 +27,7 @@ from werkzeug.routing import BuildError
 from ..db.models import GameSession, League
 from ..db.unit import writes
 from ..extensions import csrf
+from ..http.bodies import body_limit, in_words
 from ..services.exchange import (
     export_league,
     export_session,
@@ -149,10 +149,10 @@ def session_players(session_id: int) -> ResponseReturnValue:
 # -- import ----------------------------------------------------------------------------------
 
 @bp.route("/import", methods=["GET", "POST"])
+@body_limit("IMPORT_MAX_BYTES", IMPORT_MAX_BYTES)
 @writes
 @login_required
 def import_page() -> ResponseReturnValue:
-    request.max_content_length = current_app.config.get("IMPORT_MAX_BYTES", IMPORT_MAX_BYTES)
     form = ImportForm()
     report = None
     if form.validate_on_submit():
@@ -165,7 +165,8 @@ def import_page() -> ResponseReturnValue:
             league_url = None
     status = 422 if (report is not None and not report.ok) or form.errors else 200
     return render_template("exchange/import.html", form=form, report=report,
-                           league_url=league_url), status
+                           league_url=league_url,
+                           largest=in_words(int(request.max_content_length or 0))), status
 
 
 # The app-wide CSRF check would read the upload under the app's 2 MB limit before the view
