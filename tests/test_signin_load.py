@@ -60,19 +60,18 @@ def wrong_passwords(base: str, emails: list[str]) -> list[int]:
     return sorted(answers)
 
 
-def test_thirty_wrong_passwords_at_once_to_one_account_check_five(table):
-    """The documented limit (5 a minute per account) holds across the two workers: it was
-    ten, five in each worker's memory. Of thirty at once a few are checked (a worker checks
-    one at a time), the rest refused, those not counted against the limit asked to try
-    again in a second; tried again one by one, five in all are checked in the minute."""
+def test_thirty_wrong_passwords_at_once_to_one_account_check_five_at_most(table):
+    """The documented limit (5 a minute per account) holds across the two workers: it let
+    ten through, five in each worker's memory. Of thirty at once at most five are checked
+    (fewer when a worker, checking one at a time, asks some to try again in a second), and
+    no more in that minute: the refused tries count too."""
     answers = wrong_passwords(table.server.base, [KEEPER] * 30)
-    assert set(answers) == {422, 429} and answers.count(422) <= 5, answers
+    assert set(answers) == {422, 429} and 1 <= answers.count(422) <= 5, answers
     phone = Browser(table.server.base)
-    for i in range(10):
+    for i in range(5):
         status, _where = phone.post("/signin", {**phone.tokens("/signin"), "email": KEEPER,
                                                "password": f"again wrong {i:03d}"})
-        answers.append(status)
-    assert answers.count(422) == 5, answers
+        assert status == 429, i
 
 
 def test_sixty_wrong_passwords_from_one_address_check_thirty(table):
