@@ -31,7 +31,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                 template_folder=str(_config.resource_folder("templates")),
                 static_folder=os.path.join(HERE, "static"))
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the documented order
-    os.makedirs(app.instance_path, exist_ok=True)
+    _config.private_folder(app.instance_path)
     app.config.update(_config.defaults(app.instance_path))
     if config:
         app.config.update(config)

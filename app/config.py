@@ -49,16 +49,77 @@ def database_url(instance_path: str) -> str:
     return url
 
 
+#: The files the app makes (the database, its backups, the secret key, the rate limits'
+#: counts) are its user's alone: they hold password hashes and what signs sign-ins.
+PRIVATE_FILE = 0o600
+#: And the folder it makes for them (``TONK_HOME``, the instance folder).
+PRIVATE_FOLDER = 0o700
+#: Which of the files the instance folder holds :func:`exposed` looks at.
+INSTANCE_FILES = ("tonk.sqlite", "tonk.sqlite-wal", "tonk.sqlite-shm", "secret_key",
+                  "limits.sqlite", "limits.sqlite-wal", "limits.sqlite-shm")
+
+
+def private_folder(path: str | os.PathLike[str]) -> None:
+    """Make the folder at ``path`` (and those above it) for the app's user alone, 0700 from
+    the start; one already there is left as it is (:func:`exposed` says if others can read
+    it)."""
+    os.makedirs(path, mode=PRIVATE_FOLDER, exist_ok=True)
+
+
+def new_private_file(path: str | os.PathLike[str]) -> int:
+    """A new file at ``path`` (none may be there), 0600 from the start, open to write: its
+    descriptor. (Made with the mode, not changed to it after: there is no moment when
+    another user could open it.)"""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+
+
+def private_file(path: str | os.PathLike[str]) -> None:
+    """Make an empty file at ``path``, 0600, for a program that fills it (SQLite), unless
+    one is there."""
+    try:
+        os.close(new_private_file(path))
+    except FileExistsError:
+        pass
+
+
+def exposed(instance_path: str, database_uri: str) -> list[str]:
+    """The app's folder and files that others on the machine can read or write (any group
+    or other permission): the instance folder, what it holds, and a SQLite database
+    elsewhere."""
+    folder = Path(instance_path)
+    paths = [folder, *(folder / name for name in INSTANCE_FILES)]
+    if database_uri.startswith("sqlite:///") and ":memory:" not in database_uri:
+        database = Path(database_uri.removeprefix("sqlite:///").split("?", 1)[0])
+        paths += [database, Path(f"{database}-wal"), Path(f"{database}-shm")]
+    found: list[str] = []
+    for path in dict.fromkeys(paths):
+        try:
+            if path.stat().st_mode & 0o077:
+                found.append(str(path))
+        except OSError:
+            continue
+    return found
+
+
 def secret_key(instance_path: str) -> str:
-    """``SECRET_KEY`` if set, else one made on first start and kept in the instance folder,
-    so that sign-ins survive a restart."""
+    """``SECRET_KEY`` if set, else one made on first start and kept in the instance folder
+    (0600 from the start), so that sign-ins survive a restart. Two workers starting at
+    once keep the one written first: each writes its own aside and links it into place."""
     key = os.environ.get("SECRET_KEY")
     if key:
         return key
     path = Path(instance_path) / "secret_key"
     if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        aside = path.with_name(f".secret_key.{os.getpid()}")
+        aside.unlink(missing_ok=True)
+        with os.fdopen(new_private_file(aside), "w") as out:
+            out.write(secrets.token_hex(32))
+        try:
+            os.link(aside, path)
+        except FileExistsError:
+            pass  # another worker's came first
+        finally:
+            aside.unlink()
     return path.read_text().strip()
 
 
@@ -101,9 +162,11 @@ def defaults(instance_path: str) -> dict[str, Any]:
     return {
         **transport_config(),
         **limits_config(),
-        # Where the rate limits count: memory (one process) unless a store is given, e.g.
-        # redis://127.0.0.1:6379 for several workers.
-        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        # Where the rate limits count: a file in the instance folder that the workers of
+        # a server share (app/http/limit_store.py), unless a store is given, e.g.
+        # redis://127.0.0.1:6379 for several servers.
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI")
+        or f"tonk+sqlite://{Path(instance_path) / 'limits.sqlite'}",
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
         "BABEL_DEFAULT_LOCALE": "en",

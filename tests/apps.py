@@ -71,8 +71,11 @@ _STATEMENTS = _CompiledStatements()
 def make_app(url: str, **extra: Any):
     from app import create_app
 
+    # Each test's app counts its rate limits alone (the default file of the instance folder
+    # would be shared by every test of the run).
     config: dict[str, Any] = {"TESTING": True, "SECRET_KEY": "test",
-                              "WTF_CSRF_ENABLED": False, "SQLALCHEMY_DATABASE_URI": url}
+                              "WTF_CSRF_ENABLED": False, "SQLALCHEMY_DATABASE_URI": url,
+                              "RATELIMIT_STORAGE_URI": "memory://"}
     options: dict[str, Any] = {"execution_options": {"compiled_cache": _STATEMENTS}}
     if url.startswith("postgresql"):
         # A transaction a test leaves open must fail the next test quickly, not hang the run.

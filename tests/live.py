@@ -83,10 +83,14 @@ def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
                env: dict[str, str] | None = None, log: Path | None = None,
                probe: str = "/api/v1/openapi.json") -> Iterator[Served]:
     """``tonk serve`` (the server the README starts) with ``workers`` workers on a free
-    loopback port, on the database at ``url``; stopped by its PID afterwards."""
+    loopback port, on the database at ``url``; stopped by its PID afterwards. Its
+    ``TONK_HOME`` (where its rate limits count) is a folder of its own unless ``env``
+    gives one."""
     port = free_port()
     log = log or Path(tempfile.mkstemp(prefix="tonk-serve-", suffix=".log")[1])
-    environment = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "live", **(env or {})}
+    home = tempfile.TemporaryDirectory(prefix="tonk-home-")
+    environment = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "live",
+                   "TONK_HOME": home.name, **(env or {})}
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--port", str(port), "--workers",
@@ -108,6 +112,7 @@ def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
         yield Served(base, process, log)
     finally:
         stop(process)
+        home.cleanup()
 
 
 def children(pid: int) -> list[int]:

@@ -10,12 +10,14 @@ import pytest
 
 from app.cli.commands import cli
 from app.db.models import SignIn, User
+from app.db.unit import unit_of_work
 from app.extensions import db
 from app.http.limits import limiter
 from app.services import accounts
 from app.services.accounts import AccountError, check_password, create_user
 from tests.apps import make_app
 from tests.clients import account, errors_of, sign_up
+from tests.expect import fetched
 
 GOOD = "secret-table-9"
 
@@ -142,8 +144,55 @@ def test_passwords_are_kept_as_argon2id_at_the_full_cost(app):
                                             parallelism=1).hash(GOOD)
         db.session.commit()
         assert accounts.authenticate("kim@example.com", "wrong password!") is None
-        assert accounts.authenticate("kim@example.com", GOOD) is not None
-        assert extract_parameters(user.password_hash).memory_cost == full.memory_cost
+        found = accounts.authenticate("kim@example.com", GOOD)
+        assert found is not None
+        with unit_of_work():  # the sign-in's own short write keeps the new hash
+            found_id = accounts.start_sign_in(found).id
+        db.session.remove()
+        kept_now = fetched(User, found_id).password_hash
+        assert extract_parameters(kept_now).memory_cost == full.memory_cost
+        assert full.verify(kept_now, GOOD)
+
+
+def test_a_password_is_checked_without_holding_the_write_lock(tmp_path, monkeypatch):
+    """While a sign-in's (or a password change's) password is checked, another process can
+    take SQLite's write lock at once: the table's hands do not wait for argon2 (they took
+    5-7.7 s during thirty wrong passwords when the check ran inside the write boundary)."""
+    import sqlite3
+
+    path = tmp_path / "w.sqlite"
+    app = make_app(f"sqlite:///{path}")
+    with app.app_context():
+        db.create_all()
+    sign_up(app.test_client())
+    real, seen = accounts.HASHER, []
+
+    class Probe:
+        def verify(self, stored: str, password: str) -> bool:
+            other = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+                seen.append("free")
+            except sqlite3.OperationalError as exc:
+                seen.append(str(exc))
+            finally:
+                other.close()
+            return bool(real.verify(stored, password))
+
+        def __getattr__(self, name: str):
+            return getattr(real, name)
+
+    monkeypatch.setattr(accounts, "HASHER", Probe())
+    assert sign_in(app.test_client(), password="wrong password!").status_code == 422
+    client = app.test_client()
+    assert sign_in(client).status_code == 302
+    changing = {"current": "wrong password!", "password": "another secret 1"}
+    assert client.post("/account/password", data=changing).status_code == 422
+    changing["current"] = GOOD  # a password change checks the current one likewise
+    assert client.post("/account/password", data=changing).status_code == 302
+    assert seen == ["free"] * 4
+    assert sign_in(app.test_client(), password="another secret 1").status_code == 302
 
 
 def test_sign_up_with_a_weak_password_shows_why_beside_it(app):
@@ -328,6 +377,16 @@ def _redis_up() -> bool:
         return False
 
 
+@pytest.fixture(params=["file", "redis"])
+def shared_limits(request, tmp_path):
+    """The configuration of limits that several apps (the workers of one server, or several
+    servers) count together: in a SQLite file (the default, a file of the instance folder),
+    or in the local Redis."""
+    if request.param == "file":
+        return {"RATELIMIT_STORAGE_URI": f"tonk+sqlite://{tmp_path / 'limits.sqlite'}"}
+    return request.getfixturevalue("redis_limits")
+
+
 @pytest.fixture
 def redis_limits():
     """The configuration of limits counted in the local Redis under a prefix of the test's
@@ -347,9 +406,9 @@ def redis_limits():
     store.close()
 
 
-def test_limits_count_in_redis_when_it_is_configured(tmp_path, redis_limits):
-    """Two apps (two workers) on one Redis count together."""
-    config = {**redis_limits,
+def test_limits_count_together_in_the_file_or_in_redis(tmp_path, shared_limits):
+    """Two apps (two workers) on one file, or one Redis, count together."""
+    config = {**shared_limits,
               "TONK_LIMIT_SIGNIN_IP": "2 per minute"}
     first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     with first.app_context():
@@ -360,9 +419,45 @@ def test_limits_count_in_redis_when_it_is_configured(tmp_path, redis_limits):
     assert sign_in(second.test_client(), "c@example.com").status_code == 429
 
 
+def test_by_default_the_workers_count_together_in_the_instance_folder(tmp_path, monkeypatch):
+    """No store given: the limits count in ``limits.sqlite`` of the instance folder, which
+    two apps (two workers of one server) share; the file is the app's user's alone."""
+    from app import create_app
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("TONK_HOME", str(home))
+    monkeypatch.delenv("RATELIMIT_STORAGE_URI", raising=False)
+    config = {"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+              "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'd.sqlite'}",
+              "TONK_LIMIT_SIGNIN_ACCOUNT": "3 per minute"}
+    first, second = create_app(config), create_app(config)
+    with first.app_context():
+        db.create_all()
+    for app in (first, second, first):
+        assert sign_in(app.test_client(), "nobody@example.com").status_code == 422
+    assert sign_in(second.test_client(), "nobody@example.com").status_code == 429
+    assert (home / "limits.sqlite").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_file_counts_windows_that_end_and_tries_given_back(tmp_path, monkeypatch):
+    from app.http import limit_store
+
+    store = limit_store.SQLiteCounts(limit_store.uri(tmp_path / "c.sqlite"))
+    clock = [1000.0]
+    monkeypatch.setattr("app.http.limit_store.time.time", lambda: clock[0])
+    assert [store.incr("k", 60) for _ in range(3)] == [1, 2, 3]
+    assert store.incr("k", 60, amount=-1) == 2 and store.get("k") == 2
+    assert store.get_expiry("k") == 1060.0 and store.get("other") == 0
+    clock[0] = 1060.0  # the window ends: the next try begins a new one
+    assert store.get("k") == 0 and store.incr("k", 60) == 1
+    assert store.get_expiry("k") == 1120.0
+    store.clear("k")
+    assert store.get("k") == 0 and store.check()
+
+
 class _SlowCountingHasher:
     """The test's argon2, made slow enough that tries sent together overlap, counting the
-    passwords it is asked to check."""
+    passwords it is asked to check (or, for an unknown account, to hash instead)."""
 
     def __init__(self, hasher) -> None:
         import threading
@@ -377,26 +472,38 @@ class _SlowCountingHasher:
         time.sleep(0.2)
         return self.hasher.verify(stored, password)
 
+    def hash(self, password: str) -> str:
+        """(What a sign-in to an unknown account checks, to take as long.)"""
+        import time
+
+        with self.lock:
+            self.checked += 1
+        time.sleep(0.2)
+        return self.hasher.hash(password)
+
     def __getattr__(self, name: str):
         return getattr(self.hasher, name)
 
 
 def test_thirty_wrong_passwords_at_once_on_two_servers_check_at_most_five(
-        tmp_path, monkeypatch, redis_limits):
-    """A try is counted before its password is checked, atomically in Redis: thirty at once,
-    from three addresses to two apps sharing Redis, check at most five."""
+        tmp_path, monkeypatch, shared_limits):
+    """A try is counted before its password is checked, atomically in the file or in Redis:
+    thirty at once, from three addresses to two apps counting together, check at most
+    five."""
     import threading
 
-    config = redis_limits
+    config = shared_limits
     first = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
     with first.app_context():
         db.create_all()
     sign_up(first.test_client())
     second = make_app(f"sqlite:///{tmp_path / 'r.sqlite'}", **config)
-    for app in (first, second) * 4:  # right passwords are given back their tries in Redis
+    for app in (first, second) * 4:  # right passwords are given back their tries
         assert sign_in(app.test_client()).status_code == 302
     hasher = _SlowCountingHasher(accounts.HASHER)
     monkeypatch.setattr(accounts, "HASHER", hasher)
+    # the two apps share this process: its cap on passwords checked at once is not tested here
+    monkeypatch.setattr(accounts, "CHECKS", threading.BoundedSemaphore(30))
     together = threading.Barrier(30)
     answers: list[int] = []
 
@@ -457,3 +564,38 @@ def test_a_reset_link_used_twice_at_the_same_moment_works_once(db_app, monkeypat
     with other.app_context():
         db.session.remove()
         db.engine.dispose()
+
+
+def test_a_worker_checks_a_few_passwords_at_once_and_asks_the_rest_to_try_again(
+        tmp_path, monkeypatch):
+    """Six wrong passwords at once to one worker: CHECKS_AT_ONCE are checked, the others
+    are asked to try again in a second (429, Retry-After: 1) without taking a thread for a
+    check, and their tries are given back."""
+    import threading
+
+    app = make_app(f"sqlite:///{tmp_path / 'c.sqlite'}", TONK_LIMIT_SIGNIN_IP="6 per minute")
+    with app.app_context():
+        db.create_all()
+    hasher = _SlowCountingHasher(accounts.HASHER)
+    monkeypatch.setattr(accounts, "HASHER", hasher)
+    together = threading.Barrier(6)
+    answers: list[tuple[int, str | None]] = []
+
+    def guess(i: int) -> None:
+        client = app.test_client()
+        together.wait()
+        resp = sign_in(client, f"nobody{i}@example.com", "wrong guess!")
+        answers.append((resp.status_code, resp.headers.get("Retry-After")))
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    checked = accounts.CHECKS_AT_ONCE
+    assert hasher.checked == checked
+    assert sorted(answers) == [(422, None)] * checked + [(429, "1")] * (6 - checked)
+    monkeypatch.setattr(accounts, "HASHER", hasher.hasher)
+    for i in range(6 - checked):  # the address's limit of six: the given back are free
+        assert sign_in(app.test_client(), f"later{i}@example.com").status_code == 422
+    assert sign_in(app.test_client(), "last@example.com").status_code == 429

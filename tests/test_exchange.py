@@ -838,3 +838,51 @@ def test_the_import_report_names_a_huge_name_without_repeating_it(app, tmp_path)
     out = app.test_cli_runner().invoke(cli, ["import", str(path), "--owner",
                                              "sam@example.com", "--jobs", "0"])
     assert out.exit_code == 1 and len(out.stderr) < 2_000, out.stderr[:300]
+
+
+def _refused(app, *texts: str) -> list[str]:
+    """What imports of ``texts`` say is wrong (they import nothing)."""
+    said: list[str] = []
+    with app.app_context():
+        owner = user()
+        rows = counts()
+        for text in texts:
+            report = importing(text, owner)
+            assert not report.ok and (report.sessions, report.hands) == (0, 0)
+            assert counts() == rows
+            said += report.problems
+    return said
+
+
+@pytest.mark.parametrize("version", [2.0, True, "2"])
+def test_an_exports_version_is_a_whole_number(db_app, good, version):
+    """``"version": 2.0`` was read as version 2."""
+    doc = copy.deepcopy(good)
+    doc["version"] = version
+    said = _refused(db_app, json.dumps(doc))
+    assert any(f"this export is version {version!r} of the format" in p for p in said), said
+
+
+def test_an_unknown_field_is_refused_by_name_before_its_value_is_read(db_app, good):
+    """An unknown top-level key was passed over, however long its value (50 MB took the
+    time and memory of reading it): it is refused, named, as soon as its name is read."""
+    doc = {"format": good["format"], "version": good["version"], "league": None,
+           "notes": "x" * 10, "sessions": good["sessions"]}
+    text = json.dumps(doc)
+    long = text.replace('"x' + "x" * 9 + '"', '"' + "x" * 20_000_000)  # cut off: never read
+    said = _refused(db_app, text, long)
+    assert said == ['the file has a field "notes" at line 1 (character 56) that an export does '
+                    'not have (it has format, version, league and sessions)'] * 2, said
+
+
+@pytest.mark.parametrize("inside", ["\n", "\t"])
+def test_a_player_name_on_two_lines_is_refused_with_a_sentence_about_the_name(db_app, good,
+                                                                             inside):
+    """A name with a line break or a tab was folded into another name than the rest of the
+    file gives, and refused for the settle-up plan."""
+    doc = copy.deepcopy(good)
+    text = json.dumps(doc).replace('"Ann"', json.dumps(f"Ann{inside}Lee"))
+    said = _refused(db_app, text)
+    assert any("player 1's name must be one line, without line breaks or tabs "
+               f"(U+{ord(inside):04X})" in p for p in said), said
+    assert not any("plan" in p for p in said), said

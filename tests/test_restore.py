@@ -425,3 +425,36 @@ def test_lists_and_objects_are_counted_outside_strings(line, refused):
     assert too_nested(line) is refused
     if not refused and line.endswith(("]", "}")):
         json.loads(line)  # (what is let through parses: the decoder recurses no deeper)
+
+
+def _version_twice(file: Path, target: Path) -> Path:
+    """The backup with its header's version given twice (3, then 2: a reader that keeps
+    the last reads 2)."""
+    lines = gzip.open(file, "rt", encoding="utf-8").read().split("\n")
+    header = json.loads(lines[0])
+    lines[0] = json.dumps(header, separators=(",", ":")).replace('"version":2',
+                                                                  '"version":3,"version":2')
+    assert lines[0].count('"version"') == 2
+    with gzip.open(target, "wt", encoding="utf-8") as out:
+        out.write("\n".join(lines))
+    return target
+
+
+def test_a_backups_version_is_a_whole_number_given_once(db_app, tmp_path, request):
+    """``"version": 2.0`` and a version given twice were restored: the header's version is
+    an integer, and no line of a backup gives a key twice."""
+    file = _made(db_app, tmp_path)
+    target = _target(db_app, tmp_path, request)
+    runner = target.test_cli_runner()
+    lines = _read(file)
+    _header(lines).update(version=2.0)
+    for edited, words in ((_write(lines, tmp_path / "float.gz"), "format version 2.0"),
+                          (_version_twice(file, tmp_path / "twice.gz"),
+                           'line 1 of the backup gives "version" twice')):
+        refused = runner.invoke(cli, ["restore", str(edited)])
+        said = refused.stderr.strip().splitlines()
+        assert refused.exit_code == 1 and len(said) == 1, refused.output
+        assert words in said[0], said[0]
+        assert _counts(target) == 0
+    done = runner.invoke(cli, ["restore", str(file)])  # the file as made restores
+    assert done.exit_code == 0, done.output

@@ -17,6 +17,7 @@ from flask_migrate.cli import db as migrations
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from . import CORE_COMMANDS, speaks
+from .files import files_warning
 
 if TYPE_CHECKING:
     from ..services.exchange import ImportReport
@@ -144,6 +145,8 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     click.echo(_("Its data: %(database)s (the secret key that signs sign-ins in %(folder)s)",
                  database=_database_shown(app.config["SQLALCHEMY_DATABASE_URI"]),
                  folder=app.instance_path))
+    if (warning := files_warning(app)) is not None:
+        click.echo(warning, err=True)
     if host not in ("127.0.0.1", "::1", "localhost") and not (certfile or proxy):
         click.echo(_("Phones reach it over plain HTTP: they can keep score, but they keep "
                      "nothing for a lost signal (a browser gives offline pages only to HTTPS "
@@ -570,7 +573,7 @@ def backup_command(file: str) -> None:
     .sqlite is an online copy of the live file instead."""
     from pathlib import Path
 
-    from ..services.upkeep import BackupError, copy_sqlite, dump
+    from ..services.upkeep import BackupError, backup_to, copy_sqlite, dump
 
     try:
         if file.endswith((".sqlite", ".sqlite3", ".db")):
@@ -580,10 +583,7 @@ def backup_command(file: str) -> None:
         if file == "-":
             rows = dump(sys.stdout.buffer)
         else:
-            partial = Path(file + ".partial")
-            with open(partial, "wb") as out:
-                rows = dump(out)
-            partial.replace(file)  # a backup that stopped half-way never has the name
+            rows = backup_to(Path(file))
     except BackupError as exc:
         raise click.ClickException(exc.message) from None
     except OSError as exc:

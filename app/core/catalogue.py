@@ -284,6 +284,7 @@ CATALOGUE: dict[str, str] = {
     # -- errors: text, players, seats --------------------------------------------------------
     "text.empty": "{what} cannot be empty",
     "text.control": "{what} cannot contain control characters ({code})",
+    "text.one_line": "{what} must be one line, without line breaks or tabs ({code})",
     "text.invisible": "{what} cannot contain invisible characters ({code})",
     "text.surrogate": "{what} cannot contain broken characters (a lone surrogate, {code})",
     "text.private_use": "{what} cannot contain private-use characters ({code})",

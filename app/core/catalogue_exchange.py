@@ -131,6 +131,8 @@ EXCHANGE: dict[str, str] = {
     "read.expect.after_session": "',' or ']' after a session",
     "read.expect.after_field": "',' or '}}' after a field",
     "read.key_twice": "the file gives a key twice near {where}: {key}",
+    "read.unknown_field": "the file has a field {key} at {where} that an export does not have "
+                          "(it has format, version, league and sessions)",
     "read.given_twice": "the file gives a key twice near {where}: {path} is given twice",
     "read.too_deep": "the file is nested too deeply to be an export",
     "read.long_number": "the file has a number too long to be read near {where}",
@@ -147,6 +149,8 @@ EXCHANGE: dict[str, str] = {
     "restore.not_empty": "this database is not empty ({table} has rows): restore into an "
                          "empty database",
     "restore.line": "line {number} of the backup is not JSON: the file is damaged",
+    "restore.key_twice": "line {number} of the backup gives {key} twice: the file was changed "
+                         "after it was made, or is damaged",
     "restore.long_line": "line {number} of the backup is longer than {mib} MiB: the file is "
                          "damaged",
     "restore.nested": "line {number} of the backup holds more than {limit} lists and objects: "

@@ -37,10 +37,20 @@ def _joins(text: str, i: int) -> bool:
 def clean_text(value: Any, error: type[TonkError], field: str, what: str | Message,
                limit: int, *, multiline: bool = False) -> str:
     """Typed text → NFC, trimmed text (one line: inner runs of spaces folded), or
-    ``error``: empty, longer than ``limit``, or holding a character no typed text needs."""
+    ``error``: empty, longer than ``limit``, holding a character no typed text needs, or
+    (one line) a line break or a tab inside it: a name that reads as two lines is refused
+    with a sentence about the name, not folded into one that no longer matches what the
+    rest of a file says (an import's settle-up plan)."""
     if not isinstance(value, str) or not value.strip():
         raise error(Message("text.empty", what=what), field)
-    text = value.strip() if multiline else " ".join(value.split())  # tabs, newlines fold
+    text = value.strip()
+    if not multiline:
+        inner = next((c for c in text if c.isspace() and unicodedata.category(c) != "Zs"),
+                     None)
+        if inner is not None:  # a line break or a tab inside a name: refused, not folded
+            raise error(Message("text.one_line", what=what, code=f"U+{ord(inner):04X}"),
+                        field)
+        text = " ".join(text.split())  # runs of spaces fold
     allowed = "\n\t\r" if multiline else ""
     for i, c in enumerate(text):
         kind = unicodedata.category(c)

@@ -44,6 +44,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session
 
+from ..config import private_file
 from ..extensions import db
 
 #: How long a SQLite writer waits for the one before it; past that the request answers 503.
@@ -82,6 +83,7 @@ def configure(engine: Engine) -> None:
         event.listen(engine, "begin", _begin_postgres)
     if engine.dialect.name != "sqlite":
         return
+    event.listen(engine, "do_connect", _private_file)
     event.listen(engine, "do_connect", _read_only_filesystem)
 
     @event.listens_for(engine, "connect")
@@ -140,6 +142,20 @@ def _begin_immediate(connection: Any) -> None:
             pause = min(pause * 2, WRITE_WAIT_STEPS[1])
     finally:
         raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+def _private_file(_dialect: Any, _record: Any, cargs: list[Any],
+                  cparams: dict[str, Any]) -> None:
+    """A SQLite file the app makes is made 0600, before SQLite makes it with the process's
+    umask (644: anyone on the machine could read the password hashes). Its journal and
+    WAL files take its permissions."""
+    path = cargs[0] if cargs and isinstance(cargs[0], str) else ""
+    if not path or path == ":memory:" or path.startswith("file:") or cparams.get("uri"):
+        return
+    try:
+        private_file(path)
+    except OSError:  # no such folder, a read-only one: SQLite says so as it opens
+        pass
 
 
 def _read_only_filesystem(_dialect: Any, _record: Any, cargs: list[Any],

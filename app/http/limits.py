@@ -1,7 +1,8 @@
 """Rate limits on what an attacker repeats: signing in, signing up, resetting a password
-and making API tokens, each per client address and per account (Flask-Limiter; in memory
-by default, shared through Redis or another store when ``RATELIMIT_STORAGE_URI`` is set,
-as it must be for several workers to count together).
+and making API tokens, each per client address and per account (Flask-Limiter; counted in
+a SQLite file of the instance folder that a server's workers share by default
+(:mod:`app.http.limit_store`), or in Redis or another store when ``RATELIMIT_STORAGE_URI``
+is set, as it must be for several servers to count together).
 
 Over a limit: 429 with ``Retry-After``, and a page (or, under ``/api/``, the API's JSON
 error) that says when to try again. The limits are configuration (``TONK_LIMIT_*``)."""
@@ -21,11 +22,13 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user
 
 from ..services.accounts import normal_email
+from . import limit_store  # noqa: F401  (registers the tonk+sqlite:// store)
 from .errors import error_response, is_api_request
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Its store is ``RATELIMIT_STORAGE_URI`` (``app.config``; memory unless set).
+#: Its store is ``RATELIMIT_STORAGE_URI`` (``app.config``; the instance folder's
+#: ``limits.sqlite`` unless set).
 limiter = Limiter(key_func=get_remote_address, headers_enabled=False)  # Retry-After: too_many
 
 
@@ -124,6 +127,17 @@ def too_many(exc: RateLimitExceeded) -> Response:
         response = Response(render_template("too_many.html", message=message,
                                             seconds=seconds), 429)
     response.headers["Retry-After"] = str(seconds)
+    return response
+
+
+def checks_busy() -> Response:
+    """429 for a sign-in whose password was not checked because as many as a worker checks
+    at once were being checked (:class:`app.services.accounts.ChecksBusy`): its try is
+    given back, and the page says to try again in a second."""
+    _give_back()
+    message = _("Many passwords are being checked at this moment. Try again in a second.")
+    response = Response(render_template("too_many.html", message=message, seconds=1), 429)
+    response.headers["Retry-After"] = "1"
     return response
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
@@ -93,20 +96,53 @@ def user_by_email(email: Any) -> User | None:
     return db.session.scalar(select(User).where(User.email == address))
 
 
-def authenticate(email: Any, password: Any) -> User | None:
-    """The user with this email and password, or None."""
-    user = user_by_email(email)
-    if user is None or not isinstance(password, str) or len(password) > MAX_PASSWORD:
-        HASHER.hash("timing")  # answer as slowly as for a real account
-        return None
+#: Passwords checked at once in one process, at most. argon2 takes the cores (64 MiB, four
+#: lanes) for a tenth of a second or more, and a worker answers everyone in a few threads:
+#: wrong passwords sent by the dozen would take every thread the table's hands need. A
+#: sign-in past it is told to try again in a moment (:class:`ChecksBusy`).
+CHECKS_AT_ONCE = 1
+CHECKS = threading.BoundedSemaphore(CHECKS_AT_ONCE)
+
+
+class ChecksBusy(RuntimeError):
+    """As many passwords as :data:`CHECKS_AT_ONCE` are being checked in this process: this
+    one is not (try again in a moment)."""
+
+
+@contextmanager
+def _checking() -> Iterator[None]:
+    if not CHECKS.acquire(blocking=False):
+        raise ChecksBusy
     try:
-        HASHER.verify(user.password_hash, password)
-    except (VerificationError, InvalidHashError):
-        return None
-    if HASHER.check_needs_rehash(user.password_hash):
-        user.password_hash = HASHER.hash(password)
-        db.session.flush()
+        yield
+    finally:
+        CHECKS.release()
+
+
+def authenticate(email: Any, password: Any) -> User | None:
+    """The user with this email and password, or None (:class:`ChecksBusy` when too many
+    passwords are being checked at this moment). It only reads, so that the (slow)
+    argon2 check runs before any write boundary opens (on SQLite the table's changes would
+    wait for it): what a sign-in writes is :func:`start_sign_in`'s short write. A hash made
+    at a lower cost than today's is made again here, and kept by :func:`start_sign_in`."""
+    user = user_by_email(email)
+    with _checking():
+        if user is None or not isinstance(password, str) or len(password) > MAX_PASSWORD:
+            HASHER.hash("timing")  # answer as slowly as for a real account
+            return None
+        try:
+            HASHER.verify(user.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            return None
+        if HASHER.check_needs_rehash(user.password_hash):
+            db.session.info[_FRESH_HASH] = (user.id, user.password_hash,
+                                            HASHER.hash(password))
     return user
+
+
+#: In a session's info: (account id, its hash as read, the same password's hash made at
+#: today's cost), found due by :func:`authenticate`, kept by :func:`start_sign_in`.
+_FRESH_HASH = "tonk_fresh_hash"
 
 
 def _digest(token: str) -> str:
@@ -117,7 +153,13 @@ def _digest(token: str) -> str:
 
 def start_sign_in(user: User) -> User:
     """A new sign-in for ``user`` (for :func:`flask_login.login_user`, which keeps
-    ``user.get_id()`` in the cookies)."""
+    ``user.get_id()`` in the cookies), and the password's hash made again at today's cost if
+    :func:`authenticate` made it (unless the password changed meanwhile)."""
+    fresh = db.session.info.pop(_FRESH_HASH, None)
+    if fresh is not None and fresh[0] == user.id:
+        db.session.execute(update(User).where(User.id == user.id,
+                                              User.password_hash == fresh[1])
+                           .values(password_hash=fresh[2]))
     key = secrets.token_urlsafe(24)
     db.session.add(SignIn(user_id=user.id, key_hash=_digest(key)))
     db.session.flush()
@@ -181,15 +223,32 @@ def end_sign_ins(user: User, *, keep_this_one: bool = False) -> int:
     return int(ended or 0)
 
 
-def change_password(user: User, current: Any, new: Any) -> None:
-    """A new password, given the current one; every other sign-in ends."""
+def new_password(user: User, current: Any, new: Any) -> tuple[str, str]:
+    """A password change checked, before any write boundary opens (argon2 twice: the
+    current password, the new one's hash; the table's changes do not wait for them): the
+    hash it replaces and the new one, for :func:`change_password`. Raises
+    :class:`AccountError`, or :class:`ChecksBusy`."""
     if not isinstance(current, str) or len(current) > MAX_PASSWORD:
         raise AccountError(Message("password.not_current"), "current")
-    try:
-        HASHER.verify(user.password_hash, current)
-    except (VerificationError, InvalidHashError):
-        raise AccountError(Message("password.not_current"), "current") from None
-    user.password_hash = HASHER.hash(check_password(new))
+    with _checking():
+        try:
+            HASHER.verify(user.password_hash, current)
+        except (VerificationError, InvalidHashError):
+            raise AccountError(Message("password.not_current"), "current") from None
+        return user.password_hash, HASHER.hash(check_password(new))
+
+
+def change_password(user: User, change: tuple[str, str]) -> None:
+    """Keep the new password :func:`new_password` checked, unless the password changed
+    meanwhile (then the current one given is no longer current); every other sign-in
+    ends."""
+    was, new_hash = change
+    kept = db.session.execute(
+        update(User).where(User.id == user.id, User.password_hash == was)
+        .values(password_hash=new_hash).execution_options(synchronize_session=False))
+    if kept.rowcount != 1:  # type: ignore[attr-defined]
+        raise AccountError(Message("password.not_current"), "current")
+    user.password_hash = new_hash
     end_sign_ins(user, keep_this_one=True)
 
 

@@ -172,7 +172,7 @@ class Importer:
             self.problem(Message("import.other_format", format=FORMAT, value=repr(fmt))
                          if fmt is not None else Message("import.no_format", format=FORMAT))
             return False
-        if isinstance(version, bool) or version not in READS:
+        if type(version) is not int or version not in READS:  # not 2.0, nor true
             self.problem(Message("import.version", version=repr(version), first=READS[0],
                                  last=VERSION) if version is not None else
                          Message("import.no_version"))

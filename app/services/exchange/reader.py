@@ -30,6 +30,10 @@ class ReadError(Exception):
         return str(self.said)
 
 
+#: The fields of a document: any other is refused as soon as its name is read (its value,
+#: however long, is not).
+FIELDS = frozenset({"format", "version", "league", "sessions"})
+
 _CHUNK = 1 << 20
 _NOT_SPACE = re.compile(r"[^ \t\n\r]")
 
@@ -152,10 +156,14 @@ class Reader:
             while True:
                 if self._peek() != '"':
                     self._next('"', "field_name")
+                at = self._where()
                 key = self._value()
                 if key in seen:
                     raise ReadError(Message("read.key_twice", where=self._where(),
                                             key=repr(key)))
+                if key not in FIELDS:
+                    raise ReadError(Message("read.unknown_field", where=at,
+                                            key=_shown(key)))
                 seen.add(key)
                 self._next(":", "colon")
                 if key == "sessions" and self._peek() == "[":
@@ -174,3 +182,9 @@ class Reader:
                     break
         if self._peek() != "":
             raise ReadError(Message("read.more", where=self._where()))
+
+
+def _shown(key: Any) -> str:
+    """A field's name as a message shows it: quoted, at most 40 characters."""
+    text = json.dumps(key, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…\""

@@ -3,7 +3,7 @@ and every database test), backup and restore (:mod:`.backup`). The public front 
 package; the command line uses these names only."""
 from __future__ import annotations
 
-from .backup import BackupError, copy_sqlite, dump, restore
+from .backup import BackupError, backup_to, copy_sqlite, dump, restore
 from .integrity import problems
 
-__all__ = ["BackupError", "copy_sqlite", "dump", "problems", "restore"]
+__all__ = ["BackupError", "backup_to", "copy_sqlite", "dump", "problems", "restore"]

@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import sqlite3
 import zlib
@@ -51,8 +52,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
+from ...config import new_private_file, private_file
 from ...core.errors import TonkError
 from ...core.messages import Message
+from ...core.money import DuplicateKeyError, refuse_repeats
 from ...db.types import UTCDateTime
 from ...extensions import db
 
@@ -253,7 +256,10 @@ def _lines(stream: IO[bytes]) -> Iterator[tuple[bytes, Any]]:
                     raise BackupError(Message("restore.nested", number=number,
                                               limit=MAX_NESTED))
                 try:
-                    item = json.loads(line)
+                    item = json.loads(line, object_pairs_hook=refuse_repeats)
+                except DuplicateKeyError as exc:
+                    raise BackupError(Message("restore.key_twice", number=number,
+                                              key=_shown(exc.path))) from None
                 except ValueError:
                     raise BackupError(Message("restore.line", number=number)) from None
                 yield raw, item
@@ -378,7 +384,7 @@ def restore(stream: IO[bytes]) -> int:
     header = first[1] if first else None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise BackupError(Message("restore.not_backup"))
-    if header.get("version") != VERSION:
+    if type(header.get("version")) is not int or header.get("version") != VERSION:
         raise BackupError(Message("restore.version", version=_shown(header.get("version")),
                                   reads=VERSION))
     here = schema_revision()
@@ -459,6 +465,22 @@ def _reset_sequences() -> None:
                 f"COALESCE((SELECT MAX({column.name}) FROM {table.name}), 0) + 1, false)"))
 
 
+def backup_to(target: Path) -> int:
+    """Write the backup (:func:`dump`) to the file ``target``, the app's user's alone from
+    the start (0600: it holds the password hashes), aside as ``….partial`` and renamed
+    into place once whole: a backup that stopped half-way never has the name. The rows."""
+    partial = Path(f"{target}.partial")
+    partial.unlink(missing_ok=True)
+    try:
+        with os.fdopen(new_private_file(partial), "wb") as out:
+            rows = dump(out)
+        partial.replace(target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return rows
+
+
 def copy_sqlite(target: Path) -> None:
     """SQLite only: an online copy of the live database file (readers and writers go on)."""
     url = db.engine.url
@@ -466,6 +488,7 @@ def copy_sqlite(target: Path) -> None:
         raise BackupError(Message("backup.not_sqlite"))
     source = sqlite3.connect(url.database)
     try:
+        private_file(target)  # it holds the password hashes: 0600 before SQLite fills it
         copy = sqlite3.connect(str(target))
         try:
             source.backup(copy)
