@@ -109,6 +109,9 @@ def wrk(url: str, seconds: int, headers: dict[str, str] | None = None) -> tuple[
     p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)\b", out)
     assert p50 is not None, out
     scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p50.group(2)]
+    answered = re.search(r"(\d+) requests in", out)
+    if answered is None or int(answered.group(1)) == 0:
+        raise RuntimeError(f"{url}: no request was answered in {seconds} s\n{out}")
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if errors:
         raise RuntimeError(f"{url}: {errors.group(1)} answers that were not 2xx/3xx\n{out}")
