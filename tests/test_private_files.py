@@ -111,6 +111,13 @@ def _serve(monkeypatch) -> str:
     return out.output
 
 
+def _warned(monkeypatch) -> list[str]:
+    """The lines of the files' warning ``tonk serve`` prints at start (its output may also
+    hold a logging error's traceback, quoting this test's source)."""
+    return [line for line in _serve(monkeypatch).splitlines()
+            if line.startswith("Warning: others")]
+
+
 def test_tonk_serve_says_when_others_can_read_the_files(home, monkeypatch):
     """An instance folder made before (755, its database 644): one line at start names
     them; once they are the user's alone, nothing is said."""
@@ -118,11 +125,10 @@ def test_tonk_serve_says_when_others_can_read_the_files(home, monkeypatch):
     os.chmod(home, 0o755)
     (home / "tonk.sqlite").touch()
     os.chmod(home / "tonk.sqlite", 0o644)
-    said = [line for line in _serve(monkeypatch).splitlines()
-            if line.startswith("Warning: others")]
+    said = _warned(monkeypatch)
     assert len(said) == 1, said
     assert str(home) in said[0] and str(home / "tonk.sqlite") in said[0]
     assert "700" in said[0] and "600" in said[0]
     os.chmod(home, 0o700)
     os.chmod(home / "tonk.sqlite", 0o600)
-    assert "Warning: others" not in _serve(monkeypatch)
+    assert _warned(monkeypatch) == []
