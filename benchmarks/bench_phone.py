@@ -237,12 +237,17 @@ def fill(page: Any, i: int) -> None:
             box.fill(str(hand["counts"][name]))
 
 
-def go(page: Any, url: str) -> None:
-    """``page.goto``, once more if the page's own reload (the outbox sent) cut it."""
-    try:
-        page.goto(url)
-    except Exception:  # playwright's Error: net::ERR_ABORTED
-        page.goto(url)
+def go(page: Any, url: str, tries: int = 3) -> None:
+    """``page.goto``, again if the page's own reload cut it (the outbox sent, or a page
+    from the phone reloading itself once the signal is back: it may do so more than once
+    while the hands go)."""
+    for _ in range(tries - 1):
+        try:
+            page.goto(url)
+            return
+        except Exception:  # playwright's Error: net::ERR_ABORTED, or interrupted
+            page.wait_for_load_state("load")
+    page.goto(url)
 
 
 def walk(page: Any, session: str, hands: range, offline: bool) -> tuple[int, int | None]:

@@ -12,9 +12,11 @@ requirements.lock from PyPI (``pip download``), then writes into ``app/static/ve
 - ``python_stdlib.zip``: Pyodide's standard library cut to the modules Pyodide itself and the
   core import (found by running the core, in Pyodide under Node, over the worked hands and
   known answers in every language: ``scripts/core_in_pyodide.mjs`` with ``TONK_TRACE``),
-  compiled to bytecode by Pyodide's own Python (a cold start then compiles none of it);
-- ``babel.zip``: Babel's modules the core imports, its ``global.dat`` and the locale data of
-  ``root``, ``en``, ``de`` and ``ja`` only, with its licences;
+  compiled to bytecode by Pyodide's own Python (a cold start then compiles none of it),
+  its line numbers kept and the columns of its instructions not (a third less);
+- ``babel.zip``: Babel's modules the core imports, compiled as the library is, its
+  ``global.dat`` and the locale data of ``root``, ``en``, ``de`` and ``ja`` only, with its
+  licences;
 - ``manifest.json``: each file's SHA-256, its size raw, gzipped and brotli'd (node's zlib),
   and where it came from (``tests/test_vendor_pyodide.py`` checks the digests);
 - ``<name>.br`` beside each file the phone fetches (``PACKED``): it brotli'd at brotli's best
@@ -57,6 +59,8 @@ LOCALES = ("root", "en", "de", "ja")
 BABEL_DATA = ("babel/global.dat", "babel/locale-data/LICENSE.unicode",
               *(f"babel/locale-data/{name}.dat" for name in LOCALES))
 STDLIB_IN_PYODIDE = "/lib/python314.zip/"
+#: Where the phone unpacks babel.zip (app.web.phone_core.ROOT).
+BABEL_IN_PYODIDE = "/tonk/"
 #: The files the phone's worker fetches, kept brotli'd beside them (``<name>.br``).
 PACKED = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
           "babel.zip")
@@ -138,44 +142,90 @@ def core_files() -> dict[str, str]:
 
 #: Run in Pyodide: its standard library (the cut zip it started from) compiled by its own
 #: Python, each module's ``.py`` replaced by its ``.pyc`` (unchecked: the zip holds no
-#: source to check against), written as :func:`write_zip` writes.
+#: source to check against), written as :func:`write_zip` writes. Each code object keeps its
+#: line numbers (``co_lines()``, checked the same) but not the columns of each instruction:
+#: its location table is written again in the form that holds lines only (code 13, or 15
+#: for none: CPython's Objects/locations.md). The columns only place a traceback's carets;
+#: without them the library is a quarter smaller brotli'd (1.10 MB to 0.83).
 _COMPILE = """
 import importlib.util, marshal, zipfile
-with zipfile.ZipFile("/lib/python314.zip") as stdlib, \\
-        zipfile.ZipFile("/tmp/compiled.zip", "w", zipfile.ZIP_STORED) as out:
-    for name in sorted(stdlib.namelist()):
-        data = stdlib.read(name)
-        if name.endswith(".py"):
-            code = compile(data, "/lib/python314.zip/" + name, "exec", dont_inherit=True)
-            data = (importlib.util.MAGIC_NUMBER + (0).to_bytes(12, "little")
-                    + marshal.dumps(code))
-            name += "c"
-        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-        info.external_attr = 0o644 << 16
-        out.writestr(info, data)
+
+def varint(n):
+    out = bytearray()
+    while n >= 64:
+        out.append(0x40 | (n & 63))
+        n >>= 6
+    out.append(n)
+    return out
+
+def lines_only(code):
+    consts = tuple(lines_only(c) if isinstance(c, type(code)) else c for c in code.co_consts)
+    table, line = bytearray(), code.co_firstlineno
+    for start, end, at in code.co_lines():
+        units = (end - start) // 2
+        while units:
+            n = min(units, 8)
+            units -= n
+            if at is None:
+                table.append(0x80 | 15 << 3 | n - 1)
+            else:
+                table.append(0x80 | 13 << 3 | n - 1)
+                table += varint((line - at) << 1 | 1 if at < line else (at - line) << 1)
+                line = at
+    new = code.replace(co_consts=consts, co_linetable=bytes(table))
+    if list(new.co_lines()) != list(code.co_lines()):
+        raise ValueError(f"{code.co_filename}: {code.co_qualname}: lines changed")
+    return new
+
+for source, target, where in ZIPS:
+    with zipfile.ZipFile(source) as given, \\
+            zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as out:
+        for name in sorted(given.namelist()):
+            data = given.read(name)
+            if name.endswith(".py"):
+                code = compile(data, where + name, "exec", dont_inherit=True)
+                data = (importlib.util.MAGIC_NUMBER + (0).to_bytes(12, "little")
+                        + marshal.dumps(lines_only(code)))
+                name += "c"
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            out.writestr(info, data)
 """
 
 
-def compile_stdlib(out: pathlib.Path, work: pathlib.Path) -> None:
-    """Replace the cut standard library's sources by their bytecode, compiled in Pyodide:
-    its cold start then compiles none of them (half its CPU time: 3.4 s to 1.7 s to the
-    first hand in Node), for about 0.5 MB more brotli'd."""
+def compile_zips(out: pathlib.Path, work: pathlib.Path) -> None:
+    """Replace the sources of the cut standard library and of Babel by their bytecode,
+    compiled in Pyodide: its cold start then compiles none of them. The library: half its
+    CPU time (3.4 s to 1.7 s to the first hand in Node), for about 0.2 MB more brotli'd
+    (the sources 0.61 MB, the bytecode without its columns 0.83 MB; with them it was
+    1.10 MB). Babel (imported from the folder it is unpacked into, its ``.pyc`` beside
+    its data): its import 20-60 ms instead of 90-600 ms in Node here."""
     script = work / "compile.mjs"
+    zips = [("/lib/python314.zip", "/tmp/stdlib.zip", STDLIB_IN_PYODIDE),
+            ("/tmp/babel.zip", "/tmp/babel-compiled.zip", BABEL_IN_PYODIDE)]
     script.write_text(
         f"import {{ loadPyodide }} from {json.dumps((out / 'pyodide.mjs').as_uri())};\n"
-        "import { writeFileSync } from 'node:fs';\n"
+        "import { readFileSync, writeFileSync } from 'node:fs';\n"
         f"const py = await loadPyodide({{ indexURL: {json.dumps(str(out) + '/')}, "
         "packages: [] });\n"
-        f"py.runPython({json.dumps(_COMPILE)});\n"
-        f"writeFileSync({json.dumps(str(work / 'compiled.zip'))}, "
-        "py.FS.readFile('/tmp/compiled.zip'));\n")
+        f"py.FS.writeFile('/tmp/babel.zip', readFileSync({json.dumps(str(out / 'babel.zip'))}));\n"
+        f"py.runPython({json.dumps(f'ZIPS = {zips!r}' + _COMPILE)});\n"
+        f"writeFileSync({json.dumps(str(out / 'python_stdlib.zip'))}, "
+        "py.FS.readFile('/tmp/stdlib.zip'));\n"
+        f"writeFileSync({json.dumps(str(out / 'babel.zip'))}, "
+        "py.FS.readFile('/tmp/babel-compiled.zip'));\n")
     run("node", str(script))
-    shutil.copyfile(work / "compiled.zip", out / "python_stdlib.zip")
 
 
 def sample_requests() -> list[dict[str, object]]:
     """Every worked hand and known answer, settled and compared, in every language, a
-    refusal of each op, fewest transfers, a night with side bets, and money formats."""
+    refusal of each op, fewest transfers, a night with side bets, money formats, hands
+    recorded on the phone and the /check form of every preset and end: every op of
+    app.core.phone."""
+    sys.path.insert(0, str(ROOT))
+    from app.core import PRESETS
+    from tests.hands import END_KINDS, hand_form
+
     data = ROOT / "tests" / "data"
     hands = [case["hand"] for case in json.loads((data / "examples.json").read_text())]
     hands += [case["hand"] for case in json.loads((data / "settle_answers.json").read_text())
@@ -196,6 +246,18 @@ def sample_requests() -> list[dict[str, object]]:
                                               "winner": None}]},
                               {"end": {"kind": "drop", "player": "Cy"},
                                "counts": {"Ann": 3, "Bob": 9, "Cy": 5}}]})
+        out.append({"op": "record", "lang": lang, "table": {
+            "rules": "pagat", "stake": "0.25", "currency": "EUR",
+            "side_bets": {"high_card": {"stake": "0.25"}}, "seats": ["Ann", "Bob", "Cy", "Zed"],
+            "seated": ["Ann", "Bob", "Cy"], "dealer": "Cy", "number": 4,
+            "totals": {"Ann": "1.00", "Bob": "-0.75", "Cy": "-0.75"}, "side": {},
+            "pots": {"high_card": [["Ann", "0.25"], ["Zed", "0.25"]]}, "moved": {"Zed": "0"}},
+            "hands": [[["kind", "drop"], ["player", "Cy"], ["count-0", "20"],
+                       ["count-1", "15"], ["count-2", "3"]], [["kind", "nothing"]]]})
+        out += [{"op": "check_form", "lang": lang, "fields": [[k, v] for k, v in
+                                                              hand_form(preset, kind).items()]}
+                for preset in PRESETS for kind in END_KINDS]
+        out.append({"op": "check_form", "lang": lang, "fields": "players=Ann"})
     return out
 
 
@@ -229,9 +291,10 @@ def vendor(out: pathlib.Path, work: pathlib.Path) -> dict[str, object]:
     write_zip(out / "python_stdlib.zip", kept)
     write_zip(out / "babel.zip", babel_members(
         wheel, {f.removeprefix("/tonk/") for f in used if f.startswith("/tonk/babel/")}))
-    compile_stdlib(out, work)
-    # the cut, compiled library runs the same requests, importing the same modules
-    used_again = {f.removesuffix("c") if f.startswith(STDLIB_IN_PYODIDE) else f
+    compile_zips(out, work)
+    # the cut, compiled library and Babel run the same requests, importing the same modules
+    used_again = {f.removesuffix("c") if f.startswith((STDLIB_IN_PYODIDE,
+                                                       BABEL_IN_PYODIDE + "babel/")) else f
                   for f in trace(out, work)}
     if used_again != used:
         raise SystemExit(f"the cut library imports other modules: {used_again ^ used}")

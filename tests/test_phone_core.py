@@ -351,6 +351,45 @@ def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
     assert sum(1 for n in nights for h in n["hands"] if "side_bets" in h) >= 100
 
 
+#: Run in Pyodide from the vendored files: a traceback through the standard library (its
+#: frames' lines), and whether its bytecode still holds the columns of its instructions.
+_LINES = """
+import json, json.decoder, sys, traceback
+try:
+    json.loads("{")
+except ValueError:
+    frames = traceback.extract_tb(sys.exc_info()[2])
+code = json.decoder.JSONDecoder.raw_decode.__code__
+json.dumps({"files": [f.filename for f in frames], "lines": [f.lineno for f in frames],
+            "columns": any(p[2] is not None for p in code.co_positions()),
+            "code_lines": [line for _, _, line in code.co_lines()]})
+"""
+
+
+@pytest.mark.server
+def test_the_standard_library_keeps_its_lines_but_not_its_columns(tmp_path):
+    """scripts/vendor_pyodide.py writes the library's location tables again without the
+    columns of each instruction (a quarter less brotli'd): a traceback through it still
+    names each frame's line."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: Pyodide cannot be run here")
+    script = tmp_path / "lines.mjs"
+    script.write_text(
+        f"import {{ loadPyodide }} from {json.dumps((VENDOR / 'pyodide.mjs').as_uri())};\n"
+        f"const py = await loadPyodide({{ indexURL: {json.dumps(str(VENDOR) + '/')}, "
+        "packages: [] });\n"
+        f"process.stdout.write(py.runPython({json.dumps(_LINES)}));\n")
+    done = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=240,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["files"][-1].endswith("python314.zip/json/decoder.py")
+    assert all(isinstance(line, int) and line > 0 for line in seen["lines"]), seen
+    assert [line for line in seen["code_lines"] if line is not None], seen
+    assert not seen["columns"]
+
+
 # -- what the app serves the phone's worker ---------------------------------------------------
 
 def test_the_app_serves_the_bundle_under_addresses_named_by_content(client):
