@@ -11,7 +11,8 @@ and the test suite after every scenario.
 - every hand has each of its versions, 1 to its current one, the first "recorded", the
   last one's facts and result the hand's own, voided exactly when the last is a void;
 - a counted hand has one entry per player it was played by, a voided hand none;
-- each player's session record equals what their entries add up to;
+- each player's session record counts what their entries do, and their records in a
+  session add up to their money there (seat total and what the pots give back);
 - payments never take anyone past what they owed or were owed (pot returns counted, undone
   payments counting for nothing), as the ledger checks each when it is made: once a hand
   is recorded, corrected or voided after a payment, what was paid may exceed the new total
@@ -223,6 +224,10 @@ def _entries(at: Where) -> Iterator[str]:
 
 
 def _records(at: Where) -> Iterator[str]:
+    """Each record counts what its player's entries under its scoring count, and a player's
+    records in a session add up to their money there as its page shows it: their seat's
+    total (hands and side bets) and what the pots give back (the side bets and the pots'
+    returns go to the record of the scoring the night played when they moved)."""
     counted = {
         (row[0], row[1], row[2]): tuple(int(v or 0) for v in row[3:])
         for row in db.session.execute(select(
@@ -236,13 +241,25 @@ def _records(at: Where) -> Iterator[str]:
     kept = {(s.session_id, s.player_id, s.scoring):
             tuple(getattr(s, name) for name in STAT_FIELDS)
             for s in db.session.scalars(select(PlayerSessionStat))}
+    zero = (0,) * len(STAT_FIELDS)
     for key in sorted(set(counted) | set(kept)):
-        zero = (0,) * len(STAT_FIELDS)
-        if counted.get(key, zero) != kept.get(key, zero):
+        if counted.get(key, zero)[1:] != kept.get(key, zero)[1:]:
             session_id, player_id, scoring = key
             yield (f"{at(session_id)}: player {player_id}'s {scoring} record says "
                    f"{dict(zip(STAT_FIELDS, kept.get(key, zero), strict=True))} but the "
                    f"hands say {dict(zip(STAT_FIELDS, counted.get(key, zero), strict=True))}")
+    nets: dict[tuple[int, int], int] = defaultdict(int)
+    for (session_id, player_id, _scoring), numbers in kept.items():
+        nets[(session_id, player_id)] += numbers[0]
+    returns = {session_id: _returns(pots_json) for session_id, pots_json in
+               db.session.execute(select(GameSession.id, GameSession.pots_json))}
+    for session_id, seated in _seats().items():
+        for seat, player_id, name, total in seated:
+            money = total + returns.get(session_id, {}).get(seat, 0)
+            if nets.get((session_id, player_id), 0) != money:
+                yield (f"{at(session_id)}: {name}'s records add up to "
+                       f"{from_minor(nets.get((session_id, player_id), 0))}, but their money "
+                       f"in the session is {from_minor(money)}")
 
 
 def _payments(at: Where) -> Iterator[str]:
