@@ -39,11 +39,14 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from decimal import Decimal
 
 from sqlalchemy import and_, case, func, select
 
+from ...core.errors import TonkError
 from ...core.money import from_minor, to_minor
 from ...core.names import name_key
+from ...core.night import minor_totals
 from ...core.parts import STAT_FIELDS
 from ...db.models import (
     CarriedDebt,
@@ -65,13 +68,14 @@ from ..sessions import (
     counted_hands,
     dump_pots,
     remaining,
-    replayed,
     rules_of,
     session_rules,
+    stored_night,
     trimmed,
 )
 
 MAX_LISTED = 200
+_NONE = Decimal(0)
 Where = Callable[[int], str]  # a session's id → how a problem names it
 
 
@@ -310,35 +314,49 @@ def _returns(pots_json: str | None) -> dict[int, int]:
 
 def _pots(at: Where) -> Iterator[str]:
     """Totals + pots = 0 in every session with side bets, nobody who left the table has money
-    in a pot, and the pots are what a replay of its hands' side bets leaves."""
+    in a pot, and what is kept is what the core's fold of the stored night gives: each seat's
+    total, the pots, each hand's side-bet money."""
     sessions = db.session.scalars(select(GameSession).where(
         GameSession.side_bets_json.is_not(None) | (GameSession.pots_json != "{}")))
     for gs in sessions:
-        rules = rules_of(gs.rules_json)
-        names = [s.name for s in gs.seats]
         in_pot = _returns(gs.pots_json)
         in_pots = sum(in_pot.values())
         total = sum(s.total_minor for s in gs.seats)
-        if rules.scoring != "push_ups" and total + in_pots != 0:
+        if rules_of(gs.rules_json).scoring != "push_ups" and total + in_pots != 0:
             yield (f"{at(gs.id)}: the totals ({from_minor(total)}) and the pots "
                    f"({from_minor(in_pots)}) do not sum to zero")
-        hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
-                                        .order_by(Hand.number)))
         # a leaver took theirs back as they left (docs/rules.md §9, the house's reading)
         for seat in gs.seats:
             kept = in_pot.get(seat.seat, 0)
             if seat.left_at is not None and kept:
                 yield (f"{at(gs.id)}: {seat.name} has left the table but still has "
                        f"{from_minor(kept)} in the side-bet pots")
-        settled, pots = replayed(gs, rules, names, hands)
-        if gs.pots_json != dump_pots(pots, names):
-            yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
-                   f"leave {dump_pots(pots, names)}")
-        for hand in hands:
-            new = settled[hand.id][0]
-            if trimmed(new) != trimmed(hand.side_nets):
-                yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
-                       f"{hand.side_nets}, but a replay of the side bets says {new}")
+        yield from _folded(gs, at)
+
+
+def _folded(gs: GameSession, at: Where) -> Iterator[str]:
+    """What ``gs`` keeps against the core's fold of its stored night."""
+    names = [s.name for s in gs.seats]
+    try:
+        night, hands = stored_night(gs)
+    except TonkError as exc:
+        yield f"{at(gs.id)}: its stored hands do not fold into a night: {exc.message}"
+        return
+    if gs.pots_json != dump_pots(night.pots, names):
+        yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
+               f"leave {dump_pots(night.pots, names)}")
+    for hand, deal in zip(hands, night.hands, strict=True):
+        new = [to_minor(deal.side.get(n, _NONE)) for n in names]
+        if trimmed(new) != trimmed(hand.side_nets):
+            yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
+                   f"{hand.side_nets}, but a replay of the side bets says {new}")
+    folded = minor_totals(night)
+    for seat in gs.seats:
+        if folded.get(seat.name, 0) != seat.total_minor:
+            yield (f"{at(gs.id)}: {seat.name}'s total is {from_minor(seat.total_minor)} but "
+                   f"the night's hands fold to {from_minor(folded.get(seat.name, 0))}")
+
+
 def _voids(at: Where) -> Iterator[str]:
     for session_id, kept, count in db.session.execute(select(
             GameSession.id, GameSession.voided_hands,
