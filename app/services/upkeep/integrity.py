@@ -107,6 +107,7 @@ def _all() -> Iterator[str]:
     yield from _records(where)
     yield from _payments(where)
     yield from _pots(where)
+    yield from _nights(where)
     yield from _dealers(where)
     yield from _voids(where)
     yield from _plans(where)
@@ -313,9 +314,8 @@ def _returns(pots_json: str | None) -> dict[int, int]:
 
 
 def _pots(at: Where) -> Iterator[str]:
-    """Totals + pots = 0 in every session with side bets, nobody who left the table has money
-    in a pot, and what is kept is what the core's fold of the stored night gives: each seat's
-    total, the pots, each hand's side-bet money."""
+    """Totals + pots = 0 in every session with side bets, and nobody who left the table has
+    money in a pot."""
     sessions = db.session.scalars(select(GameSession).where(
         GameSession.side_bets_json.is_not(None) | (GameSession.pots_json != "{}")))
     for gs in sessions:
@@ -331,6 +331,12 @@ def _pots(at: Where) -> Iterator[str]:
             if seat.left_at is not None and kept:
                 yield (f"{at(gs.id)}: {seat.name} has left the table but still has "
                        f"{from_minor(kept)} in the side-bet pots")
+
+
+def _nights(at: Where) -> Iterator[str]:
+    """Every session's kept totals, pots and side-bet money are what the core's fold of
+    its stored night gives."""
+    for gs in db.session.scalars(select(GameSession).order_by(GameSession.id)):
         yield from _folded(gs, at)
 
 
