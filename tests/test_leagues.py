@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.core import TonkError, resolve_rules
+from app.core.money import to_minor
 from app.db.models import GameSession, Hand, League, LeagueAdmin, Player, Rating, User, utcnow
 from app.db.unit import unit_of_work
 from app.extensions import db
@@ -743,3 +744,49 @@ def test_a_push_ups_league_takes_no_stake_and_starts_sessions(db_app):
         assert ledger.session_stake(gs) == Decimal(0)
         points = leagues.create_league(owner, name="Points", rules="washington", stake="3")
         assert leagues.league_stake(points) == Decimal(3)
+
+
+def test_a_players_net_is_their_money_as_the_session_page_shows_it(db_app):
+    """Issue 40: a league night with side bets: standings, a player's record and
+    head-to-head count what the side bets made and what the pots give back, as the session
+    page's total does, through every change (a pot not won, a correction, a void, a
+    leaver); ``tonk check`` finds nothing."""
+    from app.services.sessions import change_seats, money_of
+    from app.services.upkeep import integrity
+    with db_app.app_context():
+        with unit_of_work():
+            owner = create_user("o@example.com", "O", "correct horse")
+            league = leagues.create_league(owner, name="Bets", rules="pagat", stake="1.00")
+            gs = ledger.create_session(owner, name="n", players=["Ann", "Bob", "Cy", "Dee"],
+                                       stake="1.00", league_id=league.id,
+                                       side_bets={"naturals": {}})
+
+        def agree() -> dict[str, int]:
+            page = {n: to_minor(m.total) for n, m in money_of(gs).items()}
+            nets = {r.name: r.net_minor for r in leagues.standings(league).rows}
+            assert nets == {n: v for n, v in page.items() if n in nets}
+            for member in leagues.members(league):
+                record = leagues.player_record(league, member)
+                if record.all_time is not None:
+                    assert record.all_time.net_minor == page[member.name]
+                    assert all(h.their_net_minor == page[h.name] for h in record.head_to_head)
+            assert integrity.problems() == []
+            return nets
+
+        nobody = [{"bet": "naturals", "winner": None}]
+        for end in ({"kind": "run_out", "player": "Ann"}, {"kind": "tonk_out", "player": "Bob"}):
+            with unit_of_work():
+                ledger.record_hand(gs, owner, {"end": end, "side_bets": nobody})
+            agree()
+        with unit_of_work():
+            ledger.correct_hand(gs, owner, 1, {"end": {"kind": "run_out", "player": "Cy"},
+                                               "side_bets": [{"bet": "naturals",
+                                                              "winner": "Cy"}]}, "it was Cy")
+        agree()
+        with unit_of_work():
+            change_seats(gs, owner, leave="Dee")
+        agree()
+        with unit_of_work():
+            ledger.void_hand(gs, owner, 1, "misdeal")
+        nets = agree()
+        assert sum(nets.values()) == 0 and nets != {}

@@ -179,3 +179,30 @@ def test_migrating_leaves_the_apps_loggers_working(db_app):
     with db_app.app_context():
         migrated_to()
     assert not importer.log.disabled and importer.log.isEnabledFor(logging.WARNING)
+
+
+def test_records_kept_before_0013_count_the_side_bets_and_pots_after_it(db_app):
+    """0013: a record kept with the hands' money alone (as 0012 left them; downgrading
+    leaves them so) moves by the side bets and what the pots give back: ``tonk check``
+    finds the records short at 0012, and nothing at 0013."""
+    from app.db.unit import unit_of_work
+    from app.services.accounts import create_user
+    from app.services.sessions import ledger
+    from app.services.upkeep import integrity
+    with db_app.app_context():
+        migrated_to()
+        with unit_of_work():
+            owner = create_user("o@example.com", "O", "correct horse")
+            gs = ledger.create_session(owner, name="n", players=["Ann", "Bob", "Cy"],
+                                       stake="1.00", side_bets={"naturals": {}})
+            for winner in (None, "Bob"):  # a pot left, then won
+                ledger.record_hand(gs, owner, {
+                    "end": {"kind": "run_out", "player": "Ann"},
+                    "side_bets": [{"bet": "naturals", "winner": winner}]})
+        assert integrity.problems() == []
+        db.session.remove()
+        downgrade(revision="0012")
+        assert any("records add up to" in p for p in integrity.problems())
+        db.session.remove()
+        upgrade(revision="0013")
+        assert integrity.problems() == []

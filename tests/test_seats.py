@@ -5,6 +5,7 @@ its own); a leaver's total stays in the ledger and in settle-up. Through the API
 pages, on SQLite and PostgreSQL; ``tonk check`` runs after each test."""
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -233,4 +234,48 @@ def test_tonk_check_knows_a_leaver_takes_their_money_out_of_the_pots(db_app, api
     state = api.ok("GET", f"/sessions/{sid}/ledger")
     assert state["totals"] == {"Ann": "0.40", "Bob": "-0.20", "Cy": "-0.20", "Dee": "0.00"}
     with db_app.app_context():
+        assert problems() == []
+
+
+def test_tonk_check_holds_the_kept_totals_against_the_fold_of_the_stored_night(db_app, api):
+    """``tonk check`` folds a session's stored hands and seats with the core
+    (:func:`app.core.night.fold`) and holds what is kept against it: a night whose totals,
+    nets, entries and records all moved together (as a settlement rule wrong in one copy of
+    the night would have left them) agrees with itself, not with its hands' facts."""
+    from app.db.models import GameSession, Hand, HandEntry, PlayerSessionStat, SessionPlayer
+    from app.extensions import db
+    from app.services.upkeep.integrity import problems
+
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    api.ok("POST", f"/sessions/{sid}/hands", {"end": {"kind": "tonk_out", "player": "Ann"},
+                                              "side_bets": [{"bet": "naturals"}]}, 201)
+    with db_app.app_context():
+        gs = fetched(GameSession, sid)
+        hand = db.session.scalar(select(Hand).where(Hand.session_id == sid))
+        assert hand is not None
+        def move(sign: int) -> None:
+            nets = json.loads(hand.nets_json)
+            for name, amount in (("Ann", 25 * sign), ("Bob", -25 * sign)):
+                seat = db.session.scalar(select(SessionPlayer).where(
+                    SessionPlayer.session_id == sid, SessionPlayer.name == name))
+                assert seat is not None
+                seat.total_minor += amount
+                nets[seat.seat] += amount
+                for row in db.session.scalars(select(HandEntry).where(
+                        HandEntry.hand_id == hand.id, HandEntry.player_id == seat.player_id)):
+                    row.amount_minor += amount
+                for row in db.session.scalars(select(PlayerSessionStat).where(
+                        PlayerSessionStat.session_id == gs.id,
+                        PlayerSessionStat.player_id == seat.player_id)):
+                    row.net_minor += amount
+            hand.nets_json = json.dumps(nets)
+            db.session.commit()
+
+        move(1)
+        try:
+            found = " ".join(problems())
+            assert "Ann's total is 1.65 but the night's hands fold to 1.40" in found
+            assert "Bob's total is -0.85 but the night's hands fold to -0.60" in found
+        finally:
+            move(-1)  # (put back for the suite's own check)
         assert problems() == []

@@ -66,9 +66,10 @@
     if (document.readyState === "complete") later(); else window.addEventListener("load", later);
   }
 
-  // A hand of this session, of the signed-in account, waiting on the phone to be sent.
-  function waitingHere(e) {
-    return e.session === table.session && e.account === account && e.state === "waiting";
+  // The hands of this session, of the signed-in account, that the phone counts on top of the
+  // state it holds: waiting to be sent, or sent since that state (outbox.js).
+  function pendingHere(entries) {
+    return window.TonkOutbox ? window.TonkOutbox.pending(entries, table.session, account, table.number) : [];
   }
 
   // -- what the phone counted, on the page ----------------------------------------------------
@@ -135,7 +136,7 @@
 
   // The session page: the waiting hands counted with the rest.
   function sessionPage(entries) {
-    var mine = entries.filter(waitingHere);
+    var mine = pendingHere(entries);
     var note = document.getElementById("phone-note");
     if (!mine.length) { if (note) note.remove(); return Promise.resolve(); }
     return ask({op: "record", table: table, hands: mine.map(function (e) { return e.fields; })})
@@ -201,7 +202,7 @@
 
   // Settle-up: with hands waiting, the transfers that settle the totals with them.
   function settlePage(entries) {
-    var mine = entries.filter(waitingHere);
+    var mine = pendingHere(entries);
     if (!mine.length) return Promise.resolve();
     return ask({op: "record", table: table, hands: mine.map(function (e) { return e.fields; })})
       .then(function (said) {
@@ -231,7 +232,7 @@
         }
       });
       entries().then(function (entries) {
-        var before = entries.filter(waitingHere).map(function (e) { return e.fields; });
+        var before = pendingHere(entries).map(function (e) { return e.fields; });
         return ask({op: "record", table: table, hands: before.concat([fields])});
       }).then(function (said) {
         var hand = said.hands[said.hands.length - 1], box = document.getElementById("phone-answer");
@@ -286,9 +287,12 @@
   // -- which page ----------------------------------------------------------------------------
   var form = document.getElementById("hand-form");
   function entries() {  // (outbox.js is loaded after this script)
-    return window.TonkOutbox ? window.TonkOutbox.all().then(function (all) { fresh(); return all; },
-                                                           function () { return []; })
-      : Promise.resolve([]);
+    if (!window.TonkOutbox) return Promise.resolve([]);
+    return window.TonkOutbox.all().then(function (all) {
+      fresh();  // (the hands sent that the state held now includes: counted in it, dropped)
+      if (table.session) window.TonkOutbox.dropSent(table.session, table.number).catch(function () {});
+      return all;
+    }, function () { return []; });
   }
 
   // (after outbox.js and offline.js, which come after this script)
@@ -303,7 +307,7 @@
       compareWithServer();
       var recount = function () {
         entries().then(function (all) {
-          var mine = all.filter(waitingHere);
+          var mine = pendingHere(all);
           if (mine.length) idle(function () { sessionPage(all).catch(function () {}); });
         });
       };

@@ -209,10 +209,10 @@
   function dealerAfterWaiting() {
     var dealer = form && form.querySelector('select[name="dealer"]');
     if (!dealer || !recordPath) return;
+    var spot = document.getElementById("phone-table");  // (the state this form was made from)
+    var upTo = spot ? JSON.parse(spot.textContent).number : Infinity;
     TonkOutbox.all().then(function (entries) {
-      var last = entries.filter(function (e) {
-        return e.session === +recordPath[1] && e.account === account && e.state === "waiting";
-      }).pop();
+      var last = TonkOutbox.pending(entries, +recordPath[1], account, upTo).pop();
       var was = last && last.fields.filter(function (f) { return f[0] === "dealer"; })[0];
       if (!was) return;
       var names = Array.prototype.map.call(dealer.options, function (o) { return o.value; });
@@ -229,7 +229,7 @@
 
   function draw() {
     return TonkOutbox.all().then(function (entries) {
-      var mine = entries.filter(function (e) { return e.account === account; });
+      var mine = entries.filter(function (e) { return e.account === account && e.state !== "sent"; });
       if (!box) { elsewhere(mine); return mine; }
       var here = mine.filter(function (e) { return e.session === sessionId; });
       var waiting = here.filter(function (e) { return e.state === "waiting"; });
@@ -339,7 +339,9 @@
       if (f.getAttribute("data-cleared")) return;
       e.preventDefault();
       TonkOutbox.all().then(function (entries) {
-        var left = entries.filter(function (x) { return x.account === account; }).length;
+        var left = entries.filter(function (x) {
+          return x.account === account && x.state !== "sent";  // (sent: the server has them)
+        }).length;
         if (left && !window.confirm(say("signout", {n: left}))) {
           f.removeAttribute("data-sending");
           Array.prototype.forEach.call(f.querySelectorAll("button"), function (b) {

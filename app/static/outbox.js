@@ -6,7 +6,13 @@
    once per key, so sending again after a lost reply, from two tabs or from the worker's
    Background Sync at the same time as the page, still makes one hand. Entries go in the
    order they were recorded (IndexedDB's own increasing id); one the server refuses is kept,
-   marked "needs", with the server's reason, and the ones behind it still go. */
+   marked "needs", with the server's reason, and the ones behind it still go.
+
+   One the server stored is kept too, marked "sent" with the number the server gave it, until
+   the phone holds a state of its session that includes that number (a page of the session
+   seen since: counting.js drops it then): till then the phone still counts it, so that a
+   hand sent in the background while the page shown is an older copy is counted once, never
+   in neither (issue 40). */
 (function (scope) {
   "use strict";
 
@@ -97,7 +103,11 @@
                   return answer.json().then(function (said) {
                     if (answer.ok) {
                       report.sent += 1;
-                      return remove(entry.id).then(function () { return false; });
+                      var number = said.number || numberIn(said.location);
+                      if (!number) return remove(entry.id).then(function () { return false; });
+                      entry.state = "sent";
+                      entry.number = number;
+                      return put(entry).then(function () { return false; });
                     }
                     entry.state = "needs";
                     entry.reason = said.error || String(answer.status);
@@ -114,6 +124,32 @@
     });
   }
 
+  // The hand's number in where the server says it went (a repeat's answer: /sessions/S/hands/N).
+  function numberIn(location) {
+    var match = /\/hands\/(\d+)/.exec(location || "");
+    return match ? +match[1] : 0;
+  }
+
+  /* The entries of ``session`` and ``account`` a state of it numbered up to ``upTo`` (its
+     last hand's number) does not include: the waiting ones, and the ones sent since that
+     state, in the order they were recorded. What the phone counts on top of that state. */
+  function pending(entries, session, account, upTo) {
+    return entries.filter(function (e) {
+      return e.session === session && e.account === account &&
+        (e.state === "waiting" || (e.state === "sent" && e.number > upTo));
+    });
+  }
+
+  /* The phone holds a state of ``session`` numbered up to ``upTo``: the hands sent that it
+     includes are dropped (it counts them now). */
+  function dropSent(session, upTo) {
+    return all().then(function (entries) {
+      return Promise.all(entries.filter(function (e) {
+        return e.session === session && e.state === "sent" && e.number <= upTo;
+      }).map(function (e) { return remove(e.id); }));
+    });
+  }
+
   function retry(id) {
     return all().then(function (entries) {
       var entry = entries.filter(function (e) { return e.id === id; })[0];
@@ -124,5 +160,6 @@
     });
   }
 
-  scope.TonkOutbox = {all: all, add: add, remove: remove, retry: retry, sendAll: sendAll};
+  scope.TonkOutbox = {all: all, add: add, remove: remove, retry: retry, sendAll: sendAll,
+                      pending: pending, dropSent: dropSent};
 })(self);

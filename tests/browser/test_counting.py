@@ -147,3 +147,103 @@ def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
                            " && document.readyState === 'complete'", timeout=30_000)
     assert {k: Decimal(v) for k, v in ledger["balances"].items()} == phone
     assert shown_totals(page) == phone
+
+
+def test_hands_sent_in_the_background_stay_counted_until_the_page_has_them(
+        live_server, page, shot):
+    """Issue 40, defect 3: four hands waiting offline, two of them sent in the background
+    (as the service worker's Background Sync sends, with no page of the session open) before
+    the signal went again, the session page then opened from the phone (its copy as of
+    hand 1): the phone counts the two sent with the two waiting, each once, and its totals
+    and settle-up are the server's."""
+    base = live_server
+    sign_up(page, base, "race@example.com")
+    page.goto(base + "/account")
+    page.fill("#label", "test")
+    page.get_by_role("button", name="Make a token").click()
+    token = page.get_by_label("New token").input_value()
+    sid = api(base, token, "/sessions", "POST", {
+        "name": "Basement", "players": PLAYERS, "rules": "pagat", "stake": "0.25",
+        "currency": "USD", "first_dealer": "Dee",
+        "side_bets": {"high_card": {"unclaimed": "carry", "suit": "S"}}})["id"]
+    session = f"{base}/sessions/{sid}"
+    api(base, token, f"/sessions/{sid}/hands", "POST", {
+        "end": {"kind": "tonk_out", "player": "Ann"},
+        "side_bets": [{"bet": "high_card", "winner": None}]})
+    page.goto(session)
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.goto(session + "/hands/new")
+    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
+    assert cached_core(page) > 10
+    page.goto(session + "/settle")
+    page.goto(session)
+
+    page.context.set_offline(True)
+    for spec, winner in OFFLINE:
+        record(page, session, spec, winner)
+        page.wait_for_url(session)
+    # The signal back for a moment with no page of the site open (about:blank): the service
+    # worker's Background Sync sends the outbox; two hands go, then the signal is gone again.
+    page.goto("about:blank")
+    sends: list[int] = []
+
+    def signal_goes(route):
+        if len(sends) < 2:
+            answer = route.fetch()
+            sends.append(answer.status)
+            route.fulfill(response=answer)
+            return
+        sends.append(0)
+        page.context.set_offline(True)
+        route.abort()
+    page.context.route("**/hands/sent", signal_goes)
+    page.context.set_offline(False)
+    for _ in range(120):
+        if len(sends) > 2:
+            break
+        page.wait_for_timeout(250)
+    assert sends == [201, 201, 0]
+    assert api(base, token, f"/sessions/{sid}/ledger")["hands"] == 3
+    page.context.unroute("**/hands/sent")
+
+    # The session page from the phone (its copy as of hand 1) and settle-up: every hand once.
+    page.goto(session)
+    page.wait_for_selector("#phone-note", timeout=COLD_START)
+    page.wait_for_function("() => document.querySelectorAll('#outbox li .phone-result')"
+                           f".length === {len(OFFLINE) - 2}")
+    phone = shown_totals(page)
+    as_of = page.locator("#live .as-of")
+    assert as_of.get_attribute("data-waiting-from") == "2"
+    assert f"hand {1 + len(OFFLINE)} " in as_of.inner_text()
+    shot("01-sent-in-the-background-counted-once")
+    page.goto(session + "/settle")
+    page.wait_for_selector("#phone-note", timeout=COLD_START)
+    assert shown_totals(page, "#main") == phone
+    owed = dict(phone)
+    for li in page.locator("ul.transfers li[data-from]").all():
+        amount = Decimal(li.get_attribute("data-amount"))
+        owed[li.get_attribute("data-from")] += amount
+        owed[li.get_attribute("data-to")] -= amount
+    assert set(owed.values()) == {0}, owed
+
+    # The signal back: the two still waiting go; the phone's totals were the server's.
+    page.goto(session)
+    page.context.set_offline(False)
+    for _ in range(120):
+        ledger = api(base, token, f"/sessions/{sid}/ledger")
+        if ledger["hands"] >= 1 + len(OFFLINE):
+            break
+        page.wait_for_timeout(250)
+    assert ledger["hands"] == 1 + len(OFFLINE)
+    assert {k: Decimal(v) for k, v in ledger["balances"].items()} == phone
+    page.wait_for_function("() => !document.querySelector('#outbox li')"
+                           " && !document.querySelector('[data-provisional]')"
+                           " && document.readyState === 'complete'", timeout=30_000)
+    assert shown_totals(page) == phone
+    # The sent hands the page now has are dropped from the phone: nothing counted twice.
+    assert settled(page, """async () => {
+        for (;;) {
+            if (!(await TonkOutbox.all()).length) return 0;
+            await new Promise((r) => setTimeout(r, 250));
+        }
+    }""") == 0

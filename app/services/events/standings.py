@@ -1,7 +1,8 @@
 """An event's standings and prize list, read from its tables' sessions.
 
 Each player's total in a round is their total at the table they were drawn to (the
-session's running total, kept with every hand); hands played, won and caught come from the
+session's money as its page shows it, :func:`app.services.sessions.money_of`: the hands, the
+side bets and what the pots give back); hands played, won and caught come from the
 counted hands. The core places them (:mod:`app.core.placings`) and cuts the prizes
 (:mod:`app.core.prizes`).
 """
@@ -13,12 +14,13 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from ...core.money import currency_places, from_minor
+from ...core.money import currency_places, from_minor, to_minor
 from ...core.names import name_key
 from ...core.placings import Placing, Record, standings
 from ...core.prizes import PrizeList, prize_list
 from ...db.models import Event, EventRound, EventTable, GameSession, Hand
 from ...extensions import db
+from ..sessions import money_of
 from .setup import event_rules, payout_of, tie_breaks_of
 
 _ONE = Decimal(1)
@@ -44,9 +46,9 @@ def records(event: Event) -> list[Record]:
             gs = table.session
             session_ids.append(gs.id)
             counted = gs.hand_count - gs.voided_hands
-            for seat in gs.seats:
-                totals[name_key(seat.name)][index] += _amount(seat.total_minor, points)
-                hands[name_key(seat.name)] += counted
+            for name, money in money_of(gs, parts=False).items():
+                totals[name_key(name)][index] += _amount(to_minor(money.total), points)
+                hands[name_key(name)] += counted
     if session_ids:
         rows = db.session.execute(select(Hand.outcome, Hand.hand_json, Hand.result_json).where(
             Hand.session_id.in_(session_ids), Hand.voided.is_(False)))

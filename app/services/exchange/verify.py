@@ -4,7 +4,7 @@ that it can run in other processes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -157,9 +157,12 @@ class Checker:
         if hands is None:
             return None
         totals, records = _tallied(hands, counted, len(names))
+        of_hands = list(totals)
         fmt = amount_formatter(head.rules)
         side, pots = self._side_bets(hands, names, head.left_at, fmt, totals)
         returns = [to_minor(pots_back(pots).get(name, Decimal(0))) for name in names]
+        records = _with_money(records, head.rules.scoring, [
+            t - h + r for t, h, r in zip(totals, of_hands, returns, strict=True)])
         try:
             self._check_totals(doc.get("totals"), names, totals)
             dealer = self._next_dealer(doc, names, hands)
@@ -544,6 +547,23 @@ def _tallied(hands: list[CheckedHand], counted: list[list[tuple[int, ...]] | Non
             records[(seat, hand.scoring)].append(added)
     return totals, [(seat, scoring, *map(sum, zip(*added, strict=True)))
                     for (seat, scoring), added in records.items()]
+
+
+def _with_money(records: list[tuple[Any, ...]], scoring: str, beyond: Sequence[int]
+                ) -> list[tuple[Any, ...]]:
+    """The records with each seat's money beyond its hands (``beyond``: the side bets and
+    what the pots give back) in its record under the night's ``scoring``, as the ledger
+    keeps it: a record's net is the player's money in the session."""
+    out = [list(r) for r in records]
+    for seat, extra in enumerate(beyond):
+        if not extra:
+            continue
+        mine = next((r for r in out if (r[0], r[1]) == (seat, scoring)), None)
+        if mine is None:
+            mine = [seat, scoring, *NO_COUNTS]
+            out.append(mine)
+        mine[2] += extra
+    return [tuple(r) for r in out]
 
 
 def _seats(doc: Mapping[str, Any], names: tuple[str, ...]

@@ -38,6 +38,7 @@ from .debts import (
     open_debts_of_league,
     open_debts_of_player,
 )
+from .folded import stored_night
 from .inputs import (
     MAX_SESSION_NAME,
     parse_amount,
@@ -69,7 +70,6 @@ from .phone import phone_table
 from .pots import (
     dump_pots,
     pot_totals,
-    replayed,
     side_bets_text,
     side_rows,
     side_totals,
@@ -103,9 +103,10 @@ __all__ = [
     "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
     "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
     "phone_table", "player_names", "pot_totals", "record_hand", "record_payment", "remaining",
-    "replace_share_link", "replayed", "rules_of", "running_totals", "seated_names",
+    "replace_share_link", "rules_of", "running_totals", "seated_names",
     "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
     "shared_session", "side_bets_text", "side_rows", "side_totals", "stamp_by_token",
-    "stamp_of", "start_session", "started_by", "taken_back", "trimmed", "undo_payment",
+    "stamp_of", "start_session", "started_by", "stored_night", "taken_back", "trimmed",
+    "undo_payment",
     "void_hand",
 ]

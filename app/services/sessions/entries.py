@@ -7,7 +7,9 @@ totals move by ``total_minor = total_minor + …`` (and in the seats as loaded, 
 the entries are one INSERT of many rows (the ORM would send one per row on SQLite, to read
 back ids that nothing here uses), the old ones one DELETE that returns what they counted;
 the records move by ``SET hands = hands + …`` (inserted where a player has none yet), with
-no read before: fewer round trips while the session's lock is held."""
+no read before: fewer round trips while the session's lock is held. A record's net is the
+player's whole money in the session: the side bets and the pots' returns move it too
+(:func:`move_money`, from the side bets' replay)."""
 from __future__ import annotations
 
 import json
@@ -112,6 +114,20 @@ def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[in
     nets_json = json.dumps(list(new))
     if hand.nets_json != nets_json:
         hand.nets_json = nets_json
+
+
+def move_money(gs: GameSession, scoring: str, moves: Iterable[tuple[SessionPlayer, int]]
+               ) -> None:
+    """Move players' session records (under ``scoring``) by what their money beyond the
+    hands changed (the side bets, and what the pots give back at settle-up, minor units): a
+    record's net is the player's total in the session as its page shows it
+    (:func:`app.core.night.player_money`), which the league's pages add up."""
+    moved: dict[tuple[int, str], list[int]] = {}
+    for seat, change in moves:
+        if change:
+            counts = moved.setdefault((seat.player_id, scoring), [0] * len(STAT_FIELDS))
+            counts[0] += change
+    _move_records(_records(gs, moved))
 
 
 def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> None:

@@ -42,7 +42,7 @@ from ...core.sidebets import (
 )
 from ...db.models import GameSession, Hand
 from ...extensions import db
-from .entries import move_totals
+from .entries import move_money, move_totals
 
 _ZERO = Decimal(0)
 
@@ -151,8 +151,13 @@ def replay(gs: GameSession, rules: Rules, names: Sequence[str], *,
             hand.side_nets_json = new_json
         if hand.side_result_json != lines_json:
             hand.side_result_json = lines_json
+    back = pot_returns(gs)  # (what the pots gave back before, and after)
     gs.pots_json = dump_pots(pots, names)
     move_totals(zip(seats, changes, strict=True))
+    after = pot_returns(gs)
+    move_money(gs, rules.scoring, [
+        (seat, change + to_minor(after.get(seat.name, _ZERO) - back.get(seat.name, _ZERO)))
+        for seat, change in zip(seats, changes, strict=True)])
 
 
 def _away(gs: GameSession, pots: Mapping[str, Pot]) -> bool:

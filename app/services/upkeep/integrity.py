@@ -11,7 +11,8 @@ and the test suite after every scenario.
 - every hand has each of its versions, 1 to its current one, the first "recorded", the
   last one's facts and result the hand's own, voided exactly when the last is a void;
 - a counted hand has one entry per player it was played by, a voided hand none;
-- each player's session record equals what their entries add up to;
+- each player's session record counts what their entries do, and their records in a
+  session add up to their money there (seat total and what the pots give back);
 - payments never take anyone past what they owed or were owed (pot returns counted, undone
   payments counting for nothing), as the ledger checks each when it is made: once a hand
   is recorded, corrected or voided after a payment, what was paid may exceed the new total
@@ -38,11 +39,14 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from decimal import Decimal
 
 from sqlalchemy import and_, case, func, select
 
+from ...core.errors import TonkError
 from ...core.money import from_minor, to_minor
 from ...core.names import name_key
+from ...core.night import minor_totals
 from ...core.parts import STAT_FIELDS
 from ...db.models import (
     CarriedDebt,
@@ -64,13 +68,14 @@ from ..sessions import (
     counted_hands,
     dump_pots,
     remaining,
-    replayed,
     rules_of,
     session_rules,
+    stored_night,
     trimmed,
 )
 
 MAX_LISTED = 200
+_NONE = Decimal(0)
 Where = Callable[[int], str]  # a session's id → how a problem names it
 
 
@@ -102,6 +107,7 @@ def _all() -> Iterator[str]:
     yield from _records(where)
     yield from _payments(where)
     yield from _pots(where)
+    yield from _nights(where)
     yield from _dealers(where)
     yield from _voids(where)
     yield from _plans(where)
@@ -223,6 +229,10 @@ def _entries(at: Where) -> Iterator[str]:
 
 
 def _records(at: Where) -> Iterator[str]:
+    """Each record counts what its player's entries under its scoring count, and a player's
+    records in a session add up to their money there as its page shows it: their seat's
+    total (hands and side bets) and what the pots give back (the side bets and the pots'
+    returns go to the record of the scoring the night played when they moved)."""
     counted = {
         (row[0], row[1], row[2]): tuple(int(v or 0) for v in row[3:])
         for row in db.session.execute(select(
@@ -236,13 +246,25 @@ def _records(at: Where) -> Iterator[str]:
     kept = {(s.session_id, s.player_id, s.scoring):
             tuple(getattr(s, name) for name in STAT_FIELDS)
             for s in db.session.scalars(select(PlayerSessionStat))}
+    zero = (0,) * len(STAT_FIELDS)
     for key in sorted(set(counted) | set(kept)):
-        zero = (0,) * len(STAT_FIELDS)
-        if counted.get(key, zero) != kept.get(key, zero):
+        if counted.get(key, zero)[1:] != kept.get(key, zero)[1:]:
             session_id, player_id, scoring = key
             yield (f"{at(session_id)}: player {player_id}'s {scoring} record says "
                    f"{dict(zip(STAT_FIELDS, kept.get(key, zero), strict=True))} but the "
                    f"hands say {dict(zip(STAT_FIELDS, counted.get(key, zero), strict=True))}")
+    nets: dict[tuple[int, int], int] = defaultdict(int)
+    for (session_id, player_id, _scoring), numbers in kept.items():
+        nets[(session_id, player_id)] += numbers[0]
+    returns = {session_id: _returns(pots_json) for session_id, pots_json in
+               db.session.execute(select(GameSession.id, GameSession.pots_json))}
+    for session_id, seated in _seats().items():
+        for seat, player_id, name, total in seated:
+            money = total + returns.get(session_id, {}).get(seat, 0)
+            if nets.get((session_id, player_id), 0) != money:
+                yield (f"{at(session_id)}: {name}'s records add up to "
+                       f"{from_minor(nets.get((session_id, player_id), 0))}, but their money "
+                       f"in the session is {from_minor(money)}")
 
 
 def _payments(at: Where) -> Iterator[str]:
@@ -292,36 +314,55 @@ def _returns(pots_json: str | None) -> dict[int, int]:
 
 
 def _pots(at: Where) -> Iterator[str]:
-    """Totals + pots = 0 in every session with side bets, nobody who left the table has money
-    in a pot, and the pots are what a replay of its hands' side bets leaves."""
+    """Totals + pots = 0 in every session with side bets, and nobody who left the table has
+    money in a pot."""
     sessions = db.session.scalars(select(GameSession).where(
         GameSession.side_bets_json.is_not(None) | (GameSession.pots_json != "{}")))
     for gs in sessions:
-        rules = rules_of(gs.rules_json)
-        names = [s.name for s in gs.seats]
         in_pot = _returns(gs.pots_json)
         in_pots = sum(in_pot.values())
         total = sum(s.total_minor for s in gs.seats)
-        if rules.scoring != "push_ups" and total + in_pots != 0:
+        if rules_of(gs.rules_json).scoring != "push_ups" and total + in_pots != 0:
             yield (f"{at(gs.id)}: the totals ({from_minor(total)}) and the pots "
                    f"({from_minor(in_pots)}) do not sum to zero")
-        hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
-                                        .order_by(Hand.number)))
         # a leaver took theirs back as they left (docs/rules.md §9, the house's reading)
         for seat in gs.seats:
             kept = in_pot.get(seat.seat, 0)
             if seat.left_at is not None and kept:
                 yield (f"{at(gs.id)}: {seat.name} has left the table but still has "
                        f"{from_minor(kept)} in the side-bet pots")
-        settled, pots = replayed(gs, rules, names, hands)
-        if gs.pots_json != dump_pots(pots, names):
-            yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
-                   f"leave {dump_pots(pots, names)}")
-        for hand in hands:
-            new = settled[hand.id][0]
-            if trimmed(new) != trimmed(hand.side_nets):
-                yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
-                       f"{hand.side_nets}, but a replay of the side bets says {new}")
+
+
+def _nights(at: Where) -> Iterator[str]:
+    """Every session's kept totals, pots and side-bet money are what the core's fold of
+    its stored night gives."""
+    for gs in db.session.scalars(select(GameSession).order_by(GameSession.id)):
+        yield from _folded(gs, at)
+
+
+def _folded(gs: GameSession, at: Where) -> Iterator[str]:
+    """What ``gs`` keeps against the core's fold of its stored night."""
+    names = [s.name for s in gs.seats]
+    try:
+        night, hands = stored_night(gs)
+    except TonkError as exc:
+        yield f"{at(gs.id)}: its stored hands do not fold into a night: {exc.message}"
+        return
+    if gs.pots_json != dump_pots(night.pots, names):
+        yield (f"{at(gs.id)}: the pots hold {gs.pots_json}, but its hands' side bets "
+               f"leave {dump_pots(night.pots, names)}")
+    for hand, deal in zip(hands, night.hands, strict=True):
+        new = [to_minor(deal.side.get(n, _NONE)) for n in names]
+        if trimmed(new) != trimmed(hand.side_nets):
+            yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
+                   f"{hand.side_nets}, but a replay of the side bets says {new}")
+    folded = minor_totals(night)
+    for seat in gs.seats:
+        if folded.get(seat.name, 0) != seat.total_minor:
+            yield (f"{at(gs.id)}: {seat.name}'s total is {from_minor(seat.total_minor)} but "
+                   f"the night's hands fold to {from_minor(folded.get(seat.name, 0))}")
+
+
 def _voids(at: Where) -> Iterator[str]:
     for session_id, kept, count in db.session.execute(select(
             GameSession.id, GameSession.voided_hands,
