@@ -99,12 +99,8 @@ def user_by_email(email: Any) -> User | None:
 #: Passwords checked at once in one process, at most. argon2 takes the cores (64 MiB, four
 #: lanes) for a tenth of a second or more, and a worker answers everyone in a few threads:
 #: wrong passwords sent by the dozen would take every thread the table's hands need. A
-#: sign-in past it waits for the one being checked (two people signing in at once both get
-#: in) but no longer than :data:`CHECK_WAIT`, then is told to try again in a moment
-#: (:class:`ChecksBusy`).
+#: sign-in past it is told to try again in a moment (:class:`ChecksBusy`).
 CHECKS_AT_ONCE = 1
-#: Seconds a sign-in waits for its turn: a few checks' worth (one takes about a tenth).
-CHECK_WAIT = 0.4
 CHECKS = threading.BoundedSemaphore(CHECKS_AT_ONCE)
 
 
@@ -115,7 +111,7 @@ class ChecksBusy(RuntimeError):
 
 @contextmanager
 def _checking() -> Iterator[None]:
-    if not CHECKS.acquire(timeout=CHECK_WAIT):
+    if not CHECKS.acquire(blocking=False):
         raise ChecksBusy
     try:
         yield
