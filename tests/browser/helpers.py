@@ -274,3 +274,14 @@ def leave(page, name: str) -> None:
     page.select_option("#leave", name)
     page.locator("details.confirm summary", has_text="Leave the table").click()
     submit(page, page.get_by_role("button", name="Yes, they leave"))
+
+
+def shown_once_sent(page, hands: int) -> None:
+    """Wait for the page offline.js reloads once the phone's hands went: it shows ``hands``
+    hands and nothing waiting. A test that ends while that reload is under way leaves
+    Chromium closing a context mid-navigation with a service worker, which has hung, and a
+    page.goto meanwhile is interrupted by it."""
+    page.wait_for_selector("#outbox", state="hidden")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('ol.hands li.hand').length === {hands}")
+    page.wait_for_load_state()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tests.browser.helpers import PLAYERS, api, fill_hand, sign_up
+from tests.browser.helpers import PLAYERS, api, fill_hand, shown_once_sent, sign_up
 
 #: The phone starts its core as a new phone does (conftest's ``page``).
 CORE = True
@@ -129,6 +129,7 @@ def test_a_night_walked_starts_the_core_once_and_counts_with_no_signal(live_serv
         page.wait_for_timeout(250)
     assert ledger["hands"] == len(ONLINE) + len(OFFLINE)
     assert {k: Decimal(v) for k, v in ledger["balances"].items()} == phone
+    shown_once_sent(page, len(ONLINE) + len(OFFLINE))  # the page offline.js reloads
 
     # The next start (the tab's core ended) restores the memory the first start kept, and
     # the phone counts with it: a hand waiting, counted as the server then counts it.

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.browser.helpers import api, phone_page, settled, sign_up
+from tests.browser.helpers import api, phone_page, settled, shown_once_sent, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
@@ -81,16 +81,6 @@ def wait_stored(page, base: str, token: str, session_id: int, n: int, seconds: f
             return hands
         page.wait_for_timeout(250)
     return stored(base, token, session_id)
-
-
-def shown_once_sent(page, hands: int) -> None:
-    """Wait for the page offline.js reloads once the phone's hands went: it shows ``hands``
-    hands and nothing waiting. A test that ends while that reload is under way leaves
-    Chromium closing a context mid-navigation with a service worker, which has hung."""
-    page.wait_for_selector("#outbox", state="hidden")
-    page.wait_for_function(
-        f"() => document.querySelectorAll('ol.hands li.hand').length === {hands}")
-    page.wait_for_load_state()
 
 
 def totals_equal_hands(base: str, token: str, session_id: int, hands: list[dict[str, Any]]) -> None:
