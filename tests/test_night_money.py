@@ -50,16 +50,23 @@ def page_rows(html: str) -> dict[str, tuple[Decimal, dict[str, Decimal]]]:
     return rows
 
 
-def test_the_home_card_counts_what_the_pots_give_back_as_the_session_page_does(db_app):
-    """Defect 1: Ann ran out, nobody won the naturals (3 players, stake 1): the card said
-    +1.00/-2.00/-2.00, the session page +2.00/-1.00/-1.00."""
+def _ann_ran_out(db_app, naturals: str | None) -> tuple[Api, int]:
+    """Ann's session (Ann, Bob, Cy at stake 1, the naturals side bet) of one hand: Ann ran
+    out and ``naturals`` won the naturals (None: nobody did). Ann's API client and the id."""
     api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
     sid = int(api.ok("POST", "/sessions", {
         "name": "Friday", "players": ["Ann", "Bob", "Cy"], "rules": "pagat", "stake": "1",
         "currency": "USD", "side_bets": {"naturals": {}}}, 201)["id"])
     api.ok("POST", f"/sessions/{sid}/hands", {
         "end": {"kind": "run_out", "player": "Ann"}, "counts": {"Ann": 0, "Bob": 10, "Cy": 10},
-        "side_bets": [{"bet": "naturals", "winner": None}]}, 201)
+        "side_bets": [{"bet": "naturals", "winner": naturals}]}, 201)
+    return api, sid
+
+
+def test_the_home_card_counts_what_the_pots_give_back_as_the_session_page_does(db_app):
+    """Defect 1: Ann ran out, nobody won the naturals (3 players, stake 1): the card said
+    +1.00/-2.00/-2.00, the session page +2.00/-1.00/-1.00."""
+    api, sid = _ann_ran_out(db_app, None)
     client = signed_in(db_app)
     want = {"Ann": D("2.00"), "Bob": D("-1.00"), "Cy": D("-1.00")}
     assert card_totals(client.get("/").get_data(as_text=True), sid) == want
@@ -207,13 +214,7 @@ def test_a_waiting_hand_that_opens_a_pot_adds_up_on_the_phone_and_the_page_has_i
     while the phone counted a waiting hand's pot back into the total (Ann 0.00 + -7.00
     shown as -6.50). The column is there whenever the night plays side bets, and the
     phone's rows add up."""
-    api = Api(db_app.test_client(), account(db_app, "ann@example.com", "Ann"))
-    sid = int(api.ok("POST", "/sessions", {
-        "name": "Friday", "players": ["Ann", "Bob", "Cy"], "rules": "pagat", "stake": "1",
-        "currency": "USD", "side_bets": {"naturals": {}}}, 201)["id"])
-    api.ok("POST", f"/sessions/{sid}/hands", {
-        "end": {"kind": "run_out", "player": "Ann"}, "counts": {"Ann": 0, "Bob": 10, "Cy": 10},
-        "side_bets": [{"bet": "naturals", "winner": "Bob"}]}, 201)  # the pot won: empty
+    api, sid = _ann_ran_out(db_app, "Bob")  # the pot won: empty
     rows = page_rows(signed_in(db_app).get(f"/sessions/{sid}").get_data(as_text=True))
     assert all(set(parts) == {"hands", "side_bets", "pots_back"} for _, parts in rows.values())
     with db_app.app_context():
