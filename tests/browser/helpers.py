@@ -285,3 +285,11 @@ def shown_once_sent(page, hands: int) -> None:
     page.wait_for_function(
         f"() => document.querySelectorAll('ol.hands li.hand').length === {hands}")
     page.wait_for_load_state()
+
+
+def made_token(page, base: str) -> str:
+    """An API token the signed-in account makes on its account page."""
+    page.goto(base + "/account")
+    page.fill("#label", "test")
+    page.get_by_role("button", name="Make a token").click()
+    return page.get_by_label("New token").input_value()

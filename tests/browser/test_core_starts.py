@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tests.browser.helpers import PLAYERS, api, fill_hand, shown_once_sent, sign_up
+from tests.browser.helpers import PLAYERS, api, fill_hand, made_token, shown_once_sent, sign_up
 
 #: The phone starts its core as a new phone does (conftest's ``page``).
 CORE = True
@@ -51,10 +51,7 @@ def test_a_night_walked_starts_the_core_once_and_counts_with_no_signal(live_serv
     assert page.get_attribute("html", "data-core-starts") == "1"
     assert page.evaluate("() => window.TonkCount.shared")  # (Chromium has shared workers)
 
-    page.goto(base + "/account")
-    page.fill("#label", "test")
-    page.get_by_role("button", name="Make a token").click()
-    token = page.get_by_label("New token").input_value()
+    token = made_token(page, base)
     sid = api(base, token, "/sessions", "POST", {
         "name": "Walked", "players": PLAYERS, "rules": "pagat", "stake": "0.25",
         "currency": "USD", "first_dealer": "Dee"})["id"]

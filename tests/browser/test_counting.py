@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tests.browser.helpers import PLAYERS, api, fill_hand, settled, sign_up
+from tests.browser.helpers import PLAYERS, api, fill_hand, made_token, settled, sign_up
 
 #: (the hand as the form is filled, who won the high-card pot: None for nobody)
 OFFLINE: list[tuple[dict[str, Any], str | None]] = [
@@ -54,21 +54,25 @@ def record(page, session: str, spec: dict[str, Any], winner: str | None) -> None
     page.get_by_role("button", name="Save hand").click()
 
 
-def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
-    base = live_server
-    sign_up(page, base, "basement@example.com")
-    page.goto(base + "/account")
-    page.fill("#label", "test")
-    page.get_by_role("button", name="Make a token").click()
-    token = page.get_by_label("New token").input_value()
+
+def basement(base: str, token: str) -> int:
+    """A pagat session at stake 0.25 with the high-card side bet (its pot carried), Dee
+    dealing first, and its first hand (Ann tonked out, nobody won the pot): its id."""
     sid = api(base, token, "/sessions", "POST", {
         "name": "Basement", "players": PLAYERS, "rules": "pagat", "stake": "0.25",
         "currency": "USD", "first_dealer": "Dee",
         "side_bets": {"high_card": {"unclaimed": "carry", "suit": "S"}}})["id"]
-    session = f"{base}/sessions/{sid}"
     api(base, token, f"/sessions/{sid}/hands", "POST", {
         "end": {"kind": "tonk_out", "player": "Ann"},
         "side_bets": [{"bet": "high_card", "winner": None}]})
+    return int(sid)
+
+def test_a_session_counted_on_the_phone_with_no_signal(live_server, page, shot):
+    base = live_server
+    sign_up(page, base, "basement@example.com")
+    token = made_token(page, base)
+    sid = basement(base, token)
+    session = f"{base}/sessions/{sid}"
 
     # Online: the page keeps what the phone needs; Save shows the phone's answer at once.
     page.goto(session)
@@ -158,18 +162,9 @@ def test_hands_sent_in_the_background_stay_counted_until_the_page_has_them(
     and settle-up are the server's."""
     base = live_server
     sign_up(page, base, "race@example.com")
-    page.goto(base + "/account")
-    page.fill("#label", "test")
-    page.get_by_role("button", name="Make a token").click()
-    token = page.get_by_label("New token").input_value()
-    sid = api(base, token, "/sessions", "POST", {
-        "name": "Basement", "players": PLAYERS, "rules": "pagat", "stake": "0.25",
-        "currency": "USD", "first_dealer": "Dee",
-        "side_bets": {"high_card": {"unclaimed": "carry", "suit": "S"}}})["id"]
+    token = made_token(page, base)
+    sid = basement(base, token)
     session = f"{base}/sessions/{sid}"
-    api(base, token, f"/sessions/{sid}/hands", "POST", {
-        "end": {"kind": "tonk_out", "player": "Ann"},
-        "side_bets": [{"bet": "high_card", "winner": None}]})
     page.goto(session)
     page.wait_for_function("() => !!navigator.serviceWorker.controller")
     page.goto(session + "/hands/new")

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.browser.helpers import api, phone_page, settled, shown_once_sent, sign_up
+from tests.browser.helpers import api, made_token, phone_page, settled, shown_once_sent, sign_up
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
@@ -24,10 +24,7 @@ def night(page, base: str, email: str) -> tuple[str, int, str]:
     """Sign up, make an API token, start a pagat session of Ann, Bob and Cy (Ann deals
     first); returns the session's URL, its id and the token."""
     sign_up(page, base, email)
-    page.goto(base + "/account")
-    page.fill("#label", "test")
-    page.get_by_role("button", name="Make a token").click()
-    token = page.get_by_label("New token").input_value()
+    token = made_token(page, base)
     page.goto(base + "/sessions/new")
     page.fill("#name", "Basement")
     for i, name in enumerate(PLAYERS):
