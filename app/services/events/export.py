@@ -1,6 +1,7 @@
 """An event as one JSON document (``tonk event export``): its settings, players and fees,
-every round with its seed and tables (each table's players, totals and every hand, voids
-too, with its result), the standings and the prize list. Amounts are decimal strings."""
+every round with its seed and tables (each table's players, their totals as the table's
+page shows them, :func:`app.services.sessions.money_of`, and every hand, voids too, with its
+result), the standings and the prize list. Amounts are decimal strings."""
 from __future__ import annotations
 
 import csv
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from ...core.money import from_minor
 from ...db.models import Event, EventTable, Hand
 from ...extensions import db
+from ..sessions import money_of
 from .setup import payout_of, tie_breaks_of
 from .standings import prizes_of, standings_of
 
@@ -32,7 +34,8 @@ def _table(table: EventTable) -> dict[str, Any]:
                                .order_by(Hand.number))
     return {"table": table.number, "session": gs.id,
             "players": [s.name for s in gs.seats],
-            "totals": {s.name: str(from_minor(s.total_minor)) for s in gs.seats},
+            "totals": {name: str(money.total)
+                       for name, money in money_of(gs, parts=False).items()},
             "closed_at": _time(gs.closed_at),
             "hands": [{"number": h.number, "version": h.version, "voided": h.voided,
                        "hand": json.loads(h.hand_json), "result": json.loads(h.result_json)}
