@@ -106,7 +106,8 @@ def test_a_two_way_tie_for_second_shares_the_second_and_third_prizes(api):
                     tie_breaks=["fewest_caught"])["id"]
     check_in_all(api, eid, ["Ann", "Bob", "Cy", "Dee"])
     api.ok("POST", f"/events/{eid}/players", {"name": "Eve", "paid": False})
-    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)["tables"]
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 1, "unpaid": "draw"},
+                   201)["tables"]
     assert [len(t["players"]) for t in table] == [3, 2]
     # Table 1: its first player wins twice; table 2: nobody wins (two dead hands).
     play(api, table[0], [table[0]["players"][0]] * 2)
@@ -145,14 +146,38 @@ def test_bad_events_are_refused_beside_their_field(api, body, field, words):
 def test_draw_errors_and_other_accounts(api, other):
     eid = new_event(api)["id"]
     api.ok("POST", f"/events/{eid}/players", {"name": "Ann"})
-    api_error(api("POST", f"/events/{eid}/rounds", {}), 422, "players", "at least 2")
+    api_error(api("POST", f"/events/{eid}/rounds", {"unpaid": "draw"}), 422, "players",
+              "at least 2")
     api_error(api("POST", f"/events/{eid}/rounds", {"seed": "x"}), 422, "seed", "seed")
+    api_error(api("POST", f"/events/{eid}/rounds", {"unpaid": "maybe"}), 422, "unpaid",
+              "draw or leave_out")
     api_error(api("POST", f"/events/{eid}/players", {"name": "Bob", "paid": "yes"}), 422,
               "paid", "true or false")
     api_error(api("DELETE", f"/events/{eid}/players/Zed"), 404, "name", "not checked in")
     api_error(api("POST", f"/events/{eid}/rounds/1/close", {}), 404, "round", "no round 1")
     api_error(other("GET", f"/events/{eid}"), 404, None, "no event")
     api_error(other("POST", f"/events/{eid}/players", {"name": "Eve"}), 404, None, "no event")
+
+
+def test_a_draw_with_fees_not_paid_names_them_and_asks(api):
+    """Jo's fee is not marked paid: the draw is refused naming Jo (nobody is seated unpaid
+    without the director knowing) and leaves Jo out of the round when told; the next draw
+    asks again, and once Jo has paid there is nothing to ask."""
+    eid = new_event(api, rounds=2)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy", "Dee"])
+    api.ok("POST", f"/events/{eid}/players", {"name": "Jo", "paid": False})
+    api_error(api("POST", f"/events/{eid}/rounds", {"seed": 3}), 409, "unpaid", "for Jo:")
+    assert api.ok("GET", f"/events/{eid}")["rounds_played"] == []
+    left_out = api.ok("POST", f"/events/{eid}/rounds", {"seed": 3, "unpaid": "leave_out"}, 201)
+    seated = [p for t in left_out["tables"] for p in t["players"]]
+    assert sorted(seated) == ["Ann", "Bob", "Cy", "Dee"]
+    for table in left_out["tables"]:
+        play(api, table, [table["players"][0]] * 2)
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    api_error(api("POST", f"/events/{eid}/rounds", {}), 409, "unpaid", "for Jo:")
+    api.ok("PUT", f"/events/{eid}/players/Jo", {"paid": True})  # Jo pays: nothing to ask
+    drawn = api.ok("POST", f"/events/{eid}/rounds", {}, 201)
+    assert "Jo" in [p for t in drawn["tables"] for p in t["players"]]
 
 
 def test_idempotency_key_replays_a_check_in_and_a_draw(api):
@@ -166,8 +191,8 @@ def test_idempotency_key_replays_a_check_in_and_a_draw(api):
               "Idempotency-Key", "already used")
     api.ok("POST", f"/events/{eid}/players", {"name": "Bob"})
     draw = {"Idempotency-Key": "draw-1"}
-    one = api("POST", f"/events/{eid}/rounds", {}, headers=draw)
-    two = api("POST", f"/events/{eid}/rounds", {}, headers=draw)
+    one = api("POST", f"/events/{eid}/rounds", {"unpaid": "draw"}, headers=draw)
+    two = api("POST", f"/events/{eid}/rounds", {"unpaid": "draw"}, headers=draw)
     assert one.status_code == two.status_code == 201 and one.get_json() == two.get_json()
     assert len(api.ok("GET", f"/events/{eid}")["rounds_played"]) == 1
 

@@ -108,7 +108,17 @@ def test_check_in_starts_with_the_fee_not_paid(client):
     ann, bob = players.split("<li")[1:3]
     assert "Ann" in ann and ">paid<" in ann
     assert "Bob" in bob and ">not paid<" in bob
-    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    # Bob has not paid: the draw form says so and asks; drawn without a choice, it is
+    # refused beside the choice, naming Bob, and nothing is drawn.
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert matched(r'id="unpaid-names">([^<]*)<', page).group(1) == "Bob"
+    refused = client.post(f"/events/{eid}/rounds", data={"seed": "1"})
+    assert refused.status_code == 422
+    said = matched(r'<p class="err" id="err-unpaid">([^<]*)</p>', refused.get_data(as_text=True))
+    assert "not marked paid for Bob" in said.group(1)
+    assert "Round 1 is being played" not in refused.get_data(as_text=True)
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1", "unpaid": "draw"}
+                       ).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "Fees paid $10.00, house $0.00: pool $10.00" in page
     # Shown again after a refusal, the box keeps what was ticked.

@@ -169,8 +169,8 @@ def withdraw(user: User, event_id: int, name: str) -> Response:
 def draw_round(user: User, event_id: int) -> Response:
     event = service.owned_event(user, event_id)
     data = json_body(required=False)
-    only_keys(data, frozenset({"seed"}), "a draw")
-    this = service.draw_next_round(event, user, data.get("seed"))
+    only_keys(data, frozenset({"seed", "unpaid"}), "a draw")
+    this = service.draw_next_round(event, user, data.get("seed"), data.get("unpaid"))
     event = service.owned_event(user, event_id)
     return created(round_json(event, service.get_round(event, this.number)),
                     url_for("api.get_event", event_id=event_id))

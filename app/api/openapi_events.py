@@ -104,7 +104,12 @@ def event_schemas() -> dict[str, Any]:
         "Draw": {"type": "object", "additionalProperties": False, "properties": {
             "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_SEED,
                      "description": "Draw from this seed (repeatable); default: a random "
-                                    "one, answered."}}},
+                                    "one, answered."},
+            "unpaid": {"type": ["string", "null"], "enum": ["draw", "leave_out", None],
+                       "description": "With an entry fee not marked paid for some players: "
+                                      "seat them anyway (draw) or leave them out of this "
+                                      "round (leave_out); without it such a draw is refused "
+                                      "(409, field unpaid, naming them)."}}},
         "CloseRound": {"type": "object", "additionalProperties": False, "properties": {
             "force": {"type": ["boolean", "null"],
                       "description": "Close although tables played fewer hands."}}},

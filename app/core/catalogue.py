@@ -559,6 +559,9 @@ CATALOGUE: dict[str, str] = {
     "event.round_open": "round {number} is still being played: close it before the next draw",
     "event.all_drawn": "all {rounds} rounds of this event have been drawn",
     "event.force": "force is true or false",
+    "event.unpaid": "the entry fee is not marked paid for {players}: draw them anyway, or "
+                    "leave them out of this round",
+    "event.unpaid_choice": "unpaid is draw or leave_out, not {value}",
     "event.round_closed": "round {number} is already closed",
     "event.short_table": "table {table} has not played all its hands ({hands} a round): let it "
                          "finish, or close the round anyway",

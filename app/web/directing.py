@@ -115,6 +115,7 @@ def director_page(event: Event, errors: Errors | None = None,
         "events/director.html", errors=errors or {}, typed=typed,
         playing=playing, tables=tables, board_url=board_url, fee=from_minor(event.fee_minor),
         offered=service.league_names(event), active=len(service.active_players(event)),
+        unpaid=service.unpaid_players(event),
         **context), 422 if errors else 200
 
 
@@ -125,11 +126,14 @@ def event(event_id: int) -> ResponseReturnValue:
 
 
 def _act(event_id: int, action: Any, field: str, done: str,
-         typed: str = "") -> ResponseReturnValue:
+         typed: str = "", own: frozenset[str] = frozenset()) -> ResponseReturnValue:
+    """Do ``action`` on the event, then go back to its page; a refusal is shown beside
+    ``field`` (or beside its own field, when it is one of ``own``)."""
     event = service.owned_event(me(), event_id)
     _done, exc = attempt(lambda: action(event))
     if exc is not None:
-        return director_page(service.owned_event(me(), event_id), {field: exc.message},
+        at = exc.field if exc.field in own else field
+        return director_page(service.owned_event(me(), event_id), {at: exc.message},
                              typed)
     flash(done, "ok")
     return redirect(url_for(".event", event_id=event_id))
@@ -167,8 +171,9 @@ def event_withdraw(event_id: int, name: str) -> ResponseReturnValue:
 def event_draw(event_id: int) -> ResponseReturnValue:
     seed = request.form.get("seed", "").strip()
     chosen = _number(seed) if seed else None
-    return _act(event_id, lambda e: service.draw_next_round(e, me(), chosen), "draw",
-                _("The round is drawn: hand each table its link."))
+    unpaid = request.form.get("unpaid") or None
+    return _act(event_id, lambda e: service.draw_next_round(e, me(), chosen, unpaid), "draw",
+                _("The round is drawn: hand each table its link."), own=frozenset({"unpaid"}))
 
 
 @bp.post("/events/<int:event_id>/rounds/<int:number>/close")

@@ -57,15 +57,26 @@ def test_tournament_day(live_server, browser, page, shot):
     page.wait_for_url(re.compile(r"/events/\d+$"))
     director = page.url
 
-    for name in PLAYERS:  # check-in, each fee paid: the box starts unticked
+    late = PLAYERS[-1]
+    for name in PLAYERS:  # check-in, each fee paid but the last's: the box starts unticked
         page.fill("#name", name)
         assert not page.is_checked("#paid")
-        page.check("#paid")
+        if name != late:
+            page.check("#paid")
         page.get_by_role("button", name="Check in", exact=True).click()
         page.wait_for_url(director)
     assert page.locator("#players li").count() == 10
-    assert page.locator("#players .badge.paid").count() == 10
+    assert page.locator("#players .badge.paid").count() == 9
     assert "10 players for the next draw" in page.inner_text("main")
+    # The draw says who has not paid, and will not seat them unasked.
+    assert page.inner_text("#unpaid-names") == late
+    page.fill("#seed", "24")
+    page.get_by_role("button", name="Draw the tables").click()
+    assert f"not marked paid for {late}" in page.inner_text("#err-unpaid")
+    shot("01b-unpaid-fee")
+    page.locator("#players li", has_text=late).get_by_role("button", name="Paid").click()
+    page.wait_for_url(director)
+    assert page.locator("#unpaid").count() == 0
     page.fill("#seed", "24")
     page.get_by_role("button", name="Draw the tables").click()
     page.wait_for_url(director)

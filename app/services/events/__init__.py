@@ -15,6 +15,7 @@ from .rounds import (
     replace_keeper_link,
     table_done,
     table_of_session,
+    unpaid_players,
 )
 from .setup import (
     MAX_HANDS,
@@ -44,5 +45,6 @@ __all__ = [
     "export_event", "fees_paid", "find_player", "get_round", "get_table", "keeper_author",
     "keeper_table", "league_names", "open_round", "owned_event", "payout_of", "prizes_of",
     "records", "replace_keeper_link", "set_paid", "standings_csv", "standings_of",
-    "table_done", "table_of_session", "table_revisions", "tie_breaks_of", "withdraw",
+    "table_done", "table_of_session", "table_revisions", "tie_breaks_of", "unpaid_players",
+    "withdraw",
 ]

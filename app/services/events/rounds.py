@@ -66,9 +66,37 @@ def _session_name(event: Event, number: int, table: int) -> str:
     return event.name[:MAX_SESSION_NAME - len(tail)].rstrip() + tail
 
 
-def draw_next_round(event: Event, user: User, seed: Any = None) -> EventRound:
-    """Draw the next round and start its tables; 409 while a round is open or when every
-    round is drawn."""
+#: What a draw does with players whose entry fee is not marked paid: seat them anyway, or
+#: leave them out of this round (they stay checked in; the next draw asks again).
+UNPAID = ("draw", "leave_out")
+
+
+def unpaid_players(event: Event) -> list[str]:
+    """The players the next draw would seat whose entry fee is not marked paid (none when
+    the event has no fee)."""
+    if not event.fee_minor:
+        return []
+    return [p.name for p in active_players(event) if p.paid_minor <= 0]
+
+
+def _drawn_names(event: Event, unpaid: Any) -> list[str]:
+    """The names the draw seats: every active player, but those whose fee is not paid when
+    the director leaves them out; with such players and no choice made, the draw is refused
+    naming them (409), so that nobody is seated unpaid without the director knowing."""
+    owing = unpaid_players(event)
+    if unpaid not in (None, *UNPAID):
+        raise EventError(Message("event.unpaid_choice", value=repr(unpaid)), "unpaid")
+    if owing and unpaid is None:
+        raise EventConflictError(Message("event.unpaid", players=join_and(owing)), "unpaid")
+    left_out = set(owing) if unpaid == "leave_out" else set()
+    return [p.name for p in active_players(event) if p.name not in left_out]
+
+
+def draw_next_round(event: Event, user: User, seed: Any = None,
+                    unpaid: Any = None) -> EventRound:
+    """Draw the next round and start its tables; 409 while a round is open, when every
+    round is drawn, or when players whose fee is not paid would be seated and ``unpaid``
+    does not say what to do with them (:data:`UNPAID`)."""
     chosen = _seed(seed)
     event = locked(event)
     playing = open_round(event)
@@ -76,7 +104,7 @@ def draw_next_round(event: Event, user: User, seed: Any = None) -> EventRound:
         raise EventConflictError(Message("event.round_open", number=playing.number), "round")
     if len(event.round_rows) >= event.rounds:
         raise EventConflictError(Message("event.all_drawn", rounds=event.rounds), "round")
-    names = [p.name for p in active_players(event)]
+    names = _drawn_names(event, unpaid)
     if event.round_rows:
         placed = [s.record.player for s in standings_of(event)]
         standing = [n for n in placed if n in names] + [n for n in names if n not in placed]
