@@ -37,6 +37,17 @@ def test_the_director_runs_an_event_through_the_pages(client):
     assert "Round 1 is being played" in page and "seed 4" in page
     links = re.findall(r'value="(http://localhost/t/[^"]+)"', page)
     assert len(links) == 2  # 5 players at tables of 4: 3 and 2
+    # Each link with Copy, Open and Share; and all of them on one sheet to print.
+    assert [f'href="{link}" target="_blank"' in page for link in links] == [True, True]
+    assert page.count('data-copy="link-') == page.count('data-share="link-') == 2
+    sheet = client.get(f"/events/{eid}/rounds/1/links")
+    assert sheet.status_code == 200
+    body = sheet.get_data(as_text=True)
+    assert re.findall(r'<a href="(http://localhost/t/[^"]+)">', body) == links
+    assert body.count("<svg") == 2 and "Table 2" in body
+    assert client.get(f"/events/{eid}/rounds/9/links").status_code == 404
+    assert client.application.test_client().get(
+        f"/events/{eid}/rounds/1/links").status_code == 302  # signed out: to sign in
     shown_beside(client.post(f"/events/{eid}/rounds/1/close", data={}), "close",
                  "tables 1 and 2 have not played all their hands (1 a round): let them "
                  "finish, or close the round anyway")

@@ -317,9 +317,9 @@
 
   // Copy the link, or hand it to the phone's own share sheet where it has one.
   function shareButtons() {
-    var said = document.getElementById("share-said");
     each(document, "button[data-copy]", function (b) {
       var input = document.getElementById(b.getAttribute("data-copy"));
+      var said = document.getElementById(b.getAttribute("data-said") || "share-said");
       if (!input || !(navigator.clipboard || document.queryCommandSupported)) return;
       b.hidden = false;
       b.addEventListener("click", function () {

@@ -185,6 +185,20 @@ def event_close(event_id: int, number: int) -> ResponseReturnValue:
                 _("Round %(n)s is closed.", n=number))
 
 
+@bp.get("/events/<int:event_id>/rounds/<int:number>/links")
+@login_required
+def event_links(event_id: int, number: int) -> ResponseReturnValue:
+    """Every table's scorekeeping link of a round with its QR code, on one sheet to print
+    and lay on the tables."""
+    event = service.owned_event(me(), event_id)
+    this = service.get_round(event, number)
+    tables = []
+    for table in this.tables:
+        link = url_for(".keeper", token=table.keeper_token, _external=True)
+        tables.append({"row": table, "link": link, "qr": Markup(qr_code(link))})
+    return render_template("events/links.html", event=event, round=this, tables=tables)
+
+
 @bp.post("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link")
 @once_per_form
 @login_required

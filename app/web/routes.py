@@ -278,8 +278,10 @@ def live_response(gs: GameSession, token: str | None) -> ResponseReturnValue:
 
 
 def qr_code(url: str) -> Markup:
+    """A link's QR code as inline SVG drawn to its viewBox, so that the page's style sizes
+    it (``.share-qr svg``): small beside a session's link, large on a table's sheet."""
     return QR_CODES.get(url, lambda: Markup(segno.make(url, error="m").svg_inline(
-        scale=3, title=_("QR code of the share link"))))
+        scale=3, omitsize=True, title=_("QR code of the share link"))))
 
 
 def session_page(gs: GameSession | Callable[[], GameSession], stamp: Stamp, share_token: str,

@@ -84,6 +84,16 @@ def test_tournament_day(live_server, browser, page, shot):
     assert [len(players) for players, _link in tables] == [4, 3, 3]
     assert sorted(p for players, _link in tables for p in players) == sorted(PLAYERS)
     shot("02-round-1-drawn")
+    # Each table's link: Copy says so, Open opens it; all the codes print on one sheet.
+    first = page.locator("li.table-card").first
+    first.get_by_role("button", name="Copy link").click()
+    assert "Copied" in first.locator("[role=status]").inner_text()
+    assert first.get_by_role("link", name="Open").get_attribute("href") == tables[0][1]
+    page.get_by_role("link", name="All tables’ QR codes on one sheet").click()
+    assert page.locator("#link-sheet li").count() == 3
+    assert page.locator("#link-sheet svg").first.bounding_box()["width"] >= 200
+    shot("02b-links-sheet")
+    page.goto(director)
 
     # The TV: no account, follows by itself.
     tv_context = browser.new_context(viewport=DESKTOP)
