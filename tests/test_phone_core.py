@@ -3,14 +3,18 @@ files and with no network, answers every request exactly as CPython does, byte f
 the worked hands and known answers (settled and compared under every preset), a few
 thousand seeded random hands good and bad, fewest transfers, nights with side bets and
 totals, and money formats, each in English, German and Japanese, refusals and their
-fields included. Both sides answer through the same function, ``app.core.phone.answer_json``;
-the phone's file system holds every module of ``app/core``, the cut Babel and the compiled
-catalogues, so a new import Pyodide lacks, or a module the bundle leaves out, fails here.
+fields included; and random nights, counted by the ``night`` op and by ``record`` (from a
+saved copy of the night and the hands waiting after it), which must also count them as the
+core's fold does (``app.core.night``). Both sides answer through the same function,
+``app.core.phone.answer_json``; the phone's file system holds every module of
+``app/core``, the cut Babel and the compiled catalogues, so a new import Pyodide lacks, or a
+module the bundle leaves out, fails here.
 
-The Pyodide run is one Node process for the whole batch (its cold start is several
+The Pyodide run is one Node process for the whole module (its cold start is several
 seconds); it needs ``node`` (skipped with the reason when it is missing)."""
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import pathlib
@@ -25,8 +29,10 @@ import pytest
 
 from app.core import PRESETS, TonkError, parse_hand, settle
 from app.core.money import loads
+from app.core.night import Night, apply, start
 from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator, door
 from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
+from app.core.sidebets import side_bets_json
 from app.i18n import speaking
 from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
 from app.web.phone_core import RUNTIME, bundle
@@ -203,6 +209,7 @@ def _recorded(rng: random.Random, lang: str) -> dict[str, Any]:
         if night.get("side_bets") else {}, "moved": {"Zed": "0.00"}}}
 
 
+@functools.cache
 def requests() -> list[dict[str, Any]]:
     """Every request both sides answer, in order."""
     rng = random.Random(SEED)
@@ -311,27 +318,37 @@ def _bundle() -> dict[str, Any]:
             "files": {target: str(source) for target, source in bundle().items()}}
 
 
-@pytest.mark.server
-def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
+@pytest.fixture(scope="module")
+def in_pyodide(tmp_path_factory) -> dict[str, str]:
+    """Pyodide's answer under Node to every request of this module's tests, by its text:
+    one Node process for them all (its cold start is several seconds)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: the core cannot be run in Pyodide here")
-    asked = requests()
-    lines = [_text(r) for r in asked]
-    answer_text = door(str(ROOT / "translations"))
-    expected = [answer_text(line) for line in lines]
-    (tmp_path / "bundle.json").write_text(json.dumps(_bundle()))
+    lines = list(dict.fromkeys(_text(r) for r in [*requests(), *folded_requests()]))
+    tmp = tmp_path_factory.mktemp("pyodide")
+    (tmp / "bundle.json").write_text(json.dumps(_bundle()))
     done = subprocess.run(
         [node, str(ROOT / "scripts" / "core_in_pyodide.mjs"), str(VENDOR),
-         str(tmp_path / "bundle.json")], input="\n".join(lines) + "\n", capture_output=True,
-        text=True, timeout=240, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+         str(tmp / "bundle.json")], input="\n".join(lines) + "\n", capture_output=True,
+        text=True, timeout=240, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp)})
     assert done.returncode == 0, done.stderr[-3000:]
-    got = done.stdout.splitlines()
     timing = json.loads(done.stderr.strip().splitlines()[-1])
     print(f"Pyodide: interpreter {timing['start_ms']:.0f} ms, core ready "
           f"{timing['first_ms']:.0f} ms, {timing['count']} requests in "
           f"{timing['answer_ms']:.0f} ms")
-    assert len(got) == len(expected)
+    got = done.stdout.splitlines()
+    assert len(got) == len(lines)
+    return dict(zip(lines, got, strict=True))
+
+
+@pytest.mark.server
+def test_pyodide_answers_every_request_as_cpython_does(in_pyodide):
+    asked = requests()
+    lines = [_text(r) for r in asked]
+    answer_text = door(str(ROOT / "translations"))
+    expected = [answer_text(line) for line in lines]
+    got = [in_pyodide[line] for line in lines]
     differ = [(r, e, g) for r, e, g in zip(asked, expected, got, strict=True) if e != g]
     assert not differ, f"{len(differ)} answers differ; the first: {differ[0]}"
     # The batch holds what it says: every outcome, many refusals, every op and language.
@@ -349,6 +366,202 @@ def test_pyodide_answers_every_request_as_cpython_does(tmp_path):
     assert all("hands" in n for n in nights)
     assert sum(1 for n in nights if n["pots"]) >= 5
     assert sum(1 for n in nights for h in n["hands"] if "side_bets" in h) >= 100
+
+
+# -- the night, folded once (issue 40) ---------------------------------------------------------
+
+#: The rules a random night is played under, and the side bets it may play.
+NIGHT_RULES: tuple[Any, ...] = (
+    "pagat", "texas", "chicago", "rushville", "washington", "dc", "wikipedia",
+    {"preset": "pagat", "scoring": "points"}, {"preset": "texas", "scoring": "push_ups"})
+NIGHT_BETS: tuple[Any, ...] = (
+    None, {"naturals": {}}, {"high_card": {}},
+    {"high_card": {"suit": "S", "unclaimed": "return"}, "naturals": {"stake": "2"}})
+#: How many random nights the phone counts in Pyodide (each twice: ``night`` and ``record``).
+FOLDED_NIGHTS = 200
+
+
+def _night_hand(rng: random.Random, players: list[str], bets: Any) -> dict[str, Any]:
+    """A hand of the table ``players`` with the side bets ``bets``, as the record form can
+    give it: now and then a player not at the table (a refused hand)."""
+    kind = rng.choice(["run_out", "run_out", "drop", "stock_out", "tonk_out", "deal"])
+    end: dict[str, Any] = {"kind": kind}
+    counts = {p: rng.randint(0, 50) for p in players}
+    if kind in ("run_out", "drop", "tonk_out"):
+        end["player"] = rng.choice([*players, *players, "Zed"])
+        if kind != "drop" and end["player"] in counts:
+            counts[end["player"]] = 0
+    hand = {"end": end, "counts": counts, "dealer": rng.choice([None, *players]),
+            "multiplier": rng.choice([1, 1, 1, 2, 3])}
+    plays = []
+    for bet in sorted(bets or ()):
+        ins = [p for p in players if rng.random() < 0.7]
+        if not ins:
+            continue
+        play = {"bet": bet, "players": ins, "winner": rng.choice([None, *ins, *ins, "Zed"])}
+        if bet == "high_card" and "suit" not in bets[bet]:
+            play["suit"] = rng.choice("SHDC")
+        plays.append(play)
+    return {**hand, "side_bets": plays} if plays else hand
+
+
+def _random_night(rng: random.Random) -> dict[str, Any]:
+    """A table (rules, stake, currency, players, side bets), its hands in order and how many
+    of them the server had when the phone's page last saw it."""
+    rules = rng.choice(NIGHT_RULES)
+    scoring = resolve_rules(rules).scoring
+    players = NAMES[:rng.randint(2, 6)]
+    bets = None if scoring == "push_ups" else rng.choice(NIGHT_BETS)
+    hands = [_night_hand(rng, players, bets) for _ in range(rng.randint(0, 12))]
+    return {"rules": rules, "players": players, "side_bets": bets, "hands": hands,
+            "stake": rng.choice(["1", "2"] if scoring != "money" else ["0.25", "1", "2"]),
+            "currency": rng.choice([None, "EUR", "USD"]), "saved": rng.randint(0, len(hands)),
+            "lang": rng.choice(LANGUAGES)}
+
+
+@functools.cache
+def random_nights() -> tuple[dict[str, Any], ...]:
+    rng = random.Random(SEED)
+    return tuple(_random_night(rng) for _ in range(FOLDED_NIGHTS))
+
+
+def _started(night: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "started", **{k: night[k] for k in (
+        "rules", "stake", "currency", "players", "side_bets")}}
+
+
+def _folded(night: dict[str, Any], hands: list[dict[str, Any]], counted: Night | None = None
+            ) -> tuple[Night, list[bool]]:
+    """The core's fold of ``hands`` (from ``counted``, or from the night's start), and
+    whether each was refused."""
+    state = start(_started(night)) if counted is None else counted
+    refused = []
+    for hand in hands:
+        try:
+            state = apply(state, {"kind": "hand", "hand": hand})
+        except TonkError:
+            refused.append(True)
+        else:
+            refused.append(False)
+    return state, refused
+
+
+def _saved_copy(night: Night) -> dict[str, Any]:
+    """The ``table`` of a ``record`` request: the night as the page last saw it (what
+    app.services.sessions.phone_table sends), no payments made."""
+    money = night.money()
+    return {"rules": night.rules.to_json(), "stake": str(night.stake),
+            "currency": night.currency, "side_bets": side_bets_json(night.bets) or None,
+            "seats": list(night.seats),
+            "seated": list(night.seated), "dealer": night.dealer,
+            "number": night.last_number,
+            "totals": {n: str(m.hands + m.side_bets) for n, m in money.items()},
+            "side": {n: str(m.side_bets) for n, m in money.items()} if night.bets else {},
+            "pots": {bet: [[p, str(a)] for p, a in pot.paid] for bet, pot in
+                     night.pots.items()},
+            "moved": dict.fromkeys(night.seats, "0")}
+
+
+def _form(hand: dict[str, Any], seated: list[str]) -> list[list[str]]:
+    """A hand as the record form sends it: ``[name, value]`` pairs."""
+    end = hand["end"]
+    form = [["kind", end["kind"]], ["player", end.get("player", "")],
+            ["dealer", hand["dealer"] or ""], ["big_one", str(hand["multiplier"])]]
+    form += [[f"count-{i}", str(hand["counts"][p])] for i, p in enumerate(seated)]
+    for play in hand.get("side_bets", ()):
+        bet = play["bet"]
+        form += [[f"sb-{bet}-shown", "1"], [f"sb-{bet}-winner", play["winner"] or ""],
+                 [f"sb-{bet}-suit", play.get("suit", "")]]
+        form += [[f"sb-{bet}-in", p] for p in play["players"]]
+    return form
+
+
+def _night_request(night: dict[str, Any]) -> dict[str, Any]:
+    return {"op": "night", "lang": night["lang"], **_started(night), "hands": night["hands"]}
+
+
+def _record_request(night: dict[str, Any]) -> dict[str, Any]:
+    saved, _ = _folded(night, night["hands"][:night["saved"]])
+    return {"op": "record", "lang": night["lang"], "table": _saved_copy(saved),
+            "hands": [_form(h, night["players"]) for h in night["hands"][night["saved"]:]]}
+
+
+#: A row's parts in a ``record`` answer, and its total.
+_PARTS = ("hands", "side_bets", "returned", "total")
+
+
+def folded_requests() -> list[dict[str, Any]]:
+    """Each random night as the ``night`` request, and as the ``record`` request of the
+    hands after those its page last saw."""
+    return [r for night in random_nights()
+            for r in (_night_request(night), _record_request(night))]
+
+
+def test_the_phone_counts_a_night_as_the_fold_does():
+    """Random nights: the phone's ``night`` answer, and its ``record`` answer from the
+    page's saved copy and the hands waiting after it, refuse the hands the core's fold of
+    the whole night refuses and count its money: each player's parts and total, the pots,
+    the next dealer, and transfers that square what is open."""
+    translators = _translators()
+    seen = {"refused": 0, "pots": 0, "hands": 0}
+    for night in random_nights():
+        folded, refused = _folded(night, night["hands"])
+        money = folded.money()
+        for request in (_night_request(night), _record_request(night)):
+            got = loads(answer_json(_text(request), translators))
+            assert "error" not in got, got
+            after = refused[night["saved"]:] if request["op"] == "record" else refused
+            assert ["error" in h for h in got["hands"]] == after, (request, got)
+            if request["op"] == "night":
+                assert {n: [Decimal(v), Decimal(got["returned"].get(n, "0"))]
+                        for n, v in got["totals"].items()} == {
+                    n: [m.hands + m.side_bets, m.pots_back] for n, m in money.items()}, request
+                assert {bet: Decimal(v) for bet, v in got["pots"].items()} == {
+                    bet: pot.total for bet, pot in folded.pots.items()}, request
+            else:
+                assert {row["name"]: [Decimal(row[part]["data"]) for part in _PARTS]
+                        for row in got["rows"]} == {
+                    n: [m.hands, m.side_bets, m.pots_back, m.total]
+                    for n, m in money.items()}, request
+                assert got["dealer"] == folded.dealer
+            left = dict(folded.open())
+            for t in got["transfers"]:
+                left[t["from"]] += Decimal(t["amount"])
+                left[t["to"]] -= Decimal(t["amount"])
+            assert not any(left.values()), (request, got["transfers"])
+        seen["refused"] += sum(refused)
+        seen["hands"] += len(refused) - sum(refused)
+        seen["pots"] += bool(folded.pots)
+    # the nights hold what the test is about: many hands, refused ones, pots left at the end
+    assert seen["hands"] >= 500 and seen["refused"] >= 100 and seen["pots"] >= 15, seen
+
+
+def test_a_hand_of_the_night_with_no_dealer_is_dealt_by_the_turn_of_the_deal():
+    """As a session deals (the record form's dealer left blank): after Cy dealt, Dee deals,
+    so of the two dealt 50 under Newark's rules Ann, nearest Dee's left, wins; the first
+    player (Ann) dealing, Bob would."""
+    first = {"end": {"kind": "run_out", "player": "Ann"}, "dealer": "Cy",
+             "counts": {"Ann": 0, "Bob": 10, "Cy": 10, "Dee": 10}}
+    dealt = {"end": {"kind": "deal"}, "counts": {"Ann": 50, "Bob": 50, "Cy": 49, "Dee": 10}}
+
+    def night(dealer: str | None) -> dict[str, Any]:
+        hand = dealt if dealer is None else {**dealt, "dealer": dealer}
+        return answer({"op": "night", "rules": "newark", "stake": "1",
+                       "players": ["Ann", "Bob", "Cy", "Dee"], "hands": [first, hand]}, {})
+
+    assert night(None) == night("Dee") != night("Ann")
+    assert night(None)["hands"][1]["result"]["winners"] == ["Ann"]
+    assert night("Ann")["hands"][1]["result"]["winners"] == ["Bob"]
+
+
+@pytest.mark.server
+def test_pyodide_counts_the_random_nights_as_cpython_does(in_pyodide):
+    """The same nights' ``night`` and ``record`` answers, in Pyodide under Node: byte for
+    byte CPython's."""
+    answer_text = door(str(ROOT / "translations"))
+    for request in folded_requests():
+        line = _text(request)
+        assert in_pyodide[line] == answer_text(line), request
 
 
 #: Run in Pyodide from the vendored files: a traceback through the standard library (its

@@ -11,9 +11,11 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
 - ``compare``: ``hand`` under its own rules and every preset (the dispute checker);
 - ``transfers``: ``balances`` → the fewest transfers;
 - ``night``: a table (``rules``, ``stake``, ``players``, optional ``side_bets`` and
-  ``currency``) and its ``hands`` in order, each with its side-bet plays → each hand's
-  result (or refusal) and side bets, every player's running total, what is left in the
-  pots, and the transfers that settle the night;
+  ``currency``) and its ``hands`` in order, each with its side-bet plays, folded as a
+  session folds them (:mod:`app.core.night`: a hand with no dealer is dealt by the turn of
+  the deal) → each hand's result (or refusal) and side bets, every player's running total
+  (hands and side bets), what is left in the pots, what they give back, and the transfers
+  that settle the night;
 - ``record``: a session as its page last saw it (``table``: the stored rules, stake,
   currency, side bets, seats, who is seated, the dealer, each seat's total, the pots and
   what payments moved) and ``hands`` recorded since, each the record form's fields as
@@ -52,26 +54,16 @@ from .money import (
     currency_places,
     format_money,
     format_number,
-    from_minor,
     loads,
     money_data,
     parse_decimal,
     parse_stake,
-    to_minor,
     with_sign,
 )
-from .night import Night, apply, player_money, pots_back, settled_hand
-from .parts import seat_nets
+from .night import Night, apply, player_money, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
-from .sidebets import (
-    Play,
-    Pot,
-    outcome_json,
-    parse_plays,
-    parse_side_bets,
-    replay_deals,
-)
+from .sidebets import Pot, parse_side_bets
 from .tableform import check_of_form
 from .transfers import fewest_transfers, parse_balances
 
@@ -167,47 +159,34 @@ def _transfers(request: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _night(request: Mapping[str, Any]) -> dict[str, Any]:
-    """A table's hands in order, as a session counts them: a refused hand counts nothing
-    and its side bets are not played; what is left in a pot goes back at the end."""
-    rules = resolve_rules(request.get("rules"))
-    currency = request.get("currency")
-    stake = parse_stake(request.get("stake"), rules, currency)
-    players = parse_players(request.get("players"))
-    enabled = parse_side_bets(request.get("side_bets"), stake=stake, scoring=rules.scoring,
-                              currency=currency)
-    fmt = amount_formatter(rules, currency)
-    totals = [0] * len(players)
+    """A table's hands in order, folded as a session folds them (:mod:`app.core.night`): a
+    refused hand counts nothing; what is left in the pots goes back at settle-up."""
+    night = start({"kind": "started", **{key: request.get(key) for key in (
+        "rules", "stake", "currency", "players", "side_bets")}})
     hands: list[dict[str, Any]] = []
-    deals: list[tuple[Play, ...]] = []
     for data in request.get("hands") or ():
         try:
-            plays = parse_plays(data.get("side_bets") if isinstance(data, Mapping) else None,
-                                enabled, players)
-            given = ({k: v for k, v in data.items() if k != "side_bets"}
-                     if isinstance(data, Mapping) else data)
-            result = settle(parse_hand(given, rules=rules, stake=stake, players=players))
+            night, shown = _counted(night, data)
         except TonkError as exc:
-            hands.append(_refusal(exc))
-            deals.append(())
-            continue
-        totals = [t + n for t, n in zip(totals, seat_nets(players, result), strict=True)]
-        hands.append({"result": result.to_json()})
-        deals.append(plays)
-    settled, pots = replay_deals(deals, enabled, fmt, {})
-    for shown, (side_net, outcomes) in zip(hands, settled, strict=True):
-        if "result" in shown and outcomes:
-            shown["side_bets"] = [outcome_json(o, fmt) for o in outcomes]
-        totals = [t + to_minor(side_net.get(p, Decimal(0)))
-                  for t, p in zip(totals, players, strict=True)]
-    left = pots_back(pots)
-    owed = {p: from_minor(t) + left.get(p, Decimal(0)) for p, t in zip(players, totals,
-                                                                        strict=True)}
+            shown = _refusal(exc)
+        hands.append(shown)
+    fmt = amount_formatter(night.rules, night.currency)
+    money = night.money()
     return {"hands": hands,
-            "totals": {p: fmt(from_minor(t)) for p, t in zip(players, totals, strict=True)},
-            "pots": {bet: fmt(pot.total) for bet, pot in sorted(pots.items()) if pot.total},
-            "returned": {p: fmt(a) for p, a in left.items()},
-            "transfers": [] if rules.scoring == "push_ups" else _transfers(
-                {"balances": owed})["transfers"]}
+            "totals": {n: fmt(m.hands + m.side_bets) for n, m in money.items()},
+            "pots": {bet: fmt(pot.total) for bet, pot in night.pots.items()},
+            "returned": {n: fmt(m.pots_back) for n, m in money.items() if m.pots_back},
+            "transfers": _transfers({"balances": night.open()})["transfers"]}
+
+
+def _counted(night: Night, data: Any) -> tuple[Night, dict[str, Any]]:
+    """One hand folded into the night: the night after it, and the hand as an answer shows
+    it (its result, and its side bets' outcomes if it played any)."""
+    result, _stored = settled_hand(night, data)
+    night = apply(night, {"kind": "hand", "hand": data})
+    outcomes = night.hands[-1].outcomes
+    shown = {"result": result.to_json()}
+    return night, {**shown, "side_bets": list(outcomes)} if outcomes else shown
 
 
 def _money(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -266,17 +245,12 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
     for fields in request.get("hands") or ():
         try:
             data = _form_hand(fields, night, table.get("side_bets") or {})
-            result, _stored = settled_hand(night, data)
-            night = apply(night, {"kind": "hand", "hand": data})
+            night, shown = _counted(night, data)
         except TonkError as exc:
             hands.append(_refusal(exc))
             continue
         deal = night.hands[-1]
-        shown = {"number": deal.number, "dealer": deal.data["dealer"],
-                 "result": result.to_json()}
-        if deal.outcomes:
-            shown["side_bets"] = list(deal.outcomes)
-        hands.append(shown)
+        hands.append({"number": deal.number, "dealer": deal.data["dealer"], **shown})
     currency, scoring = night.currency, night.scoring
     places = currency_places(currency) if scoring == "money" else 0
 
