@@ -1,11 +1,15 @@
 """A tournament table's scorekeeping link (/t/<token>): a phone without an account records,
 corrects and voids hands at that one table while its round is open, and nothing else; the
-director can replace the link; a closed round's link records nothing."""
+director can replace the link; a closed round's link records nothing and shows how the table
+ended."""
 from __future__ import annotations
+
+import re
 
 from app.db.models import HandVersion
 from app.extensions import db
 from tests.clients import api_error, shown_beside
+from tests.expect import matched
 
 
 def _event(api, players=("Ann", "Bob", "Cy", "Dee", "Eve")):
@@ -170,3 +174,42 @@ def test_two_phones_saving_the_last_hand_at_once_store_one(db_app, api):
     holder.dispose()
     assert sorted(answers) == [302, 422]
     assert api.ok("GET", f"/sessions/{table['session']}/ledger")["hands"] == 1
+
+
+def test_a_tables_link_after_its_round_shows_how_it_ended_and_where_each_sits_next(db_app, api):
+    """After round 1 closed, the link showed a bare "Not now" with nothing of the table's
+    result. Now it answers 200, read-only: the table's places and totals, the hands, its
+    players' places in the event so far and, once round 2 is drawn, each one's table; a
+    hand sent anyway is still refused."""
+    eid, tables = _event(api)
+    first = tables[0]
+    phone = db_app.test_client()
+    winner = first["players"][0]
+    assert phone.post(first["link"] + "/hands/new",
+                      data={"kind": "tonk_out", "player": winner}).status_code == 302
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {"force": True})
+    page = phone.get(first["link"])
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "Round 1 is over" in text and "Record hand" not in text
+    places = matched(r'<ol class="totals table-result" id="table-result">(.*?)</ol>',
+                     text, re.S).group(1)
+    ranked = re.findall(r'data-player="([^"]+)" data-place="(\d+)"', places)
+    assert ranked[0] == (winner, "1") and len(ranked) == len(first["players"])
+    assert {p for p, _ in ranked} == set(first["players"])
+    assert "#1" in text and "not drawn yet" in text
+    event_places = dict(re.findall(r'data-player="([^"]+)" data-place="(\d+)"',
+                                   matched(r'id="event-places">(.*?)</ul>', text, re.S).group(1)))
+    assert event_places[winner] == "1"
+    # Round 2 drawn: where each of the table's players sits now.
+    drawn = api.ok("POST", f"/events/{eid}/rounds", {"seed": 5}, 201)["tables"]
+    text = phone.get(first["link"]).get_data(as_text=True)
+    seats = dict(re.findall(r'<li data-player="([^"]+)"><span class="who">[^<]*</span> Table (\d)',
+                            matched(r'id="next-tables">(.*?)</ul>', text, re.S).group(1)))
+    assert seats == {p: str(t["table"]) for t in drawn for p in t["players"]
+                     if p in first["players"]}
+    refused = phone.post(first["link"] + "/hands/new", data={"kind": "dead"})
+    assert refused.status_code == 409
+    assert f'href="{first["link"].replace("http://localhost", "")}" id="table-result-link"' \
+        in refused.get_data(as_text=True)
+    assert api.ok("GET", f"/sessions/{first['session']}/ledger")["hands"] == 1

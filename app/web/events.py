@@ -14,7 +14,7 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from ..db.models import EventTable
-from ..services.events import keeper_author, keeper_table
+from ..services.events import keeper_author, keeper_table, linked_table, round_over, table_result
 from ..services.sessions import get_hand, ledger_of, session_rules
 from . import bp
 from .form_tokens import once_per_form
@@ -48,7 +48,10 @@ def by_keeper(view: View) -> View:
 
 @bp.get("/t/<token>")
 def keeper(token: str) -> ResponseReturnValue:
-    found = _table(token)
+    found = linked_table(token)
+    if round_over(found):
+        return _after_round(found)
+    g.keeper_table = found
     gs = found.session
     event = found.round.event
     pages = hands_page(gs, page_arg())
@@ -61,6 +64,19 @@ def keeper(token: str) -> ResponseReturnValue:
         counted=gs.hand_count - gs.voided_hands, needed=event.hands_per_round,
         recorded=[recorded(get_hand(gs, int(n))) for n in map(str, get_flashed_messages(
             category_filter=["hand"])) if n.isdigit()])
+
+
+def _after_round(found: EventTable) -> ResponseReturnValue:
+    """A table's link once its round is over: how the table ended (its places, totals and
+    hands), its players' places in the event so far and where each sits in the next round
+    once it is drawn; read-only (recording is refused, :func:`by_keeper`)."""
+    gs = found.session
+    pages = hands_page(gs, page_arg())
+    return render_template(
+        "events/keeper_done.html", gs=gs, event=found.round.event, found=found,
+        token=found.keeper_token, result=table_result(found),
+        scoring=session_rules(gs).scoring, rows=[hand_row(h) for h in pages.items],
+        pages=pages)
 
 
 @bp.route("/t/<token>/hands/new", methods=["GET", "POST"])

@@ -36,7 +36,9 @@ def page_refusal(exc: TonkError) -> ResponseReturnValue:
             return redirect(url_for("web.keeper", token=args["token"]))
         flash(exc.message, "error")
         return redirect(url_for("web.session", session_id=args.get("session_id")))
-    if isinstance(exc, EventConflictError):
-        return render_template("events/refused.html", message=exc.message), 409
+    if isinstance(exc, EventConflictError):  # a table's link leads back to its result
+        token = (request.view_args or {}).get("token")
+        return render_template("events/refused.html", message=exc.message,
+                               table=url_for("web.keeper", token=token) if token else None), 409
     flash(exc.message, "error")
     return redirect(back())

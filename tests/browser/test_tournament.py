@@ -128,6 +128,16 @@ def test_tournament_day(live_server, browser, page, shot):
     _close_and_draw(page, director, 1)
     round_two = _tables(page)
     assert [len(players) for players, _link in round_two] == [4, 3, 3]
+    # Round 1's link now shows how that table ended and where each of its players sits.
+    phones[0].goto(tables[0][1])
+    assert "Round 1 is over" in phones[0].inner_text("#round-over")
+    assert phones[0].locator("#table-result li").count() == len(tables[0][0])
+    sits = {name: number for number, (players, _link) in enumerate(round_two, 1)
+            for name in players}
+    for name in tables[0][0]:
+        said = phones[0].inner_text(f"#next-tables li[data-player='{name}']")
+        assert said.split() == [name, "Table", str(sits[name])]
+    shot("03b-table-after-round", phones[0])
     for phone, (_players, link) in zip(phones, round_two, strict=True):
         _record(phone, link, "dead")
         _record(phone, link, "dead")

@@ -11,10 +11,13 @@ from .rounds import (
     get_table,
     keeper_author,
     keeper_table,
+    linked_table,
     open_round,
     replace_keeper_link,
+    round_over,
     table_done,
     table_of_session,
+    table_result,
     unpaid_players,
 )
 from .setup import (
@@ -39,12 +42,12 @@ from .setup import (
 from .standings import fees_paid, prizes_of, records, standings_of, table_revisions
 
 __all__ = [
-    "MAX_HANDS", "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "EventConflictError", "EventError",
-    "EventNotFoundError", "active_players", "board_event",
-    "check_in", "close_round", "create_event", "draw_next_round", "event_rules", "events_of",
-    "export_event", "fees_paid", "find_player", "get_round", "get_table", "keeper_author",
-    "keeper_table", "league_names", "open_round", "owned_event", "payout_of", "prizes_of",
-    "records", "replace_keeper_link", "set_paid", "standings_csv", "standings_of",
-    "table_done", "table_of_session", "table_revisions", "tie_breaks_of", "unpaid_players",
-    "withdraw",
+    "EventConflictError", "EventError", "EventNotFoundError", "MAX_HANDS", "MAX_ROUNDS",
+    "MAX_SEED", "SCORINGS", "active_players", "board_event", "check_in", "close_round",
+    "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
+    "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
+    "linked_table", "open_round", "owned_event", "payout_of", "prizes_of", "records",
+    "replace_keeper_link", "round_over", "set_paid", "standings_csv", "standings_of",
+    "table_done", "table_of_session", "table_result", "table_revisions", "tie_breaks_of",
+    "unpaid_players", "withdraw",
 ]

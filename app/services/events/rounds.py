@@ -20,6 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from ...core.draw import draw_round, pairs_of
 from ...core.messages import Message, join_and
 from ...core.money import stake_of
+from ...core.names import name_key
+from ...core.placings import Record, standings
 from ...db.ids import MAX_ID
 from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
@@ -29,6 +31,7 @@ from ..sessions import (
     counted_hands,
     findable_token,
     hand_limits,
+    money_of,
     new_share_token,
     start_session,
 )
@@ -199,16 +202,56 @@ def close_round(event: Event, number: Any, force: Any = False) -> EventRound:
 
 # -- the tables' scorekeeping links ----------------------------------------------------------
 
-def keeper_table(token: str) -> EventTable:
-    """The table a scorekeeping link is for, while its round is open."""
+def linked_table(token: str) -> EventTable:
+    """The table a scorekeeping link is for, its round open or over."""
     table: EventTable | None = db.session.scalar(
         select(EventTable).where(EventTable.keeper_token == token)) \
         if findable_token(token) else None
     if table is None:
         raise EventNotFoundError(Message("event.link_unknown"))
-    if table.round.closed_at is not None or table.session.is_closed:
+    return table
+
+
+def round_over(table: EventTable) -> bool:
+    """Whether the table's round is over (its link records nothing more)."""
+    return table.round.closed_at is not None or table.session.is_closed
+
+
+def keeper_table(token: str) -> EventTable:
+    """The table a scorekeeping link is for, while its round is open."""
+    table = linked_table(token)
+    if round_over(table):
         raise EventConflictError(Message("event.link_closed", number=table.round.number))
     return table
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """How a table's round ended, for its players: their places at the table (ties share
+    one) with their totals, their places in the event so far, and the table each sits at
+    in the next round once it is drawn (None before)."""
+
+    places: list[tuple[int, str, Decimal]]
+    event_places: list[tuple[int, str]]
+    next_round: int | None
+    next_tables: dict[str, int]
+
+
+def table_result(table: EventTable) -> TableResult:
+    """A table's round as it ended (:class:`TableResult`): the totals as the table's page
+    shows them (:func:`app.services.sessions.money_of`), ranked as the standings rank."""
+    event = table.round.event
+    money = money_of(table.session, parts=False)
+    ranked = standings([Record(name, (m.total,)) for name, m in money.items()])
+    keys = {name_key(name) for name in money}
+    event_places = [(p.place, p.record.player) for p in standings_of(event)
+                    if name_key(p.record.player) in keys]
+    after = next((r for r in event.round_rows if r.number == table.round.number + 1), None)
+    next_tables = {} if after is None else {
+        name: other.number for other in after.tables
+        for name in (s.name for s in other.session.seats) if name_key(name) in keys}
+    return TableResult([(p.place, p.record.player, p.record.total) for p in ranked],
+                       event_places, None if after is None else after.number, next_tables)
 
 
 @dataclass(frozen=True, slots=True)
