@@ -163,6 +163,26 @@ def tournament(app, owner_email: str, names: list[str], rounds: int) -> dict[str
     return urls
 
 
+def tournament_in_play(app, owner_email: str, names: list[str]) -> dict[str, str]:
+    """A tournament of ``names`` in its first round, one hand played at each table: its
+    board shows the tables now (their cards turn by themselves)."""
+    with app.app_context():
+        owner = db.session.scalars(select(User).where(User.email == owner_email)).one()
+        event = events.create_event(owner, name="Friday Cup", rounds=2, hands_per_round=4)
+        for name in names:
+            events.check_in(event, name, True)
+        events.draw_next_round(event, owner, 7)
+        db.session.commit()
+        for table in events.get_round(event, 1).tables:
+            seated = [s.name for s in table.session.seats]
+            ledger.record_hand(table.session, events.keeper_author(table), {
+                "end": {"kind": "tonk_out", "player": seated[0]}})
+            db.session.commit()
+        url = f"/board/{event.board_token}"
+        db.session.remove()
+    return {"board-playing": url}
+
+
 @pytest.fixture
 def night(live_app, live_server, browser):
     """A signed-in phone (slow, as measured) with a league, a 6-hand session in it, a
@@ -191,7 +211,8 @@ def night(live_app, live_server, browser):
             "record-side-bets": sided_record,
             "hand": session + "/hands/1", "settle": session + "/settle",
             "check": permalink(CHECKED_HAND), "league": league, "events": "/events",
-            **tournament(live_app, "screens@example.com", NAMES, 4)}
+            **tournament(live_app, "screens@example.com", NAMES, 4),
+            **tournament_in_play(live_app, "screens@example.com", NAMES[:10])}
     page.goto(league)
     urls["league-player"] = page.locator("td.name a").first.get_attribute("href") or ""
     urls["league-hands"] = league + "/hands"
@@ -302,6 +323,48 @@ def test_a_hand_form_is_drawn_as_its_script_keeps_it(night, browser):
             f"{name}: Save at {where[0]} px before the script, {where[1]} after"
     for _ in pages:
         pass
+
+
+#: What the TV board uses of the screen: the header's type, how far down its content
+#: reaches, and each card's width against what its scores use.
+BOARD_USE = """() => {
+    const top = parseFloat(getComputedStyle(document.querySelector('body > .top')).fontSize);
+    const parts = [...document.querySelectorAll('.board-page *')].filter(
+        e => e.getClientRects().length && !e.closest('[hidden]'));
+    const bottom = Math.max(...parts.map(e => e.getBoundingClientRect().bottom));
+    const cards = [...document.querySelectorAll('.board-table:not([hidden])')].map(c => {
+        const style = getComputedStyle(c);
+        const inner = c.clientWidth - parseFloat(style.paddingLeft)
+            - parseFloat(style.paddingRight);
+        return {inner, scores: c.querySelector('.totals').getBoundingClientRect().width};
+    });
+    return {header: top, bottom, cards};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (3840, 2160)])
+def test_the_tv_board_fills_the_screen_at_1080p_and_4k(night, browser, shot, size):
+    """At 3840x2160 the header stayed 17 px, a table's card drew its scores in 832 of its
+    1,421 px and the lower third of the screen was empty. Now the board scales with the
+    screen: the header with its height, the cards' scores across their width, the
+    standings and the tables' card down to the foot of the screen."""
+    _page, urls = night
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    tv = context.new_page()
+    for name in ("board-playing", "board"):
+        tv.goto(urls[name])
+        tv.wait_for_timeout(1200)  # the board's own turn (tonk.js) has run
+        used = tv.evaluate(BOARD_USE)
+        assert used["header"] >= height * 0.015, (name, used)  # its type, px
+        assert used["bottom"] >= height * 0.9, (name, used)  # the screen used to its foot
+        assert tv.evaluate("document.documentElement.scrollHeight") <= height
+        if name == "board-playing":
+            assert used["cards"], "the tables now are shown"
+            for card in used["cards"]:
+                assert card["scores"] >= card["inner"] * 0.95, (name, used)
+        shot(f"{name}-{width}", tv)
+    context.close()
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160)])
