@@ -91,6 +91,23 @@ def test_who_left_stays_left_after_an_import(db_app):
         assert document(exchange.export_session(imported)) == text
 
 
+def test_without_next_dealer_an_import_deals_as_the_ledger_did(db_app):
+    """The import folds the night with the core: the dealer after the last hand left, so
+    the deal passed on to who sits next, never to the leaver."""
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Short", players=["Ann", "Bob", "Cy"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Cy"}})
+        seats.change_seats(gs, owner, leave="Bob")  # Bob was to deal next
+        assert gs.dealer == "Cy"
+        doc = json.loads(document(exchange.export_session(gs)))
+        del doc["sessions"][0]["next_dealer"]
+        wipe(db_app)
+        assert importing(json.dumps(doc), user("new@example.com", "Newcomer")).ok
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None and imported.dealer == "Cy"
+
+
 def test_a_version_1_file_is_still_read(db_app):
     with db_app.app_context():
         owner = user()
