@@ -63,6 +63,15 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
         assert doc["players"] == ["Ann", "Bob", "Cy", "Dee", "Fay"]
         assert doc["seated"] == ["Ann", "Cy", "Bob", "Dee", "Fay"] and doc["left"] == {}
         assert doc["pots"] == {"naturals": "0.20", "high_card": "0.00"}
+        # the money as the page shows it: hands + side bets + pots back = total
+        assert doc["money"] == {name: {k: str(v) for k, v in (
+            ("hands", m.hands), ("side_bets", m.side_bets), ("pots_back", m.pots_back),
+            ("total", m.total))} for name, m in state.money.items()}
+        assert any(m["pots_back"] != "0.00" for m in doc["money"].values())
+        for name, m in doc["money"].items():
+            parts = Decimal(m["hands"]) + Decimal(m["side_bets"]) + Decimal(m["pots_back"])
+            assert parts == Decimal(m["total"])
+            assert Decimal(doc["totals"][name]) == parts - Decimal(m["pots_back"])
         wipe(db_app)
         report = importing(text, user("new@example.com", "Newcomer"))
         assert report.ok, report.problems
