@@ -117,6 +117,26 @@ def test_without_next_dealer_an_import_deals_as_the_ledger_did(db_app):
         assert imported is not None and imported.dealer == "Cy"
 
 
+def test_who_sat_down_again_elsewhere_deals_in_turn_after_an_import(db_app):
+    """Ann leaves and sits down again after Cy: the next hand is played at that table, and an
+    import without next_dealer passes the deal round it (Cy dealt: Ann, not Dee)."""
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Moved", players=["Ann", "Bob", "Cy", "Dee"])
+        ledger.record_hand(gs, owner, DEAD)
+        seats.change_seats(gs, owner, leave="Ann")
+        seats.change_seats(gs, owner, join="Ann", after="Cy")
+        ledger.record_hand(gs, owner, {**DEAD, "dealer": "Cy"})
+        assert ledger.seated_names(gs) == ("Bob", "Cy", "Ann", "Dee") and gs.dealer == "Ann"
+        doc = json.loads(document(exchange.export_session(gs)))
+        del doc["sessions"][0]["next_dealer"]
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None and imported.dealer == "Ann"
+
+
 def test_a_version_1_file_is_still_read(db_app):
     with db_app.app_context():
         owner = user()

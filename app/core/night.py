@@ -555,10 +555,22 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
 
 
 def _seating(seated: Sequence[str], want: Sequence[str]) -> list[dict[str, Any]]:
-    """The joins, then the leaves, that seat ``want`` (in its table order) where ``seated``
-    sit now: each newcomer just after the one before them in ``want`` already seated."""
-    events: list[dict[str, Any]] = []
-    now = list(seated)
+    """The leaves and joins that seat ``want`` (in its table order) where ``seated`` sit now:
+    who sits in both but out of ``want``'s order (round the table) leaves first and sits down
+    again; each newcomer sits just after the one before them in ``want`` already seated; then
+    who is not in ``want`` leaves."""
+    if list(seated) == list(want):  # (most hands: the table as it was)
+        return []
+    both = [name for name in want if name in seated]
+    at = {name: (seated.index(name) - seated.index(both[0])) % len(seated) for name in both
+          } if both else {}
+    kept: list[str] = []
+    for name in both:  # in order round the table from the first: they stay where they are
+        if not kept or at[name] > at[kept[-1]]:
+            kept.append(name)
+    events: list[dict[str, Any]] = [{"kind": "left", "player": name}
+                                    for name in both if name not in kept]
+    now = [name for name in seated if name in kept or name not in want]
     for i, name in enumerate(want):
         if name in now:
             continue

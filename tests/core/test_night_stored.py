@@ -5,15 +5,17 @@ side-bet money per hand, seats and next dealer (what tonk check and the import's
 hold against what is kept)."""
 from __future__ import annotations
 
+from typing import Any
+
 from app.core.night import Night, apply, events_of, fold, night_json, start
 
 
-def dead(*side_bets: dict) -> dict:
+def dead(*side_bets: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "hand", "hand": {"end": {"kind": "dead"},
                                      **({"side_bets": list(side_bets)} if side_bets else {})}}
 
 
-def out(who: str, *side_bets: dict) -> dict:
+def out(who: str, *side_bets: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "hand", "hand": {"end": {"kind": "tonk_out", "player": who},
                                      **({"side_bets": list(side_bets)} if side_bets else {})}}
 
@@ -22,7 +24,7 @@ TABLE = {"rules": "pagat", "stake": "0.25", "currency": "EUR",
          "side_bets": {"naturals": {"stake": "0.10"}, "high_card": {"unclaimed": "return"}}}
 
 
-def played(*events: dict) -> Night:
+def played(*events: dict[str, Any]) -> Night:
     night = start({"kind": "started", "players": ["Ann", "Bob", "Cy", "Dee"],
                    "dealer": "Dee", **TABLE})
     for event in events:
@@ -38,9 +40,9 @@ def stored(night: Night) -> Night:
                           night.seated))
 
 
-def same(night: Night, again: Night) -> None:
+def same(night: Night, again: Night, seats: bool = True) -> None:
     kept, told = night_json(night), night_json(again)
-    for key in ("money", "pots", "seated", "dealer", "open"):
+    for key in ("money", "pots", "dealer", "open", *(("seated",) if seats else ())):
         assert told[key] == kept[key], key
     assert [(h["number"], h["voided"], h["side"], h["outcomes"]) for h in told["hands"]] == \
         [(h["number"], h["voided"], h["side"], h["outcomes"]) for h in kept["hands"]]
@@ -80,3 +82,46 @@ def test_a_night_with_no_hands_starts_at_its_table():
     assert [e["kind"] for e in events] == ["started"]
     night = fold(events)
     assert night.seated == ("Ann", "Bob") and night.dealer == "Ann" and not night.hands
+
+
+def test_who_left_and_sat_down_again_elsewhere_is_seated_there():
+    """Ann leaves and sits down again after Cy between two hands: the stored hands' players
+    change order, and the night folded from them seats her there (the later hands settled
+    at that table)."""
+    night = played(
+        dead({"bet": "naturals"}),
+        {"kind": "left", "player": "Ann"},
+        {"kind": "joined", "player": "Ann", "after": "Cy"},
+        out("Dee", {"bet": "naturals", "winner": None}),
+        out("Ann", {"bet": "naturals", "winner": "Bob"}))
+    assert night.hands[1].players == ("Bob", "Cy", "Ann", "Dee")
+    again = stored(night)
+    same(night, again, seats=False)
+    assert round_table(again.seated) == round_table(night.seated)
+    for kept, told in zip(night.hands, again.hands, strict=True):
+        assert round_table(told.players) == round_table(kept.players)
+
+
+def round_table(names: tuple[str, ...]) -> tuple[str, ...]:
+    """A table's order round it, from its first name alphabetically (a round table has no
+    first seat: who of two neighbours moved is the same table)."""
+    first = names.index(min(names))
+    return names[first:] + names[:first]
+
+
+def test_a_table_turned_round_is_the_same_table():
+    """Players listed from another seat round the same table: nobody leaves."""
+    events = events_of(dict(TABLE, players=["Ann", "Bob", "Cy"]),
+                       [({"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy"],
+                          "dealer": "Ann", "end": {"kind": "dead"}}, False)],
+                       ["Cy", "Ann", "Bob"])
+    assert [e["kind"] for e in events] == ["started", "hand"]
+
+
+def test_a_whole_new_table_sits_down():
+    events = events_of(dict(TABLE, players=["Ann", "Bob"]),
+                       [({"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob"],
+                          "dealer": "Ann", "end": {"kind": "dead"}}, False)],
+                       ["Cy", "Dee"])
+    night = fold(events)
+    assert night.seated == ("Cy", "Dee") and night.seats == ("Ann", "Bob", "Cy", "Dee")
