@@ -63,6 +63,15 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
         assert doc["players"] == ["Ann", "Bob", "Cy", "Dee", "Fay"]
         assert doc["seated"] == ["Ann", "Cy", "Bob", "Dee", "Fay"] and doc["left"] == {}
         assert doc["pots"] == {"naturals": "0.20", "high_card": "0.00"}
+        # the money as the page shows it: hands + side bets + pots back = total
+        assert doc["money"] == {name: {k: str(v) for k, v in (
+            ("hands", m.hands), ("side_bets", m.side_bets), ("pots_back", m.pots_back),
+            ("total", m.total))} for name, m in state.money.items()}
+        assert any(m["pots_back"] != "0.00" for m in doc["money"].values())
+        for name, m in doc["money"].items():
+            parts = Decimal(m["hands"]) + Decimal(m["side_bets"]) + Decimal(m["pots_back"])
+            assert parts == Decimal(m["total"])
+            assert Decimal(doc["totals"][name]) == parts - Decimal(m["pots_back"])
         wipe(db_app)
         report = importing(text, user("new@example.com", "Newcomer"))
         assert report.ok, report.problems
@@ -89,6 +98,43 @@ def test_who_left_stays_left_after_an_import(db_app):
         assert imported is not None
         assert ledger.seated_names(imported) == ("Ann", "Cy")
         assert document(exchange.export_session(imported)) == text
+
+
+def test_without_next_dealer_an_import_deals_as_the_ledger_did(db_app):
+    """The import folds the night with the core: the dealer after the last hand left, so
+    the deal passed on to who sits next, never to the leaver."""
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Short", players=["Ann", "Bob", "Cy"])
+        ledger.record_hand(gs, owner, {"end": {"kind": "tonk_out", "player": "Cy"}})
+        seats.change_seats(gs, owner, leave="Bob")  # Bob was to deal next
+        assert gs.dealer == "Cy"
+        doc = json.loads(document(exchange.export_session(gs)))
+        del doc["sessions"][0]["next_dealer"]
+        wipe(db_app)
+        assert importing(json.dumps(doc), user("new@example.com", "Newcomer")).ok
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None and imported.dealer == "Cy"
+
+
+def test_who_sat_down_again_elsewhere_deals_in_turn_after_an_import(db_app):
+    """Ann leaves and sits down again after Cy: the next hand is played at that table, and an
+    import without next_dealer passes the deal round it (Cy dealt: Ann, not Dee)."""
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Moved", players=["Ann", "Bob", "Cy", "Dee"])
+        ledger.record_hand(gs, owner, DEAD)
+        seats.change_seats(gs, owner, leave="Ann")
+        seats.change_seats(gs, owner, join="Ann", after="Cy")
+        ledger.record_hand(gs, owner, {**DEAD, "dealer": "Cy"})
+        assert ledger.seated_names(gs) == ("Bob", "Cy", "Ann", "Dee") and gs.dealer == "Ann"
+        doc = json.loads(document(exchange.export_session(gs)))
+        del doc["sessions"][0]["next_dealer"]
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None and imported.dealer == "Ann"
 
 
 def test_a_version_1_file_is_still_read(db_app):

@@ -9,7 +9,7 @@ The document::
                 "seasons", "members"} or null,
      "sessions": [{"uid", "name", "played_at", "closed_at", "currency", "stake", "rules",
                    "players", "seated", "left", "next_dealer", "side_bets", "pots",
-                   "totals",
+                   "totals", "money",
                    "hands": [{"number", "voided",
                               "versions": [{"version", "action", "at", "by", "reason",
                                             "hand", "result"}]}],
@@ -23,7 +23,11 @@ debts, archived).
 ``players`` are everyone who sat at the session (their seats, for payments), ``seated`` who
 sits there now in seat order and ``left`` when the others left; each hand gives its own
 ``players`` and, in ``hand``, its ``side_bets`` (docs/rules.md §9); ``pots`` is what the side
-bets leave waiting (an import replays them). Version 1 (no seats that change, no side bets)
+bets leave waiting (an import replays them); ``totals`` is each seat's running total as
+kept (hands and side bets: an import checks it against the hands), and ``money`` each
+player's money as the session page shows it (:func:`app.services.sessions.money_of`:
+``hands``, ``side_bets``, ``pots_back`` and their sum, ``total``, what settle-up squares; an
+import works it out again). Version 1 (no seats that change, no side bets)
 is still read.
 
 Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored

@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ...core.messages import Message
-from ...core.sidebets import Play
 from .settling import SettlePart
 
 
@@ -37,7 +36,6 @@ class CheckedHand(NamedTuple):
     parts: tuple[Any, ...] | None
     versions: list[CheckedVersion]
     seats: tuple[int, ...] = ()  # the seat of each part: who the hand was played by
-    plays: tuple[Play, ...] = ()  # its current version's side bets
 
 
 #: A player's record in a session as its hands add it up: seat, scoring, then the counters

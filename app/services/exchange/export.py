@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from ...core.messages import Message
 from ...core.money import from_minor, money_data
@@ -25,7 +26,7 @@ from ...db.models import (
 )
 from ...extensions import db
 from ..errors import NotFoundError
-from ..sessions import is_league_admin
+from ..sessions import is_league_admin, money_of
 from .common import EXPORT_BATCH, FORMAT, VERSION, iso
 from .settling import payment_extra, session_extras
 
@@ -121,7 +122,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
         gs.id, gs.uid, gs.name, gs.created_at, gs.closed_at, gs.currency, gs.stake_minor,
         gs.rules_json, gs.next_dealer, gs.side_bets_json, gs.pots_json)
         .where(gs.id.in_(ids)))}
-    seats = grouped(select(sp.session_id, sp.name, sp.total_minor, sp.position, sp.left_at)
+    seats = grouped(select(sp.session_id, sp.name, sp.position, sp.left_at)
                      .where(sp.session_id.in_(ids)).order_by(sp.session_id, sp.seat))
     hands = grouped(select(h.session_id, h.id, h.number, h.voided)
                      .where(h.session_id.in_(ids)).order_by(h.session_id, h.number))
@@ -142,9 +143,12 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                        .where(RulesChange.session_id.in_(ids))
                        .order_by(RulesChange.session_id, RulesChange.id))
     extras, along = session_extras(ids)  # version 2: archive, plans, undone, carried debts
+    money = {g.id: money_of(g) for g in db.session.scalars(
+        select(gs).where(gs.id.in_(ids)).options(selectinload(gs.seats)))}
     for session_id in ids:
         s = sessions[session_id]
         names = [seat.name for seat in seats[session_id]]
+        of = money[session_id]
         hand_list = _array(
             _obj(("number", hand.number), ("voided", bool(hand.voided)),
                  ("versions", _array(
@@ -167,8 +171,11 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
             ("next_dealer", names[s.next_dealer] if names else None),
             ("side_bets", _Raw(s.side_bets_json or "{}")),
             ("pots", _pots(s.pots_json, s.side_bets_json, s.currency)),
-            ("totals", {seat.name: money_data(from_minor(seat.total_minor), s.currency)
-                        for seat in seats[session_id]}),
+            ("totals", {name: money_data(m.hands + m.side_bets, s.currency)
+                        for name, m in of.items()}),
+            ("money", {name: {part: money_data(amount, s.currency) for part, amount in (
+                ("hands", m.hands), ("side_bets", m.side_bets), ("pots_back", m.pots_back),
+                ("total", m.total))} for name, m in of.items()}),
             ("hands", hand_list),
             ("payments", [{"from": names[p.payer_seat], "to": names[p.payee_seat],
                            "amount": money_data(from_minor(p.amount_minor), s.currency),

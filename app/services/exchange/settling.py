@@ -179,20 +179,6 @@ def _plans(given: Any, names: tuple[str, ...]) -> list[list[Planned]]:
     return plans
 
 
-def still_open(totals: Sequence[int], payments: Sequence[tuple[int, int, int, datetime]],
-               part: SettlePart) -> list[int]:
-    """What each seat still has open after the payments that count, less its debts."""
-    still = list(totals)
-    for k, (payer, payee, amount, _at) in enumerate(payments):
-        if k >= len(part.undone) or part.undone[k] is None:
-            still[payer] += amount
-            still[payee] -= amount
-    for payer, payee, amount, *_rest in part.debts:
-        still[payer] += amount
-        still[payee] -= amount
-    return still
-
-
 # -- writing ---------------------------------------------------------------------------------
 
 def payment_rows(part: SettlePart, k: int) -> tuple[Any, ...]:

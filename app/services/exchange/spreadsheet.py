@@ -182,7 +182,8 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
     """One row per player per hand (its current version): whether they dealt, what they did
     to end it, their count and cards, whether they won, their net (a void: 0) and each
     payment they made or took with its rule ("Ann 0.50: tonk out pays double"). The nets of
-    a player's rows sum to their total."""
+    a player's rows sum to what their hands made (the hands part of their money: side bets
+    and what the pots give back are in the JSON export's ``money``)."""
     out = _CsvOut()
     out.row(PLAYERS_CSV)
     yield out.take()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -22,19 +22,15 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import clean_text, name_key
-from ...core.night import next_dealer, pots_back
+from ...core.night import Deal, Money, Night, NightPayment, events_of, fold
 from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
 from ...core.sidebets import (
-    Play,
-    Pot,
     SideBet,
     parse_plays,
     parse_side_bets,
     play_json,
-    replay_deals,
     side_bets_json,
-    stored_plays,
 )
 from ...core.versions import check_action, voided_after
 from ...db.ids import MAX_ID
@@ -44,7 +40,6 @@ from ..sessions import (
     parse_amount,
     parse_currency,
     parse_reason,
-    side_rows,
     trimmed,
 )
 from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion
@@ -58,7 +53,7 @@ from .common import (
     field_of,
     parse_time,
 )
-from .settling import parse_settle, still_open
+from .settling import parse_settle
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +67,8 @@ class _Terms:
 
 
 _HAND_NUMBER = Message("import.what.hand_number")
+_NONE = Decimal("0.00")
+_NO_MONEY = Money(_NONE, _NONE, _NONE)  # who never played a hand
 
 
 class _Bad(TonkError):
@@ -153,32 +150,47 @@ class Checker:
             self.problem(where, exc.said)
             return None
         names = head.names
-        hands, counted = self._hands(head.hand_docs, names, where)
+        hands, counted, stored = self._hands(head.hand_docs, names, where)
         if hands is None:
             return None
-        totals, records = _tallied(hands, counted, len(names))
-        of_hands = list(totals)
-        fmt = amount_formatter(head.rules)
-        side, pots = self._side_bets(hands, names, head.left_at, fmt, totals)
-        returns = [to_minor(pots_back(pots).get(name, Decimal(0))) for name in names]
-        records = _with_money(records, head.rules.scoring, [
-            t - h + r for t, h, r in zip(totals, of_hands, returns, strict=True)])
         try:
+            night = self._night(head, stored, [h.voided for h in hands])
+            kept = night.money()
+            money = [kept.get(name, _NO_MONEY) for name in names]
+            totals = [to_minor(m.hands + m.side_bets) for m in money]
             self._check_totals(doc.get("totals"), names, totals)
-            dealer = self._next_dealer(doc, names, hands)
+            dealer = self._next_dealer(doc, names, night)
             if head.closed_at is not None and head.rules.scoring != "push_ups":
-                _check_paid(names, still_open(
-                    [t + r for t, r in zip(totals, returns, strict=True)], head.payments,
-                    head.settle))
+                _check_paid(names, _still_open(night, head))
         except TonkError as exc:
             self.problem(where, exc.said)
             return None
+        records = _with_money(_tallied(hands, counted), head.rules.scoring,
+                              [to_minor(m.side_bets + m.pots_back) for m in money])
         return CheckedSession(
             head.uid, head.name, head.played_at, head.closed_at, head.currency,
             to_minor(head.stake), json.dumps(head.rules.to_json()), dealer, names, totals,
             hands, records, head.payments, head.changes, head.positions, head.left_at,
             json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
-            side, dump_pots(pots, names), head.settle)
+            [_side_of(deal, names) for deal in night.hands], dump_pots(night.pots, names),
+            head.settle)
+
+    def _night(self, head: _Head, stored: list[dict[str, Any]], voided: list[bool]) -> Night:
+        """The night the session's hands tell, folded by the core (who sits at the end from
+        the document; who sat and left without playing a hand joins and leaves at the end)."""
+        seated = [name for name, _p in sorted(
+            ((n, p) for n, p, gone in zip(head.names, head.positions, head.left_at,
+                                          strict=True) if gone is None),
+            key=lambda seat: seat[1])]
+        events = events_of({"rules": head.rules.to_json(), "stake": str(head.stake),
+                            "players": seated, "currency": head.currency,
+                            "side_bets": side_bets_json(self._enabled) or None},
+                           list(zip(stored, voided, strict=True)), seated)
+        sat = {p for data in stored for p in data["players"]}.union(seated)
+        for name in head.names:
+            if name not in sat:
+                events += [{"kind": "joined", "player": name}, {"kind": "left", "player": name}]
+        return fold(events)
 
     def _head(self, doc: Mapping[str, Any]) -> _Head:
         """What a session says of itself before its hands (a :class:`TonkError` if any of it
@@ -205,49 +217,33 @@ class Checker:
                      closed_at, hand_docs, payments, changes, parse_settle(doc, names))
 
     def _hands(self, hand_docs: list[Any], names: tuple[str, ...], where: Message
-               ) -> tuple[list[CheckedHand] | None, list[list[tuple[int, ...]] | None]]:
-        """Every hand checked, in the order of their numbers (with no gap), and what each
-        adds to its seats' records; (None, []) after noting a problem."""
+               ) -> tuple[list[CheckedHand] | None, list[list[tuple[int, ...]] | None],
+                          list[dict[str, Any]]]:
+        """Every hand checked, in the order of their numbers (with no gap), what each adds to
+        its seats' records and its facts as stored (its last version's that counted);
+        (None, [], []) after noting a problem."""
         names_list = list(names)
         hands: list[CheckedHand] = []
         counted: list[list[tuple[int, ...]] | None] = []
+        stored: list[dict[str, Any]] = []
         numbers: set[int] = set()
         for i, hand_doc in enumerate(hand_docs, start=1):
             checked = self._hand(hand_doc, i, names, names_list, where, numbers)
             if checked is not None:
                 hands.append(checked[0])
                 counted.append(checked[1])
+                stored.append(checked[2])
         if self._problems:
-            return None, []
+            return None, [], []
         for expected, number in enumerate(sorted(h.number for h in hands), start=1):
             if number != expected:
                 self.problem(where, Message("import.hand_gap", number=expected))
-                return None, []
+                return None, [], []
         if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
             order = sorted(range(len(hands)), key=lambda i: hands[i].number)
             hands, counted = [hands[i] for i in order], [counted[i] for i in order]
-        return hands, counted
-
-    def _side_bets(self, hands: list[CheckedHand], names: tuple[str, ...],
-                   left_at: list[datetime | None], fmt: Callable[[Decimal], str],
-                   totals: list[int]) -> tuple[list[tuple[str, str]], dict[str, Pot]]:
-        """The side bets of every hand replayed in order (a leaver takes their money out of
-        the pots), each seat's total moved by them: each hand's side-bet money and lines as
-        stored, and the pots after the last."""
-        settled, pots = replay_deals(
-            [() if h.voided else h.plays for h in hands], self._enabled, fmt,
-            tables=[None if h.voided else [names[i] for i in h.seats] for h in hands],
-            seated=[n for n, gone in zip(names, left_at, strict=True) if gone is None])
-        side: list[tuple[str, str]] = []
-        for side_net, outcomes in settled:
-            if not side_net and not outcomes:  # most deals: no side bets, nothing to add
-                side.append(("[]", "[]"))
-                continue
-            money, lines = side_rows(side_net, outcomes, names, fmt)
-            for seat, amount in enumerate(money):
-                totals[seat] += amount
-            side.append((json.dumps(trimmed(money)), json.dumps(lines)))
-        return side, pots
+            stored = [stored[i] for i in order]
+        return hands, counted, stored
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -294,25 +290,22 @@ class Checker:
                                             total=from_minor(total), given=given[name]))
 
     @staticmethod
-    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...],
-                     hands: list[CheckedHand]) -> int:
+    def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...], night: Night) -> int:
         given = doc.get("next_dealer")
         if given is not None:
             if given not in names:
                 raise ExchangeError(Message("import.next_dealer", player=repr(given)))
             return names.index(given)
-        if not hands:
-            return 0
-        first = json.loads(hands[-1].versions[0].hand_text)
-        return names.index(next_dealer(names, first["dealer"]))
+        return names.index(night.dealer)
 
     # -- one hand ----------------------------------------------------------------------------
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
               where: Message, numbers: set[int]
-              ) -> tuple[CheckedHand, list[tuple[int, ...]] | None] | None:
-        """One hand, every version re-settled: the hand, and what its current version adds
-        to each seat's record (None if it is void); None after noting its problem."""
+              ) -> tuple[CheckedHand, list[tuple[int, ...]] | None, dict[str, Any]] | None:
+        """One hand, every version re-settled: the hand, what its current version adds to
+        each seat's record (None if it is void) and its facts as stored (its last version's
+        that counted); None after noting its problem."""
         # Where a problem is, named only when there is one (most hands have none).
         def at_index() -> Message:
             return Message("import.where.hand_at", where=where, index=index)
@@ -373,7 +366,7 @@ class Checker:
                                          by, at))
                     current = None
                     continue
-                table, result, hand_text, plays = self._settled(v.get("hand"), names,
+                table, result, hand_text, data = self._settled(v.get("hand"), names,
                                                                 names_list, table)
                 result_text = self._result_text(result, v.get("result"), table)
             except TonkError as exc:  # _Bad too
@@ -401,9 +394,9 @@ class Checker:
         assert table is not None
         if current is None:
             return CheckedHand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
-                         done, seats), None
+                               done, seats), None, data
         return (CheckedHand(number, False, outcome, table.rules.scoring, current[1], current[2],
-                      done, seats, plays), counts)
+                            done, seats), counts, data)
 
     def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
         """:func:`~app.core.parts.seat_nets`, each amount's minor units worked out once
@@ -448,10 +441,10 @@ class Checker:
         return table
 
     def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Terms | None) -> tuple[_Terms, Result, str, tuple[Play, ...]]:
+                 first: _Terms | None) -> tuple[_Terms, Result, str, dict[str, Any]]:
         """Re-validate one version of a hand through the core: its table (the first
-        version's), its result, the hand's JSON as the ledger stores it, and its side bets
-        as that JSON gives them back."""
+        version's), its result, and the hand as the ledger stores it, as JSON text and as
+        the facts that text gives back."""
         if not isinstance(data, dict):
             raise _Bad(Message("import.hand_json"))
         if "rules" not in data or "stake" not in data or "players" not in data:
@@ -473,13 +466,12 @@ class Checker:
         core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
         result = settle(core)
         facts = core.to_json(with_table=False)  # never empty: it has the multiplier
-        played: tuple[Play, ...] = ()
         if plays not in (None, []):
-            facts["side_bets"] = kept = [play_json(p) for p in parse_plays(
-                plays, self._enabled, seated)]
-            played = stored_plays(kept)  # as the stored JSON reads back (plain values)
-        return first or table, result, self._table_text(table, seated) + fast_dumps(facts)[1:], \
-            played
+            facts["side_bets"] = [play_json(p) for p in parse_plays(plays, self._enabled,
+                                                                    seated)]
+        text = self._table_text(table, seated) + fast_dumps(facts)[1:]
+        return first or table, result, text, {"rules": table.spec, "stake": str(table.stake),
+                                              "players": list(seated), **facts}
 
     def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
         """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
@@ -529,11 +521,10 @@ class _Head:
     settle: Any
 
 
-def _tallied(hands: list[CheckedHand], counted: list[list[tuple[int, ...]] | None],
-             seats: int) -> tuple[list[int], list[tuple[Any, ...]]]:
-    """Each seat's total of the hands' money (side bets apart), and each seat's record per
-    scoring, summed (a void hand counts nothing; the first version made the record)."""
-    totals = [0] * seats
+def _tallied(hands: list[CheckedHand], counted: list[list[tuple[int, ...]] | None]
+             ) -> list[tuple[Any, ...]]:
+    """Each seat's record per scoring, its hands' counts summed (a void hand counts nothing;
+    the first version made the record)."""
     records: dict[tuple[int, str], list[tuple[int, ...]]] = {}
     for hand, counts in zip(hands, counted, strict=True):
         for seat in hand.seats:
@@ -541,12 +532,10 @@ def _tallied(hands: list[CheckedHand], counted: list[list[tuple[int, ...]] | Non
                 records[(seat, hand.scoring)] = [NO_COUNTS]
         if counts is None:
             continue
-        for seat, net in enumerate(hand.nets):
-            totals[seat] += net
         for seat, added in zip(hand.seats, counts, strict=True):
             records[(seat, hand.scoring)].append(added)
-    return totals, [(seat, scoring, *map(sum, zip(*added, strict=True)))
-                    for (seat, scoring), added in records.items()]
+    return [(seat, scoring, *map(sum, zip(*added, strict=True)))
+            for (seat, scoring), added in records.items()]
 
 
 def _with_money(records: list[tuple[Any, ...]], scoring: str, beyond: Sequence[int]
@@ -651,6 +640,30 @@ def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str
                 for p in result.payments]
     if given.get("payments") != payments:
         raise _Bad(Message("import.result.payments"))
+
+
+def _side_of(deal: Deal, names: tuple[str, ...]) -> tuple[str, str]:
+    """A hand's side-bet money per seat and its side bets' outcomes, as stored."""
+    if not deal.side and not deal.outcomes:  # most deals: no side bets
+        return "[]", "[]"
+    return (json.dumps(trimmed([to_minor(deal.side.get(n, _NONE)) for n in names])),
+            json.dumps(list(deal.outcomes)))
+
+
+def _still_open(night: Night, head: _Head) -> list[int]:
+    """What each seat has open after the payments that count (the night's :meth:`open`), less
+    the debts the session was closed with."""
+    undone = head.settle.undone
+    paid = replace(night, payments=tuple(
+        NightPayment(k, head.names[payer], head.names[payee], from_minor(amount),
+                     k < len(undone) and undone[k] is not None)
+        for k, (payer, payee, amount, _at) in enumerate(head.payments)))
+    left = paid.open()
+    still = [to_minor(left.get(name, _NONE)) for name in head.names]
+    for payer, payee, amount, *_rest in head.settle.debts:
+        still[payer] += amount
+        still[payee] -= amount
+    return still
 
 
 def _check_paid(names: tuple[str, ...], still: list[int]) -> None:

@@ -25,8 +25,7 @@ still open.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from decimal import Decimal
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import bindparam, event, select
@@ -37,17 +36,18 @@ from sqlalchemy.orm import (
     joinedload,
 )
 
-from ...core import TonkError, parse_hand, resolve_rules, settle
-from ...core.hand import PlayedHand, parse_players
+from ...core import TonkError, resolve_rules
+from ...core.hand import parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     parse_stake,
     to_minor,
 )
 from ...core.names import name_key
-from ...core.night import next_dealer
+from ...core.night import Night, next_dealer, settled_hand
 from ...core.parts import seat_nets
 from ...core.settle import Result
+from ...core.sidebets import parse_side_bets
 from ...core.versions import check_action
 from ...db.ids import is_id, row_by_id
 from ...db.models import (
@@ -74,11 +74,10 @@ from ..errors import (
 from .access import is_league_admin, keeps_score, kept_by
 from .entries import apply_nets
 from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
-from .pots import read_plays, replay, side_bets_text
+from .pots import replay, side_bets_text
 from .reading import (
     counted_hands,
     new_share_token,
-    rules_of,
 )
 
 # (re-exported: the package's seats and the tests reach these through this module)
@@ -347,31 +346,14 @@ def _nets(gs: GameSession, result: Result) -> list[int]:
     return seat_nets(player_names(gs), result)
 
 
-def _settle_for(gs: GameSession, data: Any, table: Mapping[str, Any] | None) -> tuple[
-        PlayedHand, Result, str]:
-    """Validate ``data`` under the session's rules and the players seated now (or a stored
-    hand's own table facts and players): the hand, its result, and the hand as stored
-    (docs/rules.md §1, with its side bets)."""
-    if not isinstance(data, Mapping):
-        raise LedgerError(Message("hand.not_object"))
-    data = dict(data)
-    side_bets = data.pop("side_bets", None)
-    default_dealer: Any
-    if table is None:
-        rules, stake = session_rules(gs), session_stake(gs)
-        default_dealer, players = gs.dealer, seated_names(gs)
-    else:
-        rules, stake = rules_of(json.dumps(table["rules"])), Decimal(table["stake"])
-        default_dealer, players = table.get("dealer"), tuple(table["players"])
-    if data.get("dealer") in (None, ""):
-        data["dealer"] = default_dealer
-    hand = parse_hand(data, rules=rules, stake=stake, players=players)
-    stored = hand.to_json()
-    plays = read_plays(gs, rules, side_bets, players)
-    if plays:
-        stored["side_bets"] = plays
-    return hand, settle(hand), json.dumps(stored)
-
+def _table(gs: GameSession) -> Night:
+    """The night's table as the session keeps it, for the core to settle a hand at
+    (:func:`app.core.night.settled_hand`: the rules, stake and side bets, who sits, who
+    deals)."""
+    rules, stake = session_rules(gs), session_stake(gs)
+    bets = parse_side_bets(gs.side_bets_spec, stake=stake, scoring=rules.scoring,
+                           currency=gs.currency) if rules.scoring != "push_ups" else {}
+    return Night(rules, stake, gs.currency, bets, player_names(gs), seated_names(gs), gs.dealer)
 
 
 def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
@@ -383,8 +365,8 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     check_open(gs)
     check_room(gs)
     with in_english():  # stored in one language; pages show it in the reader's
-        core, result, hand_json = _settle_for(gs, data, None)
-        result_json = json.dumps(result.to_json())
+        result, stored = settled_hand(_table(gs), data)
+        hand_json, result_json = json.dumps(stored), json.dumps(result.to_json())
     nets = _nets(gs, result)
     now = utcnow()
     hand = insert_hand({
@@ -395,7 +377,7 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
         "version": 1, "action": "recorded", "hand_json": hand_json, "result_json": result_json,
         "reason": None, "created_by_id": by_id, "by_name": by_name, "created_at": now})
     gs.hand_count = hand.number  # (the session's row is written once, at commit)
-    after = next_dealer(core.players, core.dealer_name)
+    after = next_dealer(result.hand.players, result.hand.dealer_name)
     gs.next_dealer = next(s.seat for s in gs.seated if s.name == after)
     _change_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
     return hand
@@ -415,8 +397,8 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     if hand.voided:
         check_room(gs, restoring=number)
     with in_english():
-        _core, result, hand_json = _settle_for(gs, data, hand.data)
-        result_json = json.dumps(result.to_json())
+        result, stored = settled_hand(_table(gs), data, hand.data)
+        hand_json, result_json = json.dumps(stored), json.dumps(result.to_json())
     old = [] if hand.voided else hand.nets
     gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1

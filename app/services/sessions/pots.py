@@ -33,9 +33,7 @@ from ...core.sidebets import (
     Pot,
     SideBet,
     outcome_json,
-    parse_plays,
     parse_side_bets,
-    play_json,
     replay_deals,
     side_bets_json,
     stored_plays,
@@ -61,16 +59,6 @@ def enabled_bets(gs: GameSession, rules: Rules) -> dict[str, SideBet]:
     if not spec or rules.scoring == "push_ups":
         return {}
     return parse_side_bets(spec, stake=_ZERO, scoring=rules.scoring)
-
-
-def read_plays(gs: GameSession, rules: Rules, data: Any,
-               players: Sequence[str]) -> list[dict[str, Any]]:
-    """A hand's ``side_bets`` as sent → as stored (docs/rules.md §9), checked against the bets the
-    session plays and the players of the hand."""
-    if data in (None, []):
-        return []
-    plays = parse_plays(data, enabled_bets(gs, rules), players)
-    return [play_json(p) for p in plays]
 
 
 def _load_pots(gs: GameSession, names: Sequence[str]) -> dict[str, Pot]:
