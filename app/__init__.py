@@ -54,7 +54,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.init_app(app)
     limits.init_app(app)
     from .core import set_translator
+    from .web.phrases import PhrasedTemplate
     from .web.site import catalogue_translator, reader_locale, select_locale
+
+    app.jinja_env.template_class = PhrasedTemplate  # Japanese lines break between phrases
 
     babel.init_app(app, locale_selector=select_locale)
     # the core's sentences (and the numbers in them) in the reader's language

@@ -29,3 +29,9 @@ def matched(pattern: str, text: str, flags: int = 0) -> re.Match[str]:
     if found is None:
         pytest.fail(f"nothing matches {pattern!r} in the text, which begins {text[:300]!r}")
     return found
+
+
+def unphrased(page: str) -> str:
+    """A Japanese page's HTML without the ``<wbr>`` put between its phrases
+    (:mod:`app.web.phrases`): its text as written, to look for a sentence in."""
+    return page.replace("<wbr>", "")

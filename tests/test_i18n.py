@@ -26,7 +26,7 @@ from app.extensions import db
 from app.i18n import environment_language
 from tests.apps import make_app, sqlite_copy
 from tests.clients import record, sign_up, start
-from tests.expect import fetched, matched
+from tests.expect import fetched, matched, unphrased
 from tests.hands import hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -466,7 +466,7 @@ def test_a_yen_stake_of_half_a_yen_is_refused_beside_the_field(app):
                              "preset": "pagat", "player-0": "Ann", "player-1": "Bob",
                              "first_dealer": "0"})
     assert resp.status_code == 422
-    assert 'id="err-stake">JPYの賭け金は整数です' in resp.get_data(as_text=True)
+    assert 'id="err-stake">JPYの賭け金は整数です' in unphrased(resp.get_data(as_text=True))
     sid = start(client, stake="500", currency="JPY")
     page = client.get(f"/sessions/{sid}", headers={"Accept-Language": "ja"})
     assert "￥500" in page.get_data(as_text=True)

@@ -24,7 +24,7 @@ from app.services import events
 from app.services.sessions import ledger
 from app.web.site import when
 from tests.clients import errors_of, record, sign_up, start
-from tests.expect import fetched
+from tests.expect import fetched, unphrased
 
 CAUGHT = {"rules": "pagat", "stake": "0.25", "players": ["Ann", "Bob", "Cy", "Dee"],
           "dealer": "Dee", "end": {"kind": "drop", "player": "Bob"},
@@ -75,12 +75,12 @@ def test_japanese_colons_counters_and_the_lowest(db_app):
     sign_up(client)
     sid = start(client)
     ja = {"Accept-Language": "ja"}
-    empty = client.get(f"/sessions/{sid}", headers=ja).get_data(as_text=True)
+    empty = unphrased(client.get(f"/sessions/{sid}", headers=ja).get_data(as_text=True))
     assert "0ハンド" in empty and "0 ハンド" not in empty
     assert "次のディーラー：<strong>Ann</strong>" in empty
     assert record(client, sid, dealer="Ann", kind="stock_out", **{
         "count-0": "7", "count-1": "15", "count-2": "3"}).status_code == 302
-    hand = client.get(f"/sessions/{sid}/hands/1", headers=ja).get_data(as_text=True)
+    hand = unphrased(client.get(f"/sessions/{sid}/hands/1", headers=ja).get_data(as_text=True))
     assert re.search(r"<h1>ハンド1：ストック切れ：Cyが最低の3", hand), hand[:3000]
     for page in (empty, hand):
         text = re.sub(r"<[^>]+>", "", page)

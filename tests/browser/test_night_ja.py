@@ -2,7 +2,8 @@
 sign up, start a session played for yen, record a hand of each common end, settle up and
 close, with a high-card side bet and a player joining after the first hand, every page read
 in Japanese, with money written as Japanese writes yen (no
-decimals), and no Japanese text clipped or running past its box. Screenshots go to
+decimals), no Japanese text clipped or running past its box, and no heading, label or
+button broken inside a word. Screenshots go to
 ``/work/notes/shots-ja/`` (else ``test-artifacts/shots-ja``; ``TONK_SHOTS_JA`` names another
 folder) for people to look at.
 """
@@ -49,6 +50,40 @@ OVERFLOWING = """() => {
 }"""
 
 
+#: Japanese words broken across lines: in a heading, a table's head, a label, a button or a
+#: tile, a line that breaks inside a run of text (Japanese is phrased: the page puts a
+#: <wbr> between phrases, so a run of text is one phrase) but after a space or a mark such
+#: as 、 or ：. Before pages
+#: were phrased: 「ディールでの即時勝／利」, 「サイドベッ／ト」.
+BROKEN_WORDS = """() => {
+  const japanese = /[\u3040-\u30ff\u3400-\u9fff]/;
+  const out = [];
+  for (const el of document.querySelectorAll(
+      "h1, h2, h3, h4, th, legend, label, summary, button, .btn, .kind")) {
+    if (!el.getClientRects().length) continue;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.data;
+      if (!japanese.test(text)) continue;
+      const range = document.createRange();
+      let top = null;
+      for (let i = 0; i < text.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box || !box.width) continue;
+        if (top !== null && box.top > top + 2 && !/[\\s、。，：；！？）」』]/.test(text[i - 1])) {
+          out.push(`${el.tagName}: ${text.slice(0, i).trim()}／${text.slice(i).trim()}`);
+          break;
+        }
+        top = box.top;
+      }
+    }
+  }
+  return out.slice(0, 10);
+}"""
+
+
 @pytest.fixture
 def phone(browser):
     yield from phone_page(browser, PHONE, locale="ja-JP")
@@ -61,6 +96,7 @@ def look(page, name: str) -> pathlib.Path:
     assert page.locator("html").get_attribute("lang") == "ja", page.url
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], page.url
     assert page.evaluate(OVERFLOWING) == [], (page.url, page.evaluate(OVERFLOWING))
+    assert page.evaluate(BROKEN_WORDS) == [], (page.url, page.evaluate(BROKEN_WORDS))
     assert_accessible(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
@@ -113,7 +149,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
             page.select_option("#after", "Dee")
             look(page, "05a-join")
             submit(page, page.get_by_role("button", name="参加する", exact=True))
-            assert "花子がテーブルに加わりました。" in page.content()
+            assert "花子がテーブルに加わりました。" in page.evaluate("document.body.textContent")
             seated.append("花子")
         page.get_by_role("link", name="+ ハンドを記録").click()
         page.locator(f"label[for='kind-{kind}']").click()
@@ -133,7 +169,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
         assert page.url.startswith(session_url), page.url
         assert page.locator("section.recorded h2").inner_text().startswith(f"ハンド{number}")
         if number == 1:
-            assert "愛がポットを獲得：￥400。" in page.content()
+            assert "愛がポットを獲得：￥400。" in page.evaluate("document.body.textContent")
         if number == 2:
             look(page, "05-session-after-a-caught-drop")
     pots = page.locator("ul.pots li").first.inner_text()
@@ -152,7 +188,7 @@ def test_a_night_in_japanese_on_a_phone(live_server, phone):
     look(page, "08-settle-up")
     while page.get_by_role("button", name="全額支払い").count():
         submit(page, page.get_by_role("button", name="全額支払い").first)
-    assert "すべて支払い済みです。" in page.content()
+    assert "すべて支払い済みです。" in page.evaluate("document.body.textContent")
     look(page, "09-all-paid")
     page.locator("details.confirm summary", has_text="セッションを終了").click()
     look(page, "09b-close-asks-first")  # one tap opens, a second closes
