@@ -92,11 +92,21 @@ from .reading import (
     shared_session,
 )
 from .seats import change_seats
-from .sent import NightSent, send_night
+from .sent import (
+    MAX_NIGHT_EVENTS,
+    MAX_NIGHT_SEQ,
+    NIGHT_EVENT_ID,
+    NIGHT_FIELDS,
+    NIGHT_UID,
+    NightSent,
+    send_night,
+)
 from .settleup import Ledger, PaymentMade, keep_plan, money_of, remaining
 
 __all__ = [
-    "MAX_SESSION_NAME", "Debt", "Ledger", "NightSent", "PaymentMade", "Stamp", "StateCache",
+    "MAX_NIGHT_EVENTS", "MAX_NIGHT_SEQ", "MAX_SESSION_NAME", "NIGHT_EVENT_ID",
+    "NIGHT_FIELDS", "NIGHT_UID", "Debt", "Ledger", "NightSent", "PaymentMade", "Stamp",
+    "StateCache",
     "archived_sessions_of", "change_rules", "change_seats", "check_room", "close_session",
     "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
     "dump_pots", "findable_token", "get_hand", "hand_limit", "hand_limits", "history",

@@ -54,14 +54,15 @@ from .ledger import (
 from .seats import change_seats
 
 #: The most events one request may carry (a long night is sent in several).
-MAX_EVENTS = 1000
+MAX_NIGHT_EVENTS = 1000
 #: The most events a night may hold.
-MAX_SEQ = 1_000_000
+MAX_NIGHT_SEQ = 1_000_000
 #: A night's uid: the session's own (``GameSession.uid``), as an export writes it.
-UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
-EVENT_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+NIGHT_UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+#: An event's id, made on the phone.
+NIGHT_EVENT_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 #: Each kind of event and the fields it may carry besides ``id``, ``seq`` and ``kind``.
-FIELDS: dict[str, tuple[str, ...]] = {
+NIGHT_FIELDS: dict[str, tuple[str, ...]] = {
     "started": ("name", "players", "dealer", "rules", "stake", "currency", "side_bets",
                 "league"),
     "hand": ("hand",),
@@ -121,21 +122,21 @@ def read_events(events: Any) -> list[Sent]:
     """The list as sent, checked whole before anything is carried out: each event an object
     with its id, seq and kind and the fields of its kind, ids once, seqs one after
     another, ``started`` first and only there."""
-    if not isinstance(events, list) or not events or len(events) > MAX_EVENTS:
-        raise LedgerError(Message("sync.events", most=MAX_EVENTS), "events")
+    if not isinstance(events, list) or not events or len(events) > MAX_NIGHT_EVENTS:
+        raise LedgerError(Message("sync.events", most=MAX_NIGHT_EVENTS), "events")
     read: list[Sent] = []
     for index, event in enumerate(events):
         where = f"events[{index}]"
         if not isinstance(event, Mapping):
             raise LedgerError(Message("sync.event", index=index + 1), where)
         event_id, seq, kind = (event.get(k) for k in _HEAD)
-        if not isinstance(event_id, str) or not EVENT_ID.fullmatch(event_id):
+        if not isinstance(event_id, str) or not NIGHT_EVENT_ID.fullmatch(event_id):
             raise LedgerError(Message("sync.event_id", value=repr(event_id)[:70]), where + ".id")
-        if type(seq) is not int or not 1 <= seq <= MAX_SEQ:
+        if type(seq) is not int or not 1 <= seq <= MAX_NIGHT_SEQ:
             raise LedgerError(Message("sync.seq", value=repr(seq)[:30]), where + ".seq")
-        if not isinstance(kind, str) or kind not in FIELDS:
+        if not isinstance(kind, str) or kind not in NIGHT_FIELDS:
             raise LedgerError(Message("night.event", kind=repr(kind)[:30]), where + ".kind")
-        allowed = (*_HEAD, *FIELDS[kind])
+        allowed = (*_HEAD, *NIGHT_FIELDS[kind])
         unknown = sorted(k for k in event if k not in allowed)
         if unknown:
             raise LedgerError(Message("sync.unknown_field", kind=kind,
@@ -159,7 +160,7 @@ def send_night(user: User, uid: Any, events: Any, *, table: Table) -> NightSent:
     makes the session's table of its ``started`` event. A list that cannot be read, or
     another account's night, raises and changes nothing; a refused event stops the list
     (:attr:`NightSent.refused`), the events before it taken."""
-    if not isinstance(uid, str) or not UID.fullmatch(uid):
+    if not isinstance(uid, str) or not NIGHT_UID.fullmatch(uid):
         raise LedgerError(Message("sync.uid", value=repr(uid)[:40]), "uid")
     sent = read_events(events)
     done = _send(user, uid, sent, table)
