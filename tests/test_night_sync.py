@@ -328,3 +328,17 @@ def test_four_tabs_sending_a_night_at_once_store_it_once(served, database_url):
             _same_money(a.body, part)
     found = problems_at(database_url)
     assert found == [], "tonk check: " + "; ".join(found)
+
+
+def test_a_refusal_speaks_the_readers_language(db_app, api):
+    events = night_events()
+    send(api, events[:2], 201)
+    resp = api("PUT", PATH, {"events": events[5:6]}, headers={"Accept-Language": "de"})
+    body = _refused(resp, 409, "events[0].seq", "schick die Ereignisse ab Nummer 3")
+    assert body["next"] == 3
+    bad = copy.deepcopy(events[2:3])
+    bad[0]["hand"]["end"]["player"] = "Zed"
+    resp = api("PUT", PATH, {"events": bad}, headers={"Accept-Language": "ja"})
+    assert resp.status_code == 422 and "Zed" in resp.get_json()["error"]
+    assert resp.get_json()["error"] != _refused(api("PUT", PATH, {"events": bad}), 422,
+                                                "end.player", "Zed")["error"]
