@@ -342,3 +342,18 @@ def test_a_refusal_speaks_the_readers_language(db_app, api):
     assert resp.status_code == 422 and "Zed" in resp.get_json()["error"]
     assert resp.get_json()["error"] != _refused(api("PUT", PATH, {"events": bad}), 422,
                                                 "end.player", "Zed")["error"]
+
+
+def test_an_idempotency_key_answers_a_list_again_as_first_answered(db_app, api):
+    events = night_events()
+    key = {"Idempotency-Key": "night-1"}
+    first = api("PUT", PATH, {"events": events[:3]}, headers=key)
+    refused = api("PUT", PATH, {"events": events[4:6]}, headers={"Idempotency-Key": "night-2"})
+    assert (first.status_code, refused.status_code) == (201, 409)
+    before = stored(db_app)
+    for sent, answer, k in ((events[:3], first, key), (events[4:6], refused,
+                                                      {"Idempotency-Key": "night-2"})):
+        again = api("PUT", PATH, {"events": sent}, headers=k)
+        assert again.headers.get("Idempotent-Replayed") == "true"
+        assert (again.status_code, again.get_json()) == (answer.status_code, answer.get_json())
+    assert stored(db_app) == before

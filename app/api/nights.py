@@ -4,8 +4,9 @@
 the session's page shows it, for the phone to compare to the cent.
 
 A refused event stops the list: the answer is its error (``{"error", "field"}``, the status
-of the error) naming the ``event`` and what was taken before it, which stays. A list refused
-at its first new event changes nothing, not even the session's revision.
+of the error) naming the ``event`` and what was taken before it, which stays. A list that
+takes nothing (all of it held already, or refused at its first new event) changes nothing,
+not even the session's revision.
 """
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ def send_night(user: User, uid: str) -> Response:
         return session_table(user, started)
 
     sent = sessions.send_night(user, uid, data.get("events"), table=table)
-    if sent.refused is not None and not sent.taken:
-        db.session.rollback()  # nothing of the list is kept (the session's lock let go)
+    if not sent.taken:  # nothing of the list is kept, not even the session's revision moved
+        db.session.rollback()  # on by its lock (a tab that waited for another's send)
     about = _night_json(uid, sent)
     if sent.refused is None:
         response = jsonify(about)
