@@ -357,3 +357,17 @@ def test_an_idempotency_key_answers_a_list_again_as_first_answered(db_app, api):
         assert again.headers.get("Idempotent-Replayed") == "true"
         assert (again.status_code, again.get_json()) == (answer.status_code, answer.get_json())
     assert stored(db_app) == before
+
+
+def test_a_night_of_a_league_is_the_leagues_and_another_accounts_league_is_refused(
+        db_app, api, other):
+    lid = api.ok("POST", "/leagues", {"name": "Thursday", "rules": "pagat", "stake": "0.25",
+                                      "currency": "USD"}, 201)["id"]
+    events = night_events()
+    started = {**events[0], "league": lid}
+    body = _refused(other("PUT", PATH, {"events": [started]}), 404, "league", "")
+    assert body["event"] == "e1" and body["session"] is None
+    assert stored(db_app) == (0, 0, 0, [])
+    answer = send(api, [started, *events[1:]], 201)
+    assert answer["session"]["league"] == lid
+    _same_money(answer, events)
