@@ -384,7 +384,8 @@ def test_the_openapi_document_describes_every_route(db_app):
             operation = doc["paths"][path].get(method.lower())
             assert operation, (method, path)
             needs_token = path.startswith(("/api/v1/sessions", "/api/v1/leagues",
-                                           "/api/v1/debts", "/api/v1/events"))
+                                           "/api/v1/debts", "/api/v1/events",
+                                           "/api/v1/nights"))
             assert (operation.get("security") == [{"bearer": []}]) == needs_token, path
             if needs_token:
                 assert {"401", "404"} <= set(operation["responses"])

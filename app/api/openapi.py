@@ -14,6 +14,7 @@ from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
 from .openapi_events import event_paths, event_schemas
+from .openapi_nights import extend_nights, night_path
 from .openapi_pay import extend_pay, pay_path
 from .openapi_table import extend, seats_path, share_path
 
@@ -564,6 +565,7 @@ def openapi_document() -> dict[str, Any]:
     schemas.update(event_schemas())
     extend(schemas)
     extend_pay(schemas)
+    extend_nights(schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tonk Tally API", "version": "1.0.0",
@@ -593,6 +595,7 @@ def openapi_document() -> dict[str, Any]:
             **pay_path(signed_in, answer, SESSION_ID),
             **_league_paths(),
             **event_paths(signed_in, answer),
+            **night_path(signed_in, answer),
         },
         "components": {"schemas": schemas, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer",

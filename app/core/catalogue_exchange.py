@@ -1,7 +1,8 @@
 """The catalogue's messages about files: what an import finds wrong with a document
 (``import.*``, the parts it names ``import.what.*`` and ``import.where.*``), what reading
 one finds (``read.*``), and why a backup or a restore is refused (``backup.*``,
-``restore.*``). Part of :data:`app.core.catalogue.CATALOGUE`, kept apart by what it is
+``restore.*``), and what the server refuses of a night a phone sends as its events
+(``sync.*``). Part of :data:`app.core.catalogue.CATALOGUE`, kept apart by what it is
 about, extracted for translation the same way (``babel.cfg``).
 """
 from __future__ import annotations
@@ -187,4 +188,24 @@ EXCHANGE: dict[str, str] = {
     "restore.why.inconsistent": "the file is as it was made (its digest matches): the "
                                 "database it was made from was already inconsistent; run tonk "
                                 "check there",
+    # -- a night sent from a phone as its events -------------------------------------------------
+    "sync.uid": "a night's uid is 1 to 32 letters, digits, - or _, not {value}",
+    "sync.events": 'send the night\'s events in order: {{"events": [{{"id": "e1", "seq": 1, '
+                   '"kind": "started", …}}, …]}}, at most {most} at a time',
+    "sync.event": "event #{index} of the list is not an object with its id, seq and kind",
+    "sync.event_id": "an event's id is 1 to 64 letters, digits, - or _, not {value}",
+    "sync.seq": "an event's seq is its place in the night, a whole number from 1, not {value}",
+    "sync.unknown_field": "a {kind} event has no field {field_name} (it takes {fields})",
+    "sync.order": "event {event} is number {seq}, but the one before it in the list is number "
+                  "{before}: send the events in their order",
+    "sync.twice": "event {event} is in the list twice",
+    "sync.missing": "event {event} is number {seq} of the night, but the server holds {held}: "
+                    "send the events from number {next} on",
+    "sync.other": "number {seq} of this night is another event already ({taken}): the server "
+                  "holds {held}, send from number {next} on",
+    "sync.changed": "event {event} was sent before with other contents: an id names one event",
+    "sync.first": "a night begins with its started event, number 1, and has one",
+    "sync.not_yours": "there is no night {uid} in your account",
+    "sync.not_a_night": "session {uid} was not started on a phone: change it through "
+                        "/api/v1/sessions",
 }

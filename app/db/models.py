@@ -489,6 +489,25 @@ class RulesChange(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class NightEvent(db.Model):  # type: ignore[name-defined,misc]
+    """One event of a night started on a phone (:mod:`app.core.night`), stored once under
+    the id the phone made for it, at its place ``seq`` in the night (from 1, ``started``),
+    as sent (``body``); ``made``: what the server made of it that later events name (a hand's
+    number, a payment's id). The session's ``uid`` is the phone's for the night."""
+
+    __tablename__ = "night_events"
+    __table_args__ = (UniqueConstraint("session_id", "event_id", name="uq_night_events_id"),
+                      UniqueConstraint("session_id", "seq", name="uq_night_events_seq"))
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("game_sessions.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    event_id: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))
+    body: Mapped[str] = mapped_column(Text)
+    made: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class RequestKey(db.Model):  # type: ignore[name-defined,misc]
     """A write the network may repeat, by its key (an API ``Idempotency-Key``, or the one-time
     token of a form), with the answer it got: the same request again gets the same answer

@@ -44,6 +44,11 @@ class NotEmptyError(LedgerError):
     """The session holds hands or payments: archive it instead of deleting it."""
 
 
+class NightOrderError(LedgerError):
+    """A night's event sent out of its order (one before it missing), or at a place another
+    event holds: the phone sends again from the place the server names."""
+
+
 class EventError(TonkError):
     """A change the event cannot take: bad settings or names."""
 
@@ -65,6 +70,7 @@ STATUS: tuple[tuple[type[TonkError], int], ...] = (
     (InProgressError, 409),
     (NotEmptyError, 409),
     (HandLimitError, 409),
+    (NightOrderError, 409),
     (EventConflictError, 409),
 )
 

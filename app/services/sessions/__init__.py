@@ -23,6 +23,7 @@ The package, module by job:
 - :mod:`.archive`: archiving and deleting sessions.
 - :mod:`.live`: a session's state by its share link from one row, for the live view.
 - :mod:`.phone`: a session's state as the phone counts from it with no signal.
+- :mod:`.sent`: a night started on a phone with no signal, taken as its events, each once.
 
 Their errors, and the HTTP status of each, are in :mod:`app.services.errors`.
 """
@@ -91,10 +92,21 @@ from .reading import (
     shared_session,
 )
 from .seats import change_seats
+from .sent import (
+    MAX_NIGHT_EVENTS,
+    MAX_NIGHT_SEQ,
+    NIGHT_EVENT_ID,
+    NIGHT_FIELDS,
+    NIGHT_UID,
+    NightSent,
+    send_night,
+)
 from .settleup import Ledger, PaymentMade, keep_plan, money_of, remaining
 
 __all__ = [
-    "MAX_SESSION_NAME", "Debt", "Ledger", "PaymentMade", "Stamp", "StateCache",
+    "MAX_NIGHT_EVENTS", "MAX_NIGHT_SEQ", "MAX_SESSION_NAME", "NIGHT_EVENT_ID",
+    "NIGHT_FIELDS", "NIGHT_UID", "Debt", "Ledger", "NightSent", "PaymentMade", "Stamp",
+    "StateCache",
     "archived_sessions_of", "change_rules", "change_seats", "check_room", "close_session",
     "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
     "dump_pots", "findable_token", "get_hand", "hand_limit", "hand_limits", "history",
@@ -103,7 +115,7 @@ __all__ = [
     "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
     "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
     "phone_table", "player_names", "pot_totals", "record_hand", "record_payment", "remaining",
-    "replace_share_link", "rules_of", "running_totals", "seated_names",
+    "replace_share_link", "rules_of", "running_totals", "seated_names", "send_night",
     "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
     "shared_session", "side_bets_text", "side_rows", "side_totals", "stamp_by_token",
     "stamp_of", "start_session", "started_by", "stored_night", "taken_back", "trimmed",
