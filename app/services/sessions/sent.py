@@ -171,7 +171,7 @@ def send_night(user: User, uid: Any, events: Any, *, table: Table) -> NightSent:
     return done
 
 
-class _Night:
+class _Held:
     """What the server holds of a night: its events in order, by id, its hands' numbers (by
     the phone's) and its payments' ids (by the ``paid`` event's id)."""
 
@@ -216,14 +216,14 @@ def _rows(gs: GameSession) -> list[NightEvent]:
 def _send(user: User, uid: str, sent: list[Sent], table: Table) -> NightSent | None:
     """One go at the list (None: the night was started by another request meanwhile)."""
     gs = _night_of(user, uid)
-    night = _Night(_rows(gs) if gs is not None else [])
+    night = _Held(_rows(gs) if gs is not None else [])
     if gs is not None:
         if not night.rows:
             raise NightOrderError(Message("sync.not_a_night", uid=uid), "uid")
         if night.holds(sent):  # a retry: nothing to do, nothing locked or moved on
             return NightSent(gs, already=[s.id for s in sent], held=len(night.rows))
         gs = owned_session(user, gs.id, to_change=True)  # under its lock, read afresh
-        night = _Night(_rows(gs))
+        night = _Held(_rows(gs))
     done = NightSent(gs, held=len(night.rows))
     for s in sent:
         try:
@@ -251,7 +251,7 @@ def _send(user: User, uid: str, sent: list[Sent], table: Table) -> NightSent | N
     return done
 
 
-def _held(night: _Night, s: Sent) -> bool:
+def _held(night: _Held, s: Sent) -> bool:
     """Whether ``s`` is held already (then skipped); refused if it is out of its place or
     its id names another event."""
     row = night.by_id.get(s.id)
@@ -294,14 +294,14 @@ def _row(gs: GameSession, s: Sent, made: int | None) -> NightEvent:
     return row
 
 
-def _hand_number(night: _Night, number: Any) -> int:
+def _hand_number(night: _Held, number: Any) -> int:
     """The session's number of the night's hand ``number`` (the phone's: its n-th)."""
     if type(number) is int and 1 <= number <= len(night.hands):
         return night.hands[number - 1]
     raise LedgerError(Message("hand.not_found", number=number), "number")
 
 
-def _step(user: User, gs: GameSession, night: _Night, s: Sent) -> int | None:
+def _step(user: User, gs: GameSession, night: _Held, s: Sent) -> int | None:
     """Carry out one event (not ``started``) by the ledger; what it made that later events
     name (a hand's number, a payment's id)."""
     e, kind = s.event, s.kind

@@ -280,12 +280,19 @@ def _payments(at: Where) -> Iterator[str]:
     changed = {session_id: last for session_id, last in db.session.execute(
         select(Hand.session_id, func.max(HandVersion.created_at))
         .join(HandVersion, HandVersion.hand_id == Hand.id).group_by(Hand.session_id))}
-    returns = {session_id: _returns(pots_json) for session_id, pots_json in
-               db.session.execute(select(GameSession.id, GameSession.pots_json))}
+    returns, betting = {}, set()
+    for session_id, pots_json, bets in db.session.execute(
+            select(GameSession.id, GameSession.pots_json, GameSession.side_bets_json)):
+        returns[session_id] = _returns(pots_json)
+        if bets:
+            betting.add(session_id)
     for session_id, seated in _seats().items():
         if session_id not in first_paid or session_id in changed and \
-                changed[session_id] > first_paid[session_id]:
-            continue  # nothing paid, or the totals moved after a payment: the plan's check
+                changed[session_id] > first_paid[session_id] or session_id in betting:
+            # nothing paid, or the totals moved after a payment (a hand changed; or, with
+            # side bets, a player left or sat down again and the pots gave their stake back,
+            # which no hand's version dates): the plan's check holds them
+            continue
         for seat, _player, name, total in seated:
             total += returns.get(session_id, {}).get(seat, 0)  # what settle-up gives back
             paid = moved.get((session_id, seat), 0)
