@@ -146,8 +146,13 @@ class Rules:
         return {k: v for k, v in self.options().items() if base[k] != v}
 
     def to_json(self) -> dict[str, Any]:
-        """The shortest spec that :func:`resolve_rules` turns back into these rules."""
-        return {"preset": self.preset, **self.overrides()}
+        """The shortest spec that :func:`resolve_rules` turns back into these rules (worked
+        out once per rule set: every stored hand writes it; a copy, its lists shared)."""
+        spec = self.__dict__.get("_spec")
+        if spec is None:
+            spec = {"preset": self.preset, **self.overrides()}
+            object.__setattr__(self, "_spec", spec)
+        return dict(spec)
 
 
 # -- option validation ---------------------------------------------------------------------
