@@ -202,14 +202,17 @@ class Night:
         totals = {n: self.base[n].hands + self.base[n].side_bets if n in self.base else _ZERO
                   for n in self.seats}
         side = {n: self.base[n].side_bets if n in self.base else _ZERO for n in self.seats}
+        hands: dict[str, int] = {}  # minor units: each player's summed once
         for deal in self.hands:
             if deal.voided:
                 continue
             for name, minor in deal.nets.items():
-                totals[name] += from_minor(minor)
+                hands[name] = hands.get(name, 0) + minor
             for name, amount in deal.side.items():
                 totals[name] += amount
                 side[name] += amount
+        for name, minor in hands.items():
+            totals[name] += from_minor(minor)
         return player_money(totals, side if self.bets or any(side.values()) else {},
                             pots_back(self.pots))
 

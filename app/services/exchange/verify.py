@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
-from ...core.hand import parse_players
+from ...core.hand import PlayedHand, parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     MAX_STAKE,
@@ -66,6 +66,39 @@ class _Terms:
     fmt: Callable[[Decimal], str]
 
 
+@dataclass(frozen=True, slots=True)
+class _Last:
+    """A hand's last version that counted so far, read but not settled: at ``index`` in its
+    versions, its hand, its facts as stored, its stored result, its table, and the session
+    and hand it is in."""
+
+    index: int
+    core: PlayedHand
+    data: dict[str, Any]
+    given: Any
+    table: _Terms
+    where: Message
+    number: int
+
+    def at(self) -> Message:
+        """Where it is, as a problem names it (named only when there is one)."""
+        return Message("import.where.version", number=self.index + 1, where=Message(
+            "import.where.hand", where=self.where, number=self.number))
+
+
+class _Read(NamedTuple):
+    """A hand read, every version checked but its last that counted (``last``), whose
+    result text is :data:`_LATER` in ``versions`` (and in the void ones after it)."""
+
+    number: int
+    voided: bool
+    scoring: str
+    versions: list[CheckedVersion]
+    last: _Last
+
+
+#: A version's result text until its hand's night is folded (compared by identity).
+_LATER = "(not settled yet)"
 _HAND_NUMBER = Message("import.what.hand_number")
 _NONE = Decimal("0.00")
 _NO_MONEY = Money(_NONE, _NONE, _NONE)  # who never played a hand
@@ -150,11 +183,21 @@ class Checker:
             self.problem(where, exc.said)
             return None
         names = head.names
-        hands, counted, stored = self._hands(head.hand_docs, names, where)
-        if hands is None:
+        read, stored = self._hands(head.hand_docs, names, where)
+        if read is None:
             return None
         try:
-            night = self._night(head, stored, [h.voided for h in hands])
+            night = self._night(head, stored, [h.voided for h in read])
+        except TonkError as exc:  # a stored result that is wrong is the problem to name first
+            self._finished(read, (), names)
+            if not self._problems:
+                self.problem(where, exc.said)
+            return None
+        finished = self._finished(read, night.hands, names)
+        if finished is None:
+            return None
+        hands, counted = finished
+        try:
             kept = night.money()
             money = [kept.get(name, _NO_MONEY) for name in names]
             totals = [to_minor(m.hands + m.side_bets) for m in money]
@@ -217,33 +260,78 @@ class Checker:
                      closed_at, hand_docs, payments, changes, parse_settle(doc, names))
 
     def _hands(self, hand_docs: list[Any], names: tuple[str, ...], where: Message
-               ) -> tuple[list[CheckedHand] | None, list[list[tuple[int, ...]] | None],
-                          list[dict[str, Any]]]:
-        """Every hand checked, in the order of their numbers (with no gap), what each adds to
-        its seats' records and its facts as stored (its last version's that counted);
-        (None, [], []) after noting a problem."""
+               ) -> tuple[list[_Read] | None, list[dict[str, Any]]]:
+        """Every hand read, in the order of their numbers (with no gap), and its facts as
+        stored (its last version's that counted); (None, []) after noting a problem."""
         names_list = list(names)
-        hands: list[CheckedHand] = []
-        counted: list[list[tuple[int, ...]] | None] = []
-        stored: list[dict[str, Any]] = []
+        hands: list[_Read] = []
         numbers: set[int] = set()
         for i, hand_doc in enumerate(hand_docs, start=1):
-            checked = self._hand(hand_doc, i, names, names_list, where, numbers)
-            if checked is not None:
-                hands.append(checked[0])
-                counted.append(checked[1])
-                stored.append(checked[2])
-        if self._problems:
-            return None, [], []
+            read = self._hand(hand_doc, i, names, names_list, where, numbers)
+            if read is not None:
+                hands.append(read)
+        if self._problems:  # the others' stored results are checked too: every problem listed
+            self._finished(hands, (), names)
+            return None, []
         for expected, number in enumerate(sorted(h.number for h in hands), start=1):
             if number != expected:
                 self.problem(where, Message("import.hand_gap", number=expected))
-                return None, [], []
+                return None, []
         if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
-            order = sorted(range(len(hands)), key=lambda i: hands[i].number)
-            hands, counted = [hands[i] for i in order], [counted[i] for i in order]
-            stored = [stored[i] for i in order]
-        return hands, counted, stored
+            hands = sorted(hands, key=lambda h: h.number)
+        return hands, [h.last.data for h in hands]
+
+    def _finished(self, hands: list[_Read], deals: Sequence[Deal], names: tuple[str, ...]
+                  ) -> tuple[list[CheckedHand], list[list[tuple[int, ...]] | None]] | None:
+        """Every hand checked in full, each last version's result the one the night's fold
+        settled it to (its ``deals``, in order; settled here when there is none) compared
+        with the stored one; what each adds to its seats' records; None after noting a
+        problem."""
+        out: list[CheckedHand] = []
+        counted: list[list[tuple[int, ...]] | None] = []
+        for k, hand in enumerate(hands):
+            deal = deals[k] if k < len(deals) else None
+            settled = deal.result if deal is not None and deal.data == hand.last.data else None
+            checked = self._finish(hand, settled or settle(hand.last.core), names)
+            if checked is not None:
+                out.append(checked[0])
+                counted.append(checked[1])
+        return None if self._problems else (out, counted)
+
+    def _finish(self, hand: _Read, result: Result, names: tuple[str, ...]
+                ) -> tuple[CheckedHand, list[tuple[int, ...]] | None] | None:
+        """A hand, its last version settled to ``result``: checked, and what it adds to each
+        seat's record (None if it is void); None after noting its problem."""
+        versions = list(hand.versions)
+        if not self._resolve(hand.last, result, versions):
+            return None
+        nets = self._nets(names, result)
+        playing = result.hand.players
+        if playing is names:  # everyone at the table played it (most hands)
+            seats = tuple(range(len(names)))
+            parts, counts = parts_and_counts(playing, nets, result)
+        else:
+            seats = tuple(names.index(p) for p in playing)
+            parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
+        if hand.voided:
+            return CheckedHand(hand.number, True, result.outcome, hand.scoring,
+                               [0] * len(names), None, versions, seats), None
+        return CheckedHand(hand.number, False, result.outcome, hand.scoring, nets, parts,
+                           versions, seats), counts
+
+    def _resolve(self, last: _Last, result: Result, versions: list[CheckedVersion]) -> bool:
+        """The version ``last`` settled to ``result`` compared with its stored result, whose
+        text it and the void versions after it keep (in ``versions``); False after noting
+        its problem."""
+        try:
+            text = self._result_text(result, last.given, last.table)
+        except TonkError as exc:  # _Bad too
+            self.problem(last.at(), exc.said)
+            return False
+        for k in range(last.index, len(versions)):
+            if versions[k].result_text is _LATER:
+                versions[k] = versions[k]._replace(result_text=text)
+        return True
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -301,11 +389,10 @@ class Checker:
     # -- one hand ----------------------------------------------------------------------------
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
-              where: Message, numbers: set[int]
-              ) -> tuple[CheckedHand, list[tuple[int, ...]] | None, dict[str, Any]] | None:
-        """One hand, every version re-settled: the hand, what its current version adds to
-        each seat's record (None if it is void) and its facts as stored (its last version's
-        that counted); None after noting its problem."""
+              where: Message, numbers: set[int]) -> _Read | None:
+        """One hand read, every version but its last that counts settled again and compared
+        (that one is settled by the night's fold: :meth:`_finished`); None after noting its
+        problem."""
         # Where a problem is, named only when there is one (most hands have none).
         def at_index() -> Message:
             return Message("import.where.hand_at", where=where, index=index)
@@ -331,12 +418,11 @@ class Checker:
             self.problem(at_hand(), Message("import.no_versions"))
             return None
         table: _Terms | None = None
-        everyone = tuple(range(len(names)))
         done: list[CheckedVersion] = []
         given_hand: Any = None
         given_result: Any = None
-        current: tuple[str, list[int], tuple[Any, ...]] | None = None  # outcome, nets, parts
-        outcome = ""
+        last: _Last | None = None  # the last version that counted, not settled yet
+        void = False
         for i, v in enumerate(versions, start=1):
             if not isinstance(v, dict):
                 self.problem(Message("import.where.version", where=at_hand(), number=i),
@@ -347,7 +433,7 @@ class Checker:
                                               value=repr(v.get("version"))))
                 return None
             try:
-                action = check_action(i, v.get("action"), voided=i > 1 and current is None)
+                action = check_action(i, v.get("action"), voided=i > 1 and void)
                 at = parse_time(v.get("at"), "at")
                 by = self._by(v.get("by"))
                 reason = v.get("reason")
@@ -361,42 +447,30 @@ class Checker:
                     if v.get("hand", given_hand) != given_hand or \
                             v.get("result", given_result) != given_result:
                         raise _Bad(Message("import.void_keeps"))
-                    last = done[-1]
-                    done.append(CheckedVersion(i, action, last.hand_text, last.result_text, reason,
-                                         by, at))
-                    current = None
+                    previous = done[-1]
+                    done.append(CheckedVersion(i, action, previous.hand_text,
+                                               previous.result_text, reason, by, at))
+                    void = True
                     continue
-                table, result, hand_text, data = self._settled(v.get("hand"), names,
-                                                                names_list, table)
-                result_text = self._result_text(result, v.get("result"), table)
+                table, core, hand_text, data = self._settled(v.get("hand"), names,
+                                                              names_list, table)
             except TonkError as exc:  # _Bad too
                 self.problem(Message("import.where.version", where=at_hand(), number=i),
                              exc.said)
                 return None
+            if last is not None and not self._resolve(last, settle(last.core), done):
+                return None  # (an older version: settled again here)
             given_hand, given_result = v.get("hand"), v.get("result")
-            nets = self._nets(names, result)
-            playing = result.hand.players
-            if playing is names:  # everyone at the table played it (most hands)
-                seats = everyone
-                parts, counts = parts_and_counts(playing, nets, result)
-            else:
-                seats = tuple(names.index(p) for p in playing)
-                parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
-            current = (result.outcome, nets, parts)
-            outcome = result.outcome
-            done.append(CheckedVersion(i, action, hand_text, result_text, reason, by, at))
-        voided = current is None
+            last = _Last(len(done), core, data, given_result, table, where, number)
+            void = False
+            done.append(CheckedVersion(i, action, hand_text, _LATER, reason, by, at))
         given_void = doc.get("voided")
-        if given_void is not None and given_void is not voided:
+        if given_void is not None and given_void is not void:
             self.problem(at_hand(), Message("import.voided", value=repr(given_void),
                                           action=done[-1].action))
             return None
-        assert table is not None
-        if current is None:
-            return CheckedHand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
-                               done, seats), None, data
-        return (CheckedHand(number, False, outcome, table.rules.scoring, current[1], current[2],
-                            done, seats), counts, data)
+        assert table is not None and last is not None
+        return _Read(number, void, table.rules.scoring, done, last)
 
     def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
         """:func:`~app.core.parts.seat_nets`, each amount's minor units worked out once
@@ -441,9 +515,9 @@ class Checker:
         return table
 
     def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Terms | None) -> tuple[_Terms, Result, str, dict[str, Any]]:
+                 first: _Terms | None) -> tuple[_Terms, PlayedHand, str, dict[str, Any]]:
         """Re-validate one version of a hand through the core: its table (the first
-        version's), its result, and the hand as the ledger stores it, as JSON text and as
+        version's), the hand, and the hand as the ledger stores it, as JSON text and as
         the facts that text gives back."""
         if not isinstance(data, dict):
             raise _Bad(Message("import.hand_json"))
@@ -464,13 +538,12 @@ class Checker:
         facts = {k: v for k, v in data.items() if k not in TABLE_FIELDS}
         plays = facts.pop("side_bets", None)
         core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
-        result = settle(core)
         facts = core.to_json(with_table=False)  # never empty: it has the multiplier
         if plays not in (None, []):
             facts["side_bets"] = [play_json(p) for p in parse_plays(plays, self._enabled,
                                                                     seated)]
         text = self._table_text(table, seated) + fast_dumps(facts)[1:]
-        return first or table, result, text, {"rules": table.spec, "stake": str(table.stake),
+        return first or table, core, text, {"rules": table.spec, "stake": str(table.stake),
                                               "players": list(seated), **facts}
 
     def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
