@@ -66,19 +66,36 @@ class _Terms:
     fmt: Callable[[Decimal], str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Last:
     """A hand's last version that counted so far, read but not settled: at ``index`` in its
-    versions, its hand, its facts as stored, its stored result, its table, and the session
-    and hand it is in."""
+    versions, its table (its own, and the first version's, which it must match), players,
+    facts as written and stored result, the session and hand it is in; once parsed (here,
+    or by the night's fold), the hand and the hand as stored (JSON text, facts)."""
 
     index: int
-    core: PlayedHand
-    data: dict[str, Any]
-    given: Any
     table: _Terms
+    first: _Terms
+    seated: tuple[str, ...]
+    facts: dict[str, Any]
+    given: Any
     where: Message
     number: int
+    core: PlayedHand | None = None
+    text: str = ""
+    data: dict[str, Any] | None = None
+
+    @property
+    def plain(self) -> bool:
+        """Facts that the night's fold reads as the checker does: a dealer named, no side
+        bets (the fold fills in a missing dealer from the night's rotation)."""
+        return self.facts.get("dealer") not in (None, "") and not self.facts.get("side_bets")
+
+    def stored(self) -> dict[str, Any]:
+        """Its facts as stored, or as written with the stored table (for the fold)."""
+        return self.data if self.data is not None else {
+            "rules": self.table.spec, "stake": str(self.table.stake),
+            "players": list(self.seated), **self.facts}
 
     def at(self) -> Message:
         """Where it is, as a problem names it (named only when there is one)."""
@@ -97,7 +114,7 @@ class _Read(NamedTuple):
     last: _Last
 
 
-#: A version's result text until its hand's night is folded (compared by identity).
+#: A version's hand and result text until its hand's night is folded (compared by identity).
 _LATER = "(not settled yet)"
 _HAND_NUMBER = Message("import.what.hand_number")
 _NONE = Decimal("0.00")
@@ -279,7 +296,7 @@ class Checker:
                 return None, []
         if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
             hands = sorted(hands, key=lambda h: h.number)
-        return hands, [h.last.data for h in hands]
+        return hands, [h.last.stored() for h in hands]
 
     def _finished(self, hands: list[_Read], deals: Sequence[Deal], names: tuple[str, ...]
                   ) -> tuple[list[CheckedHand], list[list[tuple[int, ...]] | None]] | None:
@@ -290,9 +307,8 @@ class Checker:
         out: list[CheckedHand] = []
         counted: list[list[tuple[int, ...]] | None] = []
         for k, hand in enumerate(hands):
-            deal = deals[k] if k < len(deals) else None
-            settled = deal.result if deal is not None and deal.data == hand.last.data else None
-            checked = self._finish(hand, settled or settle(hand.last.core), names)
+            result = self._settle(hand.last, deals[k] if k < len(deals) else None)
+            checked = None if result is None else self._finish(hand, result, names)
             if checked is not None:
                 out.append(checked[0])
                 counted.append(checked[1])
@@ -319,18 +335,37 @@ class Checker:
         return CheckedHand(hand.number, False, result.outcome, hand.scoring, nets, parts,
                            versions, seats), counts
 
+    def _settle(self, last: _Last, deal: Deal | None) -> Result | None:
+        """The version ``last`` settled: the night's fold's result when it read the same
+        hand (``deal``), settled here otherwise; None after noting its problem."""
+        if deal is not None and deal.result is not None and last.core is None and \
+                last.plain and _same_table(deal.data, last):
+            last.text, last.data = self._stored(last.table, last.seated, {
+                k: v for k, v in deal.data.items() if k not in TABLE_FIELDS})
+            return deal.result
+        if last.data is None:
+            try:
+                self._parse(last)
+            except TonkError as exc:
+                self.problem(last.at(), exc.said)
+                return None
+        if deal is not None and deal.result is not None and deal.data == last.data:
+            return deal.result
+        assert last.core is not None
+        return settle(last.core)
+
     def _resolve(self, last: _Last, result: Result, versions: list[CheckedVersion]) -> bool:
         """The version ``last`` settled to ``result`` compared with its stored result, whose
-        text it and the void versions after it keep (in ``versions``); False after noting
-        its problem."""
+        hand and result text it and the void versions after it keep (in ``versions``);
+        False after noting its problem."""
         try:
-            text = self._result_text(result, last.given, last.table)
+            text = self._result_text(result, last.given, last.first)
         except TonkError as exc:  # _Bad too
             self.problem(last.at(), exc.said)
             return False
         for k in range(last.index, len(versions)):
             if versions[k].result_text is _LATER:
-                versions[k] = versions[k]._replace(result_text=text)
+                versions[k] = versions[k]._replace(hand_text=last.text, result_text=text)
         return True
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
@@ -452,18 +487,21 @@ class Checker:
                                                previous.result_text, reason, by, at))
                     void = True
                     continue
-                table, core, hand_text, data = self._settled(v.get("hand"), names,
-                                                              names_list, table)
+                now = self._read(v.get("hand"), names, names_list, table, where, number)
+                table = now.first
+                now.index, now.given = len(done), v.get("result")
+                if not now.plain:  # read here as the fold would not
+                    self._parse(now)
             except TonkError as exc:  # _Bad too
                 self.problem(Message("import.where.version", where=at_hand(), number=i),
                              exc.said)
                 return None
-            if last is not None and not self._resolve(last, settle(last.core), done):
-                return None  # (an older version: settled again here)
-            given_hand, given_result = v.get("hand"), v.get("result")
-            last = _Last(len(done), core, data, given_result, table, where, number)
-            void = False
-            done.append(CheckedVersion(i, action, hand_text, _LATER, reason, by, at))
+            if last is not None:  # an older version: settled again here
+                result = self._settle(last, None)
+                if result is None or not self._resolve(last, result, done):
+                    return None
+            given_hand, given_result, last, void = v.get("hand"), v.get("result"), now, False
+            done.append(CheckedVersion(i, action, _LATER, _LATER, reason, by, at))
         given_void = doc.get("voided")
         if given_void is not None and given_void is not void:
             self.problem(at_hand(), Message("import.voided", value=repr(given_void),
@@ -514,11 +552,10 @@ class Checker:
         self._last_table = (spec, raw, table)
         return table
 
-    def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Terms | None) -> tuple[_Terms, PlayedHand, str, dict[str, Any]]:
-        """Re-validate one version of a hand through the core: its table (the first
-        version's), the hand, and the hand as the ledger stores it, as JSON text and as
-        the facts that text gives back."""
+    def _read(self, data: Any, names: tuple[str, ...], names_list: list[str],
+              first: _Terms | None, where: Message, number: int) -> _Last:
+        """One version of a hand read (its table and players checked), to be parsed and
+        settled through the core (:meth:`_parse`, :meth:`_settle`)."""
         if not isinstance(data, dict):
             raise _Bad(Message("import.hand_json"))
         if "rules" not in data or "stake" not in data or "players" not in data:
@@ -535,16 +572,28 @@ class Checker:
         if first is not None and table is not first and (
                 table.rules != first.rules or table.stake != first.stake):
             raise _Bad(Message("import.correction_table"))
-        facts = {k: v for k, v in data.items() if k not in TABLE_FIELDS}
+        return _Last(0, table, first or table, seated,
+                     {k: v for k, v in data.items() if k not in TABLE_FIELDS}, None, where,
+                     number)
+
+    def _parse(self, last: _Last) -> None:
+        """A version read (:meth:`_read`) re-validated through the core: the hand, and the
+        hand as the ledger stores it, as JSON text and as the facts that text gives back."""
+        facts = dict(last.facts)
         plays = facts.pop("side_bets", None)
-        core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
-        facts = core.to_json(with_table=False)  # never empty: it has the multiplier
+        last.core = parse_hand(facts, rules=last.table.rules, stake=last.table.stake,
+                               players=last.seated)
+        facts = last.core.to_json(with_table=False)  # never empty: it has the multiplier
         if plays not in (None, []):
             facts["side_bets"] = [play_json(p) for p in parse_plays(plays, self._enabled,
-                                                                    seated)]
-        text = self._table_text(table, seated) + fast_dumps(facts)[1:]
-        return first or table, core, text, {"rules": table.spec, "stake": str(table.stake),
-                                              "players": list(seated), **facts}
+                                                                    last.seated)]
+        last.text, last.data = self._stored(last.table, last.seated, facts)
+
+    def _stored(self, table: _Terms, seated: tuple[str, ...], facts: dict[str, Any]
+                ) -> tuple[str, dict[str, Any]]:
+        """A hand as the ledger stores it, as JSON text and as the facts it gives back."""
+        return self._table_text(table, seated) + fast_dumps(facts)[1:], {
+            "rules": table.spec, "stake": str(table.stake), "players": list(seated), **facts}
 
     def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
         """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
@@ -664,6 +713,12 @@ def _hand_stake(value: Any, rules: Rules) -> Decimal:
     if not exact or not 0 <= amount <= MAX_STAKE:
         raise ExchangeError(Message("import.stake_scoring", scoring=rules.scoring, value=value))
     return amount.quantize(Decimal(1)) if rules.scoring == "points" else amount
+
+
+def _same_table(data: Mapping[str, Any], last: _Last) -> bool:
+    """Whether a hand as the night's fold stores it (``data``) has the table ``last`` has."""
+    return bool(data["players"] == list(last.seated) and data["rules"] == last.table.spec
+                and data["stake"] == str(last.table.stake))
 
 
 def _names(value: Any) -> str:
