@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -147,12 +148,12 @@ class Rules:
 
     def to_json(self) -> dict[str, Any]:
         """The shortest spec that :func:`resolve_rules` turns back into these rules (worked
-        out once per rule set: every stored hand writes it; a copy, its lists shared)."""
+        out once per rule set: every stored hand writes it; each caller gets its own copy)."""
         spec = self.__dict__.get("_spec")
         if spec is None:
             spec = {"preset": self.preset, **self.overrides()}
             object.__setattr__(self, "_spec", spec)
-        return dict(spec)
+        return {k: deepcopy(v) if isinstance(v, list | dict) else v for k, v in spec.items()}
 
 
 # -- option validation ---------------------------------------------------------------------
