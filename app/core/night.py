@@ -122,7 +122,9 @@ def newcomer_at(seated: Sequence[str], dealer: str | None, after: str | None) ->
 class Deal:
     """One hand as the night keeps it: its number, version, whether it is void, its facts as
     stored (with its rules, stake, players and side-bet plays), its money per seat (minor
-    units; pushes under push-ups) and its side bets' money and outcomes (settled in order)."""
+    units; pushes under push-ups) and its side bets' money and outcomes (settled in order).
+    ``result``: what its facts were settled to, kept for who reads the night next (the
+    import's checker); not part of its value or its JSON form (None when read from JSON)."""
 
     number: int
     version: int
@@ -131,6 +133,7 @@ class Deal:
     nets: Mapping[str, int]
     side: Mapping[str, Decimal] = field(default_factory=dict)
     outcomes: tuple[Mapping[str, Any], ...] = ()
+    result: Result | None = field(default=None, compare=False, repr=False)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -199,14 +202,17 @@ class Night:
         totals = {n: self.base[n].hands + self.base[n].side_bets if n in self.base else _ZERO
                   for n in self.seats}
         side = {n: self.base[n].side_bets if n in self.base else _ZERO for n in self.seats}
+        hands: dict[str, int] = {}  # minor units: each player's summed once
         for deal in self.hands:
             if deal.voided:
                 continue
             for name, minor in deal.nets.items():
-                totals[name] += from_minor(minor)
+                hands[name] = hands.get(name, 0) + minor
             for name, amount in deal.side.items():
                 totals[name] += amount
                 side[name] += amount
+        for name, minor in hands.items():
+            totals[name] += from_minor(minor)
         return player_money(totals, side if self.bets or any(side.values()) else {},
                             pots_back(self.pots))
 
@@ -303,8 +309,11 @@ def _nets(players: Sequence[str], result: Result) -> dict[str, int]:
 def _hand(night: Night, event: Mapping[str, Any]) -> Night:
     result, stored = settled_hand(night, event.get("hand"))
     players = tuple(stored["players"])
-    deal = Deal(night.last_number + 1, 1, False, stored, _nets(players, result))
+    deal = Deal(night.last_number + 1, 1, False, stored, _nets(players, result),
+                result=result)
     dealer = next_dealer(night.seated, stored["dealer"])
+    if not night.enabled and not night.pots:  # no side bets, nothing in a pot: no side money
+        return replace(night, hands=(*night.hands, deal), dealer=dealer)
     if not night.numbered and any(p not in night.seated for pot in night.pots.values()
                                   for p, _ in pot.paid):
         return _replayed(replace(night, hands=(*night.hands, deal), dealer=dealer))
@@ -351,7 +360,8 @@ def _corrected(night: Night, event: Mapping[str, Any]) -> Night:
     _check_version(old, event.get("version"))
     result, stored = settled_hand(night, event.get("hand"), old.data)
     return _changed(night, replace(old, version=old.version + 1, voided=False, data=stored,
-                                   nets=_nets(tuple(stored["players"]), result)))
+                                   nets=_nets(tuple(stored["players"]), result),
+                                   result=result))
 
 
 def _voided(night: Night, event: Mapping[str, Any]) -> Night:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -146,8 +147,13 @@ class Rules:
         return {k: v for k, v in self.options().items() if base[k] != v}
 
     def to_json(self) -> dict[str, Any]:
-        """The shortest spec that :func:`resolve_rules` turns back into these rules."""
-        return {"preset": self.preset, **self.overrides()}
+        """The shortest spec that :func:`resolve_rules` turns back into these rules (worked
+        out once per rule set: every stored hand writes it; each caller gets its own copy)."""
+        spec = self.__dict__.get("_spec")
+        if spec is None:
+            spec = {"preset": self.preset, **self.overrides()}
+            object.__setattr__(self, "_spec", spec)
+        return {k: deepcopy(v) if isinstance(v, list | dict) else v for k, v in spec.items()}
 
 
 # -- option validation ---------------------------------------------------------------------

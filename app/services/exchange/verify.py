@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
-from ...core.hand import parse_players
+from ...core.hand import PlayedHand, parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     MAX_STAKE,
@@ -66,6 +66,56 @@ class _Terms:
     fmt: Callable[[Decimal], str]
 
 
+@dataclass(slots=True)
+class _Last:
+    """A hand's last version that counted so far, read but not settled: at ``index`` in its
+    versions, its table (its own, and the first version's, which it must match), players,
+    facts as written and stored result, the session and hand it is in; once parsed (here,
+    or by the night's fold), the hand and the hand as stored (JSON text, facts)."""
+
+    index: int
+    table: _Terms
+    first: _Terms
+    seated: tuple[str, ...]
+    facts: dict[str, Any]
+    given: Any
+    where: Message
+    number: int
+    core: PlayedHand | None = None
+    text: str = ""
+    data: dict[str, Any] | None = None
+
+    @property
+    def plain(self) -> bool:
+        """Facts that the night's fold reads as the checker does: a dealer named, no side
+        bets (the fold fills in a missing dealer from the night's rotation)."""
+        return self.facts.get("dealer") not in (None, "") and not self.facts.get("side_bets")
+
+    def stored(self) -> dict[str, Any]:
+        """Its facts as stored, or as written with the stored table (for the fold)."""
+        return self.data if self.data is not None else {
+            "rules": self.table.spec, "stake": str(self.table.stake),
+            "players": list(self.seated), **self.facts}
+
+    def at(self) -> Message:
+        """Where it is, as a problem names it (named only when there is one)."""
+        return Message("import.where.version", number=self.index + 1, where=Message(
+            "import.where.hand", where=self.where, number=self.number))
+
+
+class _Read(NamedTuple):
+    """A hand read, every version checked but its last that counted (``last``), whose
+    result text is :data:`_LATER` in ``versions`` (and in the void ones after it)."""
+
+    number: int
+    voided: bool
+    scoring: str
+    versions: list[CheckedVersion]
+    last: _Last
+
+
+#: A version's hand and result text until its hand's night is folded (compared by identity).
+_LATER = "(not settled yet)"
 _HAND_NUMBER = Message("import.what.hand_number")
 _NONE = Decimal("0.00")
 _NO_MONEY = Money(_NONE, _NONE, _NONE)  # who never played a hand
@@ -150,11 +200,21 @@ class Checker:
             self.problem(where, exc.said)
             return None
         names = head.names
-        hands, counted, stored = self._hands(head.hand_docs, names, where)
-        if hands is None:
+        read, stored = self._hands(head.hand_docs, names, where)
+        if read is None:
             return None
         try:
-            night = self._night(head, stored, [h.voided for h in hands])
+            night = self._night(head, stored, [h.voided for h in read])
+        except TonkError as exc:  # a stored result that is wrong is the problem to name first
+            self._finished(read, (), names)
+            if not self._problems:
+                self.problem(where, exc.said)
+            return None
+        finished = self._finished(read, night.hands, names)
+        if finished is None:
+            return None
+        hands, counted = finished
+        try:
             kept = night.money()
             money = [kept.get(name, _NO_MONEY) for name in names]
             totals = [to_minor(m.hands + m.side_bets) for m in money]
@@ -217,33 +277,96 @@ class Checker:
                      closed_at, hand_docs, payments, changes, parse_settle(doc, names))
 
     def _hands(self, hand_docs: list[Any], names: tuple[str, ...], where: Message
-               ) -> tuple[list[CheckedHand] | None, list[list[tuple[int, ...]] | None],
-                          list[dict[str, Any]]]:
-        """Every hand checked, in the order of their numbers (with no gap), what each adds to
-        its seats' records and its facts as stored (its last version's that counted);
-        (None, [], []) after noting a problem."""
+               ) -> tuple[list[_Read] | None, list[dict[str, Any]]]:
+        """Every hand read, in the order of their numbers (with no gap), and its facts as
+        stored (its last version's that counted); (None, []) after noting a problem."""
         names_list = list(names)
-        hands: list[CheckedHand] = []
-        counted: list[list[tuple[int, ...]] | None] = []
-        stored: list[dict[str, Any]] = []
+        hands: list[_Read] = []
         numbers: set[int] = set()
         for i, hand_doc in enumerate(hand_docs, start=1):
-            checked = self._hand(hand_doc, i, names, names_list, where, numbers)
-            if checked is not None:
-                hands.append(checked[0])
-                counted.append(checked[1])
-                stored.append(checked[2])
-        if self._problems:
-            return None, [], []
+            read = self._hand(hand_doc, i, names, names_list, where, numbers)
+            if read is not None:
+                hands.append(read)
+        if self._problems:  # the others' stored results are checked too: every problem listed
+            self._finished(hands, (), names)
+            return None, []
         for expected, number in enumerate(sorted(h.number for h in hands), start=1):
             if number != expected:
                 self.problem(where, Message("import.hand_gap", number=expected))
-                return None, [], []
+                return None, []
         if any(a.number > b.number for a, b in zip(hands, hands[1:], strict=False)):
-            order = sorted(range(len(hands)), key=lambda i: hands[i].number)
-            hands, counted = [hands[i] for i in order], [counted[i] for i in order]
-            stored = [stored[i] for i in order]
-        return hands, counted, stored
+            hands = sorted(hands, key=lambda h: h.number)
+        return hands, [h.last.stored() for h in hands]
+
+    def _finished(self, hands: list[_Read], deals: Sequence[Deal], names: tuple[str, ...]
+                  ) -> tuple[list[CheckedHand], list[list[tuple[int, ...]] | None]] | None:
+        """Every hand checked in full, each last version's result the one the night's fold
+        settled it to (its ``deals``, in order; settled here when there is none) compared
+        with the stored one; what each adds to its seats' records; None after noting a
+        problem."""
+        out: list[CheckedHand] = []
+        counted: list[list[tuple[int, ...]] | None] = []
+        for k, hand in enumerate(hands):
+            result = self._settle(hand.last, deals[k] if k < len(deals) else None)
+            checked = None if result is None else self._finish(hand, result, names)
+            if checked is not None:
+                out.append(checked[0])
+                counted.append(checked[1])
+        return None if self._problems else (out, counted)
+
+    def _finish(self, hand: _Read, result: Result, names: tuple[str, ...]
+                ) -> tuple[CheckedHand, list[tuple[int, ...]] | None] | None:
+        """A hand, its last version settled to ``result``: checked, and what it adds to each
+        seat's record (None if it is void); None after noting its problem."""
+        versions = list(hand.versions)
+        if not self._resolve(hand.last, result, versions):
+            return None
+        nets = self._nets(names, result)
+        playing = result.hand.players
+        if playing is names:  # everyone at the table played it (most hands)
+            seats = tuple(range(len(names)))
+            parts, counts = parts_and_counts(playing, nets, result)
+        else:
+            seats = tuple(names.index(p) for p in playing)
+            parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
+        if hand.voided:
+            return CheckedHand(hand.number, True, result.outcome, hand.scoring,
+                               [0] * len(names), None, versions, seats), None
+        return CheckedHand(hand.number, False, result.outcome, hand.scoring, nets, parts,
+                           versions, seats), counts
+
+    def _settle(self, last: _Last, deal: Deal | None) -> Result | None:
+        """The version ``last`` settled: the night's fold's result when it read the same
+        hand (``deal``), settled here otherwise; None after noting its problem."""
+        if deal is not None and deal.result is not None and last.core is None and \
+                last.plain and _same_table(deal.data, last):
+            last.text, last.data = self._stored(last.table, last.seated, {
+                k: v for k, v in deal.data.items() if k not in TABLE_FIELDS})
+            return deal.result
+        if last.data is None:
+            try:
+                self._parse(last)
+            except TonkError as exc:
+                self.problem(last.at(), exc.said)
+                return None
+        if deal is not None and deal.result is not None and deal.data == last.data:
+            return deal.result
+        assert last.core is not None
+        return settle(last.core)
+
+    def _resolve(self, last: _Last, result: Result, versions: list[CheckedVersion]) -> bool:
+        """The version ``last`` settled to ``result`` compared with its stored result, whose
+        hand and result text it and the void versions after it keep (in ``versions``);
+        False after noting its problem."""
+        try:
+            text = self._result_text(result, last.given, last.first)
+        except TonkError as exc:  # _Bad too
+            self.problem(last.at(), exc.said)
+            return False
+        for k in range(last.index, len(versions)):
+            if versions[k].result_text is _LATER:
+                versions[k] = versions[k]._replace(hand_text=last.text, result_text=text)
+        return True
 
     def _payment(self, doc: Any, names: tuple[str, ...], i: int
                  ) -> tuple[int, int, int, datetime]:
@@ -301,11 +424,10 @@ class Checker:
     # -- one hand ----------------------------------------------------------------------------
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
-              where: Message, numbers: set[int]
-              ) -> tuple[CheckedHand, list[tuple[int, ...]] | None, dict[str, Any]] | None:
-        """One hand, every version re-settled: the hand, what its current version adds to
-        each seat's record (None if it is void) and its facts as stored (its last version's
-        that counted); None after noting its problem."""
+              where: Message, numbers: set[int]) -> _Read | None:
+        """One hand read, every version but its last that counts settled again and compared
+        (that one is settled by the night's fold: :meth:`_finished`); None after noting its
+        problem."""
         # Where a problem is, named only when there is one (most hands have none).
         def at_index() -> Message:
             return Message("import.where.hand_at", where=where, index=index)
@@ -331,12 +453,11 @@ class Checker:
             self.problem(at_hand(), Message("import.no_versions"))
             return None
         table: _Terms | None = None
-        everyone = tuple(range(len(names)))
         done: list[CheckedVersion] = []
         given_hand: Any = None
         given_result: Any = None
-        current: tuple[str, list[int], tuple[Any, ...]] | None = None  # outcome, nets, parts
-        outcome = ""
+        last: _Last | None = None  # the last version that counted, not settled yet
+        void = False
         for i, v in enumerate(versions, start=1):
             if not isinstance(v, dict):
                 self.problem(Message("import.where.version", where=at_hand(), number=i),
@@ -347,7 +468,7 @@ class Checker:
                                               value=repr(v.get("version"))))
                 return None
             try:
-                action = check_action(i, v.get("action"), voided=i > 1 and current is None)
+                action = check_action(i, v.get("action"), voided=i > 1 and void)
                 at = parse_time(v.get("at"), "at")
                 by = self._by(v.get("by"))
                 reason = v.get("reason")
@@ -361,42 +482,33 @@ class Checker:
                     if v.get("hand", given_hand) != given_hand or \
                             v.get("result", given_result) != given_result:
                         raise _Bad(Message("import.void_keeps"))
-                    last = done[-1]
-                    done.append(CheckedVersion(i, action, last.hand_text, last.result_text, reason,
-                                         by, at))
-                    current = None
+                    previous = done[-1]
+                    done.append(CheckedVersion(i, action, previous.hand_text,
+                                               previous.result_text, reason, by, at))
+                    void = True
                     continue
-                table, result, hand_text, data = self._settled(v.get("hand"), names,
-                                                                names_list, table)
-                result_text = self._result_text(result, v.get("result"), table)
+                now = self._read(v.get("hand"), names, names_list, table, where, number)
+                table = now.first
+                now.index, now.given = len(done), v.get("result")
+                if not now.plain:  # read here as the fold would not
+                    self._parse(now)
             except TonkError as exc:  # _Bad too
                 self.problem(Message("import.where.version", where=at_hand(), number=i),
                              exc.said)
                 return None
-            given_hand, given_result = v.get("hand"), v.get("result")
-            nets = self._nets(names, result)
-            playing = result.hand.players
-            if playing is names:  # everyone at the table played it (most hands)
-                seats = everyone
-                parts, counts = parts_and_counts(playing, nets, result)
-            else:
-                seats = tuple(names.index(p) for p in playing)
-                parts, counts = parts_and_counts(playing, [nets[i] for i in seats], result)
-            current = (result.outcome, nets, parts)
-            outcome = result.outcome
-            done.append(CheckedVersion(i, action, hand_text, result_text, reason, by, at))
-        voided = current is None
+            if last is not None:  # an older version: settled again here
+                result = self._settle(last, None)
+                if result is None or not self._resolve(last, result, done):
+                    return None
+            given_hand, given_result, last, void = v.get("hand"), v.get("result"), now, False
+            done.append(CheckedVersion(i, action, _LATER, _LATER, reason, by, at))
         given_void = doc.get("voided")
-        if given_void is not None and given_void is not voided:
+        if given_void is not None and given_void is not void:
             self.problem(at_hand(), Message("import.voided", value=repr(given_void),
                                           action=done[-1].action))
             return None
-        assert table is not None
-        if current is None:
-            return CheckedHand(number, True, outcome, table.rules.scoring, [0] * len(names), None,
-                               done, seats), None, data
-        return (CheckedHand(number, False, outcome, table.rules.scoring, current[1], current[2],
-                            done, seats), counts, data)
+        assert table is not None and last is not None
+        return _Read(number, void, table.rules.scoring, done, last)
 
     def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
         """:func:`~app.core.parts.seat_nets`, each amount's minor units worked out once
@@ -440,11 +552,10 @@ class Checker:
         self._last_table = (spec, raw, table)
         return table
 
-    def _settled(self, data: Any, names: tuple[str, ...], names_list: list[str],
-                 first: _Terms | None) -> tuple[_Terms, Result, str, dict[str, Any]]:
-        """Re-validate one version of a hand through the core: its table (the first
-        version's), its result, and the hand as the ledger stores it, as JSON text and as
-        the facts that text gives back."""
+    def _read(self, data: Any, names: tuple[str, ...], names_list: list[str],
+              first: _Terms | None, where: Message, number: int) -> _Last:
+        """One version of a hand read (its table and players checked), to be parsed and
+        settled through the core (:meth:`_parse`, :meth:`_settle`)."""
         if not isinstance(data, dict):
             raise _Bad(Message("import.hand_json"))
         if "rules" not in data or "stake" not in data or "players" not in data:
@@ -461,17 +572,28 @@ class Checker:
         if first is not None and table is not first and (
                 table.rules != first.rules or table.stake != first.stake):
             raise _Bad(Message("import.correction_table"))
-        facts = {k: v for k, v in data.items() if k not in TABLE_FIELDS}
+        return _Last(0, table, first or table, seated,
+                     {k: v for k, v in data.items() if k not in TABLE_FIELDS}, None, where,
+                     number)
+
+    def _parse(self, last: _Last) -> None:
+        """A version read (:meth:`_read`) re-validated through the core: the hand, and the
+        hand as the ledger stores it, as JSON text and as the facts that text gives back."""
+        facts = dict(last.facts)
         plays = facts.pop("side_bets", None)
-        core = parse_hand(facts, rules=table.rules, stake=table.stake, players=seated)
-        result = settle(core)
-        facts = core.to_json(with_table=False)  # never empty: it has the multiplier
+        last.core = parse_hand(facts, rules=last.table.rules, stake=last.table.stake,
+                               players=last.seated)
+        facts = last.core.to_json(with_table=False)  # never empty: it has the multiplier
         if plays not in (None, []):
             facts["side_bets"] = [play_json(p) for p in parse_plays(plays, self._enabled,
-                                                                    seated)]
-        text = self._table_text(table, seated) + fast_dumps(facts)[1:]
-        return first or table, result, text, {"rules": table.spec, "stake": str(table.stake),
-                                              "players": list(seated), **facts}
+                                                                    last.seated)]
+        last.text, last.data = self._stored(last.table, last.seated, facts)
+
+    def _stored(self, table: _Terms, seated: tuple[str, ...], facts: dict[str, Any]
+                ) -> tuple[str, dict[str, Any]]:
+        """A hand as the ledger stores it, as JSON text and as the facts it gives back."""
+        return self._table_text(table, seated) + fast_dumps(facts)[1:], {
+            "rules": table.spec, "stake": str(table.stake), "players": list(seated), **facts}
 
     def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
         """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
@@ -591,6 +713,12 @@ def _hand_stake(value: Any, rules: Rules) -> Decimal:
     if not exact or not 0 <= amount <= MAX_STAKE:
         raise ExchangeError(Message("import.stake_scoring", scoring=rules.scoring, value=value))
     return amount.quantize(Decimal(1)) if rules.scoring == "points" else amount
+
+
+def _same_table(data: Mapping[str, Any], last: _Last) -> bool:
+    """Whether a hand as the night's fold stores it (``data``) has the table ``last`` has."""
+    return bool(data["players"] == list(last.seated) and data["rules"] == last.table.spec
+                and data["stake"] == str(last.table.stake))
 
 
 def _names(value: Any) -> str:
