@@ -21,7 +21,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import Message
@@ -364,3 +364,15 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
+
+
+def at_once(count: int, send: Callable[..., Any]) -> list[Any]:
+    """``send()`` from ``count`` threads started together: their answers (each thread
+    waited for at most 60 s)."""
+    answers: list[Any] = []
+    threads = [threading.Thread(target=lambda: answers.append(send())) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return answers

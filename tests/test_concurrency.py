@@ -19,6 +19,7 @@ from tests.apps import problems_at
 from tests.live import (
     Browser,
     Client,
+    at_once,
     new_session,
     prepare,
     run_scorekeepers,
@@ -145,35 +146,25 @@ def test_a_double_submitted_form_stores_one_hand(live):
     assert client.call("GET", f"/api/v1/sessions/{session_id}").body["hands"] == 1
 
 
-def _at_once(count: int, send) -> list[Any]:
-    answers: list[Any] = []
-    threads = [threading.Thread(target=lambda: answers.append(send())) for _ in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return answers
-
-
-def test_a_tournament_checked_in_and_drawn_from_several_phones_at_once(live):
+def test_a_tournament_checked_in_and_drawn_from_several_phonesat_once(live):
     """Four phones check the same player in at once: one does; four draw at once: one
     round is drawn, the others are told one is being played; never a 5xx."""
     _base, client = live
     event = client.call("POST", "/api/v1/events", {
         "name": "Cup", "table_size": 3, "rounds": 2, "hands_per_round": 1}).body
     base = f"/api/v1/events/{event['id']}"
-    answers = _at_once(4, lambda: client.call("POST", base + "/players", {"name": "Ann"}))
+    answers = at_once(4, lambda: client.call("POST", base + "/players", {"name": "Ann"}))
     assert sorted(a.status for a in answers) == [200, 409, 409, 409]
     for name in ("Bob", "Cy", "Dee", "Eve"):
         assert client.call("POST", base + "/players", {"name": name}).status == 200
-    answers = _at_once(4, lambda: client.call("POST", base + "/rounds", {}))
+    answers = at_once(4, lambda: client.call("POST", base + "/rounds", {}))
     assert sorted(a.status for a in answers) == [201, 409, 409, 409]
     drawn = client.call("GET", base).body["rounds_played"]
     assert len(drawn) == 1 and sorted(len(t["players"]) for t in drawn[0]["tables"]) == [2, 3]
 
     # The round's one hand, sent by four at once: one is stored, three are refused.
     hands = f"/api/v1/sessions/{drawn[0]['tables'][0]['session']}/hands"
-    answers = _at_once(4, lambda: client.call("POST", hands, {"end": {"kind": "dead"}}))
+    answers = at_once(4, lambda: client.call("POST", hands, {"end": {"kind": "dead"}}))
     assert sorted(a.status for a in answers) == [201, 409, 409, 409]
     assert {a.body["field"] for a in answers if a.status == 409} == {"round"}
     assert client.call("GET", base).body["rounds_played"][0]["tables"][0]["hands"] == 1

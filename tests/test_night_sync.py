@@ -19,7 +19,7 @@ from app.db.models import GameSession, Hand, NightEvent, SettlePayment
 from app.extensions import db
 from tests.apps import problems_at
 from tests.clients import Api
-from tests.live import Client, prepare, server
+from tests.live import Client, at_once, prepare, server
 
 UID = "0f8e6c1d2b3a49e5a7c6d5e4f3a2b1c0"
 PATH = f"/nights/{UID}/events"
@@ -288,16 +288,6 @@ def test_a_session_not_started_on_a_phone_takes_no_events(db_app, api):
 
 # -- under a real multi-worker server -----------------------------------------------------------
 
-def _at_once(count: int, send: Any) -> list[Any]:
-    answers: list[Any] = []
-    threads = [threading.Thread(target=lambda: answers.append(send())) for _ in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return answers
-
-
 @pytest.fixture(scope="module")
 def served(database_url):
     """One tonk serve (four workers) on the database, and a phone's client of its API."""
@@ -318,7 +308,7 @@ def test_four_tabs_sending_a_night_at_once_store_it_once(served, database_url):
     uid = uuid.uuid4().hex
     path = f"/api/v1/nights/{uid}/events"
     for part, created in ((events[:7], True), (events, False)):
-        answers = _at_once(4, lambda part=part: served.call("PUT", path, {"events": part}))
+        answers = at_once(4, lambda part=part: served.call("PUT", path, {"events": part}))
         statuses = sorted(a.status for a in answers)
         assert statuses == ([200, 200, 200, 201] if created else [200] * 4), answers
         assert sorted(len(a.body["taken"]) for a in answers) == [0, 0, 0, len(part) - (
