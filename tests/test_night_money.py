@@ -18,7 +18,7 @@ from app.core.night import apply, fold, night_json
 from app.core.phone import answer
 from app.db.models import GameSession
 from app.extensions import db
-from app.services.sessions import phone_table
+from app.services.sessions import kept_night, phone_table, stored_night
 from tests.clients import Api, account
 
 D = Decimal
@@ -111,9 +111,21 @@ def _hand(data, seated, bets=("naturals", "high_card")):
     return hand
 
 
-def _agree(api, client, sid, night):
-    """The server's kept state, the fold and each screen's figures say the same money."""
+def _agree(db_app, api, client, sid, night):
+    """The server's kept state (as its rows hold it, and as its answers say it), a fresh
+    fold of its stored night, the fold of the events sent and each screen's figures say the
+    same money."""
     money = night.money()
+    with db_app.app_context():
+        gs = db.session.get(GameSession, sid)
+        assert gs is not None
+        held, (stored, _hands) = kept_night(gs), stored_night(gs)
+    for other in (held, stored):
+        assert other.money() == money
+        assert (other.seated, other.dealer, other.last_number) == (
+            night.seated, night.dealer, night.last_number)
+        assert {b: p.total for b, p in other.pots.items() if p.total} == {
+            b: p.total for b, p in night.pots.items()}
     state = api.ok("GET", f"/sessions/{sid}/ledger")
     kept = {n: D(v) + D(state["pot_returns"].get(n, "0")) for n, v in state["totals"].items()}
     assert kept == {n: m.total for n, m in money.items()}
@@ -204,7 +216,7 @@ def test_random_nights_the_server_the_fold_and_the_screens_agree(db_app, data):
         else:
             assert answer.status_code in (200, 201), (event, answer.get_json())
             events.append(event)
-        _agree(api, client, sid, night)
+        _agree(db_app, api, client, sid, night)
         assert night_json(fold(events)) == night_json(night)  # a fresh fold: the same night
 
 
@@ -221,7 +233,7 @@ def test_a_waiting_hand_that_opens_a_pot_adds_up_on_the_phone_and_the_page_has_i
         gs = db.session.get(GameSession, sid)
         assert gs is not None
         table = phone_table(gs)
-    assert not table["pots"]
+    assert not table["night"]["pots"]
     waiting = [["kind", "stock_out"], ["count-0", "7"], ["count-1", "12"],
                ["count-2", "30"], ["sb-naturals-shown", "1"], ["sb-naturals-in", "Ann"],
                ["sb-naturals-in", "Bob"], ["sb-naturals-in", "Cy"], ["sb-naturals-winner", ""]]
@@ -292,11 +304,11 @@ def test_random_nights_the_phone_counts_its_waiting_hands_as_the_server_then_doe
             gs = db.session.get(GameSession, sid)
             assert gs is not None
             table = phone_table(gs)
-        assert table["seated"] == list(night.seated)
+        assert table["night"]["seated"] == list(night.seated)
         waiting = [_playable(_hand(data, night.seated, tuple(night.bets)), night.bets)
                    for _ in range(data.draw(st.integers(1, 3), "hands waiting"))]
         phone = answer({"op": "record", "lang": "en", "table": table,
-                        "hands": [_form(h, table["seated"]) for h in waiting]}, {})
+                        "hands": [_form(h, table["night"]["seated"]) for h in waiting]}, {})
         for hand, counted in zip(waiting, phone["hands"], strict=True):
             sent = api("POST", f"/sessions/{sid}/hands", hand)
             assert sent.status_code == (422 if "error" in counted else 201), (

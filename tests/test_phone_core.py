@@ -21,6 +21,7 @@ import pathlib
 import random
 import shutil
 import subprocess
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -29,10 +30,9 @@ import pytest
 
 from app.core import PRESETS, TonkError, parse_hand, settle
 from app.core.money import loads
-from app.core.night import Night, apply, start
+from app.core.night import Money, Night, apply, night_json, start
 from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator, door
 from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
-from app.core.sidebets import side_bets_json
 from app.i18n import speaking
 from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
 from app.web.phone_core import RUNTIME, bundle
@@ -200,13 +200,17 @@ def _recorded(rng: random.Random, lang: str) -> dict[str, Any]:
                      [f"sb-{bet}-suit", play.get("suit", "")]]
             form += [[f"sb-{bet}-in", p] for p in play.get("players", players)]
         forms.append(form)
-    start = {p: f"{rng.randint(-500, 500) / 100:.2f}" for p in players}
+    start = {p: {"hands": f"{rng.randint(-500, 500) / 100:.2f}", "side_bets": "0.00"}
+             for p in players}
+    number = rng.randint(0, 30)
     return {"op": "record", "lang": lang, "hands": forms, "table": {
-        "rules": night["rules"], "stake": night["stake"], "currency": "EUR",
-        "side_bets": night.get("side_bets"), "seats": players + ["Zed"], "seated": players,
-        "dealer": players[-1], "number": rng.randint(0, 30), "totals": start,
-        "side": {}, "pots": {"high_card": [[players[0], "0.25"], ["Zed", "0.25"]]}
-        if night.get("side_bets") else {}, "moved": {"Zed": "0.00"}}}
+        "session": 1, "revision": number, "number": number, "moved": {"Zed": "0.00"},
+        "night": {
+            "rules": night["rules"], "stake": night["stake"], "currency": "EUR",
+            "side_bets": night.get("side_bets"), "seats": players + ["Zed"],
+            "seated": players, "dealer": players[-1], "numbered": number, "base": start,
+            "pots": {"high_card": [[players[0], "0.25"], ["Zed", "0.25"]]}
+            if night.get("side_bets") else {}}}}
 
 
 @functools.cache
@@ -449,17 +453,10 @@ def _folded(night: dict[str, Any], hands: list[dict[str, Any]], counted: Night |
 def _saved_copy(night: Night) -> dict[str, Any]:
     """The ``table`` of a ``record`` request: the night as the page last saw it (what
     app.services.sessions.phone_table sends), no payments made."""
-    money = night.money()
-    return {"rules": night.rules.to_json(), "stake": str(night.stake),
-            "currency": night.currency, "side_bets": side_bets_json(night.bets) or None,
-            "seats": list(night.seats),
-            "seated": list(night.seated), "dealer": night.dealer,
-            "number": night.last_number,
-            "totals": {n: str(m.hands + m.side_bets) for n, m in money.items()},
-            "side": {n: str(m.side_bets) for n, m in money.items()} if night.bets else {},
-            "pots": {bet: [[p, str(a)] for p, a in pot.paid] for bet, pot in
-                     night.pots.items()},
-            "moved": dict.fromkeys(night.seats, "0")}
+    kept = replace(night, hands=(), numbered=night.last_number, base={
+        n: Money(m.hands, m.side_bets, Decimal(0)) for n, m in night.money().items()})
+    return {"session": 1, "revision": night.last_number, "number": night.last_number,
+            "night": night_json(kept), "moved": dict.fromkeys(night.seats, "0")}
 
 
 def _form(hand: dict[str, Any], seated: list[str]) -> list[list[str]]:

@@ -75,7 +75,7 @@ def test_the_phone_counts_waiting_hands_as_the_server_then_does(db_app, api, lan
     api.ok("POST", f"/sessions/{sid}/payments",
            {"from": "Bob", "to": "Ann", "amount": "0.10"})
     before = table_of(db_app, sid)
-    assert before["seated"] == ["Ann", "Bob", "Dee", "Eve"] and before["pots"]
+    assert before["night"]["seated"] == ["Ann", "Bob", "Dee", "Eve"] and before["night"]["pots"]
 
     waiting = [
         fields(kind="stock_out", **{"count-0": 7, "count-1": 12, "count-2": 30, "count-3": 3},
@@ -126,8 +126,8 @@ def test_the_phone_counts_waiting_hands_as_the_server_then_does(db_app, api, lan
     assert {n: r["total"]["data"] for n, r in rows.items()} == {
         n: str(v + state.returns.get(n, 0)) for n, v in state.totals.items()}
     assert {n: r["side_bets"]["data"] for n, r in rows.items()} == {
-        n: after["side"].get(n, "0.00") for n in after["seats"]}
-    assert phone["dealer"] == after["dealer"]
+        n: m["side_bets"] for n, m in after["night"]["money"].items()}
+    assert phone["dealer"] == after["night"]["dealer"]
     assert [(t["from"], t["to"], t["amount"]) for t in phone["transfers"]] == [
         (t.payer, t.payee, f"{t.amount:.2f}") for t in state.transfers]
     assert set(phone["pots"]) == {bet for bet, total in state.pots.items() if total}

@@ -98,6 +98,17 @@ def pots_back(pots: Mapping[str, Pot]) -> dict[str, Decimal]:
     return back
 
 
+def left_open(totals: Mapping[str, Decimal], paid: Iterable[tuple[str, str, Decimal]]
+              ) -> dict[str, Decimal]:
+    """What each still has to get (+) or give (−) at settle-up: their total moved by every
+    payment made (payer, payee, amount; none undone): the one place a payment moves it."""
+    left = dict(totals)
+    for payer, payee, amount in paid:
+        left[payer] += amount
+        left[payee] -= amount
+    return left
+
+
 # -- the dealer ----------------------------------------------------------------------------------
 
 def next_dealer(seated: Sequence[str], dealer: str) -> str:
@@ -222,11 +233,8 @@ class Night:
         left = {name: m.total for name, m in self.money().items()}
         if self.scoring == "push_ups":
             return dict.fromkeys(left, _ZERO)
-        for p in self.payments:
-            if not p.undone:
-                left[p.payer] += p.amount
-                left[p.payee] -= p.amount
-        return left
+        return left_open(left, ((p.payer, p.payee, p.amount) for p in self.payments
+                                if not p.undone))
 
     def hand(self, number: int) -> Deal:
         if type(number) is int and self.numbered < number <= self.last_number:
@@ -535,14 +543,15 @@ _TABLE = ("rules", "stake", "players")
 
 
 def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any], bool]],
-              seated: Sequence[str]) -> list[dict[str, Any]]:
+              seated: Sequence[str], seats: Sequence[str] = ()) -> list[dict[str, Any]]:
     """A night's events from what is stored of it (a session's rows, an import's document):
     its ``table`` (``currency``, ``side_bets``; and ``rules``, ``stake`` and the ``players``
     seated, for a night with no hands), each hand's stored facts in order (docs/rules.md §1,
     with its own rules, stake and players) with whether it is void, and who sits at the end
     (table order). Each hand is recorded (a void one, then voided) under the rules and players
     of its time: the change of rules or stake and the joins and leaves that seat its players
-    come just before it."""
+    come just before it. Who sat (``seats``) without playing a hand and is gone joins and
+    leaves at the end."""
     first = hands[0][0] if hands else table
     rules, stake, players = first["rules"], first["stake"], list(first["players"])
     events: list[dict[str, Any]] = [{
@@ -561,6 +570,10 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
         if voided:
             events.append({"kind": "voided", "number": number})
     events += _seating(now, seated)
+    sat = {p for data, _voided in hands for p in data["players"]}.union(seated)
+    for name in seats:
+        if name not in sat:
+            events += [{"kind": "joined", "player": name}, {"kind": "left", "player": name}]
     return events
 
 

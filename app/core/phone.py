@@ -16,9 +16,9 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
   the deal) → each hand's result (or refusal) and side bets, every player's running total
   (hands and side bets), what is left in the pots, what they give back, and the transfers
   that settle the night;
-- ``record``: a session as its page last saw it (``table``: the stored rules, stake,
-  currency, side bets, seats, who is seated, the dealer, each seat's total, the pots and
-  what payments moved) and ``hands`` recorded since, each the record form's fields as
+- ``record``: a session as its page last saw it (``table``: the server's kept ``night``, the
+  core's state in its JSON form holding none of the hands, only what they made, and what
+  payments ``moved``) and ``hands`` recorded since, each the record form's fields as
   ``[name, value]`` pairs (what the phone's outbox keeps and the server will read) → each
   hand's result and side bets (or refusal), the totals, pots and dealer after them and the
   fewest transfers that settle what is open: what the server will make of those hands;
@@ -60,10 +60,9 @@ from .money import (
     parse_stake,
     with_sign,
 )
-from .night import Night, apply, player_money, settled_hand, start
+from .night import Night, apply, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
-from .sidebets import Pot, parse_side_bets
 from .tableform import check_of_form
 from .transfers import fewest_transfers, parse_balances
 
@@ -201,28 +200,6 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"amounts": out}
 
 
-def _phone_night(table: Mapping[str, Any]) -> Night:
-    """The night as the phone's page last saw it (``table``: the session's stored rules, stake,
-    currency and side bets, its seats, who is seated, the next dealer, the last hand's
-    number, each seat's total and side-bet part, the pots): a :class:`Night` holding none of
-    the hands, only what they made."""
-    rules = resolve_rules(table.get("rules"))
-    stake = Decimal(str(table.get("stake", "0")))
-    bets = table.get("side_bets") or {}
-    seats = tuple(table.get("seats") or ())
-    totals = {n: Decimal(str(v)) for n, v in (table.get("totals") or {}).items()}
-    side = {n: Decimal(str(v)) for n, v in (table.get("side") or {}).items()}
-    return Night(
-        rules, stake, table.get("currency"),
-        {} if not bets or rules.scoring == "push_ups" else parse_side_bets(
-            bets, stake=Decimal(0), scoring=rules.scoring),
-        seats, tuple(table.get("seated") or ()), table.get("dealer") or "",
-        pots={bet: Pot(bet, tuple((n, Decimal(str(a))) for n, a in paid))
-              for bet, paid in (table.get("pots") or {}).items()},
-        base=player_money({n: totals.get(n, Decimal(0)) for n in seats}, side, {}),
-        numbered=int(table.get("number", 0)))
-
-
 def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any]) -> dict[str, Any]:
     """The record form's fields → the hand the ledger reads (its side bets too), or the
     form's first problem as a refusal."""
@@ -240,11 +217,16 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
     server folds a hand recorded after all the others (:mod:`app.core.night`): what the
     server will make of those hands."""
     table, lang = request.get("table") or {}, request.get("lang", "en")
-    night = _phone_night(table)
+    kept = table.get("night") if isinstance(table, Mapping) else None
+    try:
+        night = night_of_json(kept)  # type: ignore[arg-type]
+    except (KeyError, TypeError, AttributeError, ArithmeticError):
+        return {"error": "send the table's kept night", "field": "table", "type": "RequestError"}
+    spec = kept.get("side_bets") or {}  # type: ignore[union-attr]
     hands: list[dict[str, Any]] = []
     for fields in request.get("hands") or ():
         try:
-            data = _form_hand(fields, night, table.get("side_bets") or {})
+            data = _form_hand(fields, night, spec)
             night, shown = _counted(night, data)
         except TonkError as exc:
             hands.append(_refusal(exc))
@@ -265,7 +247,7 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
              "returned": written(m.pots_back), "total": written(m.total)}
             for n, m in money.items()]
     open_ = {n: str(m.total + moved.get(n, Decimal(0))) for n, m in money.items()}
-    return {"hands": hands, "rows": rows, "dealer": night.dealer or table.get("dealer"),
+    return {"hands": hands, "rows": rows, "dealer": night.dealer,
             "pots": {bet: _money_shown(pot.total, currency, lang, scoring)
                      for bet, pot in sorted(night.pots.items()) if pot.total},
             "transfers": [] if scoring == "push_ups" else [

@@ -265,7 +265,8 @@ class GameSession(db.Model):  # type: ignore[name-defined,misc]
 
 
 class SessionPlayer(db.Model):  # type: ignore[name-defined,misc]
-    """A player's seat at a session, with their running total. ``seat`` is the player's
+    """A player's seat at a session, with their running total (hands and side bets) and its
+    side bets' part. ``seat`` is the player's
     identity in the session (hands' nets and payments are kept by it) and never changes;
     ``position`` is where they sit at the table now; ``left_at`` is set while they are away
     (the row stays: their total stays in the ledger, and they may come back)."""
@@ -280,6 +281,8 @@ class SessionPlayer(db.Model):  # type: ignore[name-defined,misc]
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     name: Mapped[str] = mapped_column(String(40))
     total_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    #: The side bets' part of ``total_minor`` (the kept night: :mod:`app.services.sessions.kept`).
+    side_minor: Mapped[int] = mapped_column(BigInteger, server_default="0", default=0)
     position: Mapped[int] = mapped_column(Integer, server_default="0", default=0)
     left_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

@@ -32,7 +32,7 @@
     var key = "tonk-table:" + table.session;
     try {
       var seen = JSON.parse(localStorage.getItem(key) || "null");
-      if (seen && seen.revision > table.revision) table = seen;
+      if (seen && seen.night && seen.revision > table.revision) table = seen;
       else localStorage.setItem(key, JSON.stringify(table));
     } catch (e) { /* no storage: the page's own */ }
     return table;
@@ -99,7 +99,7 @@
   }
   // Who leads: the highest total (push-ups: the lowest, the best), if anyone stands apart.
   function leader(rows) {
-    var sign = table.rules && table.rules.scoring === "push_ups" ? -1 : 1, best = null;
+    var sign = table.night && table.night.rules.scoring === "push_ups" ? -1 : 1, best = null;
     rows.forEach(function (r) {
       if (!best || sign * r.total.data > sign * best.total.data) best = r;
     });

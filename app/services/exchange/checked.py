@@ -70,6 +70,8 @@ class CheckedSession:
     side: list[tuple[str, str]] = field(default_factory=list)
     pots_json: str = "{}"
     settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
+    #: Each seat's side bets' part of its total (minor units; empty: none played).
+    sides: list[int] = field(default_factory=list)
 
 
 class Checked(NamedTuple):

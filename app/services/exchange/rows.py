@@ -91,9 +91,10 @@ def session_rows(s: CheckedSession, when: Moment = as_is) -> SessionRows:
     game = (s.uid, s.name, s.currency, s.stake_minor, s.rules_json, secrets.token_urlsafe(16),
             _maybe(when, s.closed_at), played, len(s.hands), s.next_dealer, s.side_bets_json,
             s.pots_json, sum(h.voided for h in s.hands), _maybe(when, s.settle.archived_at))
-    seats = [(seat, name, total, position, _maybe(when, left_at))
-             for seat, (name, total, position, left_at)
-             in enumerate(zip(s.names, s.totals, s.positions, s.left_at, strict=True))]
+    sides = s.sides or [0] * len(s.names)
+    seats = [(seat, name, total, side, position, _maybe(when, left_at))
+             for seat, (name, total, side, position, left_at)
+             in enumerate(zip(s.names, s.totals, sides, s.positions, s.left_at, strict=True))]
     hands: list[tuple[Any, ...]] = []
     version_of: list[int] = []
     versions: list[tuple[Any, ...]] = []
@@ -152,8 +153,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
                       "rules_json", "share_token", "closed_at", "created_at", "hand_count",
                       "next_dealer", "side_bets_json", "pots_json", "voided_hands",
                       "archived_at"),
-    "session_players": ("session_id", "player_id", "seat", "name", "total_minor", "position",
-                        "left_at"),
+    "session_players": ("session_id", "player_id", "seat", "name", "total_minor", "side_minor",
+                        "position", "left_at"),
     "hands": ("id", "session_id", "number", "version", "voided", "outcome", "hand_json",
               "result_json", "nets_json", "side_nets_json", "side_result_json", "created_at",
               "updated_at"),

@@ -22,7 +22,7 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import clean_text, name_key
-from ...core.night import Deal, Money, Night, NightPayment, events_of, fold
+from ...core.night import Deal, Money, Night, NightPayment, events_of, fold, left_open
 from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
 from ...core.sidebets import (
@@ -40,7 +40,7 @@ from ..sessions import (
     parse_amount,
     parse_currency,
     parse_reason,
-    trimmed,
+    seat_side,
 )
 from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion
 from .common import (
@@ -232,8 +232,8 @@ class Checker:
             to_minor(head.stake), json.dumps(head.rules.to_json()), dealer, names, totals,
             hands, records, head.payments, head.changes, head.positions, head.left_at,
             json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
-            [_side_of(deal, names) for deal in night.hands], dump_pots(night.pots, names),
-            head.settle)
+            [seat_side(deal, names) for deal in night.hands], dump_pots(night.pots, names),
+            head.settle, [to_minor(m.side_bets) for m in money])
 
     def _night(self, head: _Head, stored: list[dict[str, Any]], voided: list[bool]) -> Night:
         """The night the session's hands tell, folded by the core (who sits at the end from
@@ -242,15 +242,10 @@ class Checker:
             ((n, p) for n, p, gone in zip(head.names, head.positions, head.left_at,
                                           strict=True) if gone is None),
             key=lambda seat: seat[1])]
-        events = events_of({"rules": head.rules.to_json(), "stake": str(head.stake),
-                            "players": seated, "currency": head.currency,
-                            "side_bets": side_bets_json(self._enabled) or None},
-                           list(zip(stored, voided, strict=True)), seated)
-        sat = {p for data in stored for p in data["players"]}.union(seated)
-        for name in head.names:
-            if name not in sat:
-                events += [{"kind": "joined", "player": name}, {"kind": "left", "player": name}]
-        return fold(events)
+        return fold(events_of({"rules": head.rules.to_json(), "stake": str(head.stake),
+                               "players": seated, "currency": head.currency,
+                               "side_bets": side_bets_json(self._enabled) or None},
+                              list(zip(stored, voided, strict=True)), seated, head.names))
 
     def _head(self, doc: Mapping[str, Any]) -> _Head:
         """What a session says of itself before its hands (a :class:`TonkError` if any of it
@@ -770,14 +765,6 @@ def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str
         raise _Bad(Message("import.result.payments"))
 
 
-def _side_of(deal: Deal, names: tuple[str, ...]) -> tuple[str, str]:
-    """A hand's side-bet money per seat and its side bets' outcomes, as stored."""
-    if not deal.side and not deal.outcomes:  # most deals: no side bets
-        return "[]", "[]"
-    return (json.dumps(trimmed([to_minor(deal.side.get(n, _NONE)) for n in names])),
-            json.dumps(list(deal.outcomes)))
-
-
 def _still_open(night: Night, head: _Head) -> list[int]:
     """What each seat has open after the payments that count (the night's :meth:`open`), less
     the debts the session was closed with."""
@@ -786,12 +773,9 @@ def _still_open(night: Night, head: _Head) -> list[int]:
         NightPayment(k, head.names[payer], head.names[payee], from_minor(amount),
                      k < len(undone) and undone[k] is not None)
         for k, (payer, payee, amount, _at) in enumerate(head.payments)))
-    left = paid.open()
-    still = [to_minor(left.get(name, _NONE)) for name in head.names]
-    for payer, payee, amount, *_rest in head.settle.debts:
-        still[payer] += amount
-        still[payee] -= amount
-    return still
+    left = left_open(paid.open(), ((head.names[payer], head.names[payee], from_minor(amount))
+                                   for payer, payee, amount, *_rest in head.settle.debts))
+    return [to_minor(left.get(name, _NONE)) for name in head.names]
 
 
 def _check_paid(names: tuple[str, ...], still: list[int]) -> None:

@@ -14,10 +14,11 @@ The package, module by job:
   :func:`is_league_admin`), and the sessions an account keeps.
 - :mod:`.inputs`: what a person types for a session (name, currency, reason, a payment's
   amount), read and checked.
-- :mod:`.entries`: a hand's effect on what is stored beside it (running totals, entries,
-  player records).
+- :mod:`.kept`: the night as the server keeps it, the core's state, read from the rows
+  and written back once an event is applied (seats' money, pots, dealer).
+- :mod:`.entries`: a hand's effect on what is stored beside it (entries, player records).
 - :mod:`.seats`: players joining and leaving (a seat is never removed).
-- :mod:`.pots`: side bets stored and their pots replayed in order.
+- :mod:`.pots`: side bets stored, the pots and what they give back.
 - :mod:`.settleup`: the kept settle-up plan, payments along it and their undo.
 - :mod:`.debts`: what is carried over at closing, until marked paid.
 - :mod:`.archive`: archiving and deleting sessions.
@@ -47,6 +48,7 @@ from .inputs import (
     parse_reason,
     parse_session_name,
 )
+from .kept import dump_pots, kept_night, seat_side, trimmed
 from .ledger import (
     change_rules,
     check_room,
@@ -68,15 +70,7 @@ from .ledger import (
 )
 from .live import Stamp, StateCache, last_hands, owned_stamp, stamp_by_token, stamp_of
 from .phone import phone_table
-from .pots import (
-    dump_pots,
-    pot_totals,
-    side_bets_text,
-    side_rows,
-    side_totals,
-    taken_back,
-    trimmed,
-)
+from .pots import pot_totals, side_bets_text, taken_back
 from .reading import (
     counted_hands,
     findable_token,
@@ -110,14 +104,14 @@ __all__ = [
     "archived_sessions_of", "change_rules", "change_seats", "check_room", "close_session",
     "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
     "dump_pots", "findable_token", "get_hand", "hand_limit", "hand_limits", "history",
-    "is_league_admin", "keep_plan", "keeps_score", "keeps_score_of", "known_player_names",
-    "last_hands", "ledger_of", "mark_paid", "money_of", "new_share_token",
+    "is_league_admin", "keep_plan", "kept_night", "keeps_score", "keeps_score_of",
+    "known_player_names", "last_hands", "ledger_of", "mark_paid", "money_of", "new_share_token",
     "open_debts_of", "open_debts_of_league", "open_debts_of_player", "owned_session",
     "owned_stamp", "parse_amount", "parse_currency", "parse_reason", "parse_session_name",
     "phone_table", "player_names", "pot_totals", "record_hand", "record_payment", "remaining",
     "replace_share_link", "rules_of", "running_totals", "seated_names", "send_night",
     "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
-    "shared_session", "side_bets_text", "side_rows", "side_totals", "stamp_by_token",
+    "seat_side", "shared_session", "side_bets_text", "stamp_by_token",
     "stamp_of", "start_session", "started_by", "stored_night", "taken_back", "trimmed",
     "undo_payment",
     "void_hand",

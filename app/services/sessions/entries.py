@@ -1,15 +1,14 @@
-"""A hand's effect on what is stored beside it: each seat's running total moves by the
-change of its net, the hand's entries (each player's part) are replaced, and each player's
-session record moves by the same change. Called by the ledger under the session's lock.
+"""A hand's effect on what is stored beside it: the hand's entries (each player's part) are
+replaced, and each player's session record moves by the change. Called by the ledger under
+the session's lock (the seats' money is the kept night's: :mod:`.kept`).
 
 Nothing here flushes the caller's pending changes, and each write is one statement: the
-totals move by ``total_minor = total_minor + …`` (and in the seats as loaded, as written);
-the entries are one INSERT of many rows (the ORM would send one per row on SQLite, to read
+entries are one INSERT of many rows (the ORM would send one per row on SQLite, to read
 back ids that nothing here uses), the old ones one DELETE that returns what they counted;
 the records move by ``SET hands = hands + …`` (inserted where a player has none yet), with
 no read before: fewer round trips while the session's lock is held. A record's net is the
 player's whole money in the session: the side bets and the pots' returns move it too
-(:func:`move_money`, from the side bets' replay)."""
+(:func:`move_money`, from the kept night's change)."""
 from __future__ import annotations
 
 import json
@@ -18,8 +17,7 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, update
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import bindparam, delete, insert
 
 from ...core.parts import STAT_FIELDS, seat_parts, stat_counts
 from ...core.settle import Result
@@ -29,9 +27,6 @@ from ...extensions import db
 
 _ENTRIES = HandEntry.__table__
 _INSERT_ENTRIES = insert(_ENTRIES)
-_SEATS = SessionPlayer.__table__
-_MOVE_TOTALS = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(
-    total_minor=_SEATS.c.total_minor + bindparam("change"))
 #: An entry's player, scoring, and what it counts in the player's record
 #: (:func:`app.core.parts.stat_counts`).
 _COUNTED = tuple(_ENTRIES.c[name] for name in (
@@ -91,14 +86,11 @@ def _tally(moved: dict[tuple[int, str], list[int]], entry: Any, sign: int) -> No
         change[i] += sign * value
 
 
-def apply_nets(gs: GameSession, hand: Hand, old: Sequence[int], new: Sequence[int],
-               result: Result | None, *, new_hand: bool = False) -> None:
-    """Move running totals by new − old, replace the hand's entries (``new_hand``: it has
-    none yet), and move each player's session record by the same change (nets stop at the
-    seats of their time)."""
-    move_totals((seat, (new[seat.seat] if seat.seat < len(new) else 0)
-                                - (old[seat.seat] if seat.seat < len(old) else 0))
-                               for seat in gs.seats)
+def replace_entries(gs: GameSession, hand: Hand, new: Sequence[int], result: Result | None,
+                    *, new_hand: bool = False) -> None:
+    """Replace the hand's entries (``new_hand``: it has none yet) by those of its ``new`` nets
+    (per seat, minor units; None ``result``: it counts none, void), move each player's
+    session record by the change, and keep the nets on the hand."""
     moved: dict[tuple[int, str], list[int]] = {}
     with db.session.no_autoflush:
         if not new_hand:
@@ -128,15 +120,3 @@ def move_money(gs: GameSession, scoring: str, moves: Iterable[tuple[SessionPlaye
             counts = moved.setdefault((seat.player_id, scoring), [0] * len(STAT_FIELDS))
             counts[0] += change
     _move_records(_records(gs, moved))
-
-
-def move_totals(moves: Iterable[tuple[SessionPlayer, int]]) -> None:
-    """Move seats' running totals by their changes (minor units), in one statement for all
-    of them (``total_minor = total_minor + …``), and in the seats as loaded, as written
-    (nothing is left for a flush)."""
-    moved = [(seat, change) for seat, change in moves if change]
-    if moved:
-        db.session.connection().execute(_MOVE_TOTALS, [
-            {"seat_id": seat.id, "change": change} for seat, change in moved])
-        for seat, change in moved:
-            set_committed_value(seat, "total_minor", seat.total_minor + change)

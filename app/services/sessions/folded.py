@@ -22,9 +22,10 @@ def night_events(gs: GameSession, hands: Sequence[Hand]) -> list[dict[str, Any]]
     seats (:func:`app.core.night.events_of`)."""
     seated = [s.name for s in gs.seated]
     return events_of({"rules": json.loads(gs.rules_json), "stake": str(session_stake(gs)),
-                      "players": seated, "currency": gs.currency,
+                      "players": seated, "dealer": gs.dealer, "currency": gs.currency,
                       "side_bets": gs.side_bets_spec or None},
-                     [(hand.data, hand.voided) for hand in hands], seated)
+                     [(hand.data, hand.voided) for hand in hands], seated,
+                     [s.name for s in gs.seats])
 
 
 def stored_night(gs: GameSession) -> tuple[Night, list[Hand]]:

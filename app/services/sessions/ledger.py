@@ -44,10 +44,9 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import name_key
-from ...core.night import Night, next_dealer, settled_hand
+from ...core.night import Night, apply
 from ...core.parts import seat_nets
 from ...core.settle import Result
-from ...core.sidebets import parse_side_bets
 from ...core.versions import check_action
 from ...db.ids import is_id, row_by_id
 from ...db.models import (
@@ -72,9 +71,10 @@ from ..errors import (
     VersionConflictError,
 )
 from .access import is_league_admin, keeps_score, kept_by
-from .entries import apply_nets
+from .entries import replace_entries
 from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
-from .pots import replay, side_bets_text
+from .kept import keep, kept_night, night_from, plays_side_bets
+from .pots import side_bets_text
 from .reading import (
     counted_hands,
     new_share_token,
@@ -346,16 +346,6 @@ def _nets(gs: GameSession, result: Result) -> list[int]:
     return seat_nets(player_names(gs), result)
 
 
-def _table(gs: GameSession) -> Night:
-    """The night's table as the session keeps it, for the core to settle a hand at
-    (:func:`app.core.night.settled_hand`: the rules, stake and side bets, who sits, who
-    deals)."""
-    rules, stake = session_rules(gs), session_stake(gs)
-    bets = parse_side_bets(gs.side_bets_spec, stake=stake, scoring=rules.scoring,
-                           currency=gs.currency) if rules.scoring != "push_ups" else {}
-    return Night(rules, stake, gs.currency, bets, player_names(gs), seated_names(gs), gs.dealer)
-
-
 def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     """Record the next hand under the session's current rules; the dealer defaults to the
     next seat after the last hand's dealer. Two scorekeepers saving at the same moment both
@@ -364,9 +354,13 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     gs = locked(gs)
     check_open(gs)
     check_room(gs)
+    before, rows = (kept_night(gs), {}) if not _pots_of_leavers(gs) else night_from(gs, 1)
     with in_english():  # stored in one language; pages show it in the reader's
-        result, stored = settled_hand(_table(gs), data)
-        hand_json, result_json = json.dumps(stored), json.dumps(result.to_json())
+        after = apply(before, {"kind": "hand", "hand": data})
+        deal = after.hands[-1]
+        result = deal.result
+        assert result is not None  # (a deal just settled keeps its result)
+        hand_json, result_json = json.dumps(dict(deal.data)), json.dumps(result.to_json())
     nets = _nets(gs, result)
     now = utcnow()
     hand = insert_hand({
@@ -377,9 +371,8 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
         "version": 1, "action": "recorded", "hand_json": hand_json, "result_json": result_json,
         "reason": None, "created_by_id": by_id, "by_name": by_name, "created_at": now})
     gs.hand_count = hand.number  # (the session's row is written once, at commit)
-    after = next_dealer(result.hand.players, result.hand.dealer_name)
-    gs.next_dealer = next(s.seat for s in gs.seated if s.name == after)
-    _change_nets(gs, hand, [], nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
+    replace_entries(gs, hand, nets, result, new_hand=True)  # (nets_json stays: no UPDATE)
+    _kept(gs, before, after, {**rows, hand.number: hand})
     return hand
 
 
@@ -396,17 +389,21 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
     _check_version(hand, version)
     if hand.voided:
         check_room(gs, restoring=number)
+    before, rows = night_from(gs, number)
     with in_english():
-        result, stored = settled_hand(_table(gs), data, hand.data)
-        hand_json, result_json = json.dumps(stored), json.dumps(result.to_json())
-    old = [] if hand.voided else hand.nets
+        after = apply(before, {"kind": "corrected", "number": number, "hand": data})
+        deal = after.hand(number)
+        result = deal.result
+        assert result is not None  # (a deal just settled keeps its result)
+        hand_json, result_json = json.dumps(dict(deal.data)), json.dumps(result.to_json())
     gs.voided_hands -= hand.voided  # a voided hand corrected counts again
     hand.version += 1
     now = utcnow()
     add_version(hand, "corrected", hand_json, result_json, why, by_id, by_name, now)
     hand.voided, hand.outcome = False, result.outcome
     hand.hand_json, hand.result_json, hand.updated_at = hand_json, result_json, now
-    _change_nets(gs, hand, old, _nets(gs, result), result)
+    replace_entries(gs, hand, _nets(gs, result), result)
+    _kept(gs, before, after, rows)
     return hand
 
 
@@ -424,34 +421,40 @@ def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
     except TonkError as exc:
         raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
                           "number") from None
+    before, rows = night_from(gs, number)
+    with in_english():
+        after = apply(before, {"kind": "voided", "number": number})
     hand.version += 1
     now = utcnow()
     add_version(hand, "voided", hand.hand_json, hand.result_json, why, by_id, by_name, now)
-    old = hand.nets
     hand.voided, hand.updated_at = True, now
     gs.voided_hands += 1
-    _change_nets(gs, hand, old, [0] * len(old), None)
+    replace_entries(gs, hand, [0] * len(hand.nets), None)
+    _kept(gs, before, after, rows)
     return hand
 
 
 # -- totals and settle-up --------------------------------------------------------------------
 
-def _change_nets(gs: GameSession, hand: Hand, old: list[int], new: list[int],
-                 result: Result | None, *, new_hand: bool = False) -> None:
-    """The rest of a hand's change, once the hand says what it is now: totals, entries and
-    records moved from ``old`` to ``new``, the side bets settled again, the settle-up plan
-    kept (made again if the totals moved), the changed rows flushed (the write boundary
-    commits them)."""
-    before = _totals(gs)
-    apply_nets(gs, hand, old, new, result, new_hand=new_hand)
-    replay(gs, session_rules(gs), player_names(gs), appended=hand if new_hand else None)
-    _keep_plan(gs, payments_changed=False, totals_moved=_totals(gs) != before)
+def _kept(gs: GameSession, before: Night, after: Night, rows: dict[int, Hand]) -> None:
+    """The rest of a hand's change, once the hand says what it is now: the night kept as it
+    is after the change (:func:`.kept.keep`: the seats' money, the pots, the dealer, the side
+    bets of the hands it moved), the settle-up plan kept (made again if the totals moved),
+    the changed rows flushed (the write boundary commits them)."""
+    totals_moved = keep(gs, before, after, rows)
+    _keep_plan(gs, payments_changed=False, totals_moved=totals_moved)
     db.session.flush()
 
 
-def _totals(gs: GameSession) -> list[int]:
-    """The seats' running totals as loaded (kept up to date by the writes that move them)."""
-    return [seat.total_minor for seat in gs.seats]
+def _pots_of_leavers(gs: GameSession) -> bool:
+    """Whether a pot as kept holds money of a player who is not at the table (kept before
+    leavers took theirs out, 28 November): then the next hand plays the pots again from the
+    first deal, as the core does for a night holding all its hands."""
+    if not plays_side_bets(gs):
+        return False
+    seated = {s.seat for s in gs.seated}
+    return any(seat not in seated for paid in json.loads(gs.pots_json or "{}").values()
+               for seat, _minor in paid)
 
 
 def _keep_plan(gs: GameSession, *, payments_changed: bool = True,

@@ -27,11 +27,12 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select
 
 from ...core.money import from_minor, to_minor
-from ...core.night import Money, player_money
+from ...core.night import Money, left_open, player_money
 from ...core.transfers import Transfer, fewest_transfers
 from ...db.models import GameSession, PlannedTransfer, SettlePayment, User
 from ...extensions import db
-from .pots import pot_returns, pot_totals, side_totals
+from .kept import plays_side_bets
+from .pots import pot_returns, pot_totals
 
 _ZERO = Decimal(0)
 _INSERT_PLAN = insert(PlannedTransfer.__table__)  # (Core: no ORM object is made for a row)
@@ -109,11 +110,13 @@ def _totals(gs: GameSession) -> dict[str, Decimal]:
 
 
 def money_of(gs: GameSession, *, parts: bool = True) -> dict[str, Money]:
-    """Each player's money in the session as kept: the seat totals (hands and side bets),
-    the side bets' part of them and what is left in the pots going back to who paid it in
-    (docs/rules.md §9). ``parts``: the side bets apart (one sum of the hands' side-bet
-    money; without it the side bets are counted in ``hands``, the total the same)."""
-    return player_money(_totals(gs), side_totals(gs) if parts else {}, pot_returns(gs))
+    """Each player's money in the session as kept (:mod:`.kept`): the seat totals (hands and
+    side bets), the side bets' part of them and what is left in the pots going back to who
+    paid it in (docs/rules.md §9). ``parts``: the side bets apart (without it they are counted
+    in ``hands``, the total the same; a night that never played one has no part for them)."""
+    side = {s.name: from_minor(s.side_minor) for s in gs.seats} \
+        if parts and plays_side_bets(gs) else {}
+    return player_money(_totals(gs), side, pot_returns(gs))
 
 
 def settle_balances(gs: GameSession) -> dict[str, Decimal]:
@@ -153,12 +156,9 @@ def remaining(gs: GameSession, payments: Sequence[Any]) -> dict[str, Decimal]:
 
 def _moved(left: dict[str, Decimal], seats: Sequence[str], payments: Sequence[Any]
            ) -> dict[str, Decimal]:
-    for p in payments:
-        if p.undone_at is None:
-            amount = from_minor(p.amount_minor)
-            left[seats[p.payer_seat]] += amount
-            left[seats[p.payee_seat]] -= amount
-    return left
+    return left_open(left, ((seats[p.payer_seat], seats[p.payee_seat],
+                             from_minor(p.amount_minor))
+                            for p in payments if p.undone_at is None))
 
 
 def _planned(gs: GameSession, rows: list[PlannedTransfer],

@@ -341,8 +341,8 @@ def _pots(at: Where) -> Iterator[str]:
 
 
 def _nights(at: Where) -> Iterator[str]:
-    """Every session's kept totals, pots and side-bet money are what the core's fold of
-    its stored night gives."""
+    """Every session's kept night (totals and their side bets' part, pots, each hand's
+    side-bet money, the next dealer) is what the core's fold of its stored night gives."""
     for gs in db.session.scalars(select(GameSession).order_by(GameSession.id)):
         yield from _folded(gs, at)
 
@@ -363,11 +363,17 @@ def _folded(gs: GameSession, at: Where) -> Iterator[str]:
         if trimmed(new) != trimmed(hand.side_nets):
             yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
                    f"{hand.side_nets}, but a replay of the side bets says {new}")
-    folded = minor_totals(night)
+    folded, money = minor_totals(night), night.money()
     for seat in gs.seats:
         if folded.get(seat.name, 0) != seat.total_minor:
             yield (f"{at(gs.id)}: {seat.name}'s total is {from_minor(seat.total_minor)} but "
                    f"the night's hands fold to {from_minor(folded.get(seat.name, 0))}")
+        side = money[seat.name].side_bets if seat.name in money else _NONE
+        if to_minor(side) != seat.side_minor:
+            yield (f"{at(gs.id)}: {seat.name}'s side bets keep {from_minor(seat.side_minor)} "
+                   f"but the night's hands fold to {side}")
+    if night.dealer != gs.dealer:
+        yield f"{at(gs.id)}: {gs.dealer} is to deal next, but the night's hands say {night.dealer}"
 
 
 def _voids(at: Where) -> Iterator[str]:
