@@ -103,24 +103,22 @@ def _deal(hand: Hand, names: Sequence[str]) -> Deal:
 
 
 def night_from(gs: GameSession, number: int) -> tuple[Night, dict[int, Hand]]:
-    """The kept night with its hands from ``number`` on as stored (all of them where side bets
-    are played: their pots are played again from the first deal), for an event that changes
-    an old hand or who sits; and those hands' rows by number."""
-    kept = kept_night(gs)
-    first = 1 if plays_side_bets(gs) else max(1, number)
-    hands = list(db.session.scalars(select(Hand).where(
-        Hand.session_id == gs.id, Hand.number >= first).order_by(Hand.number)))
-    names = kept.seats
-    deals = tuple(_deal(hand, names) for hand in hands)
-    held = replace(kept, hands=deals, numbered=first - 1, base={})
-    if first == 1:  # every hand held: the pots are theirs, played again as they change
-        night = held
-    else:  # what the hands before made is kept: the money less what these made
+    """The kept night holding the hands an event at hand ``number`` may change, as stored:
+    where side bets are played, all of them (their pots are played again from the first
+    deal); else hand ``number`` alone (no other hand's money depends on it: the others' is
+    the night's base; a number past the last holds none). And those hands' rows by number."""
+    kept, side = kept_night(gs), plays_side_bets(gs)
+    query = select(Hand).where(Hand.session_id == gs.id)
+    hands = list(db.session.scalars(
+        query.order_by(Hand.number) if side else query.where(Hand.number == number)))
+    held = replace(kept, hands=tuple(_deal(hand, kept.seats) for hand in hands),
+                   numbered=0 if side else number - 1, base={})
+    if not side:  # what the other hands made is kept: the night's money less this hand's
         made = held.money()
-        night = replace(held, base={
+        held = replace(held, base={
             n: Money(m.hands - made[n].hands, m.side_bets - made[n].side_bets, _ZERO)
             for n, m in kept.base.items()})
-    return night, {hand.number: hand for hand in hands}
+    return held, {hand.number: hand for hand in hands}
 
 
 def keep(gs: GameSession, before: Night, after: Night, rows: Mapping[int, Hand]) -> bool:
@@ -129,10 +127,11 @@ def keep(gs: GameSession, before: Night, after: Night, rows: Mapping[int, Hand])
     pots and the next dealer; each player's session record moves by what their money beyond
     the hands changed (the hands' part moves with their entries:
     :func:`.entries.replace_entries`). Returns whether any seat's total moved."""
-    names = after.seats
+    names, was_dealt = after.seats, {deal.number: deal for deal in before.hands}
     for deal in after.hands:
-        row = rows.get(deal.number)
-        if row is not None:
+        row, dealt = rows.get(deal.number), was_dealt.get(deal.number)
+        if row is not None and (dealt is None or (dealt.side, dealt.outcomes) != (
+                deal.side, deal.outcomes)):
             nets, outcomes = seat_side(deal, names)
             if row.side_nets_json != nets:
                 row.side_nets_json = nets
