@@ -104,8 +104,7 @@ def left_open(totals: Mapping[str, Decimal], paid: Iterable[tuple[str, str, Deci
     payment made (payer, payee, amount; none undone): the one place a payment moves it."""
     left = dict(totals)
     for payer, payee, amount in paid:
-        left[payer] += amount
-        left[payee] -= amount
+        left[payer], left[payee] = left[payer] + amount, left[payee] - amount
     return left
 
 
@@ -231,10 +230,8 @@ class Night:
         """What each still has to get (+) or give (−): their total moved by every payment not
         undone."""
         left = {name: m.total for name, m in self.money().items()}
-        if self.scoring == "push_ups":
-            return dict.fromkeys(left, _ZERO)
-        return left_open(left, ((p.payer, p.payee, p.amount) for p in self.payments
-                                if not p.undone))
+        return dict.fromkeys(left, _ZERO) if self.scoring == "push_ups" else left_open(
+            left, ((p.payer, p.payee, p.amount) for p in self.payments if not p.undone))
 
     def hand(self, number: int) -> Deal:
         if type(number) is int and self.numbered < number <= self.last_number:
@@ -333,8 +330,7 @@ def _hand(night: Night, event: Mapping[str, Any]) -> Night:
     return replace(night, hands=(*night.hands, deal), dealer=dealer, pots=_kept(pots))
 
 
-def _kept(pots: Mapping[str, Pot]) -> dict[str, Pot]:
-    """The pots with money in them (an empty pot is no pot: the state reads the same)."""
+def _kept(pots: Mapping[str, Pot]) -> dict[str, Pot]:  # (an empty pot is no pot)
     return {bet: pot for bet, pot in sorted(pots.items()) if pot.total}
 
 

@@ -26,7 +26,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ...core.money import from_minor, to_minor
-from ...core.night import Deal, Money, Night
+from ...core.night import Deal, Money, Night, minor_totals
 from ...core.sidebets import Pot, parse_side_bets
 from ...db.models import GameSession, Hand, SessionPlayer
 from ...extensions import db
@@ -137,12 +137,11 @@ def keep(gs: GameSession, before: Night, after: Night, rows: Mapping[int, Hand])
                 row.side_nets_json = nets
             if row.side_result_json != outcomes:
                 row.side_result_json = outcomes
-    was, now = before.money(), after.money()
+    was, now, totals = before.money(), after.money(), minor_totals(after)
     seats = {s.name: s for s in gs.seats}
     moves, beyond = [], []
     for name, money in now.items():
-        seat, total, side = seats[name], to_minor(money.hands + money.side_bets), \
-            to_minor(money.side_bets)
+        seat, total, side = seats[name], totals[name], to_minor(money.side_bets)
         if (seat.total_minor, seat.side_minor) != (total, side):
             moves.append((seat, total, side))
         old = was.get(name)
