@@ -447,3 +447,11 @@ def test_no_move_of_the_revision_is_lost_when_hands_and_pay_handles_race(db_app,
         thread.join(120)
     assert errors == []
     assert _revision(db_app, sid) - start == 3 * hands + handles
+
+
+def test_the_app_alone_holds_no_stream(app, client):
+    """Under a server that is not ``tonk serve`` the route answers 204: the browser's
+    EventSource does not ask again, and the page polls."""
+    _session_id, share, _user = _night(app)
+    assert client.get(f"/api/v1/share/{share}/stream").status_code == 204
+    assert client.get("/api/v1/share/nothing-here-at-all/stream").status_code == 404

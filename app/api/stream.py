@@ -122,7 +122,7 @@ class Watch:
         on_moved(self.heard)
         try:
             self.listening = listen_for_moves(self.engine, self.heard, self.deaf) is not None
-        except SQLAlchemyError:
+        except Exception:  # (the database's own error, as its driver names it)
             log.warning("no LISTEN for live updates: reading revisions instead", exc_info=True)
 
     def heard(self, ids: set[int]) -> None:

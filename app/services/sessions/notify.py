@@ -82,8 +82,8 @@ def listen(engine: Engine, heard: Callable[[set[int]], None],
     if engine.dialect.name != "postgresql":
         return None
     raw = engine.raw_connection()
-    raw.detach()  # its own for good: never back to the pool
     connection = raw.driver_connection
+    raw.detach()  # its own for good: never back to the pool
     connection.autocommit = True  # type: ignore[union-attr]
     connection.execute(f"LISTEN {CHANNEL}")  # type: ignore[union-attr]
 
