@@ -256,6 +256,38 @@ def test_the_state_cache_keeps_the_newest():
     assert made == ["a", "b", "c", "a"]
 
 
+def test_the_state_cache_makes_a_key_once_for_many_askers_at_once():
+    """The phones of a table ask for a pushed state together: one makes it, the others wait
+    for it; a maker that fails leaves the next one to make it."""
+    cache: StateCache[int] = StateCache(8)
+    made: list[int] = []
+    started, go = threading.Event(), threading.Event()
+
+    def make() -> int:
+        started.set()
+        go.wait(5)
+        made.append(1)
+        return 7
+
+    got: list[int] = []
+    askers = [threading.Thread(target=lambda: got.append(cache.get("k", make)))
+              for _ in range(6)]
+    askers[0].start()
+    started.wait(5)
+    for asker in askers[1:]:
+        asker.start()
+    go.set()
+    for asker in askers:
+        asker.join(5)
+    assert got == [7] * 6 and made == [1]
+
+    def fail() -> int:
+        raise RuntimeError("the database went away")
+    with pytest.raises(RuntimeError):
+        cache.get("x", fail)
+    assert cache.get("x", lambda: 3) == 3
+
+
 # -- the pages that follow the game ---------------------------------------------------------
 
 def _signed_in(app):
