@@ -227,6 +227,61 @@ def test_tonk_serve_answers_an_unchanged_poll_in_its_event_loop(db_app):
             front.pool.shutdown()
 
 
+def test_a_worker_past_its_streams_answers_503_with_retry_after_at_once(app):
+    """Past ``limit`` open streams a worker refuses the next one at once (the page polls
+    instead); a stream that ends frees its place; everything else goes on to the app."""
+    import asyncio
+
+    from app.api.stream import Streams
+    from app.http.doors import Answers
+
+    _session_id, token, _user_id = _night(app)
+    passed: list[str] = []
+
+    async def inner(scope, _receive, _send):
+        passed.append(scope["path"])
+
+    streams = Streams(app, inner, Answers(app), limit=1)
+    path = f"/api/v1/share/{token}/stream"
+
+    def scope(where: str = path) -> dict[str, Any]:
+        return {"type": "http", "method": "GET", "path": where, "query_string": b"",
+                "http_version": "1.1", "headers": []}
+
+    async def night() -> None:
+        first: list[dict[str, Any]] = []
+        leave = asyncio.Event()
+
+        async def receive():
+            await leave.wait()
+            return {"type": "http.disconnect"}
+
+        async def send_first(message):
+            first.append(message)
+
+        held = asyncio.create_task(streams(scope(), receive, send_first))
+        while len(first) < 2:
+            await asyncio.sleep(0.01)
+        assert first[0]["status"] == 200 and b"retry: 2000" in first[1]["body"]
+        assert streams.open == 1
+        second: list[dict[str, Any]] = []
+
+        async def send_second(message):
+            second.append(message)
+
+        await streams(scope(), receive, send_second)
+        assert second[0]["status"] == 503 and (b"retry-after", b"2") in second[0]["headers"]
+        assert streams.refused == 1
+        leave.set()
+        await held
+        assert streams.open == 0
+        await streams(scope("/api/v1/share/" + token), receive, send_second)
+        assert passed == ["/api/v1/share/" + token]
+        streams.watch.stop()
+
+    asyncio.run(night())
+
+
 def test_an_unknown_or_replaced_link_is_404(app):
     session_id, token, _user_id = _night(app)
     client = app.test_client()

@@ -111,6 +111,7 @@ class Watch:
         self.listening = False
         self.task: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.deafen: Callable[[], None] | None = None
 
     def start(self) -> None:
         """Start reading (once, in the worker's event loop), and hear this worker's own
@@ -119,15 +120,22 @@ class Watch:
             return
         self.loop = asyncio.get_running_loop()
         self.task = self.loop.create_task(self.run())
-        on_moved(self.heard)
+        self.deafen = on_moved(self.heard)
         try:
             self.listening = listen_for_moves(self.engine, self.heard, self.deaf) is not None
         except Exception:  # (the database's own error, as its driver names it)
             log.warning("no LISTEN for live updates: reading revisions instead", exc_info=True)
 
+    def stop(self) -> None:
+        """Stop reading and hearing (a worker's watch runs as long as the worker)."""
+        if self.deafen is not None:
+            self.deafen()
+        if self.task is not None:
+            self.task.cancel()
+
     def heard(self, ids: set[int]) -> None:
         """Sessions moved on (called from any thread)."""
-        if self.loop is not None:
+        if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._woken, ids)
 
     def deaf(self) -> None:
