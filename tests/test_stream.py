@@ -26,7 +26,7 @@ class Follower:
 
     def __init__(self, base: str, token: str, last_event_id: str | None = None) -> None:
         host, port = base.rsplit("/", 1)[1].split(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=10)
+        self.sock = socket.create_connection((host, int(port)), timeout=60)
         extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
         self.sock.sendall(f"GET /api/v1/share/{token}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
                           f"Accept: text/event-stream\r\n{extra}\r\n".encode())
@@ -145,6 +145,24 @@ def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
         gone.closed.wait(5)
         assert gone.status == 404
         assert served.errors() == []
+
+
+def test_a_stream_outlives_the_idle_timeout_of_connections(tmp_path):
+    """granian cuts a connection idle for HEADER_SECONDS, not one an answer streams on:
+    a table where nothing happens for longer still hears its next hand."""
+    from app.cli.commands import HEADER_SECONDS
+
+    url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
+    token = prepare(url)
+    with tonk_serve(url, workers=1, log=tmp_path / "serve.log") as served:
+        api = Client(served.base, token)
+        session_id, share = _session(api)
+        phone = Follower(served.base, share)
+        _opened(phone)
+        assert not phone.closed.wait(HEADER_SECONDS + 2)
+        assert api.call("POST", f"/api/v1/sessions/{session_id}/hands", HAND).status == 201
+        _opened(phone, 2)
+        phone.close()
 
 
 @pytest.mark.postgres

@@ -7,8 +7,8 @@ page then fetches its live part once, as after a poll that found a change. A str
 with the state the page has (``?seen=`` its ETag) or, on a reconnect, the last event it had
 (``Last-Event-ID``, which the browser sends itself): if the session moved meanwhile the
 event comes at once, so a dropped stream misses nothing, and one that missed nothing is
-told nothing twice. A comment every :data:`HEARTBEAT` seconds keeps proxies from closing an
-idle stream, and ``retry:`` says how soon to come back after one drops.
+told nothing twice. A comment every :data:`HEARTBEAT` seconds keeps proxies from closing
+an idle stream, and ``retry:`` says how soon to come back after one drops.
 
 One :class:`Watch` per worker reads the revisions of every session its streams follow in
 one statement, :data:`EVERY_SQLITE` seconds apart on SQLite (where the workers of one server
@@ -53,7 +53,8 @@ EVERY_SQLITE = 0.15
 #: The same where PostgreSQL's NOTIFY wakes the streams (a change by a bulk statement, or a
 #: lost LISTEN connection, is still seen within this).
 EVERY_LISTENING = 1.0
-#: Seconds between two heartbeat comments on an idle stream.
+#: Seconds between two heartbeat comments on an idle stream (a proxy may close a
+#: connection silent for a minute or less; granian does not, once an answer streams).
 HEARTBEAT = 20.0
 #: What ``retry:`` tells the browser: milliseconds before it reconnects a dropped stream.
 RETRY_MS = 2000
@@ -291,14 +292,14 @@ class Streams:
                 waiter.clear()
                 tag = watch.tags.get(stamp.session_id, sent)
                 if tag != sent:
-                    await send({"type": "http.response.body", "body": _event(tag).encode(),
-                                "more_body": True})
+                    said = _event(tag).encode()
                     sent = tag
                 elif time.monotonic() >= beat:
-                    await send({"type": "http.response.body", "body": b":\n\n",
-                                "more_body": True})
-                if time.monotonic() >= beat:
-                    beat = time.monotonic() + HEARTBEAT
+                    said = b":\n\n"
+                else:
+                    continue
+                await send({"type": "http.response.body", "body": said, "more_body": True})
+                beat = time.monotonic() + HEARTBEAT
         except (OSError, RuntimeError, asyncio.CancelledError):
             pass  # the phone went away mid-send: nothing to answer
         finally:
