@@ -63,7 +63,8 @@ def pct(values: list[float], q: float) -> float:
 class Step:
     tables: int
     requests: dict[str, list[float]] = field(default_factory=dict)
-    delays: list[float] = field(default_factory=list)
+    delays: list[float] = field(default_factory=list)  # from the hand's request sent
+    after: list[float] = field(default_factory=list)  # from its answer (< 0: came before it)
     expected: int = 0
     errors: list[str] = field(default_factory=list)
     refused: int = 0
@@ -95,8 +96,10 @@ class Step:
                 f"ms p99 {pct(self.all, 0.99) * 1000:.1f} ms (p99: {each}); hand to phone "
                 f"p50 {pct(self.delays, 0.5) * 1000:.0f} ms p95 "
                 f"{pct(self.delays, 0.95) * 1000:.0f} ms max "
-                f"{max(self.delays, default=0) * 1000:.0f} ms over {len(self.delays)} "
-                f"arrivals, {self.missed} missed, {self.refused} refused (503), "
+                f"{max(self.delays, default=0) * 1000:.0f} ms (after the hand's answer: p50 "
+                f"{pct(self.after, 0.5) * 1000:.0f} p95 {pct(self.after, 0.95) * 1000:.0f} "
+                f"ms) over {len(self.delays)} arrivals, {self.missed} missed, "
+                f"{self.refused} refused (503), "
                 f"{len(self.errors)} errors; CPU: server {self.server_cores:.2f} cores, "
                 f"generator {self.load_cores:.2f}  {'ok' if self.ok else 'over'}{limit}")
 
@@ -164,8 +167,10 @@ class Table:
         self.base: int | None = None  # the revision the phones opened at
         self.sent: dict[int, float] = {}  # revision -> when its hand's request was sent
         self.counted: set[int] = set()  # the revisions whose arrivals are counted
+        self.answered: dict[int, float] = {}  # revision -> when its hand was answered
         self.recorded = 0
         self.followers = 0  # its phones (each should have every counted event)
+        self.arrivals: list[tuple[int, float]] = []  # (revision, when) of counted events
 
 
 async def follow(port: int, source: str, table: Table, step: Step, counting: list[bool],
@@ -214,6 +219,7 @@ async def follow(port: int, source: str, table: Table, step: Step, counting: lis
                 continue
             if revision in table.counted:
                 step.delays.append(arrived - table.sent[revision])
+                table.arrivals.append((revision, arrived))
             due = time.perf_counter()
             try:
                 got, _h, _b = await fetcher.ask("GET", f"/s/{table.share}/live",
@@ -244,7 +250,7 @@ async def keep(port: int, source: str, token: str, cookie: str, table: Table, st
           time.perf_counter() + RAMP + rng.uniform(0, SETTLE_EVERY)]
     while True:
         kind = 0 if at[0] <= at[1] else 1
-        due = at[kind]
+        due, made = at[kind], None
         if due >= until:
             break
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
@@ -253,7 +259,7 @@ async def keep(port: int, source: str, token: str, cookie: str, table: Table, st
                 at[0] += RECORD_EVERY
                 continue
             table.recorded += 1
-            revision = table.base + table.recorded
+            revision = made = table.base + table.recorded
             table.sent[revision] = due
             n[0] += 1
             body = json.dumps(a_hand(n[0])).encode()
@@ -275,6 +281,8 @@ async def keep(port: int, source: str, token: str, cookie: str, table: Table, st
             continue
         if counting[0]:
             step.requests.setdefault(name, []).append(time.perf_counter() - due)
+        if made is not None:
+            table.answered[made] = time.perf_counter()
         if status == 503:
             step.refused += 1
         elif status != expected:
@@ -309,6 +317,8 @@ async def load(ports: list[int], token: str, cookie: str, sessions: list[tuple[i
     counting[0] = False
     stop.set()
     await asyncio.gather(*tasks)
+    step.after = [arrived - table.answered[revision] for table in tables
+                  for revision, arrived in table.arrivals if revision in table.answered]
 
 
 def _connections(ports: list[int]) -> int:
