@@ -21,14 +21,14 @@ HAND = {"end": {"kind": "tonk_out", "player": "Ann"}}
 
 
 class Follower:
-    """A phone following a share link's stream on a connection of its own: the events it
+    """A phone following a stream (``path``) on a connection of its own: the events it
     was sent, each with when it arrived (time.monotonic)."""
 
-    def __init__(self, base: str, token: str, last_event_id: str | None = None) -> None:
+    def __init__(self, base: str, path: str, last_event_id: str | None = None) -> None:
         host, port = base.rsplit("/", 1)[1].split(":")
         self.sock = socket.create_connection((host, int(port)), timeout=60)
         extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-        self.sock.sendall(f"GET /api/v1/share/{token}/stream HTTP/1.1\r\nHost: {HOST}\r\n"
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n"
                           f"Accept: text/event-stream\r\n{extra}\r\n".encode())
         self.head = b""
         self.events: list[tuple[float, str]] = []  # (arrived, id)
@@ -75,6 +75,10 @@ class Follower:
         self.sock.close()
 
 
+def _stream(share: str) -> str:
+    return f"/api/v1/share/{share}/stream"
+
+
 def _session(api: Client) -> tuple[int, str]:
     made = api.call("POST", "/api/v1/sessions", {"name": "Friday", "players": PLAYERS,
                                                   "stake": "0.25"})
@@ -96,7 +100,7 @@ def test_a_hand_reaches_every_open_stream_within_a_second(database, tmp_path, re
         api = Client(served.base, token)
         session_id, share = _session(api)
         # ten phones: both workers hold some (a connection each, taken in turn)
-        phones = [Follower(served.base, share) for _ in range(10)]
+        phones = [Follower(served.base, _stream(share)) for _ in range(10)]
         for phone in phones:
             _opened(phone)  # the state they opened at, at once
         assert "retry: 2000" in phones[0].said
@@ -120,7 +124,7 @@ def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
         api = Client(served.base, token)
         session_id, share = _session(api)
         hands = f"/api/v1/sessions/{session_id}/hands"
-        phone = Follower(served.base, share)
+        phone = Follower(served.base, _stream(share))
         _opened(phone)
         api.call("POST", hands, HAND)
         _opened(phone, 2)
@@ -128,20 +132,20 @@ def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
         phone.close()  # the signal goes
         for _ in range(2):  # two hands while it is away
             assert api.call("POST", hands, HAND).status == 201
-        back = Follower(served.base, share, last_event_id=last)
+        back = Follower(served.base, _stream(share), last_event_id=last)
         _opened(back)  # at once: the newest state, once (not each hand it missed)
         assert back.events[0][1].split(".")[1] == "3"
         time.sleep(0.5)
         assert len(back.events) == 1
         back.close()
-        same = Follower(served.base, share, last_event_id=back.events[0][1])
+        same = Follower(served.base, _stream(share), last_event_id=back.events[0][1])
         time.sleep(0.5)  # nothing missed: nothing told again
         assert same.status == 200 and same.events == [], same.said
         assert api.call("POST", hands, HAND).status == 201
         _opened(same)
         assert same.events[0][1].split(".")[1] == "4"
         same.close()
-        gone = Follower(served.base, "no-such-link-at-all")
+        gone = Follower(served.base, _stream("no-such-link-at-all"))
         gone.closed.wait(5)
         assert gone.status == 404
         assert served.errors() == []
@@ -157,12 +161,42 @@ def test_a_stream_outlives_the_idle_timeout_of_connections(tmp_path):
     with tonk_serve(url, workers=1, log=tmp_path / "serve.log") as served:
         api = Client(served.base, token)
         session_id, share = _session(api)
-        phone = Follower(served.base, share)
+        phone = Follower(served.base, _stream(share))
         _opened(phone)
         assert not phone.closed.wait(HEADER_SECONDS + 2)
         assert api.call("POST", f"/api/v1/sessions/{session_id}/hands", HAND).status == 201
         _opened(phone, 2)
         phone.close()
+
+
+def test_a_tournament_board_follows_its_event_by_stream(tmp_path):
+    """The TV board's stream: its state is its poll's ETag before the language, and a
+    change to the event (a player checked in) reaches it within a second."""
+    url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
+    token = prepare(url)
+    with tonk_serve(url, workers=2, log=tmp_path / "serve.log") as served:
+        api = Client(served.base, token)
+        event = api.call("POST", "/api/v1/events", {
+            "name": "Open", "rules": "pagat", "currency": "USD", "table_size": 4,
+            "rounds": 1, "hands_per_round": 2, "entry_fee": "0", "prizes": ["1"]})
+        assert event.status == 201, event
+        board = event.body["board"]
+        polled = api.call("GET", board + "/state", headers={"Accept-Language": "de"})
+        etag = polled.headers["ETag"].strip('"')
+        assert etag.endswith(".de")
+        tv = Follower(served.base, f"{board}/stream?seen={etag.rsplit('.', 1)[0]}")
+        time.sleep(0.5)
+        assert tv.status == 200 and tv.events == [], tv.said  # it has this state: nothing
+        sent = time.monotonic()
+        added = api.call("POST", f"/api/v1/events/{event.body['id']}/players", {"name": "Ann"})
+        assert added.status == 200, added
+        tv.wait(1, timeout=2)
+        assert len(tv.events) == 1 and tv.events[0][0] - sent < 1.0, tv.said
+        after = api.call("GET", board + "/state", headers={"Accept-Language": "de"})
+        assert after.headers["ETag"].strip('"') == tv.events[0][1] + ".de"
+        tv.close()
+        assert served.errors() == []
+
 
 
 @pytest.mark.postgres
@@ -173,7 +207,7 @@ def test_a_hand_on_one_server_reaches_a_phone_on_another(pg_url, tmp_path):
         two = stack.enter_context(tonk_serve(pg_url, workers=1, log=tmp_path / "two.log"))
         api = Client(one.base, token)
         session_id, share = _session(api)
-        phone = Follower(two.base, share)
+        phone = Follower(two.base, _stream(share))
         _opened(phone)
         # (where NOTIFY is heard, the revisions are read once a second only: three hands
         # each within half a second are NOTIFY's)

@@ -1,5 +1,6 @@
-"""``GET /api/v1/share/{token}/stream``: the live view's changes pushed as server-sent events,
-in ``tonk serve``'s event loop (no thread of the app's, none held by an open stream).
+"""``GET /api/v1/share/{token}/stream`` and ``GET /board/{token}/stream``: the live view's and
+the tournament board's changes pushed as server-sent events, in ``tonk serve``'s event loop
+(no thread of the app's, none held by an open stream).
 
 A stream says only "the session is now at state T" (``id:`` and ``data:`` are the state's
 tag, :attr:`app.services.sessions.Stamp.tag`, whose revision moves with every change): the
@@ -16,13 +17,17 @@ share a file and nothing else: a SQLite file's indexed rows read in the loop cos
 microseconds each), and wakes at once when this worker commits a change or PostgreSQL
 notifies one from any worker or server (:mod:`app.services.sessions.notify`), reading only
 then (and every :data:`EVERY_LISTENING` seconds, in case a change came by a path that sends
-no word). Past ``limit`` open streams a worker answers 503 with ``Retry-After``: the page
+no word). A board's state is its event's revision and every table's, read in a thread of
+its own whenever any followed session moves, and as often otherwise (boards are few).
+Past ``limit`` open streams a worker answers 503 with ``Retry-After``: the page
 polls instead. Under a server that is not ``tonk serve`` the app's own route answers 204
-(no stream here): the browser does not ask again and the page polls.
+(no stream here; a board's stream 404): the browser does not ask again and the page
+polls.
 """
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -32,7 +37,6 @@ from urllib.parse import unquote
 
 from flask import Flask, Response
 from sqlalchemy import select
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.models import GameSession
@@ -41,6 +45,7 @@ from ..extensions import db
 from ..http.doors import Answers
 from ..http.headers import security_headers
 from ..services.errors import NotFoundError
+from ..services.events import EventNotFoundError, board_event, table_revisions
 from ..services.sessions import Stamp, listen_for_moves, on_moved, stamp_by_token
 from . import bp
 
@@ -63,6 +68,10 @@ CHUNK = 500
 
 log = logging.getLogger(__name__)
 _TAIL = "/stream"
+#: Where a tournament's board is (its stream: ``/board/<token>/stream``).
+BOARDS = "/board/"
+#: What a stream follows: a session by its id, or a board by its link's token.
+Key = int | str
 
 
 @bp.get("/share/<token>/stream")
@@ -98,16 +107,20 @@ _BY_IDS = (GameSession.id, GameSession.revision, GameSession.updated_at,
 
 
 class Watch:
-    """The sessions this worker's streams follow, their last known state, and the
-    streams waiting on each (an :class:`asyncio.Event` a stream)."""
+    """What this worker's streams follow (a session by its id, a tournament's board by its
+    link), its last known state, and the streams waiting on each (an
+    :class:`asyncio.Event` a stream)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.sqlite = engine.dialect.name == "sqlite"
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        with app.app_context():
+            self.engine = db.engine
+        self.sqlite = self.engine.dialect.name == "sqlite"
         self.pool = None if self.sqlite else ThreadPoolExecutor(2, thread_name_prefix="stream")
-        self.tags: dict[int, str] = {}
-        self.waiting: dict[int, set[asyncio.Event]] = {}
-        self.woken: set[int] = set()
+        self.boards_pool = ThreadPoolExecutor(1, thread_name_prefix="boards")
+        self.tags: dict[Key, str] = {}
+        self.waiting: dict[Key, set[asyncio.Event]] = {}
+        self.woken: set[Key] = set()
         self.wake = asyncio.Event()
         self.listening = False
         self.task: asyncio.Task[None] | None = None
@@ -143,61 +156,87 @@ class Watch:
         self.listening = False
 
     def _woken(self, ids: set[int]) -> None:
-        followed = ids & self.waiting.keys()
+        followed: set[Key] = set(ids & self.waiting.keys())
+        followed |= {k for k in self.waiting if isinstance(k, str)}  # a board: any table
         if followed:
             self.woken |= followed
             self.wake.set()
 
-    def follow(self, session_id: int, tag: str, waiter: asyncio.Event) -> None:
-        self.waiting.setdefault(session_id, set()).add(waiter)
-        known = self.tags.get(session_id)
-        if known is None or _revision(tag) > _revision(known):  # (the newer reading)
-            self.tags[session_id] = tag
+    def follow(self, key: Key, tag: str, waiter: asyncio.Event) -> None:
+        self.waiting.setdefault(key, set()).add(waiter)
+        known = self.tags.get(key)
+        if known is None or isinstance(key, str) or _revision(tag) > _revision(known):
+            self.tags[key] = tag  # (of a session: the newer reading)
 
-    def leave(self, session_id: int, waiter: asyncio.Event) -> None:
-        waiting = self.waiting.get(session_id)
+    def leave(self, key: Key, waiter: asyncio.Event) -> None:
+        waiting = self.waiting.get(key)
         if waiting is not None:
             waiting.discard(waiter)
             if not waiting:
-                del self.waiting[session_id]
-                self.tags.pop(session_id, None)
+                del self.waiting[key]
+                self.tags.pop(key, None)
 
     async def run(self) -> None:
+        every = EVERY_SQLITE
+        whole = time.monotonic() + every  # when everything followed is read again
         while True:
-            every = EVERY_LISTENING if self.listening else EVERY_SQLITE
             try:
-                await asyncio.wait_for(self.wake.wait(), every)
-                ids = list(self.woken)
+                await asyncio.wait_for(self.wake.wait(), max(0.0, whole - time.monotonic()))
             except TimeoutError:
-                ids = list(self.waiting)
+                pass
+            keys = set(self.woken)
+            if time.monotonic() >= whole:  # (however often this worker is woken)
+                keys |= self.waiting.keys()
+                every = EVERY_LISTENING if self.listening else EVERY_SQLITE
+                whole = time.monotonic() + every
             self.wake.clear()
             self.woken.clear()
-            if not ids:
+            if not keys:
                 continue
             try:
-                rows = await self.read(ids)
-            except SQLAlchemyError:
-                log.warning("reading the followed sessions failed", exc_info=True)
+                found = await self.read(keys)
+            except (SQLAlchemyError, EventNotFoundError):
+                log.warning("reading what the streams follow failed", exc_info=True)
                 await asyncio.sleep(every)
                 continue
-            for row in rows:
-                tag = _tag(row)
-                if self.tags.get(row[0], tag) != tag:
-                    self.tags[row[0]] = tag
-                    for waiter in self.waiting.get(row[0], ()):
+            for key, tag in found.items():
+                if self.tags.get(key, tag) != tag:
+                    self.tags[key] = tag
+                    for waiter in self.waiting.get(key, ()):
                         waiter.set()
 
-    async def read(self, ids: list[int]) -> list[tuple[Any, ...]]:
-        if self.pool is None:
-            return self.rows(ids)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, self.rows, ids)
+    async def read(self, keys: set[Key]) -> dict[Key, str]:
+        ids = [k for k in keys if isinstance(k, int)]
+        boards = [k for k in keys if isinstance(k, str)]
+        loop = asyncio.get_running_loop()
+        found: dict[Key, str] = {}
+        if ids:
+            found.update(self.rows(ids) if self.pool is None else
+                         await loop.run_in_executor(self.pool, self.rows, ids))
+        if boards:
+            found.update(await loop.run_in_executor(self.boards_pool, self.boards, boards))
+        return found
 
-    def rows(self, ids: list[int]) -> list[tuple[Any, ...]]:
-        found: list[tuple[Any, ...]] = []
+    def rows(self, ids: list[int]) -> dict[Key, str]:
+        found: dict[Key, str] = {}
         with self.engine.connect() as connection:
             for at in range(0, len(ids), CHUNK):
-                found += [tuple(r) for r in connection.execute(
-                    select(*_BY_IDS).where(GameSession.id.in_(ids[at:at + CHUNK])))]
+                for row in connection.execute(
+                        select(*_BY_IDS).where(GameSession.id.in_(ids[at:at + CHUNK]))):
+                    found[row[0]] = _tag(tuple(row))
+        return found
+
+    def boards(self, tokens: list[str]) -> dict[Key, str]:
+        found: dict[Key, str] = {}
+        with self.app.app_context():
+            try:
+                for token in tokens:
+                    try:
+                        found[token] = board_state(token)
+                    except EventNotFoundError:
+                        pass  # (a board gone: its streams hear nothing more)
+            finally:
+                db.session.remove()
         return found
 
     async def stamp(self, token: str) -> Stamp:
@@ -205,6 +244,19 @@ class Watch:
             return stamp_by_token(token, poll=True, engine=self.engine)
         return await asyncio.get_running_loop().run_in_executor(
             self.pool, lambda: stamp_by_token(token, poll=True, engine=self.engine))
+
+    async def board(self, token: str) -> str:
+        return (await asyncio.get_running_loop().run_in_executor(
+            self.boards_pool, self.boards, [token]))[token]
+
+
+def board_state(token: str) -> str:
+    """The state of a tournament's board (in an app context): the event's revision and
+    every table session's, digested as its poll's ETag is before the language (any hand at
+    any table, or any change to the event, moves it), or :class:`EventNotFoundError`."""
+    event = board_event(token)
+    parts = [str(event.revision)] + [f"{sid}:{rev}" for sid, rev in table_revisions(event)]
+    return hashlib.sha256(".".join(parts).encode()).hexdigest()[:20]
 
 
 class Streams:
@@ -215,9 +267,8 @@ class Streams:
 
     def __init__(self, flask_app: Flask, app: Any, answers: Answers, *, limit: int) -> None:
         self.app, self.answers, self.limit = app, answers, limit
-        self.prefix = f"{bp.url_prefix}/share/"
-        with flask_app.app_context():
-            self.watch = Watch(db.engine)
+        self.prefixes = (f"{bp.url_prefix}/share/", BOARDS)
+        self.watch = Watch(flask_app)
         self.headers = [(b"content-type", b"text/event-stream; charset=utf-8"),
                         (b"cache-control", b"no-cache, no-transform"),
                         (b"x-accel-buffering", b"no")]  # (nginx: pass each event at once)
@@ -226,17 +277,21 @@ class Streams:
         self.open = 0
         self.refused = 0
 
-    def token_of(self, scope: Scope) -> str | None:
+    def token_of(self, scope: Scope) -> tuple[str, str] | None:
+        """(the path's prefix, the link's token) of a stream's request, or None."""
         path = str(scope.get("path", ""))
-        if (scope.get("type") != "http" or scope.get("method") != "GET"
-                or not path.startswith(self.prefix) or not path.endswith(_TAIL)):
+        if scope.get("type") != "http" or scope.get("method") != "GET" or not path.endswith(
+                _TAIL):
             return None
-        token = path[len(self.prefix):-len(_TAIL)]
-        return token if token and "/" not in token and token.isascii() else None
+        prefix = next((p for p in self.prefixes if path.startswith(p)), None)
+        if prefix is None:
+            return None
+        token = path[len(prefix):-len(_TAIL)]
+        return (prefix, token) if token and "/" not in token and token.isascii() else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        token = self.token_of(scope)
-        if token is None:
+        asked = self.token_of(scope)
+        if asked is None:
             await self.app(scope, receive, send)
             return
         if self.open >= self.limit:
@@ -244,38 +299,46 @@ class Streams:
             await self.answers.send(scope, send, 503, RETRY_AFTER)
             return
         self.watch.start()
+        prefix, token = asked
+        key: Key
         try:
-            stamp = await self.watch.stamp(token)
-        except (NotFoundError, SQLAlchemyError):  # the app answers it (404, or the fault)
-            await self.app(scope, receive, send)
+            if prefix == BOARDS:
+                key, tag = token, await self.watch.board(token)
+            else:
+                stamp = await self.watch.stamp(token)
+                key, tag = stamp.session_id, stamp.tag
+        except (NotFoundError, EventNotFoundError, SQLAlchemyError):
+            await self.app(scope, receive, send)  # the app answers it (404, or the fault)
             return
         self.open += 1
         try:
-            await self.stream(scope, receive, send, stamp)
+            await self.stream(scope, receive, send, key, tag)
         finally:
             self.open -= 1
 
     def seen(self, scope: Scope) -> str | None:
+        """The state the page has: the last event's id, or the ETag it was drawn at."""
         for name, value in scope.get("headers", ()):
             if name == b"last-event-id":
-                return seen_tag(value.decode("latin-1"))
+                return _state(value.decode("latin-1"))
         query = scope.get("query_string", b"").decode("latin-1")
         for pair in query.split("&"):
             key, _, value = pair.partition("=")
             if key == "seen":
-                return seen_tag(unquote(value))
+                return _state(unquote(value))
         return None
 
-    async def stream(self, scope: Scope, receive: Receive, send: Send, stamp: Stamp) -> None:
+    async def stream(self, scope: Scope, receive: Receive, send: Send, key: Key,
+                     tag: str) -> None:
         watch, waiter = self.watch, asyncio.Event()
         sent = self.seen(scope)
-        watch.follow(stamp.session_id, stamp.tag, waiter)
+        watch.follow(key, tag, waiter)
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await send({"type": "http.response.start", "status": 200,
                         "headers": self.headers})
             first = f"retry: {RETRY_MS}\n\n"
-            tag = watch.tags.get(stamp.session_id, stamp.tag)
+            tag = watch.tags.get(key, tag)
             if tag != sent:
                 first += _event(tag)
                 sent = tag
@@ -290,7 +353,7 @@ class Streams:
                 if gone.done():
                     break
                 waiter.clear()
-                tag = watch.tags.get(stamp.session_id, sent)
+                tag = watch.tags.get(key, sent)
                 if tag != sent:
                     said = _event(tag).encode()
                     sent = tag
@@ -304,7 +367,13 @@ class Streams:
             pass  # the phone went away mid-send: nothing to answer
         finally:
             gone.cancel()
-            watch.leave(stamp.session_id, waiter)
+            watch.leave(key, waiter)
+
+
+def _state(value: str) -> str:
+    """A session's state tag in an ETag or event id (:func:`seen_tag`), else a board's
+    state as given."""
+    return seen_tag(value) or value.strip()
 
 
 def _revision(tag: str) -> int:

@@ -265,12 +265,17 @@
   function follow(box) {
     var poll = box.getAttribute("data-poll"), part = box.getAttribute("data-part");
     var etag = box.getAttribute("data-etag"), status = document.getElementById("live-status");
-    var streamed = /\/share\/[^\/]+$/.test(poll) ? poll + "/stream" : null;
+    var streamed = /\/share\/[^\/]+$/.test(poll) ? poll + "/stream"
+        : /^\/board\/[^\/]+\/state$/.test(poll) ? poll.replace(/state$/, "stream") : null;
     var every = 1500, wait = every, timer = null, source = null, failures = 0;
-    // an ETag is "tag.language" (tag: session.revision.time), an event's data the tag
-    var tagged = /^(?:W\/)?"?(\d+\.\d+\.\d+)/;
-    var language = (etag || "").replace(tagged, "").replace(/"$/, "");
-    function tagOf(value) { var m = tagged.exec(value || ""); return m ? m[1] : ""; }
+    // an ETag is "state.language" (a session's state: id.revision.time; a board's: a
+    // digest), an event's data the state
+    var tagged = /^(?:W\/)?"?(.*)(\.[^."]+)"?$/.exec(etag || "");
+    var language = tagged ? tagged[2] : "";
+    function tagOf(value) {
+      var m = /^(?:W\/)?"?(.*)(\.[^."]+)"?$/.exec(value || "");
+      return m ? m[1] : "";
+    }
     function streaming() { return source !== null && source.readyState === 1; }
     function later(ms) {
       clearTimeout(timer);
