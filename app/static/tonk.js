@@ -252,16 +252,16 @@
     });
   }
 
-  // The session page and its share view follow the game. Under `tonk serve` the server
-  // pushes: a stream of server-sent events (app/api/stream.py) says when the session
-  // changed, and the page fetches its live part once. Where no stream can be held (no
-  // EventSource, a proxy that swallows it, a server at its limit: 503, or one that holds
-  // none: 204) the page asks the share API every 1.5 s whether the session changed (304
-  // while it did not: one row read on the server), saying nothing of it; it polls too
-  // while a dropped stream reconnects, and gives the stream up after three failures in a
-  // row. A hidden page closes its stream and catches up when shown. Works on any number of
-  // workers and servers: the answer comes from the database, never from one process's
-  // memory.
+  // The session page, its share view and the TV board follow the game. Under `tonk serve`
+  // the server pushes: a stream of server-sent events (app/api/stream.py) says when the
+  // session (or the event) changed, and the page fetches its live part once. Where no
+  // stream can be held (no EventSource, a proxy that swallows it, a server at its limit:
+  // 503, or one that holds none: 204) the page asks its poll address every 1.5 s whether
+  // anything changed (304 while not: one row read on the server), saying nothing of it;
+  // it polls too while a dropped stream reconnects, and gives the stream up after three
+  // failures in a row. A hidden page closes its stream and catches up when shown. Works on
+  // any number of workers and servers: the answer comes from the database, never from
+  // one process's memory.
   function follow(box) {
     var poll = box.getAttribute("data-poll"), part = box.getAttribute("data-part");
     var etag = box.getAttribute("data-etag"), status = document.getElementById("live-status");
