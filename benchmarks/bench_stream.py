@@ -306,14 +306,15 @@ async def load(ports: list[int], token: str, cookie: str, sessions: list[tuple[i
         tables[t].followers += 1
         tasks.append(asyncio.create_task(follow(port, source, tables[t], step, counting, stop,
                                                 time.perf_counter())))
-    for t, table in enumerate(tables):
-        tasks.append(asyncio.create_task(keep(ports[0], f"127.0.0.{2 + t % SOURCES}", token,
-                                              cookie, table, step, counting, until, rng, n)))
+    keepers = [asyncio.create_task(keep(ports[0], f"127.0.0.{2 + t % SOURCES}", token, cookie,
+                                        table, step, counting, until, rng, n))
+               for t, table in enumerate(tables)]
     await asyncio.sleep(max(0.0, started + RAMP - time.perf_counter()))
     counting[0] = True
     await asyncio.sleep(max(0.0, until - time.perf_counter()))
     step.connections = _connections(ports)
-    await asyncio.sleep(1.0)  # the last hands' events arrive
+    await asyncio.gather(*keepers)  # the last hands answered,
+    await asyncio.sleep(1.0)  # and their events arrived
     counting[0] = False
     stop.set()
     await asyncio.gather(*tasks)

@@ -363,8 +363,11 @@ class Streams:
                     continue
                 await send({"type": "http.response.body", "body": said, "more_body": True})
                 beat = time.monotonic() + HEARTBEAT
-        except (OSError, RuntimeError, asyncio.CancelledError):
-            pass  # the phone went away mid-send: nothing to answer
+        except asyncio.CancelledError:
+            pass  # the worker stops
+        except Exception:  # a send to a phone that went away meanwhile (granian's error)
+            if not await _gone_soon(gone):
+                log.warning("a stream ended in error", exc_info=True)
         finally:
             gone.cancel()
             watch.leave(key, waiter)
@@ -382,6 +385,16 @@ def _revision(tag: str) -> int:
 
 def _event(tag: str) -> str:
     return f"id: {tag}\ndata: {tag}\n\n"
+
+
+async def _gone_soon(gone: asyncio.Future[None]) -> bool:
+    """Whether the phone is found gone within a moment (its disconnection is read as the
+    send that failed is)."""
+    try:
+        await asyncio.wait_for(asyncio.shield(gone), 1.0)
+    except Exception:  # (the wait's timeout, or the receiving's own end)
+        return gone.done()
+    return True
 
 
 async def _disconnected(receive: Receive) -> None:
