@@ -18,7 +18,7 @@ microseconds each), and wakes at once when this worker commits a change or Postg
 notifies one from any worker or server (:mod:`app.services.sessions.notify`), reading only
 then (and every :data:`EVERY_LISTENING` seconds, in case a change came by a path that sends
 no word). A board's state is its event's revision and every table's, read in a thread of
-its own whenever any followed session moves, and as often otherwise (boards are few).
+its own every :data:`EVERY_SQLITE` seconds on any database (boards are few).
 Past ``limit`` open streams a worker answers 503 with ``Retry-After``: the page
 polls instead. Under a server that is not ``tonk serve`` the app's own route answers 204
 (no stream here; a board's stream 404): the browser does not ask again and the page
@@ -157,7 +157,6 @@ class Watch:
 
     def _woken(self, ids: set[int]) -> None:
         followed: set[Key] = set(ids & self.waiting.keys())
-        followed |= {k for k in self.waiting if isinstance(k, str)}  # a board: any table
         if followed:
             self.woken |= followed
             self.wake.set()
@@ -178,17 +177,22 @@ class Watch:
 
     async def run(self) -> None:
         every = EVERY_SQLITE
-        whole = time.monotonic() + every  # when everything followed is read again
+        whole = boards = time.monotonic() + every  # when everything followed is read again
         while True:
             try:
-                await asyncio.wait_for(self.wake.wait(), max(0.0, whole - time.monotonic()))
+                await asyncio.wait_for(self.wake.wait(), max(
+                    0.0, min(whole, boards) - time.monotonic()))
             except TimeoutError:
                 pass
             keys = set(self.woken)
-            if time.monotonic() >= whole:  # (however often this worker is woken)
-                keys |= self.waiting.keys()
+            now = time.monotonic()
+            if now >= whole:  # (however often this worker is woken)
+                keys |= {k for k in self.waiting if isinstance(k, int)}
                 every = EVERY_LISTENING if self.listening else EVERY_SQLITE
-                whole = time.monotonic() + every
+                whole = now + every
+            if now >= boards:  # (a board's tables are not known here: read as often)
+                keys |= {k for k in self.waiting if isinstance(k, str)}
+                boards = now + EVERY_SQLITE
             self.wake.clear()
             self.woken.clear()
             if not keys:
