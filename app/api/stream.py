@@ -264,7 +264,8 @@ def board_state(token: str) -> str:
 
 
 class Streams:
-    """ASGI: the share streams of this worker (see the module), everything else to ``app``.
+    """ASGI: this worker's live streams (share links and boards, see the module), everything
+    else to ``app``.
     In front of :class:`app.http.doors.Doors`: a stream is not a request in flight (it
     would hold one of its places for as long as the page is open); streams have their own
     ``limit``."""

@@ -145,6 +145,40 @@ def test_a_phone_whose_stream_is_blocked_follows_by_polling(live_server, browser
     assert errors == []
 
 
+def test_a_hidden_page_closes_its_stream_and_catches_up_when_shown(live_server, browser, page):
+    """A phone locked or a tab in the background: the page closes its stream (nothing is
+    fetched for it while hidden) and, shown again, catches up at once and follows again."""
+    sign_up(page, live_server, "hidden@example.com")
+    session = _start(page, live_server)
+    share_url = page.input_value("#share-url")
+    other = browser.new_context(**PHONE_CONTEXT)
+    phone = other.new_page()
+    asked: list[str] = []  # the stream opened, the live part fetched
+    phone.on("request", lambda r: asked.append(r.url.split("?")[0].rsplit("/", 1)[1])
+             if r.url.split("?")[0].endswith(("/stream", "/live")) else 0)
+    phone.goto(share_url)
+    for _ in range(100):
+        if "stream" in asked:
+            break
+        phone.wait_for_timeout(100)
+    assert asked == ["stream"], asked
+    phone.evaluate("() => { Object.defineProperty(document, 'hidden', {configurable: true, "
+                   "get: () => true}); document.dispatchEvent(new Event('visibilitychange')); }")
+    _record(page, session, "tonk_out", "Ann")
+    phone.wait_for_timeout(2000)  # a stream still open would have fetched the part by now
+    assert asked == ["stream"], asked
+    assert phone.locator("#live ol.hands li.hand").count() == 0
+    phone.evaluate("() => { Object.defineProperty(document, 'hidden', {configurable: true, "
+                   "get: () => false}); document.dispatchEvent(new Event('visibilitychange')); }")
+    phone.wait_for_function(
+        "() => document.querySelectorAll('#live ol.hands li.hand').length === 1", timeout=5000)
+    assert asked.count("stream") == 2 and "live" in asked, asked  # caught up, following again
+    _record(page, session, "tonk_out", "Bob")
+    phone.wait_for_function(
+        "() => document.querySelectorAll('#live ol.hands li.hand').length === 2", timeout=5000)
+    other.close()
+
+
 def test_every_page_reads_well_on_a_phone_and_a_desktop(live_server, browser, page, shot):
     """Every page the app has, filled with a night, a league and their errors: axe-core
     finds nothing serious at 390 and at 1280 px, and nothing scrolls sideways on the phone."""
