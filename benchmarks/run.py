@@ -29,6 +29,7 @@ import bench_scorekeepers  # noqa: E402
 import bench_servers  # noqa: E402
 import bench_settle  # noqa: E402
 import bench_snapshot_reads  # noqa: E402
+import bench_stream  # noqa: E402
 import bench_table  # noqa: E402
 import bench_transfers  # noqa: E402
 
@@ -49,16 +50,19 @@ if __name__ == "__main__":
                    bench_table.main(quick), bench_scorekeepers.main(quick),
                    bench_pages.main(quick), bench_import.main(quick), bench_league.main(quick),
                    bench_snapshot_reads.main(quick), bench_servers.main(quick),
-                   bench_capacity.main(quick), bench_phone.main(quick)]
+                   bench_capacity.main(quick), bench_stream.main(quick),
+                   bench_phone.main(quick)]
         sys.exit(1 if any(results) else 0)
     hands = bench_league.HANDS if args.full else SMALL_LEAGUE
     print(f"Benchmarks: settle, transfers, a table, scorekeepers, pages, import, a league of "
           f"{hands:,} hands, reads during writes, the servers compared, capacity, the core on "
-          f"the phone. Documents and leagues not yet in instance/bench/ are made first"
+          f"the phone, live tables pushed. Documents and leagues not yet in instance/bench/ "
+          f"are made first"
           f"{' (the 1,000,000-hand league: half an hour or more)' if args.full else ''}.",
           flush=True)
     results = [bench_settle.main([]), bench_transfers.main([]), bench_table.main([]),
                bench_scorekeepers.main([]), bench_pages.main([]), bench_import.main([]),
                bench_league.main(["--hands", str(hands)]), bench_snapshot_reads.main([]),
-               bench_servers.main([]), bench_capacity.main([]), bench_phone.main([])]
+               bench_servers.main([]), bench_capacity.main([]), bench_stream.main([]),
+               bench_phone.main([])]
     sys.exit(1 if any(results) else 0)

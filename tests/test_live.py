@@ -227,6 +227,61 @@ def test_tonk_serve_answers_an_unchanged_poll_in_its_event_loop(db_app):
             front.pool.shutdown()
 
 
+def test_a_worker_past_its_streams_answers_503_with_retry_after_at_once(app):
+    """Past ``limit`` open streams a worker refuses the next one at once (the page polls
+    instead); a stream that ends frees its place; everything else goes on to the app."""
+    import asyncio
+
+    from app.api.stream import Streams
+    from app.http.doors import Answers
+
+    _session_id, token, _user_id = _night(app)
+    passed: list[str] = []
+
+    async def inner(scope, _receive, _send):
+        passed.append(scope["path"])
+
+    streams = Streams(app, inner, Answers(app), limit=1)
+    path = f"/api/v1/share/{token}/stream"
+
+    def scope(where: str = path) -> dict[str, Any]:
+        return {"type": "http", "method": "GET", "path": where, "query_string": b"",
+                "http_version": "1.1", "headers": []}
+
+    async def night() -> None:
+        first: list[dict[str, Any]] = []
+        leave = asyncio.Event()
+
+        async def receive():
+            await leave.wait()
+            return {"type": "http.disconnect"}
+
+        async def send_first(message):
+            first.append(message)
+
+        held = asyncio.create_task(streams(scope(), receive, send_first))
+        while len(first) < 2:
+            await asyncio.sleep(0.01)
+        assert first[0]["status"] == 200 and b"retry: 2000" in first[1]["body"]
+        assert streams.open == 1
+        second: list[dict[str, Any]] = []
+
+        async def send_second(message):
+            second.append(message)
+
+        await streams(scope(), receive, send_second)
+        assert second[0]["status"] == 503 and (b"retry-after", b"2") in second[0]["headers"]
+        assert streams.refused == 1
+        leave.set()
+        await held
+        assert streams.open == 0
+        await streams(scope("/api/v1/share/" + token), receive, send_second)
+        assert passed == ["/api/v1/share/" + token]
+        streams.watch.stop()
+
+    asyncio.run(night())
+
+
 def test_an_unknown_or_replaced_link_is_404(app):
     session_id, token, _user_id = _night(app)
     client = app.test_client()
@@ -254,6 +309,38 @@ def test_the_state_cache_keeps_the_newest():
     assert len(cache) == 2 and made == ["a", "b", "c"]
     cache.get("a", lambda: make("a"))
     assert made == ["a", "b", "c", "a"]
+
+
+def test_the_state_cache_makes_a_key_once_for_many_askers_at_once():
+    """The phones of a table ask for a pushed state together: one makes it, the others wait
+    for it; a maker that fails leaves the next one to make it."""
+    cache: StateCache[int] = StateCache(8)
+    made: list[int] = []
+    started, go = threading.Event(), threading.Event()
+
+    def make() -> int:
+        started.set()
+        go.wait(5)
+        made.append(1)
+        return 7
+
+    got: list[int] = []
+    askers = [threading.Thread(target=lambda: got.append(cache.get("k", make)))
+              for _ in range(6)]
+    askers[0].start()
+    started.wait(5)
+    for asker in askers[1:]:
+        asker.start()
+    go.set()
+    for asker in askers:
+        asker.join(5)
+    assert got == [7] * 6 and made == [1]
+
+    def fail() -> int:
+        raise RuntimeError("the database went away")
+    with pytest.raises(RuntimeError):
+        cache.get("x", fail)
+    assert cache.get("x", lambda: 3) == 3
 
 
 # -- the pages that follow the game ---------------------------------------------------------
@@ -447,3 +534,11 @@ def test_no_move_of_the_revision_is_lost_when_hands_and_pay_handles_race(db_app,
         thread.join(120)
     assert errors == []
     assert _revision(db_app, sid) - start == 3 * hands + handles
+
+
+def test_the_app_alone_holds_no_stream(app, client):
+    """Under a server that is not ``tonk serve`` the route answers 204: the browser's
+    EventSource does not ask again, and the page polls."""
+    _session_id, share, _user = _night(app)
+    assert client.get(f"/api/v1/share/{share}/stream").status_code == 204
+    assert client.get("/api/v1/share/nothing-here-at-all/stream").status_code == 404

@@ -10,3 +10,4 @@ from . import pay as pay  # noqa: E402  (payment handles)
 from . import routes as routes  # noqa: E402
 from . import sessions as sessions  # noqa: E402
 from . import share as share  # noqa: E402
+from . import stream as stream  # noqa: E402

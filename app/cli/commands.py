@@ -74,6 +74,10 @@ BUSY = 3072
 #: Retry-After: a phone has a few at a time, a club's network behind one address a few
 #: dozen; a script that opens hundreds holds no more than this.
 PER_ADDRESS = 128
+#: Live streams (server-sent events, :mod:`app.api.stream`) one worker holds open; past it a
+#: new one is answered 503 with Retry-After and the page polls instead. A stream costs a
+#: connection and a few kB, not a request in flight (it is not counted in BUSY).
+STREAMS = 16384
 #: Connections the kernel queues while every worker is at CONNECTIONS (capped by the
 #: system's net.core.somaxconn).
 BACKLOG = 4096
@@ -192,8 +196,10 @@ def worker_app(transport: dict[str, bool], _target: str) -> Any:
     APP_THREADS threads (a2wsgi), behind :class:`app.http.bodies.WholeBodies` (each route's
     body limit), with the unchanged polls answered before them
     (:class:`app.api.share.PollsInTheLoop`), all behind :class:`app.http.doors.Doors`
-    (BUSY and PER_ADDRESS)."""
+    (BUSY and PER_ADDRESS), and the live streams before everything
+    (:class:`app.api.stream.Streams`, STREAMS)."""
     from ..api.share import PollsInTheLoop, UnchangedPolls
+    from ..api.stream import Streams
     from ..http.bodies import route_limits, whole_requests
     from ..http.doors import Answers, Doors
 
@@ -202,9 +208,10 @@ def worker_app(transport: dict[str, bool], _target: str) -> Any:
     assert isinstance(polls, UnchangedPolls)
     app.wsgi_app = polls.wsgi  # the unchanged polls are answered in the event loop
     answers = Answers(app)
-    return Doors(PollsInTheLoop(polls, whole_requests(
+    return Streams(app, Doors(PollsInTheLoop(polls, whole_requests(
         app, APP_THREADS, route_limits(app), BODY_SECONDS, answers)), answers,
-        busy=BUSY, per_address=PER_ADDRESS, proxy=bool(app.config.get("TONK_PROXY")))
+        busy=BUSY, per_address=PER_ADDRESS, proxy=bool(app.config.get("TONK_PROXY"))),
+        answers, limit=STREAMS)
 
 
 def _check_free(host: str, port: int) -> None:

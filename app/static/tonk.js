@@ -252,16 +252,59 @@
     });
   }
 
-  // The session page and its share view follow the game: ask the share API every 1.5 s
-  // whether the session changed (304 while it did not: one row read on the server), and
-  // on a change fetch the page's live part again. Works on any number of workers and
-  // servers: the answer comes from the database, never from one process's memory.
+  // The session page, its share view and the TV board follow the game. Under `tonk serve`
+  // the server pushes: a stream of server-sent events (app/api/stream.py) says when the
+  // session (or the event) changed, and the page fetches its live part once. Where no
+  // stream can be held (no EventSource, a proxy that swallows it, a server at its limit:
+  // 503, or one that holds none: 204) the page asks its poll address every 1.5 s whether
+  // anything changed (304 while not: one row read on the server), saying nothing of it;
+  // it polls too while a dropped stream reconnects, and gives the stream up after three
+  // failures in a row. A hidden page closes its stream and catches up when shown. Works on
+  // any number of workers and servers: the answer comes from the database, never from
+  // one process's memory.
   function follow(box) {
     var poll = box.getAttribute("data-poll"), part = box.getAttribute("data-part");
     var etag = box.getAttribute("data-etag"), status = document.getElementById("live-status");
-    var every = 1500, wait = every, timer = null;
-    function later(ms) { clearTimeout(timer); timer = setTimeout(tick, ms); }
+    var streamed = /\/share\/[^\/]+$/.test(poll) ? poll + "/stream"
+        : /^\/board\/[^\/]+\/state$/.test(poll) ? poll.replace(/state$/, "stream") : null;
+    var every = 1500, wait = every, timer = null, source = null, failures = 0;
+    // an ETag is "state.language" (a session's state: id.revision.time; a board's: a
+    // digest), an event's data the state
+    var tagged = /^(?:W\/)?"?(.*)(\.[^."]+)"?$/.exec(etag || "");
+    var language = tagged ? tagged[2] : "";
+    function tagOf(value) {
+      var m = /^(?:W\/)?"?(.*)(\.[^."]+)"?$/.exec(value || "");
+      return m ? m[1] : "";
+    }
+    function streaming() { return source !== null && source.readyState === 1; }
+    function later(ms) {
+      clearTimeout(timer);
+      if (!streaming()) timer = setTimeout(tick, ms);  // (an open stream says when)
+    }
     function say(text) { if (status) status.textContent = text; }
+    function failed(error) {
+      // no answer at all (not an answer that is an error): the signal is gone, and
+      // the page's counting may need the phone's core (counting.js)
+      if (error instanceof TypeError) document.dispatchEvent(new CustomEvent("tonk:nosignal"));
+      wait = Math.min(wait * 2, 15000);
+      clearTimeout(timer);
+      timer = setTimeout(tick, wait);
+    }
+    function redraw(next) {
+      return fetch(part, {cache: "no-store", credentials: "same-origin"})
+        .then(function (page) {
+          if (!page.ok) throw new Error(String(page.status));
+          return page.text();
+        })
+        .then(function (html) {
+          box.innerHTML = html;
+          localTimes(box);
+          etag = next;
+          say(status.getAttribute("data-live-said"));
+          fresh();
+          wait = every;
+        });
+    }
     function tick() {
       if (document.hidden) return;  // asked again when the page is shown
       fetch(poll, {cache: "no-store", credentials: "same-origin",
@@ -270,37 +313,41 @@
           if (answer.status === 404) { say(status.getAttribute("data-live-gone")); return null; }
           if (answer.status === 304) { fresh(); wait = every; later(wait); return null; }
           if (!answer.ok) throw new Error(String(answer.status));
-          var next = answer.headers.get("ETag");
-          return fetch(part, {cache: "no-store", credentials: "same-origin"})
-            .then(function (page) {
-              if (!page.ok) throw new Error(String(page.status));
-              return page.text();
-            })
-            .then(function (html) {
-              box.innerHTML = html;
-              localTimes(box);
-              etag = next;
-              say(status.getAttribute("data-live-said"));
-              fresh();
-              wait = every;
-              later(wait);
-            });
+          return redraw(answer.headers.get("ETag")).then(function () { later(wait); });
         })
-        .catch(function (error) {
-          // no answer at all (not an answer that is an error): the signal is gone, and
-          // the page's counting may need the phone's core (counting.js)
-          if (error instanceof TypeError) document.dispatchEvent(new CustomEvent("tonk:nosignal"));
-          wait = Math.min(wait * 2, 15000);
-          later(wait);
-        });
+        .catch(failed);
+    }
+    function listen() {
+      if (!streamed || !window.EventSource || source || failures >= 3 || document.hidden) return;
+      source = new EventSource(streamed + "?seen=" + encodeURIComponent(tagOf(etag)));
+      source.onopen = function () { failures = 0; clearTimeout(timer); fresh(); };
+      source.onmessage = function (event) {
+        if (event.data === tagOf(etag)) return;  // (the page has it already)
+        redraw('"' + event.data + language + '"').catch(failed);
+      };
+      source.onerror = function () {
+        failures += 1;
+        if (source.readyState === 2 || failures >= 3) quiet();  // closed for good: poll
+        later(every);  // poll while it reconnects
+      };
+    }
+    function quiet() {
+      if (source) { source.close(); source = null; }
     }
     function fresh() { document.dispatchEvent(new CustomEvent("tonk:fresh")); }
     document.addEventListener("visibilitychange", function () {
-      if (!document.hidden) later(0);
+      if (document.hidden) { quiet(); clearTimeout(timer); return; }
+      clearTimeout(timer);
+      tick();  // catch up at once, then follow again
+      listen();
     });
-    // The signal is back, or the phone's outbox sent hands: catch up at once.
-    window.addEventListener("online", function () { wait = every; later(0); });
-    document.addEventListener("tonk:refresh", function () { wait = every; later(0); });
+    // The signal is back, or the phone's outbox sent hands: catch up at once (a stream
+    // that may have died with the signal is opened afresh).
+    window.addEventListener("online", function () {
+      quiet(); failures = 0; wait = every; clearTimeout(timer); tick(); listen();
+    });
+    document.addEventListener("tonk:refresh", function () { wait = every; clearTimeout(timer); tick(); });
+    listen();
     later(every);
   }
 

@@ -23,6 +23,7 @@ The package, module by job:
 - :mod:`.debts`: what is carried over at closing, until marked paid.
 - :mod:`.archive`: archiving and deleting sessions.
 - :mod:`.live`: a session's state by its share link from one row, for the live view.
+- :mod:`.notify`: word of a session's change at commit (this process, PostgreSQL NOTIFY).
 - :mod:`.phone`: a session's state as the phone counts from it with no signal.
 - :mod:`.sent`: a night started on a phone with no signal, taken as its events, each once.
 
@@ -69,6 +70,8 @@ from .ledger import (
     void_hand,
 )
 from .live import Stamp, StateCache, last_hands, owned_stamp, stamp_by_token, stamp_of
+from .notify import listen as listen_for_moves
+from .notify import on_moved
 from .phone import phone_table
 from .pots import pot_totals, side_bets_text, taken_back
 from .reading import (
@@ -113,6 +116,7 @@ __all__ = [
     "session_closed", "session_rules", "session_stake", "sessions_of", "set_archived",
     "seat_side", "shared_session", "side_bets_text", "stamp_by_token",
     "stamp_of", "start_session", "started_by", "stored_night", "taken_back", "trimmed",
+    "listen_for_moves", "on_moved",
     "undo_payment",
     "void_hand",
 ]

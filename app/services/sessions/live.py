@@ -161,24 +161,35 @@ def last_hands(gs: GameSession, limit: int = LAST_HANDS) -> list[Hand]:
 class StateCache(Generic[V]):
     """A small least-recently-used map of what was derived from one state: keys hold a
     :class:`Stamp` (or a hand's id and version), so an entry is right for as long as it is
-    asked for; old states just fall out. Thread-safe (the server's threads)."""
+    asked for; old states just fall out. Thread-safe (the server's threads), and one maker a
+    key: the phones of a table all ask for a new state at the same moment (a pushed change
+    reaches them together), and the others wait for the one making it instead of each
+    making it again."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._items: OrderedDict[Hashable, V] = OrderedDict()
+        self._making: dict[Hashable, threading.Event] = {}
         self._lock = threading.Lock()
 
     def get(self, key: Hashable, make: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = make()  # outside the lock: two makers of one key make the same value
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        while True:
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key]
+                making = self._making.get(key)
+                if making is None:
+                    making = self._making[key] = threading.Event()
+                    break
+            making.wait()  # made (or its maker failed: then this one makes it)
+        try:
+            value = make()  # outside the lock: other keys are made meanwhile
+            self.put(key, value)
+        finally:
+            with self._lock:
+                del self._making[key]
+            making.set()
         return value
 
     def put(self, key: Hashable, value: V) -> None:
