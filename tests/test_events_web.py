@@ -86,6 +86,7 @@ def test_the_board_and_a_players_view_need_no_account_and_follow(client):
     tv = client.application.test_client()
     shown = tv.get(board)
     assert shown.status_code == 200 and 'data-poll="' in shown.get_data(as_text=True)
+    assert f'data-stream="{board}/stream"' in shown.get_data(as_text=True)
     assert '<table class="standings places"' in shown.get_data(as_text=True)  # markup, not text
     state = tv.get(board + "/state")
     tag = state.headers["ETag"]

@@ -395,6 +395,9 @@ def test_the_live_part_answers_304_until_a_change(app):
         as_text=True)
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
     assert f'data-poll="/api/v1/share/{token}"' in page
+    assert f'<html lang="en" data-stream="/api/v1/share/{token}/stream">' in page  # as served
+    shared = anonymous.get(f"/s/{token}").get_data(as_text=True)
+    assert f'data-stream="/api/v1/share/{token}/stream"' in shared
     assert f'data-part="/sessions/{sid}/live"' in page
 
 

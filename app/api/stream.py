@@ -83,6 +83,17 @@ def share_stream(token: str) -> Response:
     return Response(status=204)
 
 
+@bp.app_template_filter("stream_of")
+def stream_of(poll: str) -> str | None:
+    """The stream a live page follows, from the address it polls (a share link's state, or
+    a board's): what the page's ``<html data-stream>`` says (shared API.md, fifth part)."""
+    if poll.startswith(f"{bp.url_prefix}/share/"):
+        return poll + _TAIL
+    if poll.startswith(BOARDS) and poll.endswith("/state"):
+        return poll.removesuffix("/state") + _TAIL
+    return None
+
+
 def seen_tag(value: str | None) -> str | None:
     """The state tag in an ETag (``"id.revision.ms.lang"``, quoted or weak) or in an event's
     id (the tag itself); None for anything else."""

@@ -253,7 +253,8 @@
   }
 
   // The session page, its share view and the TV board follow the game. Under `tonk serve`
-  // the server pushes: a stream of server-sent events (app/api/stream.py) says when the
+  // the server pushes: a stream of server-sent events (app/api/stream.py; its address in
+  // the page's <html data-stream> as served: shared API.md) says when the
   // session (or the event) changed, and the page fetches its live part once. Where no
   // stream can be held (no EventSource, a proxy that swallows it, a server at its limit:
   // 503, or one that holds none: 204) the page asks its poll address every 1.5 s whether
@@ -265,8 +266,7 @@
   function follow(box) {
     var poll = box.getAttribute("data-poll"), part = box.getAttribute("data-part");
     var etag = box.getAttribute("data-etag"), status = document.getElementById("live-status");
-    var streamed = /\/share\/[^\/]+$/.test(poll) ? poll + "/stream"
-        : /^\/board\/[^\/]+\/state$/.test(poll) ? poll.replace(/state$/, "stream") : null;
+    var streamed = document.documentElement.getAttribute("data-stream");  // (as served)
     var every = 1500, wait = every, timer = null, source = null, failures = 0;
     // an ETag is "state.language" (a session's state: id.revision.time; a board's: a
     // digest), an event's data the state
