@@ -42,7 +42,7 @@ def _events() -> list[dict[str, Any]]:
 
 def _count(app, model) -> int:
     with app.app_context():
-        return db.session.scalar(select(func.count()).select_from(model))
+        return db.session.scalar(select(func.count()).select_from(model)) or 0
 
 
 def test_the_night_page_is_one_shell_for_every_night(client):

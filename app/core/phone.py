@@ -398,12 +398,12 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
         dealer_seat = int(form.get("first_dealer", "0"))
     except ValueError:
         dealer_seat = -1
+    dealer = seats[dealer_seat] if 0 <= dealer_seat < len(seats) else ""
     started: dict[str, Any] = {
         "kind": "started", "name": form.get("name", "").strip(),
         "players": [p for p in seats if p], "rules": spec,
         "stake": amount_text(form.get("stake", "")),
-        "currency": form.get("currency", "").strip() or None,
-        "dealer": seats[dealer_seat] if 0 <= dealer_seat < len(seats) else ""}
+        "currency": form.get("currency", "").strip() or None, "dealer": dealer}
     league = form.get("league", "").strip()
     if league:
         started["league"] = int(league) if league.isascii() and league.isdigit() else league
@@ -411,6 +411,9 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
         start(started)
     except TonkError as exc:
         raise TonkError(exc.said, _form_field(exc.field, seats)) from exc
+    if not dealer:  # a seat with nobody in it (the core would take the first player)
+        raise TonkError(Message("session.first_dealer", first_dealer=f"#{dealer_seat + 1}"),
+                        "first_dealer")
     return started
 
 

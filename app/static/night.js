@@ -205,7 +205,7 @@
     problem.textContent = night.problem ? say("refused", {why: night.problem}) : "";
   }
 
-  function drawHandFields(read) {
+  function drawFields(read) {
     var key = JSON.stringify([read.players, read.night.rules]);
     if (key === drawnFor) return;
     drawnFor = key;
@@ -270,8 +270,10 @@
     read.hands.slice().reverse().forEach(function (h) {
       var li = el("li", "hand");
       li.setAttribute("data-hand", String(h.number));
-      li.appendChild(el("strong", "", say("hand", {n: h.number}) + " · " + h.end.kind.replace(/_/g, " ") +
-                        (h.end.player ? " · " + h.end.player : "")));
+      var kind = proto.content.querySelector("label[for='kind-" + h.end.kind + "'] .kind");
+      li.appendChild(el("strong", "", say("hand", {n: h.number}) + " · " +
+                        (kind ? kind.textContent : h.end.kind) + (h.end.player ? " · " + h.end.player : "")));
+      li.appendChild(el("p", "hint", say("dealt", {name: h.dealer})));
       li.appendChild(el("p", "hint", Object.keys(h.nets).map(function (n) { return n + " " + h.nets[n]; }).join(", ")));
       hands.appendChild(li);
     });
@@ -279,6 +281,13 @@
     leave.textContent = "";
     read.players.forEach(function (n) { var o = el("option", "", n); o.value = n; leave.appendChild(o); });
     drawHandFields(read);
+  }
+  // The hand fields for the night as it stands: drawn again for other players or rules,
+  // else as they are (what is typed stays); the dealer is whose turn it is.
+  function drawHandFields(read) {
+    drawFields(read);
+    var dealer = handForm.querySelector("select[name=dealer]");
+    if (dealer) dealer.value = read.dealer;
   }
 
   function count() {

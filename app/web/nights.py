@@ -77,8 +77,8 @@ def phone_night_events(uid: str) -> ResponseReturnValue:
         response = jsonify(about)
         response.status_code = 201 if sent.created else 200
         return _no_store(response)
-    exc = sent.refused.error
-    return _no_store(error_response(exc.message, status_of(exc), exc.field, **about,
+    error = sent.refused.error
+    return _no_store(error_response(error.message, status_of(error), error.field, **about,
                                     event=sent.refused.event, index=sent.refused.index))
 
 

@@ -1,0 +1,180 @@
+"""A night that starts with no signal (issue 41), in Chromium at 390x844 on ``tonk serve``:
+the phone opened the app online once, signed in; then, with no signal, "+ New session" opens
+the new-session form the phone kept, Start makes a night on the phone (its own page,
+<html data-night="phone">, the status saying it is on this phone only with
+[data-waiting]), four hands of different ends are recorded and a latecomer seated, counted
+by the core in Pyodide exactly as the core's fold counts the same events here; the night
+survives a reload with no signal and the home page lists it. Back online the phone sends
+the night, the first answer lost on the way (sent again: nothing stored twice), and its page
+leads to the server's session, whose totals are the phone's to the cent."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+
+from app.core.night import fold
+from app.db.models import Hand, NightEvent
+from app.extensions import db
+from tests.browser.helpers import api, made_token, settled, sign_up
+from tests.browser.test_counting import COLD_START, cached_core, shown_totals
+
+#: The phone starts its core as a new phone does (conftest's ``page``).
+CORE = True
+
+#: The hands recorded on the phone, in order (the record form's fields as a scorekeeper
+#: fills them in); Dee joins after the second.
+HANDS: list[dict[str, Any]] = [
+    {"kind": "tonk_out", "player": "Ann"},
+    {"kind": "drop", "player": "Cy", "counts": {"Ann": 20, "Bob": 15, "Cy": 3}},
+    {"kind": "run_out", "player": "Bob"},
+    {"kind": "stock_out", "counts": {"Ann": 7, "Bob": 12, "Cy": 30, "Dee": 3}},
+]
+
+
+def fill(page, spec: dict[str, Any]) -> None:
+    """The hand fields drawn on the phone, by the players' names (a newcomer moves seats)."""
+    step = page.locator("#hand-step")
+    step.locator(f"label[for='kind-{spec['kind']}']").click()
+    if "player" in spec:
+        radio = step.locator(f"input[name='player'][value='{spec['player']}']")
+        step.locator(f"label[for='{radio.get_attribute('id')}']").click()
+    for name, count in spec.get("counts", {}).items():
+        box = step.locator(f".count-row[data-name='{name}'] input.count")
+        if box.is_visible():
+            box.fill(str(count))
+
+
+def kept_events(page) -> list[dict[str, Any]]:
+    """The night's events as the phone keeps them (IndexedDB)."""
+    return settled(page, """() => new Promise((resolve, reject) => {
+        const req = indexedDB.open("tonk-nights", 1);
+        req.onsuccess = () => {
+            const get = req.result.transaction("nights").objectStore("nights").getAll();
+            get.onsuccess = () => resolve(get.result[0].events);
+            get.onerror = () => reject(get.error);
+        };
+        req.onerror = () => reject(req.error);
+    })""")
+
+
+def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
+        live_server, live_app, page, shot):
+    base = live_server
+    sign_up(page, base, "basement@example.com")
+    token = made_token(page, base)
+
+    # Online once: the worker keeps the app, the core, the new-session form, the night's page.
+    page.goto(base + "/")
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.goto(base + "/")
+    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
+    assert cached_core(page) > 10
+    settled(page, """async () => {
+        for (;;) {
+            const cache = await caches.open("tonk-pages");
+            if (await cache.match("/sessions/new") && await cache.match("/phone/nights/-"))
+                return true;
+            await new Promise((r) => setTimeout(r, 250));
+        }
+    }""")
+
+    # No signal: a new session from the kept form becomes a night on the phone.
+    page.context.set_offline(True)
+    page.goto(base + "/")
+    page.get_by_role("link", name="+ New session").click()
+    page.wait_for_url(base + "/sessions/new")
+    page.fill("#name", "Basement")
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        page.fill(f"#player-{i}", name)
+    page.select_option("#first_dealer", "1")  # Bob deals first
+    page.fill("#stake", "0.25")
+    page.fill("#currency", "USD")
+    page.get_by_role("button", name="Start the session").click()
+    page.wait_for_url(re.compile(r".*/phone/nights/[0-9a-f]{32}$"), timeout=COLD_START)
+    night_url = page.url
+    uid = night_url.rsplit("/", 1)[1]
+    page.wait_for_selector("html[data-night='phone']", timeout=COLD_START)
+    assert page.get_attribute("#night-status", "data-waiting") == "1"
+    assert "on this phone only" in page.inner_text("#night-status")
+
+    for i, spec in enumerate(HANDS):
+        if i == 2:
+            page.fill("#join-name", "Dee")
+            page.get_by_role("button", name="Seat them").click()
+            page.wait_for_selector("#night-totals [data-player='Dee']")
+        fill(page, spec)
+        page.get_by_role("button", name="Save hand").click()
+        page.wait_for_selector(f"#night-hands [data-hand='{i + 1}']")
+    page.wait_for_selector("#night-status[data-waiting='6']")
+    events = kept_events(page)
+    assert [e["kind"] for e in events] == ["started", "hand", "hand", "joined", "hand", "hand"]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6]
+    assert len({e["id"] for e in events}) == 6
+    assert [e["hand"]["end"]["kind"] for e in events if e["kind"] == "hand"] == [
+        h["kind"] for h in HANDS]
+    # each hand dealt by the turn of the deal (Bob first), as the server deals
+    assert [e["hand"]["dealer"] for e in events if e["kind"] == "hand"][:2] == ["Bob", "Cy"]
+    phone = shown_totals(page, "#night-totals")
+    folded = {n: m.total for n, m in fold(events).money().items()}
+    assert phone == folded and sum(phone.values()) == 0 and any(phone.values())
+    owed = dict(phone)
+    for li in page.locator("#night-transfers li[data-from]").all():
+        amount = Decimal(li.get_attribute("data-amount") or "x")
+        owed[li.get_attribute("data-from") or ""] += amount
+        owed[li.get_attribute("data-to") or ""] -= amount
+    assert set(owed.values()) == {0}, owed  # the transfers settle the phone's totals
+    shot("01-the-night-on-the-phone")
+
+    # Still no signal: the night survives a reload, and the home page lists it.
+    page.reload()
+    page.wait_for_selector("#night-status[data-waiting='6']", timeout=COLD_START)
+    page.wait_for_selector("#night-totals [data-player='Dee']")
+    assert shown_totals(page, "#night-totals") == phone
+    page.goto(base + "/")
+    listed = page.locator(f"#phone-nights [data-phone-night='{uid}']")
+    listed.wait_for()
+    assert listed.get_attribute("data-waiting") == "6"
+    page.goto(night_url)
+    page.wait_for_selector("#night-status[data-waiting='6']", timeout=COLD_START)
+
+    # The signal back: the first send reaches the server but its answer is lost; the page
+    # sends again and leads to the server's session.
+    sends: list[int] = []
+
+    def lose_the_answer(route) -> None:
+        sends.append(1)
+        if len(sends) == 1:
+            route.fetch()  # the server takes the night...
+            route.abort("internetdisconnected")  # ...and the phone never hears back
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/phone/nights/[0-9a-f]+/events$"), lose_the_answer)
+    page.context.set_offline(False)
+    for _ in range(300):
+        if sends:
+            break
+        page.wait_for_timeout(100)
+    page.wait_for_function("() => !/Sending/.test("
+                           "document.getElementById('night-status').textContent)")
+    assert len(sends) == 1 and page.url == night_url
+    with page.expect_navigation(url=re.compile(r".*/sessions/\d+$"), timeout=30_000):
+        page.reload()
+    sid = int(page.url.rsplit("/", 1)[1])
+    assert page.locator("html[data-night]").count() == 0
+    assert len(sends) == 2
+    assert shown_totals(page) == phone  # the server's session page: the phone's totals
+    ledger = api(base, token, f"/sessions/{sid}/ledger")
+    assert {n: Decimal(v) for n, v in ledger["totals"].items()} == phone, ledger
+    assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS)
+    with live_app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 6
+        assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
+        db.session.remove()
+    # The night's page, asked again (another tab, a bookmark), leads to the session too.
+    page.unroute(re.compile(r".*/phone/nights/[0-9a-f]+/events$"))
+    with page.expect_navigation(url=f"{base}/sessions/{sid}"):
+        page.goto(night_url)
