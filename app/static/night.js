@@ -259,11 +259,25 @@
     transfers.textContent = "";
     if (!read.transfers.length) transfers.appendChild(el("li", "hint", say("nobody")));
     read.transfers.forEach(function (t) {
-      var li = el("li", "", say("pays", {from: t.from, to: t.to, amount: t.shown}));
+      var li = el("li", "", say("pays", {from: t.from, to: t.to, amount: t.shown}) + " ");
       li.setAttribute("data-from", t.from);
       li.setAttribute("data-to", t.to);
       li.setAttribute("data-amount", t.amount);
+      var paid = el("button", "btn", say("paid-in-full"));
+      paid.type = "button";
+      paid.addEventListener("click", function () {
+        add({add: {id: hex(), kind: "paid", payer: t.from, payee: t.to, amount: t.amount}}, paidForm);
+      });
+      li.appendChild(paid);
       transfers.appendChild(li);
+    });
+    var payments = document.getElementById("night-payments");
+    payments.textContent = "";
+    read.night.payments.forEach(function (p) {
+      if (p.undone) return;
+      var li = el("li", "", p.payer + " \u2192 " + p.payee + " " + p.amount + " · " + say("paid"));
+      li.setAttribute("data-paid", String(p.id));
+      payments.appendChild(li);
     });
     var hands = document.getElementById("night-hands");
     hands.textContent = "";
@@ -310,7 +324,8 @@
         return false;
       }
       var event = {id: hex(), seq: night.events.length + 1};
-      Object.keys(read.added).forEach(function (k) { event[k] = read.added[k]; });
+      Object.keys(read.added).forEach(function (k) { event[k] = read.added[k]; });  // (its id)
+      event.seq = night.events.length + 1;
       night.events.push(event);
       return put(night).then(function () {
         draw(read);
@@ -330,6 +345,19 @@
     });
   });
   var join = document.getElementById("night-join"), leaving = document.getElementById("night-leave");
+  var paidForm = document.getElementById("night-paid");
+  // The night as a file to keep (where the browser may clear what the phone keeps).
+  document.getElementById("night-file").addEventListener("click", function () {
+    var file = new Blob([JSON.stringify({night: uid, name: night.name, events: night.events}, null, 1)],
+                        {type: "application/json"});
+    var a = el("a");
+    a.href = URL.createObjectURL(file);
+    a.download = "tonk-night-" + uid + ".json";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+  });
   join.addEventListener("submit", function (e) {
     e.preventDefault();
     var name = join.querySelector("input").value.replace(/\s+/g, " ").trim();

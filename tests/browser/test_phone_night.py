@@ -3,7 +3,8 @@ the phone opened the app online once, signed in; then, with no signal, "+ New se
 the new-session form the phone kept, Start makes a night on the phone (its own page,
 <html data-night="phone">, the status saying it is on this phone only with
 [data-waiting]), four hands of different ends are recorded and a latecomer seated, counted
-by the core in Pyodide exactly as the core's fold counts the same events here; the night
+by the core in Pyodide exactly as the core's fold counts the same events here, and a
+payment marked at settle-up; the night
 survives a reload with no signal and the home page lists it. Back online the phone sends
 the night, the first answer lost on the way (sent again: nothing stored twice), and its page
 leads to the server's session, whose totals are the phone's to the cent."""
@@ -126,19 +127,34 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
         owed[li.get_attribute("data-from") or ""] += amount
         owed[li.get_attribute("data-to") or ""] -= amount
     assert set(owed.values()) == {0}, owed  # the transfers settle the phone's totals
+    # A payment marked on the phone: what is left open is the rest.
+    first = page.locator("#night-transfers li[data-from]").first
+    payer, payee = first.get_attribute("data-from"), first.get_attribute("data-to")
+    paid = Decimal(first.get_attribute("data-amount") or "x")
+    first.get_by_role("button", name="Paid in full").click()
+    page.wait_for_selector("#night-status[data-waiting='7']")
+    assert page.locator("#night-payments li[data-paid]").count() == 1
+    left = {(li.get_attribute("data-from"), li.get_attribute("data-to")): Decimal(
+        li.get_attribute("data-amount") or "x")
+        for li in page.locator("#night-transfers li[data-from]").all()}
+    assert (payer, payee) not in left
+    events = kept_events(page)
+    assert events[-1]["kind"] == "paid" and Decimal(events[-1]["amount"]) == paid
+    balances = fold(events).open()
+    assert sum(a for a in balances.values() if a > 0) == sum(left.values())
     shot("01-the-night-on-the-phone")
 
     # Still no signal: the night survives a reload, and the home page lists it.
     page.reload()
-    page.wait_for_selector("#night-status[data-waiting='6']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='7']", timeout=COLD_START)
     page.wait_for_selector("#night-totals [data-player='Dee']")
     assert shown_totals(page, "#night-totals") == phone
     page.goto(base + "/")
     listed = page.locator(f"#phone-nights [data-phone-night='{uid}']")
     listed.wait_for()
-    assert listed.get_attribute("data-waiting") == "6"
+    assert listed.get_attribute("data-waiting") == "7"
     page.goto(night_url)
-    page.wait_for_selector("#night-status[data-waiting='6']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='7']", timeout=COLD_START)
 
     # The signal back: the first send reaches the server but its answer is lost; the page
     # sends again and leads to the server's session.
@@ -169,9 +185,12 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     assert shown_totals(page) == phone  # the server's session page: the phone's totals
     ledger = api(base, token, f"/sessions/{sid}/ledger")
     assert {n: Decimal(v) for n, v in ledger["totals"].items()} == phone, ledger
+    assert [(p["from"], p["to"], Decimal(p["amount"])) for p in ledger["paid"]] == [
+        (payer, payee, paid)]
+    assert {(t["from"], t["to"]): Decimal(t["amount"]) for t in ledger["transfers"]} == left
     assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS)
     with live_app.app_context():
-        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 6
+        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 7
         assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
         db.session.remove()
     # The night's page, asked again (another tab, a bookmark), leads to the session too.
