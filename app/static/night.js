@@ -127,7 +127,14 @@
       if (!offline()) return;  // with a signal the server starts the night, as ever
       e.preventDefault();
       clearProblems(newForm);
-      ask({op: "events", events: [], start: pairsOf(newForm)}).then(function (read) {
+      var pairs = pairsOf(newForm);
+      // (tonk.js rests the button while a form is sent: this one is not, it is read here)
+      function again() {
+        newForm.removeAttribute("data-sending");
+        each(newForm, "button", function (b) { b.disabled = false; b.removeAttribute("aria-busy"); });
+      }
+      ask({op: "events", events: [], start: pairs}).then(function (read) {
+        if (!read.added) setTimeout(again, 0);
         if (read.problems) {
           Object.keys(read.problems).forEach(function (field) {
             var code = read.problems[field];
@@ -147,7 +154,10 @@
         return put({uid: uid, account: account, name: started.name, events: [event], sent: 0,
                     session: null, page: null, problem: null, at: new Date().toISOString()})
           .then(function () { location.href = "/phone/nights/" + uid; });
-      }).catch(function (error) { showProblem(newForm, null, String(error && error.message || error)); });
+      }).catch(function (error) {
+        setTimeout(again, 0);
+        showProblem(newForm, null, String(error && error.message || error));
+      });
     });
   }
 
@@ -202,7 +212,7 @@
     line.textContent = say("only-here", {n: n}) + (offline() ? " " + say("offline") : "");
     var problem = document.getElementById("night-problem");
     problem.hidden = !night.problem;
-    problem.textContent = night.problem ? say("refused", {why: night.problem}) : "";
+    problem.textContent = night.problem || "";
   }
 
   function drawFields(read) {
@@ -385,16 +395,23 @@
     if (!night || !waitingOf(night) || offline()) return Promise.resolve();
     document.getElementById("night-status").textContent = say("sending");
     return fetch("/outbox/token", {credentials: "same-origin", cache: "no-store"})
-      .then(function (answer) { return answer.ok ? answer.json() : null; })
+      .then(function (answer) {
+        if (answer.status === 401) night.problem = say("sign-in");  // signed out meanwhile
+        return answer.ok ? answer.json() : null;
+      })
       .then(function (token) {
-        if (!token || token.account !== night.account) return null;
+        if (!token || token.account !== night.account) {
+          if (token) night.problem = say("sign-in");  // another account signed in here
+          return null;
+        }
         var tries = 0;
         function step() {
           return post(token.csrf).then(function (got) {
             var said = got.said;
             if (typeof said.held === "number") night.sent = Math.min(said.held, night.events.length);
             if (said.session) { night.session = said.session; night.page = said.page; }
-            night.problem = got.status >= 400 && got.status !== 409 ? said.error : null;
+            night.problem = got.status >= 400 && got.status !== 409
+              ? say("refused", {why: said.error}) : null;
             return put(night).then(function () {
               if (got.status === 409 && tries++ < 3) return step();  // from where the server is
               if (got.status < 300 && waitingOf(night)) return step();  // the next thousand

@@ -91,8 +91,12 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     for i, name in enumerate(["Ann", "Bob", "Cy"]):
         page.fill(f"#player-{i}", name)
     page.select_option("#first_dealer", "1")  # Bob deals first
-    page.fill("#stake", "0.25")
+    page.fill("#stake", "lots")  # read on the phone as the server reads it: refused
     page.fill("#currency", "USD")
+    page.get_by_role("button", name="Start the session").click()
+    page.wait_for_selector("#err-stake", timeout=COLD_START)
+    assert page.url == base + "/sessions/new"
+    page.fill("#stake", "0.25")
     page.get_by_role("button", name="Start the session").click()
     page.wait_for_url(re.compile(r".*/phone/nights/[0-9a-f]{32}$"), timeout=COLD_START)
     night_url = page.url
