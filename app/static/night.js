@@ -299,6 +299,13 @@
                         (kind ? kind.textContent : h.end.kind) + (h.end.player ? " · " + h.end.player : "")));
       li.appendChild(el("p", "hint", say("dealt", {name: h.dealer})));
       li.appendChild(el("p", "hint", Object.keys(h.nets).map(function (n) { return n + " " + h.nets[n]; }).join(", ")));
+      if (h.voided) {
+        li.classList.add("void");
+        li.setAttribute("data-voided", "1");
+        li.appendChild(el("span", "badge", say("voided")));
+      } else {
+        li.appendChild(voidForm(h.number));
+      }
       hands.appendChild(li);
     });
     var leave = document.getElementById("leave-name");
@@ -312,6 +319,31 @@
     drawFields(read);
     var dealer = handForm.querySelector("select[name=dealer]");
     if (dealer) dealer.value = read.dealer;
+  }
+
+  // Void a hand: it counts no more (the server asks why, as its own page does).
+  function voidForm(number) {
+    var box = el("details", "void-hand"), form = el("form", "stack");
+    box.appendChild(el("summary", "", say("void")));
+    var label = el("label", "", say("why-void")), input = el("input");
+    input.name = "reason";
+    input.id = label.htmlFor = "void-" + number;
+    input.maxLength = 500;
+    input.required = true;
+    var field = el("p", "field");
+    field.appendChild(label);
+    field.appendChild(input);
+    form.appendChild(field);
+    form.appendChild(el("button", "btn", say("void-it")));
+    form.noValidate = true;
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var reason = input.value.trim();
+      if (!reason) { clearProblems(form); showProblem(form, input.id, say("why-void")); return; }
+      add({add: {kind: "voided", number: number, reason: reason}}, form);
+    });
+    box.appendChild(form);
+    return box;
   }
 
   function count() {

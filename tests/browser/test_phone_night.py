@@ -113,11 +113,20 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
         fill(page, spec)
         page.get_by_role("button", name="Save hand").click()
         page.wait_for_selector(f"#night-hands [data-hand='{i + 1}']")
-    page.wait_for_selector("#night-status[data-waiting='6']")
+    # Hand 2 was a misdeal after all: void, with the reason the server asks for.
+    voiding = page.locator("#night-hands [data-hand='2']")
+    voiding.locator("summary").click()
+    voiding.get_by_role("button", name="Void the hand").click()
+    voiding.locator("p.err").wait_for()  # no reason: asked for, nothing kept
+    voiding.get_by_label("Why void it? (required)").fill("misdeal")
+    voiding.get_by_role("button", name="Void the hand").click()
+    page.wait_for_selector("#night-hands [data-hand='2'][data-voided]")
+    page.wait_for_selector("#night-status[data-waiting='7']")
     events = kept_events(page)
-    assert [e["kind"] for e in events] == ["started", "hand", "hand", "joined", "hand", "hand"]
-    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6]
-    assert len({e["id"] for e in events}) == 6
+    assert [e["kind"] for e in events] == [
+        "started", "hand", "hand", "joined", "hand", "hand", "voided"]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
+    assert len({e["id"] for e in events}) == 7
     assert [e["hand"]["end"]["kind"] for e in events if e["kind"] == "hand"] == [
         h["kind"] for h in HANDS]
     # each hand dealt by the turn of the deal (Bob first), as the server deals
@@ -136,7 +145,7 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     payer, payee = first.get_attribute("data-from"), first.get_attribute("data-to")
     paid = Decimal(first.get_attribute("data-amount") or "x")
     first.get_by_role("button", name="Paid in full").click()
-    page.wait_for_selector("#night-status[data-waiting='7']")
+    page.wait_for_selector("#night-status[data-waiting='8']")
     assert page.locator("#night-payments li[data-paid]").count() == 1
     left = {(li.get_attribute("data-from"), li.get_attribute("data-to")): Decimal(
         li.get_attribute("data-amount") or "x")
@@ -150,15 +159,15 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
 
     # Still no signal: the night survives a reload, and the home page lists it.
     page.reload()
-    page.wait_for_selector("#night-status[data-waiting='7']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='8']", timeout=COLD_START)
     page.wait_for_selector("#night-totals [data-player='Dee']")
     assert shown_totals(page, "#night-totals") == phone
     page.goto(base + "/")
     listed = page.locator(f"#phone-nights [data-phone-night='{uid}']")
     listed.wait_for()
-    assert listed.get_attribute("data-waiting") == "7"
+    assert listed.get_attribute("data-waiting") == "8"
     page.goto(night_url)
-    page.wait_for_selector("#night-status[data-waiting='7']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='8']", timeout=COLD_START)
 
     # The signal back: the first send reaches the server but its answer is lost; the page
     # sends again and leads to the server's session.
@@ -192,9 +201,9 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     assert [(p["from"], p["to"], Decimal(p["amount"])) for p in ledger["paid"]] == [
         (payer, payee, paid)]
     assert {(t["from"], t["to"]): Decimal(t["amount"]) for t in ledger["transfers"]} == left
-    assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS)
+    assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS) - 1  # one void
     with live_app.app_context():
-        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 7
+        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 8
         assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
         db.session.remove()
     # The night's page, asked again (another tab, a bookmark), leads to the session too.
