@@ -2,12 +2,12 @@
 the phone opened the app online once, signed in; then, with no signal, "+ New session" opens
 the new-session form the phone kept, Start makes a night on the phone (its own page,
 <html data-night="phone">, the status saying it is on this phone only with
-[data-waiting]), four hands of different ends are recorded and a latecomer seated, counted
-by the core in Pyodide exactly as the core's fold counts the same events here, and a
-payment marked at settle-up; the night
-survives a reload with no signal and the home page lists it. Back online the phone sends
-the night, the first answer lost on the way (sent again: nothing stored twice), and its page
-leads to the server's session, whose totals are the phone's to the cent."""
+[data-waiting]), four hands of different ends are recorded, one voided, a latecomer seated,
+a player gone home and a payment marked at settle-up, counted by the core in Pyodide
+exactly as the core's fold counts the same events here; the night survives a reload with
+no signal and the home page lists it. Back online the phone sends the night, the first
+answer lost on the way (sent again: nothing stored twice), and its page leads to the
+server's session, whose ledger is the phone's to the cent."""
 from __future__ import annotations
 
 import re
@@ -121,20 +121,25 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     voiding.get_by_label("Why void it? (required)").fill("misdeal")
     voiding.get_by_role("button", name="Void the hand").click()
     page.wait_for_selector("#night-hands [data-hand='2'][data-voided]")
-    page.wait_for_selector("#night-status[data-waiting='7']")
+    # Bob goes home: his total stays in the night (and in who pays whom), off the table.
+    page.select_option("#leave-name", "Bob")
+    page.get_by_role("button", name="Leave the table").click()
+    page.wait_for_selector("#night-status[data-waiting='8']")
+    assert page.locator("#leave-name option[value='Bob']").count() == 0
     events = kept_events(page)
     assert [e["kind"] for e in events] == [
-        "started", "hand", "hand", "joined", "hand", "hand", "voided"]
-    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
-    assert len({e["id"] for e in events}) == 7
+        "started", "hand", "hand", "joined", "hand", "hand", "voided", "left"]
+    assert [e["seq"] for e in events] == list(range(1, 9))
+    assert len({e["id"] for e in events}) == 8
     assert [e["hand"]["end"]["kind"] for e in events if e["kind"] == "hand"] == [
         h["kind"] for h in HANDS]
     # each hand dealt by the turn of the deal (Bob first), as the server deals
     assert [e["hand"]["dealer"] for e in events if e["kind"] == "hand"][:2] == ["Bob", "Cy"]
-    phone = shown_totals(page, "#night-totals")
+    phone = shown_totals(page, "#night-totals")  # (those at the table)
     folded = {n: m.total for n, m in fold(events).money().items()}
-    assert phone == folded and sum(phone.values()) == 0 and any(phone.values())
-    owed = dict(phone)
+    assert phone == {n: v for n, v in folded.items() if n != "Bob"} and any(phone.values())
+    assert sum(folded.values()) == 0
+    owed = dict(folded)
     for li in page.locator("#night-transfers li[data-from]").all():
         amount = Decimal(li.get_attribute("data-amount") or "x")
         owed[li.get_attribute("data-from") or ""] += amount
@@ -145,7 +150,7 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     payer, payee = first.get_attribute("data-from"), first.get_attribute("data-to")
     paid = Decimal(first.get_attribute("data-amount") or "x")
     first.get_by_role("button", name="Paid in full").click()
-    page.wait_for_selector("#night-status[data-waiting='8']")
+    page.wait_for_selector("#night-status[data-waiting='9']")
     assert page.locator("#night-payments li[data-paid]").count() == 1
     left = {(li.get_attribute("data-from"), li.get_attribute("data-to")): Decimal(
         li.get_attribute("data-amount") or "x")
@@ -159,15 +164,15 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
 
     # Still no signal: the night survives a reload, and the home page lists it.
     page.reload()
-    page.wait_for_selector("#night-status[data-waiting='8']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
     page.wait_for_selector("#night-totals [data-player='Dee']")
     assert shown_totals(page, "#night-totals") == phone
     page.goto(base + "/")
     listed = page.locator(f"#phone-nights [data-phone-night='{uid}']")
     listed.wait_for()
-    assert listed.get_attribute("data-waiting") == "8"
+    assert listed.get_attribute("data-waiting") == "9"
     page.goto(night_url)
-    page.wait_for_selector("#night-status[data-waiting='8']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
 
     # The signal back: the first send reaches the server but its answer is lost; the page
     # sends again and leads to the server's session.
@@ -197,13 +202,13 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     assert len(sends) == 2
     assert shown_totals(page) == phone  # the server's session page: the phone's totals
     ledger = api(base, token, f"/sessions/{sid}/ledger")
-    assert {n: Decimal(v) for n, v in ledger["totals"].items()} == phone, ledger
+    assert {n: Decimal(v) for n, v in ledger["totals"].items()} == folded, ledger
     assert [(p["from"], p["to"], Decimal(p["amount"])) for p in ledger["paid"]] == [
         (payer, payee, paid)]
     assert {(t["from"], t["to"]): Decimal(t["amount"]) for t in ledger["transfers"]} == left
     assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS) - 1  # one void
     with live_app.app_context():
-        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 8
+        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 9
         assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
         db.session.remove()
     # The night's page, asked again (another tab, a bookmark), leads to the session too.
