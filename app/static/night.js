@@ -213,6 +213,12 @@
     var problem = document.getElementById("night-problem");
     problem.hidden = !night.problem;
     problem.textContent = night.problem || "";
+    if (night.problem && night.differs && night.page) {  // the server's session, to see it
+      var link = el("a", "", night.name || uid);
+      link.href = night.page;
+      problem.appendChild(document.createTextNode(" "));
+      problem.appendChild(link);
+    }
   }
 
   function drawFields(read) {
@@ -423,6 +429,20 @@
       return answer.json().then(function (said) { return {status: answer.status, said: said}; });
     });
   }
+  // Whether the server's totals, once it holds the whole night, differ from the phone's (by
+  // the same fold they cannot: if they ever did, the page says so and stays).
+  function plain(amount) {
+    var text = String(amount).replace(/^(-?\d+)\.(\d*?)0*$/, function (m, whole, frac) {
+      return frac ? whole + "." + frac : whole;
+    });
+    return text === "-0" ? "0" : text;
+  }
+  function differs(money) {
+    return shown.rows.some(function (r) {
+      return !money[r.name] || plain(money[r.name].total) !== plain(r.total.data);
+    });
+  }
+
   function sendAll() {
     if (!night || !waitingOf(night) || offline()) return Promise.resolve();
     document.getElementById("night-status").textContent = say("sending");
@@ -442,6 +462,7 @@
             var said = got.said;
             if (typeof said.held === "number") night.sent = Math.min(said.held, night.events.length);
             if (said.session) { night.session = said.session; night.page = said.page; }
+            if (said.money && night.sent === night.events.length) night.differs = differs(said.money);
             night.problem = got.status >= 400 && got.status !== 409
               ? say("refused", {why: said.error}) : null;
             return put(night).then(function () {
@@ -454,7 +475,10 @@
         return step();
       })
       .then(function () {
-        if (night.page && !waitingOf(night)) {
+        if (night.differs) {
+          night.problem = say("differs");
+          status();
+        } else if (night.page && !waitingOf(night)) {
           root.removeAttribute("data-night");
           document.getElementById("night-status").textContent = say("sent");
           location.replace(night.page);
@@ -471,8 +495,13 @@
   get(uid).then(function (kept) {
     if (!kept) { document.getElementById("night-missing").hidden = false; return null; }
     night = kept;
-    if (night.page && !waitingOf(night)) { location.replace(night.page); return null; }
+    if (night.page && !waitingOf(night) && !night.differs) { location.replace(night.page); return null; }
     keepForGood();
+    // What the phone holds shows at once; the counting follows when the core has started.
+    root.setAttribute("data-night", "phone");
+    page.hidden = false;
+    document.getElementById("night-name").textContent = night.name || uid;
+    status();
     return count().then(function () { return send(); });
   }).catch(function (error) {
     var problem = document.getElementById("night-problem");
