@@ -5,9 +5,9 @@ the new-session form the phone kept, Start makes a night on the phone (its own p
 [data-waiting]), four hands of different ends are recorded, one voided, a latecomer seated,
 a player gone home and a payment marked at settle-up, counted by the core in Pyodide
 exactly as the core's fold counts the same events here; the night survives a reload with
-no signal and the home page lists it. Back online the phone sends the night, the first
-answer lost on the way (sent again: nothing stored twice), and its page leads to the
-server's session, whose ledger is the phone's to the cent."""
+no signal and the home page lists it. Back online two tabs send the night at once, one
+answer lost on the way: nothing is stored twice, and both lead to the server's session,
+whose ledger is the phone's to the cent."""
 from __future__ import annotations
 
 import re
@@ -174,32 +174,38 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     page.goto(night_url)
     page.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
 
-    # The signal back: the first send reaches the server but its answer is lost; the page
-    # sends again and leads to the server's session.
+    # The signal back, with the night open in two tabs: both send it at once; the first
+    # tab's send reaches the server but its answer is lost. Each event is stored once, and
+    # both tabs lead to the server's session.
+    other = page.context.new_page()
+    other.goto(night_url)
+    other.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
     sends: list[int] = []
 
     def lose_the_answer(route) -> None:
         sends.append(1)
         if len(sends) == 1:
             route.fetch()  # the server takes the night...
-            route.abort("internetdisconnected")  # ...and the phone never hears back
+            route.abort("internetdisconnected")  # ...and this tab never hears back
         else:
             route.continue_()
 
     page.route(re.compile(r".*/phone/nights/[0-9a-f]+/events$"), lose_the_answer)
     page.context.set_offline(False)
+    other.wait_for_url(re.compile(r".*/sessions/\d+$"), timeout=30_000)
     for _ in range(300):
         if sends:
             break
         page.wait_for_timeout(100)
+    assert sends and page.url == night_url
     page.wait_for_function("() => !/Sending/.test("
                            "document.getElementById('night-status').textContent)")
-    assert len(sends) == 1 and page.url == night_url
     with page.expect_navigation(url=re.compile(r".*/sessions/\d+$"), timeout=30_000):
-        page.reload()
+        page.reload()  # (the other tab heard back: what the phone keeps says so)
+    assert other.url == page.url
+    other.close()
     sid = int(page.url.rsplit("/", 1)[1])
     assert page.locator("html[data-night]").count() == 0
-    assert len(sends) == 2
     assert shown_totals(page) == phone  # the server's session page: the phone's totals
     ledger = api(base, token, f"/sessions/{sid}/ledger")
     assert {n: Decimal(v) for n, v in ledger["totals"].items()} == folded, ledger
