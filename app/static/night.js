@@ -293,6 +293,8 @@
       if (p.undone) return;
       var li = el("li", "", p.payer + " \u2192 " + p.payee + " " + p.amount + " · " + say("paid"));
       li.setAttribute("data-paid", String(p.id));
+      li.appendChild(reasonForm("undo-" + p.id, say("undo-open"), say("why-undo"), say("undo"),
+                                function (reason) { return {kind: "undone", payment: p.id, reason: reason}; }));
       payments.appendChild(li);
     });
     var hands = document.getElementById("night-hands");
@@ -310,7 +312,8 @@
         li.setAttribute("data-voided", "1");
         li.appendChild(el("span", "badge", say("voided")));
       } else {
-        li.appendChild(voidForm(h.number));
+        li.appendChild(reasonForm("void-" + h.number, say("void"), say("why-void"), say("void-it"),
+                                  function (reason) { return {kind: "voided", number: h.number, reason: reason}; }));
       }
       hands.appendChild(li);
     });
@@ -327,26 +330,27 @@
     if (dealer) dealer.value = read.dealer;
   }
 
-  // Void a hand: it counts no more (the server asks why, as its own page does).
-  function voidForm(number) {
-    var box = el("details", "void-hand"), form = el("form", "stack");
-    box.appendChild(el("summary", "", say("void")));
-    var label = el("label", "", say("why-void")), input = el("input");
+  // A change the server asks the reason of (a hand voided, a payment undone), as its own
+  // pages ask it: folded away until opened; no reason, nothing kept.
+  function reasonForm(id, open, ask, button, event) {
+    var box = el("details", "reason-form"), form = el("form", "stack");
+    box.appendChild(el("summary", "", open));
+    var label = el("label", "", ask), input = el("input");
     input.name = "reason";
-    input.id = label.htmlFor = "void-" + number;
+    input.id = label.htmlFor = id;
     input.maxLength = 500;
     input.required = true;
     var field = el("p", "field");
     field.appendChild(label);
     field.appendChild(input);
     form.appendChild(field);
-    form.appendChild(el("button", "btn", say("void-it")));
+    form.appendChild(el("button", "btn", button));
     form.noValidate = true;
     form.addEventListener("submit", function (e) {
       e.preventDefault();
       var reason = input.value.trim();
-      if (!reason) { clearProblems(form); showProblem(form, input.id, say("why-void")); return; }
-      add({add: {kind: "voided", number: number, reason: reason}}, form);
+      if (!reason) { clearProblems(form); showProblem(form, input.id, ask); return; }
+      add({add: event(reason)}, form);
     });
     box.appendChild(form);
     return box;

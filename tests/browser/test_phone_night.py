@@ -3,8 +3,9 @@ the phone opened the app online once, signed in; then, with no signal, "+ New se
 the new-session form the phone kept, Start makes a night on the phone (its own page,
 <html data-night="phone">, the status saying it is on this phone only with
 [data-waiting]), four hands of different ends are recorded, one voided, a latecomer seated,
-a player gone home and a payment marked at settle-up, counted by the core in Pyodide
-exactly as the core's fold counts the same events here; the night survives a reload with
+a player gone home and a payment marked at settle-up (undone and marked again), counted by
+the core in Pyodide exactly as the core's fold counts the same events here; the night
+survives a reload with
 no signal and the home page lists it. Back online two tabs send the night at once, one
 answer lost on the way: nothing is stored twice, and both lead to the server's session,
 whose ledger is the phone's to the cent."""
@@ -151,35 +152,46 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     paid = Decimal(first.get_attribute("data-amount") or "x")
     first.get_by_role("button", name="Paid in full").click()
     page.wait_for_selector("#night-status[data-waiting='9']")
+    # ...undone (it was the wrong pair), then marked again
+    undo = page.locator("#night-payments li[data-paid]")
+    undo.locator("summary").click()
+    undo.get_by_label("Why undo this payment").fill("tapped too soon")
+    undo.get_by_role("button", name="Undo", exact=True).click()
+    page.wait_for_selector("#night-status[data-waiting='10']")
+    assert page.locator("#night-payments li[data-paid]").count() == 0
+    page.locator(f"#night-transfers li[data-from='{payer}'][data-to='{payee}']").get_by_role(
+        "button", name="Paid in full").click()
+    page.wait_for_selector("#night-status[data-waiting='11']")
     assert page.locator("#night-payments li[data-paid]").count() == 1
     left = {(li.get_attribute("data-from"), li.get_attribute("data-to")): Decimal(
         li.get_attribute("data-amount") or "x")
         for li in page.locator("#night-transfers li[data-from]").all()}
     assert (payer, payee) not in left
     events = kept_events(page)
-    assert events[-1]["kind"] == "paid" and Decimal(events[-1]["amount"]) == paid
+    assert [e["kind"] for e in events[-3:]] == ["paid", "undone", "paid"]
+    assert events[-2]["payment"] == events[-3]["id"] and Decimal(events[-1]["amount"]) == paid
     balances = fold(events).open()
     assert sum(a for a in balances.values() if a > 0) == sum(left.values())
     shot("01-the-night-on-the-phone")
 
     # Still no signal: the night survives a reload, and the home page lists it.
     page.reload()
-    page.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='11']", timeout=COLD_START)
     page.wait_for_selector("#night-totals [data-player='Dee']")
     assert shown_totals(page, "#night-totals") == phone
     page.goto(base + "/")
     listed = page.locator(f"#phone-nights [data-phone-night='{uid}']")
     listed.wait_for()
-    assert listed.get_attribute("data-waiting") == "9"
+    assert listed.get_attribute("data-waiting") == "11"
     page.goto(night_url)
-    page.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
+    page.wait_for_selector("#night-status[data-waiting='11']", timeout=COLD_START)
 
     # The signal back, with the night open in two tabs: both send it at once; the first
     # tab's send reaches the server but its answer is lost. Each event is stored once, and
     # both tabs lead to the server's session.
     other = page.context.new_page()
     other.goto(night_url)
-    other.wait_for_selector("#night-status[data-waiting='9']", timeout=COLD_START)
+    other.wait_for_selector("#night-status[data-waiting='11']", timeout=COLD_START)
     sends: list[int] = []
 
     def lose_the_answer(route) -> None:
@@ -211,10 +223,11 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     assert {n: Decimal(v) for n, v in ledger["totals"].items()} == folded, ledger
     assert [(p["from"], p["to"], Decimal(p["amount"])) for p in ledger["paid"]] == [
         (payer, payee, paid)]
+    assert [p["undone"] for p in ledger["payments"]] == [True, False]
     assert {(t["from"], t["to"]): Decimal(t["amount"]) for t in ledger["transfers"]} == left
     assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS) - 1  # one void
     with live_app.app_context():
-        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 9
+        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 11
         assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
         db.session.remove()
     # The night's page, asked again (another tab, a bookmark), leads to the session too.
