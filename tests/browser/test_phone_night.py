@@ -5,10 +5,9 @@ the new-session form the phone kept, Start makes a night on the phone (its own p
 [data-waiting]), four hands of different ends are recorded, one voided, a latecomer seated,
 a player gone home and a payment marked at settle-up (undone and marked again), counted by
 the core in Pyodide exactly as the core's fold counts the same events here; the night
-survives a reload with
-no signal and the home page lists it. Back online two tabs send the night at once, one
-answer lost on the way: nothing is stored twice, and both lead to the server's session,
-whose ledger is the phone's to the cent."""
+survives a reload with no signal and the home page lists it. Back online two tabs send the
+night at once, one answer lost on the way: nothing is stored twice, and both lead to the
+server's session, whose ledger is the phone's to the cent."""
 from __future__ import annotations
 
 import re
