@@ -169,7 +169,7 @@
       var ul = list.querySelector("ul");
       var sayHome = wordsOf("phone-nights");
       mine.sort(function (a, b) { return a.at < b.at ? 1 : -1; }).forEach(function (n) {
-        var li = el("li", "card");
+        var li = el("li", "hand");
         li.setAttribute("data-phone-night", n.uid);
         li.setAttribute("data-waiting", String(waitingOf(n)));
         var a = el("a", "", n.name || n.uid);
