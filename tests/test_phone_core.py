@@ -233,6 +233,7 @@ def requests() -> list[dict[str, Any]]:
                 for currency in ("EUR", "JPY", "USD", "GBP", "chips", "$", None)]
         out.append({"op": "money", "lang": lang, "currency": "EUR", "amounts": ["1", "1,5"]})
         out += _check_forms(rng, lang)
+        out += _events_requests(rng, lang)
     return out + _random_requests(rng)
 
 
@@ -267,6 +268,53 @@ def _check_forms(rng: random.Random, lang: str) -> list[dict[str, Any]]:
         changed = change + [p for p in form if p[0] not in {c[0] for c in change}]
         out.append({"op": "check_form", "lang": lang, "fields": changed})
     out.append({"op": "check_form", "lang": lang, "fields": "players=Ann"})
+    return out
+
+
+#: The new-session form as the phone reads it with no signal (the ``events`` op's ``start``).
+START_FORM = [["name", "Basement"], ["player-0", "Ann"], ["player-1", "Bob"],
+              ["player-2", "Cy"], ["player-3", ""], ["first_dealer", "1"], ["stake", "0.25"],
+              ["currency", "EUR"], ["preset", "pagat"]]
+#: The same form, its first dealer an empty seat.
+EMPTY_DEALER = [*START_FORM[:5], *START_FORM[6:], ["first_dealer", "3"]]
+
+
+def night_events(night: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    """A random night as the phone keeps it: its events (each with an id and its place), a
+    newcomer seated partway, a hand refused as it comes (the phone keeps none such, but the
+    op says so), a player leaving near the end."""
+    events: list[dict[str, Any]] = [_started(night)]
+    for i, hand in enumerate(night["hands"]):
+        if i == len(night["hands"]) // 2 and len(night["players"]) < 8:
+            events.append({"kind": "joined", "player": "Zoe"})
+        events.append({"kind": "hand", "hand": hand})
+    if len(night["players"]) > 2 and rng.random() < 0.5:
+        events.append({"kind": "left", "player": night["players"][0]})
+    return [{"id": f"e{i}", "seq": i, **e} for i, e in enumerate(events, 1)]
+
+
+def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
+    """The ``events`` op: random nights folded, one more hand read from the record form, a
+    newcomer added, the new-session form read (good, refused, with a side bet), and bad
+    requests."""
+    out: list[dict[str, Any]] = []
+    for night in random_nights()[:12]:
+        events = night_events(night, rng)
+        out.append({"op": "events", "lang": lang, "events": events})
+        if night["hands"]:
+            out.append({"op": "events", "lang": lang, "events": events[:1],
+                        "hand": _form(night["hands"][0], night["players"])})
+        out.append({"op": "events", "lang": lang, "events": events,
+                    "add": {"kind": "joined", "player": rng.choice(["Zed", "Ann", ""])}})
+    forms = [START_FORM, START_FORM[:1], [*START_FORM, ["sb-naturals", "1"]],
+             [*START_FORM, ["opt-hand_size", "x"]], [*START_FORM[:-1], ["preset", "nope"]],
+             EMPTY_DEALER, [*START_FORM, ["stake", "-1"]]]
+    out += [{"op": "events", "lang": lang, "events": [], "start": f} for f in forms]
+    out += [{"op": "events", "lang": lang, "events": "no"},
+            {"op": "events", "lang": lang, "events": [1]},
+            {"op": "events", "lang": lang, "events": [], "start": "name=Ann"},
+            {"op": "events", "lang": lang, "events": [], "hand": [["kind", "drop"]]},
+            {"op": "events", "lang": lang, "events": [], "add": 3}]
     return out
 
 
@@ -364,7 +412,7 @@ def test_pyodide_answers_every_request_as_cpython_does(in_pyodide):
     assert len({a["field"] for a in refused}) >= 30 and len(refused) >= 800
     assert {(r["op"], r["lang"]) for r in asked} == {
         (op, lang) for op in ("settle", "compare", "transfers", "night", "record", "money",
-                              "check_form")
+                              "check_form", "events")
         for lang in LANGUAGES}
     nights = [a for r, a in zip(asked, answers, strict=True) if r["op"] == "night"]
     assert all("hands" in n for n in nights)
@@ -531,6 +579,45 @@ def test_the_phone_counts_a_night_as_the_fold_does():
         seen["pots"] += bool(folded.pots)
     # the nights hold what the test is about: many hands, refused ones, pots left at the end
     assert seen["hands"] >= 500 and seen["refused"] >= 100 and seen["pots"] >= 15, seen
+
+
+def test_the_events_op_counts_a_night_kept_on_the_phone_as_the_fold_does():
+    """A night kept as events (issue 41): the op's money by part, its transfers and its next
+    dealer are the core's fold of the events it takes; an event the night refuses is named
+    by its index and counts nothing; what a form gives is the event the fold then takes."""
+    translators, rng = _translators(), random.Random(SEED)
+    for night in random_nights()[:60]:
+        events = night_events(night, rng)
+        got = loads(answer_json(_text({"op": "events", "events": events}), translators))
+        state, taken = None, []
+        for event in events:
+            try:
+                state = start(event) if state is None else apply(state, event)
+            except TonkError:
+                continue
+            taken.append(event)
+        assert state is not None
+        assert len(got["refused"]) == len(events) - len(taken)
+        assert {row["name"]: [Decimal(row[part]["data"]) for part in _PARTS]
+                for row in got["rows"]} == {
+            n: [m.hands, m.side_bets, m.pots_back, m.total]
+            for n, m in state.money().items()}, night
+        assert got["dealer"] == state.dealer and got["players"] == list(state.seated)
+        left = dict(state.open())
+        for t in got["transfers"]:
+            left[t["from"]] += Decimal(t["amount"])
+            left[t["to"]] -= Decimal(t["amount"])
+        assert not any(left.values())
+    read = answer({"op": "events", "events": [], "start": START_FORM}, translators)
+    assert read["added"] == {"kind": "started", "name": "Basement",
+                             "players": ["Ann", "Bob", "Cy"], "rules": {"preset": "pagat"},
+                             "stake": "0.25", "currency": "EUR", "dealer": "Bob"}
+    assert [r["name"] for r in read["rows"]] == ["Ann", "Bob", "Cy"]
+    refused = answer({"op": "events", "events": [], "start": EMPTY_DEALER}, translators)
+    assert refused["added"] is None and refused["refusal"]["field"] == "first_dealer"
+    assert answer({"op": "events", "events": [], "start": [*START_FORM, ["sb-naturals", "1"]]},
+                  translators)["problems"] == {"sb-naturals": "phone_side_bets"}
+    assert answer({"op": "events", "events": [1]}, translators)["field"] == "events"
 
 
 def test_a_hand_of_the_night_with_no_dealer_is_dealt_by_the_turn_of_the_deal():

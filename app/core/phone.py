@@ -24,6 +24,13 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
   fewest transfers that settle what is open: what the server will make of those hands;
 - ``money``: ``amounts`` of ``currency`` → how each is written (data, the reader's
   language, signed);
+- ``events``: a night kept on the phone as the core's events (:mod:`app.core.night`, as
+  ``PUT /api/v1/nights/{uid}/events`` takes them), and optionally one more to ``add`` or
+  the form to read it from (``start``: the new-session form's fields; ``hand``: the record
+  form's fields), as ``[name, value]`` pairs → the event read from the form, each event's
+  refusal (by its index), and the night folded: its state (:func:`night_json`), each
+  player's money by part as data and as written, the hands, who deals next, the fewest
+  transfers of what is open and what the hand fields ask under the night's rules;
 - ``check_form``: the dispute checker's form (``/check``) as ``[name, value]`` pairs →
   the players, what the hand fields ask under the rules typed (or the preset's, while the
   options typed are refused) and the card picker's data, the hand the form gives (for
@@ -54,16 +61,18 @@ from .money import (
     currency_places,
     format_money,
     format_number,
+    from_minor,
     loads,
     money_data,
     parse_decimal,
     parse_stake,
     with_sign,
 )
-from .night import Night, apply, night_of_json, settled_hand, start
+from .night import Night, apply, night_json, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
-from .tableform import check_of_form
+from .sidebets import BETS
+from .tableform import amount_text, check_of_form, rules_field, rules_of_form
 from .transfers import fewest_transfers, parse_balances
 
 #: The languages a request may ask for (English is the catalogue as written).
@@ -234,13 +243,7 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
         deal = night.hands[-1]
         hands.append({"number": deal.number, "dealer": deal.data["dealer"], **shown})
     currency, scoring = night.currency, night.scoring
-    places = currency_places(currency) if scoring == "money" else 0
-
-    def written(value: Decimal) -> dict[str, str]:
-        text = format_number(abs(value), places, lang)
-        return {"data": str(value), "shown": text if scoring == "push_ups"
-                else with_sign(value, text)}
-
+    written = _writer(night, lang)
     money = night.money()
     moved = {n: Decimal(str(v)) for n, v in (table.get("moved") or {}).items()}
     rows = [{"name": n, "hands": written(m.hands), "side_bets": written(m.side_bets),
@@ -253,6 +256,160 @@ def _record(request: Mapping[str, Any]) -> dict[str, Any]:
             "transfers": [] if scoring == "push_ups" else [
                 {**t, "shown": _money_shown(Decimal(t["amount"]), currency, lang, scoring)}
                 for t in _transfers({"balances": open_})["transfers"]]}
+
+
+def _writer(night: Night, lang: str) -> Callable[[Decimal], dict[str, str]]:
+    """How a night's amounts are written: as data (the API's decimal) and as the page shows
+    them (signed, in the reader's language; push-ups unsigned)."""
+    scoring = night.scoring
+    places = currency_places(night.currency) if scoring == "money" else 0
+
+    def written(value: Decimal) -> dict[str, str]:
+        text = format_number(abs(value), places, lang)
+        return {"data": str(value), "shown": text if scoring == "push_ups"
+                else with_sign(value, text)}
+
+    return written
+
+
+def _events(request: Mapping[str, Any]) -> dict[str, Any]:
+    """A night kept on the phone as its events, folded as the server folds them when they
+    are sent (:func:`app.core.night.fold`), with one more event read from a form or given
+    (``add``), checked against the night: what the phone's night page shows and keeps."""
+    events, lang = request.get("events") or [], request.get("lang", "en")
+    if not isinstance(events, list):
+        return {"error": "send the events as a list", "field": "events",
+                "type": "RequestError"}
+    night: Night | None = None
+    refused: dict[str, Any] = {}
+    if not all(isinstance(event, Mapping) for event in events):
+        return {"error": "send each event as an object", "field": "events",
+                "type": "RequestError"}
+    for index, event in enumerate(events):
+        try:
+            night = start(event) if night is None else apply(night, event)
+        except TonkError as exc:
+            refused[str(index)] = _refusal(exc)
+    answer: dict[str, Any] = {"refused": refused}
+    try:
+        added = _added(request, night)
+        if added is not None:
+            night = start(added) if night is None else apply(night, added)
+            answer["added"] = added
+    except _BadRequest as exc:
+        return {"error": "send the form as [name, value] pairs of text", "field": str(exc),
+                "type": "RequestError"}
+    except _FormProblems as exc:
+        answer.update(added=None, problems=exc.problems)
+    except TonkError as exc:
+        answer.update(added=None, refusal=_refusal(exc))
+    if night is None:
+        return {**answer, "night": None}
+    written = _writer(night, lang)
+    fmt = amount_formatter(night.rules, night.currency)
+    asks = Asks.of(night.rules)
+    return {**answer, "night": night_json(night),
+            "rows": [{"name": n, "seated": n in night.seated, "hands": written(m.hands),
+                      "side_bets": written(m.side_bets), "returned": written(m.pots_back),
+                      "total": written(m.total), "data": fmt(m.total)}
+                     for n, m in night.money().items()],
+            "hands": [{"number": d.number, "dealer": d.data.get("dealer"),
+                       "end": d.data.get("end"), "voided": d.voided,
+                       "multiplier": d.data.get("multiplier", 1),
+                       "nets": {n: written(from_minor(v))["shown"] for n, v in d.nets.items()}}
+                      for d in night.hands],
+            "players": list(night.seated), "dealer": night.dealer, "scoring": night.scoring,
+            "transfers": [] if night.scoring == "push_ups" else [
+                {**t, "shown": _money_shown(Decimal(t["amount"]), night.currency, lang,
+                                            night.scoring)}
+                for t in _transfers({"balances": night.open()})["transfers"]],
+            "asks": asks.to_json(), "picker": picker_data(night.rules, asks)}
+
+
+def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | None:
+    """The event to add: given, or read from the new-session form (``start``) or the record
+    form (``hand``)."""
+    if request.get("start") is not None:
+        return _started_of_form(_pairs(request["start"], "start"))
+    if request.get("hand") is not None:
+        if night is None:
+            raise TonkError(Message("night.event", kind="'hand'"), "kind")
+        return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night, {})}
+    added = request.get("add")
+    if added is not None and not isinstance(added, Mapping):
+        raise _BadRequest("add")
+    return dict(added) if added is not None else None
+
+
+class _FormProblems(Exception):
+    """The new-session form's own problems (codes by field, as :mod:`.tableform` gives them,
+    and ``phone_side_bets``: side bets are not started on the phone yet)."""
+
+    def __init__(self, problems: Mapping[str, str]) -> None:
+        super().__init__(problems)
+        self.problems = dict(problems)
+
+
+def _pairs(fields: Any, name: str) -> list[list[str]]:
+    if not _is_pairs(fields):
+        raise _BadRequest(name)
+    return list(fields)
+
+
+def _is_pairs(fields: Any) -> bool:
+    return isinstance(fields, list) and all(
+        isinstance(f, list) and len(f) == 2 and all(isinstance(v, str) for v in f)
+        for f in fields)
+
+
+class _BadRequest(Exception):
+    """A request the op cannot read: the answer names its ``field``."""
+
+
+def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
+    """The new-session form (``/sessions/new``, the same fields) → the night's ``started``
+    event: the players in seat order (empty seats skipped), the first dealer by seat, the
+    rules as the core reads the form (:func:`rules_of_form`), checked by the core's start
+    (a refusal names the form's field). Side bets are the server's form's alone for now."""
+    form = Fields(fields)
+    spec, problems = rules_of_form(form)
+    problems.update({f"sb-{bet}": "phone_side_bets" for bet in BETS if form.get(f"sb-{bet}")})
+    if problems:
+        raise _FormProblems(problems)
+    seats = [" ".join(form.get(f"player-{i}", "").split()) for i in range(8)]
+    try:
+        dealer_seat = int(form.get("first_dealer", "0"))
+    except ValueError:
+        dealer_seat = -1
+    dealer = seats[dealer_seat] if 0 <= dealer_seat < len(seats) else ""
+    started: dict[str, Any] = {
+        "kind": "started", "name": form.get("name", "").strip(),
+        "players": [p for p in seats if p], "rules": spec,
+        "stake": amount_text(form.get("stake", "")),
+        "currency": form.get("currency", "").strip() or None, "dealer": dealer}
+    league = form.get("league", "").strip()
+    if league:
+        started["league"] = int(league) if league.isascii() and league.isdigit() else league
+    try:
+        start(started)
+    except TonkError as exc:
+        raise TonkError(exc.said, _form_field(exc.field, seats)) from exc
+    if not dealer:  # a seat with nobody in it (the core would take the first player)
+        raise TonkError(Message("session.first_dealer", first_dealer=f"#{dealer_seat + 1}"),
+                        "first_dealer")
+    return started
+
+
+def _form_field(field: str | None, seats: list[str]) -> str | None:
+    """The core's field → the new-session form's (``players[1]`` → the second filled seat)."""
+    where = rules_field(field)
+    if where is not None:
+        return where
+    if field and field.startswith("players[") and field.endswith("]"):
+        filled = [i for i, p in enumerate(seats) if p]
+        index = int(field[len("players["):-1])
+        return f"player-{filled[index]}" if index < len(filled) else "players"
+    return field
 
 
 def _money_shown(amount: Decimal, currency: str | None, lang: str, scoring: str) -> str:
@@ -280,5 +437,5 @@ def _check_form(request: Mapping[str, Any]) -> dict[str, Any]:
 
 _OPS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "settle": _settle, "compare": _compare, "transfers": _transfers, "night": _night,
-    "record": _record, "money": _money, "check_form": _check_form,
+    "record": _record, "money": _money, "check_form": _check_form, "events": _events,
 }

@@ -12,19 +12,23 @@
    list and the worker from the network when there is one, else as last fetched. A new
    bundle's list drops the files it no longer names. The core's worker keeps its modules
    compiled there too (/phone/compiled.zip, put by the worker itself: never fetched).
+   A night started on the phone with no signal (night.js) has one page for every night,
+   /phone/nights/<uid>, kept as one; its events go to the server from the page itself.
    Nothing else is kept: no API answer, no other form's POST. */
 /* global TonkOutbox */
 importScripts("/static/outbox.js");
 
-var SHELL = "tonk-shell-v3", PAGES = "tonk-pages", CORE = "tonk-core-v1";
+var SHELL = "tonk-shell-v4", PAGES = "tonk-pages", CORE = "tonk-core-v1";
 var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
-              "/static/offline.js", "/static/counting.js", "/static/icons/icon-192.png",
+              "/static/offline.js", "/static/counting.js", "/static/night.js", "/static/icons/icon-192.png",
               "/offline", "/manifest.webmanifest"];
-var KEPT = [/^\/$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
+var KEPT = [/^\/$/, /^\/sessions\/new$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
             /^\/sessions\/\d+\/settle$/,
             /^\/sessions\/\d+\/(live|chart\.svg)$/, /^\/s\/[^/]+$/,
             /^\/s\/[^/]+\/(live|chart\.svg|hands\/\d+)$/, /^\/check$/];
 var RECORD = /^\/sessions\/(\d+)\/hands\/new$/;
+/* A night started on the phone (night.js): one page for every such night, kept as one. */
+var NIGHT = /^\/phone\/nights\/[0-9A-Za-z_-]+$/, NIGHT_PAGE = "/phone/nights/-";
 
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(SHELL).then(function (cache) {
@@ -65,6 +69,22 @@ function marked(hit) {
   return hit.text().then(function (html) {
     return new Response(html.replace("<body", '<body data-offline-as-of="' + when + '"'),
                         {status: 200, headers: hit.headers});
+  });
+}
+
+/* A night's page: the network's (kept as the one page of every night), else the one kept. */
+function nightPage(request) {
+  var shell = new URL(NIGHT_PAGE, self.location.href).href;
+  return fetch(request).then(function (response) {
+    if (response.ok && !response.redirected && response.type === "basic") {
+      var copy = response.clone();
+      caches.open(PAGES).then(function (cache) { return cache.put(shell, copy); })
+        .catch(function () { /* full: the page still shows */ });
+    }
+    return response;
+  }, function () {
+    return caches.open(PAGES).then(function (cache) { return cache.match(shell); })
+      .then(function (hit) { return hit || offlinePage(); });
   });
 }
 
@@ -207,7 +227,9 @@ self.addEventListener("fetch", function (event) {
     return;
   }
   if (request.method !== "GET") return;
-  if (request.mode === "navigate") {
+  if (NIGHT.test(url.pathname)) {
+    event.respondWith(nightPage(request));
+  } else if (request.mode === "navigate") {
     event.respondWith(page(request, url.pathname));
   } else if (url.pathname.indexOf("/phone/") === 0) {
     event.respondWith(core(request, url.pathname));

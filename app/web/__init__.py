@@ -23,6 +23,7 @@ from . import directing as directing  # noqa: E402  (tournaments: the director's
 from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
 from . import events as events  # noqa: E402  (tournaments: the tables' links)
 from . import language as language  # noqa: E402  (the language switcher, /language)
+from . import nights as nights  # noqa: E402  (a night started on the phone, sent later)
 from . import offline as offline  # noqa: E402  (the app on the phone: manifest, worker)
 from . import paper as paper  # noqa: E402  (the night on paper)
 from . import pay as pay  # noqa: E402  (pay links and handles)

@@ -1,0 +1,515 @@
+/* A night started on the phone with no signal (issue 41): kept on the phone as the core's
+   events (app/core/night.py), counted by the core's fold in Pyodide (TonkCount.ask, op
+   "events"), sent to the server when the signal is back.
+
+   - The new-session form (/sessions/new, kept by the service worker): Start with no signal
+     reads the form on the phone as a "started" event (the core reads it: the same fields as
+     the server's form), keeps it in IndexedDB (persistent storage asked for) under a new
+     night's uid, and opens the night's own page, /phone/nights/<uid>.
+   - That page (templates/web/phone_night.html): <html data-night="phone"> and a status
+     that says the night is on this phone only, with [data-waiting="N"] (the changes not
+     sent yet); the totals ([data-player][data-total]), who deals, who pays whom and each
+     hand, from the core's fold; the hand fields (drawn for the night's players and rules
+     as the dispute checker draws them), a player joining or leaving.
+   - With a signal (on load, or when it comes back) the page sends the events the server
+     does not hold yet, in order, each under its id (POST /phone/nights/<uid>/events, the
+     API's night door for a phone signed in by cookie): a send cut halfway is sent again
+     from where the server says it stopped, and the server stores each event once. When it
+     holds them all, the page leads to the session's own page.
+   - The home page lists the nights the phone holds and how many changes of each wait.
+   Nothing is dropped: a refusal is shown with the server's reason and the night stays. */
+(function () {
+  "use strict";
+  if (!window.indexedDB || !window.Promise) return;
+  var NAME = "tonk-nights", STORE = "nights";
+  var body = document.body, account = +(body.getAttribute("data-account") || 0);
+
+  // -- the phone's store ----------------------------------------------------------------------
+  var opened = null;
+  function store() {
+    if (opened) return opened;
+    opened = new Promise(function (resolve, reject) {
+      var req = indexedDB.open(NAME, 1);
+      req.onupgradeneeded = function () { req.result.createObjectStore(STORE, {keyPath: "uid"}); };
+      req.onsuccess = function () { resolve(req.result); };
+      req.onerror = function () { reject(req.error); };
+    });
+    return opened;
+  }
+  function run(mode, work) {
+    return store().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction(STORE, mode), result;
+        tx.oncomplete = function () { resolve(result); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
+        work(tx.objectStore(STORE), function (r) { result = r; });
+      });
+    });
+  }
+  function get(uid) {
+    return run("readonly", function (s, done) {
+      var req = s.get(uid);
+      req.onsuccess = function () { done(req.result || null); };
+    });
+  }
+  function put(night) { return run("readwrite", function (s) { s.put(night); }); }
+  function all() {
+    return run("readonly", function (s, done) {
+      var req = s.getAll();
+      req.onsuccess = function () { done(req.result || []); };
+    });
+  }
+  function hex() {
+    var b = crypto.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  }
+  function waitingOf(night) { return night.events.length - night.sent; }
+  function keepForGood() {
+    if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(function () {});
+  }
+
+  // -- words and small helpers ----------------------------------------------------------------
+  function wordsOf(id) {
+    var words = document.getElementById(id);
+    return function (name, values) {
+      var text = (words && words.getAttribute("data-" + name)) || "";
+      Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
+      return text;
+    };
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function each(root, selector, fn) {
+    Array.prototype.forEach.call(root.querySelectorAll(selector), fn);
+  }
+  function pairsOf(form) {
+    var out = [];
+    new FormData(form).forEach(function (value, name) {
+      if (name !== "csrf_token" && name !== "once") out.push([name, String(value)]);
+    });
+    return out;
+  }
+  function escaped(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c];
+    });
+  }
+  function ask(request) { return window.TonkCount.ask(request); }
+  function offline() { return !navigator.onLine; }
+
+  // Each problem beside its field (a note err-<field>), else at the form's top.
+  function clearProblems(form) {
+    each(form, "p.err[data-phone]", function (p) { p.remove(); });
+    each(form, "[aria-invalid=true]", function (i) { i.removeAttribute("aria-invalid"); });
+  }
+  function showProblem(form, field, text) {
+    var target = field && (document.getElementById(field) || document.getElementById(field + "-0") ||
+      form.querySelector('[name="' + CSS.escape(field) + '"]'));
+    var note = el("p", "err", text);
+    note.setAttribute("data-phone", "1");
+    note.setAttribute("role", "alert");
+    note.id = "err-" + (field || "form");
+    var place = target && (target.closest(".field, fieldset, .count-row, p") || target);
+    if (place && form.contains(place)) place.appendChild(note);
+    else form.insertBefore(note, form.firstChild);
+    if (target) { target.setAttribute("aria-invalid", "true"); target.focus(); }
+  }
+
+  // -- the new-session form with no signal ----------------------------------------------------
+  var newForm = document.getElementById("new-session");
+  if (newForm && account && window.TonkCount) {
+    var sayNew = wordsOf("offline-words");
+    newForm.addEventListener("submit", function (e) {
+      if (!offline()) return;  // with a signal the server starts the night, as ever
+      e.preventDefault();
+      clearProblems(newForm);
+      var pairs = pairsOf(newForm);
+      // (tonk.js rests the button while a form is sent: this one is not, it is read here)
+      function again() {
+        newForm.removeAttribute("data-sending");
+        each(newForm, "button", function (b) { b.disabled = false; b.removeAttribute("aria-busy"); });
+      }
+      ask({op: "events", events: [], start: pairs}).then(function (read) {
+        if (!read.added) setTimeout(again, 0);
+        if (read.problems) {
+          Object.keys(read.problems).forEach(function (field) {
+            var code = read.problems[field];
+            showProblem(newForm, field, sayNew(code === "phone_side_bets" ? "phone-side-bets" : "phone-check"));
+          });
+          return null;
+        }
+        if (!read.added) {
+          showProblem(newForm, read.refusal ? read.refusal.field : null,
+                      read.refusal ? read.refusal.error : read.error);
+          return null;
+        }
+        var started = read.added, uid = hex();
+        var event = {id: hex(), seq: 1};
+        Object.keys(started).forEach(function (k) { event[k] = started[k]; });
+        keepForGood();
+        return put({uid: uid, account: account, name: started.name, events: [event], sent: 0,
+                    session: null, page: null, problem: null, at: new Date().toISOString()})
+          .then(function () { location.href = "/phone/nights/" + uid; });
+      }).catch(function (error) {
+        setTimeout(again, 0);
+        showProblem(newForm, null, String(error && error.message || error));
+      });
+    });
+  }
+
+  // -- the home page: the nights the phone holds ---------------------------------------------
+  var list = document.getElementById("phone-nights");
+  if (list && account) {
+    all().then(function (nights) {
+      var mine = nights.filter(function (n) { return n.account === account && waitingOf(n) > 0; });
+      var ul = list.querySelector("ul");
+      var sayHome = wordsOf("phone-nights");
+      mine.sort(function (a, b) { return a.at < b.at ? 1 : -1; }).forEach(function (n) {
+        var li = el("li", "hand");
+        li.setAttribute("data-phone-night", n.uid);
+        li.setAttribute("data-waiting", String(waitingOf(n)));
+        var a = el("a", "", n.name || n.uid);
+        a.href = "/phone/nights/" + n.uid;
+        li.appendChild(a);
+        li.appendChild(el("p", "hint", sayHome("words-waiting", {n: waitingOf(n)})));
+        ul.appendChild(li);
+      });
+      list.hidden = !mine.length;
+    }).catch(function () { /* no store: nothing to list */ });
+  }
+
+  // The pages a night started offline needs are kept while there is a signal: the
+  // new-session form and the night's page (the service worker keeps what the phone fetches).
+  if (account && !offline() && !body.getAttribute("data-offline-as-of") && navigator.serviceWorker) {
+    var later = function () {
+      try { if (sessionStorage.getItem("tonk-night-kept")) return; } catch (e) { /* again */ }
+      navigator.serviceWorker.ready.then(function () {
+        return Promise.all(["/sessions/new", "/phone/nights/-"].map(function (url) {
+          return fetch(url, {credentials: "same-origin", priority: "low"});
+        }));
+      }).then(function () {
+        try { sessionStorage.setItem("tonk-night-kept", "1"); } catch (e) { /* again */ }
+      }).catch(function () { /* the next page tries again */ });
+    };
+    if (document.readyState === "complete") setTimeout(later, 0); else window.addEventListener("load", later);
+  }
+
+  // -- the night's own page -------------------------------------------------------------------
+  var page = document.getElementById("phone-night");
+  var match = /^\/phone\/nights\/([0-9A-Za-z_-]{1,32})$/.exec(location.pathname);
+  if (!page || !match || !window.TonkCount) return;
+  var uid = match[1], say = wordsOf("night-words"), root = document.documentElement;
+  var night = null, shown = null, drawnFor = "", sending = null;
+  var handForm = document.getElementById("hand-form"), proto = document.getElementById("check-hand");
+
+  function status() {
+    var line = document.getElementById("night-status"), n = waitingOf(night);
+    line.setAttribute("data-waiting", String(n));
+    line.textContent = say("only-here", {n: n}) + (offline() ? " " + say("offline") : "");
+    var problem = document.getElementById("night-problem");
+    problem.hidden = !night.problem;
+    problem.textContent = night.problem || "";
+    if (night.problem && night.differs && night.page) {  // the server's session, to see it
+      var link = el("a", "", night.name || uid);
+      link.href = night.page;
+      problem.appendChild(document.createTextNode(" "));
+      problem.appendChild(link);
+    }
+  }
+
+  function drawFields(read) {
+    var key = JSON.stringify([read.players, read.night.rules]);
+    if (key === drawnFor) return;
+    drawnFor = key;
+    var step = document.getElementById("hand-step"), part = el("div");
+    part.id = "hand-step";
+    part.setAttribute("data-hand-root", "");
+    part.innerHTML = proto.innerHTML.replace(/@@seat(\d+)@@/g, function (m, i) {
+      return escaped(read.players[+i] || "");
+    });
+    each(part, "[data-seat]", function (e) {
+      if (+e.getAttribute("data-seat") >= read.players.length) e.remove();
+    });
+    each(part, "[data-ask]", function (e) {
+      var asked = e.getAttribute("data-ask").split(" ").some(function (k) { return read.asks[k]; });
+      if (!asked) e.remove();
+    });
+    each(part, "[data-mode]", function (e) {
+      var kindMode = e.getAttribute("data-mode").split(" ");
+      if (read.asks.modes[kindMode[0]] !== kindMode[1]) e.remove();
+    });
+    each(part, "fieldset.counts", function (f) { f.setAttribute("data-kinds", read.asks.count_kinds); });
+    each(part, "input.count", function (i) { i.max = String(read.picker.maxCount); });
+    var spot = part.querySelector("#hand-config"), msg = JSON.parse(spot.textContent).msg;
+    msg.max = msg.max.split("{max}").join(String(read.picker.maxCount));
+    msg.full = msg.full.split("{size}").join(String(read.picker.handSize));
+    var config = {msg: msg};
+    Object.keys(read.picker).forEach(function (k) { config[k] = read.picker[k]; });
+    spot.textContent = JSON.stringify(config);
+    step.parentNode.replaceChild(part, step);
+    if (window.TonkHandForm) window.TonkHandForm(part, config);
+  }
+
+  function draw(read) {
+    shown = read;
+    root.setAttribute("data-night", "phone");
+    page.hidden = false;
+    document.getElementById("night-name").textContent = night.name || uid;
+    status();
+    var totals = document.getElementById("night-totals");
+    totals.textContent = "";
+    read.rows.forEach(function (r) {
+      var li = el("li");
+      if (r.seated) { li.setAttribute("data-player", r.name); li.setAttribute("data-total", r.data); }
+      li.appendChild(el("span", "who", r.name));
+      var amt = el("span", "amt " + (+r.data > 0 ? "pos" : +r.data < 0 ? "neg" : "zero"), r.total.shown);
+      li.appendChild(amt);
+      totals.appendChild(li);
+    });
+    document.getElementById("night-dealer").textContent = say("deals", {name: read.dealer});
+    var transfers = document.getElementById("night-transfers");
+    transfers.textContent = "";
+    if (!read.transfers.length) transfers.appendChild(el("li", "hint", say("nobody")));
+    read.transfers.forEach(function (t) {
+      var li = el("li", "", say("pays", {from: t.from, to: t.to, amount: t.shown}) + " ");
+      li.setAttribute("data-from", t.from);
+      li.setAttribute("data-to", t.to);
+      li.setAttribute("data-amount", t.amount);
+      var paid = el("button", "btn", say("paid-in-full"));
+      paid.type = "button";
+      paid.addEventListener("click", function () {
+        add({add: {id: hex(), kind: "paid", payer: t.from, payee: t.to, amount: t.amount}}, paidForm);
+      });
+      li.appendChild(paid);
+      transfers.appendChild(li);
+    });
+    var payments = document.getElementById("night-payments");
+    payments.textContent = "";
+    read.night.payments.forEach(function (p) {
+      if (p.undone) return;
+      var li = el("li", "", p.payer + " \u2192 " + p.payee + " " + p.amount + " · " + say("paid"));
+      li.setAttribute("data-paid", String(p.id));
+      li.appendChild(reasonForm("undo-" + p.id, say("undo-open"), say("why-undo"), say("undo"),
+                                function (reason) { return {kind: "undone", payment: p.id, reason: reason}; }));
+      payments.appendChild(li);
+    });
+    var hands = document.getElementById("night-hands");
+    hands.textContent = "";
+    read.hands.slice().reverse().forEach(function (h) {
+      var li = el("li", "hand");
+      li.setAttribute("data-hand", String(h.number));
+      var kind = proto.content.querySelector("label[for='kind-" + h.end.kind + "'] .kind");
+      li.appendChild(el("strong", "", say("hand", {n: h.number}) + " · " +
+                        (kind ? kind.textContent : h.end.kind) + (h.end.player ? " · " + h.end.player : "")));
+      li.appendChild(el("p", "hint", say("dealt", {name: h.dealer})));
+      li.appendChild(el("p", "hint", Object.keys(h.nets).map(function (n) { return n + " " + h.nets[n]; }).join(", ")));
+      if (h.voided) {
+        li.classList.add("void");
+        li.setAttribute("data-voided", "1");
+        li.appendChild(el("span", "badge", say("voided")));
+      } else {
+        li.appendChild(reasonForm("void-" + h.number, say("void"), say("why-void"), say("void-it"),
+                                  function (reason) { return {kind: "voided", number: h.number, reason: reason}; }));
+      }
+      hands.appendChild(li);
+    });
+    var leave = document.getElementById("leave-name");
+    leave.textContent = "";
+    read.players.forEach(function (n) { var o = el("option", "", n); o.value = n; leave.appendChild(o); });
+    drawHandFields(read);
+  }
+  // The hand fields for the night as it stands: drawn again for other players or rules,
+  // else as they are (what is typed stays); the dealer is whose turn it is.
+  function drawHandFields(read) {
+    drawFields(read);
+    var dealer = handForm.querySelector("select[name=dealer]");
+    if (dealer) dealer.value = read.dealer;
+  }
+
+  // A change the server asks the reason of (a hand voided, a payment undone), as its own
+  // pages ask it: folded away until opened; no reason, nothing kept.
+  function reasonForm(id, open, ask, button, event) {
+    var box = el("details", "reason-form"), form = el("form", "stack");
+    box.appendChild(el("summary", "", open));
+    var label = el("label", "", ask), input = el("input");
+    input.name = "reason";
+    input.id = label.htmlFor = id;
+    input.maxLength = 500;
+    input.required = true;
+    var field = el("p", "field");
+    field.appendChild(label);
+    field.appendChild(input);
+    form.appendChild(field);
+    form.appendChild(el("button", "btn", button));
+    form.noValidate = true;
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var reason = input.value.trim();
+      if (!reason) { clearProblems(form); showProblem(form, input.id, ask); return; }
+      add({add: event(reason)}, form);
+    });
+    box.appendChild(form);
+    return box;
+  }
+
+  function count() {
+    return ask({op: "events", events: night.events}).then(function (read) {
+      if (read.error) throw new Error(read.error);
+      draw(read);
+      return read;
+    });
+  }
+
+  // One more event, checked by the core against the night first: kept, or its refusal shown.
+  function add(request, form) {
+    request.op = "events";
+    request.events = night.events;
+    clearProblems(form);
+    return ask(request).then(function (read) {
+      if (!read.added) {
+        var refusal = read.refusal || {error: read.error, field: read.field};
+        showProblem(form, refusal.field, say("problem-" + refusal.error) || refusal.error);
+        return false;
+      }
+      var event = {id: hex(), seq: night.events.length + 1};
+      Object.keys(read.added).forEach(function (k) { event[k] = read.added[k]; });  // (its id)
+      event.seq = night.events.length + 1;
+      night.events.push(event);
+      return put(night).then(function () {
+        draw(read);
+        send();
+        return true;
+      });
+    });
+  }
+
+  handForm.addEventListener("submit", function (e) {
+    e.preventDefault();
+    add({hand: pairsOf(handForm)}, handForm).then(function (kept) {
+      if (!kept) return;
+      drawnFor = "";  // fresh fields for the next hand
+      drawHandFields(shown);
+      window.scrollTo(0, 0);
+    });
+  });
+  var join = document.getElementById("night-join"), leaving = document.getElementById("night-leave");
+  var paidForm = document.getElementById("night-paid");
+  // The night as a file to keep (where the browser may clear what the phone keeps).
+  document.getElementById("night-file").addEventListener("click", function () {
+    var file = new Blob([JSON.stringify({night: uid, name: night.name, events: night.events}, null, 1)],
+                        {type: "application/json"});
+    var a = el("a");
+    a.href = URL.createObjectURL(file);
+    a.download = "tonk-night-" + uid + ".json";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+  });
+  join.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var name = join.querySelector("input").value.replace(/\s+/g, " ").trim();
+    add({add: {kind: "joined", player: name}}, join).then(function (kept) {
+      if (kept) join.reset();
+    });
+  });
+  leaving.addEventListener("submit", function (e) {
+    e.preventDefault();
+    add({add: {kind: "left", player: leaving.querySelector("select").value}}, leaving);
+  });
+
+  // -- sending, when there is a signal ---------------------------------------------------------
+  function post(csrf) {
+    var events = night.events.slice(night.sent, night.sent + 1000);
+    return fetch("/phone/nights/" + uid + "/events", {
+      method: "POST", credentials: "same-origin", cache: "no-store",
+      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
+      body: JSON.stringify({events: events})
+    }).then(function (answer) {
+      return answer.json().then(function (said) { return {status: answer.status, said: said}; });
+    });
+  }
+  // Whether the server's totals, once it holds the whole night, differ from the phone's (by
+  // the same fold they cannot: if they ever did, the page says so and stays).
+  function plain(amount) {
+    var text = String(amount).replace(/^(-?\d+)\.(\d*?)0*$/, function (m, whole, frac) {
+      return frac ? whole + "." + frac : whole;
+    });
+    return text === "-0" ? "0" : text;
+  }
+  function differs(money) {
+    return shown.rows.some(function (r) {
+      return !money[r.name] || plain(money[r.name].total) !== plain(r.total.data);
+    });
+  }
+
+  function sendAll() {
+    if (!night || !waitingOf(night) || offline()) return Promise.resolve();
+    document.getElementById("night-status").textContent = say("sending");
+    return fetch("/outbox/token", {credentials: "same-origin", cache: "no-store"})
+      .then(function (answer) {
+        if (answer.status === 401) night.problem = say("sign-in");  // signed out meanwhile
+        return answer.ok ? answer.json() : null;
+      })
+      .then(function (token) {
+        if (!token || token.account !== night.account) {
+          if (token) night.problem = say("sign-in");  // another account signed in here
+          return null;
+        }
+        var tries = 0;
+        function step() {
+          return post(token.csrf).then(function (got) {
+            var said = got.said;
+            if (typeof said.held === "number") night.sent = Math.min(said.held, night.events.length);
+            if (said.session) { night.session = said.session; night.page = said.page; }
+            if (said.money && night.sent === night.events.length) night.differs = differs(said.money);
+            night.problem = got.status >= 400 && got.status !== 409
+              ? say("refused", {why: said.error}) : null;
+            return put(night).then(function () {
+              if (got.status === 409 && tries++ < 3) return step();  // from where the server is
+              if (got.status < 300 && waitingOf(night)) return step();  // the next thousand
+              return null;
+            });
+          });
+        }
+        return step();
+      })
+      .then(function () {
+        if (night.differs) {
+          night.problem = say("differs");
+          status();
+        } else if (night.page && !waitingOf(night)) {
+          root.removeAttribute("data-night");
+          document.getElementById("night-status").textContent = say("sent");
+          location.replace(night.page);
+        } else status();
+      }, function () { status(); /* no answer: sent again later */ });
+  }
+  function send() {
+    if (!sending) sending = sendAll().then(function () { sending = null; }, function () { sending = null; });
+    return sending;
+  }
+  window.addEventListener("online", function () { status(); send(); });
+  window.addEventListener("offline", function () { if (night) status(); });
+
+  get(uid).then(function (kept) {
+    if (!kept) { document.getElementById("night-missing").hidden = false; return null; }
+    night = kept;
+    if (night.page && !waitingOf(night) && !night.differs) { location.replace(night.page); return null; }
+    keepForGood();
+    // What the phone holds shows at once; the counting follows when the core has started.
+    root.setAttribute("data-night", "phone");
+    page.hidden = false;
+    document.getElementById("night-name").textContent = night.name || uid;
+    status();
+    return count().then(function () { return send(); });
+  }).catch(function (error) {
+    var problem = document.getElementById("night-problem");
+    problem.hidden = false;
+    problem.textContent = String(error && error.message || error);
+  });
+})();
