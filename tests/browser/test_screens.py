@@ -33,9 +33,6 @@ from app.services.sessions import ledger
 from tests.browser.helpers import PHONE, PLAYERS, league_night, phone_page, sign_up
 from tests.expect import fetched
 
-# The night's data is stored once for the module (``_stored``): its tests run on one worker.
-pytestmark = pytest.mark.xdist_group("browser-test_screens")
-
 #: Lighthouse's mobile profile, near enough: a fresh browser is not granted persistent
 #: storage, and says so after the page is drawn.
 LATE_NO = """(() => {
