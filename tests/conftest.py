@@ -21,8 +21,9 @@ Markers, applied here (see ``pyproject.toml``): ``postgres`` (the PostgreSQL run
 other processes). The fast part: ``pytest -m "not browser and not postgres and not
 server"``. Under xdist (``-n 2 --dist loadgroup``) both workers share the browser and the
 server tests: each worker has its own Chromium, its own PostgreSQL database and free ports,
-and a test's live server and SQLite files are its own. The server tests of one module run on
-one worker, one after another (a module's server is started once; one benchmark at a time).
+and a test's SQLite files are its own. The server tests of one module run on one worker,
+one after another (a module's server is started once; one benchmark at a time), and so do
+the browser tests of one module (they share the module's ``tonk serve``).
 """
 from __future__ import annotations
 
@@ -76,6 +77,9 @@ def pytest_collection_modifyitems(config, items):
             # the module's servers (module-scoped ones) and its session-scoped data on one
             # worker, its tests one after another; the other worker runs other tests
             item.add_marker(pytest.mark.xdist_group(f"server-{pathlib.Path(item.path).stem}"))
+        elif item.get_closest_marker("browser"):
+            # likewise a browser module's one `tonk serve` (tests/browser/conftest.py)
+            item.add_marker(pytest.mark.xdist_group(f"browser-{pathlib.Path(item.path).stem}"))
 
 
 class _LongestFirst:

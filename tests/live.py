@@ -81,11 +81,11 @@ class Served:
 @contextmanager
 def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
                env: dict[str, str] | None = None, log: Path | None = None,
-               probe: str = "/api/v1/openapi.json") -> Iterator[Served]:
+               probe: str = "/api/v1/openapi.json", grace: float = 15.0) -> Iterator[Served]:
     """``tonk serve`` (the server the README starts) with ``workers`` workers on a free
-    loopback port, on the database at ``url``; stopped by its PID afterwards. Its
-    ``TONK_HOME`` (where its rate limits count) is a folder of its own unless ``env``
-    gives one."""
+    loopback port, on the database at ``url``; stopped by its PID afterwards (killed if it
+    has not stopped ``grace`` seconds after being asked to). Its ``TONK_HOME`` (where its
+    rate limits count) is a folder of its own unless ``env`` gives one."""
     port = free_port()
     log = log or Path(tempfile.mkstemp(prefix="tonk-serve-", suffix=".log")[1])
     home = tempfile.TemporaryDirectory(prefix="tonk-home-")
@@ -111,7 +111,7 @@ def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
                 time.sleep(0.1)
         yield Served(base, process, log)
     finally:
-        stop(process)
+        stop(process, grace)
         home.cleanup()
 
 
@@ -142,14 +142,15 @@ def workers(pid: int) -> list[int]:
     return found
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop a server started in a session of its own, and its workers, by its PID."""
+def stop(process: subprocess.Popen[bytes], grace: float = 15.0) -> None:
+    """Stop a server started in a session of its own, and its workers, by its PID: asked
+    (SIGTERM), then killed if it has not stopped in ``grace`` seconds."""
     try:
         os.killpg(process.pid, signal.SIGTERM)
     except ProcessLookupError:
         return
     try:
-        process.wait(timeout=15)
+        process.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)

@@ -14,42 +14,65 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask_migrate import stamp
 
 from app.extensions import db
 from tests.apps import make_app, sqlite_copy, stored_problems
 from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
-from tests.live import tonk_serve
+from tests.live import Served, tonk_serve
 
 BROWSER_DIR = pathlib.Path(__file__).parent
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 
 
-@pytest.fixture
-def live_app(tmp_path, sqlite_schema):
-    """The app ``live_server`` serves, on an empty SQLite database: for a test to store
-    through the services what it needs but does not test through the pages."""
-    return make_app(sqlite_copy(sqlite_schema, tmp_path, "browser.sqlite"),
-                    WTF_CSRF_ENABLED=True)
+#: A module's tests share its server, as the phones of several people at one table share
+#: their café's address: each test signs up accounts of its own, so more sign-ups and tokens
+#: come from 127.0.0.1 in an hour than the defaults let one address make (the limits
+#: themselves are tests/test_accounts.py's and tests/test_signin_load.py's).
+SHARED_LIMITS = {"TONK_LIMIT_SIGNUP_IP": "200 per hour", "TONK_LIMIT_TOKEN_IP": "200 per hour",
+                 "TONK_LIMIT_SIGNIN_IP": "200 per minute"}
 
 
-@pytest.fixture
-def live_served(live_app, tmp_path):
-    """``tonk serve`` (the server the README starts, one worker) on ``live_app``'s database;
-    afterwards its log must hold no error and ``tonk check`` must find nothing wrong with
-    what the test stored."""
-    with live_app.app_context():
+@pytest.fixture(scope="module")
+def _site(tmp_path_factory, sqlite_schema) -> Iterator[tuple[Flask, Served]]:
+    """One ``tonk serve`` (the server the README starts, one worker) for a module's browser
+    tests, on an SQLite database of the module's, and the app on that database (starting a
+    server for each test cost 2-3 s a test). No browser test stops or restarts its server;
+    each test's accounts and data are its own (its own e-mail address), so no test depends
+    on an empty database."""
+    folder = tmp_path_factory.mktemp("browser")
+    app = make_app(sqlite_copy(sqlite_schema, folder, "browser.sqlite"), WTF_CSRF_ENABLED=True)
+    with app.app_context():
         stamp()  # the test's schema is made whole without Alembic: nothing to migrate
         db.engine.dispose()
-    url = live_app.config["SQLALCHEMY_DATABASE_URI"]
-    with tonk_serve(url, workers=1, env={"SECRET_KEY": "test"},
-                    log=tmp_path / "serve.log") as served:
-        yield served
-        # read while it serves: stopping it by its process group, a worker may note its
-        # own end before the server does ("Unexpected exit"), which is no error of the test's
-        logged = served.errors()
-    found = stored_problems(live_app)
-    with live_app.app_context():
+    # Its stop is not what the tests test (its log is read before): killed 3 s after being
+    # asked. A granian worker whose request was cut off mid-answer never ends by itself
+    # (a thread of a2wsgi's waits for the stopped event loop, and granian's
+    # workers_kill_timeout is unset): 15 s of waiting for it in four modules of a run.
+    with tonk_serve(app.config["SQLALCHEMY_DATABASE_URI"], workers=1,
+                    env={"SECRET_KEY": "test", **SHARED_LIMITS},
+                    log=folder / "serve.log", grace=3) as served:
+        yield app, served
+
+
+@pytest.fixture
+def live_app(_site):
+    """The app ``live_server`` serves, on the module's SQLite database: for a test to store
+    through the services what it needs but does not test through the pages."""
+    return _site[0]
+
+
+@pytest.fixture
+def live_served(_site):
+    """The module's ``tonk serve``; after each test, what its log gained must hold no error
+    and ``tonk check`` must find nothing wrong with what is stored."""
+    app, served = _site
+    before = len(served.errors())
+    yield served
+    logged = served.errors()[before:]
+    found = stored_problems(app)
+    with app.app_context():
         db.engine.dispose()
     assert logged == [], "the server's log after this test"
     assert found == [], "tonk check after this test: " + "; ".join(found)

@@ -189,7 +189,8 @@ def test_the_print_pdf_of_a_30_hand_night(live_app, live_server, page, shot):
     # 30 round trips of the form would be most of this test's time
     with live_app.app_context():
         with unit_of_work():
-            keeper = db.session.scalars(select(User)).one()
+            keeper = db.session.scalars(
+                select(User).where(User.email == "keeper-paper@example.com")).one()
             gs = fetched(GameSession, int(url.rsplit("/", 1)[1]))
             for n in range(30):
                 end = {"kind": "run_out" if n % 3 else "drop", "player": PLAYERS[n % 4]}

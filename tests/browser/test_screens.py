@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -183,17 +184,20 @@ def tournament_in_play(app, owner_email: str, names: list[str]) -> dict[str, str
     return {"board-playing": url}
 
 
-@pytest.fixture
-def night(live_app, live_server, browser):
-    """A signed-in phone (slow, as measured) with a league, a 6-hand session in it, a
-    session with both side bets, a finished 12-player tournament of four rounds, and the
-    addresses of their pages."""
-    pages = phone_page(browser)
+@pytest.fixture(scope="module")
+def _stored(_site, _chromium) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+    """What the module's tests look at, stored once for them all (ten seconds and more to
+    make): an account with a league, a 6-hand session in it, a session with both side bets,
+    a finished 12-player tournament of four rounds and one in play; the phone's signed-in
+    state (cookies and storage) and the addresses of their pages."""
+    live_app, served = _site
+    live_server = served.base
+    pages = phone_page(_chromium.browser())
     page = next(pages)
     slow_phone(page)
     league, session = league_night(page, live_server, "screens@example.com")
     with live_app.app_context():
-        keeper = db.session.scalars(select(User)).one()
+        keeper = db.session.scalars(select(User).where(User.email == "screens@example.com")).one()
         gs = fetched(GameSession, int(session.rsplit("/", 1)[1]))
         for n in range(6):
             end = {"kind": "run_out" if n % 3 else "drop", "player": PLAYERS[n % 4]}
@@ -218,6 +222,20 @@ def night(live_app, live_server, browser):
     urls["league-hands"] = league + "/hands"
     urls = {k: v if v.startswith("http") else live_server + v for k, v in urls.items()}
     urls["shared"] = f"{live_server}/s/{token}"
+    state = page.context.storage_state()
+    for _ in pages:
+        pass
+    yield state, urls
+
+
+@pytest.fixture
+def night(_stored, live_server, browser):
+    """A signed-in phone (slow, as measured) in the state the one that stored the night
+    left (a context of each test's own), and the addresses of the night's pages."""
+    state, urls = _stored
+    pages = phone_page(browser, storage_state=state)
+    page = next(pages)
+    slow_phone(page)
     yield page, urls
     for _ in pages:
         pass

@@ -87,6 +87,9 @@ def test_tournament_day(live_server, browser, page, shot):
     # Each table's link: Copy says so, Open opens it; all the codes print on one sheet.
     first = page.locator("li.table-card").first
     first.get_by_role("button", name="Copy link").click()
+    # the clipboard answers when it likes (a promise): wait for what it says, not read it
+    # at once (a run under load read an empty status)
+    first.locator("[role=status]", has_text="Copied").wait_for()
     assert "Copied" in first.locator("[role=status]").inner_text()
     assert first.get_by_role("link", name="Open").get_attribute("href") == tables[0][1]
     page.get_by_role("link", name="All tables’ QR codes on one sheet").click()
