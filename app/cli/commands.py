@@ -87,6 +87,13 @@ BACKLOG = 4096
 APP_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
+#: Seconds a worker has to end its answers when the server stops (Ctrl+C, SIGTERM) before it
+#: is killed: a worker whose request was cut off mid-answer never ends by itself (a thread
+#: waits for its event loop, stopped already), and granian waits for it without end unless
+#: told how long.
+STOP_SECONDS = 10
+
+
 @cli.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; 0.0.0.0 lets phones on the same network in.")
@@ -142,6 +149,7 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
         http1_settings=HTTP1Settings(header_read_timeout=HEADER_SECONDS * 1000,
                                      keep_alive=True),
         log_access=True, respawn_failed_workers=True, respawn_interval=0.5,
+        workers_kill_timeout=STOP_SECONDS,
         ssl_cert=None if certfile is None else Path(certfile),
         ssl_key=None if keyfile is None else Path(keyfile))
     click.echo("Tonk Tally is at " + "  or  ".join(

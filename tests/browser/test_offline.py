@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
 
 from tests.browser.helpers import api, made_token, phone_page, settled, shown_once_sent, sign_up
 
@@ -341,22 +340,6 @@ def test_a_save_that_fails_for_want_of_network_is_kept_though_the_phone_thinks_i
     assert [(h["number"], h["hand"]["counts"]) for h in hands] == [
         (1, {"Ann": 20, "Bob": 15, "Cy": 3})]
     shown_once_sent(page, 1)
-
-
-def test_a_page_seen_again_asks_the_server_for_itself_alone(live_served, page):
-    """Its files are on the phone: kept a year at the addresses named by what is in them,
-    and by the service worker, so that a page costs one request however poor the signal
-    (the worker used to ask again behind each page for each of its five to seven files)."""
-    session, _session_id, _token = night(page, live_served.base, "again@example.com")
-    kept_on_phone(page, session)
-    page.wait_for_timeout(500)  # the server has written its log of what was asked so far
-    seen = len(live_served.log.read_bytes())
-    page.goto(session + "/hands/new")
-    page.goto(session)
-    page.wait_for_timeout(1000)  # what the worker would ask for behind the pages, logged
-    asked = re.findall(r'"GET (\S+) HTTP', live_served.log.read_bytes()[seen:].decode())
-    assert [path for path in asked if "/static/" in path] == []
-    assert urlsplit(session).path in asked  # the page itself, from the server
 
 
 def test_the_phone_says_it_in_japanese_too(live_server, page, shot):
