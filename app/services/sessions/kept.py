@@ -8,9 +8,9 @@ none of its hands, only what they made). A write applies one event of the night 
 the core (:func:`app.core.night.apply`) and keeps what changed (:func:`keep`): a hand recorded
 after all the others is settled from the kept state alone, its side bets from the pots as
 kept; a correction or void of an old hand, or a seat that changes while side bets are
-played, is applied to the night with the hands it may change (:func:`night_from`: from that
-hand on, or all of them when the pots must be played again from the first deal), each read
-as stored, not settled again.
+played, is applied to the night with the hands it may change (:func:`night_from`: that hand
+alone, or all of them when the pots must be played again from the first deal), each read as
+stored, not settled again.
 
 The rules of the night are the core's: nothing here settles a hand, replays a pot or adds
 up a player's money (``tonk check`` folds the stored events afresh and compares).
