@@ -152,6 +152,7 @@ def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_pat
     from granian.server import Server
 
     from app.api.share import PollsInTheLoop
+    from app.api.stream import Streams
     from app.http.bodies import WholeBodies
     from app.http.doors import Doors
 
@@ -170,8 +171,10 @@ def test_serve_gives_its_workers_proxy_and_https_through_the_app_factory(tmp_pat
     out = CliRunner().invoke(cli, ["serve", "--port", str(port), "--proxy"])
     assert out.exit_code == 0, out.output
     assert "TONK_PROXY" not in os.environ and "TONK_HTTPS" not in os.environ
-    front = loaders[0]("app:create_app")  # as granian calls it in a worker
-    assert isinstance(front, Doors)  # the limits of requests in flight, before all else
+    streams = loaders[0]("app:create_app")  # as granian calls it in a worker
+    assert isinstance(streams, Streams)  # the pushed updates' streams, held in the loop
+    front = streams.app
+    assert isinstance(front, Doors)  # the limits of requests in flight, before the app
     served = front.app
     assert isinstance(served, PollsInTheLoop)  # the unchanged polls answered in the loop
     assert isinstance(served.app, WholeBodies)

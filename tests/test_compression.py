@@ -102,7 +102,7 @@ def test_json_and_svg_go_compressed_and_the_share_poll_stays_a_bodiless_304(db_a
                        headers={**GZIP, "If-None-Match": api.headers["ETag"]})
     assert again.status_code == 304 and again.data == b""
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
-    start_at = page.index("/api/v1/share/")
+    start_at = page.index('data-poll="/api/v1/share/') + len('data-poll="')
     poll = page[start_at:page.index('"', start_at)]
     reader = db_app.test_client()  # a phone at the table, not signed in
     plain = reader.get(poll)

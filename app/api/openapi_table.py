@@ -129,4 +129,27 @@ def share_path(answer: Any) -> dict[str, Any]:
                         "headers": {"ETag": {"schema": {"type": "string"}}}},
                 "304": {"description": "Nothing changed since the ETag you sent."},
                 "404": answer("No session behind this link (or it was replaced).",
-                               "Error")}}}}
+                               "Error")}}},
+            "/api/v1/share/{token}/stream": {"get": {
+            "summary": "The same state's changes pushed (server-sent events, under `tonk "
+                       "serve`): each event's `id` and `data` are the session's state tag "
+                       "(the start of the ETag); fetch the state when one comes. A "
+                       "reconnect with Last-Event-ID (or ?seen=) is told of a change since "
+                       "at once, once; a heartbeat comment every 20 s.",
+            "parameters": [
+                {"name": "token", "in": "path", "required": True,
+                 "schema": {"type": "string"}, "description": "The share link's token."},
+                {"name": "seen", "in": "query", "required": False,
+                 "schema": {"type": "string"},
+                 "description": "The state tag (or ETag) the page has."},
+                {"name": "Last-Event-ID", "in": "header", "required": False,
+                 "schema": {"type": "string"},
+                 "description": "The last event's id, sent by a reconnecting browser."}],
+            "responses": {
+                "200": {"description": "The stream (text/event-stream).",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                "204": {"description": "This server holds no streams: poll instead."},
+                "404": answer("No session behind this link (or it was replaced).",
+                               "Error"),
+                "503": {"description": "The server holds as many streams as it can: poll "
+                                       "(Retry-After says when to try a stream again)."}}}}}

@@ -327,3 +327,53 @@ def made_token(page, base: str) -> str:
     page.fill("#label", "test")
     page.get_by_role("button", name="Make a token").click()
     return page.get_by_label("New token").input_value()
+
+
+#: How long a page may take to start the core (Pyodide) on a busy machine, in ms.
+COLD_START = 120_000
+
+
+def shown_totals(page, scope: str = "#live") -> dict[str, Decimal]:
+    return {el.get_attribute("data-player"): Decimal(el.get_attribute("data-total"))
+            for el in page.locator(f"{scope} [data-player][data-total]").all()}
+
+
+def cached_core(page, seconds: float = 120) -> int:
+    """How many of the core's files the service worker keeps, once it keeps them all."""
+    return settled(page, """async () => {
+        const bundle = await (await fetch("/phone/core.json")).json();
+        const want = bundle.cache.length + Object.keys(bundle.files).length;
+        for (;;) {
+            const cache = await caches.open("tonk-core-v1");
+            const kept = (await cache.keys()).filter(
+                (r) => /\\/phone\\/(pyodide|core)\\//.test(r.url));
+            if (kept.length >= want) return kept.length;
+            await new Promise((r) => setTimeout(r, 250));
+        }
+    }""", seconds=seconds)
+
+
+def night(page, base: str, email: str) -> tuple[str, int, str]:
+    """Sign up, make an API token, start a pagat session of Ann, Bob and Cy at 0.25 (Ann
+    deals first); returns the session's URL, its id and the token."""
+    sign_up(page, base, email)
+    token = made_token(page, base)
+    page.goto(base + "/sessions/new")
+    page.fill("#name", "Basement")
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        page.fill(f"#player-{i}", name)
+    page.fill("#stake", "0.25")
+    page.get_by_role("button", name="Start the session").click()
+    page.wait_for_url(re.compile(r"/sessions/\d+$"))
+    return page.url, int(page.url.rsplit("/", 1)[1]), token
+
+
+def kept_on_phone(page, session: str) -> None:
+    """Open the session page, the record form and the home page with the service worker in
+    charge, so the phone keeps them (the home page seen at sign-up may have come before the
+    worker took charge: on a busy machine it did, and offline the phone had no home page)."""
+    page.goto(session)
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")  # bounded wait
+    page.goto(session + "/hands/new")
+    page.goto(session.split("/sessions/")[0] + "/")
+    page.goto(session)

@@ -9,7 +9,17 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tests.browser.helpers import PLAYERS, api, fill_hand, made_token, settled, sign_up
+from tests.browser.helpers import (
+    COLD_START,
+    PLAYERS,
+    api,
+    cached_core,
+    fill_hand,
+    made_token,
+    settled,
+    shown_totals,
+    sign_up,
+)
 
 #: (the hand as the form is filled, who won the high-card pot: None for nobody)
 OFFLINE: list[tuple[dict[str, Any], str | None]] = [
@@ -22,30 +32,6 @@ OFFLINE: list[tuple[dict[str, Any], str | None]] = [
 
 #: The phone starts its core as a new phone does (conftest's ``page``).
 CORE = True
-#: How long a page may take to start the core (Pyodide) on a busy machine, in ms.
-COLD_START = 120_000
-
-
-def shown_totals(page, scope: str = "#live") -> dict[str, Decimal]:
-    return {el.get_attribute("data-player"): Decimal(el.get_attribute("data-total"))
-            for el in page.locator(f"{scope} [data-player][data-total]").all()}
-
-
-def cached_core(page, seconds: float = 120) -> int:
-    """How many of the core's files the service worker keeps, once it keeps them all."""
-    return settled(page, """async () => {
-        const bundle = await (await fetch("/phone/core.json")).json();
-        const want = bundle.cache.length + Object.keys(bundle.files).length;
-        for (;;) {
-            const cache = await caches.open("tonk-core-v1");
-            const kept = (await cache.keys()).filter(
-                (r) => /\\/phone\\/(pyodide|core)\\//.test(r.url));
-            if (kept.length >= want) return kept.length;
-            await new Promise((r) => setTimeout(r, 250));
-        }
-    }""", seconds=seconds)
-
-
 def record(page, session: str, spec: dict[str, Any], winner: str | None) -> None:
     page.goto(session + "/hands/new")
     fill_hand(page, spec)

@@ -9,7 +9,14 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from tests.browser.helpers import api, made_token, phone_page, settled, shown_once_sent, sign_up
+from tests.browser.helpers import (
+    api,
+    kept_on_phone,
+    night,
+    phone_page,
+    settled,
+    shown_once_sent,
+)
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
@@ -17,32 +24,6 @@ THREE: list[dict[str, Any]] = [  # a drop with counts, a tonk out, a dead hand
     {"kind": "tonk_out", "player": "Bob"},
     {"kind": "dead"},
 ]
-
-
-def night(page, base: str, email: str) -> tuple[str, int, str]:
-    """Sign up, make an API token, start a pagat session of Ann, Bob and Cy (Ann deals
-    first); returns the session's URL, its id and the token."""
-    sign_up(page, base, email)
-    token = made_token(page, base)
-    page.goto(base + "/sessions/new")
-    page.fill("#name", "Basement")
-    for i, name in enumerate(PLAYERS):
-        page.fill(f"#player-{i}", name)
-    page.fill("#stake", "0.25")
-    page.get_by_role("button", name="Start the session").click()
-    page.wait_for_url(re.compile(r"/sessions/\d+$"))
-    return page.url, int(page.url.rsplit("/", 1)[1]), token
-
-
-def kept_on_phone(page, session: str) -> None:
-    """Open the session page, the record form and the home page with the service worker in
-    charge, so the phone keeps them (the home page seen at sign-up may have come before the
-    worker took charge: on a busy machine it did, and offline the phone had no home page)."""
-    page.goto(session)
-    page.wait_for_function("() => !!navigator.serviceWorker.controller")  # bounded wait
-    page.goto(session + "/hands/new")
-    page.goto(session.split("/sessions/")[0] + "/")
-    page.goto(session)
 
 
 def fill_hand(page, spec: dict[str, Any]) -> None:

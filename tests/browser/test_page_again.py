@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from tests.browser.test_offline import kept_on_phone, night
+from tests.browser.helpers import kept_on_phone, night
 
 
 def test_a_page_seen_again_asks_the_server_for_itself_alone(live_served, page):

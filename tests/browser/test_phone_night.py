@@ -19,8 +19,15 @@ from sqlalchemy import func, select
 from app.core.night import fold
 from app.db.models import Hand, NightEvent
 from app.extensions import db
-from tests.browser.helpers import api, made_token, settled, sign_up
-from tests.browser.test_counting import COLD_START, cached_core, shown_totals
+from tests.browser.helpers import (
+    COLD_START,
+    api,
+    cached_core,
+    made_token,
+    settled,
+    shown_totals,
+    sign_up,
+)
 
 #: The phone starts its core as a new phone does (conftest's ``page``).
 CORE = True
