@@ -27,7 +27,6 @@ polls.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -45,7 +44,8 @@ from ..extensions import db
 from ..http.doors import Answers
 from ..http.headers import security_headers
 from ..services.errors import NotFoundError
-from ..services.events import EventNotFoundError, board_event, table_revisions
+from ..services.events import EventNotFoundError, board_event
+from ..services.events import board_state as state_of_board
 from ..services.sessions import Stamp, listen_for_moves, on_moved, stamp_by_token
 from . import bp
 
@@ -269,9 +269,7 @@ def board_state(token: str) -> str:
     """The state of a tournament's board (in an app context): the event's revision and
     every table session's, digested as its poll's ETag is before the language (any hand at
     any table, or any change to the event, moves it), or :class:`EventNotFoundError`."""
-    event = board_event(token)
-    parts = [str(event.revision)] + [f"{sid}:{rev}" for sid, rev in table_revisions(event)]
-    return hashlib.sha256(".".join(parts).encode()).hexdigest()[:20]
+    return state_of_board(board_event(token))
 
 
 class Streams:

@@ -4,7 +4,6 @@ mechanism, ``follow`` in tonk.js, and rotates through the tables' current scores
 player's own view (``/board/<token>/players/<name>``)."""
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from flask import Response, jsonify, render_template, request, url_for
@@ -58,10 +57,7 @@ def board_context(event: Event) -> dict[str, Any]:
 def _tag(event: Event) -> str:
     """The board's ETag: the event's revision and every table session's, in the reader's
     language; any hand at any table, or any change to the event, moves it."""
-    parts = [str(event.revision)] + [f"{sid}:{rev}"
-                                     for sid, rev in service.table_revisions(event)]
-    digest = hashlib.sha256(".".join(parts).encode()).hexdigest()[:20]
-    return f"{digest}.{get_locale() or 'en'}"
+    return f"{service.board_state(event)}.{get_locale() or 'en'}"
 
 
 def _fresh(tag: str, response: Response) -> Response:

@@ -39,11 +39,19 @@ from .setup import (
     tie_breaks_of,
     withdraw,
 )
-from .standings import fees_paid, prizes_of, records, standings_of, table_revisions
+from .standings import (
+    board_state,
+    fees_paid,
+    prizes_of,
+    records,
+    standings_of,
+    table_revisions,
+)
 
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "MAX_HANDS", "MAX_ROUNDS",
-    "MAX_SEED", "SCORINGS", "active_players", "board_event", "check_in", "close_round",
+    "MAX_SEED", "SCORINGS", "active_players", "board_event", "board_state", "check_in",
+    "close_round",
     "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
     "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
     "linked_table", "open_round", "owned_event", "payout_of", "prizes_of", "records",

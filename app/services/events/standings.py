@@ -8,6 +8,7 @@ counted hands. The core places them (:mod:`app.core.placings`) and cuts the priz
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from decimal import Decimal
@@ -92,9 +93,17 @@ def prizes_of(event: Event) -> PrizeList:
                       currency_places(event.currency))
 
 
+def board_state(event: Event) -> str:
+    """The state of the event's TV board: the event's revision and every table session's,
+    digested (any hand at any table, or any change to the event, moves it): its poll's ETag
+    before the language, and what its stream's events carry."""
+    parts = [str(event.revision)] + [f"{sid}:{rev}" for sid, rev in table_revisions(event)]
+    return hashlib.sha256(".".join(parts).encode()).hexdigest()[:20]
+
+
 def table_revisions(event: Event) -> list[tuple[int, int]]:
     """(session id, revision) of every table of the event, in one query: what the TV
-    board's ETag is made of (any hand at any table moves one)."""
+    board's state is made of (any hand at any table moves one)."""
     return [(sid, rev) for sid, rev in db.session.execute(
         select(GameSession.id, GameSession.revision)
         .join(EventTable, EventTable.session_id == GameSession.id)
