@@ -39,11 +39,6 @@
   function each(root, selector, fn) {
     Array.prototype.forEach.call(root.querySelectorAll(selector), fn);
   }
-  function escaped(text) {
-    return text.replace(/[&<>"']/g, function (c) {
-      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c];
-    });
-  }
   function pairs() {
     var out = [];
     new FormData(form).forEach(function (value, name) {
@@ -136,28 +131,7 @@
     setup.classList.toggle("primary", !ready);
     setup.classList.toggle("big", !ready);
     if (ready) {
-      part.innerHTML = proto.innerHTML.replace(/@@seat(\d+)@@/g, function (m, i) {
-        return escaped(read.players[+i] || "");
-      });
-      each(part, "[data-seat]", function (e) {
-        if (+e.getAttribute("data-seat") >= read.players.length) e.remove();
-      });
-      each(part, "[data-ask]", function (e) {
-        var asked = e.getAttribute("data-ask").split(" ").some(function (k) { return read.asks[k]; });
-        if (!asked) e.remove();
-      });
-      each(part, "[data-mode]", function (e) {
-        var kindMode = e.getAttribute("data-mode").split(" ");
-        if (read.asks.modes[kindMode[0]] !== kindMode[1]) e.remove();
-      });
-      each(part, "fieldset.counts", function (f) { f.setAttribute("data-kinds", read.asks.count_kinds); });
-      each(part, "input.count", function (i) { i.max = String(read.picker.maxCount); });
-      var spot = part.querySelector("#hand-config"), msg = JSON.parse(spot.textContent).msg;
-      msg.max = msg.max.split("{max}").join(String(read.picker.maxCount));
-      msg.full = msg.full.split("{size}").join(String(read.picker.handSize));
-      var config = {msg: msg};
-      Object.keys(read.picker).forEach(function (k) { config[k] = read.picker[k]; });
-      spot.textContent = JSON.stringify(config);
+      window.TonkHandStep(part, proto, read);
       typedInto(part, typed);
     }
     step.parentNode.replaceChild(part, step);

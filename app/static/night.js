@@ -93,11 +93,6 @@
     });
     return out;
   }
-  function escaped(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c];
-    });
-  }
   function ask(request) { return window.TonkCount.ask(request); }
   function offline() { return !navigator.onLine; }
 
@@ -228,28 +223,7 @@
     var step = document.getElementById("hand-step"), part = el("div");
     part.id = "hand-step";
     part.setAttribute("data-hand-root", "");
-    part.innerHTML = proto.innerHTML.replace(/@@seat(\d+)@@/g, function (m, i) {
-      return escaped(read.players[+i] || "");
-    });
-    each(part, "[data-seat]", function (e) {
-      if (+e.getAttribute("data-seat") >= read.players.length) e.remove();
-    });
-    each(part, "[data-ask]", function (e) {
-      var asked = e.getAttribute("data-ask").split(" ").some(function (k) { return read.asks[k]; });
-      if (!asked) e.remove();
-    });
-    each(part, "[data-mode]", function (e) {
-      var kindMode = e.getAttribute("data-mode").split(" ");
-      if (read.asks.modes[kindMode[0]] !== kindMode[1]) e.remove();
-    });
-    each(part, "fieldset.counts", function (f) { f.setAttribute("data-kinds", read.asks.count_kinds); });
-    each(part, "input.count", function (i) { i.max = String(read.picker.maxCount); });
-    var spot = part.querySelector("#hand-config"), msg = JSON.parse(spot.textContent).msg;
-    msg.max = msg.max.split("{max}").join(String(read.picker.maxCount));
-    msg.full = msg.full.split("{size}").join(String(read.picker.handSize));
-    var config = {msg: msg};
-    Object.keys(read.picker).forEach(function (k) { config[k] = read.picker[k]; });
-    spot.textContent = JSON.stringify(config);
+    var config = window.TonkHandStep(part, proto, read);
     step.parentNode.replaceChild(part, step);
     if (window.TonkHandForm) window.TonkHandForm(part, config);
   }

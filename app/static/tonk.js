@@ -609,9 +609,43 @@
   }
   if (window.Worker && window.Promise) window.TonkCount = theCore();
 
+  // The hand fields drawn on the phone from their prototype (templates/web/_hand.html) into
+  // ``part``, for the players and what the rules ask (``read``: the core's answer of the
+  // typed rules, its ``players``, ``asks`` and ``picker``): the dispute checker's with no
+  // signal (check-offline.js) and a night of the phone's own (night.js). Returns the card
+  // picker's config, for TonkHandForm.
+  function handStep(part, proto, read) {
+    part.innerHTML = proto.innerHTML.replace(/@@seat(\d+)@@/g, function (m, i) {
+      return String(read.players[+i] || "").replace(/[&<>"']/g, function (c) {
+        return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c];
+      });
+    });
+    each(part, "[data-seat]", function (e) {
+      if (+e.getAttribute("data-seat") >= read.players.length) e.remove();
+    });
+    each(part, "[data-ask]", function (e) {
+      var asked = e.getAttribute("data-ask").split(" ").some(function (k) { return read.asks[k]; });
+      if (!asked) e.remove();
+    });
+    each(part, "[data-mode]", function (e) {
+      var kindMode = e.getAttribute("data-mode").split(" ");
+      if (read.asks.modes[kindMode[0]] !== kindMode[1]) e.remove();
+    });
+    each(part, "fieldset.counts", function (f) { f.setAttribute("data-kinds", read.asks.count_kinds); });
+    each(part, "input.count", function (i) { i.max = String(read.picker.maxCount); });
+    var spot = part.querySelector("#hand-config"), msg = JSON.parse(spot.textContent).msg;
+    msg.max = msg.max.split("{max}").join(String(read.picker.maxCount));
+    msg.full = msg.full.split("{size}").join(String(read.picker.handSize));
+    var config = {msg: msg};
+    Object.keys(read.picker).forEach(function (k) { config[k] = read.picker[k]; });
+    spot.textContent = JSON.stringify(config);
+    return config;
+  }
+
   // (the dispute checker's hand fields sit in their own part of the form, drawn again on the
   // phone with no signal: check-offline.js calls TonkHandForm on the new part)
   window.TonkHandForm = handForm;
+  window.TonkHandStep = handStep;
   var config = document.getElementById("hand-config");
   var handEl = document.getElementById("hand-form");
   if (config && handEl) handForm(config.closest("[data-hand-root]") || handEl, JSON.parse(config.textContent));
