@@ -38,20 +38,8 @@
     return table;
   }
   fresh();
-  var words = document.getElementById("offline-words");
   var account = +(document.body.getAttribute("data-account") || 0);
-
-  function say(name, values) {
-    var text = (words && words.getAttribute("data-" + name)) || "";
-    Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
-    return text;
-  }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
+  var say = window.TonkPage.words("offline-words"), el = window.TonkPage.el;  // (tonk.js)
 
   // -- the core: asked when needed ----------------------------------------------------------
   var ask = core.ask;

@@ -69,20 +69,7 @@
   }
 
   // -- words and small helpers ----------------------------------------------------------------
-  function wordsOf(id) {
-    var words = document.getElementById(id);
-    return function (name, values) {
-      var text = (words && words.getAttribute("data-" + name)) || "";
-      Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
-      return text;
-    };
-  }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
+  var wordsOf = window.TonkPage.words, el = window.TonkPage.el;  // (tonk.js)
   function each(root, selector, fn) {
     Array.prototype.forEach.call(root.querySelectorAll(selector), fn);
   }

@@ -10,17 +10,7 @@
   if (!words || !window.TonkOutbox || !window.indexedDB) return;
   var body = document.body, account = +(body.getAttribute("data-account") || 0);
 
-  function say(name, values) {
-    var text = words.getAttribute("data-" + name) || "";
-    Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
-    return text;
-  }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
+  var say = window.TonkPage.words("offline-words"), el = window.TonkPage.el;  // (tonk.js)
   function hhmm(iso) {
     var d = iso ? new Date(iso) : new Date();
     return d.toLocaleTimeString(document.documentElement.lang || [], {timeStyle: "short"});

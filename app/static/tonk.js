@@ -9,6 +9,24 @@
   function each(root, selector, fn) {
     Array.prototype.forEach.call(root.querySelectorAll(selector), fn);
   }
+  // A script's words, kept in an element's data- attributes (templates/web/_offline_words.html
+  // and the like), with {name} filled in; and a new element: what the phone's scripts
+  // (counting.js, offline.js, night.js) write with, through window.TonkPage.
+  function wordsOf(id) {
+    var words = document.getElementById(id);
+    return function (name, values) {
+      var text = (words && words.getAttribute("data-" + name)) || "";
+      Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
+      return text;
+    };
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  window.TonkPage = {words: wordsOf, el: el};
 
   function handForm(form, cfg) {
     var copies = {}, worth = {}, picker = null, current = null;
