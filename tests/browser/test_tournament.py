@@ -92,7 +92,8 @@ def test_tournament_day(live_server, browser, page, shot):
     first.locator("[role=status]", has_text="Copied").wait_for()
     assert "Copied" in first.locator("[role=status]").inner_text()
     assert first.get_by_role("link", name="Open").get_attribute("href") == tables[0][1]
-    page.get_by_role("link", name="All tables’ QR codes on one sheet").click()
+    with page.expect_navigation():  # (counted once the sheet has loaded: a run under load
+        page.get_by_role("link", name="All tables’ QR codes on one sheet").click()  # was early)
     assert page.locator("#link-sheet li").count() == 3
     assert page.locator("#link-sheet svg").first.bounding_box()["width"] >= 200
     shot("02b-links-sheet")
