@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app.core.errors import TonkError
-from app.core.night import apply, fold, night_json
+from app.core.night import apply, fold, minor_totals, night_json
 from app.core.phone import answer
 from app.db.models import GameSession
 from app.extensions import db
-from app.services.sessions import kept_night, phone_table, stored_night
+from app.services.sessions import kept_night, phone_table, running_totals, stored_night
 from tests.clients import Api, account
 
 D = Decimal
@@ -120,6 +120,8 @@ def _agree(db_app, api, client, sid, night):
         gs = db.session.get(GameSession, sid)
         assert gs is not None
         held, (stored, _hands) = kept_night(gs), stored_night(gs)
+        _number, line = running_totals(gs)[-1]  # the chart's last point: each seat's total
+    assert dict(zip(held.seats, line, strict=True)) == minor_totals(night.money())
     for other in (held, stored):
         assert other.money() == money
         assert (other.seated, other.dealer, other.last_number) == (

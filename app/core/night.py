@@ -21,7 +21,8 @@ Pure (no Flask, no SQLAlchemy): it runs unchanged in the phone's Pyodide.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -212,19 +213,31 @@ class Night:
         totals = {n: self.base[n].hands + self.base[n].side_bets if n in self.base else _ZERO
                   for n in self.seats}
         side = {n: self.base[n].side_bets if n in self.base else _ZERO for n in self.seats}
-        hands: dict[str, int] = {}  # minor units: each player's summed once
+        last = deque(self.running(), maxlen=1)  # (summed to the last hand)
+        hands, made = (last[0][1], last[0][2]) if last else ({}, {})
+        for name, amount in made.items():
+            totals[name] += amount
+            side[name] += amount
+        for name, minor in hands.items():
+            totals[name] += from_minor(minor)
+        return player_money(totals, side if self.bets or any(side.values()) else {},
+                            pots_back(self.pots))
+
+    def running(self) -> Iterator[tuple[Deal, Mapping[str, int], Mapping[str, Decimal]]]:
+        """After each counted hand held (void ones do not count), in order: the hand, what
+        the hands held so far made each player who played one (minor units, summed once)
+        and what their side bets made (the night's ``base`` apart): the one place a night's
+        hands are added up (:meth:`money`; the chart's line of each player)."""
+        hands: dict[str, int] = {}
+        side: dict[str, Decimal] = {}
         for deal in self.hands:
             if deal.voided:
                 continue
             for name, minor in deal.nets.items():
                 hands[name] = hands.get(name, 0) + minor
             for name, amount in deal.side.items():
-                totals[name] += amount
-                side[name] += amount
-        for name, minor in hands.items():
-            totals[name] += from_minor(minor)
-        return player_money(totals, side if self.bets or any(side.values()) else {},
-                            pots_back(self.pots))
+                side[name] = side.get(name, _ZERO) + amount
+            yield deal, hands, side
 
     def open(self) -> dict[str, Decimal]:
         """What each still has to get (+) or give (−): their total moved by every payment not
@@ -526,10 +539,10 @@ def night_of_json(data: Mapping[str, Any]) -> Night:
          for n, m in (data.get("base") or {}).items()}, int(data.get("numbered", 0)))
 
 
-def minor_totals(night: Night) -> dict[str, int]:
-    """Each seat's running total in minor units (hands and side bets; pots back apart): what
-    the server keeps on each seat."""
-    return {n: to_minor(m.hands + m.side_bets) for n, m in night.money().items()}
+def minor_totals(money: Mapping[str, Money]) -> dict[str, int]:
+    """Each seat's running total in minor units (hands and side bets; pots back apart), of
+    a night's :meth:`Night.money`: what the server keeps on each seat."""
+    return {n: to_minor(m.hands + m.side_bets) for n, m in money.items()}
 
 
 # -- a night from what is stored of it ---------------------------------------------------------

@@ -1,7 +1,7 @@
 """The night as a picture: each player's running total after every hand, drawn as a small
 SVG line chart by hand (no chart library, nothing loaded from outside).
 
-Pure functions of the series the ledger gives (``ledger.running_totals``); a long night is
+Pure functions of the series the core adds up (``sessions.running_totals``); a long night is
 thinned to at most :data:`MAX_POINTS` points a player, keeping each stretch's highest and
 lowest total so that no swing disappears from the picture.
 """

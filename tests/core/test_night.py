@@ -51,7 +51,7 @@ def test_the_home_cards_night_counts_what_the_pot_gives_back():
     ann = night.money()["Ann"]
     assert (ann.hands, ann.side_bets, ann.pots_back) == (D("2.00"), D("-1.00"), D("1.00"))
     assert all(m.hands + m.side_bets + m.pots_back == m.total for m in night.money().values())
-    assert minor_totals(night) == {"Ann": 100, "Bob": -200, "Cy": -200}
+    assert minor_totals(night.money()) == {"Ann": 100, "Bob": -200, "Cy": -200}
 
 
 def test_the_deal_passes_left_and_a_newcomer_sits_at_the_dealers_right():

@@ -19,11 +19,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ...core import TonkError, find_preset, parse_hand, settle
-from ...core.money import from_minor
-from ...core.night import next_dealer
-from ...core.parts import seat_nets
-from ...core.settle import Result
+from ...core import TonkError, find_preset
+from ...core.night import Deal, apply, start
 from ...core.transfers import fewest_transfers
 from ...db.models import User
 from ...extensions import db
@@ -81,16 +78,18 @@ class DemoFacts:
 
 
 class _Night:
-    """One session being played: its seats, rules and stake, and who tends to win."""
+    """One session being played: the core's night (its seats, rules and stake, each hand
+    recorded, corrected or voided as an event of it) and who tends to win."""
 
     def __init__(self, rng: random.Random, names: list[str], preset: str, stake: str,
-                 skill: dict[str, float]) -> None:
+                 dealer: str, skill: dict[str, float]) -> None:
         self.rng = rng
         self.names = names
-        self.players = tuple(names)
         self.rules = find_preset(preset).rules
         self.spec = self.rules.to_json()
-        self.stake = Decimal(stake) if self.rules.scoring == "money" else Decimal(1)
+        self.night = start({"rules": self.spec, "currency": "USD",
+                            "stake": stake if self.rules.scoring == "money" else "1",
+                            "players": names, "dealer": dealer})
         self.weights = [skill[n] for n in names]
         counts = sorted(self.rules.play_counts)
         self.low = [c for c in counts if c <= 9]
@@ -99,23 +98,24 @@ class _Night:
     def pick(self) -> str:
         return self.rng.choices(self.names, self.weights)[0]
 
-    def play(self, dealer: str, multiplier: int, facts: DemoFacts
-             ) -> tuple[dict[str, Any], Result]:
-        """A random hand, settled; dealt again in the rare case the rules refuse it (a
-        count this deck cannot make)."""
+    def play(self, multiplier: int, facts: DemoFacts, number: int | None = None) -> Deal:
+        """A random hand recorded (or hand ``number`` corrected to it), settled by the
+        night; dealt again in the rare case the rules refuse it (a count this deck cannot
+        make)."""
+        dealer = self.night.dealer if number is None else self.night.hand(number).data["dealer"]
+        event: dict[str, Any] = {"kind": "hand"} if number is None else {
+            "kind": "corrected", "number": number}
         for _attempt in range(20):
             try:
-                core = parse_hand(_facts(self, dealer, multiplier, facts), rules=self.rules,
-                                  stake=self.stake, players=self.players)
+                self.night = apply(self.night, {
+                    **event, "hand": _facts(self, dealer, multiplier, facts)})
                 break
             except TonkError:
                 continue
         else:
-            core = parse_hand({"dealer": self.names[0], "end": {"kind": "dead"}},
-                              rules=self.rules, stake=self.stake, players=self.players)
-        hand = {"rules": self.spec, "stake": str(self.stake), "players": self.names,
-                **core.to_json(with_table=False)}
-        return hand, settle(core)
+            self.night = apply(self.night, {**event, "hand": {
+                "dealer": dealer, "multiplier": multiplier, "end": {"kind": "dead"}}})
+        return self.night.hand(number or self.night.last_number)
 
 
 def _facts(t: _Night, dealer: str, multiplier: int, facts: DemoFacts) -> dict[str, Any]:
@@ -206,10 +206,11 @@ def _deal(t: _Night) -> dict[str, Any]:
     return out
 
 
-def _version(action: str, at: datetime, by: str, reason: str | None,
-             hand: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    return {"action": action, "at": iso(at), "by": by, "reason": reason, "hand": hand,
-            "result": result}
+def _version(action: str, at: datetime, by: str, reason: str | None, deal: Deal
+             ) -> dict[str, Any]:
+    assert deal.result is not None
+    return {"action": action, "at": iso(at), "by": by, "reason": reason,
+            "hand": dict(deal.data), "result": deal.result.to_json()}
 
 
 def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict[str, float],
@@ -225,65 +226,60 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
         name = rng.choices(PLAYERS, often)[0]
         if name not in names:
             names.append(name)
-    t = _Night(rng, names, preset, rng.choice(STAKES), skill)
+    first_dealer = rng.randrange(seats)
+    t = _Night(rng, names, preset, rng.choice(STAKES), names[first_dealer], skill)
     keeper = rng.choice(KEEPERS)
     facts.presets[preset] += 1
-    first_dealer = rng.randrange(seats)
     big_one = rng.random() < 0.3
     change_at = rng.randint(5, hands - 3) if hands >= 10 and rng.random() < 0.06 else None
     changes: list[dict[str, Any]] = []
-    totals = [0] * seats
     hand_docs: list[dict[str, Any]] = []
     at = played_at
-    dealer = names[first_dealer]
     for number in range(1, hands + 1):
         at += timedelta(seconds=rng.randint(90, 330))
         if number == change_at and t.rules.scoring == "money":
-            t.stake = Decimal(rng.choice([s for s in STAKES if Decimal(s) != t.stake]))
-            changes.append({"from_hand": number, "rules": t.spec, "stake": str(t.stake),
+            stake = rng.choice([s for s in STAKES if Decimal(s) != t.night.stake])
+            t.night = apply(t.night, {"kind": "rules", "rules": t.spec, "stake": stake})
+            changes.append({"from_hand": number, "rules": t.spec, "stake": stake,
                             "at": iso(at - timedelta(seconds=30))})
             facts.rules_changes += 1
         multiplier = 2 if big_one and number > hands - 2 else 1
-        hand, result = t.play(dealer, multiplier, facts)
-        versions = [_version("recorded", at, keeper, None, hand, result.to_json())]
+        deal = t.play(multiplier, facts)
+        versions = [_version("recorded", at, keeper, None, deal)]
         roll = rng.random()
         if roll < 0.015:  # a correction: the hand as it really went
-            fixed, fixed_result = t.play(dealer, multiplier, facts)
+            deal = t.play(multiplier, facts, number)
             versions.append(_version("corrected", at + timedelta(seconds=rng.randint(20, 600)),
-                                     rng.choice(KEEPERS), rng.choice(CORRECTIONS), fixed,
-                                     fixed_result.to_json()))
-            hand, result = fixed, fixed_result
+                                     rng.choice(KEEPERS), rng.choice(CORRECTIONS), deal))
             facts.corrected += 1
-        void = roll > 0.994
-        if void:
+        if roll > 0.994:
+            t.night = apply(t.night, {"kind": "voided", "number": number})
             versions.append(_version("voided", at + timedelta(seconds=rng.randint(20, 600)),
-                                     rng.choice(KEEPERS), rng.choice(VOIDS), hand,
-                                     versions[-1]["result"]))
+                                     rng.choice(KEEPERS), rng.choice(VOIDS), deal))
             facts.voided += 1
-        hand_docs.append({"number": number, "voided": void,
+        hand_docs.append({"number": number, "voided": roll > 0.994,
                           "versions": [{"version": v, **version}
                                        for v, version in enumerate(versions, start=1)]})
-        facts.outcomes[result.outcome] += 1
-        if not void:
-            for seat, net in enumerate(seat_nets(names, result)):
-                totals[seat] += net
-        dealer = next_dealer(names, dealer)
+        assert deal.result is not None
+        facts.outcomes[deal.result.outcome] += 1
     closed = index < count - OPEN_AT_THE_END
     payments: list[dict[str, Any]] = []
     closed_at = None
     if closed:
         at += timedelta(minutes=rng.randint(5, 20))
         if t.rules.scoring != "push_ups":
-            balances = {n: from_minor(v) for n, v in zip(names, totals, strict=True)}
-            for transfer in fewest_transfers(balances):
+            for transfer in fewest_transfers(t.night.open()):
                 parts = [transfer.amount]
                 if transfer.amount >= 2 and rng.random() < 0.1:  # paid in two goes
                     half = (transfer.amount / 2).quantize(Decimal("0.01"))
                     parts = [half, transfer.amount - half]
                 for amount in parts:
                     at += timedelta(seconds=rng.randint(10, 120))
+                    t.night = apply(t.night, {"kind": "paid", "payer": transfer.payer,
+                                              "payee": transfer.payee, "amount": amount})
                     payments.append({"from": transfer.payer, "to": transfer.payee,
                                      "amount": str(amount), "at": iso(at)})
+        t.night = apply(t.night, {"kind": "closed"})
         closed_at = iso(at + timedelta(seconds=30))
         facts.closed += 1
         facts.payments += len(payments)
@@ -293,9 +289,9 @@ def _session(rng: random.Random, index: int, count: int, hands: int, skill: dict
         "uid": f"{rng.getrandbits(128):032x}",
         "name": f"{played_at:%a %d %b %Y}, table {index % 4 + 1}",
         "played_at": iso(played_at), "closed_at": closed_at, "currency": "USD",
-        "stake": str(t.stake), "rules": t.spec, "players": names,
-        "next_dealer": dealer,
-        "totals": {n: str(from_minor(v)) for n, v in zip(names, totals, strict=True)},
+        "stake": str(t.night.stake), "rules": t.spec, "players": names,
+        "next_dealer": t.night.dealer,
+        "totals": {n: str(m.total) for n, m in t.night.money().items()},
         "hands": hand_docs, "payments": payments, "rules_changes": changes}
 
 

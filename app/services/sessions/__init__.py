@@ -49,7 +49,7 @@ from .inputs import (
     parse_reason,
     parse_session_name,
 )
-from .kept import dump_pots, kept_night, seat_side, trimmed
+from .kept import dump_pots, kept_night, running_totals, seat_side, trimmed
 from .ledger import (
     change_rules,
     check_room,
@@ -82,7 +82,6 @@ from .reading import (
     new_share_token,
     player_names,
     rules_of,
-    running_totals,
     seated_names,
     session_rules,
     session_stake,

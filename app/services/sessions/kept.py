@@ -21,8 +21,9 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Select, bindparam, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ...core.money import from_minor, to_minor
@@ -107,18 +108,46 @@ def night_from(gs: GameSession, number: int) -> tuple[Night, dict[int, Hand]]:
     where side bets are played, all of them (their pots are played again from the first
     deal); else hand ``number`` alone (no other hand's money depends on it: the others' is
     the night's base; a number past the last holds none). And those hands' rows by number."""
-    kept, side = kept_night(gs), plays_side_bets(gs)
-    query = select(Hand).where(Hand.session_id == gs.id)
-    hands = list(db.session.scalars(
-        query.order_by(Hand.number) if side else query.where(Hand.number == number)))
-    held = replace(kept, hands=tuple(_deal(hand, kept.seats) for hand in hands),
-                   numbered=0 if side else number - 1, base={})
-    if not side:  # what the other hands made is kept: the night's money less this hand's
-        made = held.money()
-        held = replace(held, base={
-            n: Money(m.hands - made[n].hands, m.side_bets - made[n].side_bets, _ZERO)
-            for n, m in kept.base.items()})
-    return held, {hand.number: hand for hand in hands}
+    side = plays_side_bets(gs)
+    if side:
+        return _held(gs, select(Hand).where(Hand.session_id == gs.id))
+    held, rows = _held(gs, select(Hand).where(Hand.session_id == gs.id, Hand.number == number),
+                       number - 1)
+    made, kept = held.money(), kept_night(gs).base  # what the other hands made is kept:
+    return replace(held, base={  # the night's money less this hand's
+        n: Money(m.hands - made[n].hands, m.side_bets - made[n].side_bets, _ZERO)
+        for n, m in kept.items()}), rows
+
+
+def _held(gs: GameSession, query: Select[Any], numbered: int = 0
+          ) -> tuple[Night, dict[int, Hand]]:
+    """The kept night holding the hands ``query`` finds, as stored (from hand ``numbered``
+    + 1, nothing before them), and their rows by number."""
+    kept = kept_night(gs)
+    hands = list(db.session.scalars(query.order_by(Hand.number)))
+    return (replace(kept, hands=tuple(_deal(hand, kept.seats) for hand in hands),
+                    numbered=numbered, base={}),
+            {hand.number: hand for hand in hands})
+
+
+def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
+    """(hand number, each seat's running total in minor units: hands and side bets) after
+    every counted hand, for the chart, as the core adds them up (:meth:`Night.running`) from
+    the hands as stored. A seat is None before the point it joined at (a player who sat
+    down after hand 3 starts at 0 there, not at the start of the night)."""
+    night, _rows = _held(gs, select(Hand).where(Hand.session_id == gs.id))
+    series: list[tuple[int, list[int | None]]] = [(0, [0] * len(night.seats))]
+    first: dict[str, int] = {}  # the point before each seat's first hand: its 0
+    for deal, hands, side in night.running():
+        for name in deal.players:
+            first.setdefault(name, len(series) - 1)
+        series.append((deal.number, [
+            hands[name] + to_minor(side.get(name, _ZERO)) if name in hands else 0
+            for name in night.seats]))
+    for seat, name in enumerate(night.seats):  # no line before a player sat down
+        for _number, totals in series[:first.get(name, len(series) - 1)]:
+            totals[seat] = None
+    return series
 
 
 def keep(gs: GameSession, before: Night, after: Night, rows: Mapping[int, Hand]) -> bool:
@@ -137,7 +166,8 @@ def keep(gs: GameSession, before: Night, after: Night, rows: Mapping[int, Hand])
                 row.side_nets_json = nets
             if row.side_result_json != outcomes:
                 row.side_result_json = outcomes
-    was, now, totals = before.money(), after.money(), minor_totals(after)
+    was, now = before.money(), after.money()
+    totals = minor_totals(now)
     seats = {s.name: s for s in gs.seats}
     moves, beyond = [], []
     for name, money in now.items():

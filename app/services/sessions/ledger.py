@@ -74,6 +74,7 @@ from .access import is_league_admin, keeps_score, kept_by
 from .entries import replace_entries
 from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
 from .kept import keep, kept_night, night_from, plays_side_bets
+from .kept import running_totals as running_totals
 from .pots import side_bets_text
 from .reading import (
     counted_hands,
@@ -83,7 +84,6 @@ from .reading import (
 # (re-exported: the package's seats and the tests reach these through this module)
 from .reading import history as history
 from .reading import player_names as player_names
-from .reading import running_totals as running_totals
 from .reading import seated_names as seated_names
 from .reading import session_rules as session_rules
 from .reading import session_stake as session_stake

@@ -89,28 +89,3 @@ def history(hand: Hand) -> list[dict[str, Any]]:
     return [{"version": v.version, "action": v.action, "at": v.created_at,
              "by": v.by_name, "reason": v.reason, "hand": json.loads(v.hand_json),
              "result": json.loads(v.result_json)} for v in hand.versions]
-
-
-def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
-    """(hand number, each seat's running total in minor units) after every counted hand,
-    for the chart: the one reader of every hand's nets, one small column a hand. A seat is
-    None before the point it joined at (a player who sat down after hand 3 starts at 0
-    there, not at the start of the night)."""
-    rows = db.session.execute(select(Hand.number, Hand.nets_json, Hand.side_nets_json).where(
-        Hand.session_id == gs.id, Hand.voided.is_(False)).order_by(Hand.number)).all()
-    seats = len(gs.seats)
-    running = [0] * seats
-    series: list[tuple[int, list[int | None]]] = [(0, list(running))]
-    first = [len(rows) + 1] * seats  # the first point a seat has a hand at (its join after)
-    for number, nets_json, side_json in rows:
-        hand_nets = json.loads(nets_json)
-        for seat in range(min(len(hand_nets), seats)):
-            first[seat] = min(first[seat], len(series))
-        for nets in (hand_nets, json.loads(side_json)):
-            for seat, amount in enumerate(nets):
-                running[seat] += amount
-        series.append((number, list(running)))
-    for seat in range(seats):  # no line before a player sat down: it starts at their 0
-        for _number, totals in series[:first[seat] - 1]:
-            totals[seat] = None
-    return series

@@ -363,7 +363,8 @@ def _folded(gs: GameSession, at: Where) -> Iterator[str]:
         if trimmed(new) != trimmed(hand.side_nets):
             yield (f"{at(gs.id)}, hand {hand.number}: its side-bet money is "
                    f"{hand.side_nets}, but a replay of the side bets says {new}")
-    folded, money = minor_totals(night), night.money()
+    money = night.money()
+    folded = minor_totals(money)
     for seat in gs.seats:
         if folded.get(seat.name, 0) != seat.total_minor:
             yield (f"{at(gs.id)}: {seat.name}'s total is {from_minor(seat.total_minor)} but "
