@@ -201,6 +201,27 @@ def test_a_joiners_chart_line_starts_where_they_sat_down(db_app):
     assert svg.count("<polyline") == 4
 
 
+def test_a_player_who_sat_and_left_without_a_hand_has_no_line_until_they_play(db_app):
+    """Eve joins and leaves before a hand, Fay joins and plays, then Eve comes back and
+    plays: Eve's line starts where she first played (the chart once took a seat to have sat
+    down at any hand whose stored money reached her seat, so her line began at Fay's)."""
+    from app.db.models import GameSession
+    from app.services.sessions import running_totals
+
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"))
+    for seats in ({"join": "Eve"}, {"leave": "Eve"}, {"join": "Fay"}):
+        assert client.post(f"/sessions/{sid}/seats", data=seats).status_code == 302
+    assert record(client, sid, kind="tonk_out", player="Fay").status_code == 302
+    assert client.post(f"/sessions/{sid}/seats", data={"join": "Eve"}).status_code == 302
+    assert record(client, sid, kind="tonk_out", player="Eve").status_code == 302
+    with db_app.app_context():
+        series = running_totals(fetched(GameSession, sid))
+    assert [totals[3] for _n, totals in series] == [None, 0, 200]  # Eve
+    assert [totals[4] for _n, totals in series] == [0, 150, 100]  # Fay
+
+
 def test_tonk_check_knows_a_leaver_takes_their_money_out_of_the_pots(db_app, api):
     """A session stored with a leaver's money still in a pot (as before a leaver's money was
     made final) is not what a replay leaves: ``tonk check`` says so. The next hand recorded
