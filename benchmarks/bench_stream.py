@@ -334,16 +334,16 @@ def _connections(ports: list[int]) -> int:
 
 
 def run(name: str, url: str, sizes: list[int], seconds: float, servers: int,
-        quick: bool) -> bool:
+        quick: bool, workers: int = 2) -> bool:
     token, sessions = seed(url, max(sizes))
-    print(f"{name}: {servers} tonk serve --workers 2, {PHONES} pages a table following by "
+    print(f"{name}: {servers} tonk serve --workers {workers}, {PHONES} pages a table following by "
           f"stream, a hand every {RECORD_EVERY:.0f} s, the settle page every "
           f"{SETTLE_EVERY:.0f} s; {seconds:.0f} s a step after {RAMP:.0f} s of opening",
           flush=True)
     rng = random.Random(7)
     failed = False
     with ExitStack() as stack:
-        served = [stack.enter_context(tonk_serve(url, workers=2, timeout=120))
+        served = [stack.enter_context(tonk_serve(url, workers=workers, timeout=120))
                   for _ in range(servers)]
         browser = Browser(served[0].base)
         browser.sign_in(EMAIL, PASSWORD)
@@ -376,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--servers", type=int, choices=(1, 2), default=1)
+    parser.add_argument("--workers", type=int, default=2, help="each tonk serve's workers")
     parser.add_argument("--quick", action="store_true",
                         help="SQLite, 5 tables for 4 s: does it still run?")
     args = parser.parse_args(argv)
@@ -390,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         if args.database == "sqlite":
             ok = run("SQLite", f"sqlite:///{folder}/stream.sqlite", sizes, args.seconds,
-                     args.servers, args.quick)
+                     args.servers, args.quick, args.workers)
         else:
             import sqlalchemy as sa
 
@@ -404,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 try:
                     ok = run("PostgreSQL", PG_URL.rsplit("/", 1)[0] + "/" + name, sizes,
-                             args.seconds, args.servers, args.quick)
+                             args.seconds, args.servers, args.quick, args.workers)
                 finally:
                     with admin.connect() as conn:
                         conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
