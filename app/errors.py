@@ -5,7 +5,8 @@ A domain error (:class:`~app.core.errors.TonkError`) has one status, from the ta
 with a page (:mod:`app.web.refusals`): they differ only in how they render. Whatever the
 request changed was rolled back by the write boundary (:mod:`app.db.unit`) before the
 error got here. A fault of the database itself (busy, read-only, full, out of reach) is a
-503 naming it, on both (:mod:`app.http.faults`); an API request's unreadable body or
+503 naming it, on both (:mod:`app.http.faults`); a rate limit's 429 says when to come back
+(:mod:`app.http.limits`); an API request's unreadable body or
 missing token, and every HTTP error under ``/api/``, are JSON too.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .core.errors import TonkError
 from .http.bodies import too_large
 from .http.errors import is_api_request
 from .http.faults import database_fault, end_session
+from .http.limits import too_many
 from .web.refusals import page_refusal
 
 
@@ -34,6 +36,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(BadRequest, bad_request)
     app.register_error_handler(TokenError, token_error)
     app.register_error_handler(RequestEntityTooLarge, too_large)  # the limit, in words
+    app.register_error_handler(429, too_many)  # a rate limit (:mod:`app.http.limits`)
     app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(DBAPIError, database_fault)
     app.register_error_handler(PoolTimeout, database_fault)  # every pooled connection taken

@@ -150,4 +150,3 @@ def _reads() -> bool:
 
 def init_app(app: Flask) -> None:
     limiter.init_app(app)
-    app.register_error_handler(429, too_many)
