@@ -117,11 +117,10 @@ def draw_next_round(event: Event, user: User, seed: Any = None,
         drawn = draw_round(names, event.table_size, chosen)
     number = len(event.round_rows) + 1
     this = EventRound(number=number, seed=chosen, created_at=utcnow(), forced=False)
-    event.round_rows.append(this)
     try:
-        db.session.flush()
+        with db.session.begin_nested():  # (a refusal takes back this round alone)
+            event.round_rows.append(this)
     except IntegrityError:  # drawn at the same moment by another request
-        db.session.rollback()
         raise EventConflictError(Message("event.round_open", number=number),
                                  "round") from None
     rules = json.loads(event.rules_json)

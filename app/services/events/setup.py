@@ -202,11 +202,10 @@ def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
         raise EventConflictError(Message("event.checked_in", player=here.name), "name")
     player = EventPlayer(name=clean, paid_minor=event.fee_minor if is_paid else 0,
                          checked_in_at=utcnow())
-    event.players.append(player)
     try:
-        db.session.flush()
+        with db.session.begin_nested():  # (a refusal takes back this check-in alone)
+            event.players.append(player)
     except IntegrityError:  # checked in at the same moment by another request
-        db.session.rollback()
         raise EventConflictError(Message("event.checked_in", player=clean), "name") from None
     return player
 
