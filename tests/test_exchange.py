@@ -364,6 +364,29 @@ def test_a_broken_document_is_refused_whole_with_a_clear_message(db_app, good, b
         assert counts() == rows
 
 
+def test_a_problem_after_batches_were_written_takes_back_the_import_alone(db_app, good):
+    """Three sessions in batches of one, the third broken: on PostgreSQL the first two are
+    written before the third is checked; all of it is taken back, and what the same
+    transaction did before the import stays (the import writes under a savepoint of its
+    own: the write boundary, not the importer, ends the transaction)."""
+    doc = copy.deepcopy(good)
+    doc["sessions"] = [dict(copy.deepcopy(doc["sessions"][0]), uid=f"{n:032x}")
+                       for n in (1, 2, 3)]
+    doc["sessions"][2]["hands"][0]["versions"][0]["hand"]["counts"]["Ann"] = 51
+    with db_app.app_context():
+        owner = user()
+        rows = counts()
+        with unit_of_work(begin=False):
+            accounts.create_user("kept@example.com", "Kept", "correct horse")
+            report = exchange.import_file(io.BytesIO(json.dumps(doc).encode()), owner,
+                                          batch_hands=1)
+        assert not report.ok and (report.sessions, report.hands) == (0, 0)
+        assert counts() == rows
+        assert db.session.scalar(select(User).where(User.email == "kept@example.com"))
+        assert importing(json.dumps(good), owner).ok  # and the next import goes in whole
+        assert counts()["game_sessions"] == 1
+
+
 @pytest.mark.parametrize("text, message", [
     ("", "the file is empty"),
     ("hello", "this is not a Tonk Tally export"),

@@ -296,7 +296,7 @@ def reset_password(token: str, secret_key: str, new: Any) -> User:
     spent = db.session.execute(
         update(User).where(User.id == user.id, User.password_hash == user.password_hash)
         .values(password_hash=new_hash).execution_options(synchronize_session=False))
-    if spent.rowcount != 1:  # type: ignore[attr-defined]  (it changed nothing)
+    if spent.rowcount != 1:  # type: ignore[attr-defined]  # (it changed nothing)
         raise AccountError(Message("reset.invalid"), "token")
     user.password_hash = new_hash
     end_sign_ins(user)

@@ -19,6 +19,7 @@ from typing import IO, Any, NamedTuple, cast
 from sqlalchemy import Boolean, Table, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import SessionTransaction
 
 from ...core import Rules, TonkError, resolve_rules
 from ...core.messages import Message
@@ -113,9 +114,11 @@ class _LeaguePlan(NamedTuple):
 
 class Importer:
     """Imports documents for one account, all or nothing: :meth:`start` with the document's
-    top-level fields, :meth:`add` each session, then :meth:`finish`, which commits only if
-    there was no problem at all (and otherwise rolls everything back). Sessions are checked
-    and written in batches of about ``batch_hands`` hands."""
+    top-level fields, :meth:`add` each session, then :meth:`finish`, which keeps what was
+    written only if there was no problem at all. Sessions are checked and written in batches
+    of about ``batch_hands`` hands. What it writes is under a savepoint of its own, opened
+    at its first write: a problem takes back the import's writes alone (:meth:`undo`),
+    never the caller's transaction, which its write boundary commits or rolls back."""
 
     def __init__(self, user: User, *, batch_hands: int = IMPORT_BATCH_HANDS) -> None:
         self.user_id = user.id
@@ -133,6 +136,7 @@ class Importer:
         self._statements: dict[str, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
         self._checker = Checker()
         self._started = False
+        self._savepoint: SessionTransaction | None = None
         self._league_plan: _LeaguePlan | None = None
         # SQLite has one write lock for the whole database: read and check everything
         # first, keeping the checked batches in a file, and hold the lock only to write.
@@ -243,6 +247,7 @@ class Importer:
         plan, self._league_plan = self._league_plan, None
         if plan is None:
             return
+        self._writing()
         uid, name, rules, stake, currency, created, seasons, members, side_bets = plan
         league = db.session.scalar(select(League).where(League.uid == uid))
         self._may_import_into(league)
@@ -350,13 +355,10 @@ class Importer:
             self._flush()
         except IntegrityError as exc:
             self.refused(exc)
-        except BaseException:
-            db.session.rollback()
-            raise
 
     def refused(self, exc: IntegrityError) -> None:
-        """The database refused a row: roll back, and say so."""
-        db.session.rollback()
+        """The database refused a row: take back what the import wrote, and say so."""
+        self.undo()
         log.warning("import refused by the database: %s", exc)
         self.problem(Message("import.refused"))
 
@@ -375,23 +377,22 @@ class Importer:
                 else:
                     self._write_league()  # a document with a league and no new session
             except TonkError as exc:
-                db.session.rollback()
                 self.problem(Message("import.of_league", league=self.report.league_name,
                                      problem=exc.said))
             except IntegrityError as exc:
                 self.refused(exc)
-            except BaseException:
-                db.session.rollback()
-                raise
         if self._spill is not None:
             self._spill.close()
             self._spill = None
         if self.failed:
-            db.session.rollback()
+            self.undo()
             self.report.sessions = self.report.hands = 0
             self.report.league_created = False
             self.report.league_id = None
             return self.report
+        if self._savepoint is not None:
+            self._savepoint.commit()  # (released: the caller's commit keeps it)
+            self._savepoint = None
         db.session.flush()
         if self.league_id is not None and self.report.sessions:
             _analyze_written()
@@ -399,6 +400,20 @@ class Importer:
         return self.report
 
     # -- writing -----------------------------------------------------------------------------
+
+    def _writing(self) -> None:
+        """Open the import's savepoint before its first write (on SQLite once the write
+        lock is held: taking it ends a transaction that only read)."""
+        if self._savepoint is None:
+            self._savepoint = db.session.begin_nested()
+
+    def undo(self) -> None:
+        """Take back everything the import wrote (its savepoint), and nothing else."""
+        if self._savepoint is not None:
+            self._savepoint.rollback()
+            self._savepoint = None
+        self._conn = None
+        self._players, self._next_id = None, {}
 
     def _connection(self) -> Connection:
         if self._conn is None:
@@ -501,6 +516,7 @@ class Importer:
         """Insert the batch's rows, table by table, as the ledger would have left them: the
         rows come made (:mod:`.rows`), only the ids are put in front."""
         self._write_league()
+        self._writing()
         self._connection()
         players = self._player_ids(sessions)
         session_ids = self.new_ids(cast(Table, GameSession.__table__), len(sessions))

@@ -11,7 +11,6 @@ from sqlalchemy.exc import IntegrityError
 
 from ...core.messages import Message
 from ...db.models import User
-from ...extensions import db
 from .common import IMPORT_BATCH_HANDS
 from .importer import Importer, ImportReport
 from .parallel import FileShare, Relayout, check_elsewhere, default_jobs
@@ -42,7 +41,7 @@ def _run(events: Iterator[tuple[str, str, Any]], user: User,
 @contextmanager
 def _reported(importer: Importer) -> Iterator[None]:
     """An unreadable file or a write the database refuses becomes a problem in the report;
-    anything else rolls the import back and goes on up."""
+    anything else takes back what the import wrote and goes on up."""
     try:
         yield
     except ReadError as exc:
@@ -50,7 +49,7 @@ def _reported(importer: Importer) -> Iterator[None]:
     except IntegrityError as exc:
         importer.refused(exc)
     except BaseException:
-        db.session.rollback()
+        importer.undo()
         raise
 
 
