@@ -397,37 +397,33 @@ def restore(stream: IO[bytes]) -> int:
         if db.session.scalar(select(func.count()).select_from(each)):
             raise BackupError(Message("restore.not_empty", table=name))
     footer: dict[str, Any] | None = None
-    try:
-        for raw, item in lines:
-            if isinstance(item, list):
-                work.row(item, raw)
-            elif isinstance(item, dict) and item.get("end"):
-                footer = item
-                break
-            elif isinstance(item, dict):
-                work.start_table(item, raw)
-            else:
-                raise BackupError(Message("restore.damaged"))
-        if footer is None:
-            raise BackupError(Message("restore.cut"))
-        kept = footer.get("sha256")
-        if not isinstance(kept, dict):
-            raise BackupError(Message("restore.no_digest"))
-        if footer.get("rows") != work.rows:
-            raise BackupError(Message("restore.rows", said=_shown(footer.get("rows")),
-                                      rows=work.rows))
-        work.flush()
-        changed = work.changed(kept)
-        problem = work.refused or _checked()
-        if problem is None and changed is not None:
-            problem = Message("restore.table_changed", table=changed)
-        if problem is not None:
-            raise BackupError(_refusal(problem, changed))
-        _reset_sequences()
-        db.session.flush()
-    except BaseException:
-        db.session.rollback()
-        raise
+    for raw, item in lines:
+        if isinstance(item, list):
+            work.row(item, raw)
+        elif isinstance(item, dict) and item.get("end"):
+            footer = item
+            break
+        elif isinstance(item, dict):
+            work.start_table(item, raw)
+        else:
+            raise BackupError(Message("restore.damaged"))
+    if footer is None:
+        raise BackupError(Message("restore.cut"))
+    kept = footer.get("sha256")
+    if not isinstance(kept, dict):
+        raise BackupError(Message("restore.no_digest"))
+    if footer.get("rows") != work.rows:
+        raise BackupError(Message("restore.rows", said=_shown(footer.get("rows")),
+                                  rows=work.rows))
+    work.flush()
+    changed = work.changed(kept)
+    problem = work.refused or _checked()
+    if problem is None and changed is not None:
+        problem = Message("restore.table_changed", table=changed)
+    if problem is not None:
+        raise BackupError(_refusal(problem, changed))
+    _reset_sequences()
+    db.session.flush()
     return work.rows
 
 
