@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.night import Night, apply, events_of, fold, night_json, start
+from app.core.night import Night, apply, fold, night_json, start
+from app.core.stored import events_of
 
 
 def dead(*side_bets: dict[str, Any]) -> dict[str, Any]:

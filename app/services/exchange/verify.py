@@ -22,7 +22,7 @@ from ...core.money import (
     to_minor,
 )
 from ...core.names import clean_text, name_key
-from ...core.night import Deal, Money, Night, NightPayment, events_of, fold, left_open
+from ...core.night import Deal, Money, Night, NightPayment, fold, left_open
 from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
 from ...core.sidebets import (
@@ -32,6 +32,7 @@ from ...core.sidebets import (
     play_json,
     side_bets_json,
 )
+from ...core.stored import events_of
 from ...core.versions import check_action, voided_after
 from ...db.ids import MAX_ID
 from ..sessions import (

@@ -1,5 +1,5 @@
 """A session's night as its stored rows tell it, folded by the core
-(:func:`app.core.night.fold` of :func:`app.core.night.events_of`: the hands in order, each
+(:func:`app.core.night.fold` of :func:`app.core.stored.events_of`: the hands in order, each
 with its side bets, a void hand recorded then voided, and the seats' comings and goings),
 for ``tonk check`` to hold against what is kept (the seats' totals, the pots, each hand's
 side-bet money): the night computed once, by the core, not again here."""
@@ -11,7 +11,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ...core.night import Night, events_of, fold
+from ...core.night import Night, fold
+from ...core.stored import events_of
 from ...db.models import GameSession, Hand
 from ...extensions import db
 from .reading import session_stake
@@ -19,7 +20,7 @@ from .reading import session_stake
 
 def night_events(gs: GameSession, hands: Sequence[Hand]) -> list[dict[str, Any]]:
     """The events of ``gs``'s night, from its stored ``hands`` (all of them, in order) and
-    seats (:func:`app.core.night.events_of`)."""
+    seats (:func:`app.core.stored.events_of`)."""
     seated = [s.name for s in gs.seated]
     return events_of({"rules": json.loads(gs.rules_json), "stake": str(session_stake(gs)),
                       "players": seated, "dealer": gs.dealer, "currency": gs.currency,

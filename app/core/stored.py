@@ -1,0 +1,75 @@
+"""A night's events from what is stored of it (a session's rows, an import's document): the
+events :func:`app.core.night.fold` folds into the night they tell, for ``tonk check`` and
+the import's checker to hold against what is kept or given.
+
+Pure (no Flask, no SQLAlchemy).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: What a stored hand holds of its table (a hand event takes it from the night).
+_TABLE = ("rules", "stake", "players")
+
+
+def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any], bool]],
+              seated: Sequence[str], seats: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """A night's events from what is stored of it (a session's rows, an import's document):
+    its ``table`` (``currency``, ``side_bets``; and ``rules``, ``stake`` and the ``players``
+    seated, for a night with no hands), each hand's stored facts in order (docs/rules.md §1,
+    with its own rules, stake and players) with whether it is void, and who sits at the end
+    (table order). Each hand is recorded (a void one, then voided) under the rules and players
+    of its time: the change of rules or stake and the joins and leaves that seat its players
+    come just before it. Who sat (``seats``) without playing a hand and is gone joins and
+    leaves at the end."""
+    first = hands[0][0] if hands else table
+    rules, stake, players = first["rules"], first["stake"], list(first["players"])
+    events: list[dict[str, Any]] = [{
+        "kind": "started", "rules": rules, "stake": stake, "currency": table.get("currency"),
+        "players": players, "dealer": first.get("dealer"),
+        "side_bets": table.get("side_bets") or None}]
+    now: Sequence[str] = players
+    for number, (data, voided) in enumerate(hands, start=1):
+        if (data["rules"], data["stake"]) != (rules, stake):
+            rules, stake = data["rules"], data["stake"]
+            events.append({"kind": "rules", "rules": rules, "stake": stake})
+        events += _seating(now, data["players"])
+        now = data["players"]
+        events.append({"kind": "hand", "hand": {k: v for k, v in data.items()
+                                                if k not in _TABLE}})
+        if voided:
+            events.append({"kind": "voided", "number": number})
+    events += _seating(now, seated)
+    sat = {p for data, _voided in hands for p in data["players"]}.union(seated)
+    for name in seats:
+        if name not in sat:
+            events += [{"kind": "joined", "player": name}, {"kind": "left", "player": name}]
+    return events
+
+
+def _seating(seated: Sequence[str], want: Sequence[str]) -> list[dict[str, Any]]:
+    """The leaves and joins that seat ``want`` (in its table order) where ``seated`` sit now:
+    who sits in both but out of ``want``'s order (round the table) leaves first and sits down
+    again; each newcomer sits just after the one before them in ``want`` already seated; then
+    who is not in ``want`` leaves."""
+    if list(seated) == list(want):  # (most hands: the table as it was)
+        return []
+    both = [name for name in want if name in seated]
+    at = {name: (seated.index(name) - seated.index(both[0])) % len(seated) for name in both
+          } if both else {}
+    kept: list[str] = []
+    for name in both:  # in order round the table from the first: they stay where they are
+        if not kept or at[name] > at[kept[-1]]:
+            kept.append(name)
+    events: list[dict[str, Any]] = [{"kind": "left", "player": name}
+                                    for name in both if name not in kept]
+    now = [name for name in seated if name in kept or name not in want]
+    for i, name in enumerate(want):
+        if name in now:
+            continue
+        before = next((want[i - k] for k in range(1, len(want)) if want[i - k] in now), None)
+        events.append({"kind": "joined", "player": name, "after": before})
+        now.insert(now.index(before) + 1 if before is not None else len(now), name)
+    events += [{"kind": "left", "player": name} for name in now if name not in want]
+    return events
