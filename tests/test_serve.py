@@ -236,7 +236,7 @@ def test_a_thousand_silent_connections_delay_nobody_and_are_cut_within_seconds(s
     import select
     import socket
 
-    from app.cli.commands import HEADER_SECONDS
+    from app.cli.serving import HEADER_SECONDS
 
     server, _session, _event = served
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -286,7 +286,7 @@ def test_one_address_holds_no_more_than_its_share(served):
     address is answered again."""
     import socket
 
-    from app.cli.commands import PER_ADDRESS
+    from app.cli.serving import PER_ADDRESS
 
     server, _session, _event = served
     sockets = []

@@ -154,7 +154,7 @@ def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
 def test_a_stream_outlives_the_idle_timeout_of_connections(tmp_path):
     """granian cuts a connection idle for HEADER_SECONDS, not one an answer streams on:
     a table where nothing happens for longer still hears its next hand."""
-    from app.cli.commands import HEADER_SECONDS
+    from app.cli.serving import HEADER_SECONDS
 
     url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
     token = prepare(url)

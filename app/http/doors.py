@@ -6,7 +6,7 @@ which keeps one place from crowding out the rest and answers what the app never 
   past ``per_address`` from one address (the client's, or behind ``--proxy`` the address
   the proxy names) 429 with ``Retry-After``, so that one phone, script or network cannot
   hold what every other phone needs. (Connections that send nothing are the server's to
-  cut: ``tonk serve``'s HTTP/1 header timeout, see :mod:`app.cli.commands`.)
+  cut: ``tonk serve``'s HTTP/1 header timeout, see :mod:`app.cli.serving`.)
 - An error that escapes everything behind it, or no answer at all, is a 500 with the
   security headers, not the server's bare one.
 
