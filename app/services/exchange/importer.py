@@ -60,9 +60,10 @@ from .common import (
     parse_time,
     read_day,
 )
+from .fields import league_name_of, read_list, read_uid, where_of
 from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time, unpacked
 from .settling import after_write
-from .verify import Checker, league_name_of, read_list, read_uid, where_of
+from .verify import Checker
 
 log = logging.getLogger(__name__)
 

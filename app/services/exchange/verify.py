@@ -4,24 +4,23 @@ that it can run in other processes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
-from ...core.hand import PlayedHand, parse_players
+from ...core.hand import parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
-    MAX_STAKE,
     amount_formatter,
     from_minor,
     parse_decimal,
     parse_stake,
     to_minor,
 )
-from ...core.names import clean_text, name_key
+from ...core.names import clean_text
 from ...core.night import Deal, Money, Night, NightPayment, fold, left_open
 from ...core.parts import parts_and_counts, seat_nets
 from ...core.settle import Result
@@ -34,7 +33,6 @@ from ...core.sidebets import (
 )
 from ...core.stored import events_of
 from ...core.versions import check_action, voided_after
-from ...db.ids import MAX_ID
 from ..sessions import (
     MAX_SESSION_NAME,
     dump_pots,
@@ -46,74 +44,29 @@ from ..sessions import (
 from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion
 from .common import (
     MAX_BY,
-    NO_COUNTS,
     TABLE_FIELDS,
-    UID,
     ExchangeError,
     fast_dumps,
     field_of,
     parse_time,
 )
+from .fields import (
+    BadVersion,
+    LastVersion,
+    ReadHand,
+    Terms,
+    compare_result,
+    hand_stake,
+    names_text,
+    read_list,
+    read_uid,
+    seats_of,
+    tallied,
+    where_of,
+    whole_number,
+    with_money,
+)
 from .settling import parse_settle
-
-
-@dataclass(frozen=True, slots=True)
-class _Terms:
-    """What a hand is played under, from its first version: rules, stake, formatter."""
-
-    rules: Rules
-    spec: dict[str, Any]
-    stake: Decimal
-    fmt: Callable[[Decimal], str]
-
-
-@dataclass(slots=True)
-class _Last:
-    """A hand's last version that counted so far, read but not settled: at ``index`` in its
-    versions, its table (its own, and the first version's, which it must match), players,
-    facts as written and stored result, the session and hand it is in; once parsed (here,
-    or by the night's fold), the hand and the hand as stored (JSON text, facts)."""
-
-    index: int
-    table: _Terms
-    first: _Terms
-    seated: tuple[str, ...]
-    facts: dict[str, Any]
-    given: Any
-    where: Message
-    number: int
-    core: PlayedHand | None = None
-    text: str = ""
-    data: dict[str, Any] | None = None
-
-    @property
-    def plain(self) -> bool:
-        """Facts that the night's fold reads as the checker does: a dealer named, no side
-        bets (the fold fills in a missing dealer from the night's rotation)."""
-        return self.facts.get("dealer") not in (None, "") and not self.facts.get("side_bets")
-
-    def stored(self) -> dict[str, Any]:
-        """Its facts as stored, or as written with the stored table (for the fold)."""
-        return self.data if self.data is not None else {
-            "rules": self.table.spec, "stake": str(self.table.stake),
-            "players": list(self.seated), **self.facts}
-
-    def at(self) -> Message:
-        """Where it is, as a problem names it (named only when there is one)."""
-        return Message("import.where.version", number=self.index + 1, where=Message(
-            "import.where.hand", where=self.where, number=self.number))
-
-
-class _Read(NamedTuple):
-    """A hand read, every version checked but its last that counted (``last``), whose
-    result text is :data:`_LATER` in ``versions`` (and in the void ones after it)."""
-
-    number: int
-    voided: bool
-    scoring: str
-    versions: list[CheckedVersion]
-    last: _Last
-
 
 #: A version's hand and result text until its hand's night is folded (compared by identity).
 _LATER = "(not settled yet)"
@@ -122,54 +75,15 @@ _NONE = Decimal("0.00")
 _NO_MONEY = Money(_NONE, _NONE, _NONE)  # who never played a hand
 
 
-class _Bad(TonkError):
-    """One problem with one version of a hand."""
-
-
-def where_of(doc: Mapping[str, Any], index: int) -> Message:
-    """How a report names the session ``doc``: ``session Friday (<uid>)``."""
-    name, uid = doc.get("name"), doc.get("uid")
-    name = " ".join(name[:200].split()) if isinstance(name, str) and name.strip() \
-        else f"#{index}"
-    return Message("import.where.session", name=_short(name),
-                   uid=_short(uid, 40) if isinstance(uid, str) else Message(
-                       "import.where.no_uid"))
-
-
-def _short(text: str, limit: int = 80) -> str:
-    """A name or uid as a report names it: a long one cut (a file can hold anything)."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def read_uid(value: Any, what: Message) -> str:
-    if not isinstance(value, str) or not UID.fullmatch(value):
-        raise ExchangeError(Message("import.uid", what=what, value=repr(value)))
-    return value
-
-
-def _whole(value: Any, what: str | Message, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_ID:
-        raise ExchangeError(Message("import.whole", what=what, low=low, value=repr(value)))
-    return value
-
-
-def read_list(value: Any, what: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise ExchangeError(Message("import.list", what=what))
-    return value
-
-
 class Checker:
     """Checks sessions of a document, every version of every hand through the domain core,
     with nothing but Python: no database, so that it can run in another process."""
 
     def __init__(self) -> None:
-        self._last_table: tuple[Any, Any, _Terms] | None = None
+        self._last_table: tuple[Any, Any, Terms] | None = None
         self._enabled: dict[str, SideBet] = {}
         self._last_by: tuple[Any, str] | None = None
-        self._last_text: tuple[_Terms, tuple[str, ...], str] | None = None
+        self._last_text: tuple[Terms, tuple[str, ...], str] | None = None
         self._problems: list[Message] = []
         self._minor: dict[Decimal, int] = {}
 
@@ -226,7 +140,7 @@ class Checker:
         except TonkError as exc:
             self.problem(where, exc.said)
             return None
-        records = _with_money(_tallied(hands, counted), head.rules.scoring,
+        records = with_money(tallied(hands, counted), head.rules.scoring,
                               [to_minor(m.side_bets + m.pots_back) for m in money])
         return CheckedSession(
             head.uid, head.name, head.played_at, head.closed_at, head.currency,
@@ -259,7 +173,7 @@ class Checker:
         stake = parse_stake(doc.get("stake"), rules)
         self._enabled = parse_side_bets(doc.get("side_bets"), stake=stake,
                                         scoring=rules.scoring)
-        positions, left_at = _seats(doc, names)
+        positions, left_at = seats_of(doc, names)
         currency = parse_currency(doc.get("currency"))
         played_at = parse_time(doc.get("played_at"), "played_at")
         closed_at = (parse_time(doc["closed_at"], "closed_at")
@@ -273,11 +187,11 @@ class Checker:
                      closed_at, hand_docs, payments, changes, parse_settle(doc, names))
 
     def _hands(self, hand_docs: list[Any], names: tuple[str, ...], where: Message
-               ) -> tuple[list[_Read] | None, list[dict[str, Any]]]:
+               ) -> tuple[list[ReadHand] | None, list[dict[str, Any]]]:
         """Every hand read, in the order of their numbers (with no gap), and its facts as
         stored (its last version's that counted); (None, []) after noting a problem."""
         names_list = list(names)
-        hands: list[_Read] = []
+        hands: list[ReadHand] = []
         numbers: set[int] = set()
         for i, hand_doc in enumerate(hand_docs, start=1):
             read = self._hand(hand_doc, i, names, names_list, where, numbers)
@@ -294,7 +208,7 @@ class Checker:
             hands = sorted(hands, key=lambda h: h.number)
         return hands, [h.last.stored() for h in hands]
 
-    def _finished(self, hands: list[_Read], deals: Sequence[Deal], names: tuple[str, ...]
+    def _finished(self, hands: list[ReadHand], deals: Sequence[Deal], names: tuple[str, ...]
                   ) -> tuple[list[CheckedHand], list[list[tuple[int, ...]] | None]] | None:
         """Every hand checked in full, each last version's result the one the night's fold
         settled it to (its ``deals``, in order; settled here when there is none) compared
@@ -310,7 +224,7 @@ class Checker:
                 counted.append(checked[1])
         return None if self._problems else (out, counted)
 
-    def _finish(self, hand: _Read, result: Result, names: tuple[str, ...]
+    def _finish(self, hand: ReadHand, result: Result, names: tuple[str, ...]
                 ) -> tuple[CheckedHand, list[tuple[int, ...]] | None] | None:
         """A hand, its last version settled to ``result``: checked, and what it adds to each
         seat's record (None if it is void); None after noting its problem."""
@@ -331,7 +245,7 @@ class Checker:
         return CheckedHand(hand.number, False, result.outcome, hand.scoring, nets, parts,
                            versions, seats), counts
 
-    def _settle(self, last: _Last, deal: Deal | None) -> Result | None:
+    def _settle(self, last: LastVersion, deal: Deal | None) -> Result | None:
         """The version ``last`` settled: the night's fold's result when it read the same
         hand (``deal``), settled here otherwise; None after noting its problem."""
         if deal is not None and deal.result is not None and last.core is None and \
@@ -350,13 +264,13 @@ class Checker:
         assert last.core is not None
         return settle(last.core)
 
-    def _resolve(self, last: _Last, result: Result, versions: list[CheckedVersion]) -> bool:
+    def _resolve(self, last: LastVersion, result: Result, versions: list[CheckedVersion]) -> bool:
         """The version ``last`` settled to ``result`` compared with its stored result, whose
         hand and result text it and the void versions after it keep (in ``versions``);
         False after noting its problem."""
         try:
             text = self._result_text(result, last.given, last.first)
-        except TonkError as exc:  # _Bad too
+        except TonkError as exc:  # BadVersion too
             self.problem(last.at(), exc.said)
             return False
         for k in range(last.index, len(versions)):
@@ -391,7 +305,7 @@ class Checker:
         rules = resolve_rules(doc.get("rules"))
         stake = parse_stake(doc.get("stake"), rules)
         change = Message("import.what.rules_change", number=i)
-        return (_whole(doc.get("from_hand"), field_of(change, "from_hand")),
+        return (whole_number(doc.get("from_hand"), field_of(change, "from_hand")),
                 json.dumps(rules.to_json()), to_minor(stake),
                 parse_time(doc.get("at"), field_of(change, "at")))
 
@@ -420,7 +334,7 @@ class Checker:
     # -- one hand ----------------------------------------------------------------------------
 
     def _hand(self, doc: Any, index: int, names: tuple[str, ...], names_list: list[str],
-              where: Message, numbers: set[int]) -> _Read | None:
+              where: Message, numbers: set[int]) -> ReadHand | None:
         """One hand read, every version but its last that counts settled again and compared
         (that one is settled by the night's fold: :meth:`_finished`); None after noting its
         problem."""
@@ -432,7 +346,7 @@ class Checker:
             self.problem(at_index(), Message("import.hand_object"))
             return None
         try:
-            number = _whole(doc.get("number"), _HAND_NUMBER)
+            number = whole_number(doc.get("number"), _HAND_NUMBER)
         except TonkError as exc:
             self.problem(at_index(), exc.said)
             return None
@@ -448,11 +362,11 @@ class Checker:
         if not isinstance(versions, list) or not versions:
             self.problem(at_hand(), Message("import.no_versions"))
             return None
-        table: _Terms | None = None
+        table: Terms | None = None
         done: list[CheckedVersion] = []
         given_hand: Any = None
         given_result: Any = None
-        last: _Last | None = None  # the last version that counted, not settled yet
+        last: LastVersion | None = None  # the last version that counted, not settled yet
         void = False
         for i, v in enumerate(versions, start=1):
             if not isinstance(v, dict):
@@ -470,14 +384,14 @@ class Checker:
                 reason = v.get("reason")
                 if action == "recorded":
                     if reason not in (None, ""):
-                        raise _Bad(Message("import.recorded_reason"))
+                        raise BadVersion(Message("import.recorded_reason"))
                     reason = None
                 else:
                     reason = parse_reason(reason)
                 if voided_after(action):
                     if v.get("hand", given_hand) != given_hand or \
                             v.get("result", given_result) != given_result:
-                        raise _Bad(Message("import.void_keeps"))
+                        raise BadVersion(Message("import.void_keeps"))
                     previous = done[-1]
                     done.append(CheckedVersion(i, action, previous.hand_text,
                                                previous.result_text, reason, by, at))
@@ -488,7 +402,7 @@ class Checker:
                 now.index, now.given = len(done), v.get("result")
                 if not now.plain:  # read here as the fold would not
                     self._parse(now)
-            except TonkError as exc:  # _Bad too
+            except TonkError as exc:  # BadVersion too
                 self.problem(Message("import.where.version", where=at_hand(), number=i),
                              exc.said)
                 return None
@@ -504,7 +418,7 @@ class Checker:
                                           action=done[-1].action))
             return None
         assert table is not None and last is not None
-        return _Read(number, void, table.rules.scoring, done, last)
+        return ReadHand(number, void, table.rules.scoring, done, last)
 
     def _nets(self, names: tuple[str, ...], result: Result) -> list[int]:
         """:func:`~app.core.parts.seat_nets`, each amount's minor units worked out once
@@ -536,7 +450,7 @@ class Checker:
         self._last_by = (value, by)
         return by
 
-    def _table(self, data: dict[str, Any]) -> _Terms:
+    def _table(self, data: dict[str, Any]) -> Terms:
         """A hand's rules and stake (the last ones are remembered: a session's hands
         mostly share them)."""
         spec, raw = data["rules"], data["stake"]
@@ -544,35 +458,35 @@ class Checker:
         if last is not None and last[0] == spec and last[1] == raw:
             return last[2]
         rules = resolve_rules(spec)
-        table = _Terms(rules, rules.to_json(), _hand_stake(raw, rules), amount_formatter(rules))
+        table = Terms(rules, rules.to_json(), hand_stake(raw, rules), amount_formatter(rules))
         self._last_table = (spec, raw, table)
         return table
 
     def _read(self, data: Any, names: tuple[str, ...], names_list: list[str],
-              first: _Terms | None, where: Message, number: int) -> _Last:
+              first: Terms | None, where: Message, number: int) -> LastVersion:
         """One version of a hand read (its table and players checked), to be parsed and
         settled through the core (:meth:`_parse`, :meth:`_settle`)."""
         if not isinstance(data, dict):
-            raise _Bad(Message("import.hand_json"))
+            raise BadVersion(Message("import.hand_json"))
         if "rules" not in data or "stake" not in data or "players" not in data:
             missing = [f for f in TABLE_FIELDS if f not in data]
-            raise _Bad(Message("import.hand_fields", fields=", ".join(missing)))
+            raise BadVersion(Message("import.hand_fields", fields=", ".join(missing)))
         players = data["players"]
         if players != names_list and (
                 not isinstance(players, list) or len(set(map(str, players))) != len(players)
                 or not 2 <= len(players) or any(p not in names for p in players)):
-            raise _Bad(Message("import.hand_players", players=_names(data["players"]),
+            raise BadVersion(Message("import.hand_players", players=names_text(data["players"]),
                                names=", ".join(names)))
         seated = names if players == names_list else tuple(players)
         table = self._table(data)
         if first is not None and table is not first and (
                 table.rules != first.rules or table.stake != first.stake):
-            raise _Bad(Message("import.correction_table"))
-        return _Last(0, table, first or table, seated,
+            raise BadVersion(Message("import.correction_table"))
+        return LastVersion(0, table, first or table, seated,
                      {k: v for k, v in data.items() if k not in TABLE_FIELDS}, None, where,
                      number)
 
-    def _parse(self, last: _Last) -> None:
+    def _parse(self, last: LastVersion) -> None:
         """A version read (:meth:`_read`) re-validated through the core: the hand, and the
         hand as the ledger stores it, as JSON text and as the facts that text gives back."""
         facts = dict(last.facts)
@@ -585,13 +499,13 @@ class Checker:
                                                                     last.seated)]
         last.text, last.data = self._stored(last.table, last.seated, facts)
 
-    def _stored(self, table: _Terms, seated: tuple[str, ...], facts: dict[str, Any]
+    def _stored(self, table: Terms, seated: tuple[str, ...], facts: dict[str, Any]
                 ) -> tuple[str, dict[str, Any]]:
         """A hand as the ledger stores it, as JSON text and as the facts it gives back."""
         return self._table_text(table, seated) + fast_dumps(facts)[1:], {
             "rules": table.spec, "stake": str(table.stake), "players": list(seated), **facts}
 
-    def _table_text(self, table: _Terms, seated: tuple[str, ...]) -> str:
+    def _table_text(self, table: Terms, seated: tuple[str, ...]) -> str:
         """The start of a hand's stored JSON, its table (``{"rules": …, "stake": …,
         "players": […], ``), written once for the hands that share it."""
         last = self._last_text
@@ -603,19 +517,19 @@ class Checker:
         return text
 
     @staticmethod
-    def _result_text(result: Result, given: Any, table: _Terms) -> str:
+    def _result_text(result: Result, given: Any, table: Terms) -> str:
         """The result as stored, once every number in it is what the hand gives."""
         if given is None:
             return json.dumps(result.to_json())
         if not isinstance(given, dict):
-            raise _Bad(Message("import.result_json"))
-        _compare(result, given, table.fmt)
+            raise BadVersion(Message("import.result_json"))
+        compare_result(result, given, table.fmt)
         if "explanation" not in given:
             return fast_dumps(result.to_json())
         explanation = given["explanation"]
         if not isinstance(explanation, list) or not all(isinstance(s, str)
                                                         for s in explanation):
-            raise _Bad(Message("import.explanation"))
+            raise BadVersion(Message("import.explanation"))
         return fast_dumps(given)
 
 
@@ -639,131 +553,10 @@ class _Head:
     settle: Any
 
 
-def _tallied(hands: list[CheckedHand], counted: list[list[tuple[int, ...]] | None]
-             ) -> list[tuple[Any, ...]]:
-    """Each seat's record per scoring, its hands' counts summed (a void hand counts nothing;
-    the first version made the record)."""
-    records: dict[tuple[int, str], list[tuple[int, ...]]] = {}
-    for hand, counts in zip(hands, counted, strict=True):
-        for seat in hand.seats:
-            if (seat, hand.scoring) not in records:
-                records[(seat, hand.scoring)] = [NO_COUNTS]
-        if counts is None:
-            continue
-        for seat, added in zip(hand.seats, counts, strict=True):
-            records[(seat, hand.scoring)].append(added)
-    return [(seat, scoring, *map(sum, zip(*added, strict=True)))
-            for (seat, scoring), added in records.items()]
-
-
-def _with_money(records: list[tuple[Any, ...]], scoring: str, beyond: Sequence[int]
-                ) -> list[tuple[Any, ...]]:
-    """The records with each seat's money beyond its hands (``beyond``: the side bets and
-    what the pots give back) in its record under the night's ``scoring``, as the ledger
-    keeps it: a record's net is the player's money in the session."""
-    out = [list(r) for r in records]
-    for seat, extra in enumerate(beyond):
-        if not extra:
-            continue
-        mine = next((r for r in out if (r[0], r[1]) == (seat, scoring)), None)
-        if mine is None:
-            mine = [seat, scoring, *NO_COUNTS]
-            out.append(mine)
-        mine[2] += extra
-    return [tuple(r) for r in out]
-
-
-def _seats(doc: Mapping[str, Any], names: tuple[str, ...]
-           ) -> tuple[list[int], list[datetime | None]]:
-    """Where each seat sits now and when it left (format version 2's ``seated``, players at
-    the table in seat order, and ``left``, who left when; version 1: everyone, in order)."""
-    key = {name_key(n): n for n in names}  # a name is the same however it is written
-    given = doc.get("seated", list(names))
-    seated = [key.get(name_key(p)) if isinstance(p, str) else None
-              for p in (given if isinstance(given, list) else [])]
-    if not isinstance(given, list) or len(seated) < 2 or None in seated or \
-            len(set(seated)) != len(seated):
-        raise ExchangeError(Message("import.seated"))
-    raw = doc.get("left") or {}
-    left = {key.get(name_key(n)): when for n, when in raw.items()} \
-        if isinstance(raw, Mapping) else None
-    if left is None or set(left) != set(names) - set(seated):
-        raise ExchangeError(Message("import.left"))
-    positions = [seated.index(n) if n in seated else len(seated) + i
-                 for i, n in enumerate(names)]
-    return positions, [parse_time(left[n], Message("import.what.left", player=n))
-                       if n in left else None
-                       for n in names]
-
-
-def _hand_stake(value: Any, rules: Rules) -> Decimal:
-    """A stored hand's stake, as the ledger writes it: money to the cent; points whole;
-    push-ups the table's stake to the cent, kept exactly as written (push-ups pay nothing,
-    and files from before push-ups kept their table's stake hold it rounded, even to 0)."""
-    if rules.scoring == "money":
-        return parse_stake(value, rules)
-    amount = parse_decimal(value, ExchangeError,
-                           Message("import.stake_number", value=repr(value)), "stake")
-    exact = amount == amount.to_integral_value() if rules.scoring == "points" \
-        else amount == amount.quantize(Decimal("0.01"))
-    if not exact or not 0 <= amount <= MAX_STAKE:
-        raise ExchangeError(Message("import.stake_scoring", scoring=rules.scoring, value=value))
-    return amount.quantize(Decimal(1)) if rules.scoring == "points" else amount
-
-
-def _same_table(data: Mapping[str, Any], last: _Last) -> bool:
+def _same_table(data: Mapping[str, Any], last: LastVersion) -> bool:
     """Whether a hand as the night's fold stores it (``data``) has the table ``last`` has."""
     return bool(data["players"] == list(last.seated) and data["rules"] == last.table.spec
                 and data["stake"] == str(last.table.stake))
-
-
-def _names(value: Any) -> str:
-    return ", ".join(map(str, value)) if isinstance(value, list) else repr(value)
-
-
-def league_name_of(doc: Any) -> str:
-    if isinstance(doc, Mapping):
-        return f"{doc.get('name')} ({doc.get('uid')})"
-    return repr(doc)
-
-
-_RESULT_FIELDS = {"net": frozenset({"outcome", "winners", "payments", "explanation", "net"}),
-                  "pushed": frozenset({"outcome", "winners", "payments", "explanation",
-                                       "pushed"})}
-
-
-def _compare(result: Result, given: dict[str, Any], fmt: Callable[[Decimal], str]) -> None:
-    """The stored result must say what settling the hand says: outcome, winners, payments,
-    and each player's net (or push-up)."""
-    key = "pushed" if result.pushed is not None else "net"
-    if not given.keys() <= _RESULT_FIELDS[key]:
-        extra = sorted(set(given) - _RESULT_FIELDS[key])
-        raise _Bad(Message("import.result_field", field=repr(extra[0])))
-    if given.get("outcome") != result.outcome:
-        raise _Bad(Message("import.result.outcome", given=repr(given.get("outcome")),
-                           outcome=repr(result.outcome)))
-    if given.get("winners") != list(result.winners):
-        raise _Bad(Message("import.result.winners", given=_names(given.get("winners")),
-                           winners=", ".join(result.winners)) if result.winners else
-                   Message("import.result.no_winners", given=_names(given.get("winners"))))
-    said = given.get(key)
-    if result.pushed is not None:
-        values: dict[str, Any] = dict(result.pushed)
-        words = "import.result.pushed"
-    else:
-        assert result.net is not None
-        values = {name: fmt(amount) for name, amount in result.net.items()}
-        words = "import.result.net"
-    if said != values:
-        for name, value in values.items():
-            if not isinstance(said, dict) or said.get(name) != value:
-                stored = said.get(name) if isinstance(said, dict) else None
-                raise _Bad(Message(words, player=name, value=value, stored=repr(stored)))
-        raise _Bad(Message("import.result.players"))
-    payments = [{"from": p.payer, "to": p.payee, "amount": fmt(p.amount), "rule": p.rule}
-                for p in result.payments]
-    if given.get("payments") != payments:
-        raise _Bad(Message("import.result.payments"))
 
 
 def _still_open(night: Night, head: _Head) -> list[int]:
