@@ -61,8 +61,9 @@ from .export import (
     may_export_league,
     write_document,
 )
-from .importer import Importer, ImportReport
+from .importer import Importer
 from .parallel import FileShare, Share, check_elsewhere, default_jobs
+from .report import ImportReport
 from .run import import_file, import_path, no_gc_pauses
 from .spreadsheet import NUMBER, csv_players, hands_csv, payments_csv, players_csv
 

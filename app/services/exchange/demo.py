@@ -26,8 +26,9 @@ from ...db.models import User
 from ...extensions import db
 from ..accounts import create_user, normal_email
 from .common import FORMAT, VERSION, iso
-from .importer import Importer, ImportReport
+from .importer import Importer
 from .parallel import check_elsewhere
+from .report import ImportReport
 from .run import no_gc_pauses
 
 DEFAULT_HANDS = 100_000

@@ -9,8 +9,7 @@ import pickle
 import secrets
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
 from itertools import repeat
 from operator import add
@@ -61,42 +60,22 @@ from .common import (
     read_day,
 )
 from .fields import league_name_of, read_list, read_uid, where_of
-from .rows import COLUMNS, Moment, SessionRows, as_is, session_rows, sqlite_time, unpacked
+from .report import ImportReport, brief
+from .rows import (
+    COLUMNS,
+    Moment,
+    SessionRows,
+    as_is,
+    fastest,
+    ready_row,
+    session_rows,
+    sqlite_time,
+    unpacked,
+)
 from .settling import after_write
 from .verify import Checker
 
 log = logging.getLogger(__name__)
-
-
-#: The longest a problem of the report is: a value quoted from the file is cut in the middle.
-MAX_PROBLEM_CHARS = 500
-
-
-def _brief(message: str) -> str:
-    """A problem as the report says it, never longer than MAX_PROBLEM_CHARS (a file may hold
-    a name or a number of millions of characters; the report names it, not repeats it)."""
-    if len(message) <= MAX_PROBLEM_CHARS:
-        return message
-    half = (MAX_PROBLEM_CHARS - 3) // 2
-    return f"{message[:half]} … {message[-half:]}"
-
-
-@dataclass
-class ImportReport:
-    """What an import did; or every problem that stopped it, and then nothing was imported."""
-
-    sessions: int = 0
-    hands: int = 0
-    skipped: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    more_problems: int = 0
-    league_id: int | None = None
-    league_name: str | None = None
-    league_created: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 class _LeaguePlan(NamedTuple):
@@ -149,7 +128,7 @@ class Importer:
         self.when: Moment = as_is
         if dialect.name == "sqlite":
             process = UTCDateTime().dialect_impl(dialect).bind_processor(dialect)
-            if process is not None and _faster(process) is sqlite_time:
+            if process is not None and fastest(process) is sqlite_time:
                 self.when = sqlite_time
 
     # -- problems ----------------------------------------------------------------------------
@@ -162,7 +141,7 @@ class Importer:
         """Note a problem (the import will not be committed); the first 100 are listed, in
         the reader's language."""
         if len(self.report.problems) < MAX_PROBLEMS:
-            self.report.problems.append(_brief(str(message)))
+            self.report.problems.append(brief(str(message)))
         else:
             self.report.more_problems += 1
 
@@ -315,7 +294,7 @@ class Importer:
         built: list[SessionRows | bytes] = []
         for index, uid, where, item in pending:
             if uid in there:
-                self.report.skipped.append(_brief(str(Message("import.already_there",
+                self.report.skipped.append(brief(str(Message("import.already_there",
                                                               where=where))))
                 continue
             checked, rows = item if isinstance(item, tuple) else \
@@ -492,7 +471,7 @@ class Importer:
         if made and self.when is sqlite_time:  # the times are written already
             ready = [(i, process) for i, process in ready if process is not sqlite_time]
         if ready:
-            rows = [_ready(row, ready) for row in rows]
+            rows = [ready_row(row, ready) for row in rows]
         for start in range(0, len(rows), 10_000):
             conn.exec_driver_sql(sql, rows[start:start + 10_000])
 
@@ -509,7 +488,7 @@ class Importer:
                 continue  # the driver stores a bool as 1 or 0, as the type would
             process = kind.dialect_impl(conn.dialect).bind_processor(conn.dialect)
             if process is not None:
-                ready.append((i, _faster(process)))
+                ready.append((i, fastest(process)))
         found = self._statements[table.name] = (sql, ready)
         return found
 
@@ -558,28 +537,6 @@ class Importer:
             self._insert(model, rows, made=True)
         after_write([(sid, pids, s.settle)  # the settle-up plans, kept or made again
                      for s, sid, pids in zip(sessions, session_ids, players, strict=True)])
-
-
-def _faster(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """SQLite's time format, written by the C isoformat instead of the dialect's Python;
-    used only if it gives exactly what the dialect's own processor gives."""
-    samples = (datetime(2001, 2, 3, 4, 5, 6, 7, tzinfo=UTC), datetime(2031, 12, 31, 23, 59),
-               datetime(1999, 1, 1, 0, 0, 0, 999999, tzinfo=UTC))
-    try:
-        if all(process(m) == sqlite_time(m) for m in samples):
-            return sqlite_time
-    except (TypeError, ValueError, AttributeError):
-        pass
-    return process
-
-
-def _ready(row: tuple[Any, ...], ready: list[tuple[int, Callable[[Any], Any]]]
-           ) -> tuple[Any, ...]:
-    values = list(row)
-    for i, process in ready:
-        if values[i] is not None:
-            values[i] = process(values[i])
-    return tuple(values)
 
 
 #: What the league's re-rating reads (:func:`rerate`), as PostgreSQL's planner should see it.

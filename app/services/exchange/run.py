@@ -12,9 +12,10 @@ from sqlalchemy.exc import IntegrityError
 from ...core.messages import Message
 from ...db.models import User
 from .common import IMPORT_BATCH_HANDS
-from .importer import Importer, ImportReport
+from .importer import Importer
 from .parallel import FileShare, Relayout, check_elsewhere, default_jobs
 from .reader import Reader, ReadError
+from .report import ImportReport
 
 # -- entry points ----------------------------------------------------------------------------
 
