@@ -82,8 +82,9 @@ def test_void_keeps_the_hand_and_correcting_restores_it(ctx):
     ledger.void_hand(gs, user, 1, "dealt from the wrong deck")
     assert set(totals(gs).values()) == {"0.00"}
     assert ledger.get_hand(gs, 1).voided
-    with pytest.raises(TonkError, match="already void"):
-        ledger.void_hand(gs, user, 1, "again")
+    with pytest.raises(TonkError, match="hand 1: the hand is already void") as twice:
+        ledger.void_hand(gs, user, 1, "again")  # (the night's own refusal)
+    assert twice.value.field == "number"
     ledger.correct_hand(gs, user, 1, DROP, "it was fine after all")
     assert totals(gs)["Cy"] == "1.00"
     assert db.session.scalar(select(func.count()).select_from(HandVersion)) == 3

@@ -36,7 +36,7 @@ from sqlalchemy.orm import (
     joinedload,
 )
 
-from ...core import TonkError, resolve_rules
+from ...core import resolve_rules
 from ...core.hand import parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
@@ -47,7 +47,6 @@ from ...core.names import name_key
 from ...core.night import Night, apply
 from ...core.parts import seat_nets
 from ...core.settle import Result
-from ...core.versions import check_action
 from ...db.ids import is_id, row_by_id
 from ...db.models import (
     Author,
@@ -376,17 +375,26 @@ def record_hand(gs: GameSession, user: Author, data: Any) -> Hand:
     return hand
 
 
-def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: Any,
-                 version: Any = None) -> Hand:
-    """Replace a hand's facts, under the rules it was first settled under. The old version
-    stays in the history; totals follow at once. Correcting a voided hand restores it.
-    ``version``: the version the correction was made from; another one is a conflict."""
-    by_id, by_name = user.id, user.name  # (read before the lock expires them)
+def _to_change(gs: GameSession, user: Author, number: int, reason: Any, version: Any
+               ) -> tuple[GameSession, Hand, str, tuple[int, str]]:
+    """Hand ``number`` of ``gs`` to be corrected or voided: the session read again under its
+    lock (open), the hand (at ``version``, if given), the reason checked, and who changes
+    it (read before the lock expires them)."""
+    by = (user.id, user.name)
     gs = locked(gs)
     check_open(gs)
     why = parse_reason(reason)
     hand = get_hand(gs, number)
     _check_version(hand, version)
+    return gs, hand, why, by
+
+
+def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: Any,
+                 version: Any = None) -> Hand:
+    """Replace a hand's facts, under the rules it was first settled under. The old version
+    stays in the history; totals follow at once. Correcting a voided hand restores it.
+    ``version``: the version the correction was made from; another one is a conflict."""
+    gs, hand, why, (by_id, by_name) = _to_change(gs, user, number, reason, version)
     if hand.voided:
         check_room(gs, restoring=number)
     before, rows = night_from(gs, number)
@@ -410,17 +418,7 @@ def correct_hand(gs: GameSession, user: Author, number: int, data: Any, reason: 
 def void_hand(gs: GameSession, user: Author, number: int, reason: Any,
               version: Any = None) -> Hand:
     """Void a hand: it stays in the history but no longer counts."""
-    by_id, by_name = user.id, user.name  # (read before the lock expires them)
-    gs = locked(gs)
-    check_open(gs)
-    why = parse_reason(reason)
-    hand = get_hand(gs, number)
-    _check_version(hand, version)
-    try:
-        check_action(hand.version + 1, "voided", hand.voided)
-    except TonkError as exc:
-        raise LedgerError(Message("change.of_hand", number=number, error=exc.said),
-                          "number") from None
+    gs, hand, why, (by_id, by_name) = _to_change(gs, user, number, reason, version)
     before, rows = night_from(gs, number)
     with in_english():
         after = apply(before, {"kind": "voided", "number": number})
