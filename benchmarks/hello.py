@@ -4,7 +4,7 @@ side, a2wsgi's threads, app.http.bodies), so that both are served the same way."
 from flask import Flask
 from flask_babel import Babel
 
-from app.cli.commands import APP_THREADS, BODY_SECONDS
+from app.cli.serving import APP_THREADS, BODY_SECONDS
 from app.http.bodies import route_limits, whole_requests
 from app.http.doors import Answers
 

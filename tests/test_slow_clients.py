@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.commands import HEADER_SECONDS
+from app.cli.serving import HEADER_SECONDS
 from tests.live import HOST, ROOT, free_port
 
 SLOW = 10
