@@ -89,36 +89,7 @@ CATALOGUE: dict[str, str] = {
                              "(0: the hand is dead).",
     "option.stock_out_tie": "When the stock runs out and the lowest counts tie: all paid, "
                             "or a draw.",
-    # -- catch schemes -----------------------------------------------------------------------
-    "catch.standard.title": "standard catch",
-    "catch.standard.summary": "the dropper pays double to each player whose count is equal to "
-                              "or lower than the dropper's; then everyone but the dropper and "
-                              "the lowest pays the lowest the stake, even a player the dropper "
-                              "has just paid double",
-    "catch.alt1.title": "catch, alternative 1",
-    "catch.alt1.summary": "the lowest gets double from the dropper and the stake from "
-                          "everyone else",
-    "catch.alt2.title": "catch, alternative 2",
-    "catch.alt2.summary": "the dropper pays the lowest the stake for every other player at "
-                          "the table",
-    "catch.alt3.title": "catch, alternative 3",
-    "catch.alt3.summary": "the dropper pays the stake to each other player at or below the "
-                          "dropper's count; the lowest also gets the stake from the dropper "
-                          "and from everyone else",
-    "catch.alt4.title": "catch, alternative 4",
-    "catch.alt4.summary": "the dropper pays double to every other player",
-    "catch.alt5.title": "catch, alternative 5",
-    "catch.alt5.summary": "the dropper pays five times the stake to the lowest, nothing else",
-    "catch.wikipedia.title": "encyclopedia catch",
-    "catch.wikipedia.summary": "the dropper pays the stake to each player with fewer points, "
-                               "and once more to a winner tied with the dropper; everyone, "
-                               "the dropper too, pays the winner the stake",
-    "catch.catchers.title": "catchers' catch",
-    "catch.catchers.summary": "the dropper pays the catch factor to each other player at or "
-                              "below the dropper's count, nothing else",
-    "catch.washington.title": "Washington State catch",
-    "catch.washington.summary": "the dropper pays the lowest twice the number of players, "
-                                "nothing else",
+    # (each catch scheme's words are declared with it, in app/core/catches.py)
     # -- presets -----------------------------------------------------------------------------
     "preset.pagat.title": "Standard (pagat.com)",
     "preset.pagat.source": "pagat.com, main rules",
@@ -174,44 +145,11 @@ CATALOGUE: dict[str, str] = {
     "rule.run_out": "run out pays {pays}",
     "rule.drop_won": "a won drop pays {pays}",
     "rule.stock_out": "stock out: the lowest count is paid {pays}",
-    "rule.catch.standard.dropper": "standard catch: the dropper pays double to each player "
-                                   "at or below the dropper's count",
-    "rule.catch.standard.others": "standard catch: every player but the dropper and the "
-                                  "lowest pays the lowest the stake",
-    "rule.catch.alt1.dropper": "catch, alternative 1: the dropper pays the lowest double",
-    "rule.catch.alt1.others": "catch, alternative 1: each other player pays the lowest the "
-                              "stake",
-    "rule.catch.alt2.dropper": "catch, alternative 2: the dropper pays the lowest one stake "
-                               "per other player",
-    "rule.catch.alt3.dropper": "catch, alternative 3: the dropper pays the stake to each "
-                               "player at or below the dropper's count",
-    "rule.catch.alt3.everyone": "catch, alternative 3: everyone, the dropper too, pays the "
-                                "lowest the stake",
-    "rule.catch.alt4.dropper": "catch, alternative 4: the dropper pays double to every other "
-                               "player",
-    "rule.catch.alt5.dropper": "catch, alternative 5: the dropper pays five times the stake "
-                               "to the lowest",
-    "rule.catch.wikipedia.lower": "encyclopedia catch: the dropper pays the stake to each "
-                                  "player with fewer points",
-    "rule.catch.wikipedia.tie": "encyclopedia catch: the dropper pays the stake once more to "
-                                "a winner tied with the dropper",
-    "rule.catch.wikipedia.everyone": "encyclopedia catch: each player pays the winner the "
-                                     "stake",
-    "rule.catch.catchers.dropper": "catchers' catch: the dropper pays {pays} to each player "
-                                   "at or below the dropper's count",
-    "rule.catch.washington.dropper": "Washington State catch: the dropper pays the lowest two "
-                                     "per player at the table",
     # -- how a rule that reads two ways is read (on the house-rule card) ---------------------
     "reading.tonk_out.hits": "one card hit onto a spread already on the table makes it a tonk "
                              "out with a hit; only a tonk out whose cards all went down in new "
                              "spreads of the player's own (pagat's second spread, the "
                              "encyclopedia's six cards spread) pays the full tonk out",
-    "reading.catch.alt2.dropper": "everyone's stake is one stake for every player but the "
-                                  "lowest, the dropper included: what the lowest would "
-                                  "collect for an ordinary win. With two players that is one "
-                                  "stake, so a caught drop costs no more than an ordinary "
-                                  "loss; for double there, play alternative 1 or the standard "
-                                  "catch",
     # -- explanation sentences ---------------------------------------------------------------
     "explain.sentence": "{text}.",
     "explain.how.spread": "with a spread",
@@ -246,12 +184,6 @@ CATALOGUE: dict[str, str] = {
                              "under this rule.",
     "explain.lowest": "{player} has the lowest count, {count}.",
     "explain.lowest_tie": "{players} tie for the lowest count, {count}.",
-    "explain.alt5_nearest": "Only the one nearest the dealer's left is paid ({dealer} dealt): "
-                            "{player}.",
-    "explain.catchers_paid": "Every player at or below {dropper}'s count caught {dropper} and "
-                             "is paid {pays}, not only the lowest: {catchers}.",
-    "explain.bumped_head": "{catchers} bumped {dropper}'s head (an equal or lower count): "
-                           "{dropper} pays double rum to each who did, and nobody else pays.",
     "explain.catch_rule": "Catch rule ({title}): {summary}.",
     "explain.stock_out_dead": "The stock ran out; under these house rules that makes the hand "
                               "dead, and nobody pays.",

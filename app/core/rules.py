@@ -8,7 +8,7 @@ with :func:`find_preset`; an unknown name is an :class:`UnknownPresetError`.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,6 +17,7 @@ from .cards import DECKS, FACE_VALUES, JOKERS, MAX_JOKERS, card_word, deal_total
 from .catches import CATCH_SCHEMES
 from .errors import RulesError, UnknownOptionError, UnknownPresetError
 from .messages import Message, join_or
+from .messages import multiple_word as multiple_word  # where the pages find it
 
 
 def _choices(prefix: str, *names: str) -> dict[str, Message]:
@@ -24,9 +25,24 @@ def _choices(prefix: str, *names: str) -> dict[str, Message]:
     return {name: Message(f"{prefix}.{name}") for name in names}
 
 
+class _CatchChoices(Mapping[str, Message]):
+    """Each catch scheme's name → what it means: a view of the registry
+    (:data:`~app.core.catches.CATCH_SCHEMES`), so that a scheme registered is a choice of
+    the option, on every form and in the OpenAPI document, with nothing else to add."""
+
+    def __getitem__(self, name: str) -> Message:
+        return CATCH_SCHEMES[name].summary
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CATCH_SCHEMES)
+
+    def __len__(self) -> int:
+        return len(CATCH_SCHEMES)
+
+
 SCORINGS = _choices("scoring", "money", "points", "push_ups")
-#: The catch schemes of docs/rules.md §5 (the registry is :data:`~app.core.catches.CATCH_SCHEMES`).
-CATCHES: dict[str, Message] = {name: s.summary for name, s in CATCH_SCHEMES.items()}
+#: The catch schemes of docs/rules.md §5.
+CATCHES: Mapping[str, Message] = _CatchChoices()
 DEAL_CONFLICTS = _choices("deal_conflict", "draw", "best", "all_paid")
 DEAL_TIES = _choices("deal_tie", "draw", "nearest_left")
 STOCK_OUT_TIES = _choices("stock_out_tie", "all_paid", "draw")
@@ -34,11 +50,6 @@ MAX_MULTIPLE = 100
 MAX_DEAL_WINS = 10
 #: Initial totals that are no instant win when J, Q and K count their rank (docs/rules.md §3).
 RANK_REMOVED_TOTALS = frozenset({49, 50})
-
-
-def multiple_word(n: int) -> Message:
-    """``2`` → "double": how a table says a multiple of the stake."""
-    return Message(f"multiple.{n}") if 1 <= n <= 4 else Message("multiple.n", n=n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,10 +299,16 @@ def _without_49_50(wins: tuple[DealWin, ...]) -> tuple[DealWin, ...]:
 @dataclass(frozen=True)
 class Preset:
     """A named house-rule set from the source texts; its title, source and summary are in
-    the catalogue (``preset.<name>.title`` …)."""
+    the catalogue (``preset.<name>.title`` …). ``sources``: the paragraphs of its own text
+    that its rules are cited by instead of the general ones (ids of
+    :data:`app.core.sources.SOURCES`), by what they cite: ``deal`` (every instant win on
+    the deal; ``deal.at_most`` and ``deal.49`` for those entries alone), ``tonk_out.single``
+    (a tonk out paying a single stake), ``stock_out.draw`` (a tied stock out that is a
+    draw), ``catch.<scheme>``."""
 
     name: str
     changes: Mapping[str, Any]
+    sources: Mapping[str, str] = field(default_factory=dict)
     rules: Rules = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -320,26 +337,34 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("wikipedia", _WIKIPEDIA),
     Preset("texas", {**_WIKIPEDIA, "double_double_pays": None, "catch": "alt1",
                      "deal_wins": [{"totals": [50], "pays": 2}, {"totals": [49], "pays": 1}],
-                     "deal_conflict": "best"}),
+                     "deal_conflict": "best"},
+           {"deal": "encyclopedia.texas", "catch.alt1": "encyclopedia.texas"}),
     Preset("rushville", {"deal_wins": [{"five_face_cards": True, "pays": 2}], "run_out_pays": 2,
-                         "catch": "catchers", "catch_factor": 4, "stock_out_tie": "draw"}),
+                         "catch": "catchers", "catch_factor": 4, "stock_out_tie": "draw"},
+           {"stock_out.draw": "pagat.rushville.7"}),
     Preset("chicago", {"deck": "jokers",
                        "deal_wins": [{"totals": [50], "pays": 2}, {"at_most": 13, "pays": 2},
                                      {"totals": [49], "pays": 1}],
                        "deal_conflict": "best", "tonk_out_pays": 1, "first_turn_spread_pays": 2,
-                       "catch": "catchers", "catch_factor": 2}),
+                       "catch": "catchers", "catch_factor": 2},
+           {"deal": "pagat.chicago.2", "deal.at_most": "pagat.chicago.3",
+            "deal.49": "pagat.chicago.4", "tonk_out.single": "pagat.chicago.7"}),
     Preset("washington", {"scoring": "points",
                           "deal_wins": [{"totals": [49, 50], "pays": 2},
                                         {"at_most": 14, "pays": 2}],
-                          "deal_conflict": "all_paid", "catch": "washington"}),
+                          "deal_conflict": "all_paid", "catch": "washington"},
+           {"deal": "pagat.washington.2"}),
     Preset("dc", {"deal_wins": [{"at_most": 11, "pays": 2}, {"totals": [50], "pays": 2},
                                 {"totals": [49], "pays": 2}],
-                  "deal_conflict": "best"}),
+                  "deal_conflict": "best"},
+           {"deal": "pagat.dc"}),
     Preset("newark", {"deal_wins": [{"totals": [50], "pays": 2}, {"totals": [49], "pays": 2},
                                     {"at_most": 13, "pays": 2}],
                       "deal_conflict": "best", "deal_tie": "nearest_left",
-                      "first_turn_spread_pays": 4}),
-    Preset("baton_rouge", {"deck": "forty", "deal_wins": [{"totals": [47, 50], "pays": 2}]}),
+                      "first_turn_spread_pays": 4},
+           {"deal": "pagat.newark"}),
+    Preset("baton_rouge", {"deck": "forty", "deal_wins": [{"totals": [47, 50], "pays": 2}]},
+           {"deal": "pagat.baton_rouge"}),
     Preset("seattle", {"hand_size": 7}),
     Preset("push_ups", {"scoring": "push_ups"}),
 )}
