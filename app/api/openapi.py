@@ -95,8 +95,8 @@ IDEMPOTENCY_KEY = {
 
 
 def _schemas() -> dict[str, Any]:
-    options: dict[str, Any] = {name: {"description": str(text)}
-                               for name, (_, text) in OPTIONS.items()}
+    options: dict[str, Any] = {name: {"description": str(option.meaning)}
+                               for name, option in OPTIONS.items()}
     options["catch"]["enum"] = list(CATCHES)
     return {
         "Error": {"type": "object", "required": ["error"], "properties": {

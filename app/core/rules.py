@@ -253,10 +253,28 @@ _OPTIONS: dict[str, OptionCheck] = {
     "catch_factor": _multiple(), "stock_out_pays": _multiple(low=0),
     "stock_out_tie": _choice(STOCK_OUT_TIES),
 }
-#: Every rule option: how its value is checked, and what it means in one line.
-OPTIONS: dict[str, tuple[OptionCheck, Message]] = {
-    name: (check, Message(f"option.{name}")) for name, check in _OPTIONS.items()
-}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A rule option: how its value is checked (``check(name, value)`` → the value, or a
+    :class:`RulesError`); its label on the forms and cards and what it means in one line are
+    in the catalogue (``option.<name>.label``, ``option.<name>``)."""
+
+    name: str
+    check: OptionCheck
+
+    @property
+    def label(self) -> Message:
+        return Message(f"option.{self.name}.label")
+
+    @property
+    def meaning(self) -> Message:
+        return Message(f"option.{self.name}")
+
+
+#: Every rule option, by name, in the order the forms show them.
+OPTIONS: dict[str, Option] = {name: Option(name, check) for name, check in _OPTIONS.items()}
 
 
 def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
@@ -265,7 +283,7 @@ def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
         if name not in OPTIONS:
             raise UnknownOptionError(Message("rules.unknown_option", name=repr(name)),
                                      f"rules.{name}")
-        values[name] = OPTIONS[name][0](name, value)
+        values[name] = OPTIONS[name].check(name, value)
     rules = replace(base, **values)
     if rules.deck != "jokers" and rules.jokers != JOKERS:
         raise RulesError(Message("rules.jokers_without_deck", n=rules.jokers, usual=JOKERS),
