@@ -1,8 +1,9 @@
-"""Write the docs' tables of catch schemes from the registry (app/core/catches.py), so that a
-scheme registered there is in docs/rules.md §5 and docs/house-rules.md with nothing written
-by hand: ``.venv/bin/python scripts/rule_tables.py`` rewrites what stands between each
-``<!-- rule_tables: NAME -->`` line and the next ``<!-- /rule_tables -->``; with
-``--check`` it changes nothing and exits 1 when a page is not what it would write
+"""Write the docs' tables of catch schemes and presets from their registries
+(app/core/catches.py, ``PRESETS`` in app/core/rules.py), so that a scheme or a preset declared
+there is in docs/rules.md (§5, §7) and docs/house-rules.md with nothing written by hand:
+``.venv/bin/python scripts/rule_tables.py`` rewrites what stands between each
+``<!-- rule_tables: NAME -->`` line and the next ``<!-- /rule_tables -->``; with ``--check``
+it changes nothing and exits 1 when a page is not what it would write
 (tests/test_rule_tables.py asks the same).
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from app.core.catches import CATCH_SCHEMES, EXAMPLE_PLAYERS, CatchScheme
 from app.core.messages import in_english
+from app.core.rules import PRESETS, Preset
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BLOCK = re.compile(r"(<!-- rule_tables: (\w+) -->\n)(.*?)(<!-- /rule_tables -->)", re.S)
@@ -46,10 +48,42 @@ def catch_summaries() -> list[str]:
                 *(f"| `{s.name}` | {s.summary} |" for s in CATCH_SCHEMES.values())]
 
 
+def _value(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"`{value}`"
+    if isinstance(value, tuple):  # the deal wins, best first
+        return "[" + ", ".join(f"{w.describe()} pays {w.pays}" for w in value) + "]"
+    return str(value)
+
+
+def _changes(preset: Preset) -> str:
+    rules = preset.rules
+    return "; ".join(f"`{name}` {_value(getattr(rules, name))}"
+                     for name in preset.changes) or "none"
+
+
+def preset_changes() -> list[str]:
+    """docs/rules.md §7: each preset's changes to pagat, option by option, and its text."""
+    with in_english():
+        return ["| preset | changes | source |", "| --- | --- | --- |",
+                *(f"| `{p.name}` | {_changes(p)} | {p.source} |" for p in PRESETS.values())]
+
+
+def preset_summaries() -> list[str]:
+    """docs/house-rules.md: each preset in the words the forms show for it."""
+    with in_english():
+        return ["| preset | in short |", "| --- | --- |",
+                *(f"| `{p.name}` | {p.summary} |" for p in PRESETS.values())]
+
+
 #: Each generated table by the name its page's marker gives it.
 TABLES: dict[str, Callable[[], list[str]]] = {
     "catch_formulas": catch_formulas,
     "catch_summaries": catch_summaries,
+    "preset_changes": preset_changes,
+    "preset_summaries": preset_summaries,
 }
 PAGES = (DOCS / "rules.md", DOCS / "house-rules.md")
 

@@ -1,5 +1,6 @@
-"""The docs' tables of catch schemes are what scripts/rule_tables.py writes from the
-registry: a scheme added or changed there and not written out again fails here."""
+"""The docs' tables of catch schemes and presets are what scripts/rule_tables.py writes from
+the registries: a scheme or preset added or changed there and not written out again fails
+here."""
 from __future__ import annotations
 
 import importlib.util
@@ -29,9 +30,10 @@ def test_the_committed_tables_are_the_generated_ones(page):
         "run .venv/bin/python scripts/rule_tables.py and commit the docs"
 
 
-def test_every_scheme_has_a_row_in_each_table():
+def test_every_scheme_and_preset_has_a_row_in_each_page():
+    from app.core import PRESETS
     from app.core.catches import CATCH_SCHEMES
     for page in rule_tables.PAGES:
         text = page.read_text()
-        for name in CATCH_SCHEMES:
+        for name in [*CATCH_SCHEMES, *PRESETS]:
             assert f"| `{name}` |" in text
