@@ -73,8 +73,9 @@ def test_the_toy_has_a_rule_card(client, toy):
 
 def test_the_toy_is_in_the_openapi_document(client, toy):
     doc = client.get("/api/v1/openapi.json").get_json()
-    rules = doc["components"]["schemas"]["Rules"]["oneOf"][1]
-    assert NAME in rules["properties"]["catch"]["enum"]
+    options = doc["components"]["schemas"]["Rules"]["oneOf"][1]["properties"]
+    assert NAME in options["catch"]["enum"]
+    assert options["deck"]["enum"] == ["standard", "jokers", "forty"]  # every choice option
 
 
 def test_without_the_toy_it_is_no_choice(client):

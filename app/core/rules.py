@@ -242,27 +242,31 @@ def _deal_win(i: int, item: Any) -> DealWin:
 
 OptionCheck = Callable[[str, Any], Any]
 
-_OPTIONS: dict[str, OptionCheck] = {
-    "scoring": _choice(SCORINGS), "deck": _choice(DECKS),
-    "jokers": lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS), "face_value": _choice(FACE_VALUES),
+#: Each option: how its value is checked, or the choices it is one of.
+_OPTIONS: dict[str, OptionCheck | Mapping[str, Message]] = {
+    "scoring": SCORINGS, "deck": DECKS,
+    "jokers": lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS), "face_value": FACE_VALUES,
     "hand_size": lambda n, v: _whole(n, v, 1, 13), "deal_wins": _deal_wins,
-    "deal_conflict": _choice(DEAL_CONFLICTS), "deal_tie": _choice(DEAL_TIES),
+    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES,
     "tonk_out_pays": _multiple(), "tonk_out_by_hits_pays": _optional_multiple,
     "first_turn_spread_pays": _optional_multiple, "double_double_pays": _optional_multiple,
-    "run_out_pays": _multiple(), "drop_win_pays": _multiple(), "catch": _choice(CATCHES),
+    "run_out_pays": _multiple(), "drop_win_pays": _multiple(), "catch": CATCHES,
     "catch_factor": _multiple(), "stock_out_pays": _multiple(low=0),
-    "stock_out_tie": _choice(STOCK_OUT_TIES),
+    "stock_out_tie": STOCK_OUT_TIES,
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Option:
     """A rule option: how its value is checked (``check(name, value)`` → the value, or a
-    :class:`RulesError`); its label on the forms and cards and what it means in one line are
-    in the catalogue (``option.<name>.label``, ``option.<name>``)."""
+    :class:`RulesError`); for an option chosen from a list, the ``choices`` with what each
+    means (the forms' choices and the OpenAPI enum); its label on the forms and cards and
+    what it means in one line are in the catalogue (``option.<name>.label``,
+    ``option.<name>``)."""
 
     name: str
     check: OptionCheck
+    choices: Mapping[str, Message] | None = None
 
     @property
     def label(self) -> Message:
@@ -274,7 +278,9 @@ class Option:
 
 
 #: Every rule option, by name, in the order the forms show them.
-OPTIONS: dict[str, Option] = {name: Option(name, check) for name, check in _OPTIONS.items()}
+OPTIONS: dict[str, Option] = {
+    name: Option(name, _choice(how), how) if isinstance(how, Mapping) else Option(name, how)
+    for name, how in _OPTIONS.items()}
 
 
 def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
