@@ -2,11 +2,13 @@
 
 Placeholders are named (``{player}``) and filled in by :func:`app.core.messages.render`; a
 translation gives the same placeholders in another order. Ids are grouped by what they are:
-words (``end.*``, ``multiple.*``), choices of a rule option, preset and catch-scheme titles
-and summaries, rule texts (``rule.*``, the words each payment carries), explanation
+words (``end.*``, ``multiple.*``), a rule option's label and meaning and its choices, preset
+titles and summaries, rule texts (``rule.*``, the words each payment carries), explanation
 sentences (``explain.*``) and error messages (the rest); what import, export, backup and
 restore say about files is in :mod:`.catalogue_exchange`, where each rule is written
-(``source.*``) in :mod:`.catalogue_sources`.
+(``source.*``) in :mod:`.catalogue_sources`. A catch scheme's words (its title, summary,
+rule texts and sentences of its own) are declared with it in :mod:`.catches` and join
+:data:`CATALOGUE` when it registers.
 """
 from __future__ import annotations
 
