@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
-from ..core.rules import CATCHES, OPTIONS, PRESETS
+from ..core.rules import OPTIONS, PRESETS
 from ..core.series import MAX_POINTS
 from ..core.settle import OUTCOMES
 from ..core.transfers import MAX_PEOPLE
@@ -95,9 +95,10 @@ IDEMPOTENCY_KEY = {
 
 
 def _schemas() -> dict[str, Any]:
-    options: dict[str, Any] = {name: {"description": str(text)}
-                               for name, (_, text) in OPTIONS.items()}
-    options["catch"]["enum"] = list(CATCHES)
+    options: dict[str, Any] = {
+        name: {"description": str(option.meaning)}
+        | ({"enum": list(option.choices)} if option.choices is not None else {})
+        for name, option in OPTIONS.items()}
     return {
         "Error": {"type": "object", "required": ["error"], "properties": {
             "error": {"type": "string", "description": "What is wrong, for a person."},

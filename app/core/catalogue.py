@@ -2,11 +2,13 @@
 
 Placeholders are named (``{player}``) and filled in by :func:`app.core.messages.render`; a
 translation gives the same placeholders in another order. Ids are grouped by what they are:
-words (``end.*``, ``multiple.*``), choices of a rule option, preset and catch-scheme titles
-and summaries, rule texts (``rule.*``, the words each payment carries), explanation
+words (``end.*``, ``multiple.*``), a rule option's label and meaning and its choices, preset
+titles and summaries, rule texts (``rule.*``, the words each payment carries), explanation
 sentences (``explain.*``) and error messages (the rest); what import, export, backup and
 restore say about files is in :mod:`.catalogue_exchange`, where each rule is written
-(``source.*``) in :mod:`.catalogue_sources`.
+(``source.*``) in :mod:`.catalogue_sources`. A catch scheme's words (its title, summary,
+rule texts and sentences of its own) are declared with it in :mod:`.catches` and join
+:data:`CATALOGUE` when it registers.
 """
 from __future__ import annotations
 
@@ -56,69 +58,58 @@ CATALOGUE: dict[str, str] = {
     "stock_out_tie.all_paid": "tied lowest counts are all paid",
     "stock_out_tie.draw": "tied lowest counts make a draw",
     # -- what each option means --------------------------------------------------------------
+    "option.scoring.label": "Scoring",
     "option.scoring": "Money, whole points, or push-ups (lowest total wins).",
+    "option.deck.label": "Deck",
     "option.deck": "Standard 52 cards, with jokers that count 0, or forty cards "
                    "without 8s, 9s and 10s.",
+    "option.jokers.label": "Jokers in the deck",
     "option.jokers": "How many jokers the deck with jokers holds: two, or more where a table "
                      "adds them (they count 0, so more of them change the totals a hand can "
                      "make).",
+    "option.face_value.label": "Face cards count",
     "option.face_value": "J, Q, K count 10, or 11, 12 and 13 (then 49 and 50 win nothing "
                          "on the deal).",
+    "option.hand_size.label": "Cards dealt",
     "option.hand_size": "How many cards each player is dealt.",
+    "option.deal_wins.label": "Instant wins on the deal",
     "option.deal_wins": "Initial totals that win at once on the deal, best first, what each "
                         "pays and, if it has its own, how equal claims are decided.",
+    "option.deal_conflict.label": "Several instant wins",
     "option.deal_conflict": "What happens when several players win on the deal: a draw, "
                             "only the best is paid, or all are paid.",
+    "option.deal_tie.label": "Equal instant wins",
     "option.deal_tie": "When the best instant wins are equal: a draw, or the one nearest "
                        "the dealer's left wins.",
+    "option.tonk_out_pays.label": "Tonk out pays",
     "option.tonk_out_pays": "What each player pays for a tonk out (going out without a final "
                             "discard).",
+    "option.tonk_out_by_hits_pays.label": "Tonk out with a hit pays",
     "option.tonk_out_by_hits_pays": "What a tonk out pays when any of the last cards was hit "
                                     "onto a spread already on the table rather than put "
                                     "down in a new spread of the player's own (empty: the "
                                     "same as any tonk out).",
+    "option.first_turn_spread_pays.label": "First-turn spreads pay",
     "option.first_turn_spread_pays": "What going out with two spreads on the first turn pays "
                                      "(empty: no special payment).",
+    "option.double_double_pays.label": "Double-double pays",
     "option.double_double_pays": "What a double-double pays (empty: not played).",
+    "option.run_out_pays.label": "Run out pays",
     "option.run_out_pays": "What each player pays when someone discards their last card.",
+    "option.drop_win_pays.label": "A won drop pays",
     "option.drop_win_pays": "What each player pays a dropper who has the lowest count.",
+    "option.catch.label": "Caught drop",
     "option.catch": "Who pays whom when a dropper is caught.",
+    "option.catch_factor.label": "Catch factor",
     "option.catch_factor": "Under the catchers scheme: what the caught dropper pays each "
                            "catcher.",
+    "option.stock_out_pays.label": "Stock out pays",
     "option.stock_out_pays": "What each player pays the lowest count when the stock runs out "
                              "(0: the hand is dead).",
+    "option.stock_out_tie.label": "Tied stock out",
     "option.stock_out_tie": "When the stock runs out and the lowest counts tie: all paid, "
                             "or a draw.",
-    # -- catch schemes -----------------------------------------------------------------------
-    "catch.standard.title": "standard catch",
-    "catch.standard.summary": "the dropper pays double to each player whose count is equal to "
-                              "or lower than the dropper's; then everyone but the dropper and "
-                              "the lowest pays the lowest the stake, even a player the dropper "
-                              "has just paid double",
-    "catch.alt1.title": "catch, alternative 1",
-    "catch.alt1.summary": "the lowest gets double from the dropper and the stake from "
-                          "everyone else",
-    "catch.alt2.title": "catch, alternative 2",
-    "catch.alt2.summary": "the dropper pays the lowest the stake for every other player at "
-                          "the table",
-    "catch.alt3.title": "catch, alternative 3",
-    "catch.alt3.summary": "the dropper pays the stake to each other player at or below the "
-                          "dropper's count; the lowest also gets the stake from the dropper "
-                          "and from everyone else",
-    "catch.alt4.title": "catch, alternative 4",
-    "catch.alt4.summary": "the dropper pays double to every other player",
-    "catch.alt5.title": "catch, alternative 5",
-    "catch.alt5.summary": "the dropper pays five times the stake to the lowest, nothing else",
-    "catch.wikipedia.title": "encyclopedia catch",
-    "catch.wikipedia.summary": "the dropper pays the stake to each player with fewer points, "
-                               "and once more to a winner tied with the dropper; everyone, "
-                               "the dropper too, pays the winner the stake",
-    "catch.catchers.title": "catchers' catch",
-    "catch.catchers.summary": "the dropper pays the catch factor to each other player at or "
-                              "below the dropper's count, nothing else",
-    "catch.washington.title": "Washington State catch",
-    "catch.washington.summary": "the dropper pays the lowest twice the number of players, "
-                                "nothing else",
+    # (each catch scheme's words are declared with it, in app/core/catches.py)
     # -- presets -----------------------------------------------------------------------------
     "preset.pagat.title": "Standard (pagat.com)",
     "preset.pagat.source": "pagat.com, main rules",
@@ -174,44 +165,11 @@ CATALOGUE: dict[str, str] = {
     "rule.run_out": "run out pays {pays}",
     "rule.drop_won": "a won drop pays {pays}",
     "rule.stock_out": "stock out: the lowest count is paid {pays}",
-    "rule.catch.standard.dropper": "standard catch: the dropper pays double to each player "
-                                   "at or below the dropper's count",
-    "rule.catch.standard.others": "standard catch: every player but the dropper and the "
-                                  "lowest pays the lowest the stake",
-    "rule.catch.alt1.dropper": "catch, alternative 1: the dropper pays the lowest double",
-    "rule.catch.alt1.others": "catch, alternative 1: each other player pays the lowest the "
-                              "stake",
-    "rule.catch.alt2.dropper": "catch, alternative 2: the dropper pays the lowest one stake "
-                               "per other player",
-    "rule.catch.alt3.dropper": "catch, alternative 3: the dropper pays the stake to each "
-                               "player at or below the dropper's count",
-    "rule.catch.alt3.everyone": "catch, alternative 3: everyone, the dropper too, pays the "
-                                "lowest the stake",
-    "rule.catch.alt4.dropper": "catch, alternative 4: the dropper pays double to every other "
-                               "player",
-    "rule.catch.alt5.dropper": "catch, alternative 5: the dropper pays five times the stake "
-                               "to the lowest",
-    "rule.catch.wikipedia.lower": "encyclopedia catch: the dropper pays the stake to each "
-                                  "player with fewer points",
-    "rule.catch.wikipedia.tie": "encyclopedia catch: the dropper pays the stake once more to "
-                                "a winner tied with the dropper",
-    "rule.catch.wikipedia.everyone": "encyclopedia catch: each player pays the winner the "
-                                     "stake",
-    "rule.catch.catchers.dropper": "catchers' catch: the dropper pays {pays} to each player "
-                                   "at or below the dropper's count",
-    "rule.catch.washington.dropper": "Washington State catch: the dropper pays the lowest two "
-                                     "per player at the table",
     # -- how a rule that reads two ways is read (on the house-rule card) ---------------------
     "reading.tonk_out.hits": "one card hit onto a spread already on the table makes it a tonk "
                              "out with a hit; only a tonk out whose cards all went down in new "
                              "spreads of the player's own (pagat's second spread, the "
                              "encyclopedia's six cards spread) pays the full tonk out",
-    "reading.catch.alt2.dropper": "everyone's stake is one stake for every player but the "
-                                  "lowest, the dropper included: what the lowest would "
-                                  "collect for an ordinary win. With two players that is one "
-                                  "stake, so a caught drop costs no more than an ordinary "
-                                  "loss; for double there, play alternative 1 or the standard "
-                                  "catch",
     # -- explanation sentences ---------------------------------------------------------------
     "explain.sentence": "{text}.",
     "explain.how.spread": "with a spread",
@@ -246,12 +204,6 @@ CATALOGUE: dict[str, str] = {
                              "under this rule.",
     "explain.lowest": "{player} has the lowest count, {count}.",
     "explain.lowest_tie": "{players} tie for the lowest count, {count}.",
-    "explain.alt5_nearest": "Only the one nearest the dealer's left is paid ({dealer} dealt): "
-                            "{player}.",
-    "explain.catchers_paid": "Every player at or below {dropper}'s count caught {dropper} and "
-                             "is paid {pays}, not only the lowest: {catchers}.",
-    "explain.bumped_head": "{catchers} bumped {dropper}'s head (an equal or lower count): "
-                           "{dropper} pays double rum to each who did, and nobody else pays.",
     "explain.catch_rule": "Catch rule ({title}): {summary}.",
     "explain.stock_out_dead": "The stock ran out; under these house rules that makes the hand "
                               "dead, and nobody pays.",

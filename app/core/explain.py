@@ -14,9 +14,8 @@ from typing import Protocol
 
 from .catches import CaughtDrop, find_catch
 from .hand import PlayedHand, catch_groups, deal_claims
-from .messages import Message, join_and, render
+from .messages import Message, join_and, multiple_word, render
 from .money import spoken_amount, with_sign
-from .rules import multiple_word
 
 
 class Paid(Protocol):
@@ -157,27 +156,16 @@ def _explain_drop(result: Settled) -> list[Message]:
 
 
 def _catch_winners(result: Settled, caught: CaughtDrop) -> list[Message]:
-    """Who is paid: the catchers under ``catchers``, else the lowest."""
+    """Who is paid: the lowest, unless the scheme says it in words of its own."""
     hand = result.hand
-    players = hand.players
-    dropper = players[caught.dropper]
-    if hand.rules.catch == "catchers":
-        names = join_and(players[s] for s in caught.catchers)
-        rules = hand.rules
-        if rules.preset == "rushville" and rules.catch_factor == 2 * rules.run_out_pays:
-            # Rushville's own words: a bumped head pays double rum
-            return [Message("explain.bumped_head", catchers=names, dropper=dropper)]
-        return [Message("explain.catchers_paid", catchers=names, dropper=dropper,
-                        pays=multiple_word(hand.rules.catch_factor))]
-    low = [players[s] for s in caught.winners]
+    low = [hand.players[s] for s in caught.winners]
     lowest = caught.count(caught.winners[0])
     if len(low) == 1:
         lines = [Message("explain.lowest", player=low[0], count=lowest)]
     else:
         lines = [Message("explain.lowest_tie", players=join_and(low), count=lowest)]
-    if hand.rules.catch == "alt5" and len(low) > 1:
-        lines.append(Message("explain.alt5_nearest", player=low[0], dealer=hand.dealer_name))
-    return lines
+    explained = find_catch(hand.rules.catch).explained
+    return lines if explained is None else explained(caught, hand, lines)
 
 
 def _explain_stock_out(result: Settled) -> list[Message]:

@@ -132,6 +132,11 @@ def join_and(items: Iterable[object]) -> Message:
     return Message("list.one", item=Joined(tuple(items), "standard"))
 
 
+def multiple_word(n: int) -> Message:
+    """``2`` → "double": how a table says a multiple of the stake."""
+    return Message(f"multiple.{n}") if 1 <= n <= 4 else Message("multiple.n", n=n)
+
+
 def join_or(items: Iterable[object]) -> Message:
     """``49, 50, or 51`` / ``49, 50 oder 51`` (one item: itself)."""
     return Message("list.one", item=Joined(tuple(items), "or"))

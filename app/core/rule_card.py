@@ -1,5 +1,5 @@
 """A house-rule card: every rule of a rule set in the words the dispute checker uses for it
-(:func:`~app.core.settle.rule_text`, the catch schemes' summaries), where it is written
+(:func:`~app.core.settle.rule_text`, the catch schemes' own texts), where it is written
 (:func:`~app.core.sources.source_of`) and whether it differs from the pagat.com rules.
 
 The card is read before the first hand, so that a table agrees what is in force; nothing
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalogue import CATALOGUE
-from .catches import CATCH_SCHEMES
+from .catches import find_catch
 from .messages import Message
 from .rules import PRESETS, Rules
 from .settle import rule_text
@@ -22,9 +21,8 @@ SETUP_OPTIONS = ("scoring", "deck", "jokers", "face_value", "hand_size", "deal_c
 
 
 #: Rules whose texts can be read two ways, with the reading the app settles by and why
-#: (``reading.*``), said on the card under the rule.
-READINGS: dict[str, Message] = {key: Message(f"reading.{key}") for key in
-                                ("tonk_out.hits", "catch.alt2.dropper")}
+#: (``reading.*``), said on the card under the rule; a catch scheme declares its own.
+READINGS: dict[str, Message] = {"tonk_out.hits": Message("reading.tonk_out.hits")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +48,10 @@ def payment_keys(rules: Rules) -> list[str]:
         if pays is not None:
             keys.append(key)
     keys += ["run_out", "drop_won"]
-    keys += catch_keys(rules.catch)
+    keys += find_catch(rules.catch).rule_keys
     if rules.stock_out_pays:
         keys.append("stock_out")
     return keys
-
-
-def catch_keys(scheme: str) -> list[str]:
-    """The payment keys of a catch scheme: those the catalogue has a rule text for."""
-    assert scheme in CATCH_SCHEMES
-    prefix = f"rule.catch.{scheme}."
-    return [msg_id[len("rule."):] for msg_id in CATALOGUE if msg_id.startswith(prefix)]
 
 
 def _said(rules: Rules) -> dict[str, tuple[str, str]]:
@@ -73,8 +64,9 @@ def rule_card(rules: Rules) -> list[CardLine]:
     """The card's payment rules; a line differs when pagat has no rule of the same words
     and source (pagat's own card marks nothing)."""
     pagat = set(_said(PRESETS["pagat"].rules).values())
+    readings = {**READINGS, **find_catch(rules.catch).readings}
     return [CardLine(key, rule_text(rules, key), source_of(rules, key),
-                     (text, source) not in pagat, READINGS.get(key))
+                     (text, source) not in pagat, readings.get(key))
             for key, (text, source) in _said(rules).items()]
 
 

@@ -8,7 +8,7 @@ with :func:`find_preset`; an unknown name is an :class:`UnknownPresetError`.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,6 +17,7 @@ from .cards import DECKS, FACE_VALUES, JOKERS, MAX_JOKERS, card_word, deal_total
 from .catches import CATCH_SCHEMES
 from .errors import RulesError, UnknownOptionError, UnknownPresetError
 from .messages import Message, join_or
+from .messages import multiple_word as multiple_word  # where the pages find it
 
 
 def _choices(prefix: str, *names: str) -> dict[str, Message]:
@@ -24,9 +25,24 @@ def _choices(prefix: str, *names: str) -> dict[str, Message]:
     return {name: Message(f"{prefix}.{name}") for name in names}
 
 
+class _CatchChoices(Mapping[str, Message]):
+    """Each catch scheme's name → what it means: a view of the registry
+    (:data:`~app.core.catches.CATCH_SCHEMES`), so that a scheme registered is a choice of
+    the option, on every form and in the OpenAPI document, with nothing else to add."""
+
+    def __getitem__(self, name: str) -> Message:
+        return CATCH_SCHEMES[name].summary
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CATCH_SCHEMES)
+
+    def __len__(self) -> int:
+        return len(CATCH_SCHEMES)
+
+
 SCORINGS = _choices("scoring", "money", "points", "push_ups")
-#: The catch schemes of docs/rules.md §5 (the registry is :data:`~app.core.catches.CATCH_SCHEMES`).
-CATCHES: dict[str, Message] = {name: s.summary for name, s in CATCH_SCHEMES.items()}
+#: The catch schemes of docs/rules.md §5.
+CATCHES: Mapping[str, Message] = _CatchChoices()
 DEAL_CONFLICTS = _choices("deal_conflict", "draw", "best", "all_paid")
 DEAL_TIES = _choices("deal_tie", "draw", "nearest_left")
 STOCK_OUT_TIES = _choices("stock_out_tie", "all_paid", "draw")
@@ -34,11 +50,6 @@ MAX_MULTIPLE = 100
 MAX_DEAL_WINS = 10
 #: Initial totals that are no instant win when J, Q and K count their rank (docs/rules.md §3).
 RANK_REMOVED_TOTALS = frozenset({49, 50})
-
-
-def multiple_word(n: int) -> Message:
-    """``2`` → "double": how a table says a multiple of the stake."""
-    return Message(f"multiple.{n}") if 1 <= n <= 4 else Message("multiple.n", n=n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,21 +242,45 @@ def _deal_win(i: int, item: Any) -> DealWin:
 
 OptionCheck = Callable[[str, Any], Any]
 
-_OPTIONS: dict[str, OptionCheck] = {
-    "scoring": _choice(SCORINGS), "deck": _choice(DECKS),
-    "jokers": lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS), "face_value": _choice(FACE_VALUES),
+#: Each option: how its value is checked, or the choices it is one of.
+_OPTIONS: dict[str, OptionCheck | Mapping[str, Message]] = {
+    "scoring": SCORINGS, "deck": DECKS,
+    "jokers": lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS), "face_value": FACE_VALUES,
     "hand_size": lambda n, v: _whole(n, v, 1, 13), "deal_wins": _deal_wins,
-    "deal_conflict": _choice(DEAL_CONFLICTS), "deal_tie": _choice(DEAL_TIES),
+    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES,
     "tonk_out_pays": _multiple(), "tonk_out_by_hits_pays": _optional_multiple,
     "first_turn_spread_pays": _optional_multiple, "double_double_pays": _optional_multiple,
-    "run_out_pays": _multiple(), "drop_win_pays": _multiple(), "catch": _choice(CATCHES),
+    "run_out_pays": _multiple(), "drop_win_pays": _multiple(), "catch": CATCHES,
     "catch_factor": _multiple(), "stock_out_pays": _multiple(low=0),
-    "stock_out_tie": _choice(STOCK_OUT_TIES),
+    "stock_out_tie": STOCK_OUT_TIES,
 }
-#: Every rule option: how its value is checked, and what it means in one line.
-OPTIONS: dict[str, tuple[OptionCheck, Message]] = {
-    name: (check, Message(f"option.{name}")) for name, check in _OPTIONS.items()
-}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A rule option: how its value is checked (``check(name, value)`` → the value, or a
+    :class:`RulesError`); for an option chosen from a list, the ``choices`` with what each
+    means (the forms' choices and the OpenAPI enum); its label on the forms and cards and
+    what it means in one line are in the catalogue (``option.<name>.label``,
+    ``option.<name>``)."""
+
+    name: str
+    check: OptionCheck
+    choices: Mapping[str, Message] | None = None
+
+    @property
+    def label(self) -> Message:
+        return Message(f"option.{self.name}.label")
+
+    @property
+    def meaning(self) -> Message:
+        return Message(f"option.{self.name}")
+
+
+#: Every rule option, by name, in the order the forms show them.
+OPTIONS: dict[str, Option] = {
+    name: Option(name, _choice(how), how) if isinstance(how, Mapping) else Option(name, how)
+    for name, how in _OPTIONS.items()}
 
 
 def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
@@ -254,7 +289,7 @@ def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
         if name not in OPTIONS:
             raise UnknownOptionError(Message("rules.unknown_option", name=repr(name)),
                                      f"rules.{name}")
-        values[name] = OPTIONS[name][0](name, value)
+        values[name] = OPTIONS[name].check(name, value)
     rules = replace(base, **values)
     if rules.deck != "jokers" and rules.jokers != JOKERS:
         raise RulesError(Message("rules.jokers_without_deck", n=rules.jokers, usual=JOKERS),
@@ -288,10 +323,16 @@ def _without_49_50(wins: tuple[DealWin, ...]) -> tuple[DealWin, ...]:
 @dataclass(frozen=True)
 class Preset:
     """A named house-rule set from the source texts; its title, source and summary are in
-    the catalogue (``preset.<name>.title`` …)."""
+    the catalogue (``preset.<name>.title`` …). ``sources``: the paragraphs of its own text
+    that its rules are cited by instead of the general ones (ids of
+    :data:`app.core.sources.SOURCES`), by what they cite: ``deal`` (every instant win on
+    the deal; ``deal.at_most`` and ``deal.49`` for those entries alone), ``tonk_out.single``
+    (a tonk out paying a single stake), ``stock_out.draw`` (a tied stock out that is a
+    draw), ``catch.<scheme>``."""
 
     name: str
     changes: Mapping[str, Any]
+    sources: Mapping[str, str] = field(default_factory=dict)
     rules: Rules = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -320,26 +361,34 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("wikipedia", _WIKIPEDIA),
     Preset("texas", {**_WIKIPEDIA, "double_double_pays": None, "catch": "alt1",
                      "deal_wins": [{"totals": [50], "pays": 2}, {"totals": [49], "pays": 1}],
-                     "deal_conflict": "best"}),
+                     "deal_conflict": "best"},
+           {"deal": "encyclopedia.texas", "catch.alt1": "encyclopedia.texas"}),
     Preset("rushville", {"deal_wins": [{"five_face_cards": True, "pays": 2}], "run_out_pays": 2,
-                         "catch": "catchers", "catch_factor": 4, "stock_out_tie": "draw"}),
+                         "catch": "catchers", "catch_factor": 4, "stock_out_tie": "draw"},
+           {"stock_out.draw": "pagat.rushville.7"}),
     Preset("chicago", {"deck": "jokers",
                        "deal_wins": [{"totals": [50], "pays": 2}, {"at_most": 13, "pays": 2},
                                      {"totals": [49], "pays": 1}],
                        "deal_conflict": "best", "tonk_out_pays": 1, "first_turn_spread_pays": 2,
-                       "catch": "catchers", "catch_factor": 2}),
+                       "catch": "catchers", "catch_factor": 2},
+           {"deal": "pagat.chicago.2", "deal.at_most": "pagat.chicago.3",
+            "deal.49": "pagat.chicago.4", "tonk_out.single": "pagat.chicago.7"}),
     Preset("washington", {"scoring": "points",
                           "deal_wins": [{"totals": [49, 50], "pays": 2},
                                         {"at_most": 14, "pays": 2}],
-                          "deal_conflict": "all_paid", "catch": "washington"}),
+                          "deal_conflict": "all_paid", "catch": "washington"},
+           {"deal": "pagat.washington.2"}),
     Preset("dc", {"deal_wins": [{"at_most": 11, "pays": 2}, {"totals": [50], "pays": 2},
                                 {"totals": [49], "pays": 2}],
-                  "deal_conflict": "best"}),
+                  "deal_conflict": "best"},
+           {"deal": "pagat.dc"}),
     Preset("newark", {"deal_wins": [{"totals": [50], "pays": 2}, {"totals": [49], "pays": 2},
                                     {"at_most": 13, "pays": 2}],
                       "deal_conflict": "best", "deal_tie": "nearest_left",
-                      "first_turn_spread_pays": 4}),
-    Preset("baton_rouge", {"deck": "forty", "deal_wins": [{"totals": [47, 50], "pays": 2}]}),
+                      "first_turn_spread_pays": 4},
+           {"deal": "pagat.newark"}),
+    Preset("baton_rouge", {"deck": "forty", "deal_wins": [{"totals": [47, 50], "pays": 2}]},
+           {"deal": "pagat.baton_rouge"}),
     Preset("seattle", {"hand_size": 7}),
     Preset("push_ups", {"scoring": "push_ups"}),
 )}

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from .catches import CATCH_SCHEMES, Pay
+from .catches import CATCH_SCHEMES, Pay, find_catch
 from .explain import explain
 from .frozen import maker
 from .hand import PlayedHand, catch_groups, deal_claims
-from .messages import Message, reading
+from .messages import Message, multiple_word, reading
 from .money import amount_formatter
-from .rules import Rules, multiple_word
+from .rules import Rules
 
 OUTCOMES = ("deal_win", "tonk_out", "run_out", "drop_won", "caught", "stock_out", "draw",
             "dead")
@@ -91,12 +91,14 @@ def rule_text(rules: Rules, key: str) -> Message:
     if key.startswith("deal."):
         win = rules.deal_wins[int(key[5:])]
         return Message("rule.deal", what=win.describe(), pays=w(win.pays))
+    if key.startswith("catch."):  # the scheme names the option its texts say
+        option = find_catch(key.split(".")[1]).pays_option
+        return Message(f"rule.{key}", pays=w(getattr(rules, option) if option else 0))
     pays = {"tonk_out": rules.tonk_out_pays, "tonk_out.hits": rules.tonk_out_by_hits_pays,
             "tonk_out.first_turn": rules.first_turn_spread_pays,
             "tonk_out.double_double": rules.double_double_pays,
             "run_out": rules.run_out_pays, "drop_won": rules.drop_win_pays,
-            "stock_out": rules.stock_out_pays,
-            "catch.catchers.dropper": rules.catch_factor}.get(key)
+            "stock_out": rules.stock_out_pays}.get(key)
     return Message(f"rule.{key}", pays=w(pays or 0))
 
 

@@ -4,15 +4,18 @@ what the text says summed up in the app's own words (the catalogue's ``source.*`
 is copied from the texts).
 
 :func:`source_of` answers for one payment's rule key under a rule set, so a dispute can be
-settled by reading the text the table trusts.
+settled by reading the text the table trusts. A catch scheme names its own source
+(:class:`~app.core.catches.CatchScheme`), and a preset the paragraphs of its own that
+replace the general ones (:attr:`~app.core.rules.Preset.sources`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .catches import find_catch
 from .hand import deal_claims
 from .messages import Message
-from .rules import DealWin, Rules
+from .rules import PRESETS, DealWin, Rules
 from .settle import Result
 
 PAGAT_URL = "https://www.pagat.com/rummy/tonk.html"
@@ -89,31 +92,19 @@ SOURCES: dict[str, Source] = {s.id: s for s in (
     Source("encyclopedia.texas", "encyclopedia", "Texas Tonk"),
 )}
 
-_CATCH_SOURCES = {"standard": "pagat.caught", "alt1": "pagat.alt1", "alt2": "pagat.alt2",
-                  "alt3": "pagat.alt3", "alt4": "pagat.alt4", "alt5": "pagat.alt5",
-                  "wikipedia": "encyclopedia.play", "washington": "pagat.washington.4"}
-_REGIONAL_DEALS = {"dc": "pagat.dc", "newark": "pagat.newark",
-                   "baton_rouge": "pagat.baton_rouge", "washington": "pagat.washington.2",
-                   "texas": "encyclopedia.texas"}
-
-
 def source_of(rules: Rules, key: str) -> Source:
     """The source of the rule a payment was made by (its key: ``tonk_out``, ``deal.0``,
     ``catch.alt3.dropper`` …) under ``rules``."""
     if key.startswith("deal."):
         return SOURCES[_deal_source(rules, rules.deal_wins[int(key[5:])])]
+    own = PRESETS[rules.preset].sources
     if key.startswith("catch."):
-        scheme = key.split(".")[1]
-        if scheme == "catchers":  # Rushville pays double rum (4), Chicago double
-            return SOURCES["pagat.rushville.5" if rules.catch_factor == 4 else
-                           "pagat.chicago.6"]
-        if scheme == "alt1" and rules.preset == "texas":  # the same payments, Texas's words
-            return SOURCES["encyclopedia.texas"]
-        return SOURCES[_CATCH_SOURCES[scheme]]
+        scheme = find_catch(key.split(".")[1])
+        return SOURCES[own.get(f"catch.{scheme.name}") or scheme.source_id(rules)]
     if key == "tonk_out":
         if rules.tonk_out_pays != 1:
             return SOURCES["pagat.tonk_out"]
-        return SOURCES["pagat.chicago.7" if rules.preset == "chicago" else "pagat.single_tonk"]
+        return SOURCES[own.get("tonk_out.single", "pagat.single_tonk")]
     if key == "tonk_out.first_turn":
         return SOURCES["pagat.newark" if rules.first_turn_spread_pays == 4 else
                        "pagat.chicago.7"]
@@ -134,20 +125,18 @@ def ruling_sources(result: Result) -> list[Source]:
     found = [source_of(rules, key) for key in keys]
     if not keys and hand.end.kind == "stock_out":
         found = [SOURCES["pagat.dead_stock" if result.outcome == "dead" else
-                         "pagat.rushville.7" if rules.preset == "rushville" else
-                         "encyclopedia.play"]]
+                         PRESETS[rules.preset].sources.get("stock_out.draw",
+                                                           "encyclopedia.play")]]
     return list({s.id: s for s in found}.values())
 
 
 def _deal_source(rules: Rules, win: DealWin) -> str:
     if win.five_face_cards:
         return "pagat.rushville.2"
-    if rules.preset == "chicago":
-        if win.at_most is not None:
-            return "pagat.chicago.3"
-        return "pagat.chicago.4" if 49 in win.totals else "pagat.chicago.2"
-    if rules.preset in _REGIONAL_DEALS:
-        return _REGIONAL_DEALS[rules.preset]
+    own = PRESETS[rules.preset].sources
+    kind = "deal.at_most" if win.at_most is not None else "deal.49" if 49 in win.totals else ""
+    if kind in own or "deal" in own:
+        return own.get(kind) or own["deal"]
     if win.at_most is not None:
         return "encyclopedia.low_count" if win.at_most == 13 else "pagat.low_deal"
     return "pagat.deal" if set(win.totals) == {49, 50} else "pagat.fifty_double"

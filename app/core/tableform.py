@@ -15,19 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import DECKS, FACE_VALUES
 from .errors import TonkError
 from .hand import parse_players
 from .handform import MAX_TEXT, FormFields, hand_of_form
 from .messages import Message
 from .rules import (
-    CATCHES,
-    DEAL_CONFLICTS,
-    DEAL_TIES,
     OPTIONS,
     PRESETS,
-    SCORINGS,
-    STOCK_OUT_TIES,
     Rules,
     resolve_rules,
 )
@@ -39,10 +33,7 @@ NOT_DEAL_WINS, NOT_NUMBER = "not_deal_wins", "not_number"
 
 #: The options chosen from a list, with what each choice means (the core's own words).
 OPTION_CHOICES: dict[str, Mapping[str, Message]] = {
-    "scoring": SCORINGS, "deck": DECKS, "face_value": FACE_VALUES,
-    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES, "catch": CATCHES,
-    "stock_out_tie": STOCK_OUT_TIES,
-}
+    name: option.choices for name, option in OPTIONS.items() if option.choices is not None}
 #: Multiples that may be switched off ("0" in the form stands for none).
 OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays",
                                 "double_double_pays"})

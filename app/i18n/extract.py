@@ -1,7 +1,8 @@
-"""A Babel extraction method for the core's message catalogue (``app/core/catalogue.py``):
-each entry becomes a message with its id as the context (``msgctxt``) and its English
-template as the ``msgid``, so pybabel puts the core's sentences in ``messages.pot`` beside
-the pages' strings. Named in ``babel.cfg``."""
+"""A Babel extraction method for the core's message catalogue (``app/core/catalogue.py``,
+and the ``words`` each catch scheme declares in ``app/core/catches.py``): each entry becomes a
+message with its id as the context (``msgctxt``) and its English template as the ``msgid``,
+so pybabel puts the core's sentences in ``messages.pot`` beside the pages' strings. Named in
+``babel.cfg``."""
 from __future__ import annotations
 
 import ast
@@ -12,11 +13,14 @@ from typing import IO, Any
 def extract_catalogue(fileobj: IO[bytes], keywords: Any, comment_tags: Any,
                       options: Mapping[str, Any]) -> Iterator[
                           tuple[int, str, tuple[str, str], list[str]]]:
-    """Yield ``(line, "pgettext", (id, template), [comment])`` for every entry of the
-    ``CATALOGUE`` dict literal in ``fileobj``."""
+    """Yield ``(line, "pgettext", (id, template), [comment])`` for every entry of a dict
+    literal assigned in ``fileobj`` (the ``CATALOGUE``) or passed as ``words=``."""
     tree = ast.parse(fileobj.read())
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.Dict)):
+        if not (isinstance(node, ast.AnnAssign | ast.Assign | ast.keyword)
+                and isinstance(node.value, ast.Dict)):
+            continue
+        if isinstance(node, ast.keyword) and node.arg != "words":
             continue
         for key, value in zip(node.value.keys, node.value.values, strict=True):
             if not (isinstance(key, ast.Constant) and isinstance(value, ast.Constant)):

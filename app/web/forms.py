@@ -59,22 +59,9 @@ FEW_SEATS = 4  # seats shown at once; the rest fold away
 
 # -- house rules -----------------------------------------------------------------------------
 
-OPTION_LABELS: dict[str, Any] = {
-    "scoring": _l("Scoring"), "deck": _l("Deck"), "jokers": _l("Jokers in the deck"),
-    "face_value": _l("Face cards count"),
-    "hand_size": _l("Cards dealt"), "deal_wins": _l("Instant wins on the deal"),
-    "deal_conflict": _l("Several instant wins"), "deal_tie": _l("Equal instant wins"),
-    "tonk_out_pays": _l("Tonk out pays"), "tonk_out_by_hits_pays": _l("Tonk out with a hit pays"),
-    "first_turn_spread_pays": _l("First-turn spreads pay"),
-    "double_double_pays": _l("Double-double pays"), "run_out_pays": _l("Run out pays"),
-    "drop_win_pays": _l("A won drop pays"), "catch": _l("Caught drop"),
-    "catch_factor": _l("Catch factor"), "stock_out_pays": _l("Stock out pays"),
-    "stock_out_tie": _l("Tied stock out"),
-}
-
-
 def option_label(name: str) -> str:
-    return str(OPTION_LABELS.get(name, name.replace("_", " ")))
+    """An option's label on the forms and cards (the core declares it)."""
+    return str(OPTIONS[name].label)
 
 
 def format_deal_wins(wins: Sequence[DealWin]) -> str:
@@ -165,10 +152,10 @@ class OptionField:
 
 
 def option_fields() -> list[OptionField]:
-    return [OptionField(name, option_label(name), str(explained), option_widget(name),
+    return [OptionField(name, str(option.label), str(option.meaning), option_widget(name),
                         tuple((value, f"{value}: {meaning}") for value, meaning
                               in OPTION_CHOICES.get(name, {}).items()))
-            for name, (_check, explained) in OPTIONS.items()]
+            for name, option in OPTIONS.items()]
 
 
 # -- a new session ---------------------------------------------------------------------------

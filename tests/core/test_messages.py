@@ -42,8 +42,8 @@ def test_the_registries_have_their_words():
         assert str(preset.title) and str(preset.summary) and str(preset.source)
     for scheme in CATCH_SCHEMES.values():
         assert str(scheme.title) and str(scheme.summary)
-    for _check, help_text in OPTIONS.values():
-        assert str(help_text).endswith(".")
+    for option in OPTIONS.values():
+        assert str(option.meaning).endswith(".") and str(option.label)
     for source in SOURCES.values():
         assert str(source.summary).endswith(".") and source.url.startswith("https://")
 
