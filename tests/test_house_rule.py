@@ -43,6 +43,7 @@ def toy() -> Iterator[CatchScheme]:
 def test_the_toy_settles_as_its_example_says(toy):
     result = settle(parse_hand(toy.example.hand(NAME)))
     assert [str(p.rule) for p in result.payments] == [RULE]
+    assert result.net is not None
     assert [int(v) for v in result.net.values()] == list(toy.example.net)
 
 
