@@ -30,3 +30,8 @@ def as_utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    """Now, in UTC (what a row's time defaults to)."""
+    return datetime.now(UTC)
