@@ -293,6 +293,20 @@ def night_events(night: dict[str, Any], rng: random.Random) -> list[dict[str, An
     return [{"id": f"e{i}", "seq": i, **e} for i, e in enumerate(events, 1)]
 
 
+#: A night kept on the phone: two hands, Dee seated after them, the second corrected.
+CORRECTED: list[dict[str, Any]] = [
+    {"kind": "started", "players": ["Ann", "Bob", "Cy"], "rules": {"preset": "pagat"},
+     "stake": "0.25", "currency": "EUR", "dealer": "Bob"},
+    {"kind": "hand", "hand": {"end": {"kind": "tonk_out", "player": "Ann"}, "dealer": "Bob"}},
+    {"kind": "hand", "hand": {"end": {"kind": "drop", "player": "Cy"}, "dealer": "Cy",
+                              "counts": {"Ann": 20, "Bob": 15, "Cy": 3}}},
+    {"kind": "joined", "player": "Dee"}]
+#: The correct form of the second hand (Cy's drop was caught by Bob): its three players.
+_CORRECT_FORM = [["number", "2"], ["version", "1"], ["kind", "drop"], ["player", "Cy"],
+                 ["count-0", "20"], ["count-1", "2"], ["count-2", "3"], ["dealer", "Cy"],
+                 ["reason", " Bob had 2, not 15 "]]
+
+
 def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
     """The ``events`` op: random nights folded, one more hand read from the record form, a
     newcomer added, the new-session form read (good, refused, with a side bet), and bad
@@ -310,6 +324,9 @@ def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
              [*START_FORM, ["opt-hand_size", "x"]], [*START_FORM[:-1], ["preset", "nope"]],
              EMPTY_DEALER, [*START_FORM, ["stake", "-1"]]]
     out += [{"op": "events", "lang": lang, "events": [], "start": f} for f in forms]
+    out += [{"op": "events", "lang": lang, "events": CORRECTED[:3], "correcting": 2,
+             "correct": f} for f in (_CORRECT_FORM, _CORRECT_FORM[:-1],
+                                     [["number", "9"], *_CORRECT_FORM[1:]])]
     out += [{"op": "events", "lang": lang, "events": "no"},
             {"op": "events", "lang": lang, "events": [1]},
             {"op": "events", "lang": lang, "events": [], "start": "name=Ann"},
@@ -618,6 +635,39 @@ def test_the_events_op_counts_a_night_kept_on_the_phone_as_the_fold_does():
     assert answer({"op": "events", "events": [], "start": [*START_FORM, ["sb-naturals", "1"]]},
                   translators)["problems"] == {"sb-naturals": "phone_side_bets"}
     assert answer({"op": "events", "events": [1]}, translators)["field"] == "events"
+
+
+def test_the_events_op_reads_a_correction_as_the_hand_s_own_form():
+    """Correcting a hand on the phone (issue 41): the op gives the hand as it stands, its
+    version and the fields its own players ask (not the newcomer's); the correct form is
+    read under those players into the ``corrected`` event the fold takes, the hand marked
+    corrected; no reason, or a hand not there, is refused by field."""
+    translators = _translators()
+    shown = answer({"op": "events", "events": CORRECTED, "correcting": 2}, translators)
+    assert shown["correcting"]["players"] == ["Ann", "Bob", "Cy"]
+    assert shown["correcting"]["version"] == 1
+    assert shown["correcting"]["hand"]["counts"] == {"Ann": 20, "Bob": 15, "Cy": 3}
+    assert "Dee" in shown["players"]  # (the night's fields would ask for four)
+    read = answer({"op": "events", "events": CORRECTED, "correct": _CORRECT_FORM}, translators)
+    added = read["added"]
+    assert added["kind"] == "corrected" and added["number"] == 2 and added["version"] == 1
+    assert added["reason"] == "Bob had 2, not 15"
+    assert added["hand"]["counts"] == {"Ann": 20, "Bob": 2, "Cy": 3}
+    night = apply(apply(apply(apply(start(CORRECTED[0]), CORRECTED[1]), CORRECTED[2]),
+                        CORRECTED[3]), added)
+    assert {r["name"]: Decimal(r["total"]["data"]) for r in read["rows"]} == {
+        n: m.total for n, m in night.money().items()}
+    assert [(h["number"], h["version"], h["corrected"]) for h in read["hands"]] == [
+        (1, 1, False), (2, 2, True)]
+    no_reason = answer({"op": "events", "events": CORRECTED,
+                        "correct": [*_CORRECT_FORM[:-1], ["reason", " "]]}, translators)
+    assert no_reason["added"] is None and no_reason["refusal"]["field"] == "reason"
+    stale = answer({"op": "events", "events": [*CORRECTED, added], "correct": _CORRECT_FORM},
+                   translators)
+    assert stale["refusal"]["field"] == "version"  # made from version 1, now 2
+    missing = answer({"op": "events", "events": CORRECTED, "correcting": 9,
+                      "correct": [["number", "9"], *_CORRECT_FORM[1:]]}, translators)
+    assert missing["refusal"]["field"] == missing["correcting"]["field"] == "number"
 
 
 def test_a_hand_of_the_night_with_no_dealer_is_dealt_by_the_turn_of_the_deal():

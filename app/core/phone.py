@@ -68,7 +68,7 @@ from .money import (
     parse_stake,
     with_sign,
 )
-from .night import Night, apply, night_json, night_of_json, settled_hand, start
+from .night import Deal, Night, apply, night_json, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
 from .sidebets import BETS
@@ -209,15 +209,19 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"amounts": out}
 
 
-def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any]) -> dict[str, Any]:
+def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any],
+               deal: Deal | None = None) -> dict[str, Any]:
     """The record form's fields → the hand the ledger reads (its side bets too), or the
-    form's first problem as a refusal."""
+    form's first problem as a refusal; for the correction of ``deal``, read as the hand's
+    own players and rules (as the server's correct form reads it)."""
     form = Fields(fields)
-    data, problems = hand_of_form(form, night.seated, night.rules)
+    names = night.seated if deal is None else deal.players
+    rules = night.rules if deal is None else resolve_rules(deal.data["rules"])
+    data, problems = hand_of_form(form, names, rules)
     if problems:
         field, problem = next(iter(problems.items()))
         raise TonkError(problem, field)
-    plays, _bets = read_side_bets(chosen_of_form(form, spec, night.seated))
+    plays, _bets = read_side_bets(chosen_of_form(form, spec, names))
     return {**data, "side_bets": plays} if plays else data
 
 
@@ -305,6 +309,11 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
         answer.update(added=None, refusal=_refusal(exc))
     if night is None:
         return {**answer, "night": None}
+    if request.get("correcting") is not None:
+        try:
+            answer["correcting"] = _correcting(night, request["correcting"])
+        except TonkError as exc:
+            answer["correcting"] = _refusal(exc)
     written = _writer(night, lang)
     fmt = amount_formatter(night.rules, night.currency)
     asks = Asks.of(night.rules)
@@ -315,6 +324,7 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                      for n, m in night.money().items()],
             "hands": [{"number": d.number, "dealer": d.data.get("dealer"),
                        "end": d.data.get("end"), "voided": d.voided,
+                       "version": d.version, "corrected": d.version > 1 and not d.voided,
                        "multiplier": d.data.get("multiplier", 1),
                        "nets": {n: written(from_minor(v))["shown"] for n, v in d.nets.items()}}
                       for d in night.hands],
@@ -335,10 +345,43 @@ def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | 
         if night is None:
             raise TonkError(Message("night.event", kind="'hand'"), "kind")
         return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night, {})}
+    if request.get("correct") is not None:
+        if night is None:
+            raise TonkError(Message("night.event", kind="'corrected'"), "kind")
+        return _corrected_of_form(_pairs(request["correct"], "correct"), night)
     added = request.get("add")
     if added is not None and not isinstance(added, Mapping):
         raise _BadRequest("add")
     return dict(added) if added is not None else None
+
+
+def _corrected_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
+    """The correct form (the hand's fields, its ``number``, the ``version`` it was made from
+    and the ``reason``) → the night's ``corrected`` event; the hand read as its own players
+    and rules, as the server's correct form reads it."""
+    form = Fields(fields)
+    deal = night.hand(_whole(form.get("number", "")))  # type: ignore[arg-type]
+    version = _whole(form.get("version", "")) if form.get("version") else deal.version
+    hand = _form_hand(fields, night, {}, deal)
+    if not form.get("reason", "").strip():  # (the server's words: it would refuse it too)
+        raise TonkError(Message("change.no_reason"), "reason")
+    return {"kind": "corrected", "number": deal.number, "version": version,
+            "hand": hand, "reason": form.get("reason", "").strip()}
+
+
+def _whole(text: str) -> int | str:
+    """A form's whole number as a number (else the text, for the core to refuse by name)."""
+    return int(text) if text.isascii() and text.isdigit() else text
+
+
+def _correcting(night: Night, number: Any) -> dict[str, Any]:
+    """What the correct form of hand ``number`` shows: the hand as it stands (pre-filled),
+    its version, and its players and what its rules ask (the fields drawn for them)."""
+    deal = night.hand(number)
+    asks = Asks.of(resolve_rules(deal.data["rules"]))
+    return {"number": deal.number, "version": deal.version, "hand": dict(deal.data),
+            "players": list(deal.players), "asks": asks.to_json(),
+            "picker": picker_data(resolve_rules(deal.data["rules"]), asks)}
 
 
 class _FormProblems(Exception):

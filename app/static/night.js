@@ -185,7 +185,7 @@
   var match = /^\/phone\/nights\/([0-9A-Za-z_-]{1,32})$/.exec(location.pathname);
   if (!page || !match || !window.TonkCount) return;
   var uid = match[1], say = wordsOf("night-words"), root = document.documentElement;
-  var night = null, shown = null, drawnFor = "", sending = null;
+  var night = null, shown = null, drawnFor = "", sending = null, correcting = null;
   var handForm = document.getElementById("hand-form"), proto = document.getElementById("check-hand");
 
   function status() {
@@ -203,14 +203,16 @@
     }
   }
 
-  function drawFields(read) {
-    var key = JSON.stringify([read.players, read.night.rules]);
+  // The hand fields for ``read`` (its players, what its rules ask), drawn again only for
+  // others (``key``); ``fill`` puts a hand in them before they start (a correction).
+  function drawFields(read, key, fill) {
     if (key === drawnFor) return;
     drawnFor = key;
     var step = document.getElementById("hand-step"), part = el("div");
     part.id = "hand-step";
     part.setAttribute("data-hand-root", "");
     var config = window.TonkHandStep(part, proto, read);
+    if (fill) fill(part);
     step.parentNode.replaceChild(part, step);
     if (window.TonkHandForm) window.TonkHandForm(part, config);
   }
@@ -268,6 +270,16 @@
                         (kind ? kind.textContent : h.end.kind) + (h.end.player ? " · " + h.end.player : "")));
       li.appendChild(el("p", "hint", say("dealt", {name: h.dealer})));
       li.appendChild(el("p", "hint", Object.keys(h.nets).map(function (n) { return n + " " + h.nets[n]; }).join(", ")));
+      if (h.corrected) {  // (as the session page marks it)
+        li.setAttribute("data-corrected", String(h.version));
+        li.firstChild.appendChild(document.createTextNode(" "));
+        li.firstChild.appendChild(el("span", "badge corrected", say("corrected")));
+      }
+      var fix = el("button", "btn", say("correct"));
+      fix.type = "button";
+      fix.setAttribute("data-correct", String(h.number));
+      fix.addEventListener("click", function () { startCorrecting(h.number); });
+      li.appendChild(fix);
       if (h.voided) {
         li.classList.add("void");
         li.setAttribute("data-voided", "1");
@@ -286,10 +298,63 @@
   // The hand fields for the night as it stands: drawn again for other players or rules,
   // else as they are (what is typed stays); the dealer is whose turn it is.
   function drawHandFields(read) {
-    drawFields(read);
+    if (correcting) return;  // (the correction being made stays as typed)
+    drawFields(read, JSON.stringify([read.players, read.night.rules]));
     var dealer = handForm.querySelector("select[name=dealer]");
     if (dealer) dealer.value = read.dealer;
   }
+
+  // Correcting a hand, as the server's correct form does: the same fields for the hand's own
+  // players and rules, filled in with the hand as it stands, and a reason; saved as the
+  // core's "corrected" event (from the hand's version), or left as it is.
+  var more = document.getElementById("correct-more"), cancel = document.getElementById("correct-cancel");
+  function correctMode(hand) {
+    correcting = hand;
+    more.hidden = cancel.hidden = !hand;
+    each(more, "input, textarea", function (i) { i.disabled = !hand; });
+    handForm.querySelector("[name=number]").value = hand ? String(hand.number) : "";
+    handForm.querySelector("[name=version]").value = hand ? String(hand.version) : "";
+    if (!hand) document.getElementById("reason").value = "";
+    handForm.setAttribute("data-correcting", hand ? String(hand.number) : "");
+    if (!hand) handForm.removeAttribute("data-correcting");
+    document.getElementById("record-title").textContent = hand ? say("correcting", {n: hand.number}) : say("record");
+    document.getElementById("night-save").textContent = say(hand ? "save-correction" : "save");
+  }
+  function fillHand(part, c) {
+    var hand = c.hand, end = hand.end;
+    function tick(selector, on) { each(part, selector, function (i) { i.checked = on(i.value); }); }
+    tick("input[name=kind]", function (v) { return v === end.kind; });
+    tick("input[name=player]", function (v) { return v === end.player; });
+    tick("input[name=method]", function (v) { return v === (end.method || "spread"); });
+    tick("input[name=first_turn]", function () { return !!end.first_turn; });
+    tick("input[name=double_double]", function () { return !!end.double_double; });
+    tick("input[name=five_face]", function (v) { return (end.five_face_cards || []).indexOf(v) >= 0; });
+    c.players.forEach(function (name, i) {
+      var count = part.querySelector("#count-" + i), cards = part.querySelector("#cards-" + i);
+      if (count) count.value = hand.counts && name in hand.counts ? String(hand.counts[name]) : "";
+      if (cards) cards.value = hand.cards && hand.cards[name] ? hand.cards[name].join(" ") : "";
+    });
+    var dealer = part.querySelector("select[name=dealer]");
+    if (dealer) dealer.value = hand.dealer;
+    var big = part.querySelector("input[name=big_one]");
+    if (big) { big.checked = hand.multiplier > 1; big.value = String(hand.multiplier > 1 ? hand.multiplier : 2); }
+  }
+  function startCorrecting(number) {
+    return ask({op: "events", events: night.events, correcting: number}).then(function (read) {
+      var c = read.correcting;
+      if (!c || c.error) return;
+      correctMode(null);
+      drawFields(c, "correct " + c.number + " " + c.version, function (part) { fillHand(part, c); });
+      correctMode(c);
+      document.getElementById("record-title").scrollIntoView();
+    });
+  }
+  function stopCorrecting() {
+    correctMode(null);
+    drawnFor = "";
+    drawHandFields(shown);
+  }
+  cancel.addEventListener("click", stopCorrecting);
 
   // A change the server asks the reason of (a hand voided, a payment undone), as its own
   // pages ask it: folded away until opened; no reason, nothing kept.
@@ -350,8 +415,10 @@
 
   handForm.addEventListener("submit", function (e) {
     e.preventDefault();
-    add({hand: pairsOf(handForm)}, handForm).then(function (kept) {
+    var request = correcting ? {correct: pairsOf(handForm)} : {hand: pairsOf(handForm)};
+    add(request, handForm).then(function (kept) {
       if (!kept) return;
+      if (correcting) correctMode(null);
       drawnFor = "";  // fresh fields for the next hand
       drawHandFields(shown);
       window.scrollTo(0, 0);
