@@ -16,7 +16,8 @@
      API's night door for a phone signed in by cookie): a send cut halfway is sent again
      from where the server says it stopped, and the server stores each event once. When it
      holds them all, the page leads to the session's own page.
-   - The home page lists the nights the phone holds and how many changes of each wait.
+   - The home page lists the nights the phone holds and how many changes of each wait, and
+     with a signal sends them by the same code (sendNight); each then leads to its session.
    Nothing is dropped: a refusal is shown with the server's reason and the night stays. */
 (function () {
   "use strict";
@@ -143,25 +144,129 @@
     });
   }
 
-  // -- the home page: the nights the phone holds ---------------------------------------------
+  // -- sending a night, when there is a signal: the night's page and the home page ------------
+  // The phone sends the events the server does not hold yet, in order, each under its id
+  // (POST /phone/nights/<uid>/events): a send cut halfway is sent again from where the server
+  // says it stopped (its "held"), and the server stores each event once. What the server
+  // answers is kept with the night (how much it holds, its session's page, a refusal, and
+  // whether its totals differ from the phone's: by the same fold they cannot).
+  var sayOut = wordsOf("night-send-words"), sendingNow = {};
+  // The kept night's sending fields changed, and only those (what another tab added stays).
+  function keepSent(night) {
+    return run("readwrite", function (s) {
+      var req = s.get(night.uid);
+      req.onsuccess = function () {
+        var kept = req.result;
+        if (!kept) return;
+        ["sent", "session", "page", "problem", "differs"].forEach(function (k) { kept[k] = night[k]; });
+        s.put(kept);
+      };
+    });
+  }
+  function post(night, csrf) {
+    var events = night.events.slice(night.sent, night.sent + 1000);
+    return fetch("/phone/nights/" + night.uid + "/events", {
+      method: "POST", credentials: "same-origin", cache: "no-store",
+      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
+      body: JSON.stringify({events: events})
+    }).then(function (answer) {
+      return answer.json().then(function (said) { return {status: answer.status, said: said}; });
+    });
+  }
+  function plain(amount) {
+    var text = String(amount).replace(/^(-?\d+)\.(\d*?)0*$/, function (m, whole, frac) {
+      return frac ? whole + "." + frac : whole;
+    });
+    return text === "-0" ? "0" : text;
+  }
+  // Whether the server's totals differ from the phone's (``totals``: each player's, as the
+  // phone last counted the night's events; a night kept before they were kept has none).
+  function differs(money, totals) {
+    return Object.keys(totals || {}).some(function (n) {
+      return !money[n] || plain(money[n].total) !== plain(totals[n]);
+    });
+  }
+  function sendOnce(night) {
+    if (!waitingOf(night) || offline()) return Promise.resolve(night);
+    return fetch("/outbox/token", {credentials: "same-origin", cache: "no-store"})
+      .then(function (answer) {
+        if (answer.status === 401) night.problem = sayOut("sign-in");  // signed out meanwhile
+        return answer.ok ? answer.json() : null;
+      })
+      .then(function (token) {
+        if (!token || token.account !== night.account) {
+          if (token) night.problem = sayOut("sign-in");  // another account signed in here
+          return keepSent(night);
+        }
+        var tries = 0;
+        function step() {
+          return post(night, token.csrf).then(function (got) {
+            var said = got.said;
+            if (typeof said.held === "number") night.sent = Math.min(said.held, night.events.length);
+            if (said.session) { night.session = said.session; night.page = said.page; }
+            if (said.money && night.sent === night.events.length) night.differs = differs(said.money, night.totals);
+            night.problem = got.status >= 400 && got.status !== 409
+              ? sayOut("refused", {why: said.error}) : night.differs ? sayOut("differs") : null;
+            return keepSent(night).then(function () {
+              if (got.status === 409 && tries++ < 3) return step();  // from where the server is
+              if (got.status < 300 && waitingOf(night)) return step();  // the next thousand
+              return null;
+            });
+          });
+        }
+        return step();
+      })
+      .then(function () { return night; });
+  }
+  // ``night`` (the phone's copy, changed as the server answers) sent once at a time by a
+  // page; rejects when no answer came (sent again later).
+  function sendNight(night) {
+    if (!sendingNow[night.uid]) {
+      var over = function () { delete sendingNow[night.uid]; };
+      sendingNow[night.uid] = sendOnce(night);
+      sendingNow[night.uid].then(over, over);
+    }
+    return sendingNow[night.uid];
+  }
+
+  // -- the home page: the nights the phone holds, sent from here when there is a signal -------
   var list = document.getElementById("phone-nights");
   if (list && account) {
     all().then(function (nights) {
       var mine = nights.filter(function (n) { return n.account === account && waitingOf(n) > 0; });
       var ul = list.querySelector("ul");
-      var sayHome = wordsOf("phone-nights");
-      mine.sort(function (a, b) { return a.at < b.at ? 1 : -1; }).forEach(function (n) {
+      var listed = mine.sort(function (a, b) { return a.at < b.at ? 1 : -1; }).map(function (n) {
         var li = el("li", "hand");
         li.setAttribute("data-phone-night", n.uid);
-        li.setAttribute("data-waiting", String(waitingOf(n)));
-        var a = el("a", "", n.name || n.uid);
-        a.href = "/phone/nights/" + n.uid;
-        li.appendChild(a);
-        li.appendChild(el("p", "hint", sayHome("words-waiting", {n: waitingOf(n)})));
+        li.appendChild(el("a", "", n.name || n.uid));
+        li.appendChild(el("p", "hint"));
         ul.appendChild(li);
+        shownListed(n, li);
+        return {night: n, li: li};
       });
       list.hidden = !mine.length;
+      // With a signal the nights are sent from here (the same sending as the night's page);
+      // each then leads to the server's session.
+      function sendListed() {
+        listed.forEach(function (x) {
+          if (!waitingOf(x.night) || offline()) return;
+          x.li.querySelector("p").textContent = sayOut("sending");
+          sendNight(x.night).then(function () { shownListed(x.night, x.li); },
+                                  function () { shownListed(x.night, x.li); });
+        });
+      }
+      window.addEventListener("online", sendListed);
+      sendListed();
     }).catch(function () { /* no store: nothing to list */ });
+  }
+  // A listed night as it stands: its page on the phone while changes wait, else the session.
+  function shownListed(n, li) {
+    var a = li.querySelector("a"), sent = n.page && !waitingOf(n) && !n.differs;
+    li.setAttribute("data-waiting", String(waitingOf(n)));
+    a.href = sent ? n.page : "/phone/nights/" + n.uid;
+    if (sent) li.setAttribute("data-session", String(n.session));
+    li.querySelector("p").textContent = n.problem || (sent ? sayOut("sent")
+      : wordsOf("phone-nights")("words-waiting", {n: waitingOf(n)}));
   }
 
   // The pages a night started offline needs are kept while there is a signal: the
@@ -185,7 +290,7 @@
   var match = /^\/phone\/nights\/([0-9A-Za-z_-]{1,32})$/.exec(location.pathname);
   if (!page || !match || !window.TonkCount) return;
   var uid = match[1], say = wordsOf("night-words"), root = document.documentElement;
-  var night = null, shown = null, drawnFor = "", sending = null, correcting = null;
+  var night = null, shown = null, drawnFor = "", correcting = null;
   var handForm = document.getElementById("hand-form"), proto = document.getElementById("check-hand");
 
   function status() {
@@ -382,9 +487,17 @@
     return box;
   }
 
+  // Each player's total as the phone counts the night (kept with it: what the server's totals
+  // are compared to once it holds the night, from whichever page sends it).
+  function totalsOf(read) {
+    var totals = {};
+    read.rows.forEach(function (r) { totals[r.name] = r.total.data; });
+    return totals;
+  }
   function count() {
     return ask({op: "events", events: night.events}).then(function (read) {
       if (read.error) throw new Error(read.error);
+      night.totals = totalsOf(read);
       draw(read);
       return read;
     });
@@ -405,6 +518,7 @@
       Object.keys(read.added).forEach(function (k) { event[k] = read.added[k]; });  // (its id)
       event.seq = night.events.length + 1;
       night.events.push(event);
+      night.totals = totalsOf(read);
       return put(night).then(function () {
         draw(read);
         send();
@@ -450,76 +564,16 @@
     add({add: {kind: "left", player: leaving.querySelector("select").value}}, leaving);
   });
 
-  // -- sending, when there is a signal ---------------------------------------------------------
-  function post(csrf) {
-    var events = night.events.slice(night.sent, night.sent + 1000);
-    return fetch("/phone/nights/" + uid + "/events", {
-      method: "POST", credentials: "same-origin", cache: "no-store",
-      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
-      body: JSON.stringify({events: events})
-    }).then(function (answer) {
-      return answer.json().then(function (said) { return {status: answer.status, said: said}; });
-    });
-  }
-  // Whether the server's totals, once it holds the whole night, differ from the phone's (by
-  // the same fold they cannot: if they ever did, the page says so and stays).
-  function plain(amount) {
-    var text = String(amount).replace(/^(-?\d+)\.(\d*?)0*$/, function (m, whole, frac) {
-      return frac ? whole + "." + frac : whole;
-    });
-    return text === "-0" ? "0" : text;
-  }
-  function differs(money) {
-    return shown.rows.some(function (r) {
-      return !money[r.name] || plain(money[r.name].total) !== plain(r.total.data);
-    });
-  }
-
-  function sendAll() {
-    if (!night || !waitingOf(night) || offline()) return Promise.resolve();
-    document.getElementById("night-status").textContent = say("sending");
-    return fetch("/outbox/token", {credentials: "same-origin", cache: "no-store"})
-      .then(function (answer) {
-        if (answer.status === 401) night.problem = say("sign-in");  // signed out meanwhile
-        return answer.ok ? answer.json() : null;
-      })
-      .then(function (token) {
-        if (!token || token.account !== night.account) {
-          if (token) night.problem = say("sign-in");  // another account signed in here
-          return null;
-        }
-        var tries = 0;
-        function step() {
-          return post(token.csrf).then(function (got) {
-            var said = got.said;
-            if (typeof said.held === "number") night.sent = Math.min(said.held, night.events.length);
-            if (said.session) { night.session = said.session; night.page = said.page; }
-            if (said.money && night.sent === night.events.length) night.differs = differs(said.money);
-            night.problem = got.status >= 400 && got.status !== 409
-              ? say("refused", {why: said.error}) : null;
-            return put(night).then(function () {
-              if (got.status === 409 && tries++ < 3) return step();  // from where the server is
-              if (got.status < 300 && waitingOf(night)) return step();  // the next thousand
-              return null;
-            });
-          });
-        }
-        return step();
-      })
-      .then(function () {
-        if (night.differs) {
-          night.problem = say("differs");
-          status();
-        } else if (night.page && !waitingOf(night)) {
-          root.removeAttribute("data-night");
-          document.getElementById("night-status").textContent = say("sent");
-          location.replace(night.page);
-        } else status();
-      }, function () { status(); /* no answer: sent again later */ });
-  }
+  // -- sending, when there is a signal (sendNight, above) ---------------------------------------
   function send() {
-    if (!sending) sending = sendAll().then(function () { sending = null; }, function () { sending = null; });
-    return sending;
+    if (waitingOf(night) && !offline()) document.getElementById("night-status").textContent = sayOut("sending");
+    return sendNight(night).then(function () {
+      if (night.page && !waitingOf(night) && !night.differs) {
+        root.removeAttribute("data-night");
+        document.getElementById("night-status").textContent = sayOut("sent");
+        location.replace(night.page);
+      } else status();
+    }, function () { status(); /* no answer: sent again later */ });
   }
   window.addEventListener("online", function () { status(); send(); });
   window.addEventListener("offline", function () { if (night) status(); });

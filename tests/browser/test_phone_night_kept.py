@@ -126,6 +126,7 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
     page.get_by_role("button", name="Start the session").click()
     page.wait_for_url(re.compile(r".*/phone/nights/[0-9a-f]{32}$"), timeout=COLD_START)
     night_url = page.url
+    uid = night_url.rsplit("/", 1)[1]
     page.wait_for_selector("html[data-night='phone']", timeout=COLD_START)
 
     for i, spec in enumerate(HANDS):
@@ -190,7 +191,7 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
     closed(page.context)
     page = launch_phone(offline=True)
     page.goto(base + "/")
-    listed = page.locator(f"#phone-nights [data-phone-night='{night_url.rsplit('/', 1)[1]}']")
+    listed = page.locator(f"#phone-nights [data-phone-night='{uid}']")
     listed.wait_for(timeout=COLD_START)
     assert listed.get_attribute("data-waiting") == str(CHANGES)
     page.goto(night_url)
@@ -228,11 +229,18 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
     assert page.url == night_url and held(live_app) == (half, 3)
     assert page.get_attribute("#night-status", "data-waiting") == str(CHANGES)
 
-    # Sent again from a second tab: the server takes the rest, and it leads to the session.
+    # Sent again from the home page in a second tab (the same sending as the night's page):
+    # the server takes the rest, and the home page's list leads to the session.
     other = page.context.new_page()
-    other.goto(night_url)
-    other.wait_for_url(re.compile(r".*/sessions/\d+$"), timeout=COLD_START)
-    sid = int(other.url.rsplit("/", 1)[1])
+    other.goto(base + "/")
+    listed = other.locator(f"#phone-nights [data-phone-night='{uid}'][data-session]")
+    listed.wait_for(timeout=30_000)
+    assert listed.get_attribute("data-waiting") == "0"
+    assert "Sent" in listed.inner_text()
+    sid = int(listed.get_attribute("data-session") or "0")
+    snap(other, "3-the-home-page-sent-it")
+    with other.expect_navigation(url=f"{base}/sessions/{sid}"):
+        listed.locator("a").click()
     other.close()
     assert held(live_app) == (CHANGES, len(HANDS))
     # ...and from the first: what the phone keeps says the server holds it all.
@@ -240,7 +248,7 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
         page.reload()
     assert page.locator("html[data-night]").count() == 0
     assert shown_totals(page) == phone  # the server's session page: the phone's totals
-    snap(page, "3-the-server-s-session")
+    snap(page, "4-the-server-s-session")
 
     # A retry after the server answered: the whole night sent again changes nothing.
     again = settled(page, """async (events) => {
@@ -250,7 +258,7 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
                                       "X-CSRFToken": token.csrf},
             body: JSON.stringify({events: events.events})});
         return {status: answer.status, said: await answer.json()};
-    }""", {"uid": night_url.rsplit("/", 1)[1], "events": events})
+    }""", {"uid": uid, "events": events})
     assert again["status"] == 200 and again["said"]["taken"] == []
     assert len(again["said"]["already"]) == CHANGES
     assert held(live_app) == (CHANGES, len(HANDS))
