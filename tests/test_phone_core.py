@@ -307,6 +307,10 @@ _CORRECT_FORM = [["number", "2"], ["version", "1"], ["kind", "drop"], ["player",
                  ["reason", " Bob had 2, not 15 "]]
 
 
+#: The house-rules form: Texas from the next hand on, a stake of 1, hands of six cards.
+_RULES_FORM = [["preset", "texas"], ["opt-hand_size", "6"], ["stake", "1"]]
+
+
 def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
     """The ``events`` op: random nights folded, one more hand read from the record form, a
     newcomer added, the new-session form read (good, refused, with a side bet), and bad
@@ -324,6 +328,10 @@ def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
              [*START_FORM, ["opt-hand_size", "x"]], [*START_FORM[:-1], ["preset", "nope"]],
              EMPTY_DEALER, [*START_FORM, ["stake", "-1"]]]
     out += [{"op": "events", "lang": lang, "events": [], "start": f} for f in forms]
+    out += [{"op": "events", "lang": lang, "events": CORRECTED, "rules": f} for f in (
+        _RULES_FORM, [["preset", "texas"], ["stake", "lots"]], [["opt-hand_size", "six"]])]
+    out += [{"op": "events", "lang": lang, "events": CORRECTED,
+             "add": {"kind": "closed", "carry_over": carry}} for carry in (True, False)]
     out += [{"op": "events", "lang": lang, "events": CORRECTED[:3], "correcting": 2,
              "correct": f} for f in (_CORRECT_FORM, _CORRECT_FORM[:-1],
                                      [["number", "9"], *_CORRECT_FORM[1:]])]
@@ -668,6 +676,37 @@ def test_the_events_op_reads_a_correction_as_the_hand_s_own_form():
     missing = answer({"op": "events", "events": CORRECTED, "correcting": 9,
                       "correct": [["number", "9"], *_CORRECT_FORM[1:]]}, translators)
     assert missing["refusal"]["field"] == missing["correcting"]["field"] == "number"
+
+
+def test_the_events_op_reads_the_house_rules_form_and_closes_the_night():
+    """The house rules and stake changed on the phone (issue 41): the form as the server's
+    rules page reads it, into the ``rules`` event (an empty stake keeps the night's), its
+    refusals beside the form's fields; the rules shown as that form shows them; the night
+    closed, its debts kept (or refused while not all is paid), as the fold closes it; a
+    session with no name refused as the server refuses it."""
+    translators = _translators()
+    read = answer({"op": "events", "events": CORRECTED, "rules": _RULES_FORM}, translators)
+    assert read["added"] == {"kind": "rules", "rules": {"preset": "texas", "hand_size": 6},
+                             "stake": "1"}
+    assert read["rules"] == {"preset": "texas", "stake": "1.00", "options": {"hand_size": "6"}}
+    kept = answer({"op": "events", "events": CORRECTED, "rules": [["preset", "pagat"]]},
+                  translators)["added"]
+    assert kept == {"kind": "rules", "rules": {"preset": "pagat"}}  # the stake as it was
+    assert answer({"op": "events", "events": CORRECTED, "rules": [["opt-hand_size", "six"]]},
+                  translators)["problems"] == {"opt-hand_size": "not_number"}
+    stake = answer({"op": "events", "events": CORRECTED,
+                    "rules": [["preset", "pagat"], ["stake", "lots"]]}, translators)
+    assert stake["added"] is None and stake["refusal"]["field"] == "stake"
+    night = answer({"op": "events", "events": CORRECTED}, translators)
+    assert night["all_paid"] is False and night["rules"]["stake"] == "0.25"
+    carried = answer({"op": "events", "events": CORRECTED,
+                      "add": {"kind": "closed", "carry_over": True}}, translators)
+    assert carried["night"]["closed"] and carried["night"]["carried"]
+    refused = answer({"op": "events", "events": CORRECTED,
+                      "add": {"kind": "closed", "carry_over": False}}, translators)
+    assert refused["added"] is None and refused["refusal"]["field"] == "carry_over"
+    nameless = answer({"op": "events", "events": [], "start": START_FORM[1:]}, translators)
+    assert nameless["added"] is None and nameless["refusal"]["field"] == "name"
 
 
 def test_a_hand_of_the_night_with_no_dealer_is_dealt_by_the_turn_of_the_deal():

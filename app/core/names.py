@@ -16,6 +16,8 @@ from .messages import Message
 
 #: The longest name of a player.
 MAX_NAME = 40
+#: The longest name of a session.
+MAX_SESSION_NAME = 80
 #: Categories no typed name needs: controls, format characters (zero-width spaces and
 #: joiners, direction marks, soft hyphens), surrogates (half a character), private use.
 _REFUSED = {"Cc": "text.control", "Cf": "text.invisible", "Cs": "text.surrogate",
@@ -68,3 +70,9 @@ def name_key(name: str) -> str:
     visible = "".join(c for c in name if c not in JOINERS)
     folded = unicodedata.normalize("NFC", " ".join(visible.split())).casefold()
     return unicodedata.normalize("NFC", folded)
+
+
+def session_name(value: Any, error: type[TonkError] = TonkError) -> str:
+    """A session's name as typed → the name kept (:func:`clean_text`), or ``error`` naming
+    the ``name`` field: the server's rule, and the phone's for a night it starts offline."""
+    return clean_text(value, error, "name", Message("session.what_name"), MAX_SESSION_NAME)

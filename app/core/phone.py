@@ -27,10 +27,12 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
 - ``events``: a night kept on the phone as the core's events (:mod:`app.core.night`, as
   ``PUT /api/v1/nights/{uid}/events`` takes them), and optionally one more to ``add`` or
   the form to read it from (``start``: the new-session form's fields; ``hand``: the record
-  form's fields), as ``[name, value]`` pairs → the event read from the form, each event's
-  refusal (by its index), and the night folded: its state (:func:`night_json`), each
-  player's money by part as data and as written, the hands, who deals next, the fewest
-  transfers of what is open and what the hand fields ask under the night's rules;
+  form's fields; ``correct``: the correct form's, with ``correcting`` the hand whose form
+  to show; ``rules``: the house-rules form's), as ``[name, value]`` pairs → the event read
+  from the form, each event's refusal (by its index), and the night folded: its state
+  (:func:`night_json`), each player's money by part as data and as written, the hands, who
+  deals next, the fewest transfers of what is open (and whether all is paid), the rules as
+  the house-rules form shows them and what the hand fields ask under the night's rules;
 - ``check_form``: the dispute checker's form (``/check``) as ``[name, value]`` pairs →
   the players, what the hand fields ask under the rules typed (or the preset's, while the
   options typed are refused) and the card picker's data, the hand the form gives (for
@@ -68,11 +70,18 @@ from .money import (
     parse_stake,
     with_sign,
 )
+from .names import session_name
 from .night import Deal, Night, apply, night_json, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
 from .sidebets import BETS
-from .tableform import amount_text, check_of_form, rules_field, rules_of_form
+from .tableform import (
+    amount_text,
+    check_of_form,
+    option_text,
+    rules_field,
+    rules_of_form,
+)
 from .transfers import fewest_transfers, parse_balances
 
 #: The languages a request may ask for (English is the catalogue as written).
@@ -333,7 +342,8 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                 {**t, "shown": _money_shown(Decimal(t["amount"]), night.currency, lang,
                                             night.scoring)}
                 for t in _transfers({"balances": night.open()})["transfers"]],
-            "asks": asks.to_json(), "picker": picker_data(night.rules, asks)}
+            "asks": asks.to_json(), "picker": picker_data(night.rules, asks),
+            "rules": _rules_shown(night), "all_paid": not any(night.open().values())}
 
 
 def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | None:
@@ -345,6 +355,10 @@ def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | 
         if night is None:
             raise TonkError(Message("night.event", kind="'hand'"), "kind")
         return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night, {})}
+    if request.get("rules") is not None:
+        if night is None:
+            raise TonkError(Message("night.event", kind="'rules'"), "kind")
+        return _rules_of_form(_pairs(request["rules"], "rules"), night)
     if request.get("correct") is not None:
         if night is None:
             raise TonkError(Message("night.event", kind="'corrected'"), "kind")
@@ -367,6 +381,33 @@ def _corrected_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
         raise TonkError(Message("change.no_reason"), "reason")
     return {"kind": "corrected", "number": deal.number, "version": version,
             "hand": hand, "reason": form.get("reason", "").strip()}
+
+
+def _rules_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
+    """The house-rules form (``/sessions/<id>/rules``: the preset, the options typed, the
+    stake; an empty stake keeps the night's) → the night's ``rules`` event, checked against
+    the night (a refusal names the form's field)."""
+    form = Fields(fields)
+    spec, problems = rules_of_form(form)
+    if problems:
+        raise _FormProblems(problems)
+    event: dict[str, Any] = {"kind": "rules", "rules": spec}
+    stake = amount_text(form.get("stake", ""))
+    if stake:
+        event["stake"] = stake
+    try:
+        apply(night, event)
+    except TonkError as exc:
+        raise TonkError(exc.said, rules_field(exc.field) or exc.field) from exc
+    return event
+
+
+def _rules_shown(night: Night) -> dict[str, Any]:
+    """The night's rules as the house-rules form shows them: the preset, the options that
+    differ from it (as typed) and the stake."""
+    rules = night.rules
+    return {"preset": rules.preset, "stake": str(night.stake),
+            "options": {n: option_text(n, v) for n, v in rules.overrides().items()}}
 
 
 def _whole(text: str) -> int | str:
@@ -426,7 +467,7 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
         dealer_seat = -1
     dealer = seats[dealer_seat] if 0 <= dealer_seat < len(seats) else ""
     started: dict[str, Any] = {
-        "kind": "started", "name": form.get("name", "").strip(),
+        "kind": "started", "name": session_name(form.get("name", "")),
         "players": [p for p in seats if p], "rules": spec,
         "stake": amount_text(form.get("stake", "")),
         "currency": form.get("currency", "").strip() or None, "dealer": dealer}

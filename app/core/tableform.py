@@ -11,7 +11,7 @@ seat) as the core's error, by the form's field.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from .rules import (
     PRESETS,
     SCORINGS,
     STOCK_OUT_TIES,
+    DealWin,
     Rules,
     resolve_rules,
 )
@@ -102,6 +103,25 @@ def parse_deal_wins(text: str) -> list[dict[str, Any]]:
     if not wins:
         raise ValueError(text)
     return wins
+
+
+def format_deal_wins(wins: Sequence[DealWin]) -> str:
+    """The shorthand of :func:`parse_deal_wins` for ``wins``."""
+    if not wins:
+        return "-"
+    words = {rule: word for word, rule in TIE_WORDS.items()}
+    return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
+                      if w.at_most is not None else " ".join(map(str, w.totals)))
+                     + f" = {w.pays}" + (f" {words[w.tie]}" if w.tie else "") for w in wins)
+
+
+def option_text(name: str, value: Any) -> str:
+    """An option's value as the form shows it."""
+    if name == "deal_wins":
+        return format_deal_wins(value)
+    if value is None:
+        return "0"
+    return str(value)
 
 
 def rules_of_form(form: FormFields) -> tuple[dict[str, Any], dict[str, str]]:

@@ -324,8 +324,19 @@
 
   function draw(read) {
     shown = read;
+    var closed = read.night.closed;
     root.setAttribute("data-night", "phone");
     page.hidden = false;
+    // A closed night takes nothing more (the core refuses it): its forms go, as on the
+    // server's closed session.
+    if (closed) page.setAttribute("data-closed", read.night.carried ? "carried" : "1");
+    ["record-part", "seats-part", "night-rules-part", "night-close"].forEach(function (id) {
+      document.getElementById(id).hidden = closed;
+    });
+    document.getElementById("night-closed").hidden = !closed;
+    document.getElementById("close-paid").hidden = !read.all_paid;
+    document.getElementById("close-debts").hidden = read.all_paid;
+    drawRules(read.rules);
     document.getElementById("night-name").textContent = night.name || uid;
     status();
     var totals = document.getElementById("night-totals");
@@ -352,7 +363,7 @@
       paid.addEventListener("click", function () {
         add({add: {id: hex(), kind: "paid", payer: t.from, payee: t.to, amount: t.amount}}, paidForm);
       });
-      li.appendChild(paid);
+      if (!closed) li.appendChild(paid);
       transfers.appendChild(li);
     });
     var payments = document.getElementById("night-payments");
@@ -361,9 +372,9 @@
       if (p.undone) return;
       var li = el("li", "", p.payer + " \u2192 " + p.payee + " " + p.amount + " · " + say("paid"));
       li.setAttribute("data-paid", String(p.id));
-      li.appendChild(reasonForm("undo-" + p.id, say("undo-open"), say("why-undo"), say("undo"),
-                                function (reason) { return {kind: "undone", payment: p.id, reason: reason}; }));
       payments.appendChild(li);
+      if (!closed) li.appendChild(reasonForm("undo-" + p.id, say("undo-open"), say("why-undo"), say("undo"),
+                                function (reason) { return {kind: "undone", payment: p.id, reason: reason}; }));
     });
     var hands = document.getElementById("night-hands");
     hands.textContent = "";
@@ -384,12 +395,12 @@
       fix.type = "button";
       fix.setAttribute("data-correct", String(h.number));
       fix.addEventListener("click", function () { startCorrecting(h.number); });
-      li.appendChild(fix);
+      if (!closed) li.appendChild(fix);
       if (h.voided) {
         li.classList.add("void");
         li.setAttribute("data-voided", "1");
         li.appendChild(el("span", "badge", say("voided")));
-      } else {
+      } else if (!closed) {
         li.appendChild(reasonForm("void-" + h.number, say("void"), say("why-void"), say("void-it"),
                                   function (reason) { return {kind: "voided", number: h.number, reason: reason}; }));
       }
@@ -408,6 +419,35 @@
     var dealer = handForm.querySelector("select[name=dealer]");
     if (dealer) dealer.value = read.dealer;
   }
+
+  // The house-rules form holds the night's rules and stake (filled in again only when they
+  // change: what is typed stays); saved as the core's "rules" event, from the next hand on.
+  var rulesForm = document.getElementById("night-rules"), rulesShown = "";
+  function drawRules(rules) {
+    var key = JSON.stringify(rules);
+    if (key === rulesShown) return;
+    rulesShown = key;
+    var preset = rulesForm.querySelector("[name=preset]");
+    preset.value = rules.preset;
+    preset.dispatchEvent(new Event("change"));  // (its summary, and the stake shown or not)
+    each(rulesForm, "[name^='opt-']", function (input) {
+      input.value = rules.options[input.name.slice(4)] || "";
+    });
+    rulesForm.querySelector("[name=stake]").value = rules.stake;
+  }
+  rulesForm.addEventListener("submit", function (e) {
+    e.preventDefault();
+    add({rules: pairsOf(rulesForm)}, rulesForm).then(function (kept) {
+      if (kept) document.getElementById("night-rules-part").open = false;
+    });
+  });
+  // Closing the night, as the settle-up page closes a session: all paid, or what is still
+  // open kept as debts.
+  var closeForm = document.getElementById("night-close");
+  closeForm.addEventListener("submit", function (e) {
+    e.preventDefault();
+    add({add: {kind: "closed", carry_over: !shown.all_paid}}, closeForm);
+  });
 
   // Correcting a hand, as the server's correct form does: the same fields for the hand's own
   // players and rules, filled in with the hand as it stands, and a reason; saved as the
@@ -509,6 +549,12 @@
     request.events = night.events;
     clearProblems(form);
     return ask(request).then(function (read) {
+      if (!read.added && read.problems) {  // the form's own (codes by field)
+        Object.keys(read.problems).forEach(function (field) {
+          showProblem(form, field, say("problem-" + read.problems[field]) || read.problems[field]);
+        });
+        return false;
+      }
       if (!read.added) {
         var refusal = read.refusal || {error: read.error, field: read.field};
         showProblem(form, refusal.field, say("problem-" + refusal.error) || refusal.error);

@@ -20,7 +20,6 @@ from ..core import (
     OPTIONS,
     PRESETS,
     CardError,
-    DealWin,
     Rules,
     TonkError,
     resolve_rules,
@@ -42,8 +41,8 @@ from ..core.tableform import (
     NOT_DEAL_WINS,
     NOT_NUMBER,
     OPTION_CHOICES,
-    TIE_WORDS,
     amount_text,
+    option_text,
     option_widget,
     rules_field,
     rules_of_form,
@@ -75,25 +74,6 @@ OPTION_LABELS: dict[str, Any] = {
 
 def option_label(name: str) -> str:
     return str(OPTION_LABELS.get(name, name.replace("_", " ")))
-
-
-def format_deal_wins(wins: Sequence[DealWin]) -> str:
-    """The shorthand of :func:`parse_deal_wins` for ``wins``."""
-    if not wins:
-        return "-"
-    words = {rule: word for word, rule in TIE_WORDS.items()}
-    return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
-                      if w.at_most is not None else " ".join(map(str, w.totals)))
-                     + f" = {w.pays}" + (f" {words[w.tie]}" if w.tie else "") for w in wins)
-
-
-def option_text(name: str, value: Any) -> str:
-    """An option's value as the form shows it."""
-    if name == "deal_wins":
-        return format_deal_wins(value)
-    if value is None:
-        return "0"
-    return str(value)
 
 
 @dataclass

@@ -36,8 +36,8 @@ from ..services.errors import status_of
 from ..services.leagues import session_table
 from ..services.sessions import NightSent, money_of
 from . import bp
-from .forms import HandValues, picker_words, problem_words
-from .routes import hand_fields_context
+from .forms import HandValues, RulesValues, picker_words, problem_words
+from .routes import hand_fields_context, rules_context
 from .site import me
 
 
@@ -47,7 +47,7 @@ def phone_night(uid: str) -> ResponseReturnValue:
     fills it in from what it keeps)."""
     fields = hand_fields_context(resolve_rules(None), [])
     return render_template(
-        "web/phone_night.html", blank=HandValues(),
+        "web/phone_night.html", blank=HandValues(), **rules_context(RulesValues(), {}),
         seat_marks=[f"@@seat{i}@@" for i in range(MAX_PLAYERS)],
         marked_config={"msg": picker_words("{max}", "{size}")},
         problem_words=problem_words(), **{k: v for k, v in fields.items() if k != "config"})

@@ -90,14 +90,9 @@ def held(live_app) -> tuple[int, int]:
     return counts  # type: ignore[return-value]
 
 
-def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
-        live_server, live_app, launch_phone):
-    base = live_server
-    page = launch_phone()
-    sign_up(page, base, "kept@example.com")
-    token = made_token(page, base)
-
-    # Online once: the worker keeps the app, the core, the new-session form, the night's page.
+def opened_once(page, base: str) -> None:
+    """Online once: the worker keeps the app, the core, the new-session form and the night's
+    page."""
     page.goto(base + "/")
     page.wait_for_function("() => !!navigator.serviceWorker.controller")
     page.goto(base + "/")
@@ -111,6 +106,15 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
             await new Promise((r) => setTimeout(r, 250));
         }
     }""")
+
+
+def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
+        live_server, live_app, launch_phone):
+    base = live_server
+    page = launch_phone()
+    sign_up(page, base, "kept@example.com")
+    token = made_token(page, base)
+    opened_once(page, base)
 
     # No signal: four players from the new-session form.
     page.context.set_offline(True)
@@ -272,3 +276,81 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
     page.unroute(re.compile(r".*/phone/nights/[0-9a-f]+/events$"))
     with page.expect_navigation(url=f"{base}/sessions/{sid}"):
         page.goto(night_url)  # the night's page, asked again, leads to the session too
+
+
+def test_a_night_on_the_phone_changes_its_stake_and_closes_and_is_sent_whole(
+        live_server, live_app, launch_phone):
+    """The house rules and the stake changed on the phone from the next hand on (a wrong
+    option refused beside its field), and the night closed with what is open kept as debts:
+    counted by the core as the server counts the same events, sent whole; the server's
+    session is closed, its hands keep the stakes they were played at."""
+    base = live_server
+    page = launch_phone()
+    sign_up(page, base, "closing@example.com")
+    token = made_token(page, base)
+    opened_once(page, base)
+    page.context.set_offline(True)
+    page.goto(base + "/sessions/new")
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        page.fill(f"#player-{i}", name)
+    page.fill("#stake", "0.25")
+    page.get_by_role("button", name="Start the session").click()
+    page.wait_for_selector("#err-name", timeout=COLD_START)  # no name: as the server says
+    page.fill("#name", "Last orders")
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        page.fill(f"#player-{i}", name)
+    page.fill("#stake", "0.25")
+    page.get_by_role("button", name="Start the session").click()
+    page.wait_for_url(re.compile(r".*/phone/nights/[0-9a-f]{32}$"), timeout=COLD_START)
+    night_url = page.url
+    page.wait_for_selector("html[data-night='phone']", timeout=COLD_START)
+    fill(page, {"kind": "tonk_out", "player": "Ann"})
+    page.get_by_role("button", name="Save hand").click()
+    page.wait_for_selector("#night-hands [data-hand='1']")
+
+    page.locator("#night-rules-part > summary").click()
+    assert page.input_value("#stake") == "0.25" and page.input_value("#preset") == "pagat"
+    page.fill("#stake", "1")
+    page.get_by_text("Change single rules").click()  # (folded away)
+    page.fill("#opt-hand_size", "six")
+    page.get_by_role("button", name="Play by these rules").click()
+    page.wait_for_selector("#err-opt-hand_size")  # refused beside its field, nothing kept
+    page.fill("#opt-hand_size", "")
+    page.select_option("#preset", "texas")
+    page.get_by_role("button", name="Play by these rules").click()
+    page.wait_for_selector("#night-status[data-waiting='3']")
+    fill(page, {"kind": "tonk_out", "player": "Bob"})
+    page.get_by_role("button", name="Save hand").click()
+    page.wait_for_selector("#night-hands [data-hand='2']")
+    events = kept_night(page)["events"]
+    assert events[2]["kind"] == "rules" and events[2]["stake"] == "1"
+    assert events[2]["rules"] == {"preset": "texas"}
+    assert page.locator("#close-paid").is_hidden()  # not all paid: closing keeps debts
+    page.locator("#close-debts summary").click()
+    page.get_by_role("button", name="Yes, close and keep the debts").click()
+    page.wait_for_selector("#phone-night[data-closed='carried']")
+    assert page.locator("#record-part").is_hidden() and page.locator("#night-closed").is_visible()
+    events = kept_night(page)["events"]
+    assert events[-1] == {**events[-1], "kind": "closed", "carry_over": True}
+    folded = fold(events)
+    assert folded.closed and folded.carried
+    phone = shown_totals(page, "#night-totals")
+    assert phone == {n: m.total for n, m in folded.money().items()} and any(phone.values())
+    snap(page, "5-closed-on-the-phone")
+
+    page.context.set_offline(False)
+    page.wait_for_url(re.compile(r".*/sessions/\d+$"), timeout=30_000)
+    sid = int(page.url.rsplit("/", 1)[1])
+    assert shown_totals(page) == phone
+    about = api(base, token, f"/sessions/{sid}")
+    assert about["hands"] == 2 and about["closed"] is True, about
+    ledger = api(base, token, f"/sessions/{sid}/ledger")
+    assert {n: Decimal(v) for n, v in ledger["totals"].items()} == phone, ledger
+    with live_app.app_context():
+        played = [h.data for h in db.session.scalars(
+            select(Hand).where(Hand.session_id == sid).order_by(Hand.number))]
+        db.session.remove()
+    assert [(Decimal(h["stake"]), h["rules"]) for h in played] == [
+        (Decimal("0.25"), {"preset": "pagat"}), (Decimal(1), {"preset": "texas"})]
+    with page.expect_navigation(url=f"{base}/sessions/{sid}"):
+        page.goto(night_url)
