@@ -328,6 +328,15 @@ def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
              [*START_FORM, ["opt-hand_size", "x"]], [*START_FORM[:-1], ["preset", "nope"]],
              EMPTY_DEALER, [*START_FORM, ["stake", "-1"]]]
     out += [{"op": "events", "lang": lang, "events": [], "start": f} for f in forms]
+    bets = [{"kind": "started", "players": ["Ann", "Bob", "Cy"], "stake": "0.25",
+             "side_bets": {"naturals": {"stake": "0.10"}, "high_card": {"suit": "S"}}}]
+    plays = [["kind", "drop"], ["player", "Cy"], ["count-0", "20"], ["count-1", "15"],
+             ["count-2", "3"], ["sb-naturals-shown", "1"], ["sb-naturals-in", "Ann"],
+             ["sb-naturals-in", "Cy"], ["sb-naturals-winner", "Cy"],
+             ["sb-high_card-shown", "1"], ["sb-high_card-in", "Bob"]]
+    out += [{"op": "events", "lang": lang, "events": bets, "hand": plays},
+            {"op": "events", "lang": lang, "events": bets,
+             "hand": [["sb-high_card-winner", "Ann"], *plays]}]
     out += [{"op": "events", "lang": lang, "events": CORRECTED, "rules": f} for f in (
         _RULES_FORM, [["preset", "texas"], ["stake", "lots"]], [["opt-hand_size", "six"]])]
     out += [{"op": "events", "lang": lang, "events": CORRECTED,
@@ -640,8 +649,6 @@ def test_the_events_op_counts_a_night_kept_on_the_phone_as_the_fold_does():
     assert [r["name"] for r in read["rows"]] == ["Ann", "Bob", "Cy"]
     refused = answer({"op": "events", "events": [], "start": EMPTY_DEALER}, translators)
     assert refused["added"] is None and refused["refusal"]["field"] == "first_dealer"
-    assert answer({"op": "events", "events": [], "start": [*START_FORM, ["sb-naturals", "1"]]},
-                  translators)["problems"] == {"sb-naturals": "phone_side_bets"}
     assert answer({"op": "events", "events": [1]}, translators)["field"] == "events"
 
 
@@ -707,6 +714,39 @@ def test_the_events_op_reads_the_house_rules_form_and_closes_the_night():
     assert refused["added"] is None and refused["refusal"]["field"] == "carry_over"
     nameless = answer({"op": "events", "events": [], "start": START_FORM[1:]}, translators)
     assert nameless["added"] is None and nameless["refusal"]["field"] == "name"
+
+
+def test_side_bets_are_started_and_played_on_the_phone_as_the_server_reads_them():
+    """Side bets on a night started offline (issue 41): the new-session form's side-bet
+    options read by the core as the server's form reads them (app.core.tableform), the
+    hand's lines by the record form's reading, into the events the fold takes; a refusal is
+    named by the form's field (the option's, the line's)."""
+    translators = _translators()
+    form = [*START_FORM, ["sb-naturals", "1"], ["sb-naturals-stake", "0,10"],
+            ["sb-high_card", "1"], ["sb-high_card-suit", "H"]]
+    read = answer({"op": "events", "events": [], "start": form}, translators)
+    assert read["added"]["side_bets"] == {
+        "naturals": {"stake": "0.10"},
+        "high_card": {"stake": None, "suit": "H", "unclaimed": "carry"}}
+    assert sorted((b["bet"], b["suit"], b["stake"]) for b in read["side_bets"]) == [
+        ("high_card", "H", "€0.25"), ("naturals", None, "€0.10")]
+    bad = answer({"op": "events", "events": [], "start": [["sb-naturals-stake", "x"], *form]},
+                 translators)
+    assert bad["added"] is None and bad["refusal"]["field"] == "sb-naturals-stake"
+    started = {"id": "e1", "seq": 1, **read["added"]}
+    hand = [["kind", "tonk_out"], ["player", "Ann"], ["sb-naturals-shown", "1"],
+            ["sb-naturals-in", "Ann"], ["sb-naturals-in", "Bob"], ["sb-naturals-in", "Cy"],
+            ["sb-naturals-winner", "Bob"]]
+    played = answer({"op": "events", "events": [started], "hand": hand}, translators)
+    assert played["added"]["hand"]["side_bets"] == [
+        {"bet": "naturals", "players": ["Ann", "Bob", "Cy"], "winner": "Bob"}]
+    night = apply(start(started), played["added"])
+    assert {r["name"]: Decimal(r["total"]["data"]) for r in played["rows"]} == {
+        n: m.total for n, m in night.money().items()}
+    assert any(Decimal(r["side_bets"]["data"]) for r in played["rows"])
+    outside = answer({"op": "events", "events": [started],
+                      "hand": [["sb-naturals-winner", "Zed"], *hand]}, translators)
+    assert outside["refusal"]["field"] == "sb-naturals-winner"
 
 
 def test_a_hand_of_the_night_with_no_dealer_is_dealt_by_the_turn_of_the_deal():

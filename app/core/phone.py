@@ -55,7 +55,15 @@ from typing import Any
 from .compare import compare
 from .errors import TonkError
 from .hand import parse_hand, parse_players
-from .handform import Asks, Fields, chosen_of_form, hand_of_form, picker_data, read_side_bets
+from .handform import (
+    Asks,
+    Fields,
+    chosen_of_form,
+    hand_of_form,
+    picker_data,
+    read_side_bets,
+    side_bet_field,
+)
 from .messages import Message, Translator, set_translator, translator_hooked
 from .money import (
     MINUS,
@@ -74,13 +82,16 @@ from .names import session_name
 from .night import Deal, Night, apply, night_json, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
-from .sidebets import BETS
+from .sidebets import parse_plays, side_bets_json
 from .tableform import (
     amount_text,
     check_of_form,
+    option_field,
     option_text,
+    options_of_form,
     rules_field,
     rules_of_form,
+    spec_of_options,
 )
 from .transfers import fewest_transfers, parse_balances
 
@@ -230,7 +241,12 @@ def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any],
     if problems:
         field, problem = next(iter(problems.items()))
         raise TonkError(problem, field)
-    plays, _bets = read_side_bets(chosen_of_form(form, spec, names))
+    plays, bets = read_side_bets(chosen_of_form(form, spec, names))
+    if plays:  # checked here, to name the line's field (the fold would say side_bets[0])
+        try:
+            parse_plays(plays, night.enabled, names)
+        except TonkError as exc:
+            raise TonkError(exc.said, side_bet_field(exc.field, bets) or exc.field) from exc
     return {**data, "side_bets": plays} if plays else data
 
 
@@ -320,7 +336,7 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
         return {**answer, "night": None}
     if request.get("correcting") is not None:
         try:
-            answer["correcting"] = _correcting(night, request["correcting"])
+            answer["correcting"] = _correcting(night, request["correcting"], lang)
         except TonkError as exc:
             answer["correcting"] = _refusal(exc)
     written = _writer(night, lang)
@@ -343,7 +359,8 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                                             night.scoring)}
                 for t in _transfers({"balances": night.open()})["transfers"]],
             "asks": asks.to_json(), "picker": picker_data(night.rules, asks),
-            "rules": _rules_shown(night), "all_paid": not any(night.open().values())}
+            "rules": _rules_shown(night), "all_paid": not any(night.open().values()),
+            "side_bets": _bets_shown(night, lang)}
 
 
 def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | None:
@@ -354,7 +371,8 @@ def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | 
     if request.get("hand") is not None:
         if night is None:
             raise TonkError(Message("night.event", kind="'hand'"), "kind")
-        return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night, {})}
+        return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night,
+                                                   side_bets_json(night.enabled))}
     if request.get("rules") is not None:
         if night is None:
             raise TonkError(Message("night.event", kind="'rules'"), "kind")
@@ -376,7 +394,7 @@ def _corrected_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
     form = Fields(fields)
     deal = night.hand(_whole(form.get("number", "")))  # type: ignore[arg-type]
     version = _whole(form.get("version", "")) if form.get("version") else deal.version
-    hand = _form_hand(fields, night, {}, deal)
+    hand = _form_hand(fields, night, side_bets_json(night.enabled), deal)
     if not form.get("reason", "").strip():  # (the server's words: it would refuse it too)
         raise TonkError(Message("change.no_reason"), "reason")
     return {"kind": "corrected", "number": deal.number, "version": version,
@@ -415,19 +433,27 @@ def _whole(text: str) -> int | str:
     return int(text) if text.isascii() and text.isdigit() else text
 
 
-def _correcting(night: Night, number: Any) -> dict[str, Any]:
+def _correcting(night: Night, number: Any, lang: str) -> dict[str, Any]:
     """What the correct form of hand ``number`` shows: the hand as it stands (pre-filled),
     its version, and its players and what its rules ask (the fields drawn for them)."""
     deal = night.hand(number)
     asks = Asks.of(resolve_rules(deal.data["rules"]))
     return {"number": deal.number, "version": deal.version, "hand": dict(deal.data),
             "players": list(deal.players), "asks": asks.to_json(),
-            "picker": picker_data(resolve_rules(deal.data["rules"]), asks)}
+            "picker": picker_data(resolve_rules(deal.data["rules"]), asks),
+            "side_bets": _bets_shown(night, lang)}
+
+
+def _bets_shown(night: Night, lang: str) -> list[dict[str, Any]]:
+    """The side bets the night plays now, as the hand form's lines show them: each bet, its
+    stake as written and the suit if the table fixes it."""
+    return [{"bet": bet, "suit": rule.suit,
+             "stake": _money_shown(rule.stake, night.currency, lang, night.scoring)}
+            for bet, rule in night.enabled.items()]
 
 
 class _FormProblems(Exception):
-    """The new-session form's own problems (codes by field, as :mod:`.tableform` gives them,
-    and ``phone_side_bets``: side bets are not started on the phone yet)."""
+    """A form's own problems (codes by field, as :mod:`.tableform` gives them)."""
 
     def __init__(self, problems: Mapping[str, str]) -> None:
         super().__init__(problems)
@@ -453,11 +479,10 @@ class _BadRequest(Exception):
 def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     """The new-session form (``/sessions/new``, the same fields) → the night's ``started``
     event: the players in seat order (empty seats skipped), the first dealer by seat, the
-    rules as the core reads the form (:func:`rules_of_form`), checked by the core's start
-    (a refusal names the form's field). Side bets are the server's form's alone for now."""
+    rules and the side bets played as the core reads the form (:mod:`.tableform`), checked
+    by the core's start (a refusal names the form's field)."""
     form = Fields(fields)
     spec, problems = rules_of_form(form)
-    problems.update({f"sb-{bet}": "phone_side_bets" for bet in BETS if form.get(f"sb-{bet}")})
     if problems:
         raise _FormProblems(problems)
     seats = [" ".join(form.get(f"player-{i}", "").split()) for i in range(8)]
@@ -471,6 +496,9 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
         "players": [p for p in seats if p], "rules": spec,
         "stake": amount_text(form.get("stake", "")),
         "currency": form.get("currency", "").strip() or None, "dealer": dealer}
+    side_bets = spec_of_options(options_of_form(form))
+    if side_bets:
+        started["side_bets"] = side_bets
     league = form.get("league", "").strip()
     if league:
         started["league"] = int(league) if league.isascii() and league.isdigit() else league
@@ -489,6 +517,8 @@ def _form_field(field: str | None, seats: list[str]) -> str | None:
     where = rules_field(field)
     if where is not None:
         return where
+    if field and field.startswith("side_bets"):
+        return option_field(field)
     if field and field.startswith("players[") and field.endswith("]"):
         filled = [i for i, p in enumerate(seats) if p]
         index = int(field[len("players["):-1])

@@ -120,8 +120,7 @@
         if (!read.added) setTimeout(again, 0);
         if (read.problems) {
           Object.keys(read.problems).forEach(function (field) {
-            var code = read.problems[field];
-            showProblem(newForm, field, sayNew(code === "phone_side_bets" ? "phone-side-bets" : "phone-check"));
+            showProblem(newForm, field, sayNew("phone-check"));
           });
           return null;
         }
@@ -317,6 +316,7 @@
     part.id = "hand-step";
     part.setAttribute("data-hand-root", "");
     var config = window.TonkHandStep(part, proto, read);
+    keepBets(part, read.side_bets);
     if (fill) fill(part);
     step.parentNode.replaceChild(part, step);
     if (window.TonkHandForm) window.TonkHandForm(part, config);
@@ -413,9 +413,25 @@
   }
   // The hand fields for the night as it stands: drawn again for other players or rules,
   // else as they are (what is typed stays); the dealer is whose turn it is.
+  // The side-bet lines of the bets the night plays (``bets``: each bet, its stake as
+  // written and the suit if the table fixes it), as the server's hand form draws them.
+  function keepBets(part, bets) {
+    var played = {};
+    bets.forEach(function (b) { played[b.bet] = b; });
+    each(part, "fieldset[data-bet]", function (line) {
+      var bet = played[line.getAttribute("data-bet")];
+      if (!bet) { line.remove(); return; }
+      var legend = line.querySelector("legend");
+      legend.textContent = legend.textContent.replace("@@stake@@", bet.stake);
+      each(line, "[data-suit-fixed]", function (p) {
+        if (p.getAttribute("data-suit-fixed") !== bet.suit) p.remove();
+      });
+      if (bet.suit) each(line, "[data-suit-called]", function (p) { p.remove(); });
+    });
+  }
   function drawHandFields(read) {
     if (correcting) return;  // (the correction being made stays as typed)
-    drawFields(read, JSON.stringify([read.players, read.night.rules]));
+    drawFields(read, JSON.stringify([read.players, read.night.rules, read.side_bets]));
     var dealer = handForm.querySelector("select[name=dealer]");
     if (dealer) dealer.value = read.dealer;
   }
@@ -483,6 +499,16 @@
     if (dealer) dealer.value = hand.dealer;
     var big = part.querySelector("input[name=big_one]");
     if (big) { big.checked = hand.multiplier > 1; big.value = String(hand.multiplier > 1 ? hand.multiplier : 2); }
+    var plays = {};  // (a bet nobody was in is not among them)
+    (hand.side_bets || []).forEach(function (p) { plays[p.bet] = p; });
+    each(part, "fieldset[data-bet]", function (line) {
+      var bet = line.getAttribute("data-bet"), play = plays[bet] || {players: [], winner: null};
+      line.removeAttribute("data-dead-empty");
+      tick("input[name='sb-" + bet + "-in']", function (v) { return play.players.indexOf(v) >= 0; });
+      tick("input[name='sb-" + bet + "-winner']", function (v) { return v === (play.winner || ""); });
+      var suit = line.querySelector("select[name='sb-" + bet + "-suit']");
+      if (suit && play.suit) suit.value = play.suit;
+    });
   }
   function startCorrecting(number) {
     return ask({op: "events", events: night.events, correcting: number}).then(function (read) {

@@ -41,14 +41,18 @@ from ..core.tableform import (
     NOT_DEAL_WINS,
     NOT_NUMBER,
     OPTION_CHOICES,
+    Options,
     amount_text,
+    option_field,
     option_text,
     option_widget,
+    options_of_form,
+    options_of_spec,
     rules_field,
     rules_of_form,
+    spec_of_options,
 )
 from ..services.sessions import parse_session_name
-from .sidebets import Options, option_field, options_of_form, options_of_spec, spec_of_options
 
 Errors = dict[str, str]
 Form = MultiDict[str, str]
