@@ -677,6 +677,15 @@ def test_the_events_op_reads_a_correction_as_the_hand_s_own_form():
     no_reason = answer({"op": "events", "events": CORRECTED,
                         "correct": [*_CORRECT_FORM[:-1], ["reason", " "]]}, translators)
     assert no_reason["added"] is None and no_reason["refusal"]["field"] == "reason"
+    for kind in ("voided", "undone"):  # a reason, as the server asks it, for every change
+        bare = answer({"op": "events", "events": CORRECTED,
+                       "add": {"kind": kind, "number": 1, "payment": "p1", "reason": " "}},
+                      translators)
+        assert bare["added"] is None and bare["refusal"]["field"] == "reason", bare
+    voided = answer({"op": "events", "events": CORRECTED,
+                     "add": {"kind": "voided", "number": 1, "reason": " a  misdeal "}},
+                    translators)["added"]
+    assert voided == {"kind": "voided", "number": 1, "reason": "a  misdeal"}
     stale = answer({"op": "events", "events": [*CORRECTED, added], "correct": _CORRECT_FORM},
                    translators)
     assert stale["refusal"]["field"] == "version"  # made from version 1, now 2

@@ -78,7 +78,7 @@ from .money import (
     parse_stake,
     with_sign,
 )
-from .names import session_name
+from .names import change_reason, session_name
 from .night import Deal, Night, apply, night_json, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
@@ -384,6 +384,8 @@ def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | 
     added = request.get("add")
     if added is not None and not isinstance(added, Mapping):
         raise _BadRequest("add")
+    if added is not None and added.get("kind") in ("voided", "undone"):
+        return {**added, "reason": change_reason(added.get("reason"))}  # (as the server asks)
     return dict(added) if added is not None else None
 
 
@@ -395,10 +397,8 @@ def _corrected_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
     deal = night.hand(_whole(form.get("number", "")))  # type: ignore[arg-type]
     version = _whole(form.get("version", "")) if form.get("version") else deal.version
     hand = _form_hand(fields, night, side_bets_json(night.enabled), deal)
-    if not form.get("reason", "").strip():  # (the server's words: it would refuse it too)
-        raise TonkError(Message("change.no_reason"), "reason")
     return {"kind": "corrected", "number": deal.number, "version": version,
-            "hand": hand, "reason": form.get("reason", "").strip()}
+            "hand": hand, "reason": change_reason(form.get("reason", ""))}
 
 
 def _rules_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:

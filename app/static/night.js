@@ -458,7 +458,8 @@
       }
       if (!read.added) {
         var refusal = read.refusal || {error: read.error, field: read.field};
-        showProblem(form, refusal.field, say("problem-" + refusal.error) || refusal.error);
+        var reason = refusal.field === "reason" && form.querySelector("[name=reason]");
+        showProblem(form, reason ? reason.id : refusal.field, say("problem-" + refusal.error) || refusal.error);
         return false;
       }
       var event = {id: hex(), seq: night.events.length + 1};

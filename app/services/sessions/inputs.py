@@ -11,10 +11,9 @@ from typing import Any
 from ...core.messages import Message
 from ...core.money import CENT_PLACES, currency_code, decimal_places, fits_currency, parse_decimal
 from ...core.names import MAX_SESSION_NAME as MAX_SESSION_NAME  # (the sessions area's front)
-from ...core.names import clean_text, session_name
+from ...core.names import change_reason, clean_text, session_name
 from ..errors import LedgerError
 
-MAX_REASON = 500
 MAX_AMOUNT = Decimal(10) ** 12
 
 
@@ -29,10 +28,7 @@ def parse_session_name(name: Any) -> str:
 
 
 def parse_reason(reason: Any) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError(Message("change.no_reason"), "reason")
-    return clean_text(reason, LedgerError, "reason", Message("session.what_reason"),
-                      MAX_REASON, multiline=True)
+    return change_reason(reason, LedgerError)
 
 
 def parse_amount(value: Any, currency: str | None = None) -> Decimal:
