@@ -122,16 +122,29 @@
       // With a signal the nights are sent from here (the same sending as the night's page);
       // each then leads to the server's session.
       function sendListed() {
-        listed.forEach(function (x) {
-          if (!waitingOf(x.night) || offline()) return;
-          x.li.querySelector("p").textContent = sayOut("sending");
-          sendNight(x.night).then(function () { shownListed(x.night, x.li); },
-                                  function () { shownListed(x.night, x.li); });
+        var sends = listed.filter(function (x) { return waitingOf(x.night) && !offline(); })
+          .map(function (x) {
+            x.li.querySelector("p").textContent = sayOut("sending");
+            var shown = function () { shownListed(x.night, x.li); return !waitingOf(x.night); };
+            return sendNight(x.night).then(shown, shown);
+          });
+        Promise.all(sends).then(function (sent) {
+          if (sent.some(Boolean)) cardsAgain();  // the server holds a night more
         });
       }
       window.addEventListener("online", sendListed);
       sendListed();
     }).catch(function () { /* no store: nothing to list */ });
+  }
+  // The page's session cards as the server has them now (a night just sent is among them).
+  function cardsAgain() {
+    fetch(location.href, {credentials: "same-origin", cache: "no-store"}).then(function (answer) {
+      return answer.ok ? answer.text() : null;
+    }).then(function (html) {
+      var fresh = html && new DOMParser().parseFromString(html, "text/html").querySelector("ul.cards");
+      var here = document.querySelector("ul.cards");
+      if (fresh && here) here.parentNode.replaceChild(document.importNode(fresh, true), here);
+    }).catch(function () { /* the next visit shows them */ });
   }
   // A listed night as it stands: its page on the phone while changes wait, else the session.
   function shownListed(n, li) {

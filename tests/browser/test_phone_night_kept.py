@@ -242,6 +242,9 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
     assert listed.get_attribute("data-waiting") == "0"
     assert "Sent" in listed.inner_text()
     sid = int(listed.get_attribute("data-session") or "0")
+    card = f"[data-session-card='{sid}']"  # the page's sessions, as the server has them now
+    other.wait_for_selector(f"{card} [data-player='Eve'][data-total='{phone['Eve']:.2f}']")
+    assert {n: v for n, v in shown_totals(other, card).items() if n in phone} == phone
     snap(other, "3-the-home-page-sent-it")
     with other.expect_navigation(url=f"{base}/sessions/{sid}"):
         listed.locator("a").click()
