@@ -451,7 +451,9 @@
   function count() {
     return ask({op: "events", events: night.events}).then(function (read) {
       if (read.error) throw new Error(read.error);
+      var kept = !!night.totals;
       night.totals = totalsOf(read);
+      if (!kept) put(night);  // (a night kept before its totals were: the home page compares too)
       draw(read);
       return read;
     });
