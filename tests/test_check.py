@@ -242,8 +242,7 @@ def test_face_value_rank_on_check_refuses_a_49_claim(client):
 def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
     """docs/rules.md §4: Chicago's Big 50s go to the player nearest the dealer's left, while its
     tied low hands stay unpaid: written ``50 = 2 left`` in the form."""
-    from app.core.tableform import parse_deal_wins
-    from app.web.forms import format_deal_wins
+    from app.core.tableform import format_deal_wins, parse_deal_wins
 
     shorthand = "50 = 2 left; <=13 = 2; 49 = 1"
     wins = parse_deal_wins(shorthand)

@@ -293,6 +293,24 @@ def night_events(night: dict[str, Any], rng: random.Random) -> list[dict[str, An
     return [{"id": f"e{i}", "seq": i, **e} for i, e in enumerate(events, 1)]
 
 
+#: A night kept on the phone: two hands, Dee seated after them, the second corrected.
+CORRECTED: list[dict[str, Any]] = [
+    {"kind": "started", "players": ["Ann", "Bob", "Cy"], "rules": {"preset": "pagat"},
+     "stake": "0.25", "currency": "EUR", "dealer": "Bob"},
+    {"kind": "hand", "hand": {"end": {"kind": "tonk_out", "player": "Ann"}, "dealer": "Bob"}},
+    {"kind": "hand", "hand": {"end": {"kind": "drop", "player": "Cy"}, "dealer": "Cy",
+                              "counts": {"Ann": 20, "Bob": 15, "Cy": 3}}},
+    {"kind": "joined", "player": "Dee"}]
+#: The correct form of the second hand (Cy's drop was caught by Bob): its three players.
+_CORRECT_FORM = [["number", "2"], ["version", "1"], ["kind", "drop"], ["player", "Cy"],
+                 ["count-0", "20"], ["count-1", "2"], ["count-2", "3"], ["dealer", "Cy"],
+                 ["reason", " Bob had 2, not 15 "]]
+
+
+#: The house-rules form: Texas from the next hand on, a stake of 1, hands of six cards.
+_RULES_FORM = [["preset", "texas"], ["opt-hand_size", "6"], ["stake", "1"]]
+
+
 def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
     """The ``events`` op: random nights folded, one more hand read from the record form, a
     newcomer added, the new-session form read (good, refused, with a side bet), and bad
@@ -310,6 +328,22 @@ def _events_requests(rng: random.Random, lang: str) -> list[dict[str, Any]]:
              [*START_FORM, ["opt-hand_size", "x"]], [*START_FORM[:-1], ["preset", "nope"]],
              EMPTY_DEALER, [*START_FORM, ["stake", "-1"]]]
     out += [{"op": "events", "lang": lang, "events": [], "start": f} for f in forms]
+    bets = [{"kind": "started", "players": ["Ann", "Bob", "Cy"], "stake": "0.25",
+             "side_bets": {"naturals": {"stake": "0.10"}, "high_card": {"suit": "S"}}}]
+    plays = [["kind", "drop"], ["player", "Cy"], ["count-0", "20"], ["count-1", "15"],
+             ["count-2", "3"], ["sb-naturals-shown", "1"], ["sb-naturals-in", "Ann"],
+             ["sb-naturals-in", "Cy"], ["sb-naturals-winner", "Cy"],
+             ["sb-high_card-shown", "1"], ["sb-high_card-in", "Bob"]]
+    out += [{"op": "events", "lang": lang, "events": bets, "hand": plays},
+            {"op": "events", "lang": lang, "events": bets,
+             "hand": [["sb-high_card-winner", "Ann"], *plays]}]
+    out += [{"op": "events", "lang": lang, "events": CORRECTED, "rules": f} for f in (
+        _RULES_FORM, [["preset", "texas"], ["stake", "lots"]], [["opt-hand_size", "six"]])]
+    out += [{"op": "events", "lang": lang, "events": CORRECTED,
+             "add": {"kind": "closed", "carry_over": carry}} for carry in (True, False)]
+    out += [{"op": "events", "lang": lang, "events": CORRECTED[:3], "correcting": 2,
+             "correct": f} for f in (_CORRECT_FORM, _CORRECT_FORM[:-1],
+                                     [["number", "9"], *_CORRECT_FORM[1:]])]
     out += [{"op": "events", "lang": lang, "events": "no"},
             {"op": "events", "lang": lang, "events": [1]},
             {"op": "events", "lang": lang, "events": [], "start": "name=Ann"},
@@ -615,9 +649,113 @@ def test_the_events_op_counts_a_night_kept_on_the_phone_as_the_fold_does():
     assert [r["name"] for r in read["rows"]] == ["Ann", "Bob", "Cy"]
     refused = answer({"op": "events", "events": [], "start": EMPTY_DEALER}, translators)
     assert refused["added"] is None and refused["refusal"]["field"] == "first_dealer"
-    assert answer({"op": "events", "events": [], "start": [*START_FORM, ["sb-naturals", "1"]]},
-                  translators)["problems"] == {"sb-naturals": "phone_side_bets"}
     assert answer({"op": "events", "events": [1]}, translators)["field"] == "events"
+
+
+def test_the_events_op_reads_a_correction_as_the_hand_s_own_form():
+    """Correcting a hand on the phone (issue 41): the op gives the hand as it stands, its
+    version and the fields its own players ask (not the newcomer's); the correct form is
+    read under those players into the ``corrected`` event the fold takes, the hand marked
+    corrected; no reason, or a hand not there, is refused by field."""
+    translators = _translators()
+    shown = answer({"op": "events", "events": CORRECTED, "correcting": 2}, translators)
+    assert shown["correcting"]["players"] == ["Ann", "Bob", "Cy"]
+    assert shown["correcting"]["version"] == 1
+    assert shown["correcting"]["hand"]["counts"] == {"Ann": 20, "Bob": 15, "Cy": 3}
+    assert "Dee" in shown["players"]  # (the night's fields would ask for four)
+    read = answer({"op": "events", "events": CORRECTED, "correct": _CORRECT_FORM}, translators)
+    added = read["added"]
+    assert added["kind"] == "corrected" and added["number"] == 2 and added["version"] == 1
+    assert added["reason"] == "Bob had 2, not 15"
+    assert added["hand"]["counts"] == {"Ann": 20, "Bob": 2, "Cy": 3}
+    night = apply(apply(apply(apply(start(CORRECTED[0]), CORRECTED[1]), CORRECTED[2]),
+                        CORRECTED[3]), added)
+    assert {r["name"]: Decimal(r["total"]["data"]) for r in read["rows"]} == {
+        n: m.total for n, m in night.money().items()}
+    assert [(h["number"], h["version"], h["corrected"]) for h in read["hands"]] == [
+        (1, 1, False), (2, 2, True)]
+    no_reason = answer({"op": "events", "events": CORRECTED,
+                        "correct": [*_CORRECT_FORM[:-1], ["reason", " "]]}, translators)
+    assert no_reason["added"] is None and no_reason["refusal"]["field"] == "reason"
+    for kind in ("voided", "undone"):  # a reason, as the server asks it, for every change
+        bare = answer({"op": "events", "events": CORRECTED,
+                       "add": {"kind": kind, "number": 1, "payment": "p1", "reason": " "}},
+                      translators)
+        assert bare["added"] is None and bare["refusal"]["field"] == "reason", bare
+    voided = answer({"op": "events", "events": CORRECTED,
+                     "add": {"kind": "voided", "number": 1, "reason": " a  misdeal "}},
+                    translators)["added"]
+    assert voided == {"kind": "voided", "number": 1, "reason": "a  misdeal"}
+    stale = answer({"op": "events", "events": [*CORRECTED, added], "correct": _CORRECT_FORM},
+                   translators)
+    assert stale["refusal"]["field"] == "version"  # made from version 1, now 2
+    missing = answer({"op": "events", "events": CORRECTED, "correcting": 9,
+                      "correct": [["number", "9"], *_CORRECT_FORM[1:]]}, translators)
+    assert missing["refusal"]["field"] == missing["correcting"]["field"] == "number"
+
+
+def test_the_events_op_reads_the_house_rules_form_and_closes_the_night():
+    """The house rules and stake changed on the phone (issue 41): the form as the server's
+    rules page reads it, into the ``rules`` event (an empty stake keeps the night's), its
+    refusals beside the form's fields; the rules shown as that form shows them; the night
+    closed, its debts kept (or refused while not all is paid), as the fold closes it; a
+    session with no name refused as the server refuses it."""
+    translators = _translators()
+    read = answer({"op": "events", "events": CORRECTED, "rules": _RULES_FORM}, translators)
+    assert read["added"] == {"kind": "rules", "rules": {"preset": "texas", "hand_size": 6},
+                             "stake": "1"}
+    assert read["rules"] == {"preset": "texas", "stake": "1.00", "options": {"hand_size": "6"}}
+    kept = answer({"op": "events", "events": CORRECTED, "rules": [["preset", "pagat"]]},
+                  translators)["added"]
+    assert kept == {"kind": "rules", "rules": {"preset": "pagat"}}  # the stake as it was
+    assert answer({"op": "events", "events": CORRECTED, "rules": [["opt-hand_size", "six"]]},
+                  translators)["problems"] == {"opt-hand_size": "not_number"}
+    stake = answer({"op": "events", "events": CORRECTED,
+                    "rules": [["preset", "pagat"], ["stake", "lots"]]}, translators)
+    assert stake["added"] is None and stake["refusal"]["field"] == "stake"
+    night = answer({"op": "events", "events": CORRECTED}, translators)
+    assert night["all_paid"] is False and night["rules"]["stake"] == "0.25"
+    carried = answer({"op": "events", "events": CORRECTED,
+                      "add": {"kind": "closed", "carry_over": True}}, translators)
+    assert carried["night"]["closed"] and carried["night"]["carried"]
+    refused = answer({"op": "events", "events": CORRECTED,
+                      "add": {"kind": "closed", "carry_over": False}}, translators)
+    assert refused["added"] is None and refused["refusal"]["field"] == "carry_over"
+    nameless = answer({"op": "events", "events": [], "start": START_FORM[1:]}, translators)
+    assert nameless["added"] is None and nameless["refusal"]["field"] == "name"
+
+
+def test_side_bets_are_started_and_played_on_the_phone_as_the_server_reads_them():
+    """Side bets on a night started offline (issue 41): the new-session form's side-bet
+    options read by the core as the server's form reads them (app.core.tableform), the
+    hand's lines by the record form's reading, into the events the fold takes; a refusal is
+    named by the form's field (the option's, the line's)."""
+    translators = _translators()
+    form = [*START_FORM, ["sb-naturals", "1"], ["sb-naturals-stake", "0,10"],
+            ["sb-high_card", "1"], ["sb-high_card-suit", "H"]]
+    read = answer({"op": "events", "events": [], "start": form}, translators)
+    assert read["added"]["side_bets"] == {
+        "naturals": {"stake": "0.10"},
+        "high_card": {"stake": None, "suit": "H", "unclaimed": "carry"}}
+    assert sorted((b["bet"], b["suit"], b["stake"]) for b in read["side_bets"]) == [
+        ("high_card", "H", "€0.25"), ("naturals", None, "€0.10")]
+    bad = answer({"op": "events", "events": [], "start": [["sb-naturals-stake", "x"], *form]},
+                 translators)
+    assert bad["added"] is None and bad["refusal"]["field"] == "sb-naturals-stake"
+    started = {"id": "e1", "seq": 1, **read["added"]}
+    hand = [["kind", "tonk_out"], ["player", "Ann"], ["sb-naturals-shown", "1"],
+            ["sb-naturals-in", "Ann"], ["sb-naturals-in", "Bob"], ["sb-naturals-in", "Cy"],
+            ["sb-naturals-winner", "Bob"]]
+    played = answer({"op": "events", "events": [started], "hand": hand}, translators)
+    assert played["added"]["hand"]["side_bets"] == [
+        {"bet": "naturals", "players": ["Ann", "Bob", "Cy"], "winner": "Bob"}]
+    night = apply(start(started), played["added"])
+    assert {r["name"]: Decimal(r["total"]["data"]) for r in played["rows"]} == {
+        n: m.total for n, m in night.money().items()}
+    assert any(Decimal(r["side_bets"]["data"]) for r in played["rows"])
+    outside = answer({"op": "events", "events": [started],
+                      "hand": [["sb-naturals-winner", "Zed"], *hand]}, translators)
+    assert outside["refusal"]["field"] == "sb-naturals-winner"
 
 
 def test_a_hand_of_the_night_with_no_dealer_is_dealt_by_the_turn_of_the_deal():

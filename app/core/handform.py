@@ -188,3 +188,19 @@ def read_side_bets(chosen: Mapping[str, Chosen]) -> tuple[list[dict[str, Any]], 
             play["suit"] = suit
         plays.append(play)
     return plays, [p["bet"] for p in plays]
+
+
+def side_bet_field(field: str | None, bets: Sequence[str]) -> str | None:
+    """``side_bets[1].winner`` → ``sb-naturals-winner`` (``bets``: each entry's bet, as
+    :func:`read_side_bets` gives them); None if not about a side bet."""
+    if not field or not field.startswith("side_bets"):
+        return None
+    head, _dot, part = field.partition(".")
+    try:
+        bet = bets[int(head[len("side_bets["):-1])]
+    except (ValueError, IndexError):
+        return "form"
+    return f"sb-{bet}-{_PARTS.get(part, 'in')}"
+
+
+_PARTS = {"players": "in", "winner": "winner", "suit": "suit"}

@@ -16,6 +16,10 @@ from .messages import Message
 
 #: The longest name of a player.
 MAX_NAME = 40
+#: The longest name of a session.
+MAX_SESSION_NAME = 80
+#: The longest reason given for a change (a correction, a void, a payment undone).
+MAX_REASON = 500
 #: Categories no typed name needs: controls, format characters (zero-width spaces and
 #: joiners, direction marks, soft hyphens), surrogates (half a character), private use.
 _REFUSED = {"Cc": "text.control", "Cf": "text.invisible", "Cs": "text.surrogate",
@@ -68,3 +72,19 @@ def name_key(name: str) -> str:
     visible = "".join(c for c in name if c not in JOINERS)
     folded = unicodedata.normalize("NFC", " ".join(visible.split())).casefold()
     return unicodedata.normalize("NFC", folded)
+
+
+def session_name(value: Any, error: type[TonkError] = TonkError) -> str:
+    """A session's name as typed → the name kept (:func:`clean_text`), or ``error`` naming
+    the ``name`` field: the server's rule, and the phone's for a night it starts offline."""
+    return clean_text(value, error, "name", Message("session.what_name"), MAX_SESSION_NAME)
+
+
+def change_reason(value: Any, error: type[TonkError] = TonkError) -> str:
+    """Why a hand is corrected or voided or a payment undone, as typed → the reason kept (it
+    is required; several lines may be), or ``error`` naming the ``reason`` field: the
+    server's rule, and the phone's for a night it keeps."""
+    if not isinstance(value, str) or not value.strip():
+        raise error(Message("change.no_reason"), "reason")
+    return clean_text(value, error, "reason", Message("session.what_reason"), MAX_REASON,
+                      multiline=True)

@@ -27,10 +27,12 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
 - ``events``: a night kept on the phone as the core's events (:mod:`app.core.night`, as
   ``PUT /api/v1/nights/{uid}/events`` takes them), and optionally one more to ``add`` or
   the form to read it from (``start``: the new-session form's fields; ``hand``: the record
-  form's fields), as ``[name, value]`` pairs → the event read from the form, each event's
-  refusal (by its index), and the night folded: its state (:func:`night_json`), each
-  player's money by part as data and as written, the hands, who deals next, the fewest
-  transfers of what is open and what the hand fields ask under the night's rules;
+  form's fields; ``correct``: the correct form's, with ``correcting`` the hand whose form
+  to show; ``rules``: the house-rules form's), as ``[name, value]`` pairs → the event read
+  from the form, each event's refusal (by its index), and the night folded: its state
+  (:func:`night_json`), each player's money by part as data and as written, the hands, who
+  deals next, the fewest transfers of what is open (and whether all is paid), the rules as
+  the house-rules form shows them and what the hand fields ask under the night's rules;
 - ``check_form``: the dispute checker's form (``/check``) as ``[name, value]`` pairs →
   the players, what the hand fields ask under the rules typed (or the preset's, while the
   options typed are refused) and the card picker's data, the hand the form gives (for
@@ -53,7 +55,15 @@ from typing import Any
 from .compare import compare
 from .errors import TonkError
 from .hand import parse_hand, parse_players
-from .handform import Asks, Fields, chosen_of_form, hand_of_form, picker_data, read_side_bets
+from .handform import (
+    Asks,
+    Fields,
+    chosen_of_form,
+    hand_of_form,
+    picker_data,
+    read_side_bets,
+    side_bet_field,
+)
 from .messages import Message, Translator, set_translator, translator_hooked
 from .money import (
     MINUS,
@@ -68,11 +78,21 @@ from .money import (
     parse_stake,
     with_sign,
 )
-from .night import Night, apply, night_json, night_of_json, settled_hand, start
+from .names import change_reason, session_name
+from .night import Deal, Night, apply, night_json, night_of_json, settled_hand, start
 from .rules import resolve_rules
 from .settle import settle
-from .sidebets import BETS
-from .tableform import amount_text, check_of_form, rules_field, rules_of_form
+from .sidebets import parse_plays, side_bets_json
+from .tableform import (
+    amount_text,
+    check_of_form,
+    option_field,
+    option_text,
+    options_of_form,
+    rules_field,
+    rules_of_form,
+    spec_of_options,
+)
 from .transfers import fewest_transfers, parse_balances
 
 #: The languages a request may ask for (English is the catalogue as written).
@@ -209,15 +229,24 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"amounts": out}
 
 
-def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any]) -> dict[str, Any]:
+def _form_hand(fields: Any, night: Night, spec: Mapping[str, Any],
+               deal: Deal | None = None) -> dict[str, Any]:
     """The record form's fields → the hand the ledger reads (its side bets too), or the
-    form's first problem as a refusal."""
+    form's first problem as a refusal; for the correction of ``deal``, read as the hand's
+    own players and rules (as the server's correct form reads it)."""
     form = Fields(fields)
-    data, problems = hand_of_form(form, night.seated, night.rules)
+    names = night.seated if deal is None else deal.players
+    rules = night.rules if deal is None else resolve_rules(deal.data["rules"])
+    data, problems = hand_of_form(form, names, rules)
     if problems:
         field, problem = next(iter(problems.items()))
         raise TonkError(problem, field)
-    plays, _bets = read_side_bets(chosen_of_form(form, spec, night.seated))
+    plays, bets = read_side_bets(chosen_of_form(form, spec, names))
+    if plays:  # checked here, to name the line's field (the fold would say side_bets[0])
+        try:
+            parse_plays(plays, night.enabled, names)
+        except TonkError as exc:
+            raise TonkError(exc.said, side_bet_field(exc.field, bets) or exc.field) from exc
     return {**data, "side_bets": plays} if plays else data
 
 
@@ -305,6 +334,11 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
         answer.update(added=None, refusal=_refusal(exc))
     if night is None:
         return {**answer, "night": None}
+    if request.get("correcting") is not None:
+        try:
+            answer["correcting"] = _correcting(night, request["correcting"], lang)
+        except TonkError as exc:
+            answer["correcting"] = _refusal(exc)
     written = _writer(night, lang)
     fmt = amount_formatter(night.rules, night.currency)
     asks = Asks.of(night.rules)
@@ -315,6 +349,7 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                      for n, m in night.money().items()],
             "hands": [{"number": d.number, "dealer": d.data.get("dealer"),
                        "end": d.data.get("end"), "voided": d.voided,
+                       "version": d.version, "corrected": d.version > 1 and not d.voided,
                        "multiplier": d.data.get("multiplier", 1),
                        "nets": {n: written(from_minor(v))["shown"] for n, v in d.nets.items()}}
                       for d in night.hands],
@@ -323,7 +358,9 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                 {**t, "shown": _money_shown(Decimal(t["amount"]), night.currency, lang,
                                             night.scoring)}
                 for t in _transfers({"balances": night.open()})["transfers"]],
-            "asks": asks.to_json(), "picker": picker_data(night.rules, asks)}
+            "asks": asks.to_json(), "picker": picker_data(night.rules, asks),
+            "rules": _rules_shown(night), "all_paid": not any(night.open().values()),
+            "side_bets": _bets_shown(night, lang)}
 
 
 def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | None:
@@ -334,16 +371,89 @@ def _added(request: Mapping[str, Any], night: Night | None) -> dict[str, Any] | 
     if request.get("hand") is not None:
         if night is None:
             raise TonkError(Message("night.event", kind="'hand'"), "kind")
-        return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night, {})}
+        return {"kind": "hand", "hand": _form_hand(_pairs(request["hand"], "hand"), night,
+                                                   side_bets_json(night.enabled))}
+    if request.get("rules") is not None:
+        if night is None:
+            raise TonkError(Message("night.event", kind="'rules'"), "kind")
+        return _rules_of_form(_pairs(request["rules"], "rules"), night)
+    if request.get("correct") is not None:
+        if night is None:
+            raise TonkError(Message("night.event", kind="'corrected'"), "kind")
+        return _corrected_of_form(_pairs(request["correct"], "correct"), night)
     added = request.get("add")
     if added is not None and not isinstance(added, Mapping):
         raise _BadRequest("add")
+    if added is not None and added.get("kind") in ("voided", "undone"):
+        return {**added, "reason": change_reason(added.get("reason"))}  # (as the server asks)
     return dict(added) if added is not None else None
 
 
+def _corrected_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
+    """The correct form (the hand's fields, its ``number``, the ``version`` it was made from
+    and the ``reason``) → the night's ``corrected`` event; the hand read as its own players
+    and rules, as the server's correct form reads it."""
+    form = Fields(fields)
+    deal = night.hand(_whole(form.get("number", "")))  # type: ignore[arg-type]
+    version = _whole(form.get("version", "")) if form.get("version") else deal.version
+    hand = _form_hand(fields, night, side_bets_json(night.enabled), deal)
+    return {"kind": "corrected", "number": deal.number, "version": version,
+            "hand": hand, "reason": change_reason(form.get("reason", ""))}
+
+
+def _rules_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
+    """The house-rules form (``/sessions/<id>/rules``: the preset, the options typed, the
+    stake; an empty stake keeps the night's) → the night's ``rules`` event, checked against
+    the night (a refusal names the form's field)."""
+    form = Fields(fields)
+    spec, problems = rules_of_form(form)
+    if problems:
+        raise _FormProblems(problems)
+    event: dict[str, Any] = {"kind": "rules", "rules": spec}
+    stake = amount_text(form.get("stake", ""))
+    if stake:
+        event["stake"] = stake
+    try:
+        apply(night, event)
+    except TonkError as exc:
+        raise TonkError(exc.said, rules_field(exc.field) or exc.field) from exc
+    return event
+
+
+def _rules_shown(night: Night) -> dict[str, Any]:
+    """The night's rules as the house-rules form shows them: the preset, the options that
+    differ from it (as typed) and the stake."""
+    rules = night.rules
+    return {"preset": rules.preset, "stake": str(night.stake),
+            "options": {n: option_text(n, v) for n, v in rules.overrides().items()}}
+
+
+def _whole(text: str) -> int | str:
+    """A form's whole number as a number (else the text, for the core to refuse by name)."""
+    return int(text) if text.isascii() and text.isdigit() else text
+
+
+def _correcting(night: Night, number: Any, lang: str) -> dict[str, Any]:
+    """What the correct form of hand ``number`` shows: the hand as it stands (pre-filled),
+    its version, and its players and what its rules ask (the fields drawn for them)."""
+    deal = night.hand(number)
+    asks = Asks.of(resolve_rules(deal.data["rules"]))
+    return {"number": deal.number, "version": deal.version, "hand": dict(deal.data),
+            "players": list(deal.players), "asks": asks.to_json(),
+            "picker": picker_data(resolve_rules(deal.data["rules"]), asks),
+            "side_bets": _bets_shown(night, lang)}
+
+
+def _bets_shown(night: Night, lang: str) -> list[dict[str, Any]]:
+    """The side bets the night plays now, as the hand form's lines show them: each bet, its
+    stake as written and the suit if the table fixes it."""
+    return [{"bet": bet, "suit": rule.suit,
+             "stake": _money_shown(rule.stake, night.currency, lang, night.scoring)}
+            for bet, rule in night.enabled.items()]
+
+
 class _FormProblems(Exception):
-    """The new-session form's own problems (codes by field, as :mod:`.tableform` gives them,
-    and ``phone_side_bets``: side bets are not started on the phone yet)."""
+    """A form's own problems (codes by field, as :mod:`.tableform` gives them)."""
 
     def __init__(self, problems: Mapping[str, str]) -> None:
         super().__init__(problems)
@@ -369,11 +479,10 @@ class _BadRequest(Exception):
 def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     """The new-session form (``/sessions/new``, the same fields) → the night's ``started``
     event: the players in seat order (empty seats skipped), the first dealer by seat, the
-    rules as the core reads the form (:func:`rules_of_form`), checked by the core's start
-    (a refusal names the form's field). Side bets are the server's form's alone for now."""
+    rules and the side bets played as the core reads the form (:mod:`.tableform`), checked
+    by the core's start (a refusal names the form's field)."""
     form = Fields(fields)
     spec, problems = rules_of_form(form)
-    problems.update({f"sb-{bet}": "phone_side_bets" for bet in BETS if form.get(f"sb-{bet}")})
     if problems:
         raise _FormProblems(problems)
     seats = [" ".join(form.get(f"player-{i}", "").split()) for i in range(8)]
@@ -383,10 +492,13 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
         dealer_seat = -1
     dealer = seats[dealer_seat] if 0 <= dealer_seat < len(seats) else ""
     started: dict[str, Any] = {
-        "kind": "started", "name": form.get("name", "").strip(),
+        "kind": "started", "name": session_name(form.get("name", "")),
         "players": [p for p in seats if p], "rules": spec,
         "stake": amount_text(form.get("stake", "")),
         "currency": form.get("currency", "").strip() or None, "dealer": dealer}
+    side_bets = spec_of_options(options_of_form(form))
+    if side_bets:
+        started["side_bets"] = side_bets
     league = form.get("league", "").strip()
     if league:
         started["league"] = int(league) if league.isascii() and league.isdigit() else league
@@ -405,6 +517,8 @@ def _form_field(field: str | None, seats: list[str]) -> str | None:
     where = rules_field(field)
     if where is not None:
         return where
+    if field and field.startswith("side_bets"):
+        return option_field(field)
     if field and field.startswith("players[") and field.endswith("]"):
         filled = [i for i, p in enumerate(seats) if p]
         index = int(field[len("players["):-1])

@@ -1,8 +1,9 @@
-"""The table's part of a form (the players, the stake, the house rules) → what the core reads,
-and the dispute checker's whole form (``/check``) → the hand it asks about: the one home of
-that reading. The server reads its pages' forms with it (``app/web/forms.py``,
-``app/web/dispute.py``), and so does the phone with no signal (:mod:`app.core.phone`'s
-``check_form``), so the phone checks the hand the server would.
+"""The table's part of a form (the players, the stake, the house rules, the side bets it
+plays) → what the core reads, and the dispute checker's whole form (``/check``) → the hand it
+asks about: the one home of that reading. The server reads its pages' forms with it
+(``app/web/forms.py``, ``app/web/leagues.py``, ``app/web/dispute.py``), and so does the phone
+with no signal (:mod:`app.core.phone`'s ``check_form`` and ``events``), so the phone checks
+what the server would.
 
 What only a form can get wrong comes back as a problem beside its field (a code, put in the
 reader's words by the page); what the core refuses (rules it cannot play, players it cannot
@@ -11,7 +12,7 @@ seat) as the core's error, by the form's field.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,9 +23,11 @@ from .messages import Message
 from .rules import (
     OPTIONS,
     PRESETS,
+    DealWin,
     Rules,
     resolve_rules,
 )
+from .sidebets import BETS
 
 #: The most of the players' field that is read.
 MAX_PLAYERS_TEXT = 400
@@ -95,6 +98,25 @@ def parse_deal_wins(text: str) -> list[dict[str, Any]]:
     return wins
 
 
+def format_deal_wins(wins: Sequence[DealWin]) -> str:
+    """The shorthand of :func:`parse_deal_wins` for ``wins``."""
+    if not wins:
+        return "-"
+    words = {rule: word for word, rule in TIE_WORDS.items()}
+    return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
+                      if w.at_most is not None else " ".join(map(str, w.totals)))
+                     + f" = {w.pays}" + (f" {words[w.tie]}" if w.tie else "") for w in wins)
+
+
+def option_text(name: str, value: Any) -> str:
+    """An option's value as the form shows it."""
+    if name == "deal_wins":
+        return format_deal_wins(value)
+    if value is None:
+        return "0"
+    return str(value)
+
+
 def rules_of_form(form: FormFields) -> tuple[dict[str, Any], dict[str, str]]:
     """The preset and every option filled in → (the rules spec, the form's problems by field:
     :data:`NOT_DEAL_WINS` or :data:`NOT_NUMBER` beside ``opt-<name>``). An empty option
@@ -161,3 +183,48 @@ def check_of_form(form: FormFields) -> CheckRead:
     data.update({"rules": spec, "players": names,
                  "stake": amount_text(form.get("stake", "")) or None})
     return CheckRead(names, rules, data, {**problems, **hand_problems}, refused)
+
+
+# -- the side bets a session plays: the new-session form's options ---------------------------
+
+#: The side-bet options as the form shows them: bet → on ("1" or ""), stake, suit, unclaimed.
+Options = dict[str, dict[str, str]]
+def options_of_spec(spec: Mapping[str, Any] | None) -> Options:
+    """Stored side bets (or a league's, for its new session) → the form."""
+    return {bet: {"on": "1" if bet in (spec or {}) else "",
+                  "stake": str((spec or {}).get(bet, {}).get("stake") or ""),
+                  "suit": (spec or {}).get(bet, {}).get("suit") or "",
+                  "unclaimed": (spec or {}).get(bet, {}).get("unclaimed") or "carry"}
+            for bet in BETS}
+
+
+def options_of_form(form: FormFields) -> Options:
+    """The form's side-bet options as typed (the new-session form's, a league's)."""
+    return {bet: {"on": "1" if form.get(f"sb-{bet}", "") else "",
+                  "stake": form.get(f"sb-{bet}-stake", "").strip()[:100].replace(",", "."),
+                  "suit": form.get(f"sb-{bet}-suit", "").strip()[:10],
+                  "unclaimed": form.get(f"sb-{bet}-unclaimed", "carry").strip()[:10]}
+            for bet in BETS}
+
+
+def spec_of_options(options: Options) -> dict[str, Any]:
+    """The form → ``side_bets`` for the ledger (docs/rules.md §9): only the bets ticked; an empty
+    stake is the table's own."""
+    spec: dict[str, Any] = {}
+    for bet, chosen in options.items():
+        if not chosen["on"]:
+            continue
+        bet_spec: dict[str, Any] = {"stake": chosen["stake"] or None}
+        if bet == "high_card":
+            bet_spec["suit"] = chosen["suit"] or None
+            bet_spec["unclaimed"] = chosen["unclaimed"] or "carry"
+        spec[bet] = bet_spec
+    return spec
+
+
+def option_field(field: str) -> str:
+    """``side_bets.naturals.stake`` → ``sb-naturals-stake``; ``side_bets`` as it is."""
+    parts = field.split(".")
+    if len(parts) >= 2 and parts[1] in BETS:
+        return f"sb-{parts[1]}-{parts[2]}" if len(parts) > 2 else f"sb-{parts[1]}"
+    return "side_bets"

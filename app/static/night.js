@@ -1,6 +1,7 @@
 /* A night started on the phone with no signal (issue 41): kept on the phone as the core's
-   events (app/core/night.py), counted by the core's fold in Pyodide (TonkCount.ask, op
-   "events"), sent to the server when the signal is back.
+   events (app/core/night.py, the store and the sending: nightstore.js), counted by the
+   core's fold in Pyodide (TonkCount.ask, op "events"), sent to the server when the signal
+   is back.
 
    - The new-session form (/sessions/new, kept by the service worker): Start with no signal
      reads the form on the phone as a "started" event (the core reads it: the same fields as
@@ -16,57 +17,17 @@
      API's night door for a phone signed in by cookie): a send cut halfway is sent again
      from where the server says it stopped, and the server stores each event once. When it
      holds them all, the page leads to the session's own page.
-   - The home page lists the nights the phone holds and how many changes of each wait.
+   - The home page lists the nights the phone holds and how many changes of each wait, and
+     with a signal sends them by the same code (sendNight); each then leads to its session.
    Nothing is dropped: a refusal is shown with the server's reason and the night stays. */
 (function () {
   "use strict";
-  if (!window.indexedDB || !window.Promise) return;
-  var NAME = "tonk-nights", STORE = "nights";
+  var nights = window.TonkNights;  // (nightstore.js: what the phone keeps, and its sending)
+  if (!nights) return;
+  var get = nights.get, put = nights.put, all = nights.all, hex = nights.hex;
+  var waitingOf = nights.waitingOf, keepForGood = nights.keepForGood, sendNight = nights.sendNight;
+  var sayOut = nights.words;
   var body = document.body, account = +(body.getAttribute("data-account") || 0);
-
-  // -- the phone's store ----------------------------------------------------------------------
-  var opened = null;
-  function store() {
-    if (opened) return opened;
-    opened = new Promise(function (resolve, reject) {
-      var req = indexedDB.open(NAME, 1);
-      req.onupgradeneeded = function () { req.result.createObjectStore(STORE, {keyPath: "uid"}); };
-      req.onsuccess = function () { resolve(req.result); };
-      req.onerror = function () { reject(req.error); };
-    });
-    return opened;
-  }
-  function run(mode, work) {
-    return store().then(function (db) {
-      return new Promise(function (resolve, reject) {
-        var tx = db.transaction(STORE, mode), result;
-        tx.oncomplete = function () { resolve(result); };
-        tx.onerror = tx.onabort = function () { reject(tx.error); };
-        work(tx.objectStore(STORE), function (r) { result = r; });
-      });
-    });
-  }
-  function get(uid) {
-    return run("readonly", function (s, done) {
-      var req = s.get(uid);
-      req.onsuccess = function () { done(req.result || null); };
-    });
-  }
-  function put(night) { return run("readwrite", function (s) { s.put(night); }); }
-  function all() {
-    return run("readonly", function (s, done) {
-      var req = s.getAll();
-      req.onsuccess = function () { done(req.result || []); };
-    });
-  }
-  function hex() {
-    var b = crypto.getRandomValues(new Uint8Array(16));
-    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
-  }
-  function waitingOf(night) { return night.events.length - night.sent; }
-  function keepForGood() {
-    if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(function () {});
-  }
 
   // -- words and small helpers ----------------------------------------------------------------
   var wordsOf = window.TonkPage.words, el = window.TonkPage.el;  // (tonk.js)
@@ -119,8 +80,7 @@
         if (!read.added) setTimeout(again, 0);
         if (read.problems) {
           Object.keys(read.problems).forEach(function (field) {
-            var code = read.problems[field];
-            showProblem(newForm, field, sayNew(code === "phone_side_bets" ? "phone-side-bets" : "phone-check"));
+            showProblem(newForm, field, sayNew("phone-check"));
           });
           return null;
         }
@@ -143,25 +103,57 @@
     });
   }
 
-  // -- the home page: the nights the phone holds ---------------------------------------------
+  // -- the home page: the nights the phone holds, sent from here when there is a signal -------
   var list = document.getElementById("phone-nights");
   if (list && account) {
     all().then(function (nights) {
       var mine = nights.filter(function (n) { return n.account === account && waitingOf(n) > 0; });
       var ul = list.querySelector("ul");
-      var sayHome = wordsOf("phone-nights");
-      mine.sort(function (a, b) { return a.at < b.at ? 1 : -1; }).forEach(function (n) {
+      var listed = mine.sort(function (a, b) { return a.at < b.at ? 1 : -1; }).map(function (n) {
         var li = el("li", "hand");
         li.setAttribute("data-phone-night", n.uid);
-        li.setAttribute("data-waiting", String(waitingOf(n)));
-        var a = el("a", "", n.name || n.uid);
-        a.href = "/phone/nights/" + n.uid;
-        li.appendChild(a);
-        li.appendChild(el("p", "hint", sayHome("words-waiting", {n: waitingOf(n)})));
+        li.appendChild(el("a", "", n.name || n.uid));
+        li.appendChild(el("p", "hint"));
         ul.appendChild(li);
+        shownListed(n, li);
+        return {night: n, li: li};
       });
       list.hidden = !mine.length;
+      // With a signal the nights are sent from here (the same sending as the night's page);
+      // each then leads to the server's session.
+      function sendListed() {
+        var sends = listed.filter(function (x) { return waitingOf(x.night) && !offline(); })
+          .map(function (x) {
+            x.li.querySelector("p").textContent = sayOut("sending");
+            var shown = function () { shownListed(x.night, x.li); return !waitingOf(x.night); };
+            return sendNight(x.night).then(shown, shown);
+          });
+        Promise.all(sends).then(function (sent) {
+          if (sent.some(Boolean)) cardsAgain();  // the server holds a night more
+        });
+      }
+      window.addEventListener("online", sendListed);
+      sendListed();
     }).catch(function () { /* no store: nothing to list */ });
+  }
+  // The page's session cards as the server has them now (a night just sent is among them).
+  function cardsAgain() {
+    fetch(location.href, {credentials: "same-origin", cache: "no-store"}).then(function (answer) {
+      return answer.ok ? answer.text() : null;
+    }).then(function (html) {
+      var fresh = html && new DOMParser().parseFromString(html, "text/html").querySelector("ul.cards");
+      var here = document.querySelector("ul.cards");
+      if (fresh && here) here.parentNode.replaceChild(document.importNode(fresh, true), here);
+    }).catch(function () { /* the next visit shows them */ });
+  }
+  // A listed night as it stands: its page on the phone while changes wait, else the session.
+  function shownListed(n, li) {
+    var a = li.querySelector("a"), sent = n.page && !waitingOf(n) && !n.differs;
+    li.setAttribute("data-waiting", String(waitingOf(n)));
+    a.href = sent ? n.page : "/phone/nights/" + n.uid;
+    if (sent) li.setAttribute("data-session", String(n.session));
+    li.querySelector("p").textContent = n.problem || (sent ? sayOut("sent")
+      : wordsOf("phone-nights")("words-waiting", {n: waitingOf(n)}));
   }
 
   // The pages a night started offline needs are kept while there is a signal: the
@@ -185,7 +177,7 @@
   var match = /^\/phone\/nights\/([0-9A-Za-z_-]{1,32})$/.exec(location.pathname);
   if (!page || !match || !window.TonkCount) return;
   var uid = match[1], say = wordsOf("night-words"), root = document.documentElement;
-  var night = null, shown = null, drawnFor = "", sending = null;
+  var night = null, shown = null, drawnFor = "", correcting = null;
   var handForm = document.getElementById("hand-form"), proto = document.getElementById("check-hand");
 
   function status() {
@@ -203,22 +195,36 @@
     }
   }
 
-  function drawFields(read) {
-    var key = JSON.stringify([read.players, read.night.rules]);
+  // The hand fields for ``read`` (its players, what its rules ask), drawn again only for
+  // others (``key``); ``fill`` puts a hand in them before they start (a correction).
+  function drawFields(read, key, fill) {
     if (key === drawnFor) return;
     drawnFor = key;
     var step = document.getElementById("hand-step"), part = el("div");
     part.id = "hand-step";
     part.setAttribute("data-hand-root", "");
     var config = window.TonkHandStep(part, proto, read);
+    keepBets(part, read.side_bets);
+    if (fill) fill(part);
     step.parentNode.replaceChild(part, step);
     if (window.TonkHandForm) window.TonkHandForm(part, config);
   }
 
   function draw(read) {
     shown = read;
+    var closed = read.night.closed;
     root.setAttribute("data-night", "phone");
     page.hidden = false;
+    // A closed night takes nothing more (the core refuses it): its forms go, as on the
+    // server's closed session.
+    if (closed) page.setAttribute("data-closed", read.night.carried ? "carried" : "1");
+    ["record-part", "seats-part", "night-rules-part", "night-close"].forEach(function (id) {
+      document.getElementById(id).hidden = closed;
+    });
+    document.getElementById("night-closed").hidden = !closed;
+    document.getElementById("close-paid").hidden = !read.all_paid;
+    document.getElementById("close-debts").hidden = read.all_paid;
+    drawRules(read.rules);
     document.getElementById("night-name").textContent = night.name || uid;
     status();
     var totals = document.getElementById("night-totals");
@@ -245,7 +251,7 @@
       paid.addEventListener("click", function () {
         add({add: {id: hex(), kind: "paid", payer: t.from, payee: t.to, amount: t.amount}}, paidForm);
       });
-      li.appendChild(paid);
+      if (!closed) li.appendChild(paid);
       transfers.appendChild(li);
     });
     var payments = document.getElementById("night-payments");
@@ -254,9 +260,9 @@
       if (p.undone) return;
       var li = el("li", "", p.payer + " \u2192 " + p.payee + " " + p.amount + " · " + say("paid"));
       li.setAttribute("data-paid", String(p.id));
-      li.appendChild(reasonForm("undo-" + p.id, say("undo-open"), say("why-undo"), say("undo"),
-                                function (reason) { return {kind: "undone", payment: p.id, reason: reason}; }));
       payments.appendChild(li);
+      if (!closed) li.appendChild(reasonForm("undo-" + p.id, say("undo-open"), say("why-undo"), say("undo"),
+                                function (reason) { return {kind: "undone", payment: p.id, reason: reason}; }));
     });
     var hands = document.getElementById("night-hands");
     hands.textContent = "";
@@ -268,11 +274,21 @@
                         (kind ? kind.textContent : h.end.kind) + (h.end.player ? " · " + h.end.player : "")));
       li.appendChild(el("p", "hint", say("dealt", {name: h.dealer})));
       li.appendChild(el("p", "hint", Object.keys(h.nets).map(function (n) { return n + " " + h.nets[n]; }).join(", ")));
+      if (h.corrected) {  // (as the session page marks it)
+        li.setAttribute("data-corrected", String(h.version));
+        li.firstChild.appendChild(document.createTextNode(" "));
+        li.firstChild.appendChild(el("span", "badge corrected", say("corrected")));
+      }
+      var fix = el("button", "btn", say("correct"));
+      fix.type = "button";
+      fix.setAttribute("data-correct", String(h.number));
+      fix.addEventListener("click", function () { startCorrecting(h.number); });
+      if (!closed) li.appendChild(fix);
       if (h.voided) {
         li.classList.add("void");
         li.setAttribute("data-voided", "1");
         li.appendChild(el("span", "badge", say("voided")));
-      } else {
+      } else if (!closed) {
         li.appendChild(reasonForm("void-" + h.number, say("void"), say("why-void"), say("void-it"),
                                   function (reason) { return {kind: "voided", number: h.number, reason: reason}; }));
       }
@@ -285,11 +301,119 @@
   }
   // The hand fields for the night as it stands: drawn again for other players or rules,
   // else as they are (what is typed stays); the dealer is whose turn it is.
+  // The side-bet lines of the bets the night plays (``bets``: each bet, its stake as
+  // written and the suit if the table fixes it), as the server's hand form draws them.
+  function keepBets(part, bets) {
+    var played = {};
+    bets.forEach(function (b) { played[b.bet] = b; });
+    each(part, "fieldset[data-bet]", function (line) {
+      var bet = played[line.getAttribute("data-bet")];
+      if (!bet) { line.remove(); return; }
+      var legend = line.querySelector("legend");
+      legend.textContent = legend.textContent.replace("@@stake@@", bet.stake);
+      each(line, "[data-suit-fixed]", function (p) {
+        if (p.getAttribute("data-suit-fixed") !== bet.suit) p.remove();
+      });
+      if (bet.suit) each(line, "[data-suit-called]", function (p) { p.remove(); });
+    });
+  }
   function drawHandFields(read) {
-    drawFields(read);
+    if (correcting) return;  // (the correction being made stays as typed)
+    drawFields(read, JSON.stringify([read.players, read.night.rules, read.side_bets]));
     var dealer = handForm.querySelector("select[name=dealer]");
     if (dealer) dealer.value = read.dealer;
   }
+
+  // The house-rules form holds the night's rules and stake (filled in again only when they
+  // change: what is typed stays); saved as the core's "rules" event, from the next hand on.
+  var rulesForm = document.getElementById("night-rules"), rulesShown = "";
+  function drawRules(rules) {
+    var key = JSON.stringify(rules);
+    if (key === rulesShown) return;
+    rulesShown = key;
+    var preset = rulesForm.querySelector("[name=preset]");
+    preset.value = rules.preset;
+    preset.dispatchEvent(new Event("change"));  // (its summary, and the stake shown or not)
+    each(rulesForm, "[name^='opt-']", function (input) {
+      input.value = rules.options[input.name.slice(4)] || "";
+    });
+    rulesForm.querySelector("[name=stake]").value = rules.stake;
+  }
+  rulesForm.addEventListener("submit", function (e) {
+    e.preventDefault();
+    add({rules: pairsOf(rulesForm)}, rulesForm).then(function (kept) {
+      if (kept) document.getElementById("night-rules-part").open = false;
+    });
+  });
+  // Closing the night, as the settle-up page closes a session: all paid, or what is still
+  // open kept as debts.
+  var closeForm = document.getElementById("night-close");
+  closeForm.addEventListener("submit", function (e) {
+    e.preventDefault();
+    add({add: {kind: "closed", carry_over: !shown.all_paid}}, closeForm);
+  });
+
+  // Correcting a hand, as the server's correct form does: the same fields for the hand's own
+  // players and rules, filled in with the hand as it stands, and a reason; saved as the
+  // core's "corrected" event (from the hand's version), or left as it is.
+  var more = document.getElementById("correct-more"), cancel = document.getElementById("correct-cancel");
+  function correctMode(hand) {
+    correcting = hand;
+    more.hidden = cancel.hidden = !hand;
+    each(more, "input, textarea", function (i) { i.disabled = !hand; });
+    handForm.querySelector("[name=number]").value = hand ? String(hand.number) : "";
+    handForm.querySelector("[name=version]").value = hand ? String(hand.version) : "";
+    if (!hand) document.getElementById("reason").value = "";
+    handForm.setAttribute("data-correcting", hand ? String(hand.number) : "");
+    if (!hand) handForm.removeAttribute("data-correcting");
+    document.getElementById("record-title").textContent = hand ? say("correcting", {n: hand.number}) : say("record");
+    document.getElementById("night-save").textContent = say(hand ? "save-correction" : "save");
+  }
+  function fillHand(part, c) {
+    var hand = c.hand, end = hand.end;
+    function tick(selector, on) { each(part, selector, function (i) { i.checked = on(i.value); }); }
+    tick("input[name=kind]", function (v) { return v === end.kind; });
+    tick("input[name=player]", function (v) { return v === end.player; });
+    tick("input[name=method]", function (v) { return v === (end.method || "spread"); });
+    tick("input[name=first_turn]", function () { return !!end.first_turn; });
+    tick("input[name=double_double]", function () { return !!end.double_double; });
+    tick("input[name=five_face]", function (v) { return (end.five_face_cards || []).indexOf(v) >= 0; });
+    c.players.forEach(function (name, i) {
+      var count = part.querySelector("#count-" + i), cards = part.querySelector("#cards-" + i);
+      if (count) count.value = hand.counts && name in hand.counts ? String(hand.counts[name]) : "";
+      if (cards) cards.value = hand.cards && hand.cards[name] ? hand.cards[name].join(" ") : "";
+    });
+    var dealer = part.querySelector("select[name=dealer]");
+    if (dealer) dealer.value = hand.dealer;
+    var big = part.querySelector("input[name=big_one]");
+    if (big) { big.checked = hand.multiplier > 1; big.value = String(hand.multiplier > 1 ? hand.multiplier : 2); }
+    var plays = {};  // (a bet nobody was in is not among them)
+    (hand.side_bets || []).forEach(function (p) { plays[p.bet] = p; });
+    each(part, "fieldset[data-bet]", function (line) {
+      var bet = line.getAttribute("data-bet"), play = plays[bet] || {players: [], winner: null};
+      line.removeAttribute("data-dead-empty");
+      tick("input[name='sb-" + bet + "-in']", function (v) { return play.players.indexOf(v) >= 0; });
+      tick("input[name='sb-" + bet + "-winner']", function (v) { return v === (play.winner || ""); });
+      var suit = line.querySelector("select[name='sb-" + bet + "-suit']");
+      if (suit && play.suit) suit.value = play.suit;
+    });
+  }
+  function startCorrecting(number) {
+    return ask({op: "events", events: night.events, correcting: number}).then(function (read) {
+      var c = read.correcting;
+      if (!c || c.error) return;
+      correctMode(null);
+      drawFields(c, "correct " + c.number + " " + c.version, function (part) { fillHand(part, c); });
+      correctMode(c);
+      document.getElementById("record-title").scrollIntoView();
+    });
+  }
+  function stopCorrecting() {
+    correctMode(null);
+    drawnFor = "";
+    drawHandFields(shown);
+  }
+  cancel.addEventListener("click", stopCorrecting);
 
   // A change the server asks the reason of (a hand voided, a payment undone), as its own
   // pages ask it: folded away until opened; no reason, nothing kept.
@@ -317,9 +441,19 @@
     return box;
   }
 
+  // Each player's total as the phone counts the night (kept with it: what the server's totals
+  // are compared to once it holds the night, from whichever page sends it).
+  function totalsOf(read) {
+    var totals = {};
+    read.rows.forEach(function (r) { totals[r.name] = r.total.data; });
+    return totals;
+  }
   function count() {
     return ask({op: "events", events: night.events}).then(function (read) {
       if (read.error) throw new Error(read.error);
+      var kept = !!night.totals;
+      night.totals = totalsOf(read);
+      if (!kept) put(night);  // (a night kept before its totals were: the home page compares too)
       draw(read);
       return read;
     });
@@ -331,15 +465,23 @@
     request.events = night.events;
     clearProblems(form);
     return ask(request).then(function (read) {
+      if (!read.added && read.problems) {  // the form's own (codes by field)
+        Object.keys(read.problems).forEach(function (field) {
+          showProblem(form, field, say("problem-" + read.problems[field]) || read.problems[field]);
+        });
+        return false;
+      }
       if (!read.added) {
         var refusal = read.refusal || {error: read.error, field: read.field};
-        showProblem(form, refusal.field, say("problem-" + refusal.error) || refusal.error);
+        var reason = refusal.field === "reason" && form.querySelector("[name=reason]");
+        showProblem(form, reason ? reason.id : refusal.field, say("problem-" + refusal.error) || refusal.error);
         return false;
       }
       var event = {id: hex(), seq: night.events.length + 1};
       Object.keys(read.added).forEach(function (k) { event[k] = read.added[k]; });  // (its id)
       event.seq = night.events.length + 1;
       night.events.push(event);
+      night.totals = totalsOf(read);
       return put(night).then(function () {
         draw(read);
         send();
@@ -350,8 +492,10 @@
 
   handForm.addEventListener("submit", function (e) {
     e.preventDefault();
-    add({hand: pairsOf(handForm)}, handForm).then(function (kept) {
+    var request = correcting ? {correct: pairsOf(handForm)} : {hand: pairsOf(handForm)};
+    add(request, handForm).then(function (kept) {
       if (!kept) return;
+      if (correcting) correctMode(null);
       drawnFor = "";  // fresh fields for the next hand
       drawHandFields(shown);
       window.scrollTo(0, 0);
@@ -383,76 +527,16 @@
     add({add: {kind: "left", player: leaving.querySelector("select").value}}, leaving);
   });
 
-  // -- sending, when there is a signal ---------------------------------------------------------
-  function post(csrf) {
-    var events = night.events.slice(night.sent, night.sent + 1000);
-    return fetch("/phone/nights/" + uid + "/events", {
-      method: "POST", credentials: "same-origin", cache: "no-store",
-      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
-      body: JSON.stringify({events: events})
-    }).then(function (answer) {
-      return answer.json().then(function (said) { return {status: answer.status, said: said}; });
-    });
-  }
-  // Whether the server's totals, once it holds the whole night, differ from the phone's (by
-  // the same fold they cannot: if they ever did, the page says so and stays).
-  function plain(amount) {
-    var text = String(amount).replace(/^(-?\d+)\.(\d*?)0*$/, function (m, whole, frac) {
-      return frac ? whole + "." + frac : whole;
-    });
-    return text === "-0" ? "0" : text;
-  }
-  function differs(money) {
-    return shown.rows.some(function (r) {
-      return !money[r.name] || plain(money[r.name].total) !== plain(r.total.data);
-    });
-  }
-
-  function sendAll() {
-    if (!night || !waitingOf(night) || offline()) return Promise.resolve();
-    document.getElementById("night-status").textContent = say("sending");
-    return fetch("/outbox/token", {credentials: "same-origin", cache: "no-store"})
-      .then(function (answer) {
-        if (answer.status === 401) night.problem = say("sign-in");  // signed out meanwhile
-        return answer.ok ? answer.json() : null;
-      })
-      .then(function (token) {
-        if (!token || token.account !== night.account) {
-          if (token) night.problem = say("sign-in");  // another account signed in here
-          return null;
-        }
-        var tries = 0;
-        function step() {
-          return post(token.csrf).then(function (got) {
-            var said = got.said;
-            if (typeof said.held === "number") night.sent = Math.min(said.held, night.events.length);
-            if (said.session) { night.session = said.session; night.page = said.page; }
-            if (said.money && night.sent === night.events.length) night.differs = differs(said.money);
-            night.problem = got.status >= 400 && got.status !== 409
-              ? say("refused", {why: said.error}) : null;
-            return put(night).then(function () {
-              if (got.status === 409 && tries++ < 3) return step();  // from where the server is
-              if (got.status < 300 && waitingOf(night)) return step();  // the next thousand
-              return null;
-            });
-          });
-        }
-        return step();
-      })
-      .then(function () {
-        if (night.differs) {
-          night.problem = say("differs");
-          status();
-        } else if (night.page && !waitingOf(night)) {
-          root.removeAttribute("data-night");
-          document.getElementById("night-status").textContent = say("sent");
-          location.replace(night.page);
-        } else status();
-      }, function () { status(); /* no answer: sent again later */ });
-  }
+  // -- sending, when there is a signal (sendNight: nightstore.js) ---------------------------------------
   function send() {
-    if (!sending) sending = sendAll().then(function () { sending = null; }, function () { sending = null; });
-    return sending;
+    if (waitingOf(night) && !offline()) document.getElementById("night-status").textContent = sayOut("sending");
+    return sendNight(night).then(function () {
+      if (night.page && !waitingOf(night) && !night.differs) {
+        root.removeAttribute("data-night");
+        document.getElementById("night-status").textContent = sayOut("sent");
+        location.replace(night.page);
+      } else status();
+    }, function () { status(); /* no answer: sent again later */ });
   }
   window.addEventListener("online", function () { status(); send(); });
   window.addEventListener("offline", function () { if (night) status(); });

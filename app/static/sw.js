@@ -12,15 +12,17 @@
    list and the worker from the network when there is one, else as last fetched. A new
    bundle's list drops the files it no longer names. The core's worker keeps its modules
    compiled there too (/phone/compiled.zip, put by the worker itself: never fetched).
-   A night started on the phone with no signal (night.js) has one page for every night,
-   /phone/nights/<uid>, kept as one; its events go to the server from the page itself.
+   A night started on the phone with no signal (night.js, nightstore.js) has one page for
+   every night, /phone/nights/<uid>, kept as one; its events go to the server from the page
+   itself (or the home page).
    Nothing else is kept: no API answer, no other form's POST. */
 /* global TonkOutbox */
 importScripts("/static/outbox.js");
 
-var SHELL = "tonk-shell-v4", PAGES = "tonk-pages", CORE = "tonk-core-v1";
+var SHELL = "tonk-shell-v5", PAGES = "tonk-pages", CORE = "tonk-core-v1";
 var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
-              "/static/offline.js", "/static/counting.js", "/static/night.js", "/static/icons/icon-192.png",
+              "/static/offline.js", "/static/counting.js", "/static/nightstore.js",
+              "/static/night.js", "/static/icons/icon-192.png",
               "/offline", "/manifest.webmanifest"];
 var KEPT = [/^\/$/, /^\/sessions\/new$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
             /^\/sessions\/\d+\/settle$/,

@@ -20,7 +20,6 @@ from ..core import (
     OPTIONS,
     PRESETS,
     CardError,
-    DealWin,
     Rules,
     TonkError,
     resolve_rules,
@@ -42,14 +41,18 @@ from ..core.tableform import (
     NOT_DEAL_WINS,
     NOT_NUMBER,
     OPTION_CHOICES,
-    TIE_WORDS,
+    Options,
     amount_text,
+    option_field,
+    option_text,
     option_widget,
+    options_of_form,
+    options_of_spec,
     rules_field,
     rules_of_form,
+    spec_of_options,
 )
 from ..services.sessions import parse_session_name
-from .sidebets import Options, option_field, options_of_form, options_of_spec, spec_of_options
 
 Errors = dict[str, str]
 Form = MultiDict[str, str]
@@ -62,25 +65,6 @@ FEW_SEATS = 4  # seats shown at once; the rest fold away
 def option_label(name: str) -> str:
     """An option's label on the forms and cards (the core declares it)."""
     return str(OPTIONS[name].label)
-
-
-def format_deal_wins(wins: Sequence[DealWin]) -> str:
-    """The shorthand of :func:`parse_deal_wins` for ``wins``."""
-    if not wins:
-        return "-"
-    words = {rule: word for word, rule in TIE_WORDS.items()}
-    return "; ".join(("face" if w.five_face_cards else f"<={w.at_most}"
-                      if w.at_most is not None else " ".join(map(str, w.totals)))
-                     + f" = {w.pays}" + (f" {words[w.tie]}" if w.tie else "") for w in wins)
-
-
-def option_text(name: str, value: Any) -> str:
-    """An option's value as the form shows it."""
-    if name == "deal_wins":
-        return format_deal_wins(value)
-    if value is None:
-        return "0"
-    return str(value)
 
 
 @dataclass

@@ -26,7 +26,15 @@ from markupsafe import Markup
 from sqlalchemy.orm import selectinload
 
 from ..core.money import MINUS, average_of_minor, average_places, format_number, from_minor
-from ..core.tableform import amount_text, rules_field
+from ..core.tableform import (
+    Options,
+    amount_text,
+    option_field,
+    options_of_form,
+    options_of_spec,
+    rules_field,
+    spec_of_options,
+)
 from ..db.models import GameSession, League, Season
 from ..db.unit import writes
 from ..extensions import db
@@ -38,13 +46,6 @@ from .links import card_url
 from .present import minor_label, outcome_word, rules_title, score, session_card
 from .queries import player_sessions_page
 from .routes import page_arg, rules_context
-from .sidebets import (
-    Options,
-    option_field,
-    options_of_form,
-    options_of_spec,
-    spec_of_options,
-)
 from .site import attempt, login_required, me
 
 HERE = os.path.dirname(os.path.abspath(__file__))

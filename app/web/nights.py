@@ -4,8 +4,8 @@ when the signal is back.
 The page (``/phone/nights/<uid>``) is one shell for every such night: the phone draws the
 night from what it keeps (static/night.js, the core's fold in Pyodide), so the service worker
 keeps the shell once and shows it for any night the phone starts offline. It holds the hand
-fields for any players and rules (filled in on the phone, as the dispute checker's are) and
-the words the phone needs.
+fields and side-bet lines for any players and rules (filled in on the phone, as the dispute
+checker's are), the house-rules form and the words the phone needs.
 
 The door (``POST /phone/nights/<uid>/events``) is the API's ``PUT /api/v1/nights/<uid>/events``
 for a phone signed in by cookie (CSRF token in ``X-CSRFToken``, as the outbox sends hands):
@@ -28,6 +28,7 @@ from flask_login import current_user
 from ..core.errors import TonkError
 from ..core.hand import MAX_PLAYERS
 from ..core.rules import resolve_rules
+from ..core.sidebets import BETS
 from ..db.unit import unit_of_work
 from ..extensions import db
 from ..http.errors import error_response
@@ -36,8 +37,9 @@ from ..services.errors import status_of
 from ..services.leagues import session_table
 from ..services.sessions import NightSent, money_of
 from . import bp
-from .forms import HandValues, picker_words, problem_words
-from .routes import hand_fields_context
+from .forms import HandValues, RulesValues, picker_words, problem_words
+from .routes import hand_fields_context, rules_context
+from .sidebets import side_bet_lines
 from .site import me
 
 
@@ -46,9 +48,11 @@ def phone_night(uid: str) -> ResponseReturnValue:
     """The page of a night kept on the phone: the same shell for every night (the phone
     fills it in from what it keeps)."""
     fields = hand_fields_context(resolve_rules(None), [])
+    seat_marks = [f"@@seat{i}@@" for i in range(MAX_PLAYERS)]
     return render_template(
-        "web/phone_night.html", blank=HandValues(),
-        seat_marks=[f"@@seat{i}@@" for i in range(MAX_PLAYERS)],
+        "web/phone_night.html", blank=HandValues(), **rules_context(RulesValues(), {}),
+        seat_marks=seat_marks, bet_lines=side_bet_lines(dict.fromkeys(BETS, {"stake": 0}),
+                                                        seat_marks, None),
         marked_config={"msg": picker_words("{max}", "{size}")},
         problem_words=problem_words(), **{k: v for k, v in fields.items() if k != "config"})
 

@@ -30,8 +30,8 @@ from werkzeug.http import quote_etag
 
 from ..core import Rules, TonkError, resolve_rules
 from ..core.hand import END_HINTS, END_KINDS
-from ..core.handform import PLAYER_ENDS, Asks, chosen_of_form, read_side_bets
-from ..core.tableform import amount_text
+from ..core.handform import PLAYER_ENDS, Asks, chosen_of_form, read_side_bets, side_bet_field
+from ..core.tableform import amount_text, options_of_spec
 from ..db.models import Author, GameSession, Hand
 from ..db.unit import writes
 from ..http.compress import held
@@ -105,8 +105,6 @@ from .result import result_picture, result_text
 from .sidebets import (
     BET_TITLES,
     chosen_of_hand,
-    options_of_spec,
-    side_bet_field,
     side_bet_lines,
 )
 from .site import attempt, login_required, me

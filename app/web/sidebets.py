@@ -1,9 +1,11 @@
 """The side bets on the hand form (docs/rules.md §9): one line per bet the session plays, with
 who is in (everyone at the table unless unticked), who won (or nobody) and, for the
-high-card bet, the suit called unless the table fixes it; and back: the form → the hand's
-``side_bets``, and a domain error's field → the line's field.
+high-card bet, the suit called unless the table fixes it; and back: a domain error's field
+→ the line's field. The words of the side-bet options a new session's form offers.
 
-Only the form is read here: the bets are checked by the core, once, through the ledger.
+The forms are read by the core (:mod:`app.core.handform` the lines of a hand,
+:mod:`app.core.tableform` the options of a session: the phone reads them too with no
+signal); the bets are checked by the core, once, through the ledger.
 """
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from decimal import Decimal
 from typing import Any
 
 from flask_babel import lazy_gettext as _l
-from werkzeug.datastructures import MultiDict
 
 from ..core.handform import Chosen
 from ..core.sidebets import BETS, SUITS
@@ -70,69 +71,12 @@ def side_bet_lines(spec: Mapping[str, Any], names: Sequence[str],
     return lines
 
 
-def side_bet_field(field: str | None, bets: Sequence[str]) -> str | None:
-    """``side_bets[1].winner`` → ``sb-naturals-winner``; None if not about a side bet."""
-    if not field or not field.startswith("side_bets"):
-        return None
-    head, _dot, part = field.partition(".")
-    try:
-        bet = bets[int(head[len("side_bets["):-1])]
-    except (ValueError, IndexError):
-        return "form"
-    return f"sb-{bet}-{_PARTS.get(part, 'in')}"
-
-
-_PARTS = {"players": "in", "winner": "winner", "suit": "suit"}
-
-
 # -- which side bets a session or league plays ----------------------------------------------
 
-#: The side-bet options as the form shows them: bet → on ("1" or ""), stake, suit, unclaimed.
-Options = dict[str, dict[str, str]]
 UNCLAIMED_WORDS: dict[str, Any] = {
     "carry": _l("the pot carries to the next deal"),
     "return": _l("each stake goes back"),
 }
-
-
-def options_of_spec(spec: Mapping[str, Any] | None) -> Options:
-    """Stored side bets (or a league's, for its new session) → the form."""
-    return {bet: {"on": "1" if bet in (spec or {}) else "",
-                  "stake": str((spec or {}).get(bet, {}).get("stake") or ""),
-                  "suit": (spec or {}).get(bet, {}).get("suit") or "",
-                  "unclaimed": (spec or {}).get(bet, {}).get("unclaimed") or "carry"}
-            for bet in BETS}
-
-
-def options_of_form(form: MultiDict[str, str]) -> Options:
-    return {bet: {"on": "1" if form.get(f"sb-{bet}") else "",
-                  "stake": form.get(f"sb-{bet}-stake", "").strip()[:100].replace(",", "."),
-                  "suit": form.get(f"sb-{bet}-suit", "").strip()[:10],
-                  "unclaimed": form.get(f"sb-{bet}-unclaimed", "carry").strip()[:10]}
-            for bet in BETS}
-
-
-def spec_of_options(options: Options) -> dict[str, Any]:
-    """The form → ``side_bets`` for the ledger (docs/rules.md §9): only the bets ticked; an empty
-    stake is the table's own."""
-    spec: dict[str, Any] = {}
-    for bet, chosen in options.items():
-        if not chosen["on"]:
-            continue
-        bet_spec: dict[str, Any] = {"stake": chosen["stake"] or None}
-        if bet == "high_card":
-            bet_spec["suit"] = chosen["suit"] or None
-            bet_spec["unclaimed"] = chosen["unclaimed"] or "carry"
-        spec[bet] = bet_spec
-    return spec
-
-
-def option_field(field: str) -> str:
-    """``side_bets.naturals.stake`` → ``sb-naturals-stake``; ``side_bets`` as it is."""
-    parts = field.split(".")
-    if len(parts) >= 2 and parts[1] in BETS:
-        return f"sb-{parts[1]}-{parts[2]}" if len(parts) > 2 else f"sb-{parts[1]}"
-    return "side_bets"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,13 @@ from flask_migrate import stamp
 
 from app.extensions import db
 from tests.apps import make_app, sqlite_copy, stored_problems
-from tests.browser.helpers import ARTIFACTS, assert_accessible, phone_page
+from tests.browser.helpers import (
+    ARTIFACTS,
+    PHONE_CONTEXT,
+    assert_accessible,
+    closed,
+    phone_page,
+)
 from tests.live import Served, tonk_serve
 
 BROWSER_DIR = pathlib.Path(__file__).parent
@@ -84,6 +90,12 @@ def live_server(live_served):
     return live_served.base
 
 
+#: How every browser test starts Chromium.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-gpu-compositing"]
+
+
 class _Chromium:
     """One Chromium per process (per xdist worker), started by the first browser test and
     stopped after the last one this process runs (``pytest_runtest_teardown`` below), not at
@@ -112,11 +124,17 @@ class _Chromium:
             self._playwright = sync_playwright().start()
         if self._browser is None:
             self._browser = self._playwright.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=[
-                    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--disable-gpu-compositing"])
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         return self._browser
+
+    def persistent(self, profile: pathlib.Path, **options: Any) -> Any:
+        """A Chromium of its own on the profile folder ``profile`` (what it keeps, its
+        storage and service workers, stays there when it is closed and is there when it is
+        launched again on the folder): its one context, with ``options``."""
+        self.browser()  # Playwright started (or the test skipped, saying why)
+        return self._playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            **options)
 
     def stop(self) -> None:
         if self._browser is not None:
@@ -151,6 +169,29 @@ def pytest_runtest_teardown(item, nextitem):
     yield
     if nextitem is None or BROWSER_DIR not in pathlib.Path(nextitem.path).parents:
         _CHROMIUM.stop()
+
+
+@pytest.fixture
+def launch_phone(_chromium, tmp_path):
+    """``launch_phone(**options)`` → a phone's page in a Chromium launched on the test's one
+    persistent profile (a phone whose browser is closed and opened again keeps what it kept);
+    an uncaught script error on any of its pages fails the test. Close it with
+    ``helpers.closed(page.context)``; what is still open at the end is closed then."""
+    profile, contexts, errors = tmp_path / "profile", [], []
+
+    def launch(**options: Any) -> Any:
+        context = _chromium.persistent(profile, **{**PHONE_CONTEXT, **options})
+        contexts.append(context)
+        context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
+        page = context.pages[0] if context.pages else context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.set_default_timeout(10_000)
+        return page
+    yield launch
+    for context in contexts:
+        if context.pages:
+            closed(context)
+    assert errors == [], f"uncaught script errors: {errors}"
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ from typing import Any
 
 from ...core.messages import Message
 from ...core.money import CENT_PLACES, currency_code, decimal_places, fits_currency, parse_decimal
-from ...core.names import clean_text
+from ...core.names import MAX_SESSION_NAME as MAX_SESSION_NAME  # (the sessions area's front)
+from ...core.names import change_reason, clean_text, session_name
 from ..errors import LedgerError
 
-MAX_REASON = 500
 MAX_AMOUNT = Decimal(10) ** 12
-MAX_SESSION_NAME = 80
 
 
 def parse_currency(value: Any) -> str:
@@ -25,15 +24,11 @@ def parse_currency(value: Any) -> str:
 
 
 def parse_session_name(name: Any) -> str:
-    return clean_text(name, LedgerError, "name", Message("session.what_name"),
-                      MAX_SESSION_NAME)
+    return session_name(name, LedgerError)
 
 
 def parse_reason(reason: Any) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError(Message("change.no_reason"), "reason")
-    return clean_text(reason, LedgerError, "reason", Message("session.what_reason"),
-                      MAX_REASON, multiline=True)
+    return change_reason(reason, LedgerError)
 
 
 def parse_amount(value: Any, currency: str | None = None) -> Decimal:
