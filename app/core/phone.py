@@ -86,11 +86,11 @@ from .sidebets import parse_plays, side_bets_json
 from .tableform import (
     amount_text,
     check_of_form,
-    option_field,
     option_text,
     options_of_form,
     rules_field,
     rules_of_form,
+    session_form_field,
     spec_of_options,
 )
 from .transfers import fewest_transfers, parse_balances
@@ -505,25 +505,11 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     try:
         start(started)
     except TonkError as exc:
-        raise TonkError(exc.said, _form_field(exc.field, seats)) from exc
+        raise TonkError(exc.said, session_form_field(exc.field, seats) or exc.field) from exc
     if not dealer:  # a seat with nobody in it (the core would take the first player)
         raise TonkError(Message("session.first_dealer", first_dealer=f"#{dealer_seat + 1}"),
                         "first_dealer")
     return started
-
-
-def _form_field(field: str | None, seats: list[str]) -> str | None:
-    """The core's field → the new-session form's (``players[1]`` → the second filled seat)."""
-    where = rules_field(field)
-    if where is not None:
-        return where
-    if field and field.startswith("side_bets"):
-        return option_field(field)
-    if field and field.startswith("players[") and field.endswith("]"):
-        filled = [i for i, p in enumerate(seats) if p]
-        index = int(field[len("players["):-1])
-        return f"player-{filled[index]}" if index < len(filled) else "players"
-    return field
 
 
 def _money_shown(amount: Decimal, currency: str | None, lang: str, scoring: str) -> str:

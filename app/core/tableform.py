@@ -222,6 +222,22 @@ def spec_of_options(options: Options) -> dict[str, Any]:
     return spec
 
 
+def session_form_field(field: str | None, seats: Sequence[str]) -> str | None:
+    """A refusal's field → the new-session form's input: a rule's option, a side bet's, or
+    ``players[i]`` (counting only the filled-in ``seats``) → that seat's input; None for a
+    field that is not one of these (the form shows it where it shows its own)."""
+    where = rules_field(field)
+    if where is not None:
+        return where
+    if field and field.startswith("side_bets"):
+        return option_field(field)
+    if field and field.startswith("players[") and field.endswith("]"):
+        filled = [i for i, p in enumerate(seats) if p]
+        index = int(field[len("players["):-1])
+        return f"player-{filled[index]}" if index < len(filled) else "players"
+    return None
+
+
 def option_field(field: str) -> str:
     """``side_bets.naturals.stake`` → ``sb-naturals-stake``; ``side_bets`` as it is."""
     parts = field.split(".")

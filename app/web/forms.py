@@ -43,13 +43,13 @@ from ..core.tableform import (
     OPTION_CHOICES,
     Options,
     amount_text,
-    option_field,
     option_text,
     option_widget,
     options_of_form,
     options_of_spec,
     rules_field,
     rules_of_form,
+    session_form_field,
     spec_of_options,
 )
 from ..services.sessions import parse_session_name
@@ -208,17 +208,9 @@ def _whole(text: str) -> bool:
 def session_field(field: str | None, players: Sequence[str]) -> str:
     """A domain error's field → the new-session form's field. ``players[i]`` counts only the
     filled-in seats, so it is mapped back to the seat's input."""
-    where = rules_field(field)
-    if where is not None:
-        return where
-    if field and field.startswith("side_bets"):
-        return option_field(field)
-    if field and field.startswith("players[") and field.endswith("]"):
-        filled = [i for i, p in enumerate(players) if p]
-        index = int(field[len("players["):-1])
-        return f"player-{filled[index]}" if index < len(filled) else "players"
-    return field if field in ("name", "stake", "currency", "first_dealer", "players",
-                              "league") else "form"
+    return session_form_field(field, players) or (
+        field if field in ("name", "stake", "currency", "first_dealer", "players", "league")
+        else "form")
 
 
 def change_rules_field(field: str | None) -> str:
