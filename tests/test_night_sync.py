@@ -361,3 +361,23 @@ def test_a_night_of_a_league_is_the_leagues_and_another_accounts_league_is_refus
     answer = send(api, [started, *events[1:]], 201)
     assert answer["session"]["league"] == lid
     _same_money(answer, events)
+
+
+def test_a_night_keeps_the_share_token_its_phone_made_for_its_qr(db_app, api):
+    """The phone showed the share view's QR before the night was sent, with a token it made:
+    the session takes that token, so the QR leads to it once sent. A token that is no token,
+    or another session's, is refused by its field and the night stays unsent."""
+    events = night_events()
+    mine = "Zm9yLXRoZS1xci1sYXRlcg"  # 22 characters: 16 bytes, base64url
+    other = api.ok("GET", f"/sessions/{api.start()}")["share_url"].rsplit("/", 1)[1]
+    for token, words in (("short", "22 to 43 letters"), (other, "another session's")):
+        bad = copy.deepcopy(events)
+        bad[0]["share_token"] = token
+        before = stored(db_app)
+        _refused(api("PUT", PATH, {"events": bad[:1]}), 422, "share_token", words)
+        assert stored(db_app) == before
+    events[0]["share_token"] = mine
+    answer = send(api, events, 201)
+    session = api.ok("GET", f"/sessions/{answer['session']['id']}")
+    assert session["share_url"] == f"/s/{mine}"
+    assert api.ok("GET", f"/share/{mine}")["session"]["name"] == "Basement"

@@ -206,6 +206,10 @@ EXCHANGE: dict[str, str] = {
     "sync.changed": "event {event} was sent before with other contents: an id names one event",
     "sync.first": "a night begins with its started event, number 1, and has one",
     "sync.not_yours": "there is no night {uid} in your account",
+    "sync.share_token": "a night's share token is 22 to 43 letters, digits, - or _ (made on "
+                        "the phone from 16 or more random bytes), not {value}",
+    "sync.share_token_taken": "this share token is another session's already: the night "
+                              "cannot take it",
     "sync.not_a_night": "session {uid} was not started on a phone: change it through "
                         "/api/v1/sessions",
 }

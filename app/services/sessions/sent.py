@@ -59,12 +59,14 @@ MAX_NIGHT_EVENTS = 1000
 MAX_NIGHT_SEQ = 1_000_000
 #: A night's uid: the session's own (``GameSession.uid``), as an export writes it.
 NIGHT_UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+#: A share token made on the phone (16 or more random bytes, base64url, as the server's own).
+SHARE_TOKEN = re.compile(r"[0-9A-Za-z_-]{22,43}")
 #: An event's id, made on the phone.
 NIGHT_EVENT_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 #: Each kind of event and the fields it may carry besides ``id``, ``seq`` and ``kind``.
 NIGHT_FIELDS: dict[str, tuple[str, ...]] = {
     "started": ("name", "players", "dealer", "rules", "stake", "currency", "side_bets",
-                "league"),
+                "league", "share_token"),
     "hand": ("hand",),
     "corrected": ("number", "hand", "reason", "version"),
     "voided": ("number", "reason", "version"),
@@ -280,10 +282,23 @@ def _start(user: User, uid: str, s: Sent, table: Table
             gs = start_session(user, name=e.get("name"), players=e.get("players"),
                                first_dealer=e.get("dealer"), **table(e))
             gs.uid = uid
+            if e.get("share_token") is not None:  # the phone's QR named it before it was sent
+                gs.share_token = _share_token(e["share_token"])
             row = _row(gs, s, None)
     except IntegrityError:  # the uid is taken: by another send of this night, just now
         return None
     return owned_session(user, gs.id, to_change=True), row
+
+
+def _share_token(token: Any) -> str:
+    """The share token a night was started with on the phone (its QR printed before the
+    server held the night): random URL-safe text as :func:`.reading.new_share_token` makes
+    it, and no other session's."""
+    if not isinstance(token, str) or not SHARE_TOKEN.fullmatch(token):
+        raise LedgerError(Message("sync.share_token", value=repr(token)[:50]), "share_token")
+    if db.session.scalar(select(GameSession.id).where(GameSession.share_token == token)):
+        raise LedgerError(Message("sync.share_token_taken"), "share_token")
+    return token
 
 
 def _row(gs: GameSession, s: Sent, made: int | None) -> NightEvent:
