@@ -92,6 +92,7 @@
         var started = read.added, uid = hex();
         var event = {id: hex(), seq: 1};
         Object.keys(started).forEach(function (k) { event[k] = started[k]; });
+        event.share_token = nights.shareToken();  // its share QR, before the server has it
         keepForGood();
         return put({uid: uid, account: account, name: started.name, events: [event], sent: 0,
                     session: null, page: null, problem: null, at: new Date().toISOString()})
@@ -538,6 +539,24 @@
       } else status();
     }, function () { status(); /* no answer: sent again later */ });
   }
+  // The share view's link and QR, made from the token the night started with (a night
+  // started before the phone made one has none: the server makes it when it takes it).
+  function drawShare() {
+    var token = night.events[0] && night.events[0].share_token, box = document.getElementById("night-share");
+    if (!token) return;
+    if (!window.qrcode) {  // (its script comes after this one: drawn once the page has loaded)
+      if (document.readyState !== "complete") window.addEventListener("load", drawShare, {once: true});
+      return;
+    }
+    var url = location.origin + "/s/" + token, qr = window.qrcode(0, "M");
+    qr.addData(url);
+    qr.make();
+    document.getElementById("share-url").value = url;
+    document.getElementById("night-share-qr").innerHTML = qr.createSvgTag(
+      {cellSize: 3, margin: 12, scalable: true, title: {text: say("qr"), id: "night-qr-title"}});
+    box.setAttribute("data-share-token", token);
+    box.hidden = false;
+  }
   window.addEventListener("online", function () { status(); send(); });
   window.addEventListener("offline", function () { if (night) status(); });
 
@@ -551,6 +570,7 @@
     page.hidden = false;
     document.getElementById("night-name").textContent = night.name || uid;
     status();
+    drawShare();
     return count().then(function () { return send(); });
   }).catch(function (error) {
     var problem = document.getElementById("night-problem");

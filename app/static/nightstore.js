@@ -56,6 +56,14 @@
     var b = crypto.getRandomValues(new Uint8Array(16));
     return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
   }
+  // A share token as the server makes its own: 16 random bytes, base64url (22 characters).
+  // A night's started event carries it, so that its share view's QR can be shown before the
+  // server holds the night (the server takes it, or refuses it by its field).
+  function shareToken() {
+    var b = crypto.getRandomValues(new Uint8Array(16)), s = "";
+    for (var i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
   function waitingOf(night) { return night.events.length - night.sent; }
   function keepForGood() {
     if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(function () {});
@@ -147,6 +155,7 @@
     return sendingNow[night.uid];
   }
 
-  window.TonkNights = {get: get, put: put, all: all, hex: hex, waitingOf: waitingOf,
+  window.TonkNights = {get: get, put: put, all: all, hex: hex, shareToken: shareToken,
+                       waitingOf: waitingOf,
                        keepForGood: keepForGood, sendNight: sendNight, words: sayOut};
 })();

@@ -19,10 +19,11 @@
 /* global TonkOutbox */
 importScripts("/static/outbox.js");
 
-var SHELL = "tonk-shell-v5", PAGES = "tonk-pages", CORE = "tonk-core-v1";
+var SHELL = "tonk-shell-v6", PAGES = "tonk-pages", CORE = "tonk-core-v1";
 var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
               "/static/offline.js", "/static/counting.js", "/static/nightstore.js",
-              "/static/night.js", "/static/icons/icon-192.png",
+              "/static/night.js", "/static/vendor/qrcode-generator/qrcode.js",
+              "/static/icons/icon-192.png",
               "/offline", "/manifest.webmanifest"];
 var KEPT = [/^\/$/, /^\/sessions\/new$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
             /^\/sessions\/\d+\/settle$/,

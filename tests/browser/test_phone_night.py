@@ -111,6 +111,14 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     page.wait_for_selector("html[data-night='phone']", timeout=COLD_START)
     assert page.get_attribute("#night-status", "data-waiting") == "1"
     assert "on this phone only" in page.inner_text("#night-status")
+    # The share view's QR, offline, before the server has the night: its own token's link.
+    page.wait_for_selector("#night-share[data-share-token] #night-share-qr svg[role='img']",
+                           state="attached")
+    share_token = page.get_attribute("#night-share", "data-share-token")
+    assert share_token and re.fullmatch(r"[0-9A-Za-z_-]{22}", share_token)
+    assert page.input_value("#share-url") == f"{base}/s/{share_token}"
+    page.locator("#night-share summary").click()
+    assert page.locator("#night-share-qr svg").bounding_box()["width"] >= 100
 
     for i, spec in enumerate(HANDS):
         if i == 2:
@@ -232,6 +240,8 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     assert [p["undone"] for p in ledger["payments"]] == [True, False]
     assert {(t["from"], t["to"]): Decimal(t["amount"]) for t in ledger["transfers"]} == left
     assert api(base, token, f"/sessions/{sid}")["hands"] == len(HANDS) - 1  # one void
+    assert api(base, token, f"/sessions/{sid}")["share_url"] == f"/s/{share_token}"
+    assert page.request.get(f"{base}/s/{share_token}").status == 200  # the QR leads there
     with live_app.app_context():
         assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 11
         assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
