@@ -26,7 +26,7 @@ var ASSETS = ["/static/tonk.css", "/static/tonk.js", "/static/outbox.js",
               "/static/icons/icon-192.png",
               "/offline", "/manifest.webmanifest"];
 var KEPT = [/^\/$/, /^\/sessions\/new$/, /^\/sessions\/\d+$/, /^\/sessions\/\d+\/hands\/(new|\d+)$/,
-            /^\/sessions\/\d+\/settle$/,
+            /^\/sessions\/\d+\/(settle|seats)$/, /^\/rules\/[a-z_]+$/,
             /^\/sessions\/\d+\/(live|chart\.svg)$/, /^\/s\/[^/]+$/,
             /^\/s\/[^/]+\/(live|chart\.svg|hands\/\d+)$/, /^\/check$/];
 var RECORD = /^\/sessions\/(\d+)\/hands\/new$/;

@@ -340,3 +340,22 @@ def test_the_phone_says_it_in_japanese_too(live_server, page, shot):
     page.context.set_offline(False)
     wait_stored(page, live_server, token, session_id, 1)
     shown_once_sent(page, 1)
+
+
+def test_the_seats_page_and_a_rule_card_once_opened_open_with_no_signal(live_server, page):
+    """Pages reached from a kept page are kept too: the seats page and the house-rule card,
+    once opened with a signal, open with none (not the No signal page, which would say they
+    were never opened on this phone); one never opened still says so."""
+    session, _session_id, _token = night(page, live_server, "seats@example.com")
+    kept_on_phone(page, session)
+    for path in (session + "/seats", live_server + "/rules/chicago"):
+        page.goto(path)
+    page.context.set_offline(True)
+    page.goto(session + "/seats")
+    assert page.locator("h1").inner_text() != "No signal"
+    assert page.locator("form").filter(has_text="Bob").count() >= 1
+    page.goto(live_server + "/rules/chicago")
+    assert "Chicago" in page.locator("h1").inner_text()
+    page.goto(live_server + "/rules/texas")  # never opened
+    assert page.locator("h1").inner_text() == "No signal"
+    page.context.set_offline(False)
