@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app.core.errors import TonkError
-from app.core.night import apply, fold, minor_totals, night_json
+from app.core.money import to_minor
+from app.core.night import apply, fold, night_json
 from app.core.phone import answer
 from app.db.models import GameSession
 from app.extensions import db
@@ -81,6 +82,17 @@ def test_the_home_card_counts_what_the_pots_give_back_as_the_session_page_does(d
             for n, v in state["totals"].items()} == want
 
 
+def test_the_chart_ends_at_the_totals_the_page_shows_with_a_pot_open(db_app):
+    """A newcomer's find: with the naturals pot open, the chart's lines ended at hands + side
+    bets (Ann +1.00, Bob and Cy -2.00) while the totals said +2.00, -1.00, -1.00 (what the
+    pot would give back): each point is now the total as the page showed it then."""
+    _api, sid = _ann_ran_out(db_app, None)
+    with db_app.app_context():
+        gs = db.session.get(GameSession, sid)
+        assert gs is not None
+        assert running_totals(gs) == [(0, [0, 0, 0]), (1, [200, -100, -100])]
+
+
 # -- random nights: the server, a fresh fold of the night's events and the screens agree ---------
 
 _ACCOUNTS = itertools.count()  # an account a night: each example on the same database
@@ -120,8 +132,9 @@ def _agree(db_app, api, client, sid, night):
         gs = db.session.get(GameSession, sid)
         assert gs is not None
         held, (stored, _hands) = kept_night(gs), stored_night(gs)
-        _number, line = running_totals(gs)[-1]  # the chart's last point: each seat's total
-    assert dict(zip(held.seats, line, strict=True)) == minor_totals(night.money())
+        _number, line = running_totals(gs)[-1]  # the chart's last point: the page's total
+    assert dict(zip(held.seats, line, strict=True)) == {
+        n: to_minor(m.total) for n, m in money.items()}
     for other in (held, stored):
         assert other.money() == money
         assert (other.seated, other.dealer, other.last_number) == (

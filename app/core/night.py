@@ -21,8 +21,7 @@ Pure (no Flask, no SQLAlchemy): it runs unchanged in the phone's Pyodide.
 """
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -213,31 +212,19 @@ class Night:
         totals = {n: self.base[n].hands + self.base[n].side_bets if n in self.base else _ZERO
                   for n in self.seats}
         side = {n: self.base[n].side_bets if n in self.base else _ZERO for n in self.seats}
-        last = deque(self.running(), maxlen=1)  # (summed to the last hand)
-        hands, made = (last[0][1], last[0][2]) if last else ({}, {})
-        for name, amount in made.items():
-            totals[name] += amount
-            side[name] += amount
-        for name, minor in hands.items():
-            totals[name] += from_minor(minor)
-        return player_money(totals, side if self.bets or any(side.values()) else {},
-                            pots_back(self.pots))
-
-    def running(self) -> Iterator[tuple[Deal, Mapping[str, int], Mapping[str, Decimal]]]:
-        """After each counted hand held (void ones do not count), in order: the hand, what
-        the hands held so far made each player who played one (minor units, summed once)
-        and what their side bets made (the night's ``base`` apart): the one place a night's
-        hands are added up (:meth:`money`; the chart's line of each player)."""
-        hands: dict[str, int] = {}
-        side: dict[str, Decimal] = {}
+        hands: dict[str, int] = {}  # minor units: each player's summed once
         for deal in self.hands:
             if deal.voided:
                 continue
             for name, minor in deal.nets.items():
                 hands[name] = hands.get(name, 0) + minor
             for name, amount in deal.side.items():
-                side[name] = side.get(name, _ZERO) + amount
-            yield deal, hands, side
+                totals[name] += amount
+                side[name] += amount
+        for name, minor in hands.items():
+            totals[name] += from_minor(minor)
+        return player_money(totals, side if self.bets or any(side.values()) else {},
+                            pots_back(self.pots))
 
     def open(self) -> dict[str, Decimal]:
         """What each still has to get (+) or give (−): their total moved by every payment not
@@ -292,6 +279,21 @@ def fold(events: Iterable[Mapping[str, Any]], night: Night | None = None) -> Nig
     if night is None:
         raise NightError(Message("night.event", kind=repr(None)), "kind")
     return night
+
+
+def money_by_hand(events: Iterable[Mapping[str, Any]]) -> list[tuple[Deal, dict[str, Money]]]:
+    """The night the events tell, hand by hand: each hand that counts (a voided one does not)
+    with each player's money by part just after it, what the pots would give back then
+    included (the chart's points: each ends at the total the page shows)."""
+    night: Night | None = None
+    points: dict[int, tuple[Deal, dict[str, Money]]] = {}
+    for event in events:
+        night = start(event) if night is None else apply(night, event)
+        if event.get("kind") == "hand":
+            points[night.last_number] = (night.hands[-1], night.money())
+        elif event.get("kind") == "voided":
+            points.pop(event.get("number"), None)  # type: ignore[arg-type]
+    return [points[number] for number in sorted(points)]
 
 
 def settled_hand(night: Night, data: Any, table: Mapping[str, Any] | None = None

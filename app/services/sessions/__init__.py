@@ -41,7 +41,7 @@ from .debts import (
     open_debts_of_league,
     open_debts_of_player,
 )
-from .folded import stored_night
+from .folded import running_totals, stored_night
 from .inputs import (
     MAX_SESSION_NAME,
     parse_amount,
@@ -49,7 +49,7 @@ from .inputs import (
     parse_reason,
     parse_session_name,
 )
-from .kept import dump_pots, kept_night, running_totals, seat_side, trimmed
+from .kept import dump_pots, kept_night, seat_side, trimmed
 from .ledger import (
     change_rules,
     check_room,

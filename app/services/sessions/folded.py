@@ -11,11 +11,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ...core.night import Night, fold
+from ...core.money import to_minor
+from ...core.night import Night, fold, money_by_hand
 from ...core.stored import events_of
 from ...db.models import GameSession, Hand
 from ...extensions import db
-from .reading import session_stake
+from .reading import player_names, session_stake
 
 
 def night_events(gs: GameSession, hands: Sequence[Hand]) -> list[dict[str, Any]]:
@@ -35,3 +36,25 @@ def stored_night(gs: GameSession) -> tuple[Night, list[Hand]]:
     hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
                                     .order_by(Hand.number)))
     return fold(night_events(gs, hands)), hands
+
+
+def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
+    """(hand number, each seat's total in minor units) after every counted hand, for the
+    chart: the stored night folded by the core hand by hand (:func:`app.core.night.money_by_hand`),
+    each point the total the page would have shown then (hands, side bets and what the pots
+    would give back), so that the last is the page's. A seat is None before the point it
+    joined at (a player who sat down after hand 3 starts at 0 there)."""
+    hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
+                                    .order_by(Hand.number)))
+    points, seats = money_by_hand(night_events(gs, hands)), player_names(gs)
+    series: list[tuple[int, list[int | None]]] = [(0, [0] * len(seats))]
+    first: dict[str, int] = {}  # the point before each seat's first hand: its 0
+    for deal, money in points:
+        for name in deal.players:
+            first.setdefault(name, len(series) - 1)
+        series.append((deal.number, [to_minor(money[name].total) if name in money else 0
+                                     for name in seats]))
+    for seat, name in enumerate(seats):  # no line before a player sat down
+        for _number, totals in series[:first.get(name, len(series) - 1)]:
+            totals[seat] = None
+    return series

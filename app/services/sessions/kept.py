@@ -130,26 +130,6 @@ def _held(gs: GameSession, query: Select[Any], numbered: int = 0
             {hand.number: hand for hand in hands})
 
 
-def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
-    """(hand number, each seat's running total in minor units: hands and side bets) after
-    every counted hand, for the chart, as the core adds them up (:meth:`Night.running`) from
-    the hands as stored. A seat is None before the point it joined at (a player who sat
-    down after hand 3 starts at 0 there, not at the start of the night)."""
-    night, _rows = _held(gs, select(Hand).where(Hand.session_id == gs.id))
-    series: list[tuple[int, list[int | None]]] = [(0, [0] * len(night.seats))]
-    first: dict[str, int] = {}  # the point before each seat's first hand: its 0
-    for deal, hands, side in night.running():
-        for name in deal.players:
-            first.setdefault(name, len(series) - 1)
-        series.append((deal.number, [
-            hands[name] + to_minor(side.get(name, _ZERO)) if name in hands else 0
-            for name in night.seats]))
-    for seat, name in enumerate(night.seats):  # no line before a player sat down
-        for _number, totals in series[:first.get(name, len(series) - 1)]:
-            totals[seat] = None
-    return series
-
-
 def keep(gs: GameSession, before: Night, after: Night, rows: Mapping[int, Hand]) -> bool:
     """Keep the night ``after`` an event that changed it from ``before``: the side bets of
     each hand in ``rows`` whose deal changed them, each seat's total and side-bet part, the

@@ -71,9 +71,9 @@ from ..errors import (
 )
 from .access import is_league_admin, keeps_score, kept_by
 from .entries import replace_entries
+from .folded import running_totals as running_totals
 from .inputs import parse_amount, parse_currency, parse_reason, parse_session_name
 from .kept import keep, kept_night, night_from, plays_side_bets
-from .kept import running_totals as running_totals
 from .pots import side_bets_text
 from .reading import (
     counted_hands,
