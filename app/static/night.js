@@ -295,8 +295,10 @@
       }
       hands.appendChild(li);
     });
-    var leave = document.getElementById("leave-name");
+    var leave = document.getElementById("leave-name"), choose = el("option", "", leave.getAttribute("data-choose"));
+    choose.value = "";
     leave.textContent = "";
+    leave.appendChild(choose);  // nobody chosen until somebody is (as the server's form)
     read.players.forEach(function (n) { var o = el("option", "", n); o.value = n; leave.appendChild(o); });
     drawHandFields(read);
   }
@@ -525,7 +527,9 @@
   });
   leaving.addEventListener("submit", function (e) {
     e.preventDefault();
-    add({add: {kind: "left", player: leaving.querySelector("select").value}}, leaving);
+    add({add: {kind: "left", player: leaving.querySelector("select").value}}, leaving).then(function (kept) {
+      if (kept) leaving.querySelector("details").open = false;
+    });
   });
 
   // -- sending, when there is a signal (sendNight: nightstore.js) ---------------------------------------

@@ -138,7 +138,8 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     page.wait_for_selector("#night-hands [data-hand='2'][data-voided]")
     # Bob goes home: his total stays in the night (and in who pays whom), off the table.
     page.select_option("#leave-name", "Bob")
-    page.get_by_role("button", name="Leave the table").click()
+    page.locator("#night-leave summary", has_text="Leave the table").click()
+    page.get_by_role("button", name="Yes, they leave").click()
     page.wait_for_selector("#night-status[data-waiting='8']")
     assert page.locator("#leave-name option[value='Bob']").count() == 0
     events = kept_events(page)

@@ -140,7 +140,8 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
             page.wait_for_selector("#night-totals [data-player='Eve']")
         if i == 4:
             page.select_option("#leave-name", "Bob")
-            page.get_by_role("button", name="Leave the table").click()
+            page.locator("#night-leave summary", has_text="Leave the table").click()
+            page.get_by_role("button", name="Yes, they leave").click()
             page.wait_for_selector("#leave-name:not(:has(option[value='Bob']))")
         fill(page, spec)
         page.get_by_role("button", name="Save hand").click()
