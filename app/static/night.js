@@ -154,7 +154,8 @@
     a.href = sent ? n.page : "/phone/nights/" + n.uid;
     if (sent) li.setAttribute("data-session", String(n.session));
     li.querySelector("p").textContent = n.problem || (sent ? sayOut("sent")
-      : wordsOf("phone-nights")("words-waiting", {n: waitingOf(n)}));
+      : wordsOf("phone-nights")(waitingOf(n) === 1 ? "words-waiting-one" : "words-waiting",
+                                {n: waitingOf(n)}));
   }
 
   // The pages a night started offline needs are kept while there is a signal: the
@@ -184,7 +185,8 @@
   function status() {
     var line = document.getElementById("night-status"), n = waitingOf(night);
     line.setAttribute("data-waiting", String(n));
-    line.textContent = say("only-here", {n: n}) + (offline() ? " " + say("offline") : "");
+    line.textContent = say(n === 1 ? "only-here-one" : "only-here", {n: n}) +
+      (offline() ? " " + say("offline") : "");
     var problem = document.getElementById("night-problem");
     problem.hidden = !night.problem;
     problem.textContent = night.problem || "";
