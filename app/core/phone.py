@@ -92,6 +92,7 @@ from .tableform import (
     rules_of_form,
     session_form_field,
     spec_of_options,
+    stake_of_form,
 )
 from .transfers import fewest_transfers, parse_balances
 
@@ -494,7 +495,7 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     started: dict[str, Any] = {
         "kind": "started", "name": session_name(form.get("name", "")),
         "players": [p for p in seats if p], "rules": spec,
-        "stake": amount_text(form.get("stake", "")),
+        "stake": stake_of_form(form.get("stake", ""), spec),
         "currency": form.get("currency", "").strip() or None, "dealer": dealer}
     side_bets = spec_of_options(options_of_form(form))
     if side_bets:

@@ -20,6 +20,7 @@ from .errors import TonkError
 from .hand import parse_players
 from .handform import MAX_TEXT, FormFields, hand_of_form
 from .messages import Message
+from .money import takes_stake
 from .rules import (
     OPTIONS,
     PRESETS,
@@ -51,6 +52,17 @@ def amount_text(text: str) -> str:
     ``"0.25"``. Only one or two digits after the comma are read so, never ``"1,000"``."""
     text = text.strip()[:MAX_TEXT]
     return text.replace(",", ".") if _DECIMAL_COMMA.match(text) else text
+
+
+def stake_of_form(text: str, spec: Any) -> str | None:
+    """The stake field as typed (:func:`amount_text`), or None under rules that take no
+    stake (push-ups): the form hides the field then, and what was left in it is not read."""
+    try:
+        if not takes_stake(resolve_rules(spec)):
+            return None
+    except TonkError:
+        pass  # (rules the form refuses: the stake is read, and said beside its field)
+    return amount_text(text)
 
 
 def player_list(text: str) -> list[str]:

@@ -51,6 +51,7 @@ from ..core.tableform import (
     rules_of_form,
     session_form_field,
     spec_of_options,
+    stake_of_form,
 )
 from ..services.sessions import parse_session_name
 
@@ -175,12 +176,13 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
                            form.get("league", "").strip()[:MAX_TEXT],
                            options_of_form(form))
     seated = [p for p in players if p]
+    stake = stake_of_form(form.get("stake", ""), spec)
     # Everything the page can tell at once (the core then checks the rest, one by one).
     checks: list[tuple[str, Callable[[], Any]]] = [
         ("name", lambda: parse_session_name(values.name)),
         ("players", lambda: parse_players(seated))]
     if "preset" not in errors:
-        checks.append(("stake", lambda: parse_stake(values.stake, resolve_rules(spec),
+        checks.append(("stake", lambda: parse_stake(stake, resolve_rules(spec),
                                                     values.currency)))
     for where, check in checks:
         try:
@@ -191,7 +193,7 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
     if "players" not in errors and (not 0 <= dealer_seat < MAX_SEATS
                                     or not players[dealer_seat]):
         errors["first_dealer"] = _("Choose a seat that has a player.")
-    args = {"name": values.name, "players": seated, "rules": spec, "stake": values.stake,
+    args = {"name": values.name, "players": seated, "rules": spec, "stake": stake,
             "currency": values.currency, "side_bets": spec_of_options(values.side_bets),
             "first_dealer": players[dealer_seat] if 0 <= dealer_seat < MAX_SEATS else None,
             "league_id": int(values.league) if _whole(values.league) else None}

@@ -86,6 +86,7 @@ def test_the_stake_field_hides_under_push_ups(live_server, page, shot):
     shot("09-new-push-ups-session-no-stake")
     page.select_option("#preset", "pagat")
     assert page.locator("#stake").is_visible()
+    page.fill("#stake", "")  # cleared, then push-ups chosen: the hidden field is not read
     page.select_option("#preset", "push_ups")
     page.fill("#name", "Push night")
     page.fill("#player-0", "Ann")
@@ -93,3 +94,9 @@ def test_the_stake_field_hides_under_push_ups(live_server, page, shot):
     submit(page, page.get_by_role("button", name="Start the session"))
     meta = page.locator("p.meta").inner_text()
     assert "stake" not in meta and "0 hands" in meta
+    page.goto(live_server + "/sessions/new")
+    page.fill("#stake", "lots")  # refused by the server: its words under the stake, not
+    submit(page, page.get_by_role("button", name="Start the session"))  # beside currency
+    assert page.locator("[data-stake] #err-stake").count() == 1
+    stake, said = (page.locator(s).bounding_box() for s in ("#stake", "#err-stake"))
+    assert stake and said and said["y"] > stake["y"] and abs(said["x"] - stake["x"]) < 30
