@@ -377,3 +377,48 @@ def kept_on_phone(page, session: str) -> None:
     page.goto(session + "/hands/new")
     page.goto(session.split("/sessions/")[0] + "/")
     page.goto(session)
+
+
+def opened_once(page, base: str) -> None:
+    """Online once: the worker keeps the app, the core, the new-session form and the night's
+    page."""
+    page.goto(base + "/")
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.goto(base + "/")
+    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
+    assert cached_core(page) > 10
+    settled(page, """async () => {
+        for (;;) {
+            const cache = await caches.open("tonk-pages");
+            if (await cache.match("/sessions/new") && await cache.match("/phone/nights/-"))
+                return true;
+            await new Promise((r) => setTimeout(r, 250));
+        }
+    }""")
+
+
+def fill_phone_hand(page, spec: dict[str, Any]) -> None:
+    """The hand fields of a night started on the phone (night.js), by the players' names (a
+    newcomer moves seats)."""
+    step = page.locator("#hand-step")
+    step.locator(f"label[for='kind-{spec['kind']}']").click()
+    if "player" in spec:
+        radio = step.locator(f"input[name='player'][value='{spec['player']}']")
+        step.locator(f"label[for='{radio.get_attribute('id')}']").click()
+    for name, count in spec.get("counts", {}).items():
+        box = step.locator(f".count-row[data-name='{name}'] input.count")
+        if box.is_visible():
+            box.fill(str(count))
+
+
+def kept_night(page) -> dict[str, Any]:
+    """The night as the phone keeps it (IndexedDB)."""
+    return settled(page, """() => new Promise((resolve, reject) => {
+        const req = indexedDB.open("tonk-nights", 1);
+        req.onsuccess = () => {
+            const get = req.result.transaction("nights").objectStore("nights").getAll();
+            get.onsuccess = () => resolve(get.result[0]);
+            get.onerror = () => reject(get.error);
+        };
+        req.onerror = () => reject(req.error);
+    })""")

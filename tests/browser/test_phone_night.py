@@ -22,9 +22,10 @@ from app.extensions import db
 from tests.browser.helpers import (
     COLD_START,
     api,
-    cached_core,
+    fill_phone_hand,
+    kept_night,
     made_token,
-    settled,
+    opened_once,
     shown_totals,
     sign_up,
 )
@@ -42,52 +43,13 @@ HANDS: list[dict[str, Any]] = [
 ]
 
 
-def fill(page, spec: dict[str, Any]) -> None:
-    """The hand fields drawn on the phone, by the players' names (a newcomer moves seats)."""
-    step = page.locator("#hand-step")
-    step.locator(f"label[for='kind-{spec['kind']}']").click()
-    if "player" in spec:
-        radio = step.locator(f"input[name='player'][value='{spec['player']}']")
-        step.locator(f"label[for='{radio.get_attribute('id')}']").click()
-    for name, count in spec.get("counts", {}).items():
-        box = step.locator(f".count-row[data-name='{name}'] input.count")
-        if box.is_visible():
-            box.fill(str(count))
-
-
-def kept_events(page) -> list[dict[str, Any]]:
-    """The night's events as the phone keeps them (IndexedDB)."""
-    return settled(page, """() => new Promise((resolve, reject) => {
-        const req = indexedDB.open("tonk-nights", 1);
-        req.onsuccess = () => {
-            const get = req.result.transaction("nights").objectStore("nights").getAll();
-            get.onsuccess = () => resolve(get.result[0].events);
-            get.onerror = () => reject(get.error);
-        };
-        req.onerror = () => reject(req.error);
-    })""")
-
-
 def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
         live_server, live_app, page, shot):
     base = live_server
     sign_up(page, base, "basement@example.com")
     token = made_token(page, base)
 
-    # Online once: the worker keeps the app, the core, the new-session form, the night's page.
-    page.goto(base + "/")
-    page.wait_for_function("() => !!navigator.serviceWorker.controller")
-    page.goto(base + "/")
-    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
-    assert cached_core(page) > 10
-    settled(page, """async () => {
-        for (;;) {
-            const cache = await caches.open("tonk-pages");
-            if (await cache.match("/sessions/new") && await cache.match("/phone/nights/-"))
-                return true;
-            await new Promise((r) => setTimeout(r, 250));
-        }
-    }""")
+    opened_once(page, base)
 
     # No signal: a new session from the kept form becomes a night on the phone.
     page.context.set_offline(True)
@@ -126,7 +88,7 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
             page.fill("#join-name", "Dee")
             page.get_by_role("button", name="Seat them").click()
             page.wait_for_selector("#night-totals [data-player='Dee']")
-        fill(page, spec)
+        fill_phone_hand(page, spec)
         page.get_by_role("button", name="Save hand").click()
         page.wait_for_selector(f"#night-hands [data-hand='{i + 1}']")
     # Hand 2 was a misdeal after all: void, with the reason the server asks for.
@@ -143,7 +105,7 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     page.get_by_role("button", name="Yes, they leave").click()
     page.wait_for_selector("#night-status[data-waiting='8']")
     assert page.locator("#leave-name option[value='Bob']").count() == 0
-    events = kept_events(page)
+    events = kept_night(page)["events"]
     assert [e["kind"] for e in events] == [
         "started", "hand", "hand", "joined", "hand", "hand", "voided", "left"]
     assert [e["seq"] for e in events] == list(range(1, 9))
@@ -183,7 +145,7 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
         li.get_attribute("data-amount") or "x")
         for li in page.locator("#night-transfers li[data-from]").all()}
     assert (payer, payee) not in left
-    events = kept_events(page)
+    events = kept_night(page)["events"]
     assert [e["kind"] for e in events[-3:]] == ["paid", "undone", "paid"]
     assert events[-2]["payment"] == events[-3]["id"] and Decimal(events[-1]["amount"]) == paid
     balances = fold(events).open()

@@ -25,9 +25,11 @@ from tests.browser.helpers import (
     COLD_START,
     api,
     assert_accessible,
-    cached_core,
     closed,
+    fill_phone_hand,
+    kept_night,
     made_token,
+    opened_once,
     settled,
     shown_totals,
     sign_up,
@@ -47,32 +49,6 @@ HANDS: list[dict[str, Any]] = [
 CHANGES = 10
 
 
-def fill(page, spec: dict[str, Any]) -> None:
-    """The hand fields drawn on the phone, by the players' names (a newcomer moves seats)."""
-    step = page.locator("#hand-step")
-    step.locator(f"label[for='kind-{spec['kind']}']").click()
-    if "player" in spec:
-        radio = step.locator(f"input[name='player'][value='{spec['player']}']")
-        step.locator(f"label[for='{radio.get_attribute('id')}']").click()
-    for name, count in spec.get("counts", {}).items():
-        box = step.locator(f".count-row[data-name='{name}'] input.count")
-        if box.is_visible():
-            box.fill(str(count))
-
-
-def kept_night(page) -> dict[str, Any]:
-    """The night as the phone keeps it (IndexedDB)."""
-    return settled(page, """() => new Promise((resolve, reject) => {
-        const req = indexedDB.open("tonk-nights", 1);
-        req.onsuccess = () => {
-            const get = req.result.transaction("nights").objectStore("nights").getAll();
-            get.onsuccess = () => resolve(get.result[0]);
-            get.onerror = () => reject(get.error);
-        };
-        req.onerror = () => reject(req.error);
-    })""")
-
-
 def snap(page, name: str) -> None:
     """A screenshot for people to look at (after axe finds nothing serious on the page)."""
     assert_accessible(page)
@@ -88,24 +64,6 @@ def held(live_app) -> tuple[int, int]:
                   db.session.scalar(select(func.count()).select_from(Hand)))
         db.session.remove()
     return counts  # type: ignore[return-value]
-
-
-def opened_once(page, base: str) -> None:
-    """Online once: the worker keeps the app, the core, the new-session form and the night's
-    page."""
-    page.goto(base + "/")
-    page.wait_for_function("() => !!navigator.serviceWorker.controller")
-    page.goto(base + "/")
-    page.wait_for_selector("html[data-counting='phone']", timeout=COLD_START)
-    assert cached_core(page) > 10
-    settled(page, """async () => {
-        for (;;) {
-            const cache = await caches.open("tonk-pages");
-            if (await cache.match("/sessions/new") && await cache.match("/phone/nights/-"))
-                return true;
-            await new Promise((r) => setTimeout(r, 250));
-        }
-    }""")
 
 
 def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
@@ -143,7 +101,7 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
             page.locator("#night-leave summary", has_text="Leave the table").click()
             page.get_by_role("button", name="Yes, they leave").click()
             page.wait_for_selector("#leave-name:not(:has(option[value='Bob']))")
-        fill(page, spec)
+        fill_phone_hand(page, spec)
         page.get_by_role("button", name="Save hand").click()
         page.wait_for_selector(f"#night-hands [data-hand='{i + 1}']")
 
@@ -313,7 +271,7 @@ def test_a_night_on_the_phone_plays_a_side_bet_changes_its_stake_closes_and_is_s
     assert "0.10" in line.locator("legend").inner_text()
     assert page.locator("#hand-step fieldset#sb-high_card").count() == 0  # not played
     assert line.locator("input[name='sb-naturals-in']:checked").count() == 3  # all in
-    fill(page, {"kind": "tonk_out", "player": "Ann"})
+    fill_phone_hand(page, {"kind": "tonk_out", "player": "Ann"})
     line.locator("label:text-is('Cy')").last.click()  # Cy spread three of a kind first
     snap(page, "5-a-side-bet-on-the-phone")
     page.get_by_role("button", name="Save hand").click()
@@ -339,7 +297,7 @@ def test_a_night_on_the_phone_plays_a_side_bet_changes_its_stake_closes_and_is_s
     page.select_option("#preset", "texas")
     page.get_by_role("button", name="Play by these rules").click()
     page.wait_for_selector("#night-status[data-waiting='3']")
-    fill(page, {"kind": "tonk_out", "player": "Bob"})
+    fill_phone_hand(page, {"kind": "tonk_out", "player": "Bob"})
     page.get_by_role("button", name="Save hand").click()
     page.wait_for_selector("#night-hands [data-hand='2']")
     events = kept_night(page)["events"]
