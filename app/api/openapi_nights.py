@@ -12,6 +12,7 @@ from ..services.sessions import (
     MAX_NIGHT_SEQ,
     NIGHT_EVENT_ID,
     NIGHT_FIELDS,
+    NIGHT_SHARE_TOKEN,
     NIGHT_UID,
 )
 
@@ -62,7 +63,7 @@ def _fields(schemas: dict[str, Any]) -> dict[str, Any]:
         "amount": schemas["NewPayment"]["properties"]["amount"],
         "payment": {**_EVENT_ID, "description": "The id of the paid event."},
         "carry_over": {"type": "boolean"},
-        "share_token": {"type": "string", "pattern": "^[0-9A-Za-z_-]{22,43}$",
+        "share_token": {"type": "string", "pattern": f"^{NIGHT_SHARE_TOKEN.pattern}$",
                         "description": "The session's share token, made on the phone (16 or "
                                        "more random bytes, base64url) so that its share QR "
                                        "could be shown before the night was sent; refused if "

@@ -93,6 +93,7 @@ from .sent import (
     MAX_NIGHT_SEQ,
     NIGHT_EVENT_ID,
     NIGHT_FIELDS,
+    NIGHT_SHARE_TOKEN,
     NIGHT_UID,
     NightSent,
     send_night,
@@ -101,8 +102,8 @@ from .settleup import Ledger, PaymentMade, keep_plan, money_of, remaining
 
 __all__ = [
     "MAX_NIGHT_EVENTS", "MAX_NIGHT_SEQ", "MAX_SESSION_NAME", "NIGHT_EVENT_ID",
-    "NIGHT_FIELDS", "NIGHT_UID", "Debt", "Ledger", "NightSent", "PaymentMade", "Stamp",
-    "StateCache",
+    "NIGHT_FIELDS", "NIGHT_SHARE_TOKEN", "NIGHT_UID", "Debt", "Ledger", "NightSent",
+    "PaymentMade", "Stamp", "StateCache",
     "archived_sessions_of", "change_rules", "change_seats", "check_room", "close_session",
     "correct_hand", "counted_hands", "create_session", "debts_of_session", "delete_session",
     "dump_pots", "findable_token", "get_hand", "hand_limit", "hand_limits", "history",

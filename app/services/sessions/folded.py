@@ -33,20 +33,23 @@ def night_events(gs: GameSession, hands: Sequence[Hand]) -> list[dict[str, Any]]
 def stored_night(gs: GameSession) -> tuple[Night, list[Hand]]:
     """``gs``'s night folded from its stored rows, and its hands in order (a refusal of the
     core raises its :class:`~app.core.errors.TonkError`)."""
-    hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
-                                    .order_by(Hand.number)))
+    hands = _hands(gs)
     return fold(night_events(gs, hands)), hands
+
+
+def _hands(gs: GameSession) -> list[Hand]:
+    return list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
+                                   .order_by(Hand.number)))
 
 
 def running_totals(gs: GameSession) -> list[tuple[int, list[int | None]]]:
     """(hand number, each seat's total in minor units) after every counted hand, for the
-    chart: the stored night folded by the core hand by hand (:func:`app.core.night.money_by_hand`),
-    each point the total the page would have shown then (hands, side bets and what the pots
-    would give back), so that the last is the page's. A seat is None before the point it
+    chart: the stored night folded by the core hand by hand
+    (:func:`app.core.night.money_by_hand`), each point the total the page would have shown
+    then (hands, side bets and what the pots would give back), so that the last is the
+    page's. A seat is None before the point it
     joined at (a player who sat down after hand 3 starts at 0 there)."""
-    hands = list(db.session.scalars(select(Hand).where(Hand.session_id == gs.id)
-                                    .order_by(Hand.number)))
-    points, seats = money_by_hand(night_events(gs, hands)), player_names(gs)
+    points, seats = money_by_hand(night_events(gs, _hands(gs))), player_names(gs)
     series: list[tuple[int, list[int | None]]] = [(0, [0] * len(seats))]
     first: dict[str, int] = {}  # the point before each seat's first hand: its 0
     for deal, money in points:

@@ -51,6 +51,7 @@ from .ledger import (
     undo_payment,
     void_hand,
 )
+from .reading import TOKEN_LENGTH
 from .seats import change_seats
 
 #: The most events one request may carry (a long night is sent in several).
@@ -60,7 +61,7 @@ MAX_NIGHT_SEQ = 1_000_000
 #: A night's uid: the session's own (``GameSession.uid``), as an export writes it.
 NIGHT_UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
 #: A share token made on the phone (16 or more random bytes, base64url, as the server's own).
-SHARE_TOKEN = re.compile(r"[0-9A-Za-z_-]{22,43}")
+NIGHT_SHARE_TOKEN = re.compile(rf"[0-9A-Za-z_-]{{22,{TOKEN_LENGTH}}}")
 #: An event's id, made on the phone.
 NIGHT_EVENT_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
 #: Each kind of event and the fields it may carry besides ``id``, ``seq`` and ``kind``.
@@ -294,7 +295,7 @@ def _share_token(token: Any) -> str:
     """The share token a night was started with on the phone (its QR printed before the
     server held the night): random URL-safe text as :func:`.reading.new_share_token` makes
     it, and no other session's."""
-    if not isinstance(token, str) or not SHARE_TOKEN.fullmatch(token):
+    if not isinstance(token, str) or not NIGHT_SHARE_TOKEN.fullmatch(token):
         raise LedgerError(Message("sync.share_token", value=repr(token)[:50]), "share_token")
     if db.session.scalar(select(GameSession.id).where(GameSession.share_token == token)):
         raise LedgerError(Message("sync.share_token_taken"), "share_token")
