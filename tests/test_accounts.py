@@ -455,6 +455,52 @@ def test_the_file_counts_windows_that_end_and_tries_given_back(tmp_path, monkeyp
     assert store.get("k") == 0 and store.check()
 
 
+def _open_and_count(path: str, threads: int) -> list[str]:
+    """(In a process of its own) ``threads`` threads opening the store's file at the same
+    moment and counting once each; the errors they met."""
+    import threading
+
+    from app.http import limit_store
+
+    store = limit_store.SQLiteCounts(limit_store.uri(path))
+    together, errors = threading.Barrier(threads), []
+
+    def count() -> None:
+        together.wait(timeout=30)
+        try:
+            store.get("k")
+            store.incr("k", 60)
+        except Exception as exc:  # noqa: BLE001 - what the test reports
+            errors.append(repr(exc))
+
+    started = [threading.Thread(target=count) for _ in range(threads)]
+    for thread in started:
+        thread.start()
+    for thread in started:
+        thread.join(timeout=30)
+    return errors
+
+
+def test_a_new_file_opened_at_once_by_two_workers_threads_counts_every_try(tmp_path):
+    """The first tries of a new server's two workers arrive together: every thread opens
+    the new file, makes it WAL and makes its table at once. The losers of that race were
+    told "database is locked" (SQLite calls no busy handler there) or "disk I/O error",
+    a 500 on /signin under load; 4 of 40 new files failed so. Now they try again."""
+    import concurrent.futures
+    import multiprocessing
+
+    from app.http import limit_store
+
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=spawn) as workers:
+        for n in range(12):
+            path = str(tmp_path / f"limits{n}.sqlite")
+            errors = [error for errors in workers.map(_open_and_count, [path, path], [15, 15])
+                      for error in errors]
+            assert errors == [], (n, errors[:3])
+            assert limit_store.SQLiteCounts(limit_store.uri(path)).get("k") == 30
+
+
 class _SlowCountingHasher:
     """The test's argon2, made slow enough that tries sent together overlap, counting the
     passwords it is asked to check (or, for an unknown account, to hash instead)."""

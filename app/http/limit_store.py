@@ -15,7 +15,8 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from limits.storage import Storage
 
@@ -27,6 +28,8 @@ SCHEME = "tonk+sqlite"
 BUSY_SECONDS = 5.0
 #: Every so many counts a process deletes the windows that have ended.
 SWEEP_EVERY = 200
+
+T = TypeVar("T")
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, count INTEGER NOT NULL,"
            " expires REAL NOT NULL) WITHOUT ROWID")
@@ -40,6 +43,23 @@ _COUNT = ("INSERT INTO counts (key, count, expires) VALUES (:key, :amount, :expi
 def uri(path: str | os.PathLike[str]) -> str:
     """The storage URI of the counts kept in the file at ``path``."""
     return f"{SCHEME}://{os.fspath(path)}"
+
+
+def _again(step: Callable[[], T], opening: bool = False) -> T:
+    """``step`` done, tried again while another process holds the file: it holds it for well
+    under a millisecond, so every 0.5-2 ms (SQLite's own busy handler sleeps up to 100 ms
+    at a time, long after the file is free), for :data:`BUSY_SECONDS` at most. Opening a
+    new file, "disk I/O error" too: another connection is setting its WAL index up."""
+    deadline, pause = time.monotonic() + BUSY_SECONDS, 0.0005
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            passing = "locked" in str(exc) or (opening and "disk I/O" in str(exc))
+            if not passing or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.002)
 
 
 class SQLiteCounts(Storage):
@@ -62,47 +82,40 @@ class SQLiteCounts(Storage):
 
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection (made anew in a process forked from the one that had
-        it); the file made 0600 from the start, and its table."""
+        it); the file made 0600 from the start, and its table. Threads and workers opening
+        a new file at the same moment race to make it WAL and to make its table: the loser
+        is told "locked" at once (SQLite calls no busy handler there), or, while the other
+        sets the WAL index up, "disk I/O error"; it tries again, as a count does."""
         held = getattr(self._local, "held", None)
         if held is not None and held[0] == os.getpid():
             return held[1]  # type: ignore[no-any-return]
         private_file(self.path)
         connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None,
                                      check_same_thread=False)
-        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA busy_timeout = 0")  # a count waits in short steps
+        _again(lambda: connection.execute("PRAGMA journal_mode = WAL"), opening=True)
         connection.execute("PRAGMA synchronous = NORMAL")
-        connection.execute(_SCHEMA)
-        connection.execute("PRAGMA busy_timeout = 0")  # a count waits in short steps: incr
+        _again(lambda: connection.execute(_SCHEMA), opening=True)
         self._local.held = (os.getpid(), connection)
         return connection
 
     def incr(self, key: str, expiry: int | float, amount: int = 1) -> int:
         """Count ``amount`` tries (a negative one gives them back) in ``key``'s window, begun
-        now if it had none or it had ended; the count after. Another process counting holds
-        the file for well under a millisecond: this one tries again every 0.5-2 ms (SQLite's
-        own busy handler sleeps up to 100 ms at a time, long after the file is free)."""
+        now if it had none or it had ended; the count after."""
         now = time.time()
         connection = self._connection()
         values = {"key": key, "amount": amount, "now": now, "expires": now + expiry}
-        deadline, pause = time.monotonic() + BUSY_SECONDS, 0.0005
-        while True:
-            try:
-                row = connection.execute(_COUNT, values).fetchone()
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.002)
+        row = _again(lambda: connection.execute(_COUNT, values).fetchone())
         self._counted += 1
         if self._counted % SWEEP_EVERY == 0:
-            connection.execute("DELETE FROM counts WHERE expires <= ?", (now,))
+            _again(lambda: connection.execute("DELETE FROM counts WHERE expires <= ?", (now,)))
         return int(row[0])
 
     def _row(self, key: str) -> Any:
-        return self._connection().execute(
+        connection = self._connection()
+        return _again(lambda: connection.execute(
             "SELECT count, expires FROM counts WHERE key = ? AND expires > ?",
-            (key, time.time())).fetchone()
+            (key, time.time())).fetchone())
 
     def get(self, key: str) -> int:
         row = self._row(key)
