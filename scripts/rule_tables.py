@@ -1,6 +1,7 @@
-"""Write the docs' tables of catch schemes and presets from their registries
-(app/core/catches.py, ``PRESETS`` in app/core/rules.py), so that a scheme or a preset declared
-there is in docs/rules.md (§5, §7) and docs/house-rules.md with nothing written by hand:
+"""Write the docs' tables of rule options, catch schemes and presets from their registries
+(``OPTIONS`` and ``PRESETS`` in app/core/rules.py, app/core/catches.py), so that an option, a
+scheme or a preset declared there is in docs/rules.md (§3, §5, §7) and docs/house-rules.md
+with nothing written by hand:
 ``.venv/bin/python scripts/rule_tables.py`` rewrites what stands between each
 ``<!-- rule_tables: NAME -->`` line and the next ``<!-- /rule_tables -->``; with ``--check``
 it changes nothing and exits 1 when a page is not what it would write
@@ -8,6 +9,7 @@ it changes nothing and exits 1 when a page is not what it would write
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from app.core.catches import CATCH_SCHEMES, EXAMPLE_PLAYERS, CatchScheme
 from app.core.messages import in_english
-from app.core.rules import PRESETS, Preset
+from app.core.rules import OPTIONS, PRESETS, Option, Preset
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BLOCK = re.compile(r"(<!-- rule_tables: (\w+) -->\n)(.*?)(<!-- /rule_tables -->)", re.S)
@@ -58,6 +60,34 @@ def _value(value: object) -> str:
     return str(value)
 
 
+def _default(option: Option) -> str:
+    """An option's default as its JSON (``null`` where it has none)."""
+    default = option.default
+    if isinstance(default, tuple):  # the deal wins
+        return "`" + json.dumps([win.to_json() for win in default]) + "`"
+    return "null" if default is None else f"`{default}`" if isinstance(default, str) \
+        else str(default)
+
+
+def option_values() -> list[str]:
+    """docs/rules.md §3: each option, the values it takes, its default and its sources."""
+    return ["| option | values | default (= `pagat`) | source |", "| --- | --- | --- | --- |",
+            *(f"| `{o.name}` | {o.values} | {_default(o)} | {o.source} |"
+              for o in OPTIONS.values())]
+
+
+def _accepts(option: Option) -> str:
+    if option.accepts is None:  # a list of choices
+        return ", ".join(f"`{choice}`" for choice in option.choices or ())
+    return option.accepts + ("" if option.default is None else f" ({_default(option)})")
+
+
+def option_summaries() -> list[str]:
+    """docs/house-rules.md: each option, its values in short and what it changes."""
+    return ["| option | choices (default = pagat) | what it changes |", "| --- | --- | --- |",
+            *(f"| `{o.name}` | {_accepts(o)} | {o.changes} |" for o in OPTIONS.values())]
+
+
 def _changes(preset: Preset) -> str:
     rules = preset.rules
     return "; ".join(f"`{name}` {_value(getattr(rules, name))}"
@@ -80,6 +110,8 @@ def preset_summaries() -> list[str]:
 
 #: Each generated table by the name its page's marker gives it.
 TABLES: dict[str, Callable[[], list[str]]] = {
+    "option_values": option_values,
+    "option_summaries": option_summaries,
     "catch_formulas": catch_formulas,
     "catch_summaries": catch_summaries,
     "preset_changes": preset_changes,

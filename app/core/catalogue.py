@@ -2,13 +2,13 @@
 
 Placeholders are named (``{player}``) and filled in by :func:`app.core.messages.render`; a
 translation gives the same placeholders in another order. Ids are grouped by what they are:
-words (``end.*``, ``multiple.*``), a rule option's label and meaning and its choices, preset
-titles and summaries, rule texts (``rule.*``, the words each payment carries), explanation
-sentences (``explain.*``) and error messages (the rest); what import, export, backup and
-restore say about files is in :mod:`.catalogue_exchange`, where each rule is written
-(``source.*``) in :mod:`.catalogue_sources`. A catch scheme's words (its title, summary,
-rule texts and sentences of its own) are declared with it in :mod:`.catches` and join
-:data:`CATALOGUE` when it registers.
+words (``end.*``, ``multiple.*``), a rule option's choices, preset titles and summaries,
+rule texts (``rule.*``, the words each payment carries), explanation sentences
+(``explain.*``) and error messages (the rest); what import, export, backup and restore say
+about files is in :mod:`.catalogue_exchange`, where each rule is written (``source.*``) in
+:mod:`.catalogue_sources`. A catch scheme's words (its title, summary, rule texts and
+sentences of its own) are declared with it in :mod:`.catches`, and a rule option's (its
+label and meaning) with it in :mod:`.rules`: they join :data:`CATALOGUE` when registered.
 """
 from __future__ import annotations
 
@@ -57,58 +57,7 @@ CATALOGUE: dict[str, str] = {
     "deal_tie.nearest_left": "equal best instant wins go to the one nearest the dealer's left",
     "stock_out_tie.all_paid": "tied lowest counts are all paid",
     "stock_out_tie.draw": "tied lowest counts make a draw",
-    # -- what each option means --------------------------------------------------------------
-    "option.scoring.label": "Scoring",
-    "option.scoring": "Money, whole points, or push-ups (lowest total wins).",
-    "option.deck.label": "Deck",
-    "option.deck": "Standard 52 cards, with jokers that count 0, or forty cards "
-                   "without 8s, 9s and 10s.",
-    "option.jokers.label": "Jokers in the deck",
-    "option.jokers": "How many jokers the deck with jokers holds: two, or more where a table "
-                     "adds them (they count 0, so more of them change the totals a hand can "
-                     "make).",
-    "option.face_value.label": "Face cards count",
-    "option.face_value": "J, Q, K count 10, or 11, 12 and 13 (then 49 and 50 win nothing "
-                         "on the deal).",
-    "option.hand_size.label": "Cards dealt",
-    "option.hand_size": "How many cards each player is dealt.",
-    "option.deal_wins.label": "Instant wins on the deal",
-    "option.deal_wins": "Initial totals that win at once on the deal, best first, what each "
-                        "pays and, if it has its own, how equal claims are decided.",
-    "option.deal_conflict.label": "Several instant wins",
-    "option.deal_conflict": "What happens when several players win on the deal: a draw, "
-                            "only the best is paid, or all are paid.",
-    "option.deal_tie.label": "Equal instant wins",
-    "option.deal_tie": "When the best instant wins are equal: a draw, or the one nearest "
-                       "the dealer's left wins.",
-    "option.tonk_out_pays.label": "Tonk out pays",
-    "option.tonk_out_pays": "What each player pays for a tonk out (going out without a final "
-                            "discard).",
-    "option.tonk_out_by_hits_pays.label": "Tonk out with a hit pays",
-    "option.tonk_out_by_hits_pays": "What a tonk out pays when any of the last cards was hit "
-                                    "onto a spread already on the table rather than put "
-                                    "down in a new spread of the player's own (empty: the "
-                                    "same as any tonk out).",
-    "option.first_turn_spread_pays.label": "First-turn spreads pay",
-    "option.first_turn_spread_pays": "What going out with two spreads on the first turn pays "
-                                     "(empty: no special payment).",
-    "option.double_double_pays.label": "Double-double pays",
-    "option.double_double_pays": "What a double-double pays (empty: not played).",
-    "option.run_out_pays.label": "Run out pays",
-    "option.run_out_pays": "What each player pays when someone discards their last card.",
-    "option.drop_win_pays.label": "A won drop pays",
-    "option.drop_win_pays": "What each player pays a dropper who has the lowest count.",
-    "option.catch.label": "Caught drop",
-    "option.catch": "Who pays whom when a dropper is caught.",
-    "option.catch_factor.label": "Catch factor",
-    "option.catch_factor": "Under the catchers scheme: what the caught dropper pays each "
-                           "catcher.",
-    "option.stock_out_pays.label": "Stock out pays",
-    "option.stock_out_pays": "What each player pays the lowest count when the stock runs out "
-                             "(0: the hand is dead).",
-    "option.stock_out_tie.label": "Tied stock out",
-    "option.stock_out_tie": "When the stock runs out and the lowest counts tie: all paid, "
-                            "or a draw.",
+    # (each option's label and meaning are declared with it, in app/core/rules.py)
     # (each catch scheme's words are declared with it, in app/core/catches.py)
     # -- presets -----------------------------------------------------------------------------
     "preset.pagat.title": "Standard (pagat.com)",

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from copy import deepcopy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .cards import DECKS, FACE_VALUES, JOKERS, MAX_JOKERS, card_word, deal_totals, play_counts
+from .catalogue import CATALOGUE
 from .catches import CATCH_SCHEMES
 from .errors import RulesError, UnknownOptionError, UnknownPresetError
 from .messages import Message, join_or
@@ -98,75 +99,6 @@ class DealWin:
         return out
 
 
-@dataclass(frozen=True)
-class Rules:
-    """A complete house-rule set. Build one with :func:`resolve_rules`."""
-
-    preset: str = "pagat"
-    scoring: str = "money"
-    deck: str = "standard"
-    jokers: int = JOKERS  # how many the jokers deck holds; no other deck has any
-    face_value: str = "ten"
-    hand_size: int = 5
-    deal_wins: tuple[DealWin, ...] = (DealWin(pays=2, totals=(49, 50)),)
-    deal_conflict: str = "draw"
-    deal_tie: str = "draw"
-    tonk_out_pays: int = 2
-    tonk_out_by_hits_pays: int | None = None
-    first_turn_spread_pays: int | None = None
-    double_double_pays: int | None = None
-    run_out_pays: int = 1
-    drop_win_pays: int = 1
-    catch: str = "standard"
-    catch_factor: int = 2
-    stock_out_pays: int = 1
-    stock_out_tie: str = "all_paid"
-    # Derived once per rule set, so that settling a hand looks nothing up twice.
-    play_counts: frozenset[int] = field(init=False, repr=False, compare=False)
-    deal_totals: frozenset[int] = field(init=False, repr=False, compare=False)
-    max_count: int = field(init=False, repr=False, compare=False)
-    min_deal_total: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        counts = play_counts(self.deck, self.face_value, self.hand_size, self.jokers)
-        deals = deal_totals(self.deck, self.face_value, self.hand_size, self.jokers)
-        object.__setattr__(self, "play_counts", counts)
-        object.__setattr__(self, "deal_totals", deals)
-        object.__setattr__(self, "max_count", max(counts))
-        object.__setattr__(self, "min_deal_total", min(deals))
-
-    @property
-    def hand_words(self) -> Message:
-        """"five cards": the size of a hand, for messages."""
-        return card_word(self.hand_size)
-
-    @property
-    def has_five_face_cards(self) -> bool:
-        return any(w.five_face_cards for w in self.deal_wins)
-
-    def options(self) -> dict[str, Any]:
-        """Every option with its value, as JSON (no preset)."""
-        out: dict[str, Any] = {}
-        for name in OPTIONS:
-            value = getattr(self, name)
-            out[name] = [w.to_json() for w in value] if name == "deal_wins" else value
-        return out
-
-    def overrides(self) -> dict[str, Any]:
-        """The options that differ from the preset's own values."""
-        base = find_preset(self.preset).rules.options()
-        return {k: v for k, v in self.options().items() if base[k] != v}
-
-    def to_json(self) -> dict[str, Any]:
-        """The shortest spec that :func:`resolve_rules` turns back into these rules (worked
-        out once per rule set: every stored hand writes it; each caller gets its own copy)."""
-        spec = self.__dict__.get("_spec")
-        if spec is None:
-            spec = {"preset": self.preset, **self.overrides()}
-            object.__setattr__(self, "_spec", spec)
-        return {k: deepcopy(v) if isinstance(v, list | dict) else v for k, v in spec.items()}
-
-
 # -- option validation ---------------------------------------------------------------------
 
 def _whole(name: str, value: Any, low: int, high: int) -> int:
@@ -242,31 +174,28 @@ def _deal_win(i: int, item: Any) -> DealWin:
 
 OptionCheck = Callable[[str, Any], Any]
 
-#: Each option: how its value is checked, or the choices it is one of.
-_OPTIONS: dict[str, OptionCheck | Mapping[str, Message]] = {
-    "scoring": SCORINGS, "deck": DECKS,
-    "jokers": lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS), "face_value": FACE_VALUES,
-    "hand_size": lambda n, v: _whole(n, v, 1, 13), "deal_wins": _deal_wins,
-    "deal_conflict": DEAL_CONFLICTS, "deal_tie": DEAL_TIES,
-    "tonk_out_pays": _multiple(), "tonk_out_by_hits_pays": _optional_multiple,
-    "first_turn_spread_pays": _optional_multiple, "double_double_pays": _optional_multiple,
-    "run_out_pays": _multiple(), "drop_win_pays": _multiple(), "catch": CATCHES,
-    "catch_factor": _multiple(), "stock_out_pays": _multiple(low=0),
-    "stock_out_tie": STOCK_OUT_TIES,
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """A rule option: how its value is checked (``check(name, value)`` → the value, or a
-    :class:`RulesError`); for an option chosen from a list, the ``choices`` with what each
-    means (the forms' choices and the OpenAPI enum); its label on the forms and cards and
-    what it means in one line are in the catalogue (``option.<name>.label``,
-    ``option.<name>``)."""
+    """A rule option, declared once, where :class:`Rules` gives it a field (:func:`_option`):
+    how its value is checked (``check(name, value)`` → the value, or a :class:`RulesError`);
+    for an option chosen from a list, the ``choices`` with what each means (the forms' choices
+    and the OpenAPI enum); its ``default``; its label on the forms and cards and what it means
+    in one line (``words``: English, joining the catalogue as ``option.<name>.label`` and
+    ``option.<name>``, extracted for translation as the catalogue is); and its lines in the
+    docs' tables of options (``scripts/rule_tables.py``): the ``values`` it takes and the
+    ``source`` texts that have it (docs/rules.md §3), what it ``accepts`` in short where it
+    is no list of choices and what it ``changes`` (docs/house-rules.md)."""
 
     name: str
     check: OptionCheck
-    choices: Mapping[str, Message] | None = None
+    choices: Mapping[str, Message] | None
+    default: Any
+    words: Mapping[str, str]
+    values: str
+    source: str
+    accepts: str | None
+    changes: str
 
     @property
     def label(self) -> Message:
@@ -277,10 +206,232 @@ class Option:
         return Message(f"option.{self.name}")
 
 
+def _option(default: Any, how: OptionCheck | Mapping[str, Message], *,
+            words: Mapping[str, str], values: str, source: str, changes: str,
+            accepts: str | None = None) -> Any:
+    """A field of :class:`Rules` that is a rule option: its ``default``, and its
+    :class:`Option` (named by the field) made of ``how`` its value is checked (or the choices
+    it is one of) and the rest."""
+    choices = how if isinstance(how, Mapping) else None
+    check = _choice(how) if isinstance(how, Mapping) else how
+    return field(default=default, metadata={"option": Option(
+        "", check, choices, default, words, values, source, accepts, changes)})
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A complete house-rule set. Build one with :func:`resolve_rules`."""
+
+    preset: str = "pagat"
+    scoring: str = _option(
+        "money", SCORINGS,
+        words={"option.scoring.label": "Scoring",
+               "option.scoring": "Money, whole points, or push-ups (lowest total wins)."},
+        values="`money`, `points` (whole-point stakes, same payments), `push_ups` (section 6)",
+        source="001: Washington State, push-ups",
+        changes="money at the stake; whole points; or push-ups: nobody pays, each loser is "
+                "pushed up by their count × the win's multiple, lowest total best")
+    deck: str = _option(
+        "standard", DECKS,
+        words={"option.deck.label": "Deck",
+               "option.deck": "Standard 52 cards, with jokers that count 0, or forty cards "
+                              "without 8s, 9s and 10s."},
+        values="`standard` (52), `jokers` (52 + 2 jokers worth 0), `forty` (no 8, 9, 10)",
+        source="000; 001: jokers, Baton Rouge",
+        changes="52 cards; 52 and jokers worth 0; 40 cards without 8, 9, 10")
+    #: how many the jokers deck holds; no other deck has any
+    jokers: int = _option(
+        JOKERS, lambda n, v: _whole(n, v, JOKERS, MAX_JOKERS),
+        words={"option.jokers.label": "Jokers in the deck",
+               "option.jokers": "How many jokers the deck with jokers holds: two, or more "
+                                "where a table adds them (they count 0, so more of them "
+                                "change the totals a hand can make)."},
+        values=f"jokers in the `jokers` deck, {JOKERS} to {MAX_JOKERS}; another deck takes "
+               f"only {JOKERS}",
+        source='001: jokers ("two or more")', accepts=f"{JOKERS} to {MAX_JOKERS}",
+        changes='how many jokers the `jokers` deck holds (pagat: "two or more"); another '
+                'deck takes only the default')
+    face_value: str = _option(
+        "ten", FACE_VALUES,
+        words={"option.face_value.label": "Face cards count",
+               "option.face_value": "J, Q, K count 10, or 11, 12 and 13 (then 49 and 50 win "
+                                    "nothing on the deal)."},
+        values="`ten` (J Q K = 10), `rank` (J 11, Q 12, K 13). With `rank`, 49 and 50 are no "
+               'instant wins: pagat, "the automatic win with 49 or 50 would become too '
+               'frequent and is not allowed"; they are taken out of every `totals` entry (an '
+               "entry left empty goes), and the rules' summary says so",
+        source="001",
+        changes="J, Q, K count 10; or 11, 12, 13 (then 49 and 50 win nothing on the deal)")
+    hand_size: int = _option(
+        5, lambda n, v: _whole(n, v, 1, 13),
+        words={"option.hand_size.label": "Cards dealt",
+               "option.hand_size": "How many cards each player is dealt."},
+        values="cards dealt, 1 to 13", source="001: Seattle (7)", accepts="1 to 13",
+        changes="cards dealt to each player")
+    deal_wins: tuple[DealWin, ...] = _option(
+        (DealWin(pays=2, totals=(49, 50)),), _deal_wins,
+        words={"option.deal_wins.label": "Instant wins on the deal",
+               "option.deal_wins": "Initial totals that win at once on the deal, best first, "
+                                   "what each pays and, if it has its own, how equal claims "
+                                   "are decided."},
+        values='list of instant-win rules, best first: `{"totals": [49, 50], "pays": 2}`, '
+               '`{"at_most": 13, "pays": 2}`, `{"five_face_cards": true, "pays": 2}`',
+        source="000, 001", accepts="list, best first",
+        changes="initial totals that win at once: `totals`, `at_most` a number, or "
+                "`five_face_cards`, each with what it pays")
+    deal_conflict: str = _option(
+        "draw", DEAL_CONFLICTS,
+        words={"option.deal_conflict.label": "Several instant wins",
+               "option.deal_conflict": "What happens when several players win on the deal: "
+                                       "a draw, only the best is paid, or all are paid."},
+        values="what happens when several players claim: `draw` (no payments), `best` (only "
+               "the best claim is paid), `all_paid`",
+        source="001", changes="several instant wins: a draw, only the best paid, or all paid")
+    deal_tie: str = _option(
+        "draw", DEAL_TIES,
+        words={"option.deal_tie.label": "Equal instant wins",
+               "option.deal_tie": "When the best instant wins are equal: a draw, or the one "
+                                  "nearest the dealer's left wins."},
+        values="when `best` leaves equal claims: `draw`, `nearest_left`", source="001: Newark",
+        changes="equal best instant wins: a draw, or the one nearest the dealer's left")
+    tonk_out_pays: int = _option(
+        2, _multiple(),
+        words={"option.tonk_out_pays.label": "Tonk out pays",
+               "option.tonk_out_pays": "What each player pays for a tonk out (going out "
+                                       "without a final discard)."},
+        values=f"multiple (every multiple: a whole number from 1 to {MAX_MULTIPLE})",
+        source="001", accepts="multiple", changes="a tonk out")
+    tonk_out_by_hits_pays: int | None = _option(
+        None, _optional_multiple,
+        words={"option.tonk_out_by_hits_pays.label": "Tonk out with a hit pays",
+               "option.tonk_out_by_hits_pays": "What a tonk out pays when any of the last "
+                                               "cards was hit onto a spread already on the "
+                                               "table rather than put down in a new spread "
+                                               "of the player's own (empty: the same as any "
+                                               "tonk out)."},
+        values="multiple, or null",
+        source='001: "single stake for running out by hitting"; 000: six-card spread',
+        accepts="multiple or null",
+        changes="a tonk out with a hit: any of the last cards went onto a spread already on "
+                "the table")
+    first_turn_spread_pays: int | None = _option(
+        None, _optional_multiple,
+        words={"option.first_turn_spread_pays.label": "First-turn spreads pay",
+               "option.first_turn_spread_pays": "What going out with two spreads on the "
+                                                "first turn pays (empty: no special "
+                                                "payment)."},
+        values="multiple, or null", source="001: Newark (4), Chicago (2)",
+        accepts="multiple or null", changes="going out with spreads on the first turn")
+    double_double_pays: int | None = _option(
+        None, _optional_multiple,
+        words={"option.double_double_pays.label": "Double-double pays",
+               "option.double_double_pays": "What a double-double pays (empty: not played)."},
+        values="multiple, or null (not played)", source="000", accepts="multiple or null",
+        changes="a double-double (null: not played)")
+    run_out_pays: int = _option(
+        1, _multiple(),
+        words={"option.run_out_pays.label": "Run out pays",
+               "option.run_out_pays": "What each player pays when someone discards their "
+                                      "last card."},
+        values="multiple", source='001; Rushville (a "rum" pays 2)', accepts="multiple",
+        changes="a run out")
+    drop_win_pays: int = _option(
+        1, _multiple(),
+        words={"option.drop_win_pays.label": "A won drop pays",
+               "option.drop_win_pays": "What each player pays a dropper who has the lowest "
+                                       "count."},
+        values="multiple", source="001", accepts="multiple", changes="a won drop")
+    catch: str = _option(
+        "standard", CATCHES,
+        words={"option.catch.label": "Caught drop",
+               "option.catch": "Who pays whom when a dropper is caught."},
+        values="a scheme of section 5", source="000, 001",
+        accepts="a scheme of the table below", changes="who pays whom when a dropper is caught")
+    catch_factor: int = _option(
+        2, _multiple(),
+        words={"option.catch_factor.label": "Catch factor",
+               "option.catch_factor": "Under the catchers scheme: what the caught dropper pays "
+                                      "each catcher."},
+        values="multiple paid to each catcher under `catch: catchers`",
+        source="001: Chicago (2), Rushville (4 = double rum)", accepts="multiple",
+        changes="what the caught dropper pays each catcher under `catchers`")
+    stock_out_pays: int = _option(
+        1, _multiple(low=0),
+        words={"option.stock_out_pays.label": "Stock out pays",
+               "option.stock_out_pays": "What each player pays the lowest count when the "
+                                        "stock runs out (0: the hand is dead)."},
+        values="multiple, or 0 (dead hand)", source="001", accepts="multiple or 0",
+        changes="a stock-out; 0 makes it a dead hand")
+    stock_out_tie: str = _option(
+        "all_paid", STOCK_OUT_TIES,
+        words={"option.stock_out_tie.label": "Tied stock out",
+               "option.stock_out_tie": "When the stock runs out and the lowest counts tie: "
+                                       "all paid, or a draw."},
+        values="`all_paid`, `draw`", source="000 (draw)",
+        changes="tied lowest counts when the stock runs out (under push-ups too: it decides "
+                "who is pushed up)")
+    # Derived once per rule set, so that settling a hand looks nothing up twice.
+    play_counts: frozenset[int] = field(init=False, repr=False, compare=False)
+    deal_totals: frozenset[int] = field(init=False, repr=False, compare=False)
+    max_count: int = field(init=False, repr=False, compare=False)
+    min_deal_total: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        counts = play_counts(self.deck, self.face_value, self.hand_size, self.jokers)
+        deals = deal_totals(self.deck, self.face_value, self.hand_size, self.jokers)
+        object.__setattr__(self, "play_counts", counts)
+        object.__setattr__(self, "deal_totals", deals)
+        object.__setattr__(self, "max_count", max(counts))
+        object.__setattr__(self, "min_deal_total", min(deals))
+
+    @property
+    def hand_words(self) -> Message:
+        """"five cards": the size of a hand, for messages."""
+        return card_word(self.hand_size)
+
+    @property
+    def has_five_face_cards(self) -> bool:
+        return any(w.five_face_cards for w in self.deal_wins)
+
+    def options(self) -> dict[str, Any]:
+        """Every option with its value, as JSON (no preset)."""
+        out: dict[str, Any] = {}
+        for name in OPTIONS:
+            value = getattr(self, name)
+            out[name] = [w.to_json() for w in value] if name == "deal_wins" else value
+        return out
+
+    def overrides(self) -> dict[str, Any]:
+        """The options that differ from the preset's own values."""
+        base = find_preset(self.preset).rules.options()
+        return {k: v for k, v in self.options().items() if base[k] != v}
+
+    def to_json(self) -> dict[str, Any]:
+        """The shortest spec that :func:`resolve_rules` turns back into these rules (worked
+        out once per rule set: every stored hand writes it; each caller gets its own copy)."""
+        spec = self.__dict__.get("_spec")
+        if spec is None:
+            spec = {"preset": self.preset, **self.overrides()}
+            object.__setattr__(self, "_spec", spec)
+        return {k: deepcopy(v) if isinstance(v, list | dict) else v for k, v in spec.items()}
+
+
+def _declared() -> dict[str, Option]:
+    """Every option :class:`Rules` declares, named; their words join the catalogue."""
+    options: dict[str, Option] = {}
+    for declared in fields(Rules):
+        if "option" not in declared.metadata:
+            continue
+        option = replace(declared.metadata["option"], name=declared.name)
+        if set(option.words) != {f"option.{option.name}.label", f"option.{option.name}"}:
+            raise ValueError(f"the option {option.name} must give its label and meaning")
+        CATALOGUE.update(option.words)
+        options[option.name] = option
+    return options
+
+
 #: Every rule option, by name, in the order the forms show them.
-OPTIONS: dict[str, Option] = {
-    name: Option(name, _choice(how), how) if isinstance(how, Mapping) else Option(name, how)
-    for name, how in _OPTIONS.items()}
+OPTIONS: dict[str, Option] = _declared()
 
 
 def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
