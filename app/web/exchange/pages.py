@@ -7,7 +7,7 @@ Downloads stream: a large league is written as it is read, never held whole in m
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from flask import (
     Blueprint,
@@ -80,6 +80,16 @@ def _download(chunks: Iterator[str], filename: str, mimetype: str) -> Response:
     return response
 
 
+#: The CSV tables of a league's or a session's sessions, each at ``…/<name>.csv``.
+TABLES: dict[str, Callable[[Sequence[int]], Iterator[str]]] = {
+    "hands": hands_csv, "payments": payments_csv, "players": players_csv}
+
+
+def _csv(table: str, name: str, session_ids: Sequence[int]) -> Response:
+    return _download(TABLES[table](session_ids), _filename(f"{name} {table}", "csv"),
+                     "text/csv")
+
+
 # -- a league --------------------------------------------------------------------------------
 
 @bp.get("/leagues/<int:league_id>/export.json")
@@ -90,28 +100,12 @@ def league_json(league_id: int) -> ResponseReturnValue:
                      "application/json")
 
 
-@bp.get("/leagues/<int:league_id>/hands.csv")
 @login_required
-def league_hands(league_id: int) -> ResponseReturnValue:
+def league_table(league_id: int, table: str) -> ResponseReturnValue:
+    """One of a league's CSV tables (:data:`TABLES`): its sessions' hands, payments or
+    players."""
     league = exportable_league(me(), league_id)
-    return _download(hands_csv(league_session_ids(league)),
-                     _filename(league.name + " hands", "csv"), "text/csv")
-
-
-@bp.get("/leagues/<int:league_id>/payments.csv")
-@login_required
-def league_payments(league_id: int) -> ResponseReturnValue:
-    league = exportable_league(me(), league_id)
-    return _download(payments_csv(league_session_ids(league)),
-                     _filename(league.name + " payments", "csv"), "text/csv")
-
-
-@bp.get("/leagues/<int:league_id>/players.csv")
-@login_required
-def league_players(league_id: int) -> ResponseReturnValue:
-    league = exportable_league(me(), league_id)
-    return _download(players_csv(league_session_ids(league)),
-                     _filename(league.name + " players", "csv"), "text/csv")
+    return _csv(table, league.name, league_session_ids(league))
 
 
 # -- a session -------------------------------------------------------------------------------
@@ -123,27 +117,18 @@ def session_json(session_id: int) -> ResponseReturnValue:
     return _download(export_session(gs), _filename(gs.name, "json"), "application/json")
 
 
-@bp.get("/sessions/<int:session_id>/hands.csv")
 @login_required
-def session_hands(session_id: int) -> ResponseReturnValue:
+def session_table(session_id: int, table: str) -> ResponseReturnValue:
+    """One of a session's CSV tables (:data:`TABLES`)."""
     gs = owned_session(me(), session_id)
-    return _download(hands_csv([gs.id]), _filename(gs.name + " hands", "csv"), "text/csv")
+    return _csv(table, gs.name, [gs.id])
 
 
-@bp.get("/sessions/<int:session_id>/payments.csv")
-@login_required
-def session_payments(session_id: int) -> ResponseReturnValue:
-    gs = owned_session(me(), session_id)
-    return _download(payments_csv([gs.id]), _filename(gs.name + " payments", "csv"),
-                     "text/csv")
-
-
-@bp.get("/sessions/<int:session_id>/players.csv")
-@login_required
-def session_players(session_id: int) -> ResponseReturnValue:
-    gs = owned_session(me(), session_id)
-    return _download(players_csv([gs.id]), _filename(gs.name + " players", "csv"),
-                     "text/csv")
+for _table in ("hands", "payments", "players"):  # league_hands, session_hands, …
+    bp.add_url_rule(f"/leagues/<int:league_id>/{_table}.csv", f"league_{_table}", league_table,
+                    defaults={"table": _table})
+    bp.add_url_rule(f"/sessions/<int:session_id>/{_table}.csv", f"session_{_table}",
+                    session_table, defaults={"table": _table})
 
 
 # -- import ----------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from ..shared.forms import Errors, RulesValues, read_rules
 from ..shared.links import card_url
 from ..shared.present import minor_label, outcome_word, rules_title, score, session_card
 from ..shared.queries import page_arg, player_sessions_page
-from ..shared.site import attempt, login_required, me
+from ..shared.site import attempt, form_change, login_required, me
 
 SESSIONS_PER_PAGE = 20
 
@@ -455,13 +455,13 @@ def small_form(league: League, prefix: str, fields: Sequence[str],
     """One of the settings page's small forms (a member, an admin, a season): its fields,
     named ``<prefix>-<field>``, go to ``action``; a domain error is shown beside its field."""
     typed = {f: request.form.get(f"{prefix}-{f}", "").strip()[:500] for f in fields}
-    _done, exc = attempt(lambda: action(typed))
-    if exc is not None:
-        field = exc.field if exc.field in fields else fields[0]
-        return settings_page(league, errors={f"{prefix}-{field}": exc.message},
-                             typed={f"{prefix}-{f}": v for f, v in typed.items()})
-    flash(done, "ok")
-    return redirect(url_for(".settings", league_id=league.id))
+    return form_change(
+        lambda: action(typed),
+        lambda exc: settings_page(
+            league, errors={f"{prefix}-{exc.field if exc.field in fields else fields[0]}":
+                            exc.message},
+            typed={f"{prefix}-{f}": v for f, v in typed.items()}),
+        done, url_for(".settings", league_id=league.id))
 
 
 @bp.post("/leagues/<int:league_id>/members")
@@ -501,10 +501,9 @@ def add_admin(league_id: int) -> ResponseReturnValue:
 @login_required
 def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
-    _done, exc = attempt(lambda: service.remove_admin(league, user_id))
-    flash(exc.message if exc else _("They no longer run this league."),
-          "error" if exc else "ok")
-    if exc is None and user_id == me().id:
+    service.remove_admin(league, user_id)  # refused: said on the page it came from
+    flash(_("They no longer run this league."), "ok")
+    if user_id == me().id:
         return redirect(url_for(".index"))
     return redirect(url_for(".settings", league_id=league.id))
 

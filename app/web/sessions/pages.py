@@ -104,7 +104,7 @@ from ..shared.sidebets import (
     chosen_of_hand,
     side_bet_lines,
 )
-from ..shared.site import attempt, login_required, me
+from ..shared.site import attempt, form_change, login_required, me
 from .pay import SERVICES, pay_views
 from .result import result_picture, result_text
 
@@ -413,12 +413,19 @@ def record_view(gs: GameSession, author: Author, back: str,
     return hand_form(gs, rules, values, errors, keeper=keeper)
 
 
+def owners_hand(view: Callable[[GameSession, int, Author, str], ResponseReturnValue],
+                session_id: int, number: int) -> ResponseReturnValue:
+    """``view`` (correct, void) of a hand of the signed-in account's open session: done, on
+    to the hand's page."""
+    gs = open_session(session_id)
+    return view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
+
+
 @bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
 @once_per_form
 @login_required
 def correct(session_id: int, number: int) -> ResponseReturnValue:
-    gs = open_session(session_id)
-    return correct_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
+    return owners_hand(correct_view, session_id, number)
 
 
 def correct_view(gs: GameSession, number: int, author: Author, back: str,
@@ -470,22 +477,20 @@ def hand(session_id: int, number: int) -> ResponseReturnValue:
 @once_per_form
 @login_required
 def void(session_id: int, number: int) -> ResponseReturnValue:
-    gs = open_session(session_id)
-    return void_hand_view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
+    return owners_hand(void_hand_view, session_id, number)
 
 
 def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
                    keeper: str | None = None) -> ResponseReturnValue:
     """Void a hand with its reason; done, on to ``back`` (the hand's page)."""
     get_hand(gs, number)
-    _done, exc = attempt(lambda: void_hand(gs, author, number, request.form.get("reason", ""),
-                                           request.form.get("version")))
-    if exc is not None:  # a conflict: the page shows the hand as it is now
-        return hand_page(gs, get_hand(gs, number), None,
-                         {"reason" if exc.field == "reason" else "void": exc.message},
-                         keeper=keeper)
-    flash(_("Hand %(n)s is void: it no longer counts.", n=number), "ok")
-    return redirect(back)
+    return form_change(
+        lambda: void_hand(gs, author, number, request.form.get("reason", ""),
+                          request.form.get("version")),
+        lambda exc: hand_page(  # a conflict: the page shows the hand as it is now
+            gs, get_hand(gs, number), None,
+            {"reason" if exc.field == "reason" else "void": exc.message}, keeper=keeper),
+        _("Hand %(n)s is void: it no longer counts.", n=number), back)
 
 
 # -- house rules -----------------------------------------------------------------------------

@@ -33,8 +33,9 @@ from ...services.sessions import (
 )
 from ..shared import bp
 from ..shared.form_tokens import once_per_form
+from ..shared.forms import ticked
 from ..shared.present import money, session_card, standings, table, total_rows
-from ..shared.site import attempt, back, login_required, me
+from ..shared.site import attempt, back, form_change, login_required, me
 from .pages import open_session
 from .pay import SERVICES, pay_views
 
@@ -81,12 +82,12 @@ def pay(session_id: int) -> ResponseReturnValue:
     payer, payee = request.form.get("payer", ""), request.form.get("payee", "")
     key = ("", "") if request.form.get("outside") else (payer, payee)
     typed = amount_text(request.form.get("amount", ""))
-    _done, exc = attempt(lambda: record_payment(gs, me(), payer, payee, typed))
-    if exc is not None:
-        return settle_page(gs, {key: exc.message}, {key: typed})
-    flash(_("%(payer)s paid %(payee)s %(amount)s.", payer=payer, payee=payee,
-            amount=money(Decimal(typed), gs.currency, session_rules(gs).scoring)), "ok")
-    return redirect(url_for(".settle", session_id=gs.id))
+    return form_change(
+        lambda: record_payment(gs, me(), payer, payee, typed),
+        lambda exc: settle_page(gs, {key: exc.message}, {key: typed}),
+        lambda: _("%(payer)s paid %(payee)s %(amount)s.", payer=payer, payee=payee,
+                  amount=money(Decimal(typed), gs.currency, session_rules(gs).scoring)),
+        url_for(".settle", session_id=gs.id))
 
 
 @bp.post("/sessions/<int:session_id>/payments/<int:payment_id>/undo")
@@ -94,13 +95,11 @@ def pay(session_id: int) -> ResponseReturnValue:
 @login_required
 def undo(session_id: int, payment_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
-    reason = request.form.get("reason", "")
-    _done, exc = attempt(lambda: undo_payment(gs, me(), payment_id, reason))
-    if exc is not None:
-        key = ("undo", str(payment_id))
-        return settle_page(gs, {key: exc.message}, {key: reason})
-    flash(_("The payment is undone: it stays in the history."), "ok")
-    return redirect(url_for(".settle", session_id=gs.id))
+    reason, key = request.form.get("reason", ""), ("undo", str(payment_id))
+    return form_change(lambda: undo_payment(gs, me(), payment_id, reason),
+                       lambda exc: settle_page(gs, {key: exc.message}, {key: reason}),
+                       _("The payment is undone: it stays in the history."),
+                       url_for(".settle", session_id=gs.id))
 
 
 @bp.post("/sessions/<int:session_id>/close")
@@ -108,28 +107,21 @@ def undo(session_id: int, payment_id: int) -> ResponseReturnValue:
 @login_required
 def close(session_id: int) -> ResponseReturnValue:
     gs = open_session(session_id)
-    carry = request.form.get("carry_over") == "1"
-    _done, exc = attempt(lambda: close_session(gs, carry))
-    if exc is not None:
-        return settle_page(gs, {("close", ""): exc.message})
-    if carry:
-        flash(_("The session is closed; what was still open is kept as debts until paid."),
-              "ok")
-    else:
-        flash(_("The session is closed. Good game!"), "ok")
-    return redirect(url_for(".session", session_id=gs.id))
+    carry = ticked("carry_over")
+    return form_change(
+        lambda: close_session(gs, carry),
+        lambda exc: settle_page(gs, {("close", ""): exc.message}),
+        _("The session is closed; what was still open is kept as debts until paid.") if carry
+        else _("The session is closed. Good game!"), url_for(".session", session_id=gs.id))
 
 
 @bp.post("/debts/<int:debt_id>/paid")
 @once_per_form
 @login_required
 def debt_paid(debt_id: int) -> ResponseReturnValue:
-    debt, exc = attempt(lambda: mark_paid(me(), debt_id))
-    if exc is not None:
-        flash(exc.message, "error")
-    elif debt is not None:
-        flash(_("%(payer)s has paid %(payee)s: the debt is settled.", payer=debt.payer,
-                payee=debt.payee), "ok")
+    debt = mark_paid(me(), debt_id)  # refused: said on the page it came from
+    flash(_("%(payer)s has paid %(payee)s: the debt is settled.", payer=debt.payer,
+            payee=debt.payee), "ok")
     return redirect(back())
 
 

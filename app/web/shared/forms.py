@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask import request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
@@ -60,6 +61,12 @@ Form = MultiDict[str, str]
 
 MAX_SEATS = 8
 FEW_SEATS = 4  # seats shown at once; the rest fold away
+
+
+def ticked(name: str) -> bool:
+    """Whether the sent form's box ``name`` is ticked (a ticked box sends ``1``)."""
+    return request.form.get(name) == "1"
+
 
 # -- house rules -----------------------------------------------------------------------------
 

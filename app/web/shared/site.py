@@ -9,7 +9,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import flask_login
 from babel.dates import get_datetime_format
-from flask import current_app, g, has_request_context, request, url_for
+from flask import current_app, flash, g, has_request_context, redirect, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import format_date, format_time, get_locale, pgettext
 
 from ...core.errors import TonkError
@@ -137,3 +138,15 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, TonkError | None]:
     except TonkError as exc:
         db.session.rollback()
         return None, exc
+
+
+def form_change(action: Callable[[], object], refused: Callable[[TonkError], ResponseReturnValue],
+                done: str | Callable[[], str], then: str) -> ResponseReturnValue:
+    """A form's change, as most forms make one: :func:`attempt` ``action``; done, say
+    ``done`` (or what it makes, once the change is made) and go on to ``then``; refused,
+    ``refused`` answers with the form's page, the message beside its field."""
+    _done, exc = attempt(action)
+    if exc is not None:
+        return refused(exc)
+    flash(done if isinstance(done, str) else done(), "ok")
+    return redirect(then)

@@ -19,9 +19,9 @@ from ...services import events as service
 from ...services.leagues import my_leagues
 from ..shared import bp
 from ..shared.form_tokens import once_per_form
-from ..shared.forms import preset_choices
+from ..shared.forms import preset_choices, ticked
 from ..shared.links import qr_code
-from ..shared.site import attempt, login_required, me
+from ..shared.site import attempt, form_change, login_required, me
 from .standing import board_context
 
 Errors = dict[str, str]
@@ -130,13 +130,11 @@ def _act(event_id: int, action: Any, field: str, done: str,
     """Do ``action`` on the event, then go back to its page; a refusal is shown beside
     ``field`` (or beside its own field, when it is one of ``own``)."""
     event = service.owned_event(me(), event_id)
-    _done, exc = attempt(lambda: action(event))
-    if exc is not None:
-        at = exc.field if exc.field in own else field
-        return director_page(service.owned_event(me(), event_id), {at: exc.message},
-                             typed)
-    flash(done, "ok")
-    return redirect(url_for(".event", event_id=event_id))
+    return form_change(
+        lambda: action(event),
+        lambda exc: director_page(service.owned_event(me(), event_id),
+                                  {exc.field if exc.field in own else field: exc.message}, typed),
+        done, url_for(".event", event_id=event_id))
 
 
 @bp.post("/events/<int:event_id>/players")
@@ -144,7 +142,7 @@ def _act(event_id: int, action: Any, field: str, done: str,
 @login_required
 def event_check_in(event_id: int) -> ResponseReturnValue:
     name = request.form.get("name", "")
-    return _act(event_id, lambda e: service.check_in(e, name, request.form.get("paid") == "1"),
+    return _act(event_id, lambda e: service.check_in(e, name, ticked("paid")),
                 "name", _("%(name)s is checked in.", name=name.strip()), name)
 
 
@@ -152,8 +150,7 @@ def event_check_in(event_id: int) -> ResponseReturnValue:
 @once_per_form
 @login_required
 def event_paid(event_id: int, name: str) -> ResponseReturnValue:
-    paid = request.form.get("paid") == "1"
-    return _act(event_id, lambda e: service.set_paid(e, name, paid), "players",
+    return _act(event_id, lambda e: service.set_paid(e, name, ticked("paid")), "players",
                 _("%(name)s: the fee is recorded.", name=name))
 
 
@@ -180,8 +177,7 @@ def event_draw(event_id: int) -> ResponseReturnValue:
 @once_per_form
 @login_required
 def event_close(event_id: int, number: int) -> ResponseReturnValue:
-    force = request.form.get("force") == "1"
-    return _act(event_id, lambda e: service.close_round(e, number, force), "close",
+    return _act(event_id, lambda e: service.close_round(e, number, ticked("force")), "close",
                 _("Round %(n)s is closed.", n=number))
 
 
