@@ -275,3 +275,15 @@ def test_no_test_module_imports_another_or_a_conftest():
             wrong += [f"{path.relative_to(ROOT)} imports {n}" for n in names
                       if n.rsplit(".", 1)[-1].startswith("test_") or n.endswith("conftest")]
     assert not wrong, "\n".join(wrong)
+
+
+def test_each_template_has_one_area():
+    """The pages find a template by its name in every area's ``templates/`` (app/web's one
+    loader): a name in two areas would be shadowed by one of them, unseen."""
+    homes: dict[str, list[str]] = {}
+    for folder in (APP / "web").glob("*/templates"):
+        for path in folder.rglob("*.html"):
+            homes.setdefault(path.relative_to(folder).as_posix(), []).append(folder.parent.name)
+    assert len(homes) > 50 and "base.html" in homes and "leagues/league.html" in homes
+    twice = {name: areas for name, areas in homes.items() if len(areas) > 1}
+    assert not twice, twice
