@@ -20,7 +20,7 @@ web). A module's layer is where it sits, lowest first:
 - A service package (``app/services/<area>/``) is used through its front (its
   ``__init__``) from outside: its modules are how it is made, not what it offers.
 - The pages' areas (``app/web/<area>/``: sessions, leagues, tournaments, …) are alike: one
-  area takes another's names from its package (``from ..sessions import rules_context``),
+  area takes another's names from its package (``from ..sessions import hand_page``),
   never from one of its modules; what every area uses is in ``app/web/shared/``, which takes
   nothing from an area.
 - ``app/config.py`` is the one module that reads environment variables (or writes them).
@@ -214,7 +214,7 @@ def test_the_areas_are_checked_at_all():
             "app.web.accounts", SHARED} <= set(AREAS)
     assert _area_of("app.web.sessions.pages") == "app.web.sessions"
     assert _area_of("app.web") is None
-    assert "app.web.sessions" in DESIGN_IMPORTS["app.web.checker.dispute"]
+    assert "app.web.sessions" in DESIGN_IMPORTS["app.web.tournaments.keeping"]
     reach = {"app.web.leagues.pages": {"app.web.sessions.pages": {"rules_context"}},
              "app.web.shared.present": {"app.web.sessions": {"rules_context"}},
              "app.web.checker.dispute": {"app.web.sessions": {"rules_context"},

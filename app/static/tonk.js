@@ -627,7 +627,7 @@
   }
   if (window.Worker && window.Promise) window.TonkCount = theCore();
 
-  // The hand fields drawn on the phone from their prototype (app/web/sessions/templates/sessions/_hand.html) into
+  // The hand fields drawn on the phone from their prototype (app/web/shared/templates/_hand.html) into
   // ``part``, for the players and what the rules ask (``read``: the core's answer of the
   // typed rules, its ``players``, ``asks`` and ``picker``): the dispute checker's with no
   // signal (check-offline.js) and a night of the phone's own (night.js). Returns the card

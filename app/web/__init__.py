@@ -9,7 +9,7 @@ packages, and what they share in :mod:`.shared`:
     accounts     sign up, sign in, the account page and its API tokens
     exchange     export and import
 
-An area takes another's names only from its package (``from ..sessions import rules_context``),
+An area takes another's names only from its package (``from ..sessions import hand_page``),
 never from one of its modules (tests/test_layers.py). Each endpoint keeps the name it had
 when the pages were one folder: ``web.<view>`` for the sessions', tournaments' and checker's
 pages (one blueprint, :data:`.shared.bp`), ``leagues.``, ``auth.``, ``exchange.``."""

@@ -1,6 +1,6 @@
 """The dispute checker for anyone at the table, no account needed: ``/check``.
 
-The form is the record-hand form's fields (sessions/_hand.html) with the players, the
+The form is the record-hand form's fields (_hand.html) with the players, the
 stake and the house rules (the session form's rules part). A hand that settles is sent on to
 its permalink, ``/check?hand=<base64url of the hand's JSON>``, which shows the ruling, its
 explanation, the source behind each payment, a QR code of the link and the same hand under
@@ -22,8 +22,8 @@ from ...core.hand import MAX_PLAYERS
 from ...core.handform import Asks
 from ...core.sources import ruling_sources
 from ...core.tableform import MAX_PLAYERS_TEXT, check_of_form, player_list, rules_field
-from ..sessions import hand_fields_context, rules_context
 from ..shared import bp
+from ..shared.fields import hand_fields_context, rules_context
 from ..shared.forms import (
     Errors,
     HandValues,

@@ -39,8 +39,8 @@ from ...db.unit import writes
 from ...extensions import db
 from ...services import leagues as service
 from ...services.sessions import is_league_admin, open_debts_of_league, open_debts_of_player
-from ..sessions import rules_context
 from ..shared.chart import chart_svg
+from ..shared.fields import rules_context
 from ..shared.forms import Errors, RulesValues, read_rules
 from ..shared.links import card_url
 from ..shared.present import minor_label, outcome_word, rules_title, score, session_card

@@ -4,8 +4,8 @@ the night on paper, pay links, and the night on the phone (its page, the core it
 the service worker and the outbox). Their endpoints are ``web.<view>``
 (:data:`app.web.shared.bp`).
 
-Other areas take the hand and rules forms and a session's hand pages from here, through the
-names below."""
+A table's link (the tournaments) records, corrects and voids hands with the session's own
+forms and pages: the names below."""
 from pathlib import Path
 
 from . import nights as nights  # (a night started on the phone, sent later)
@@ -15,16 +15,8 @@ from . import pay as pay  # (pay links and handles)
 from . import phone_core as phone_core  # (the core on the phone)
 from . import seats as seats  # (joining and leaving the table)
 from . import settling as settling  # (settle-up, closing, archive)
-from .pages import (
-    correct_view,
-    hand_fields_context,
-    hand_page,
-    record_view,
-    rules_context,
-    void_hand_view,
-)
+from .pages import correct_view, hand_page, record_view, void_hand_view
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-__all__ = ["TEMPLATES", "correct_view", "hand_fields_context", "hand_page", "record_view",
-           "rules_context", "void_hand_view"]
+__all__ = ["TEMPLATES", "correct_view", "hand_page", "record_view", "void_hand_view"]

@@ -37,10 +37,10 @@ from ...services.errors import status_of
 from ...services.leagues import session_table
 from ...services.sessions import NightSent, money_of
 from ..shared import bp
+from ..shared.fields import hand_fields_context, rules_context
 from ..shared.forms import HandValues, RulesValues, picker_words, problem_words
 from ..shared.sidebets import side_bet_lines
 from ..shared.site import me
-from .pages import hand_fields_context, rules_context
 
 
 @bp.get("/phone/nights/<uid>")

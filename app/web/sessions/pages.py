@@ -28,8 +28,7 @@ from markupsafe import Markup
 from werkzeug.http import quote_etag
 
 from ...core import Rules, TonkError, resolve_rules
-from ...core.hand import END_HINTS, END_KINDS
-from ...core.handform import PLAYER_ENDS, Asks, chosen_of_form, read_side_bets, side_bet_field
+from ...core.handform import Asks, chosen_of_form, read_side_bets, side_bet_field
 from ...core.tableform import amount_text, options_of_spec
 from ...db.models import Author, GameSession, Hand
 from ...db.unit import writes
@@ -65,28 +64,12 @@ from ...services.sessions import (
 from ..shared import bp
 from ..shared.chart import WIDTH as CHART_WIDTH
 from ..shared.chart import chart_height, chart_svg
+from ..shared.fields import hand_fields_context, rules_context
 from ..shared.form_tokens import once_per_form
-from ..shared.forms import (
-    FEW_SEATS,
-    MAX_SEATS,
-    Errors,
-    HandValues,
-    RulesValues,
-    SessionValues,
-    change_rules_field,
-    hand_field,
-    option_fields,
-    picker_config,
-    preset_choices,
-    read_hand_form,
-    read_rules,
-    read_session_form,
-    session_field,
-)
+from ..shared.forms import Errors, HandValues, RulesValues, hand_field, read_hand_form, read_rules
 from ..shared.links import card_url, decode_data, qr_code
 from ..shared.pagecache import kept_page
 from ..shared.present import (
-    end_word,
     hand_detail,
     hand_row,
     hand_rules,
@@ -105,6 +88,14 @@ from ..shared.sidebets import (
     side_bet_lines,
 )
 from ..shared.site import attempt, form_change, login_required, me
+from .forms import (
+    FEW_SEATS,
+    MAX_SEATS,
+    SessionValues,
+    change_rules_field,
+    read_session_form,
+    session_field,
+)
 from .pay import SERVICES, pay_views
 from .result import result_picture, result_text
 
@@ -143,13 +134,6 @@ def linked_rules(token: str) -> Rules:
         return resolve_rules(decode_data(token))
     except ValueError:  # a TonkError too
         return resolve_rules(None)
-
-
-def rules_context(values: RulesValues, errors: Errors) -> dict[str, Any]:
-    """The house-rule part of a form; the options stay open when one is set or wrong."""
-    options_open = any(values.options.values()) or any(k.startswith("opt-") for k in errors)
-    return {"rules": values, "presets": preset_choices(), "options": option_fields(),
-            "options_open": options_open}
 
 
 def league_seats(league: Any) -> list[str]:
@@ -336,16 +320,6 @@ def session_chart(session_id: int) -> ResponseReturnValue:
 
 
 # -- recording and correcting hands ----------------------------------------------------------
-
-def hand_fields_context(rules: Rules, names: Sequence[str]) -> dict[str, Any]:
-    """What the hand fields (sessions/_hand.html) need under ``rules``: also used by the
-    dispute checker."""
-    asks = Asks.of(rules)
-    kinds = [(k, end_word(k)[:1].upper() + end_word(k)[1:], str(END_HINTS[k]))
-             for k in END_KINDS]
-    return {"asks": asks, "names": list(names), "kinds": kinds,
-            "player_ends": " ".join(PLAYER_ENDS), "config": picker_config(rules, asks)}
-
 
 def hand_names(gs: GameSession, hand: Hand | None) -> tuple[str, ...]:
     """Who a hand form is about: the players at the table now, or a stored hand's own."""

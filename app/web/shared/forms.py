@@ -1,5 +1,7 @@
-"""The pages' forms: what the scorekeeper typed → the arguments the ledger takes, and a domain
-error's ``field`` → the form field beside which its message is shown.
+"""The forms' base and the parts several areas' forms share (the house rules, a hand): what
+the scorekeeper typed → the arguments the ledger takes, and a domain error's ``field`` → the
+form field beside which its message is shown. (A session's own form:
+:mod:`app.web.sessions.forms`.)
 
 The forms are plain HTML whose fields depend on the table (a count a player, an input a rule
 option), so they are read here rather than declared as WTForms classes; CSRFProtect checks
@@ -8,7 +10,7 @@ checked here: every fact of the game is checked by the domain core, once, throug
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,9 +25,8 @@ from ...core import (
     CardError,
     Rules,
     TonkError,
-    resolve_rules,
 )
-from ...core.hand import END_KINDS, missing_counts, parse_players
+from ...core.hand import END_KINDS, missing_counts
 from ...core.handform import (
     MAX_TEXT,
     NO_END,
@@ -37,31 +38,17 @@ from ...core.handform import (
     picker_data,
     text_of,
 )
-from ...core.money import parse_stake
 from ...core.tableform import (
     NOT_DEAL_WINS,
     NOT_NUMBER,
     OPTION_CHOICES,
-    Options,
-    amount_text,
     option_text,
     option_widget,
-    options_of_form,
-    options_of_spec,
-    rules_field,
     rules_of_form,
-    session_form_field,
-    spec_of_options,
-    stake_of_form,
 )
-from ...services.sessions import parse_session_name
 
 Errors = dict[str, str]
 Form = MultiDict[str, str]
-
-MAX_SEATS = 8
-FEW_SEATS = 4  # seats shown at once; the rest fold away
-
 
 def ticked(name: str) -> bool:
     """Whether the sent form's box ``name`` is ticked (a ticked box sends ``1``)."""
@@ -148,82 +135,6 @@ def option_fields() -> list[OptionField]:
                         tuple((value, f"{value}: {meaning}") for value, meaning
                               in OPTION_CHOICES.get(name, {}).items()))
             for name, option in OPTIONS.items()]
-
-
-# -- a new session ---------------------------------------------------------------------------
-
-@dataclass
-class SessionValues:
-    """What the new-session form shows: a name, up to eight seats, the first dealer's seat,
-    stake, currency and house rules."""
-
-    name: str = ""
-    players: list[str] = field(default_factory=lambda: [""] * MAX_SEATS)
-    first_dealer: int = 0
-    stake: str = "1.00"
-    currency: str = "USD"
-    rules: RulesValues = field(default_factory=RulesValues)
-    league: str = ""  # the league's id, or "" for a session of the account's own
-    side_bets: Options = field(default_factory=lambda: options_of_spec(None))
-
-
-def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors]:
-    """The new-session form → (what to show again, arguments of ``create_session``,
-    errors). Empty seats are skipped; the first dealer is chosen by seat."""
-    rules, spec, errors = read_rules(form)
-    players = [" ".join(form.get(f"player-{i}", "").split())[:MAX_TEXT]
-               for i in range(MAX_SEATS)]
-    try:
-        dealer_seat = int(form.get("first_dealer", "0"))
-    except ValueError:
-        dealer_seat = -1
-    values = SessionValues(form.get("name", "").strip()[:MAX_TEXT], players,
-                           dealer_seat, amount_text(form.get("stake", "")),
-                           form.get("currency", "").strip()[:MAX_TEXT], rules,
-                           form.get("league", "").strip()[:MAX_TEXT],
-                           options_of_form(form))
-    seated = [p for p in players if p]
-    stake = stake_of_form(form.get("stake", ""), spec)
-    # Everything the page can tell at once (the core then checks the rest, one by one).
-    checks: list[tuple[str, Callable[[], Any]]] = [
-        ("name", lambda: parse_session_name(values.name)),
-        ("players", lambda: parse_players(seated))]
-    if "preset" not in errors:
-        checks.append(("stake", lambda: parse_stake(stake, resolve_rules(spec),
-                                                    values.currency)))
-    for where, check in checks:
-        try:
-            check()
-        except TonkError as exc:
-            errors.setdefault(session_field(exc.field, players) if exc.field != "rules"
-                              else where, exc.message)
-    if "players" not in errors and (not 0 <= dealer_seat < MAX_SEATS
-                                    or not players[dealer_seat]):
-        errors["first_dealer"] = _("Choose a seat that has a player.")
-    args = {"name": values.name, "players": seated, "rules": spec, "stake": stake,
-            "currency": values.currency, "side_bets": spec_of_options(values.side_bets),
-            "first_dealer": players[dealer_seat] if 0 <= dealer_seat < MAX_SEATS else None,
-            "league_id": int(values.league) if _whole(values.league) else None}
-    if values.league and not _whole(values.league):
-        errors["league"] = _("Choose one of the leagues you run.")
-    return values, args, errors
-
-
-def _whole(text: str) -> bool:
-    """Plain digits (``isdigit`` alone also takes ``"²"``, which ``int`` refuses)."""
-    return text.isascii() and text.isdigit()
-
-
-def session_field(field: str | None, players: Sequence[str]) -> str:
-    """A domain error's field → the new-session form's field. ``players[i]`` counts only the
-    filled-in seats, so it is mapped back to the seat's input."""
-    return session_form_field(field, players) or (
-        field if field in ("name", "stake", "currency", "first_dealer", "players", "league")
-        else "form")
-
-
-def change_rules_field(field: str | None) -> str:
-    return rules_field(field) or ("stake" if field == "stake" else "form")
 
 
 # -- a hand ----------------------------------------------------------------------------------
