@@ -8,6 +8,8 @@ every preset. Nothing is stored.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import segno
@@ -20,7 +22,7 @@ from ...core import PlayedHand, Result, Rules, TonkError, parse_hand, resolve_ru
 from ...core.compare import compare
 from ...core.hand import MAX_PLAYERS
 from ...core.handform import Asks
-from ...core.sources import ruling_sources
+from ...core.sources import Source, ruling_sources, source_of
 from ...core.tableform import MAX_PLAYERS_TEXT, check_of_form, player_list, rules_field
 from ..shared import bp
 from ..shared.fields import hand_fields_context, rules_context
@@ -35,7 +37,25 @@ from ..shared.forms import (
     read_rules,
 )
 from ..shared.links import decode_data, encode_data
-from ..shared.present import hand_line, ruling_rows, sourced_payments
+from ..shared.present import hand_line, ruling_rows
+
+
+@dataclass(frozen=True)
+class SourcedPayment:
+    """A payment with the rule that made it and where that rule is written."""
+
+    payer: str
+    payee: str
+    amount: Decimal
+    rule: str
+    source: Source
+
+
+def sourced_payments(result: Result) -> list[SourcedPayment]:
+    """Each payment of a ruling with the rule behind it and where that rule is written."""
+    rules = result.hand.rules
+    return [SourcedPayment(p.payer, p.payee, p.amount, p.rule, source_of(rules, p.key))
+            for p in result.payments]
 
 
 def encode_hand(hand: PlayedHand) -> str:

@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from ...core import PRESETS, Result, Rules, TonkError
+from ...core import PRESETS, Rules, TonkError
 from ...core.compare import Ruling, compare
 from ...core.hand import END_KINDS, HAND_FIELDS
 from ...core.messages import join_and
@@ -35,7 +35,6 @@ from ...core.money import (
 )
 from ...core.restate import reworded, reworded_side_bets
 from ...core.rules import DEAL_TIES, multiple_word
-from ...core.sources import Source, source_of
 from ...core.tableform import OPTION_CHOICES
 from ...db.models import GameSession, Hand
 from ...services.sessions import (
@@ -473,24 +472,7 @@ def standings(totals: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
     return sorted(totals.items(), key=lambda item: item[1])
 
 
-# -- rulings: the sources behind a payment, the same hand under other rules -----------------
-
-@dataclass(frozen=True)
-class SourcedPayment:
-    """A payment with the rule that made it and where that rule is written."""
-
-    payer: str
-    payee: str
-    amount: Decimal
-    rule: str
-    source: Source
-
-
-def sourced_payments(result: Result) -> list[SourcedPayment]:
-    rules = result.hand.rules
-    return [SourcedPayment(p.payer, p.payee, p.amount, p.rule, source_of(rules, p.key))
-            for p in result.payments]
-
+# -- rulings: the same hand under other rules ----------------------------------------------
 
 @dataclass(frozen=True)
 class RulingRow:
