@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import wraps
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -53,6 +54,7 @@ SESSIONS_PER_PAGE = 20
 bp = Blueprint("leagues", __name__, static_folder="static", static_url_path="/leagues/static")
 
 T = TypeVar("T")
+LeagueView = Callable[..., ResponseReturnValue]
 
 
 def league_of(league_id: int) -> League:
@@ -450,6 +452,21 @@ def settings(league_id: int) -> ResponseReturnValue:
     return settings_page(league, values, errors)
 
 
+def settings_form(rule: str) -> Callable[[LeagueView], LeagueView]:
+    """A small form of a league's settings page, posted to ``rule``: carried out inside the
+    write boundary, for one of the league's admins; the view is given the league."""
+
+    def register(view: LeagueView) -> LeagueView:
+        @wraps(view)
+        def with_league(league_id: int, **args: Any) -> ResponseReturnValue:
+            return view(league_of(league_id), **args)
+
+        bp.post(rule)(writes(login_required(with_league)))
+        return view
+
+    return register
+
+
 def small_form(league: League, prefix: str, fields: Sequence[str],
                action: Callable[[Mapping[str, str]], Any], done: str) -> ResponseReturnValue:
     """One of the settings page's small forms (a member, an admin, a season): its fields,
@@ -464,43 +481,31 @@ def small_form(league: League, prefix: str, fields: Sequence[str],
         done, url_for(".settings", league_id=league.id))
 
 
-@bp.post("/leagues/<int:league_id>/members")
-@writes
-@login_required
-def add_member(league_id: int) -> ResponseReturnValue:
-    league = league_of(league_id)
+@settings_form("/leagues/<int:league_id>/members")
+def add_member(league: League) -> ResponseReturnValue:
     name = request.form.get("member-name", "")
     return small_form(league, "member", ("name",),
                       lambda t: service.add_member(league, me(), t["name"]),
                       _("%(name)s is a member now.", name=" ".join(name.split())))
 
 
-@bp.post("/leagues/<int:league_id>/members/<int:player_id>")
-@writes
-@login_required
-def rename_member(league_id: int, player_id: int) -> ResponseReturnValue:
-    league = league_of(league_id)
+@settings_form("/leagues/<int:league_id>/members/<int:player_id>")
+def rename_member(league: League, player_id: int) -> ResponseReturnValue:
     service.get_member(league, player_id)
     return small_form(league, f"rename-{player_id}", ("name",),
                       lambda t: service.rename_member(league, player_id, t["name"]),
                       _("Renamed."))
 
 
-@bp.post("/leagues/<int:league_id>/admins")
-@writes
-@login_required
-def add_admin(league_id: int) -> ResponseReturnValue:
-    league = league_of(league_id)
+@settings_form("/leagues/<int:league_id>/admins")
+def add_admin(league: League) -> ResponseReturnValue:
     return small_form(league, "admin", ("email",),
                       lambda t: service.add_admin(league, t["email"]),
                       _("They can run this league now."))
 
 
-@bp.post("/leagues/<int:league_id>/admins/<int:user_id>/remove")
-@writes
-@login_required
-def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
-    league = league_of(league_id)
+@settings_form("/leagues/<int:league_id>/admins/<int:user_id>/remove")
+def remove_admin(league: League, user_id: int) -> ResponseReturnValue:
     service.remove_admin(league, user_id)  # refused: said on the page it came from
     flash(_("They no longer run this league."), "ok")
     if user_id == me().id:
@@ -508,20 +513,14 @@ def remove_admin(league_id: int, user_id: int) -> ResponseReturnValue:
     return redirect(url_for(".settings", league_id=league.id))
 
 
-@bp.post("/leagues/<int:league_id>/seasons")
-@writes
-@login_required
-def add_season(league_id: int) -> ResponseReturnValue:
-    league = league_of(league_id)
+@settings_form("/leagues/<int:league_id>/seasons")
+def add_season(league: League) -> ResponseReturnValue:
     return small_form(league, "season", ("name", "starts_on", "ends_on"),
                       lambda t: service.add_season(league, **t), _("Season added."))
 
 
-@bp.post("/leagues/<int:league_id>/seasons/<int:season_id>/remove")
-@writes
-@login_required
-def remove_season(league_id: int, season_id: int) -> ResponseReturnValue:
-    league = league_of(league_id)
+@settings_form("/leagues/<int:league_id>/seasons/<int:season_id>/remove")
+def remove_season(league: League, season_id: int) -> ResponseReturnValue:
     service.remove_season(league, season_id)
     flash(_("Season removed; its sessions still count all time."), "ok")
     return redirect(url_for(".settings", league_id=league.id))

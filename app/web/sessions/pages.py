@@ -387,21 +387,6 @@ def record_view(gs: GameSession, author: Author, back: str,
     return hand_form(gs, rules, values, errors, keeper=keeper)
 
 
-def owners_hand(view: Callable[[GameSession, int, Author, str], ResponseReturnValue],
-                session_id: int, number: int) -> ResponseReturnValue:
-    """``view`` (correct, void) of a hand of the signed-in account's open session: done, on
-    to the hand's page."""
-    gs = open_session(session_id)
-    return view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
-
-
-@bp.route("/sessions/<int:session_id>/hands/<int:number>/correct", methods=["GET", "POST"])
-@once_per_form
-@login_required
-def correct(session_id: int, number: int) -> ResponseReturnValue:
-    return owners_hand(correct_view, session_id, number)
-
-
 def correct_view(gs: GameSession, number: int, author: Author, back: str,
                  keeper: str | None = None) -> ResponseReturnValue:
     """The correct form of a hand; saved, on to ``back`` (the hand's page)."""
@@ -447,13 +432,6 @@ def hand(session_id: int, number: int) -> ResponseReturnValue:
     return hand_page(gs, get_hand(gs, number), None)
 
 
-@bp.post("/sessions/<int:session_id>/hands/<int:number>/void")
-@once_per_form
-@login_required
-def void(session_id: int, number: int) -> ResponseReturnValue:
-    return owners_hand(void_hand_view, session_id, number)
-
-
 def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
                    keeper: str | None = None) -> ResponseReturnValue:
     """Void a hand with its reason; done, on to ``back`` (the hand's page)."""
@@ -465,6 +443,27 @@ def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
             gs, get_hand(gs, number), None,
             {"reason" if exc.field == "reason" else "void": exc.message}, keeper=keeper),
         _("Hand %(n)s is void: it no longer counts.", n=number), back)
+
+
+def owners_hand(view: Callable[[GameSession, int, Author, str], ResponseReturnValue]
+                ) -> Callable[[int, int], ResponseReturnValue]:
+    """``view`` (correct, void: as a table's link has them, :mod:`app.web.tournaments`) for
+    the signed-in account's own open session, its forms carried out once; done, on to the
+    hand's page."""
+
+    @once_per_form
+    @login_required
+    def owners(session_id: int, number: int) -> ResponseReturnValue:
+        gs = open_session(session_id)
+        return view(gs, number, me(), url_for(".hand", session_id=gs.id, number=number))
+
+    return owners
+
+
+bp.add_url_rule("/sessions/<int:session_id>/hands/<int:number>/correct", "correct",
+                owners_hand(correct_view), methods=["GET", "POST"])
+bp.add_url_rule("/sessions/<int:session_id>/hands/<int:number>/void", "void",
+                owners_hand(void_hand_view), methods=["POST"])
 
 
 # -- house rules -----------------------------------------------------------------------------

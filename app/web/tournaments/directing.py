@@ -4,7 +4,8 @@ round, and read the standings and the prize list. Thin: read the form, call
 :mod:`app.services.events`, show the message beside its field or go on."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
@@ -19,12 +20,13 @@ from ...services import events as service
 from ...services.leagues import my_leagues
 from ..shared import bp
 from ..shared.form_tokens import once_per_form
-from ..shared.forms import preset_choices, ticked
+from ..shared.forms import Errors, preset_choices, ticked
 from ..shared.links import qr_code
 from ..shared.site import attempt, form_change, login_required, me
 from .standing import board_context
 
-Errors = dict[str, str]
+View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
+
 EVENT_FIELDS = ("name", "held_on", "preset", "scoring", "currency", "stake", "table_size",
                 "rounds", "hands_per_round", "entry_fee", "prize_kind", "prizes",
                 "house_share", "tie_break_1", "tie_break_2", "league")
@@ -137,34 +139,37 @@ def _act(event_id: int, action: Any, field: str, done: str,
         done, url_for(".event", event_id=event_id))
 
 
-@bp.post("/events/<int:event_id>/players")
-@once_per_form
-@login_required
+def director_form(rule: str) -> Callable[[View], View]:
+    """A form of the director's pages, posted to ``rule``: carried out once (its one-time
+    token), for the signed-in director."""
+
+    def register(view: View) -> View:
+        bp.post(rule)(once_per_form(login_required(view)))
+        return view
+
+    return register
+
+
+@director_form("/events/<int:event_id>/players")
 def event_check_in(event_id: int) -> ResponseReturnValue:
     name = request.form.get("name", "")
     return _act(event_id, lambda e: service.check_in(e, name, ticked("paid")),
                 "name", _("%(name)s is checked in.", name=name.strip()), name)
 
 
-@bp.post("/events/<int:event_id>/players/<name>/paid")
-@once_per_form
-@login_required
+@director_form("/events/<int:event_id>/players/<name>/paid")
 def event_paid(event_id: int, name: str) -> ResponseReturnValue:
     return _act(event_id, lambda e: service.set_paid(e, name, ticked("paid")), "players",
                 _("%(name)s: the fee is recorded.", name=name))
 
 
-@bp.post("/events/<int:event_id>/players/<name>/withdraw")
-@once_per_form
-@login_required
+@director_form("/events/<int:event_id>/players/<name>/withdraw")
 def event_withdraw(event_id: int, name: str) -> ResponseReturnValue:
     return _act(event_id, lambda e: service.withdraw(e, name), "players",
                 _("%(name)s is withdrawn from the next round on.", name=name))
 
 
-@bp.post("/events/<int:event_id>/rounds")
-@once_per_form
-@login_required
+@director_form("/events/<int:event_id>/rounds")
 def event_draw(event_id: int) -> ResponseReturnValue:
     seed = request.form.get("seed", "").strip()
     chosen = _number(seed) if seed else None
@@ -173,9 +178,7 @@ def event_draw(event_id: int) -> ResponseReturnValue:
                 _("The round is drawn: hand each table its link."), own=frozenset({"unpaid"}))
 
 
-@bp.post("/events/<int:event_id>/rounds/<int:number>/close")
-@once_per_form
-@login_required
+@director_form("/events/<int:event_id>/rounds/<int:number>/close")
 def event_close(event_id: int, number: int) -> ResponseReturnValue:
     return _act(event_id, lambda e: service.close_round(e, number, ticked("force")), "close",
                 _("Round %(n)s is closed.", n=number))
@@ -195,9 +198,7 @@ def event_links(event_id: int, number: int) -> ResponseReturnValue:
     return render_template("events/links.html", event=event, round=this, tables=tables)
 
 
-@bp.post("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link")
-@once_per_form
-@login_required
+@director_form("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link")
 def event_new_link(event_id: int, number: int, table: int) -> ResponseReturnValue:
     return _act(event_id, lambda e: service.replace_keeper_link(e, number, table), "close",
                 _("Table %(t)s has a new link; the old one no longer works.", t=table))
