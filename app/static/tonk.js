@@ -370,7 +370,7 @@
   }
 
   // Times written in UTC by the server, shown in the phone's own time, in the form the
-  // server writes them (app.web.site.when: the date medium, the time short).
+  // server writes them (app.web.shared.site.when: the date medium, the time short).
   var moment = new Intl.DateTimeFormat(document.documentElement.lang || [],
                                        {dateStyle: "medium", timeStyle: "short"});
   function localTimes(root) {

@@ -154,7 +154,7 @@ class HandValues:
     dealer: str = ""
     multiplier: int = 1
     reason: str = ""
-    #: The side-bet lines as typed or stored (app.web.sidebets); None: a new hand's.
+    #: The side-bet lines as typed or stored (app.web.shared.sidebets); None: a new hand's.
     side_bets: dict[str, tuple[tuple[str, ...], str, str]] | None = None
 
     @property

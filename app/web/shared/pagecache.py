@@ -82,5 +82,5 @@ def kept_page(key: Hashable, render: Callable[[], str]) -> str:
 
 
 def fresh_once() -> str:
-    """A new one-time form token (app.web.form_tokens keeps what each one sent)."""
+    """A new one-time form token (app.web.shared.form_tokens keeps what each one sent)."""
     return secrets.token_urlsafe(18)

@@ -2,7 +2,7 @@
 that holds it records, corrects and voids hands at that one table while its round is open,
 with no account (on behalf of the director, named by table and round in each hand's
 history). The record and correct forms and the hand page are the session's own
-(:mod:`.routes`); only who records and where the page goes back to differ."""
+(:mod:`app.web.sessions`); only who records and where the page goes back to differ."""
 from __future__ import annotations
 
 from collections.abc import Callable
