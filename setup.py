@@ -1,4 +1,4 @@
-"""The app's folders that live at the repository's top (templates, migrations, translations)
+"""The app's folders that live at the repository's top (migrations, translations)
 go into the built package as ``app/<folder>``: an installed wheel is the whole app. (A clone
 reads them where they are: ``app.config.resource_folder``.) Everything else is in
 pyproject.toml."""
@@ -8,7 +8,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-FOLDERS = ("templates", "migrations", "translations")
+FOLDERS = ("migrations", "translations")
 
 
 class BuildWithFolders(build_py):

@@ -28,7 +28,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app = Flask(__name__, instance_relative_config=True,
                 instance_path=str(_config.instance_folder()),
-                template_folder=str(_config.resource_folder("templates")),
                 static_folder=os.path.join(HERE, "static"))
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep the documented order
     _config.private_folder(app.instance_path)
@@ -54,8 +53,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.init_app(app)
     limits.init_app(app)
     from .core import set_translator
-    from .web.phrases import PhrasedTemplate
-    from .web.site import catalogue_translator, reader_locale, select_locale
+    from .web.shared.phrases import PhrasedTemplate
+    from .web.shared.site import catalogue_translator, reader_locale, select_locale
 
     app.jinja_env.template_class = PhrasedTemplate  # Japanese lines break between phrases
 
@@ -69,19 +68,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_bp)
     csrf.exempt(api_bp)
 
-    from .auth import bp as auth_bp
-    from .auth import load_user, unauthorized
-    from .web import bp as web_bp
-    from .web.exchange import bp as exchange_bp
-    from .web.leagues import bp as leagues_bp
+    from . import web
 
-    login_manager.login_view = "auth.signin"
-    login_manager.user_loader(load_user)
-    login_manager.unauthorized_handler(unauthorized)
-    app.register_blueprint(auth_bp)
-    app.register_blueprint(web_bp)
-    app.register_blueprint(leagues_bp)
-    app.register_blueprint(exchange_bp)
+    web.init_app(app)  # the pages, area by area, with their templates
 
     from .errors import register as register_errors
 

@@ -18,7 +18,7 @@ IN_A_CLONE = (PACKAGE.parent / "pyproject.toml").is_file()
 
 
 def resource_folder(name: str) -> Path:
-    """The app's folder ``name`` (``templates``, ``migrations``, ``translations``): the
+    """The app's folder ``name`` (``migrations``, ``translations``): the
     clone's top-level folder, or inside the package once installed from a wheel (setup.py
     puts them there)."""
     return PACKAGE.parent / name if IN_A_CLONE else PACKAGE / name

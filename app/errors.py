@@ -2,7 +2,7 @@
 
 A domain error (:class:`~app.core.errors.TonkError`) has one status, from the table in
 :mod:`app.services.errors`; the API answers it in JSON (:mod:`app.api.errors`), a page
-with a page (:mod:`app.web.refusals`): they differ only in how they render. Whatever the
+with a page (:mod:`app.web.shared.refusals`): they differ only in how they render. Whatever the
 request changed was rolled back by the write boundary (:mod:`app.db.unit`) before the
 error got here. A fault of the database itself (busy, read-only, full, out of reach) is a
 503 naming it, on both (:mod:`app.http.faults`); a rate limit's 429 says when to come back
@@ -23,7 +23,7 @@ from .http.bodies import too_large
 from .http.errors import is_api_request
 from .http.faults import database_fault, end_session
 from .http.limits import too_many
-from .web.refusals import page_refusal
+from .web.shared.refusals import page_refusal
 
 
 def refusal(exc: TonkError) -> ResponseReturnValue:

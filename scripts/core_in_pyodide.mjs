@@ -7,7 +7,7 @@
 // VENDOR_DIR holds pyodide.mjs and the files it loads (app/static/vendor/pyodide).
 // BUNDLE.json: {"files": {"/tonk/app/core/hand.py": "/abs/path/app/core/hand.py", ...},
 // "zips": ["/abs/path/babel.zip"], "path": "/tonk"}: files written into Pyodide's file
-// system (app.web.phone_core.bundle(), what the app serves the phone's worker), zips
+// system (app.web.sessions.phone_core.bundle(), what the app serves the phone's worker), zips
 // unpacked into "path", which goes first on sys.path. Each line of standard
 // input is one request of app.core.phone; each line of standard output its answer, in order.
 // The last line on standard error is JSON: {"start_ms", "first_ms", "answer_ms", "count"}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The catalogue workflow in one command: extract every string of app/ and templates/ (and
+# The catalogue workflow in one command: extract every string of app/ and its templates (and
 # the core's message catalogue, with its ids as contexts) into translations/messages.pot,
 # update the German and Japanese catalogues from it, and compile them (.mo, committed).
 # Then `.venv/bin/pytest tests/test_i18n.py` lists every message still without a

@@ -59,7 +59,7 @@ LOCALES = ("root", "en", "de", "ja")
 BABEL_DATA = ("babel/global.dat", "babel/locale-data/LICENSE.unicode",
               *(f"babel/locale-data/{name}.dat" for name in LOCALES))
 STDLIB_IN_PYODIDE = "/lib/python314.zip/"
-#: Where the phone unpacks babel.zip (app.web.phone_core.ROOT).
+#: Where the phone unpacks babel.zip (app.web.sessions.phone_core.ROOT).
 BABEL_IN_PYODIDE = "/tonk/"
 #: The files the phone's worker fetches, kept brotli'd beside them (``<name>.br``).
 PACKED = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
@@ -135,7 +135,7 @@ def core_files() -> dict[str, str]:
     """What the app serves the phone's worker besides Pyodide and Babel (the core and the
     compiled catalogues), by its path in Pyodide's file system."""
     sys.path.insert(0, str(ROOT))
-    from app.web.phone_core import bundle
+    from app.web.sessions.phone_core import bundle
 
     return {target: str(source) for target, source in bundle().items()}
 

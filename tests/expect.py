@@ -33,5 +33,5 @@ def matched(pattern: str, text: str, flags: int = 0) -> re.Match[str]:
 
 def unphrased(page: str) -> str:
     """A Japanese page's HTML without the ``<wbr>`` put between its phrases
-    (:mod:`app.web.phrases`): its text as written, to look for a sentence in."""
+    (:mod:`app.web.shared.phrases`): its text as written, to look for a sentence in."""
     return page.replace("<wbr>", "")

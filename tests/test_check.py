@@ -12,7 +12,7 @@ import pytest
 from markupsafe import escape
 
 from app.core import PRESETS, parse_hand, settle
-from app.web.dispute import decode_hand, encode_hand
+from app.web.checker.dispute import decode_hand, encode_hand
 from tests.clients import errors_of, record, shown_beside, sign_up, start
 from tests.hands import END_KINDS, hand_form, hand_json
 
@@ -303,7 +303,7 @@ def test_the_phone_reads_the_check_form_as_the_server_does(open_client):
     from werkzeug.datastructures import MultiDict
 
     from app.core.phone import answer
-    from app.web.dispute import read_check_form
+    from app.web.checker.dispute import read_check_form
 
     for preset in PRESETS:
         for kind in END_KINDS:

@@ -146,10 +146,27 @@ def test_every_relative_link_leads_somewhere(page):
             assert anchor in anchors(file), f"{page.name}: {target}"
 
 
+#: A file or folder of the project cited in a page (``app/web/shared/site.py``), or a name in
+#: a module (``tests/browser/helpers.PROVEN_BEFORE``).
+CITED = re.compile(r"`((?:app|tests|scripts|docs|benchmarks|migrations|translations)/[\w/.-]*)`")
+
+
+def _exists(cited: str) -> bool:
+    module, _, _name = cited.rpartition(".")
+    return (ROOT / cited).exists() or (ROOT / f"{module}.py").is_file()
+
+
 def test_no_page_cites_a_file_the_project_does_not_have():
     for page in PAGES:
         text = page.read_text()
-        assert "RULES.md" not in text and "STYLE.md" not in text and "shared/" not in text, page
+        assert "RULES.md" not in text and "STYLE.md" not in text, page
+        # the one shared/ folder is the pages' (app/web/shared/, under web/ in the map)
+        assert all("web/shared/" in line or line.startswith(" " * 8 + "shared/")
+                   for line in text.splitlines() if "shared/" in line), page
+        missing = [cited for cited in CITED.findall(text) if not _exists(cited)]
+        assert not missing, (page, missing)
+    assert _exists("app/web/shared/site.py") and not _exists("app/web/site.py")
+    assert len([c for page in PAGES for c in CITED.findall(page.read_text())]) > 100
 
 
 def test_the_readme_is_a_two_minute_read():

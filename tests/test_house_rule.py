@@ -13,7 +13,7 @@ from markupsafe import escape
 from app.core import parse_hand, settle
 from app.core.catalogue import CATALOGUE
 from app.core.catches import CATCH_SCHEMES, CatchExample, CatchScheme, CaughtDrop, register_catch
-from app.web.links import encode_data
+from app.web.shared.links import encode_data
 from tests.clients import errors_of, sign_up
 from tests.hands import hand_form
 

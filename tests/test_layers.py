@@ -7,7 +7,7 @@ web). A module's layer is where it sits, lowest first:
     db        app/db/                       the tables, the database as a server uses it
     services  app/services/                 one package per area: what the top layers call
     http      app/http/                     what pages and API share over HTTP
-    top       app/web/, app/api/, app/auth/, app/cli/, the app factory
+    top       app/web/, app/api/, app/cli/, the app factory
 
 - A module imports only from its own layer or the ones below it.
 - ``app.core`` imports nothing of Flask, SQLAlchemy, Werkzeug or Jinja either.
@@ -19,6 +19,10 @@ web). A module's layer is where it sits, lowest first:
   between the two is in the wrong place, or the name is public.
 - A service package (``app/services/<area>/``) is used through its front (its
   ``__init__``) from outside: its modules are how it is made, not what it offers.
+- The pages' areas (``app/web/<area>/``: sessions, leagues, tournaments, …) are alike: one
+  area takes another's names from its package (``from ..sessions import hand_page``),
+  never from one of its modules; what every area uses is in ``app/web/shared/``, which takes
+  nothing from an area.
 - ``app/config.py`` is the one module that reads environment variables (or writes them).
 
 Every import counts, a function's own lazy import too; the names imported for the type
@@ -40,7 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("db", ("app.db",)),
     ("services", ("app.services",)),
     ("http", ("app.http",)),
-    ("top", ("app.web", "app.api", "app.auth", "app.cli", "app.__main__", "app")),
+    ("top", ("app.web", "app.api", "app.cli", "app.__main__", "app")),
 )
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 FRAMEWORKS = ("flask", "flask_", "sqlalchemy", "werkzeug", "jinja2", "alembic")
@@ -170,6 +174,56 @@ def test_a_service_package_is_used_through_its_front_from_outside():
     assert not wrong, "\n".join(wrong)
 
 
+#: The pages' areas, each a package of ``app/web`` (``shared`` too: what every area uses).
+AREAS = sorted(_name(p.parent) for p in (APP / "web").glob("*/__init__.py"))
+SHARED = "app.web.shared"
+
+
+def _area_of(module: str) -> str | None:
+    """The area of the pages ``module`` belongs to (its package or one of its modules)."""
+    return next((a for a in AREAS if module == a or module.startswith(a + ".")), None)
+
+
+def area_crossings(imports: dict[str, dict[str, set[str]]]) -> list[str]:
+    """Where a module of one area reaches into another area past its front (its package),
+    and where the shared package takes anything of an area."""
+    wrong = []
+    for module, imported_names in imports.items():
+        mine = _area_of(module)
+        if mine is None:
+            continue
+        for imported in imported_names:
+            theirs = _area_of(imported)
+            if theirs is None or theirs == mine:
+                continue
+            if mine == SHARED and theirs != SHARED:
+                wrong.append(f"{module} imports {imported}: the shared package uses no area")
+            elif theirs != SHARED and imported != theirs:
+                wrong.append(f"{module} imports {imported}: take it from {theirs}")
+    return wrong
+
+
+def test_an_area_of_the_pages_uses_another_through_its_front():
+    wrong = area_crossings(DESIGN_IMPORTS)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_areas_are_checked_at_all():
+    """The check above sees the areas, and would see a reach past a front."""
+    assert {"app.web.sessions", "app.web.leagues", "app.web.tournaments", "app.web.checker",
+            "app.web.accounts", SHARED} <= set(AREAS)
+    assert _area_of("app.web.sessions.pages") == "app.web.sessions"
+    assert _area_of("app.web") is None
+    assert "app.web.sessions" in DESIGN_IMPORTS["app.web.tournaments.keeping"]
+    reach = {"app.web.leagues.pages": {"app.web.sessions.pages": {"rules_context"}},
+             "app.web.shared.present": {"app.web.sessions": {"rules_context"}},
+             "app.web.checker.dispute": {"app.web.sessions": {"rules_context"},
+                                         "app.web.shared.forms": set()}}
+    assert area_crossings(reach) == [
+        "app.web.leagues.pages imports app.web.sessions.pages: take it from app.web.sessions",
+        "app.web.shared.present imports app.web.sessions: the shared package uses no area"]
+
+
 #: What reads or writes the process's environment: ``os.environ`` and its kin, and click's
 #: options that read a variable (``envvar=``, ``auto_envvar_prefix=``).
 ENVIRONMENT = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
@@ -221,3 +275,15 @@ def test_no_test_module_imports_another_or_a_conftest():
             wrong += [f"{path.relative_to(ROOT)} imports {n}" for n in names
                       if n.rsplit(".", 1)[-1].startswith("test_") or n.endswith("conftest")]
     assert not wrong, "\n".join(wrong)
+
+
+def test_each_template_has_one_area():
+    """The pages find a template by its name in every area's ``templates/`` (app/web's one
+    loader): a name in two areas would be shadowed by one of them, unseen."""
+    homes: dict[str, list[str]] = {}
+    for folder in (APP / "web").glob("*/templates"):
+        for path in folder.rglob("*.html"):
+            homes.setdefault(path.relative_to(folder).as_posix(), []).append(folder.parent.name)
+    assert len(homes) > 50 and "base.html" in homes and "leagues/league.html" in homes
+    twice = {name: areas for name, areas in homes.items() if len(areas) > 1}
+    assert not twice, twice

@@ -293,8 +293,8 @@ def test_a_change_a_form_answers_with_a_page_is_kept_with_its_token(db_app):
     token still commit together (a repeat goes home, saying it was saved once)."""
     from app.db.models import GameSession
     from app.services.sessions import ledger
-    from app.web.form_tokens import once_per_form
-    from app.web.site import me
+    from app.web.shared.form_tokens import once_per_form
+    from app.web.shared.site import me
 
     @once_per_form
     def record_and_show(session_id: int) -> str:

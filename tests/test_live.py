@@ -354,7 +354,7 @@ def _signed_in(app):
 
 
 def test_a_kept_page_has_fresh_tokens_and_follows_every_change(app):
-    from app.web.pagecache import CSRF_MARK, ONCE_MARK
+    from app.web.shared.pagecache import CSRF_MARK, ONCE_MARK
     from tests.clients import record, share_token
     from tests.expect import matched
 
@@ -407,7 +407,7 @@ def test_amounts_are_written_as_babel_writes_them(app, lang):
 
     from flask_babel import format_decimal
 
-    from app.web.present import amount
+    from app.web.shared.present import amount
 
     with app.test_request_context(headers={"Accept-Language": lang}):
         for value in ("0", "0.25", "-1234.5", "1234567.89", "999.995"):
@@ -418,7 +418,7 @@ def test_amounts_are_written_as_babel_writes_them(app, lang):
 
 
 def test_axis_labels_do_not_overlap():
-    from app.web.chart import axis_values
+    from app.web.shared.chart import axis_values
 
     def at(value: int) -> float:  # 180 px from -100 to 10,000
         return 10 + (10_000 - value) / 10_100 * 180
@@ -431,8 +431,8 @@ def test_axis_labels_do_not_overlap():
 def test_pages_read_a_fixed_number_of_rows_sets_however_many_hands(app):
     """No N+1: the share page and the session page cost as many statements with 30 hands as
     with 3 when first drawn, and the share page one statement once it is kept."""
-    from app.web import routes
-    from app.web.pagecache import PAGES
+    from app.web.sessions import pages as routes
+    from app.web.shared.pagecache import PAGES
     from tests.clients import record, share_token
 
     client, sid = _signed_in(app)

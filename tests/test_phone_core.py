@@ -34,8 +34,8 @@ from app.core.night import Money, Night, apply, night_json, start
 from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator, door
 from app.core.rules import CATCHES, DEAL_CONFLICTS, resolve_rules
 from app.i18n import speaking
-from app.web.phone_core import ROOT as ROOT_IN_PYODIDE
-from app.web.phone_core import RUNTIME, bundle
+from app.web.sessions.phone_core import ROOT as ROOT_IN_PYODIDE
+from app.web.sessions.phone_core import RUNTIME, bundle
 from tests.hands import END_KINDS, hand_form
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.web.phrases import phrased
+from app.web.shared.phrases import phrased
 from tests.clients import sign_up
 
 

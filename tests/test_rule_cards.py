@@ -13,7 +13,7 @@ from app.core import PRESETS, resolve_rules
 from app.core.rule_card import dropped_pagat_rules, payment_keys, rule_card
 from app.core.settle import rule_text
 from app.core.sources import source_of
-from app.web.links import decode_data, encode_data
+from app.web.shared.links import decode_data, encode_data
 from tests.clients import sign_up, start
 from tests.expect import matched
 

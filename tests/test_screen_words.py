@@ -22,7 +22,7 @@ from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services import events
 from app.services.sessions import ledger
-from app.web.site import when
+from app.web.shared.site import when
 from tests.clients import errors_of, record, sign_up, start
 from tests.expect import fetched, unphrased
 

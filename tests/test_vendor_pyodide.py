@@ -13,7 +13,7 @@ import zipfile
 
 import brotli
 
-from app.web.phone_core import RUNTIME
+from app.web.sessions.phone_core import RUNTIME
 from scripts.vendor_pyodide import PACKED
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

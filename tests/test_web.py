@@ -17,7 +17,7 @@ from app.db.models import GameSession, Hand
 from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services.sessions import ledger
-from app.web.chart import chart_svg
+from app.web.shared.chart import chart_svg
 from tests.apps import make_app
 from tests.clients import errors_of, record, share_token, shown_beside, sign_up, start
 from tests.expect import unphrased

@@ -86,7 +86,7 @@ def test_the_wheel_installed_elsewhere_serves_the_app(tmp_path):
             except OSError:
                 assert time.monotonic() < deadline, "the installed tonk serve did not answer"
                 time.sleep(0.2)
-        for path in ("/check", "/rules/pagat", "/sw.js", "/signin"):
+        for path in ("/check", "/rules/pagat", "/sw.js", "/signin", "/leagues/static/leagues.css"):
             _get(base, path)
         stylesheet = re.search(r'/static/[^"]+\.css[^"]*', home)
         assert stylesheet is not None

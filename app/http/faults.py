@@ -32,7 +32,7 @@ def fault_response(meaning: str) -> Response:
         response = error_response(meaning, 503)
     else:
         try:
-            response = make_response(render_template("web/unavailable.html",
+            response = make_response(render_template("unavailable.html",
                                                       meaning=meaning), 503)
         except Exception:  # noqa: BLE001 - a last resort: the page failed to draw
             db.session.rollback()
@@ -44,7 +44,7 @@ def fault_response(meaning: str) -> Response:
 
 def _no_more_database() -> None:
     """From here on the answer loads nothing: the language is chosen now from what the
-    request already has (:func:`app.web.site.select_locale`) and kept for the request, and
+    request already has (:func:`app.web.shared.site.select_locale`) and kept for the request, and
     the page is drawn signed out (no account to load)."""
     if g.get("tonk_fault"):
         return

@@ -1,6 +1,6 @@
 """The reader's language as the browser alone says it (signed out): the switcher's cookie,
 then whichever of the app's languages Accept-Language prefers, then English. (A signed-in
-account's own choice comes first: :func:`app.web.site.select_locale`.)"""
+account's own choice comes first: :func:`app.web.shared.site.select_locale`.)"""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

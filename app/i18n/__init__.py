@@ -3,7 +3,7 @@
 (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as :mod:`app.config` reads them), and
 the translators the command line hooks in: the core's messages by their id (the
 catalogue's context) and its own strings.
-The pages and the API choose per request instead (:func:`app.web.site.select_locale`)."""
+The pages and the API choose per request instead (:func:`app.web.shared.site.select_locale`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping

@@ -7,7 +7,7 @@
      reads the form on the phone as a "started" event (the core reads it: the same fields as
      the server's form), keeps it in IndexedDB (persistent storage asked for) under a new
      night's uid, and opens the night's own page, /phone/nights/<uid>.
-   - That page (templates/web/phone_night.html): <html data-night="phone"> and a status
+   - That page (app/web/sessions/templates/sessions/phone_night.html): <html data-night="phone"> and a status
      that says the night is on this phone only, with [data-waiting="N"] (the changes not
      sent yet); the totals ([data-player][data-total]), who deals, who pays whom and each
      hand, from the core's fold; the hand fields (drawn for the night's players and rules

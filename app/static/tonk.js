@@ -9,7 +9,7 @@
   function each(root, selector, fn) {
     Array.prototype.forEach.call(root.querySelectorAll(selector), fn);
   }
-  // A script's words, kept in an element's data- attributes (templates/web/_offline_words.html
+  // A script's words, kept in an element's data- attributes (app/web/sessions/templates/sessions/_offline_words.html
   // and the like), with {name} filled in; and a new element: what the phone's scripts
   // (counting.js, offline.js, night.js) write with, through window.TonkPage.
   function wordsOf(id) {
@@ -370,7 +370,7 @@
   }
 
   // Times written in UTC by the server, shown in the phone's own time, in the form the
-  // server writes them (app.web.site.when: the date medium, the time short).
+  // server writes them (app.web.shared.site.when: the date medium, the time short).
   var moment = new Intl.DateTimeFormat(document.documentElement.lang || [],
                                        {dateStyle: "medium", timeStyle: "short"});
   function localTimes(root) {
@@ -627,7 +627,7 @@
   }
   if (window.Worker && window.Promise) window.TonkCount = theCore();
 
-  // The hand fields drawn on the phone from their prototype (templates/web/_hand.html) into
+  // The hand fields drawn on the phone from their prototype (app/web/shared/templates/_hand.html) into
   // ``part``, for the players and what the rules ask (``read``: the core's answer of the
   // typed rules, its ``players``, ``asks`` and ``picker``): the dispute checker's with no
   // signal (check-offline.js) and a night of the phone's own (night.js). Returns the card

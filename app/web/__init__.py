@@ -1,35 +1,39 @@
-"""The scorekeeper's pages: sessions, recording and correcting hands, the chart, settle-up,
-house rules, the read-only share view, and the dispute checker for anyone."""
-from flask import Blueprint
+"""The pages, by area (as indico keeps its ``modules/<area>/``): each area a package with its
+views, forms, presenters and templates (``<area>/templates/<name>/…``), over the services'
+packages, and what they share in :mod:`.shared`:
 
-from .site import FILTERS, template_context
+    sessions     a night: hands, chart, rules, seats, settle-up, share view, paper, phone
+    leagues      a league's standings, players, sessions and settings
+    tournaments  an event: the director's pages, a table's link, the standings
+    checker      /check and the house-rule cards, for anyone
+    accounts     sign up, sign in, the account page and its API tokens
+    exchange     export and import
 
-bp = Blueprint("web", __name__)
+An area takes another's names only from its package (``from ..sessions import hand_page``),
+never from one of its modules (tests/test_layers.py). Each endpoint keeps the name it had
+when the pages were one folder: ``web.<view>`` for the sessions', tournaments' and checker's
+pages (one blueprint, :data:`.shared.bp`), ``leagues.``, ``auth.``, ``exchange.``."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jinja2 import FileSystemLoader
+
+from ..extensions import login_manager
+from . import accounts, checker, exchange, leagues, sessions, shared, tournaments
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+#: The areas, each with its templates folder: a template's name is the same in all of them.
+AREAS = (shared, sessions, leagues, tournaments, checker, accounts, exchange)
 
 
-bp.app_context_processor(template_context)
-for _name, _filter in FILTERS.items():
-    bp.add_app_template_filter(_filter, _name)
-
-from .form_tokens import once_token  # noqa: E402
-
-bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
-
-from .sidebets import side_bet_choices  # noqa: E402
-
-bp.add_app_template_global(side_bet_choices, "side_bet_choices")
-
-from . import directing as directing  # noqa: E402  (tournaments: the director's pages)
-from . import dispute as dispute  # noqa: E402  (the dispute checker, /check)
-from . import events as events  # noqa: E402  (tournaments: the tables' links)
-from . import language as language  # noqa: E402  (the language switcher, /language)
-from . import nights as nights  # noqa: E402  (a night started on the phone, sent later)
-from . import offline as offline  # noqa: E402  (the app on the phone: manifest, worker)
-from . import paper as paper  # noqa: E402  (the night on paper)
-from . import pay as pay  # noqa: E402  (pay links and handles)
-from . import phone_core as phone_core  # noqa: E402  (the core on the phone)
-from . import routes as routes  # noqa: E402  (registers the views on bp)
-from . import rule_cards as rule_cards  # noqa: E402  (house-rule cards, /rules/<preset>)
-from . import seats as seats  # noqa: E402  (joining and leaving the table)
-from . import settling as settling  # noqa: E402  (settle-up, closing, archive)
-from . import standing as standing  # noqa: E402  (tournaments: the board, each player)
+def init_app(app: Flask) -> None:
+    """Registers the pages' blueprints, the sign-in's hooks and every area's templates."""
+    app.jinja_loader = FileSystemLoader([str(area.TEMPLATES) for area in AREAS])
+    login_manager.login_view = "auth.signin"
+    login_manager.user_loader(accounts.load_user)
+    login_manager.unauthorized_handler(accounts.unauthorized)
+    for blueprint in (accounts.bp, shared.bp, leagues.bp, exchange.bp):
+        app.register_blueprint(blueprint)

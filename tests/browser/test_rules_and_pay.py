@@ -253,7 +253,7 @@ def test_a_card_says_how_it_reads_the_rules_the_texts_leave_open(live_server, ja
     """A card with alternative 2, a single stake for a tonk out with a hit and
     three jokers, read in Japanese on a 390 px phone: the readings under their rules, the
     jokers in the setup, nothing wider than the phone."""
-    from app.web.links import encode_data
+    from app.web.shared.links import encode_data
 
     page = japanese
     changes = {"deck": "jokers", "jokers": 3, "catch": "alt2", "tonk_out_by_hits_pays": 1}

@@ -1,0 +1,204 @@
+"""The tournament director's pages: set an event up, check players in (fee paid, league
+members offered), withdraw them, draw each round, follow which tables are done, close a
+round, and read the standings and the prize list. Thin: read the form, call
+:mod:`app.services.events`, show the message beside its field or go on."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from ...core.money import from_minor
+from ...core.placings import TIE_BREAKS, tie_break_words
+from ...core.rules import PRESETS
+from ...db.models import Event
+from ...services import events as service
+from ...services.leagues import my_leagues
+from ..shared import bp
+from ..shared.form_tokens import once_per_form
+from ..shared.forms import Errors, preset_choices, ticked
+from ..shared.links import qr_code
+from ..shared.site import attempt, form_change, login_required, me
+from .standing import board_context
+
+View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
+
+EVENT_FIELDS = ("name", "held_on", "preset", "scoring", "currency", "stake", "table_size",
+                "rounds", "hands_per_round", "entry_fee", "prize_kind", "prizes",
+                "house_share", "tie_break_1", "tie_break_2", "league")
+
+
+def _number(text: str) -> Any:
+    """A whole number typed in a form (what is not one goes on as typed, to be refused
+    beside its field by the service)."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else text
+
+
+def _field(field: str | None) -> str:
+    """The form field a service error names."""
+    field = field or "name"
+    if field.startswith("prizes"):
+        return "prizes"
+    if field.startswith("rules"):
+        return "preset"
+    if field == "tie_breaks":
+        return "tie_break_1"
+    return field if field in EVENT_FIELDS else "name"
+
+
+def _event_from_form(form: Any) -> tuple[dict[str, Any], Errors]:
+    values = {name: form.get(name, "").strip() for name in EVENT_FIELDS}
+    parts = [p.strip() for p in values["prizes"].replace(";", ",").split(",") if p.strip()]
+    ties = [t for t in (values["tie_break_1"], values["tie_break_2"]) if t]
+    league = values["league"]
+    spec = {"name": values["name"], "rules": values["preset"] or "pagat",
+            "scoring": values["scoring"] or "points", "currency": values["currency"] or None,
+            "stake": values["stake"] or None, "table_size": _number(values["table_size"]),
+            "rounds": _number(values["rounds"]),
+            "hands_per_round": _number(values["hands_per_round"]),
+            "entry_fee": values["entry_fee"] or None,
+            "prizes": ({"fixed": parts} if values["prize_kind"] == "fixed" else parts) or None,
+            "house_share": values["house_share"] or None, "tie_breaks": ties,
+            "held_on": values["held_on"] or None,
+            "league": _number(league) if league else None}
+    return {"values": values, "spec": spec}, {}
+
+
+@bp.get("/events")
+@login_required
+def events() -> ResponseReturnValue:
+    return render_template("events/list.html", events=service.events_of(me()))
+
+
+@bp.route("/events/new", methods=["GET", "POST"])
+@once_per_form
+@login_required
+def new_event() -> ResponseReturnValue:
+    values: dict[str, str] = {"table_size": "4", "rounds": "3", "hands_per_round": "8",
+                              "prizes": "0.5, 0.3, 0.2", "prize_kind": "shares",
+                              "scoring": "points", "currency": "USD", "entry_fee": "0",
+                              "preset": "pagat"}
+    errors: Errors = {}
+    if request.method == "POST":
+        read, errors = _event_from_form(request.form)
+        values = read["values"]
+        made, exc = attempt(lambda: service.create_event(me(), **read["spec"]))
+        if made is not None:
+            flash(_("The event is set up: check the players in."), "ok")
+            return redirect(url_for(".event", event_id=made.id))
+        if exc is not None:
+            errors = {_field(exc.field): exc.message}
+    return render_template(
+        "events/new.html", values=values, errors=errors, presets=preset_choices(),
+        tie_breaks=[(k, str(w)) for k, w in zip(TIE_BREAKS, tie_break_words(list(TIE_BREAKS)),
+                                                 strict=True)],
+        leagues=my_leagues(me()), known_presets=PRESETS), 422 if errors else 200
+
+
+def director_page(event: Event, errors: Errors | None = None,
+                  typed: str = "") -> ResponseReturnValue:
+    """The director's page of ``event``, with a form's errors beside their fields."""
+    playing = service.open_round(event)
+    board_url = url_for(".board", token=event.board_token, _external=True)
+    tables = []
+    if playing is not None:
+        for table in playing.tables:
+            link = url_for(".keeper", token=table.keeper_token, _external=True)
+            tables.append({"row": table, "link": link, "qr": Markup(qr_code(link)),
+                           "done": service.table_done(event, table),
+                           "hands": table.session.hand_count - table.session.voided_hands})
+    context = board_context(event)
+    return render_template(
+        "events/director.html", errors=errors or {}, typed=typed,
+        playing=playing, tables=tables, board_url=board_url, fee=from_minor(event.fee_minor),
+        offered=service.league_names(event), active=len(service.active_players(event)),
+        unpaid=service.unpaid_players(event),
+        **context), 422 if errors else 200
+
+
+@bp.get("/events/<int:event_id>")
+@login_required
+def event(event_id: int) -> ResponseReturnValue:
+    return director_page(service.owned_event(me(), event_id))
+
+
+def _act(event_id: int, action: Any, field: str, done: str,
+         typed: str = "", own: frozenset[str] = frozenset()) -> ResponseReturnValue:
+    """Do ``action`` on the event, then go back to its page; a refusal is shown beside
+    ``field`` (or beside its own field, when it is one of ``own``)."""
+    event = service.owned_event(me(), event_id)
+    return form_change(
+        lambda: action(event),
+        lambda exc: director_page(service.owned_event(me(), event_id),
+                                  {exc.field if exc.field in own else field: exc.message}, typed),
+        done, url_for(".event", event_id=event_id))
+
+
+def director_form(rule: str) -> Callable[[View], View]:
+    """A form of the director's pages, posted to ``rule``: carried out once (its one-time
+    token), for the signed-in director."""
+
+    def register(view: View) -> View:
+        bp.post(rule)(once_per_form(login_required(view)))
+        return view
+
+    return register
+
+
+@director_form("/events/<int:event_id>/players")
+def event_check_in(event_id: int) -> ResponseReturnValue:
+    name = request.form.get("name", "")
+    return _act(event_id, lambda e: service.check_in(e, name, ticked("paid")),
+                "name", _("%(name)s is checked in.", name=name.strip()), name)
+
+
+@director_form("/events/<int:event_id>/players/<name>/paid")
+def event_paid(event_id: int, name: str) -> ResponseReturnValue:
+    return _act(event_id, lambda e: service.set_paid(e, name, ticked("paid")), "players",
+                _("%(name)s: the fee is recorded.", name=name))
+
+
+@director_form("/events/<int:event_id>/players/<name>/withdraw")
+def event_withdraw(event_id: int, name: str) -> ResponseReturnValue:
+    return _act(event_id, lambda e: service.withdraw(e, name), "players",
+                _("%(name)s is withdrawn from the next round on.", name=name))
+
+
+@director_form("/events/<int:event_id>/rounds")
+def event_draw(event_id: int) -> ResponseReturnValue:
+    seed = request.form.get("seed", "").strip()
+    chosen = _number(seed) if seed else None
+    unpaid = request.form.get("unpaid") or None
+    return _act(event_id, lambda e: service.draw_next_round(e, me(), chosen, unpaid), "draw",
+                _("The round is drawn: hand each table its link."), own=frozenset({"unpaid"}))
+
+
+@director_form("/events/<int:event_id>/rounds/<int:number>/close")
+def event_close(event_id: int, number: int) -> ResponseReturnValue:
+    return _act(event_id, lambda e: service.close_round(e, number, ticked("force")), "close",
+                _("Round %(n)s is closed.", n=number))
+
+
+@bp.get("/events/<int:event_id>/rounds/<int:number>/links")
+@login_required
+def event_links(event_id: int, number: int) -> ResponseReturnValue:
+    """Every table's scorekeeping link of a round with its QR code, on one sheet to print
+    and lay on the tables."""
+    event = service.owned_event(me(), event_id)
+    this = service.get_round(event, number)
+    tables = []
+    for table in this.tables:
+        link = url_for(".keeper", token=table.keeper_token, _external=True)
+        tables.append({"row": table, "link": link, "qr": Markup(qr_code(link))})
+    return render_template("events/links.html", event=event, round=this, tables=tables)
+
+
+@director_form("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link")
+def event_new_link(event_id: int, number: int, table: int) -> ResponseReturnValue:
+    return _act(event_id, lambda e: service.replace_keeper_link(e, number, table), "close",
+                _("Table %(t)s has a new link; the old one no longer works.", t=table))
