@@ -251,8 +251,9 @@ def test_the_home_card_and_header_read_one_hand_count(client):
     assert client.post(f"/sessions/{sid}/hands/2/void",
                        data={"reason": "misdeal"}).status_code == 302
     home = client.get("/").get_data(as_text=True)
-    assert "2 hands (1 void)" in home
-    assert "2 hands (1 void)" in client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert "3 hands, 1 of them void" in home  # hands 1 to 3, as the session page numbers them
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert "3 hands, 1 of them void" in page and "As of hand 3." in page
 
 
 def test_archive_and_delete_from_the_pages(client):
