@@ -536,6 +536,10 @@ def test_the_correction_form_shows_the_hands_own_side_bets(db_app):
     assert resp.status_code == 302
     page = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
     assert "Ann wins the pot: $0.20." in page
+    assert record(client, sid, kind="dead", **{
+        "sb-naturals-shown": "1", "sb-naturals-in": ["Ann", "Cy"]}).status_code == 302
+    first = client.get(f"/sessions/{sid}/hands/1").get_data(as_text=True)
+    assert "pot after this hand $0.00" in first  # what hand 1 left, not the pot today ($0.20)
 
 
 def test_totals_add_up_with_the_side_bets_and_what_the_pots_give_back(db_app):
