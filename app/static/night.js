@@ -541,6 +541,7 @@
       if (night.page && !waitingOf(night) && !night.differs) {
         root.removeAttribute("data-night");
         document.getElementById("night-status").textContent = sayOut("sent");
+        window.TonkPage.sayNext(night.page, sayOut("sent"));  // said again on the session's page
         location.replace(night.page);
       } else status();
     }, function () { status(); /* no answer: sent again later */ });

@@ -26,7 +26,25 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  window.TonkPage = {words: wordsOf, el: el};
+  // A word for the page a script leads to (night.js: a night just sent, before it goes to
+  // the night's session), shown there once, as the server's flashed messages are: the page
+  // that said it is gone before it could be read.
+  var SAID = "tonk-said-next";
+  function sayNext(page, text) {
+    try { sessionStorage.setItem(SAID, JSON.stringify({path: new URL(page, location.href).pathname, text: text})); }
+    catch (e) { /* no storage: the page goes on without the word */ }
+  }
+  try {
+    var said = JSON.parse(sessionStorage.getItem(SAID) || "null");
+    var mark = document.getElementById("offline-mark");
+    if (said && said.path === location.pathname && mark) {
+      sessionStorage.removeItem(SAID);
+      var flash = el("p", "flash ok", said.text);
+      flash.setAttribute("role", "status");
+      mark.parentNode.insertBefore(flash, mark.nextSibling);
+    }
+  } catch (e) { /* no storage, or not what this script wrote: nothing to show */ }
+  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext};
 
   function handForm(form, cfg) {
     var copies = {}, worth = {}, picker = null, current = null;

@@ -183,6 +183,8 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     page.route(re.compile(r".*/phone/nights/[0-9a-f]+/events$"), lose_the_answer)
     page.context.set_offline(False)
     other.wait_for_url(re.compile(r".*/sessions/\d+$"), timeout=30_000)
+    # the tab that sent it says so on the session's page (it went there at once)
+    assert other.locator("p.flash").inner_text() == "Sent: the server holds the night."
     for _ in range(300):
         if sends:
             break
