@@ -59,6 +59,14 @@ def unit_of_work(*, begin: bool = True) -> Iterator[None]:
         session.info.pop(_OPEN, None)
 
 
+def take_back() -> None:
+    """Give up what the request has changed so far (a refusal shown beside its field, a
+    form's token refused, a night the server did not take): nothing of it is kept, and the
+    boundary around it commits nothing of it. Pages and API views call this, never the
+    database session's rollback: the write boundary is the one place that ends a change."""
+    db.session.rollback()
+
+
 def changed() -> bool:
     """Whether the transaction under way has changed something (a row inserted, updated or
     deleted, by the ORM's flush or a plain statement) besides a key's own row."""

@@ -29,8 +29,7 @@ from ...core.errors import TonkError
 from ...core.hand import MAX_PLAYERS
 from ...core.rules import resolve_rules
 from ...core.sidebets import BETS
-from ...db.unit import unit_of_work
-from ...extensions import db
+from ...db.unit import take_back, unit_of_work
 from ...http.errors import error_response
 from ...services import sessions
 from ...services.errors import status_of
@@ -73,7 +72,7 @@ def phone_night_events(uid: str) -> ResponseReturnValue:
             sent = sessions.send_night(user, uid, data["events"],
                                        table=lambda started: session_table(user, started))
             if not sent.taken:  # nothing kept: not even the session's revision moves
-                db.session.rollback()
+                take_back()
             about = _night_json(uid, sent)
     except TonkError as exc:
         return _no_store(error_response(exc.message, status_of(exc), exc.field))

@@ -21,8 +21,7 @@ from flask_login import current_user
 
 from ...core.errors import TonkError
 from ...db import idempotency
-from ...db.unit import once
-from ...extensions import db
+from ...db.unit import once, take_back
 from ...services.errors import NotFoundError, SessionClosedError
 from ...services.sessions import record_hand, session_rules
 from ..shared import bp
@@ -104,7 +103,7 @@ def outbox_hand(session_id: int) -> ResponseReturnValue:
     except TonkError as exc:
         if exc.field != FIELD:
             raise
-        db.session.rollback()
+        take_back()
         return _answer(422, error=exc.message, field=exc.field)
     if isinstance(done, idempotency.Replay):
         return _answer(200, replayed=True, location=done.location)

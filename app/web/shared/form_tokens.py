@@ -19,8 +19,7 @@ from werkzeug.wrappers import Response
 
 from ...core.errors import TonkError
 from ...db import idempotency
-from ...db.unit import changed, once, unit_of_work
-from ...extensions import db
+from ...db.unit import changed, once, take_back, unit_of_work
 from .pagecache import fresh_once, marking, once_mark
 from .site import back, me
 
@@ -57,7 +56,7 @@ def once_per_form(view: View) -> View:
         except (idempotency.KeyReusedError, idempotency.InProgressError) as exc:
             return _refused(exc)
         except _SignedOut:  # the view sends them to sign in; nothing was changed
-            db.session.rollback()
+            take_back()
             return view(*args, **kwargs)
         except BaseException:
             if session.get("_flashes", []) != flashed:  # nothing saved: say nothing of it
@@ -87,7 +86,7 @@ def _owner() -> int:
 
 
 def _refused(exc: TonkError) -> Response:
-    db.session.rollback()
+    take_back()
     flash(exc.message, "error")
     return redirect(back())
 

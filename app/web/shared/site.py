@@ -16,7 +16,7 @@ from flask_babel import format_date, format_time, get_locale, pgettext
 from ...core.errors import TonkError
 from ...core.messages import join_and
 from ...db.models import User
-from ...extensions import db
+from ...db.unit import take_back
 from ...http.language import browser_language
 from ...services.errors import NotFoundError, SessionClosedError
 from .present import amount, money, score
@@ -136,7 +136,7 @@ def attempt(action: Callable[[], T]) -> tuple[T | None, TonkError | None]:
     except (NotFoundError, SessionClosedError):
         raise
     except TonkError as exc:
-        db.session.rollback()
+        take_back()
         return None, exc
 
 
