@@ -90,6 +90,49 @@ def test_when_the_next_dealer_leaves_the_deal_passes_on(api):
     assert session["dealer"] == "Ann"
 
 
+def test_a_next_dealer_who_leaves_and_sits_down_again_before_a_hand_is_stored_so(db_app, api):
+    """Dee deals hand 1, Ann (due next) leaves and sits down again at once (at the dealer's
+    right: her old seat): the deal has passed to Bob. The stored night holds the leave and
+    the join, so its fold says Bob too, and ``tonk check`` finds nothing (it had Ann)."""
+    from app.db.models import GameSession
+    from app.services.sessions import stored_night
+    from app.services.upkeep.integrity import problems
+
+    sid = api.start()  # Ann, Bob, Cy, Dee; Dee deals first
+    api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)
+    seats(api, sid, {"leave": "Ann"})
+    assert seats(api, sid, {"join": "Ann"})["dealer"] == "Bob"
+    with db_app.app_context():
+        night, _hands = stored_night(fetched(GameSession, sid))
+        assert (night.dealer, list(night.seated)) == ("Bob", ["Bob", "Cy", "Dee", "Ann"])
+        assert problems() == []
+    assert api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)["hand"]["dealer"] == "Bob"
+
+
+@pytest.mark.parametrize("hands", [0, 1, 2])
+def test_the_stored_night_seats_its_players_as_the_table_did(db_app, api, hands):
+    """Comings and goings before the first hand, between hands and after the last (a
+    leave and a return, a newcomer who sits and goes without a hand): the fold of the
+    stored night has the kept seating, next dealer and seats."""
+    from app.db.models import GameSession
+    from app.services.sessions import kept_night, stored_night
+
+    sid = api.start()  # Ann, Bob, Cy, Dee; Dee deals first
+    changes = [{"join": "Fay"}, {"leave": "Dee"}, {"join": "Dee"}, {"leave": "Ann"}]
+    for number in range(hands + 1):
+        for change in changes:
+            seats(api, sid, change)
+        seats(api, sid, {"join": "Ann", "after": "Dee"})
+        seats(api, sid, {"leave": "Fay"})
+        if number < hands:
+            api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)
+    with db_app.app_context():
+        gs = fetched(GameSession, sid)
+        kept, (stored, _hands) = kept_night(gs), stored_night(gs)
+    assert (stored.seated, stored.dealer, set(stored.seats)) == (
+        kept.seated, kept.dealer, set(kept.seats))
+
+
 @pytest.mark.parametrize("body, field, words", [
     ({"join": "Ann"}, "join", "already at the table"),
     ({"leave": "Zed"}, "leave", "not at the table"),
