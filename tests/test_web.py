@@ -283,7 +283,7 @@ def test_card_picker_knows_the_deck(db_app):
     page, cfg = config("baton_rouge")
     cards = [c for c, _ in cfg["deck"]]
     assert len(cards) == 40 and "10H" not in cards and "8S" not in cards
-    assert 'inputmode="numeric" min="0" max="50"' in page
+    assert cfg["maxCount"] == 50  # (the script checks it: a text field keeps what was typed)
     page, cfg = config("wikipedia")
     assert [c for c, _ in cfg["deck"]].count("JOKER") == 2
     assert cfg["maxCount"] == 50 and 51 not in cfg["playCounts"]
@@ -373,6 +373,37 @@ def test_push_ups_need_every_losers_count(db_app):
                   **{"count-0": "99", "count-1": "7", "count-2": "3"})  # Ann's own: ignored
     assert resp.status_code == 302, errors_of(resp)
     assert stored_hand(db_app, sid)[1]["pushed"] == {"Ann": 0, "Bob": 14, "Cy": 6}
+
+
+def test_the_hand_form_says_every_counts_problem_at_once_and_keeps_what_was_typed(db_app):
+    """A newcomer typed -3, abc and 99: the summary said "One thing to fix" (abc) while the
+    page's script marked the others, -3 with "Enter a whole number.", and abc was cleared
+    (a number field drops what is no number). Every count's problem is now the server's,
+    in the core's words (-3: it cannot be negative), counted in the summary, and each field
+    shows again what was typed."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
+    resp = record(client, sid, kind="stock_out",
+                  **{"count-0": "-3", "count-1": "abc", "count-2": "99", "count-3": "7"})
+    page = resp.get_data(as_text=True)
+    assert "3 things to fix" in page, errors_of(resp)
+    shown_beside(resp, "count-0", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": {"kind": "stock_out"},
+                   "counts": {"Ann": -3, "Bob": 7, "Cy": 7, "Dee": 7}})))
+    assert "cannot be negative" in page
+    shown_beside(resp, "count-1", "Enter a whole number of points.")
+    shown_beside(resp, "count-2", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": {"kind": "stock_out"},
+                   "counts": {"Ann": 7, "Bob": 7, "Cy": 99, "Dee": 7}})))
+    for seat, typed in enumerate(("-3", "abc", "99", "7")):
+        field = re.search(rf'<input [^>]*id="count-{seat}"[^>]*>', page)
+        assert field is not None
+        assert f'value="{typed}"' in field.group(0) and 'type="text"' in field.group(0)
+    config = re.search(r'id="hand-config">(.*?)</script>', page, re.S)
+    assert config is not None  # the page's script says so in the core's words too
+    assert json.loads(config.group(1))["msg"]["negative"] == \
+        "{player}'s count cannot be negative ({n})"
 
 
 DROP = {"kind": "drop", "player": "Bob"}

@@ -47,7 +47,10 @@
       var input = row.querySelector(".count"), value = input.value.trim(), msg = "";
       if (value !== "") {
         var deal = checked("kind") === "deal";
-        if (!/^\d+$/.test(value)) msg = cfg.msg.whole;
+        if (/^-\d+$/.test(value)) {
+          msg = cfg.msg.negative.split("{player}").join(row.getAttribute("data-name"))
+            .split("{n}").join(value);
+        } else if (!/^\d+$/.test(value)) msg = cfg.msg.whole;
         else if (+value > cfg.maxCount) msg = cfg.msg.max;
         else if ((deal ? cfg.dealTotals : cfg.playCounts).indexOf(+value) < 0) {
           msg = (deal ? cfg.msg.deal : cfg.msg.play).replace("{n}", value);

@@ -24,7 +24,7 @@ from ..core import (
     TonkError,
     resolve_rules,
 )
-from ..core.hand import END_KINDS, missing_counts, parse_players
+from ..core.hand import END_KINDS, count_problems, missing_counts, parse_players
 from ..core.handform import (
     MAX_TEXT,
     NO_END,
@@ -36,6 +36,7 @@ from ..core.handform import (
     picker_data,
     text_of,
 )
+from ..core.messages import Message
 from ..core.money import parse_stake
 from ..core.tableform import (
     NOT_DEAL_WINS,
@@ -280,8 +281,9 @@ def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
     kind = values.kind
     if kind in END_KINDS and (kind not in PLAYER_ENDS or values.player in names):
         given = set(data.get("counts", ())) | set(data.get("cards", ()))
-        for missing in missing_counts(kind, values.player or None, values.five_face, names,
-                                      rules, given):  # all at once
+        for missing in [*count_problems(kind, data.get("counts", {}), rules),
+                        *missing_counts(kind, values.player or None, values.five_face, names,
+                                        rules, given)]:  # all at once
             errors.setdefault(hand_field(missing, names), missing.message)
     return values, data, errors
 
@@ -329,7 +331,8 @@ def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
 def picker_words(max_count: int | str, hand_size: int | str) -> dict[str, str]:
     """The hand script's messages (``max_count`` and ``hand_size`` filled in: a page that
     draws the fields itself passes ``{max}`` and ``{size}``)."""
-    return {"whole": _("Enter a whole number."),
+    return {"whole": str(_FORM_PROBLEMS[NOT_WHOLE]),
+            "negative": str(Message("counts.negative", player="{player}", count="{n}")),
             "max": _("At most %(max)s points.", max=max_count),
             "play": _("No hand of this deck adds up to {n}."),
             "deal": _("No hand of this deck is dealt {n}."),
