@@ -6,6 +6,7 @@ pages, on SQLite and PostgreSQL; ``tonk check`` runs after each test."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -198,6 +199,24 @@ def test_join_and_leave_from_the_session_page(db_app):
     assert 'id="player-3"' not in form  # only the three seated now
     resp = client.post(f"/sessions/{sid}/seats", data={"leave": "Zed"})
     assert resp.status_code == 422 and any("Zed" in e for e in errors_of(resp))
+
+
+def test_a_join_name_too_long_is_said_so_not_cut_by_the_field(db_app):
+    """The join field cut a name past 40 characters as it was typed (maxlength), and the
+    table got a name nobody typed: the field takes it, the page says what is wrong and
+    shows it again."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"))
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    field = re.search(r'<input id="join"[^>]*>', page)
+    assert field is not None and "maxlength" not in field.group(0)
+    long = "Bartholomew Fitzgerald-Montgomery the Third"
+    assert len(long) > 40
+    resp = client.post(f"/sessions/{sid}/seats", data={"join": long, "after": ""})
+    assert resp.status_code == 422
+    assert any("40" in e for e in errors_of(resp)), errors_of(resp)
+    assert f'value="{long}"' in resp.get_data(as_text=True)
 
 
 def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_app, api):
