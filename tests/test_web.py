@@ -663,6 +663,10 @@ def test_settle_up_in_full_and_in_part_then_close(db_app, scorer):
                            ledger.record_payment(gs, user, payer, "Ann", amount)) \
             in errors_of(resp)
     assert 'value="0.505"' in resp.get_data(as_text=True)  # what was typed stays
+    # shown with the settle page's own address (tonk.js puts it in the address bar), so
+    # that a reload reads the page rather than sending the payment again
+    assert f'<html lang="en" data-address="/sessions/{sid}/settle">' in \
+        resp.get_data(as_text=True)
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Cy", "payee": "Ann", "amount": "1,000"})
     assert resp.status_code == 422  # never read as 1.000

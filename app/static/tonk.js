@@ -229,6 +229,10 @@
     });
   }
   each(document, 'form[method="post"]', sendOnce);
+  // A form refused where it was sent is shown with its page's own address (data-address):
+  // a reload then reads that page rather than sending the form again.
+  var address = document.documentElement.getAttribute("data-address");
+  if (address && window.history && history.replaceState) history.replaceState(null, "", address);
 
   // Back to a form already sent, and "Save" again: the browser may fetch the page anew (a
   // new one-time token) yet put back what was typed. The same form sent unchanged after a

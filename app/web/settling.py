@@ -51,7 +51,9 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
     left = leaving is not None and leaving not in seated_names(gs)  # gone, not just going
     owing = [n for n, v in state.open.items() if v < 0]
     owed = [n for n, v in state.open.items() if v > 0]
+    here = url_for(".settle", session_id=gs.id, player=request.args.get("player"))
     return render_template("web/settle.html", gs=gs, table=table(gs), state=state,
+                           address=here if request.full_path.rstrip("?") != here else None,
                            standings=standings({n: m.total for n, m in state.money.items()}),
                            errors=errors or {},
                            totals=total_rows(state, gs),
