@@ -201,6 +201,27 @@ def test_join_and_leave_from_the_session_page(db_app):
     assert resp.status_code == 422 and any("Zed" in e for e in errors_of(resp))
 
 
+@pytest.mark.parametrize("preset", ["pagat", "push_ups"])
+def test_settle_up_marks_who_left_the_table(db_app, preset):
+    """The session page marks who left; settle-up, where they are most looked for, did
+    not."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), preset=preset)
+    kind = "stock_out" if preset == "push_ups" else "tonk_out"
+    counts = {"count-0": "5", "count-1": "7", "count-2": "9"} if preset == "push_ups" else {}
+    assert record(client, sid, kind=kind, player="Bob", **counts).status_code == 302
+    assert client.post(f"/sessions/{sid}/seats", data={"leave": "Bob"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    rows = re.findall(r'<(?:li|tr)[^>]*>.*?</(?:li|tr)>', page[page.index("<h1>"):], re.S)
+    marked = set()
+    for row in rows:
+        who = re.search(r'<span class="who">(\w+)', row)
+        if who is not None and '<small class="left">left the table' in row:
+            marked.add(who.group(1))
+    assert marked == {"Bob"}, rows
+
+
 def test_a_join_name_too_long_is_said_so_not_cut_by_the_field(db_app):
     """The join field cut a name past 40 characters as it was typed (maxlength), and the
     table got a name nobody typed: the field takes it, the page says what is wrong and
