@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from markupsafe import escape
@@ -872,3 +873,20 @@ def test_the_stylesheet_draws_a_hands_fields_for_every_end():
     for kind in END_KINDS:
         assert (f"input[name=kind][value={kind}]:checked) [data-kinds]"
                 f":not([data-kinds~={kind}])") in css, kind
+
+
+def test_no_paragraph_holds_a_fields_error_paragraph():
+    """A field's error is a paragraph (macros.error: ``<p class="err">``); inside a
+    ``<p class="field">`` it is invalid HTML, which a parser mends by ending the field there
+    (the stake row's error stood beside the currency so). Every field holding one is a
+    div."""
+    root = Path(__file__).resolve().parents[1] / "templates"
+    found = []
+    for path in sorted(root.rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        for opened in re.finditer(r"<p\b[^>]*>", text):
+            inside = text[opened.end():text.find("</p>", opened.end())]
+            if "error(" in inside:
+                line = text.count("\n", 0, opened.start()) + 1
+                found.append(f"{path.relative_to(root)}:{line}")
+    assert found == []
