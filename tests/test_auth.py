@@ -59,6 +59,20 @@ def test_sign_up_errors_show_beside_the_field(db_app, form, field):
     assert beside[:beside.index("</p>")].count(str(escape(caught.value.message))) == 1
 
 
+@pytest.mark.parametrize("name", ["", " "])
+def test_sign_up_shows_every_error_at_once(db_app, name):
+    """A newcomer was told of the name, then, once it was mended, of the short password:
+    each field's problem is beside it at once."""
+    resp = db_app.test_client().post("/signup", data={
+        "name": name, "email": "not-an-address", "password": "short"})
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    for field in ("name", "email", "password"):
+        beside = page[page.index(f'id="{field}"'):]
+        assert 'class="err"' in beside[:beside.index("</p>")], field
+    assert len(errors_of(resp)) == 3, errors_of(resp)
+
+
 def test_sign_in_refuses_a_wrong_password_and_follows_next_safely(db_app):
     client = db_app.test_client()
     sign_up(client)

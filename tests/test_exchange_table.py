@@ -137,6 +137,41 @@ def test_who_sat_down_again_elsewhere_deals_in_turn_after_an_import(db_app):
         assert imported is not None and imported.dealer == "Ann"
 
 
+def test_a_next_dealer_who_left_and_sat_down_again_deals_in_turn_after_an_import(db_app):
+    """Dee deals, Ann (due next) leaves and sits down again at once, at her old seat: the deal
+    has passed to Bob. The export carries the seat changes; an import without next_dealer
+    deals Bob, keeps the changes, and ``tonk check`` finds the imported night sound (the
+    hands' players alone could not tell the leave)."""
+    from app.db.models import SeatChange
+    from app.services.upkeep import problems
+
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Back", players=["Ann", "Bob", "Cy", "Dee"],
+                                   first_dealer="Dee")
+        ledger.record_hand(gs, owner, DEAD)
+        seats.change_seats(gs, owner, leave="Ann")
+        seats.change_seats(gs, owner, join="Ann")
+        assert gs.dealer == "Bob"
+        text = document(exchange.export_session(gs))
+        doc = json.loads(text)
+        assert [(c["hands"], c["kind"], c["player"], c.get("after"))
+                for c in doc["sessions"][0]["seat_changes"]] == [
+            (1, "left", "Ann", None), (1, "joined", "Ann", "Dee")]
+        del doc["sessions"][0]["next_dealer"]
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        imported = db.session.scalar(select(GameSession))
+        assert imported is not None and imported.dealer == "Bob"
+        assert len(db.session.scalars(select(SeatChange)).all()) == 2
+        assert problems() == []
+        doc["sessions"][0]["seat_changes"][1]["after"] = "Zed"
+        wipe(db_app)
+        report = importing(json.dumps(doc), user("new@example.com", "Newcomer"))
+        assert not report.ok and "seat change 2" in str(report.problems)
+
+
 def test_a_version_1_file_is_still_read(db_app):
     with db_app.app_context():
         owner = user()

@@ -159,9 +159,7 @@ def _agree(db_app, api, client, sid, night):
             assert sum(parts.values()) == total or not parts
 
 
-# derandomize: the same nights every run, until the known defect of a dealer who leaves and
-# sits down again before the next hand is fixed (see test_sidebets' property).
-@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=[
+@settings(max_examples=8, deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.data())
 def test_random_nights_the_server_the_fold_and_the_screens_agree(db_app, data):
@@ -285,7 +283,7 @@ def _playable(hand: dict[str, Any], bets: Any) -> dict[str, Any]:
 
 #: Not shrunk: each example records its hands through the app, and shrinking a failing one took
 #: over five minutes (the suite's timeout per test); the example's draws are said unshrunk.
-@settings(max_examples=6, deadline=None, derandomize=True,
+@settings(max_examples=6, deadline=None,
           phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.data())

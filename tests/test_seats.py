@@ -6,6 +6,7 @@ pages, on SQLite and PostgreSQL; ``tonk check`` runs after each test."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -90,6 +91,49 @@ def test_when_the_next_dealer_leaves_the_deal_passes_on(api):
     assert session["dealer"] == "Ann"
 
 
+def test_a_next_dealer_who_leaves_and_sits_down_again_before_a_hand_is_stored_so(db_app, api):
+    """Dee deals hand 1, Ann (due next) leaves and sits down again at once (at the dealer's
+    right: her old seat): the deal has passed to Bob. The stored night holds the leave and
+    the join, so its fold says Bob too, and ``tonk check`` finds nothing (it had Ann)."""
+    from app.db.models import GameSession
+    from app.services.sessions import stored_night
+    from app.services.upkeep.integrity import problems
+
+    sid = api.start()  # Ann, Bob, Cy, Dee; Dee deals first
+    api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)
+    seats(api, sid, {"leave": "Ann"})
+    assert seats(api, sid, {"join": "Ann"})["dealer"] == "Bob"
+    with db_app.app_context():
+        night, _hands = stored_night(fetched(GameSession, sid))
+        assert (night.dealer, list(night.seated)) == ("Bob", ["Bob", "Cy", "Dee", "Ann"])
+        assert problems() == []
+    assert api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)["hand"]["dealer"] == "Bob"
+
+
+@pytest.mark.parametrize("hands", [0, 1, 2])
+def test_the_stored_night_seats_its_players_as_the_table_did(db_app, api, hands):
+    """Comings and goings before the first hand, between hands and after the last (a
+    leave and a return, a newcomer who sits and goes without a hand): the fold of the
+    stored night has the kept seating, next dealer and seats."""
+    from app.db.models import GameSession
+    from app.services.sessions import kept_night, stored_night
+
+    sid = api.start()  # Ann, Bob, Cy, Dee; Dee deals first
+    changes = [{"join": "Fay"}, {"leave": "Dee"}, {"join": "Dee"}, {"leave": "Ann"}]
+    for number in range(hands + 1):
+        for change in changes:
+            seats(api, sid, change)
+        seats(api, sid, {"join": "Ann", "after": "Dee"})
+        seats(api, sid, {"leave": "Fay"})
+        if number < hands:
+            api.ok("POST", f"/sessions/{sid}/hands", DEAD, 201)
+    with db_app.app_context():
+        gs = fetched(GameSession, sid)
+        kept, (stored, _hands) = kept_night(gs), stored_night(gs)
+    assert (stored.seated, stored.dealer, set(stored.seats)) == (
+        kept.seated, kept.dealer, set(kept.seats))
+
+
 @pytest.mark.parametrize("body, field, words", [
     ({"join": "Ann"}, "join", "already at the table"),
     ({"leave": "Zed"}, "leave", "not at the table"),
@@ -155,6 +199,45 @@ def test_join_and_leave_from_the_session_page(db_app):
     assert 'id="player-3"' not in form  # only the three seated now
     resp = client.post(f"/sessions/{sid}/seats", data={"leave": "Zed"})
     assert resp.status_code == 422 and any("Zed" in e for e in errors_of(resp))
+
+
+@pytest.mark.parametrize("preset", ["pagat", "push_ups"])
+def test_settle_up_marks_who_left_the_table(db_app, preset):
+    """The session page marks who left; settle-up, where they are most looked for, did
+    not."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), preset=preset)
+    kind = "stock_out" if preset == "push_ups" else "tonk_out"
+    counts = {"count-0": "5", "count-1": "7", "count-2": "9"} if preset == "push_ups" else {}
+    assert record(client, sid, kind=kind, player="Bob", **counts).status_code == 302
+    assert client.post(f"/sessions/{sid}/seats", data={"leave": "Bob"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    rows = re.findall(r'<(?:li|tr)[^>]*>.*?</(?:li|tr)>', page[page.index("<h1>"):], re.S)
+    marked = set()
+    for row in rows:
+        who = re.search(r'<span class="who">(\w+)', row)
+        if who is not None and '<small class="left">left the table' in row:
+            marked.add(who.group(1))
+    assert marked == {"Bob"}, rows
+
+
+def test_a_join_name_too_long_is_said_so_not_cut_by_the_field(db_app):
+    """The join field cut a name past 40 characters as it was typed (maxlength), and the
+    table got a name nobody typed: the field takes it, the page says what is wrong and
+    shows it again."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"))
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    field = re.search(r'<input id="join"[^>]*>', page)
+    assert field is not None and "maxlength" not in field.group(0)
+    long = "Bartholomew Fitzgerald-Montgomery the Third"
+    assert len(long) > 40
+    resp = client.post(f"/sessions/{sid}/seats", data={"join": long, "after": ""})
+    assert resp.status_code == 422
+    assert any("40" in e for e in errors_of(resp)), errors_of(resp)
+    assert f'value="{long}"' in resp.get_data(as_text=True)
 
 
 def test_tonk_check_finds_a_next_dealer_who_left_and_pots_that_do_not_add_up(db_app, api):

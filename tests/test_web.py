@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from markupsafe import escape
@@ -283,7 +284,7 @@ def test_card_picker_knows_the_deck(db_app):
     page, cfg = config("baton_rouge")
     cards = [c for c, _ in cfg["deck"]]
     assert len(cards) == 40 and "10H" not in cards and "8S" not in cards
-    assert 'inputmode="numeric" min="0" max="50"' in page
+    assert cfg["maxCount"] == 50  # (the script checks it: a text field keeps what was typed)
     page, cfg = config("wikipedia")
     assert [c for c, _ in cfg["deck"]].count("JOKER") == 2
     assert cfg["maxCount"] == 50 and 51 not in cfg["playCounts"]
@@ -373,6 +374,37 @@ def test_push_ups_need_every_losers_count(db_app):
                   **{"count-0": "99", "count-1": "7", "count-2": "3"})  # Ann's own: ignored
     assert resp.status_code == 302, errors_of(resp)
     assert stored_hand(db_app, sid)[1]["pushed"] == {"Ann": 0, "Bob": 14, "Cy": 6}
+
+
+def test_the_hand_form_says_every_counts_problem_at_once_and_keeps_what_was_typed(db_app):
+    """A newcomer typed -3, abc and 99: the summary said "One thing to fix" (abc) while the
+    page's script marked the others, -3 with "Enter a whole number.", and abc was cleared
+    (a number field drops what is no number). Every count's problem is now the server's,
+    in the core's words (-3: it cannot be negative), counted in the summary, and each field
+    shows again what was typed."""
+    client = db_app.test_client()
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
+    resp = record(client, sid, kind="stock_out",
+                  **{"count-0": "-3", "count-1": "abc", "count-2": "99", "count-3": "7"})
+    page = resp.get_data(as_text=True)
+    assert "3 things to fix" in page, errors_of(resp)
+    shown_beside(resp, "count-0", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": {"kind": "stock_out"},
+                   "counts": {"Ann": -3, "Bob": 7, "Cy": 7, "Dee": 7}})))
+    assert "cannot be negative" in page
+    shown_beside(resp, "count-1", "Enter a whole number of points.")
+    shown_beside(resp, "count-2", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+        gs, user, {"end": {"kind": "stock_out"},
+                   "counts": {"Ann": 7, "Bob": 7, "Cy": 99, "Dee": 7}})))
+    for seat, typed in enumerate(("-3", "abc", "99", "7")):
+        field = re.search(rf'<input [^>]*id="count-{seat}"[^>]*>', page)
+        assert field is not None
+        assert f'value="{typed}"' in field.group(0) and 'type="text"' in field.group(0)
+    config = re.search(r'id="hand-config">(.*?)</script>', page, re.S)
+    assert config is not None  # the page's script says so in the core's words too
+    assert json.loads(config.group(1))["msg"]["negative"] == \
+        "{player}'s count cannot be negative ({n})"
 
 
 DROP = {"kind": "drop", "player": "Bob"}
@@ -632,6 +664,10 @@ def test_settle_up_in_full_and_in_part_then_close(db_app, scorer):
                            ledger.record_payment(gs, user, payer, "Ann", amount)) \
             in errors_of(resp)
     assert 'value="0.505"' in resp.get_data(as_text=True)  # what was typed stays
+    # shown with the settle page's own address (tonk.js puts it in the address bar), so
+    # that a reload reads the page rather than sending the payment again
+    assert f'<html lang="en" data-address="/sessions/{sid}/settle">' in \
+        resp.get_data(as_text=True)
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Cy", "payee": "Ann", "amount": "1,000"})
     assert resp.status_code == 422  # never read as 1.000
@@ -837,3 +873,22 @@ def test_the_stylesheet_draws_a_hands_fields_for_every_end():
     for kind in END_KINDS:
         assert (f"input[name=kind][value={kind}]:checked) [data-kinds]"
                 f":not([data-kinds~={kind}])") in css, kind
+
+
+def test_no_paragraph_holds_a_fields_error_paragraph():
+    """A field's error is a paragraph (macros.error: ``<p class="err">``); inside a
+    ``<p class="field">`` it is invalid HTML, which a parser mends by ending the field there
+    (the stake row's error stood beside the currency so). Every field holding one is a
+    div."""
+    root = Path(__file__).resolve().parents[1] / "app" / "web"  # every area's templates
+    templates = sorted(root.rglob("templates/**/*.html"))
+    assert len(templates) > 50, root
+    found = []
+    for path in templates:
+        text = path.read_text(encoding="utf-8")
+        for opened in re.finditer(r"<p\b[^>]*>", text):
+            inside = text[opened.end():text.find("</p>", opened.end())]
+            if "error(" in inside:
+                line = text.count("\n", 0, opened.start()) + 1
+                found.append(f"{path.relative_to(root)}:{line}")
+    assert found == []

@@ -25,6 +25,7 @@ EXCHANGE: dict[str, str] = {
     "import.what.a_session": "a session",
     "import.what.payment": "payment {number}",
     "import.what.rules_change": "rules change {number}",
+    "import.what.seat_change": "seat change {number}",
     "import.what.carried_debt": "carried debt {number}",
     "import.what.hand_number": "the hand's number",
     "import.what.by": "who made the version",
@@ -67,6 +68,9 @@ EXCHANGE: dict[str, str] = {
     "import.payment_object": "payment {number} must be a JSON object",
     "import.of_payment": "payment {number}: {problem}",
     "import.rules_change_object": "rules change {number} must be a JSON object",
+    "import.seat_change_object": "seat change {number} must be a JSON object",
+    "import.seat_change": "seat change {number}: kind must be joined or left, and player (and "
+                          "a joiner's after) one of the session's players",
     "import.totals": "totals must give every player's total",
     "import.total_amount": "{name}'s total must be an amount like \"4.50\"",
     "import.totals_differ": "the totals do not match the hands: {name}'s total is {total} by "

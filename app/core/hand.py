@@ -316,12 +316,31 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str,
         if not _is_int(count):
             raise HandError(Message("counts.not_whole", player=players[seat],
                                     value=repr(count)), field)
-        if kind == "deal":
-            _check_deal_total(rules, players[seat], count, field)
-        elif count not in play_counts:
-            _bad_count(rules, players[seat], count, field)
+        _check_count(rules, kind, players[seat], count, field)
         counts[seat] = count
     return counts
+
+
+def _check_count(rules: Rules, kind: str, player: str, count: int, field: str) -> None:
+    """A player's whole-number count (a deal's total) that this deck can give, or a
+    :class:`HandError`."""
+    if kind == "deal":
+        _check_deal_total(rules, player, count, field)
+    elif count not in rules.play_counts:
+        _bad_count(rules, player, count, field)
+
+
+def count_problems(kind: str, counts: Mapping[str, int], rules: Rules) -> list[HandError]:
+    """What is wrong with each of the whole-number ``counts`` given (by player), in their
+    order: the errors :func:`parse_hand` raises one at a time, for a form that shows them
+    all."""
+    problems = []
+    for player, count in counts.items():
+        try:
+            _check_count(rules, kind, player, count, f"counts.{player}")
+        except HandError as exc:
+            problems.append(exc)
+    return problems
 
 
 def _bad_count(rules: Rules, player: str, count: int, field: str) -> None:

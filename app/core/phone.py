@@ -87,12 +87,11 @@ from .tableform import (
     amount_text,
     check_of_form,
     option_text,
-    options_of_form,
     rules_field,
     rules_of_form,
     session_form_field,
+    session_of_form,
     spec_of_options,
-    stake_of_form,
 )
 from .transfers import fewest_transfers, parse_balances
 
@@ -482,34 +481,26 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     event: the players in seat order (empty seats skipped), the first dealer by seat, the
     rules and the side bets played as the core reads the form (:mod:`.tableform`), checked
     by the core's start (a refusal names the form's field)."""
-    form = Fields(fields)
-    spec, problems = rules_of_form(form)
-    if problems:
-        raise _FormProblems(problems)
-    seats = [" ".join(form.get(f"player-{i}", "").split()) for i in range(8)]
-    try:
-        dealer_seat = int(form.get("first_dealer", "0"))
-    except ValueError:
-        dealer_seat = -1
-    dealer = seats[dealer_seat] if 0 <= dealer_seat < len(seats) else ""
+    read = session_of_form(Fields(fields))
+    if read.problems:
+        raise _FormProblems(read.problems)
     started: dict[str, Any] = {
-        "kind": "started", "name": session_name(form.get("name", "")),
-        "players": [p for p in seats if p], "rules": spec,
-        "stake": stake_of_form(form.get("stake", ""), spec),
-        "currency": form.get("currency", "").strip() or None, "dealer": dealer}
-    side_bets = spec_of_options(options_of_form(form))
+        "kind": "started", "name": session_name(read.name), "players": read.players,
+        "rules": read.spec, "stake": read.stake, "currency": read.currency or None,
+        "dealer": read.dealer}
+    side_bets = spec_of_options(read.side_bets)
     if side_bets:
         started["side_bets"] = side_bets
-    league = form.get("league", "").strip()
-    if league:
-        started["league"] = int(league) if league.isascii() and league.isdigit() else league
+    if read.league:
+        started["league"] = read.league_id if read.league_id is not None else read.league
     try:
         start(started)
     except TonkError as exc:
-        raise TonkError(exc.said, session_form_field(exc.field, seats) or exc.field) from exc
-    if not dealer:  # a seat with nobody in it (the core would take the first player)
-        raise TonkError(Message("session.first_dealer", first_dealer=f"#{dealer_seat + 1}"),
-                        "first_dealer")
+        raise TonkError(exc.said, session_form_field(exc.field, read.seats) or exc.field
+                        ) from exc
+    if not read.dealer:  # a seat with nobody in it (the core would take the first player)
+        raise TonkError(Message("session.first_dealer",
+                                first_dealer=f"#{read.dealer_seat + 1}"), "first_dealer")
     return started
 
 

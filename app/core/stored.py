@@ -14,15 +14,22 @@ _TABLE = ("rules", "stake", "players")
 
 
 def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any], bool]],
-              seated: Sequence[str], seats: Sequence[str] = ()) -> list[dict[str, Any]]:
+              seated: Sequence[str], seats: Sequence[str] = (),
+              moves: Sequence[tuple[int, Mapping[str, Any]]] = ()) -> list[dict[str, Any]]:
     """A night's events from what is stored of it (a session's rows, an import's document):
     its ``table`` (``currency``, ``side_bets``; and ``rules``, ``stake`` and the ``players``
     seated, for a night with no hands), each hand's stored facts in order (docs/rules.md §1,
-    with its own rules, stake and players) with whether it is void, and who sits at the end
-    (table order). Each hand is recorded (a void one, then voided) under the rules and players
-    of its time: the change of rules or stake and the joins and leaves that seat its players
-    come just before it. Who sat (``seats``) without playing a hand and is gone joins and
-    leaves at the end."""
+    with its own rules, stake and players) with whether it is void, who sits at the end
+    (table order), and the seat events stored (``moves``: each ``joined``, just ``after`` a
+    player, or ``left``, in order, with the number of hands recorded before it). Each hand is
+    recorded (a void one, then voided) under the rules and players of its time: the change
+    of rules or stake, the seat events stored before it (since the first hand), and the
+    joins and leaves that seat its players where none are stored (a night kept before its
+    seat events were) come just before it. Who sat (``seats``) and is gone with neither a
+    hand nor a seat event told joins and leaves at the end."""
+    # (the seat events before the first hand are told by it: its players and dealer; with
+    # no hand, all of them by the table as it sits now, with its dealer)
+    moves = [(number, event) for number, event in moves if number] if hands else []
     first = hands[0][0] if hands else table
     rules, stake, players = first["rules"], first["stake"], list(first["players"])
     events: list[dict[str, Any]] = [{
@@ -30,22 +37,44 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
         "players": players, "dealer": first.get("dealer"),
         "side_bets": table.get("side_bets") or None}]
     now: Sequence[str] = players
+    told = 0  # the stored seat events told so far
     for number, (data, voided) in enumerate(hands, start=1):
         if (data["rules"], data["stake"]) != (rules, stake):
             rules, stake = data["rules"], data["stake"]
             events.append({"kind": "rules", "rules": rules, "stake": stake})
+        since = told
+        while told < len(moves) and moves[told][0] < number:
+            told += 1
+        now = _moved(now, moves[since:told], events)
         events += _seating(now, data["players"])
         now = data["players"]
         events.append({"kind": "hand", "hand": {k: v for k, v in data.items()
                                                 if k not in _TABLE}})
         if voided:
             events.append({"kind": "voided", "number": number})
+    now = _moved(now, moves[told:], events)
     events += _seating(now, seated)
-    sat = {p for data, _voided in hands for p in data["players"]}.union(seated)
+    sat = {p for data, _voided in hands for p in data["players"]}.union(
+        seated, (event["player"] for _number, event in moves))
     for name in seats:
         if name not in sat:
             events += [{"kind": "joined", "player": name}, {"kind": "left", "player": name}]
     return events
+
+
+def _moved(seated: Sequence[str], moves: Sequence[tuple[int, Mapping[str, Any]]],
+           events: list[dict[str, Any]]) -> list[str]:
+    """Who sits after the stored seat events ``moves`` (each added to ``events``) where
+    ``seated`` sat: a joiner just after the one they sit after, a leaver gone."""
+    now = list(seated)
+    for _number, event in moves:
+        events.append(dict(event))
+        if event["kind"] == "left":
+            now = [name for name in now if name != event["player"]]
+        else:
+            at = now.index(event["after"]) + 1 if event.get("after") in now else len(now)
+            now.insert(at, event["player"])
+    return now
 
 
 def _seating(seated: Sequence[str], want: Sequence[str]) -> list[dict[str, Any]]:

@@ -234,6 +234,62 @@ def spec_of_options(options: Options) -> dict[str, Any]:
     return spec
 
 
+#: The new-session form's seats.
+MAX_SEATS = 8
+
+
+@dataclass(frozen=True)
+class SessionForm:
+    """The new-session form (``/sessions/new``) as read, the one reading of it for the
+    server's page and the phone's night started with no signal: the name, each seat's
+    player (inner spaces folded; "" for an empty seat), the first dealer's seat (-1: no
+    number), the rules spec with the form's own problems with them (:func:`rules_of_form`),
+    the stake as typed and as read (None under rules that take none: :func:`stake_of_form`),
+    the currency, the league as typed and the side bets' options."""
+
+    name: str
+    seats: tuple[str, ...]
+    dealer_seat: int
+    spec: dict[str, Any]
+    problems: dict[str, str]
+    stake_text: str
+    stake: str | None
+    currency: str
+    league: str
+    side_bets: Options
+
+    @property
+    def players(self) -> list[str]:
+        """The players in seat order, empty seats skipped."""
+        return [name for name in self.seats if name]
+
+    @property
+    def dealer(self) -> str:
+        """The first dealer ("" for a seat with nobody in it, or none)."""
+        return self.seats[self.dealer_seat] if 0 <= self.dealer_seat < len(self.seats) else ""
+
+    @property
+    def league_id(self) -> int | None:
+        """The league chosen, by id (None: none, or not an id: :attr:`league` as typed)."""
+        return int(self.league) if self.league.isascii() and self.league.isdigit() else None
+
+
+def session_of_form(form: FormFields) -> SessionForm:
+    """The new-session form's fields read (see :class:`SessionForm`; the core checks them)."""
+    spec, problems = rules_of_form(form)
+    try:
+        dealer_seat = int(form.get("first_dealer", "0"))
+    except ValueError:
+        dealer_seat = -1
+    return SessionForm(
+        form.get("name", "").strip()[:MAX_TEXT],
+        tuple(" ".join(form.get(f"player-{i}", "").split())[:MAX_TEXT]
+              for i in range(MAX_SEATS)),
+        dealer_seat, spec, problems, amount_text(form.get("stake", "")),
+        stake_of_form(form.get("stake", ""), spec), form.get("currency", "").strip()[:MAX_TEXT],
+        form.get("league", "").strip()[:MAX_TEXT], options_of_form(form))
+
+
 def session_form_field(field: str | None, seats: Sequence[str]) -> str | None:
     """A refusal's field → the new-session form's input: a rule's option, a side bet's, or
     ``players[i]`` (counting only the filled-in ``seats``) → that seat's input; None for a

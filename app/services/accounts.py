@@ -73,11 +73,30 @@ def check_password(password: Any, field: str = "password") -> str:
     return password
 
 
+def _account_name(name: Any) -> str:
+    return clean_text(name, AccountError, "name", Message("account.what_name"), 80)
+
+
+def sign_up_problems(email: Any, name: Any, password: Any) -> list[AccountError]:
+    """What is wrong with a sign-up's email, name and password, each by its field, all at
+    once (whether the email is taken is :func:`create_user`'s to find)."""
+    problems = []
+    for check, value in ((normal_email, email), (_account_name, name),
+                         (check_password, password)):
+        try:
+            check(value)
+        except AccountError as exc:
+            problems.append(exc)
+    return problems
+
+
 def create_user(email: Any, name: Any, password: Any) -> User:
-    """A new account; the email must not be taken."""
-    address = normal_email(email)
-    name = clean_text(name, AccountError, "name", Message("account.what_name"), 80)
-    check_password(password)
+    """A new account; the email must not be taken. Raises the first of
+    :func:`sign_up_problems`."""
+    problems = sign_up_problems(email, name, password)
+    if problems:
+        raise problems[0]
+    address, name = normal_email(email), _account_name(name)
     if db.session.scalar(select(User.id).where(func.lower(User.email) == address)):
         raise AccountError(Message("account.email_taken"),
                            "email")

@@ -65,7 +65,10 @@
       var input = row.querySelector(".count"), value = input.value.trim(), msg = "";
       if (value !== "") {
         var deal = checked("kind") === "deal";
-        if (!/^\d+$/.test(value)) msg = cfg.msg.whole;
+        if (/^-\d+$/.test(value)) {
+          msg = cfg.msg.negative.split("{player}").join(row.getAttribute("data-name"))
+            .split("{n}").join(value);
+        } else if (!/^\d+$/.test(value)) msg = cfg.msg.whole;
         else if (+value > cfg.maxCount) msg = cfg.msg.max;
         else if ((deal ? cfg.dealTotals : cfg.playCounts).indexOf(+value) < 0) {
           msg = (deal ? cfg.msg.deal : cfg.msg.play).replace("{n}", value);
@@ -244,6 +247,10 @@
     });
   }
   each(document, 'form[method="post"]', sendOnce);
+  // A form refused where it was sent is shown with its page's own address (data-address):
+  // a reload then reads that page rather than sending the form again.
+  var address = document.documentElement.getAttribute("data-address");
+  if (address && window.history && history.replaceState) history.replaceState(null, "", address);
 
   // Back to a form already sent, and "Save" again: the browser may fetch the page anew (a
   // new one-time token) yet put back what was typed. The same form sent unchanged after a

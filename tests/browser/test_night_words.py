@@ -121,8 +121,9 @@ def test_the_night_reads_right_in_every_language(live_server, page, lang, shot):
 
 def test_the_record_form_says_one_thing_a_field_and_picks_cards_suit_by_suit(
         live_server, page, shot):
-    """A count the server refused shows its one message (not the script's as well); the
-    card picker gives each suit rows of its own."""
+    """A count the server refused shows its one message (not the script's as well), and a
+    negative one is said to be so as it is typed; the card picker gives each suit rows of
+    its own."""
     sign_up(page, live_server, "keeper-form@example.com")
     page.goto(live_server + "/sessions/new")
     page.fill("#name", "Friday")
@@ -133,6 +134,9 @@ def test_the_record_form_says_one_thing_a_field_and_picks_cards_suit_by_suit(
     page.goto(session_url + "/hands/new")
     page.locator("label[for='kind-drop']").click()
     page.locator("label[for='player-3']").click()
+    page.fill("#count-1", "-3")  # said as the core says it, not "Enter a whole number."
+    assert page.locator(".count-row").nth(1).locator(".live").inner_text() == \
+        "Bob's count cannot be negative (-3)"
     for seat, count in {0: 55, 1: 12, 2: 20, 3: 9}.items():
         page.fill(f"#count-{seat}", str(count))
     page.locator("#hand-form button.primary").click()

@@ -40,6 +40,7 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
     bob_ann.locator("form.part input[name=amount]").fill("0.30")
     submit(page, bob_ann.get_by_role("button", name="Paid in part"))
     assert "at most 0.25" in page.locator("ul.transfers").inner_text()
+    assert page.url == session_url + "/settle"  # not /payments: a reload sends nothing again
     shot("03-overpaid-says-its-own-limit")
 
     undo = page.locator("ul.paid > li").first

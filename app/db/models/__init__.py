@@ -489,6 +489,30 @@ class RulesChange(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class SeatChange(db.Model):  # type: ignore[name-defined,misc]
+    """A player who joined the table (just ``after`` a seated player) or left it, once
+    ``hands`` hands had been recorded, in the order of ``id``: the night's seat events
+    (:mod:`app.core.night`) as the table made them, so that a fold of the stored night
+    seats its players as the table did (a leave and a return between two hands leave no
+    other trace)."""
+
+    __tablename__ = "seat_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(
+        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
+    hands: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))  # joined, left
+    player: Mapped[str] = mapped_column(String(40))
+    after: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    @property
+    def event(self) -> dict[str, Any]:
+        """The core's event (``joined`` or ``left``)."""
+        return {"kind": self.kind, "player": self.player,
+                **({"after": self.after} if self.kind == "joined" else {})}
+
+
 class NightEvent(db.Model):  # type: ignore[name-defined,misc]
     """One event of a night started on a phone (:mod:`app.core.night`), stored once under
     the id the phone made for it, at its place ``seq`` in the night (from 1, ``started``),

@@ -15,13 +15,17 @@ The document::
                                             "hand", "result"}]}],
                    "payments": [{"from", "to", "amount", "at"}],
                    "rules_changes": [{"from_hand", "rules", "stake", "at"}],
+                   "seat_changes": [{"hands", "kind", "player", "after", "at"}],
                    "archived_at", "carried_debts": [...]}]}
 
 Version 2 adds the settle-up part too (:mod:`.settling`: plans, undone payments, carried
 debts, archived).
 
 ``players`` are everyone who sat at the session (their seats, for payments), ``seated`` who
-sits there now in seat order and ``left`` when the others left; each hand gives its own
+sits there now in seat order and ``left`` when the others left; ``seat_changes`` who
+``joined`` (just ``after`` whom) or ``left``, once ``hands`` hands had been recorded, in order
+(none: the import finds them from the hands' players, as for a file written before them);
+each hand gives its own
 ``players`` and, in ``hand``, its ``side_bets`` (docs/rules.md §9); ``pots`` is what the side
 bets leave waiting (an import replays them); ``totals`` is each seat's running total as
 kept (hands and side bets: an import checks it against the hands), and ``money`` each

@@ -43,6 +43,11 @@ class CheckedHand(NamedTuple):
 SeatRecord = tuple[Any, ...]
 
 
+#: A seat change: the hands recorded before it, ``joined`` or ``left``, who, who a joiner
+#: sits after, when.
+SeatMove = tuple[int, str, str, str | None, datetime]
+
+
 @dataclass(slots=True)
 class CheckedSession:
     """One session, checked, ready to be written: only the database's ids are missing."""
@@ -72,6 +77,7 @@ class CheckedSession:
     settle: SettlePart = field(default_factory=SettlePart)  # version 2's settle-up part
     #: Each seat's side bets' part of its total (minor units; empty: none played).
     sides: list[int] = field(default_factory=list)
+    moves: list[SeatMove] = field(default_factory=list)  # the seat changes, in order
 
 
 class Checked(NamedTuple):

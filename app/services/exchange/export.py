@@ -20,6 +20,7 @@ from ...db.models import (
     League,
     Player,
     RulesChange,
+    SeatChange,
     SessionPlayer,
     SettlePayment,
     User,
@@ -142,6 +143,10 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                               RulesChange.created_at)
                        .where(RulesChange.session_id.in_(ids))
                        .order_by(RulesChange.session_id, RulesChange.id))
+    moves = grouped(select(SeatChange.session_id, SeatChange.hands, SeatChange.kind,
+                           SeatChange.player, SeatChange.after, SeatChange.created_at)
+                    .where(SeatChange.session_id.in_(ids))
+                    .order_by(SeatChange.session_id, SeatChange.id))
     extras, along = session_extras(ids)  # version 2: archive, plans, undone, carried debts
     money = {g.id: money_of(g) for g in db.session.scalars(
         select(gs).where(gs.id.in_(ids)).options(selectinload(gs.seats)))}
@@ -187,6 +192,9 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
                      ("stake", money_data(from_minor(c.stake_minor), s.currency)),
                      ("at", iso(c.created_at)))
                 for c in changes[session_id])),
+            ("seat_changes", [{"hands": m.hands, "kind": m.kind, "player": m.player,
+                               **({"after": m.after} if m.kind == "joined" else {}),
+                               "at": iso(m.created_at)} for m in moves[session_id]]),
             *extras[session_id])
 
 

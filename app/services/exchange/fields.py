@@ -1,9 +1,9 @@
 """The fields of a document's session read one by one, as the checker reads them
 (:class:`.verify.Checker`): where a problem is named, uids, whole numbers and lists, who sat
-where and when they left, a hand's stake, a stored result held against what settling the hand
-says, and each seat's records (counts and money) as the ledger keeps them; and what the
-checker holds of a hand while it reads it (:class:`Terms`, :class:`LastVersion`,
-:class:`ReadHand`)."""
+where and when they left, who came and went when, a hand's stake, a stored result held
+against what settling the hand says, and each seat's records (counts and money) as the
+ledger keeps them; and what the checker holds of a hand while it reads it (:class:`Terms`,
+:class:`LastVersion`, :class:`ReadHand`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -19,8 +19,8 @@ from ...core.money import MAX_STAKE, parse_decimal, parse_stake
 from ...core.names import name_key
 from ...core.settle import Result
 from ...db.ids import MAX_ID
-from .checked import CheckedHand, CheckedVersion
-from .common import NO_COUNTS, UID, ExchangeError, parse_time
+from .checked import CheckedHand, CheckedVersion, SeatMove
+from .common import NO_COUNTS, UID, ExchangeError, field_of, parse_time
 
 
 class BadVersion(TonkError):
@@ -83,6 +83,27 @@ def seats_of(doc: Mapping[str, Any], names: tuple[str, ...]
     return positions, [parse_time(left[n], Message("import.what.left", player=n))
                        if n in left else None
                        for n in names]
+
+
+def seat_changes_of(doc: Mapping[str, Any], names: tuple[str, ...]) -> list[SeatMove]:
+    """Who joined (just ``after`` a player) and who left, once ``hands`` hands had been
+    recorded, in order (format version 2's ``seat_changes``; none given: the night's fold
+    finds them from the hands' players, as for a session kept before they were)."""
+    key = {name_key(n): n for n in names}
+    moves: list[SeatMove] = []
+    for i, change in enumerate(read_list(doc.get("seat_changes"), "seat_changes"), 1):
+        if not isinstance(change, Mapping):
+            raise ExchangeError(Message("import.seat_change_object", number=i))
+        kind, player, after = (change.get(k) for k in ("kind", "player", "after"))
+        player = key.get(name_key(player)) if isinstance(player, str) else None
+        next_to = key.get(name_key(after)) if isinstance(after, str) else None
+        if kind not in ("joined", "left") or player is None or (
+                after is not None and (kind == "left" or next_to is None)):
+            raise ExchangeError(Message("import.seat_change", number=i))
+        what = Message("import.what.seat_change", number=i)
+        moves.append((whole_number(change.get("hands"), field_of(what, "hands"), low=0),
+                      kind, player, next_to, parse_time(change.get("at"), field_of(what, "at"))))
+    return moves
 
 
 def hand_stake(value: Any, rules: Rules) -> Decimal:

@@ -36,6 +36,7 @@ from ...db.models import (
     PlayerSessionStat,
     RulesChange,
     Season,
+    SeatChange,
     SessionPlayer,
     SettlePayment,
     User,
@@ -510,6 +511,7 @@ class Importer:
         payments: list[tuple[Any, ...]] = []
         changes: list[tuple[Any, ...]] = []
         debts: list[tuple[Any, ...]] = []
+        moves: list[tuple[Any, ...]] = []
         user, league = self.user_id, self.league_id
         at = 0  # where this session's hands start in hand_ids (which need not be one run:
         # on PostgreSQL another writer's nextval may come between two of ours)
@@ -527,13 +529,14 @@ class Importer:
             payments += [(sid, user, *r) for r in s.payments]
             changes += [(sid, user, *r) for r in s.changes]
             debts += [(sid, pids[payer], pids[payee], *r) for payer, payee, r in s.debts]
+            moves += [(sid, *r) for r in s.moves]
             at += s.hands
             self.report.sessions += 1
             self.report.hands += s.hands
         for model, rows in ((GameSession, games), (SessionPlayer, seats), (Hand, hands),
                             (HandVersion, versions), (HandEntry, entries),
                             (PlayerSessionStat, records), (SettlePayment, payments),
-                            (RulesChange, changes), (CarriedDebt, debts)):
+                            (RulesChange, changes), (CarriedDebt, debts), (SeatChange, moves)):
             self._insert(model, rows, made=True)
         after_write([(sid, pids, s.settle)  # the settle-up plans, kept or made again
                      for s, sid, pids in zip(sessions, session_ids, players, strict=True)])

@@ -79,6 +79,7 @@ class SessionRows(NamedTuple):
     changes: list[tuple[Any, ...]]  # rules_changes after session_id, created_by_id
     debts: list[tuple[int, int, tuple[Any, ...]]]  # payer seat, payee seat, carried_debts
     #                                                after session_id, payer_id, payee_id
+    moves: list[tuple[Any, ...]]  # seat_changes after session_id
 
 
 def _maybe(when: Moment, moment: datetime | None) -> Any:
@@ -131,7 +132,8 @@ def session_rows(s: CheckedSession, when: Moment = as_is) -> SessionRows:
         [(from_hand, rules_json, stake, when(at))
          for from_hand, rules_json, stake, at in s.changes],
         [(payer, payee, (amount, when(at), _maybe(when, paid_at), paid_by))
-         for payer, payee, amount, at, paid_at, paid_by in s.settle.debts])
+         for payer, payee, amount, at, paid_at, paid_by in s.settle.debts],
+        [(*move, when(at)) for *move, at in s.moves])
 
 
 def packed(rows: SessionRows) -> bytes:
@@ -170,6 +172,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "carried_debts": DEBT_COLUMNS,
     "rules_changes": ("session_id", "created_by_id", "from_hand", "rules_json", "stake_minor",
                       "created_at"),
+    "seat_changes": ("session_id", "hands", "kind", "player", "after", "created_at"),
 }
 
 

@@ -41,7 +41,7 @@ from ..sessions import (
     parse_reason,
     seat_side,
 )
-from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion
+from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion, SeatMove
 from .common import (
     MAX_BY,
     TABLE_FIELDS,
@@ -60,6 +60,7 @@ from .fields import (
     names_text,
     read_list,
     read_uid,
+    seat_changes_of,
     seats_of,
     tallied,
     where_of,
@@ -148,11 +149,12 @@ class Checker:
             hands, records, head.payments, head.changes, head.positions, head.left_at,
             json.dumps(side_bets_json(self._enabled)) if self._enabled else None,
             [seat_side(deal, names) for deal in night.hands], dump_pots(night.pots, names),
-            head.settle, [to_minor(m.side_bets) for m in money])
+            head.settle, [to_minor(m.side_bets) for m in money], head.moves)
 
     def _night(self, head: _Head, stored: list[dict[str, Any]], voided: list[bool]) -> Night:
         """The night the session's hands tell, folded by the core (who sits at the end from
-        the document; who sat and left without playing a hand joins and leaves at the end)."""
+        the document; its seat changes as given; who sat and left without playing a hand
+        nor a seat change joins and leaves at the end)."""
         seated = [name for name, _p in sorted(
             ((n, p) for n, p, gone in zip(head.names, head.positions, head.left_at,
                                           strict=True) if gone is None),
@@ -160,7 +162,9 @@ class Checker:
         return fold(events_of({"rules": head.rules.to_json(), "stake": str(head.stake),
                                "players": seated, "currency": head.currency,
                                "side_bets": side_bets_json(self._enabled) or None},
-                              list(zip(stored, voided, strict=True)), seated, head.names))
+                              list(zip(stored, voided, strict=True)), seated, head.names,
+                              [(hands, {"kind": kind, "player": player, "after": after})
+                               for hands, kind, player, after, _at in head.moves]))
 
     def _head(self, doc: Mapping[str, Any]) -> _Head:
         """What a session says of itself before its hands (a :class:`TonkError` if any of it
@@ -184,7 +188,8 @@ class Checker:
         changes = [self._change(c, i) for i, c in
                    enumerate(read_list(doc.get("rules_changes"), "rules_changes"), 1)]
         return _Head(uid, name, names, rules, stake, positions, left_at, currency, played_at,
-                     closed_at, hand_docs, payments, changes, parse_settle(doc, names))
+                     closed_at, hand_docs, payments, changes, parse_settle(doc, names),
+                     seat_changes_of(doc, names))
 
     def _hands(self, hand_docs: list[Any], names: tuple[str, ...], where: Message
                ) -> tuple[list[ReadHand] | None, list[dict[str, Any]]]:
@@ -551,6 +556,7 @@ class _Head:
     payments: list[tuple[int, int, int, datetime]]
     changes: list[tuple[int, str, int, datetime]]
     settle: Any
+    moves: list[SeatMove]
 
 
 def _same_table(data: Mapping[str, Any], last: LastVersion) -> bool:

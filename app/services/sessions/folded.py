@@ -14,20 +14,22 @@ from sqlalchemy import select
 from ...core.money import to_minor
 from ...core.night import Night, fold, money_by_hand
 from ...core.stored import events_of
-from ...db.models import GameSession, Hand
+from ...db.models import GameSession, Hand, SeatChange
 from ...extensions import db
 from .reading import player_names, session_stake
 
 
 def night_events(gs: GameSession, hands: Sequence[Hand]) -> list[dict[str, Any]]:
-    """The events of ``gs``'s night, from its stored ``hands`` (all of them, in order) and
-    seats (:func:`app.core.stored.events_of`)."""
+    """The events of ``gs``'s night, from its stored ``hands`` (all of them, in order),
+    seats and seat changes (:func:`app.core.stored.events_of`)."""
     seated = [s.name for s in gs.seated]
+    moves = db.session.scalars(select(SeatChange).where(SeatChange.session_id == gs.id)
+                               .order_by(SeatChange.id))
     return events_of({"rules": json.loads(gs.rules_json), "stake": str(session_stake(gs)),
                       "players": seated, "dealer": gs.dealer, "currency": gs.currency,
                       "side_bets": gs.side_bets_spec or None},
                      [(hand.data, hand.voided) for hand in hands], seated,
-                     [s.name for s in gs.seats])
+                     [s.name for s in gs.seats], [(move.hands, move.event) for move in moves])
 
 
 def stored_night(gs: GameSession) -> tuple[Night, list[Hand]]:

@@ -16,7 +16,7 @@ from typing import Any
 from ...core.messages import Message, in_english
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...core.night import apply
-from ...db.models import GameSession, SessionPlayer, User, utcnow
+from ...db.models import GameSession, SeatChange, SessionPlayer, User, utcnow
 from ...extensions import db
 from ..errors import LedgerError
 from .kept import keep, night_from
@@ -38,7 +38,8 @@ def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = 
     """``join`` a player (a new one, or one who left) at the dealer's right, or ``after`` a
     seated player; or let a seated player ``leave``. The core's night says whether the table
     can take it, where the newcomer sits, who deals next and, while side bets are played,
-    what the leaver takes out of the pots (:func:`app.core.night.apply`); the rows follow it.
+    what the leaver takes out of the pots (:func:`app.core.night.apply`); the rows follow it,
+    and the change is kept as the night's event (:class:`~app.db.models.SeatChange`).
     Returns the session as it is now."""
     if (join is None) == (leave is None) or (after is not None and join is None):
         raise LedgerError(Message("seats.one_change"), "join" if join is None else "leave")
@@ -57,7 +58,15 @@ def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = 
                 now = apply(before, {**event, "player": seat.name})
     by_name = {s.name: s for s in gs.seats}
     if leave is not None:
-        by_name[next(n for n in before.seated if n not in now.seated)].left_at = utcnow()
+        moved = next(n for n in before.seated if n not in now.seated)
+        by_name[moved].left_at = utcnow()
+    else:
+        moved = next(n for n in now.seated if n not in before.seated)
+    # Kept as the night's seat event, a joiner with who they sit after: the fold of the
+    # stored night seats them so (app.core.stored.events_of).
+    db.session.add(SeatChange(
+        session_id=gs.id, hands=gs.hand_count, kind=event["kind"], player=moved,
+        after=None if leave is not None else now.seated[now.seated.index(moved) - 1]))
     for position, name in enumerate(now.seated):
         by_name[name].left_at = None
         by_name[name].position = position

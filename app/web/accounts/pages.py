@@ -27,6 +27,7 @@ from ...services.accounts import (
     reset_user,
     revoke_token,
     set_locale,
+    sign_up_problems,
     start_sign_in,
     tokens_of,
 )
@@ -46,6 +47,16 @@ def show_error(form: FlaskForm, exc: TonkError, default: str) -> None:
     field.errors = [*field.errors, exc.message]
 
 
+def _signs_up(form: SignUpForm) -> bool:
+    """Whether the sign-up form is one the account can be made of: every field's problem
+    shown beside it at once (the form's own, then the account's rules)."""
+    form.validate()
+    for problem in sign_up_problems(form.email.data, form.name.data, form.password.data):
+        if problem.field and not form[problem.field].errors:
+            show_error(form, problem, "email")
+    return not form.errors
+
+
 @bp.route("/signup", methods=["GET", "POST"])
 @writes
 @limited("SIGNUP")
@@ -53,7 +64,7 @@ def signup() -> ResponseReturnValue:
     if current_user.is_authenticated:
         return redirect(url_for("web.index"))
     form = SignUpForm()
-    if form.validate_on_submit():
+    if form.is_submitted() and _signs_up(form):
         user, exc = attempt(lambda: create_user(form.email.data, form.name.data,
                                                 form.password.data))
         if exc is not None:

@@ -12,22 +12,19 @@ from flask_babel import gettext as _
 
 from ...core import TonkError, resolve_rules
 from ...core.hand import parse_players
-from ...core.handform import MAX_TEXT
 from ...core.money import parse_stake
+from ...core.tableform import MAX_SEATS as MAX_SEATS  # (the form's seats, for the page)
 from ...core.tableform import (
     Options,
-    amount_text,
-    options_of_form,
     options_of_spec,
     rules_field,
     session_form_field,
+    session_of_form,
     spec_of_options,
-    stake_of_form,
 )
 from ...services.sessions import parse_session_name
-from ..shared.forms import Errors, Form, RulesValues, read_rules
+from ..shared.forms import Errors, Form, RulesValues, rules_problems, rules_typed
 
-MAX_SEATS = 8
 FEW_SEATS = 4  # seats shown at once; the rest fold away
 
 
@@ -48,21 +45,13 @@ class SessionValues:
 
 def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors]:
     """The new-session form → (what to show again, arguments of ``create_session``,
-    errors). Empty seats are skipped; the first dealer is chosen by seat."""
-    rules, spec, errors = read_rules(form)
-    players = [" ".join(form.get(f"player-{i}", "").split())[:MAX_TEXT]
-               for i in range(MAX_SEATS)]
-    try:
-        dealer_seat = int(form.get("first_dealer", "0"))
-    except ValueError:
-        dealer_seat = -1
-    values = SessionValues(form.get("name", "").strip()[:MAX_TEXT], players,
-                           dealer_seat, amount_text(form.get("stake", "")),
-                           form.get("currency", "").strip()[:MAX_TEXT], rules,
-                           form.get("league", "").strip()[:MAX_TEXT],
-                           options_of_form(form))
-    seated = [p for p in players if p]
-    stake = stake_of_form(form.get("stake", ""), spec)
+    errors). Empty seats are skipped; the first dealer is chosen by seat. The reading is
+    the core's (:func:`app.core.tableform.session_of_form`, as the phone reads it)."""
+    read = session_of_form(form)
+    errors = rules_problems(read.problems)
+    players, seated, spec, stake = list(read.seats), read.players, read.spec, read.stake
+    values = SessionValues(read.name, players, read.dealer_seat, read.stake_text, read.currency,
+                           rules_typed(form), read.league, read.side_bets)
     # Everything the page can tell at once (the core then checks the rest, one by one).
     checks: list[tuple[str, Callable[[], Any]]] = [
         ("name", lambda: parse_session_name(values.name)),
@@ -76,21 +65,14 @@ def read_session_form(form: Form) -> tuple[SessionValues, dict[str, Any], Errors
         except TonkError as exc:
             errors.setdefault(session_field(exc.field, players) if exc.field != "rules"
                               else where, exc.message)
-    if "players" not in errors and (not 0 <= dealer_seat < MAX_SEATS
-                                    or not players[dealer_seat]):
+    if "players" not in errors and not read.dealer:
         errors["first_dealer"] = _("Choose a seat that has a player.")
     args = {"name": values.name, "players": seated, "rules": spec, "stake": stake,
             "currency": values.currency, "side_bets": spec_of_options(values.side_bets),
-            "first_dealer": players[dealer_seat] if 0 <= dealer_seat < MAX_SEATS else None,
-            "league_id": int(values.league) if _whole(values.league) else None}
-    if values.league and not _whole(values.league):
+            "first_dealer": read.dealer or None, "league_id": read.league_id}
+    if values.league and read.league_id is None:
         errors["league"] = _("Choose one of the leagues you run.")
     return values, args, errors
-
-
-def _whole(text: str) -> bool:
-    """Plain digits (``isdigit`` alone also takes ``"²"``, which ``int`` refuses)."""
-    return text.isascii() and text.isdigit()
 
 
 def session_field(field: str | None, players: Sequence[str]) -> str:

@@ -49,10 +49,14 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
     state = ledger_of(gs)
     leaving = request.args.get("player") if request.args.get("player") in state.totals \
         else None
-    left = leaving is not None and leaving not in seated_names(gs)  # gone, not just going
+    seated = seated_names(gs)
+    gone = [name for name in state.totals if name not in seated]  # left the table
+    left = leaving is not None and leaving not in seated  # gone, not just going
     owing = [n for n, v in state.open.items() if v < 0]
     owed = [n for n, v in state.open.items() if v > 0]
+    here = url_for(".settle", session_id=gs.id, player=request.args.get("player"))
     return render_template("sessions/settle.html", gs=gs, table=table(gs), state=state,
+                           address=here if request.full_path.rstrip("?") != here else None,
                            standings=standings({n: m.total for n, m in state.money.items()}),
                            errors=errors or {},
                            totals=total_rows(state, gs),
@@ -61,7 +65,7 @@ def settle_page(gs: GameSession, errors: Mapping[ErrorKey, str] | None = None,
                            pay=pay_views(gs, ((t.payer, t.payee, t.open) for t in state.plan
                                               if t.open)),
                            debts=debts_of_session(gs.id) if gs.is_closed else [],
-                           leaving=leaving, left=left,
+                           leaving=leaving, left=left, gone=gone,
                            phone=None if gs.is_closed else phone_table(gs, state),
                            taken_back=taken_back(gs, leaving) if left and leaving else None), \
         422 if errors else 200

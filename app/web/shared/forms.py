@@ -26,7 +26,7 @@ from ...core import (
     Rules,
     TonkError,
 )
-from ...core.hand import END_KINDS, missing_counts
+from ...core.hand import END_KINDS, count_problems, missing_counts
 from ...core.handform import (
     MAX_TEXT,
     NO_END,
@@ -38,6 +38,7 @@ from ...core.handform import (
     picker_data,
     text_of,
 )
+from ...core.messages import Message
 from ...core.tableform import (
     NOT_DEAL_WINS,
     NOT_NUMBER,
@@ -86,10 +87,14 @@ def read_rules(form: Form) -> tuple[RulesValues, dict[str, Any], Errors]:
     """The preset and every option filled in → (what to show again, the rules spec, errors).
     An empty option keeps the preset's value; the reading is the core's
     (:func:`app.core.tableform.rules_of_form`)."""
-    values = RulesValues(form.get("preset", "pagat").strip(),
-                         {n: form.get(f"opt-{n}", "").strip()[:MAX_TEXT] for n in OPTIONS})
     spec, problems = rules_of_form(form)
-    return values, spec, rules_problems(problems)
+    return rules_typed(form), spec, rules_problems(problems)
+
+
+def rules_typed(form: Form) -> RulesValues:
+    """The preset and the options as typed, to show again."""
+    return RulesValues(form.get("preset", "pagat").strip(),
+                       {n: form.get(f"opt-{n}", "").strip()[:MAX_TEXT] for n in OPTIONS})
 
 
 def rules_problems(problems: Mapping[str, str]) -> Errors:
@@ -198,8 +203,9 @@ def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
     kind = values.kind
     if kind in END_KINDS and (kind not in PLAYER_ENDS or values.player in names):
         given = set(data.get("counts", ())) | set(data.get("cards", ()))
-        for missing in missing_counts(kind, values.player or None, values.five_face, names,
-                                      rules, given):  # all at once
+        for missing in [*count_problems(kind, data.get("counts", {}), rules),
+                        *missing_counts(kind, values.player or None, values.five_face, names,
+                                        rules, given)]:  # all at once
             errors.setdefault(hand_field(missing, names), missing.message)
     return values, data, errors
 
@@ -247,7 +253,8 @@ def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
 def picker_words(max_count: int | str, hand_size: int | str) -> dict[str, str]:
     """The hand script's messages (``max_count`` and ``hand_size`` filled in: a page that
     draws the fields itself passes ``{max}`` and ``{size}``)."""
-    return {"whole": _("Enter a whole number."),
+    return {"whole": str(_FORM_PROBLEMS[NOT_WHOLE]),
+            "negative": str(Message("counts.negative", player="{player}", count="{n}")),
             "max": _("At most %(max)s points.", max=max_count),
             "play": _("No hand of this deck adds up to {n}."),
             "deal": _("No hand of this deck is dealt {n}."),
