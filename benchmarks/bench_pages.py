@@ -260,7 +260,7 @@ def measure(url: str, seconds: int, database: str, rounds: int, quick: bool = Fa
                     try:
                         sent = {**headers, "Content-Type": "application/json"} if body else headers
                         with urllib.request.urlopen(urllib.request.Request(
-                                base + path, headers=sent, data=body and body.encode()),
+                                base + path, headers=sent, data=body.encode() if body else None),
                                 timeout=30):
                             pass
                     except urllib.error.HTTPError:  # (the unchanged poll's 304)
