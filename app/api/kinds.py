@@ -45,7 +45,6 @@ Word = SkipValidation[Annotated[str, Field(pattern=r"\S")]]
 Reason = SkipValidation[Annotated[str, Field(pattern=r"\S")]]
 Flag = SkipValidation[bool]
 Id = SkipValidation[Annotated[int, Field(ge=1)]]
-Amount = Annotated[Any, WithJsonSchema({"anyOf": [AMOUNT_TEXT, {"type": "number"}]})]
 Stake = Annotated[Any, WithJsonSchema({
     "anyOf": [AMOUNT_TEXT, {"type": "number"}, {"type": "null"}],
     "description": "More than 0 and at most 1,000,000, at most two decimal places (whole "

@@ -1,24 +1,11 @@
-"""The OpenAPI part of tournaments (docs/api.md, its tournaments): events, check-in, rounds,
-standings and prizes. :mod:`app.api.openapi` merges it into the document."""
+"""The OpenAPI part of tournaments (docs/api.md, its tournaments), in the answers: the event,
+its players, rounds, tables, standings and prizes. :mod:`app.api.openapi` merges it into the
+document (the bodies: declared on their endpoints, :mod:`.events`)."""
 from __future__ import annotations
 
 from typing import Any
 
-_ID = {"type": "integer", "minimum": 1}
-_AMOUNT = {"anyOf": [{"type": "string",
-                      "pattern": r"^[ \t\r\n]*[+-]?[0-9]+(\.[0-9]+)?[ \t\r\n]*$"},
-                     {"type": "number"}],
-           "description": "A decimal string (or a JSON number; never read as a float)."}
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$", "examples": ["100.00"]}
-_TEXT = {"type": "string", "pattern": r"\S"}
-_EVENT_ID = {"name": "event_id", "in": "path", "required": True, "schema": _ID,
-             "description": "The event's id.", "example": 1}
-_ROUND = {"name": "number", "in": "path", "required": True, "schema": _ID,
-          "description": "The round's number, from 1.", "example": 1}
-_TABLE = {"name": "table", "in": "path", "required": True, "schema": _ID,
-          "description": "The table's number, from 1.", "example": 1}
-_PLAYER = {"name": "name", "in": "path", "required": True, "schema": _TEXT,
-           "description": "A checked-in player's name.", "example": "Ann"}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -26,7 +13,7 @@ def _ref(name: str) -> dict[str, str]:
 
 
 def event_schemas() -> dict[str, Any]:
-    """A new event, the event, a check-in, a round, standings and the prize list."""
+    """The event, a round, standings and the prize list."""
     table = {"type": "object", "properties": {
         "table": {"type": "integer"}, "session": {"type": "integer"},
         "players": {"type": "array", "items": {"type": "string"}},

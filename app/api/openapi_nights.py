@@ -1,27 +1,15 @@
 """The OpenAPI part of a night started on a phone with no signal and sent when the signal is
-back (``PUT /api/v1/nights/{uid}/events``): its events, one schema per kind
-(:data:`app.services.sessions.NIGHT_FIELDS`), and the answer. :mod:`app.api.openapi` merges
-it into the document, after the session schemas it borrows from."""
+back (``PUT /api/v1/nights/{uid}/events``): the answer. :mod:`app.api.openapi` merges it
+into the document (the night's events, one schema per kind: :mod:`.nights`)."""
 from __future__ import annotations
 
 from typing import Any
 
-from ..services.sessions import (
-    NIGHT_EVENT_ID,
-    NIGHT_UID,
-)
-
-_ID = {"type": "integer", "minimum": 1}
-_EVENT_ID = {"type": "string", "pattern": f"^{NIGHT_EVENT_ID.pattern}$", "examples": ["e1"]}
-_UID = {"name": "uid", "in": "path", "required": True,
-        "schema": {"type": "string", "pattern": f"^{NIGHT_UID.pattern}$"},
-        "description": "The night's uid, made on the phone (a UUID's 32 hex digits): the "
-                       "session's own once sent.",
-        "example": "0f8e6c1d2b3a49e5a7c6d5e4f3a2b1c0"}
-_TEXT = {"type": "string", "pattern": r"\S"}
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$"}
+
+
 def extend_nights(schemas: dict[str, Any]) -> None:
-    """Add a night's events and the answer to the document's schemas."""
+    """Add the answer to a night's events to the document's schemas."""
     money = {"type": "object", "properties": {
         part: _MONEY for part in ("hands", "side_bets", "pots_back", "total")}}
     schemas["NightSent"] = {

@@ -1,14 +1,12 @@
-"""The OpenAPI parts of pay links: a player's payment handles and the ``pay``
-of each open transfer. :mod:`app.api.openapi` merges them into the document."""
+"""The OpenAPI part of pay links: the ``pay`` of each open transfer.
+:mod:`app.api.openapi` merges it into the document (the handles' body: :mod:`.pay`)."""
 from __future__ import annotations
 
 from typing import Any
 
-_HANDLE = {"type": ["string", "null"], "maxLength": 300}
-
 
 def pay_schemas() -> dict[str, Any]:
-    """A player's handles and one pay link."""
+    """One pay link."""
     return {
         "PayLink": {
             "type": "object", "required": ["service"],
@@ -23,7 +21,7 @@ def pay_schemas() -> dict[str, Any]:
 
 
 def extend_pay(schemas: dict[str, Any]) -> None:
-    """Add the handles and pay links to the document's schemas."""
+    """Add the pay links to the document's schemas."""
     schemas.update(pay_schemas())
     transfer = schemas["Transfer"]
     transfer.setdefault("properties", {})["pay"] = {

@@ -11,6 +11,8 @@ from .params import ID
 
 _NULL_WHEN = {"oneOf": [WHEN, {"type": "null"}]}
 _NULL_TEXT = {"type": ["string", "null"]}
+
+
 def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
     """The schemas this part adds or extends (``session``, ``summary``: as they were)."""
     counts = {

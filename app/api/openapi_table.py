@@ -1,6 +1,6 @@
-"""The OpenAPI parts of a table that changes: seats that players join and leave, and side
-bets (docs/rules.md §9) with their pots. :mod:`app.api.openapi` merges them into the document.
-"""
+"""The OpenAPI parts of a table that changes, in the answers: who left, the side bets
+(docs/rules.md §9) settled and their pots. :mod:`app.api.openapi` merges them into the
+document (the bodies that change seats and side bets are declared on their endpoints)."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,9 +8,6 @@ from typing import Any
 from ..core.sidebets import BETS
 
 _MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$", "examples": ["0.30"]}
-_NAME = {"type": "string", "pattern": r"\S", "examples": ["Fay"]}
-_STAKE = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}],
-          "description": "The bet's stake; null or absent: the table's own."}
 _POTS = {"type": "object", "additionalProperties": _MONEY,
          "description": "Money waiting in each side bet's pot.", "examples": [
              {"naturals": "0.30"}]}
@@ -40,7 +37,7 @@ def table_schemas() -> dict[str, Any]:
 
 
 def extend(schemas: dict[str, Any]) -> None:
-    """Add the side bets and seats to the session schemas of the document."""
+    """Add the side bets and seats to the answers of the document."""
     schemas.update(table_schemas())
     schemas["Result"]["properties"]["side_bets"] = {
         "type": "array", "items": _ref("SideBetResult"),
