@@ -40,3 +40,16 @@ def test_a_body_is_checked_and_documented_by_one_declaration(open_client):
                                                                   "stakes": 1}),
                               content_type="application/json")
     assert answer.status_code == 422 and answer.get_json()["field"] == "stakes"
+
+
+def test_a_body_is_read_after_what_it_names_is_found(api):
+    """A session that is not there answers 404 whatever the body says, as when each view
+    read its own body; a body with a key it does not take answers 422 naming it, with the
+    keys it takes."""
+    assert api("POST", "/sessions/999/seats", {"sit": "Fay"}).status_code == 404
+    assert api("PUT", "/sessions/999/rules", "not json").status_code == 404
+    sid = api.start()
+    answer = api("POST", f"/sessions/{sid}/payments", {"payer": "Ann"})
+    assert answer.status_code == 422
+    assert answer.get_json() == {"error": "a payment has no field 'payer' (it takes amount, "
+                                          "from, to)", "field": "payer"}
