@@ -8,7 +8,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, WithJsonSchema
 
-from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, MIN_PLAYERS
+from ..core.hand import END_KINDS, MAX_MULTIPLIER, MAX_PLAYERS, METHODS, MIN_PLAYERS
 from ..core.sidebets import BETS, SUITS, UNCLAIMED
 from .door import ABSENT, REF, CoreBody
 
@@ -110,7 +110,7 @@ class End(BaseModel):
     kind: SkipValidation[Annotated[str, Field(json_schema_extra={"enum": list(END_KINDS)})]]
     player: Name = ABSENT
     method: SkipValidation[Annotated[str, Field(
-        json_schema_extra={"enum": ["spread", "hits"]})]] = ABSENT
+        json_schema_extra={"enum": list(METHODS)})]] = ABSENT
     first_turn: Flag = ABSENT
     double_double: Flag = ABSENT
     five_face_cards: SkipValidation[list[Name]] = ABSENT
