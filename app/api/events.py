@@ -8,22 +8,111 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from flask import Response, jsonify, url_for
+from pydantic import Field, SkipValidation, WithJsonSchema
 
+from ..core.draw import LARGEST_TABLE, SMALLEST_TABLE
 from ..core.messages import Message
 from ..core.money import from_minor, money_data
-from ..core.placings import tie_break_words
+from ..core.placings import TIE_BREAKS, tie_break_words
 from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
-from . import bp
-from .auth import token_required
-from .routes import created, json_body, only_keys
+from ..services.events import MAX_HANDS, MAX_ROUNDS, MAX_SEED, SCORINGS
+from .door import ABSENT, Body, api, needed
+from .kinds import AMOUNT_TEXT, DAY, Currency, Flag, Id, Rules, Word
+from .params import EVENT_ID, EVENT_PLAYER, ROUND, TABLE
+from .routes import created
 
-NEW_EVENT_FIELDS = frozenset({"name", "rules", "currency", "table_size", "rounds",
-                              "hands_per_round", "entry_fee", "prizes", "league", "scoring",
-                              "house_share", "stake", "held_on", "tie_breaks"})
+_AMOUNT = [AMOUNT_TEXT, {"type": "number"}]
+_SHARES = {"type": "array", "minItems": 1, "maxItems": 50, "items": {"anyOf": _AMOUNT},
+           "description": "Shares of the pool for places 1, 2, …; they add up to 1."}
+_FIXED = {"type": "object", "required": ["fixed"], "additionalProperties": False,
+          "properties": {"fixed": {**_SHARES, "description": "Fixed amounts for places 1, 2, "
+                                   "…; what they leave of the pool goes to first."}}}
+E, R = (EVENT_ID,), (EVENT_ID, ROUND)
+
+
+_Count = SkipValidation[int]
+_NullAmount = Annotated[Any, WithJsonSchema({"anyOf": [*_AMOUNT, {"type": "null"}]})]
+_Prizes = Annotated[Any, WithJsonSchema({"anyOf": [_SHARES, _FIXED, {"type": "null"}]})]
+_Scoring = Annotated[Any, WithJsonSchema(
+    {"anyOf": [{"type": "string", "enum": list(SCORINGS)}, {"type": "null"}]})]
+_TieBreaks = Annotated[Any, WithJsonSchema({"anyOf": [{
+    "type": "array", "uniqueItems": True, "items": {"type": "string", "enum": list(TIE_BREAKS)}},
+    {"type": "null"}]})]
+
+
+class NewEvent(Body):
+    """An event to set up."""
+
+    what: ClassVar[str] = "an event"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"name": "Malone Open", "rules": "pagat", "currency": "USD", "table_size": 4,
+         "rounds": 3, "hands_per_round": 8, "entry_fee": "20", "prizes": ["0.5", "0.3", "0.2"]},)
+    name: Word = needed()
+    rules: Rules = ABSENT
+    currency: Currency = ABSENT
+    table_size: _Count = needed(ge=SMALLEST_TABLE, le=LARGEST_TABLE)
+    rounds: _Count = needed(ge=1, le=MAX_ROUNDS)
+    hands_per_round: _Count = needed(ge=1, le=MAX_HANDS)
+    entry_fee: _NullAmount = Field(
+        ABSENT, description="Each player's fee, in the currency; default 0.")
+    prizes: _Prizes = Field(ABSENT, description="Default: 0.5, 0.3, 0.2.")
+    league: SkipValidation[Id | None] = Field(
+        ABSENT, description="A league you run: its results count there.")
+    scoring: _Scoring = Field(ABSENT, description=(
+        "points (default): hands count in stake units, no money at the tables; money: paid "
+        "at each table."))
+    house_share: _NullAmount = Field(
+        ABSENT, description="The house's share of the fees, 0 to under 1.")
+    stake: _NullAmount = Field(ABSENT, description="The tables' stake; default 1.")
+    held_on: Annotated[Any, WithJsonSchema({**DAY, "type": ["string", "null"]})] = ABSENT
+    tie_breaks: _TieBreaks = Field(ABSENT, description=(
+        "Applied in order when totals are equal; none: tied players share a place."))
+
+
+class CheckIn(Body):
+    """A player checked in."""
+
+    what: ClassVar[str] = "a check-in"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"name": "Ann", "paid": True},)
+    name: Word = needed()
+    paid: SkipValidation[bool | None] = False
+
+
+class Fee(Body):
+    """A player's fee, paid or not."""
+
+    what: ClassVar[str] = "a player's fee"
+    paid: Flag = needed()
+
+
+class Draw(Body):
+    """The next round to draw; the body may be empty."""
+
+    what: ClassVar[str] = "a draw"
+    optional: ClassVar[bool] = True
+    seed: SkipValidation[Annotated[int, Field(ge=0, le=MAX_SEED)] | None] = Field(
+        ABSENT, description="Draw from this seed (repeatable); default: a random one, "
+                            "answered.")
+    unpaid: Annotated[Any, WithJsonSchema(
+        {"type": ["string", "null"], "enum": ["draw", "leave_out", None]})] = Field(
+        ABSENT, description="With an entry fee not marked paid for some players: seat them "
+                            "anyway (draw) or leave them out of this round (leave_out); "
+                            "without it such a draw is refused (409, field unpaid, naming "
+                            "them).")
+
+
+class CloseRound(Body):
+    """A round to close; the body may be empty."""
+
+    what: ClassVar[str] = "closing a round"
+    optional: ClassVar[bool] = True
+    force: SkipValidation[bool | None] = Field(
+        False, description="Close although tables played fewer hands.")
+
 KEEPER_PATH = "/t/{token}"  # the table's scorekeeping page (web.keeper), for the phone
 BOARD_PATH = "/board/{token}"  # the TV leaderboard (web.board)
 
@@ -112,83 +201,71 @@ def session_event(gs: GameSession) -> dict[str, Any]:
             "table": table.number}
 
 
-@bp.post("/events")
-@token_required
-def create_event(user: User) -> Response:
-    data = json_body()
-    only_keys(data, NEW_EVENT_FIELDS, "an event")
-    event = service.create_event(user, **{k: data.get(k) for k in NEW_EVENT_FIELDS
-                                          if k in data})
+@api.post("/events", "Set up an event.", {"201": ("The event.", "Event")})
+def create_event(user: User, body: NewEvent) -> Response:
+    event = service.create_event(user, **body.sent())
     return created(event_json(event), url_for("api.get_event", event_id=event.id))
 
 
-@bp.get("/events")
-@token_required
+@api.get("/events", "The events you run.", {"200": ("Summaries.", {
+    "type": "array", "items": {"type": "object"}})})
 def list_events(user: User) -> Response:
     return jsonify([{"id": e.id, "name": e.name, "held_on": e.held_on.isoformat()}
                     for e in service.events_of(user)])
 
 
-@bp.get("/events/<int:event_id>")
-@token_required
+@api.get("/events/<int:event_id>", "The event, its players, rounds and state.",
+         {"200": ("The event.", "Event")}, E)
 def get_event(user: User, event_id: int) -> Response:
     return jsonify(event_json(service.owned_event(user, event_id)))
 
 
-@bp.post("/events/<int:event_id>/players")
-@token_required
-def check_in(user: User, event_id: int) -> Response:
+@api.post("/events/<int:event_id>/players", "Check a player in (409 if the name is checked "
+          "in).", {"200": ("The event.", "Event")}, E)
+def check_in(user: User, event_id: int, body: CheckIn) -> Response:
     event = service.owned_event(user, event_id)
-    data = json_body()
-    only_keys(data, frozenset({"name", "paid"}), "a check-in")
-    service.check_in(event, data.get("name"), data.get("paid", False))
+    service.check_in(event, body.name, body.sent().get("paid", False))
     return jsonify(event_json(service.owned_event(user, event_id)))
 
 
-@bp.put("/events/<int:event_id>/players/<name>")
-@token_required
-def set_paid(user: User, event_id: int, name: str) -> Response:
-    """``{"paid": true}``: the player's fee is paid (false: not yet)."""
+@api.put("/events/<int:event_id>/players/<name>", "Record the player's fee as paid, or not.",
+         {"200": ("The event.", "Event")}, (EVENT_ID, EVENT_PLAYER))
+def set_paid(user: User, event_id: int, name: str, body: Fee) -> Response:
     event = service.owned_event(user, event_id)
-    data = json_body()
-    only_keys(data, frozenset({"paid"}), "a player's fee")
-    service.set_paid(event, name, data.get("paid"))
+    service.set_paid(event, name, body.paid)
     return jsonify(event_json(service.owned_event(user, event_id)))
 
 
-@bp.delete("/events/<int:event_id>/players/<name>")
-@token_required
+@api.delete("/events/<int:event_id>/players/<name>", "Withdraw the player from the next round "
+            "on; earlier hands stay.", {"200": ("The event.", "Event")},
+            (EVENT_ID, EVENT_PLAYER))
 def withdraw(user: User, event_id: int, name: str) -> Response:
     event = service.owned_event(user, event_id)
     service.withdraw(event, name)
     return jsonify(event_json(service.owned_event(user, event_id)))
 
 
-@bp.post("/events/<int:event_id>/rounds")
-@token_required
-def draw_round(user: User, event_id: int) -> Response:
+@api.post("/events/<int:event_id>/rounds", "Draw the next round and start its tables (409 "
+          "while a round is open).", {"201": ("The round.", "EventRound")}, E)
+def draw_round(user: User, event_id: int, body: Draw) -> Response:
     event = service.owned_event(user, event_id)
-    data = json_body(required=False)
-    only_keys(data, frozenset({"seed", "unpaid"}), "a draw")
-    this = service.draw_next_round(event, user, data.get("seed"), data.get("unpaid"))
+    this = service.draw_next_round(event, user, body.seed, body.unpaid)
     event = service.owned_event(user, event_id)
     return created(round_json(event, service.get_round(event, this.number)),
                     url_for("api.get_event", event_id=event_id))
 
 
-@bp.post("/events/<int:event_id>/rounds/<int:number>/close")
-@token_required
-def close_round(user: User, event_id: int, number: int) -> Response:
+@api.post("/events/<int:event_id>/rounds/<int:number>/close", "Close the round (409 naming "
+          "short tables unless forced).", {"200": ("The round.", "EventRound")}, R)
+def close_round(user: User, event_id: int, number: int, body: CloseRound) -> Response:
     event = service.owned_event(user, event_id)
-    data = json_body(required=False)
-    only_keys(data, frozenset({"force"}), "closing a round")
-    service.close_round(event, number, data.get("force", False))
+    service.close_round(event, number, body.sent().get("force", False))
     event = service.owned_event(user, event_id)
     return jsonify(round_json(event, service.get_round(event, number)))
 
 
-@bp.post("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link")
-@token_required
+@api.post("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link", "Replace the "
+          "table's scorekeeping link.", {"200": ("The table.", "EventTable")}, (*R, TABLE))
 def replace_link(user: User, event_id: int, number: int, table: int) -> Response:
     """A new scorekeeping link for the table; the old one stops working at once."""
     event = service.owned_event(user, event_id)
@@ -196,13 +273,14 @@ def replace_link(user: User, event_id: int, number: int, table: int) -> Response
     return jsonify(table_json(service.owned_event(user, event_id), found))
 
 
-@bp.get("/events/<int:event_id>/standings")
-@token_required
+@api.get("/events/<int:event_id>/standings", "Standings over every round, best first.",
+         {"200": ("The standings.", "EventStandings")}, E)
 def standings(user: User, event_id: int) -> Response:
     return jsonify(standings_json(service.owned_event(user, event_id)))
 
 
-@bp.get("/events/<int:event_id>/prizes")
-@token_required
+@api.get("/events/<int:event_id>/prizes", "The prize list, exact to the cent: it sums to the "
+         "pool.", {"200": ("The prizes.", "Prizes"),
+                   "422": ("Fixed prizes more than the pool.", "Error")}, E)
 def prizes(user: User, event_id: int) -> Response:
     return jsonify(prizes_json(service.owned_event(user, event_id)))

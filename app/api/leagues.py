@@ -12,22 +12,68 @@ import json
 from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from flask import Response, jsonify, request, url_for
 from flask_babel import gettext as _
+from pydantic import Field, SkipValidation
 
 from ..core.money import CENT_PLACES, average_of_minor, from_minor
 from ..db.models import League, Player, Season, User
 from ..services import leagues as service
-from . import bp
-from .auth import token_required
+from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
+from .door import ABSENT, Body, api, needed
 from .errors import BadRequest
-from .routes import created, json_body, only_keys
+from .kinds import Currency, Day, Name, Rules, SideBets, Stake, Text, ref
+from .params import LEAGUE_ID, PLAYER_ID, query
+from .routes import created
 from .sessions import iso_time
 
-NEW_LEAGUE_FIELDS = frozenset({"name", "rules", "stake", "currency", "side_bets"})
 _RATE = Decimal("0.0001")
+LG = (LEAGUE_ID,)
+_SCORING = {"type": "string", "enum": list(SCORINGS)}
+_SCORING_QUERY = query("scoring", _SCORING, "Default: the league's own scoring if played.")
+_DIR_QUERY = query("dir", {"type": "string", "enum": ["asc", "desc"]}, "Default: best first.")
+
+
+class NewLeague(Body):
+    """A league to start."""
+
+    what: ClassVar[str] = "a league"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"name": "Fridays", "rules": "chicago", "stake": "0.50", "currency": "EUR"},)
+    name: Text = needed()
+    rules: Rules = Field(ABSENT, description="Default house rules of its sessions.")
+    stake: Stake = ABSENT
+    currency: Currency = ABSENT
+    side_bets: SkipValidation[SideBets | None] = Field(
+        ABSENT, description="What its sessions play unless told otherwise.")
+
+
+class NewMember(Body):
+    """A member to add."""
+
+    what: ClassVar[str] = "a member"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"name": "Dee"},)
+    name: Name = needed(description="Unique in the league, whatever its case.")
+
+
+class NewAdmin(Body):
+    """Another account to run the league."""
+
+    what: ClassVar[str] = "an admin"
+    email: SkipValidation[str] = needed(description="Of an existing account.")
+
+
+class NewSeason(Body):
+    """Both days included (UTC days); seasons may overlap."""
+
+    what: ClassVar[str] = "a season"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"name": "Spring", "starts_on": "2026-03-01", "ends_on": "2026-05-31"},)
+    name: Text = needed()
+    starts_on: Day = needed()
+    ends_on: Day = needed()
 
 
 def _amounts(scoring: str) -> Callable[[int], str]:
@@ -114,64 +160,60 @@ def _league(user: User, league_id: int) -> League:
     return service.admin_league(user, league_id)
 
 
-@bp.get("/leagues")
-@token_required
+@api.get("/leagues", "The leagues you run.",
+         {"200": ("Summaries.", {"type": "array", "items": ref("LeagueSummary")})})
 def list_leagues(user: User) -> Response:
     return jsonify([league_summary(league) for league in service.my_leagues(user)])
 
 
-@bp.post("/leagues")
-@token_required
-def create_league(user: User) -> Response:
-    data = json_body()
-    only_keys(data, NEW_LEAGUE_FIELDS, "a league")
-    league = service.create_league(user, name=data.get("name"),
-                                   rules=data.get("rules", "pagat"), stake=data.get("stake"),
-                                   currency=data.get("currency"),
-                                   side_bets=data.get("side_bets"))
+@api.post("/leagues", "Start a league: you are its owner and first admin.",
+          {"201": ("The league.", "League")})
+def create_league(user: User, body: NewLeague) -> Response:
+    league = service.create_league(user, name=body.name,
+                                   rules=body.sent().get("rules", "pagat"), stake=body.stake,
+                                   currency=body.currency, side_bets=body.side_bets)
     return created(league_json(league), url_for("api.get_league", league_id=league.id))
 
 
-@bp.get("/leagues/<int:league_id>")
-@token_required
+@api.get("/leagues/<int:league_id>", "A league: defaults, members, admins, seasons.",
+         {"200": ("The league.", "League")}, LG)
 def get_league(user: User, league_id: int) -> Response:
     return jsonify(league_json(_league(user, league_id)))
 
 
-@bp.post("/leagues/<int:league_id>/members")
-@token_required
-def add_member(user: User, league_id: int) -> Response:
+@api.post("/leagues/<int:league_id>/members", "Add a member.",
+          {"201": ("The member.", "Member")}, LG)
+def add_member(user: User, league_id: int, body: NewMember) -> Response:
     league = _league(user, league_id)
-    data = json_body()
-    only_keys(data, frozenset({"name"}), "a member")
-    player = service.add_member(league, user, data.get("name"))
+    player = service.add_member(league, user, body.name)
     return created(member_json(player), url_for("api.get_player", league_id=league.id,
                                                  player_id=player.id))
 
 
-@bp.post("/leagues/<int:league_id>/admins")
-@token_required
-def add_admin(user: User, league_id: int) -> Response:
+@api.post("/leagues/<int:league_id>/admins", "Let another account run the league.",
+          {"201": ("The admin.", "Admin")}, LG)
+def add_admin(user: User, league_id: int, body: NewAdmin) -> Response:
     league = _league(user, league_id)
-    data = json_body()
-    only_keys(data, frozenset({"email"}), "an admin")
-    admin = service.add_admin(league, data.get("email"))
+    admin = service.add_admin(league, body.email)
     return created(admin_json(admin, league), url_for("api.get_league", league_id=league.id))
 
 
-@bp.post("/leagues/<int:league_id>/seasons")
-@token_required
-def add_season(user: User, league_id: int) -> Response:
+@api.post("/leagues/<int:league_id>/seasons", "Add a season.",
+          {"201": ("The season.", "Season")}, LG)
+def add_season(user: User, league_id: int, body: NewSeason) -> Response:
     league = _league(user, league_id)
-    data = json_body()
-    only_keys(data, frozenset({"name", "starts_on", "ends_on"}), "a season")
-    season = service.add_season(league, name=data.get("name"), starts_on=data.get("starts_on"),
-                                ends_on=data.get("ends_on"))
+    season = service.add_season(league, name=body.name, starts_on=body.starts_on,
+                                ends_on=body.ends_on)
     return created(season_json(season), url_for("api.get_league", league_id=league.id))
 
 
-@bp.get("/leagues/<int:league_id>/standings")
-@token_required
+@api.get("/leagues/<int:league_id>/standings", "Standings for a season or all time.", {
+    "200": ("The standings.", "Standings"),
+    "422": ("An unknown scoring, sort or direction.", "Error")},
+    (LEAGUE_ID, {**query("season", {"type": "string"}, "A season's id, or all (the default, "
+                         "as is an empty value): all time."), "allowEmptyValue": True},
+     _SCORING_QUERY, query("sort", {"type": "string", "enum": list(SORTS)}, "Default: net."),
+     _DIR_QUERY))
 def get_standings(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     table = service.standings(league, _season(league), _query("scoring"),
@@ -183,8 +225,10 @@ def get_standings(user: User, league_id: int) -> Response:
         "rows": [standing_json(row, table.scoring) for row in table.rows]})
 
 
-@bp.get("/leagues/<int:league_id>/players/<int:player_id>")
-@token_required
+@api.get("/leagues/<int:league_id>/players/<int:player_id>", "A member's record: by season, "
+         "running total, best and worst sessions, head to head.", {
+             "200": ("The record.", "PlayerRecord"), "422": ("An unknown scoring.", "Error")},
+         (LEAGUE_ID, PLAYER_ID, _SCORING_QUERY))
 def get_player(user: User, league_id: int, player_id: int) -> Response:
     league = _league(user, league_id)
     player = service.get_member(league, player_id)
@@ -213,8 +257,11 @@ def get_player(user: User, league_id: int, player_id: int) -> Response:
                          for h in record.head_to_head]})
 
 
-@bp.get("/leagues/<int:league_id>/ratings")
-@token_required
+@api.get("/leagues/<int:league_id>/ratings", "The members' openskill ratings, best skill "
+         "first.", {"200": ("The ratings.", {"type": "array", "items": ref("Rating")}),
+                    "422": ("An unknown sort or direction.", "Error")},
+         (LEAGUE_ID, query("sort", {"type": "string", "enum": list(RATING_SORTS)},
+                           "Default: ordinal."), _DIR_QUERY))
 def get_ratings(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     sort = _query("sort") or "ordinal"

@@ -1,29 +1,16 @@
-"""The OpenAPI part of settle-up and putting sessions away: the ledger with its kept plan,
-payments (and undoing one), closing with debts carried over, carried debts, archiving and
-deleting a session. :func:`whole_document` is :func:`app.api.openapi.openapi_document` with
-it merged in."""
+"""The OpenAPI part of settle-up and putting sessions away: the answers of the ledger with
+its kept plan, payments, carried debts, archiving. :func:`whole_document` is
+:func:`app.api.openapi.openapi_document` with it merged in."""
 from __future__ import annotations
 
 from typing import Any
 
-from .openapi import (
-    ID,
-    MONEY,
-    SESSION_ID,
-    WHEN,
-    answer,
-    openapi_document,
-    ref,
-    signed_in,
-    transfer_list,
-)
+from .kinds import ref
+from .openapi import MONEY, WHEN, openapi_document, transfer_list
+from .params import ID
 
 _NULL_WHEN = {"oneOf": [WHEN, {"type": "null"}]}
 _NULL_TEXT = {"type": ["string", "null"]}
-_PAYMENT_ID = {"name": "payment_id", "in": "path", "required": True, "schema": ID,
-               "description": "The payment's id (in the ledger's payments)."}
-_DEBT_ID = {"name": "debt_id", "in": "path", "required": True, "schema": ID,
-            "description": "The carried debt's id."}
 
 
 def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
@@ -74,54 +61,6 @@ def settle_schemas(session: dict[str, Any], summary: dict[str, Any]) -> dict[str
             "carried_over": {"type": "array", "items": ref("Debt"),
                              "description": "Debts kept when the session was closed."},
             "scoring": {"type": "string"}, "currency": {"type": "string"}}},
-        "UndoPayment": {"type": "object", "required": ["reason"],
-                        "additionalProperties": False, "examples": [{"reason": "mis-tap"}],
-                        "properties": {"reason": {"type": "string", "pattern": r"\S",
-                                                  "description": "Why: kept beside it."}}},
-        "Close": {"type": "object", "additionalProperties": False,
-                  "examples": [{"carry_over": True}], "properties": {
-            "carry_over": {"type": "boolean", "default": False,
-                           "description": "Close even though transfers are open, keeping "
-                           "them as debts until marked paid (without it: 422)."}}},
-        "Archive": {"type": "object", "additionalProperties": False,
-                    "examples": [{"archived": True}], "properties": {
-            "archived": {"type": "boolean", "default": True,
-                         "description": "true: off the home page; false: back."}}},
-    }
-
-
-def settle_paths() -> dict[str, Any]:
-    s = (SESSION_ID,)
-    optional_close = signed_in(
-        "Close a session: once everything is paid, or with carry_over the open transfers "
-        "are kept as debts. The body may be empty.",
-        {"200": answer("The session, closed.", "Session")}, "Close", s)
-    optional_close["requestBody"]["required"] = False
-    return {
-        "/api/v1/sessions/{session_id}/close": {"post": optional_close},
-        "/api/v1/sessions/{session_id}": {
-            "get": signed_in("A session: players, dealer, rules, stake.", {
-                "200": answer("The session.", "Session")}, params=s, change=False),
-            "delete": signed_in("Delete a session with no hand and no payment (409 once it "
-                                 "has one: archive it instead).", {
-                "200": {"description": "Deleted.", "content": {"application/json": {
-                    "schema": {"type": "object", "properties": {"deleted": ID}}}}}},
-                params=s)},
-        "/api/v1/sessions/{session_id}/archive": {
-            "post": signed_in("Archive the session off the home page, or bring it back.", {
-                "200": answer("The session.", "Session")}, "Archive", s)},
-        "/api/v1/sessions/{session_id}/payments/{payment_id}": {
-            "delete": signed_in("Undo a payment with a reason: it stays in the history, "
-                                 "marked undone; what it paid is open again.", {
-                "200": answer("The ledger after the undo.", "Ledger")}, "UndoPayment",
-                (SESSION_ID, _PAYMENT_ID))},
-        "/api/v1/debts": {
-            "get": signed_in("The unpaid debts carried over from your sessions.", {
-                "200": {"description": "The debts.", "content": {"application/json": {
-                    "schema": {"type": "array", "items": ref("Debt")}}}}}, change=False)},
-        "/api/v1/debts/{debt_id}/paid": {
-            "post": signed_in("Mark a carried debt paid (who and when are kept).", {
-                "200": answer("The debt, paid.", "Debt")}, params=(_DEBT_ID,))},
     }
 
 
@@ -134,6 +73,4 @@ def whole_document() -> dict[str, Any]:
     share["session"]["properties"]["stake"] = {"type": ["string", "null"],
                                                "description": "Null under push-ups."}
     share["voided_hands"] = {"type": "integer", "description": "Hands voided."}
-    for path, operations in settle_paths().items():
-        doc["paths"].setdefault(path, {}).update(operations)
     return doc

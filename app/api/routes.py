@@ -2,55 +2,79 @@
 fewest transfers, and the OpenAPI document. They store nothing."""
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
-from flask import Response, jsonify, request
-from flask_babel import gettext as _
+from flask import Response, jsonify
+from pydantic import ConfigDict, Field, SkipValidation, WithJsonSchema
 
 from ..core import parse_hand, settle
 from ..core.compare import compare
-from ..core.errors import TonkError
-from ..core.messages import Message
-from ..core.money import DuplicateKeyError, loads
-from ..core.transfers import fewest_transfers, parse_balances
-from . import bp
+from ..core.transfers import MAX_PEOPLE, fewest_transfers, parse_balances
+from .door import ABSENT, Body, api, needed
 from .errors import BadRequest
-from .openapi_settle import whole_document
+from .kinds import AMOUNT_TEXT, Deal, Name, Players, Rules, Stake
+
+HAND_EXAMPLE = {"rules": "pagat", "stake": "0.25", "multiplier": 1,
+                "players": ["Ann", "Bob", "Cy"], "dealer": "Cy",
+                "end": {"kind": "drop", "player": "Bob"},
+                "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
 
 
-def json_body(required: bool = True) -> dict[str, Any]:
-    """The request body as a JSON object, numbers with a fraction read as Decimal, never
-    float. Raises :class:`BadRequest` for anything else; an empty body is ``{}`` where the
-    body is not ``required``."""
-    raw = request.get_data(cache=True)
-    if not raw.strip() and not required:
-        return {}
-    if not raw.strip():
-        raise BadRequest(_("the request has no body: send a JSON object"), "body")
-    try:
-        data = loads(raw)
-    except DuplicateKeyError as exc:
-        raise BadRequest(_("the body gives %(path)s twice: send each key once",
-                           path=exc.path), exc.path) from None
-    except json.JSONDecodeError as exc:
-        raise BadRequest(_("the body is not valid JSON at line %(line)s, column %(column)s: "
-                           "%(error)s", line=exc.lineno, column=exc.colno, error=exc.msg),
-                         "body") from None
-    except (ValueError, RecursionError) as exc:  # NaN, not UTF-8, nested too deeply
-        raise BadRequest(_("the body is not valid JSON: %(error)s",
-                           error=str(exc)[:120] or "too deep"), "body") from None
-    if not isinstance(data, dict):
-        raise BadRequest(_("the body must be a JSON object"), "body")
-    return data
+class Hand(Deal):
+    """A hand with its table: players, dealer, house rules and stake."""
+
+    required: ClassVar[tuple[str, ...] | None] = ("players", "end")
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (HAND_EXAMPLE,)
+    rules: Rules = ABSENT
+    stake: Stake = ABSENT
+    players: Players = ABSENT
+    dealer: SkipValidation[Name | None] = Field(
+        ABSENT, description="Default: the first player (a session's: who deals next).")
 
 
-def only_keys(data: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise TonkError(Message("api.unknown_field", what=what, field_name=repr(unknown[0]),
-                                fields=", ".join(sorted(allowed))), unknown[0])
+class Balances(Body):
+    """What each person is owed (more than 0) or owes (less than 0), summing to zero."""
+
+    model_config = ConfigDict(extra="ignore")  # (other keys are not read)
+
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"balances": {"Ann": "4.50", "Bob": "-4.50"}},)
+    balances: Annotated[Any, WithJsonSchema({
+        "type": "object", "minProperties": 1, "maxProperties": MAX_PEOPLE,
+        "propertyNames": {"type": "string", "pattern": r"\S"},
+        "additionalProperties": {"anyOf": [AMOUNT_TEXT, {"type": "number"}],
+                                 "description": "At most two decimal places."}})] = needed()
+
+
+@api.post("/settle", "Settle one hand (the dispute checker). Stores nothing.",
+          {"200": ("The hand's result.", "Result")})
+def settle_hand(body: Hand) -> Response:
+    return jsonify(settle(parse_hand(body.sent())).to_json())
+
+
+@api.post("/compare", "The same hand under every preset, the table's own rules (if the hand "
+                      "gives them) first. Stores nothing.",
+          {"200": ("One ruling a rule set.", "Comparison")})
+def compare_hand(body: Hand) -> Response:
+    return jsonify({"results": [ruling.to_json() for ruling in compare(body.sent())]})
+
+
+@api.post("/transfers", "The fewest transfers that settle balances summing to zero.",
+          {"200": ("The transfers.", "Transfers")})
+def transfers(body: Balances) -> Response:
+    if "balances" not in body.sent():
+        raise BadRequest('send {"balances": {"Ann": "4.50", "Bob": "-4.50"}}', "balances")
+    return jsonify({"transfers": [
+        {"from": t.payer, "to": t.payee, "amount": str(t.amount)}
+        for t in fewest_transfers(parse_balances(body.balances))
+    ]})
+
+
+@api.get("/openapi.json", "This document.", {"200": ("The OpenAPI document.", None)})
+def openapi() -> Response:
+    from .openapi_settle import whole_document  # (made of every endpoint's declaration)
+
+    return jsonify(whole_document())
 
 
 def created(body: dict[str, Any], location: str) -> Response:
@@ -58,31 +82,3 @@ def created(body: dict[str, Any], location: str) -> Response:
     response.status_code = 201
     response.headers["Location"] = location
     return response
-
-
-@bp.post("/settle")
-def settle_hand() -> Response:
-    result = settle(parse_hand(json_body()))
-    return jsonify(result.to_json())
-
-
-@bp.post("/compare")
-def compare_hand() -> Response:
-    return jsonify({"results": [ruling.to_json() for ruling in compare(json_body())]})
-
-
-@bp.post("/transfers")
-def transfers() -> Response:
-    data = json_body()
-    if "balances" not in data:
-        raise BadRequest('send {"balances": {"Ann": "4.50", "Bob": "-4.50"}}', "balances")
-    balances = parse_balances(data["balances"])
-    return jsonify({"transfers": [
-        {"from": t.payer, "to": t.payee, "amount": str(t.amount)}
-        for t in fewest_transfers(balances)
-    ]})
-
-
-@bp.get("/openapi.json")
-def openapi() -> Response:
-    return jsonify(whole_document())

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from flask import Response, json, jsonify, url_for
 from flask_babel import get_locale
+from pydantic import Field, SkipValidation, WithJsonSchema
 from werkzeug.routing import BuildError
 
 from ..core.errors import TonkError
@@ -35,20 +36,152 @@ from ..services.sessions import (
     owned_stamp,
     set_archived,
 )
-from . import bp
-from .auth import token_required
+from .door import ABSENT, Body, api, needed
 from .events import session_event
-from .routes import created, json_body, only_keys
+from .kinds import (
+    AMOUNT_TEXT,
+    Currency,
+    Deal,
+    Flag,
+    Id,
+    Name,
+    Players,
+    Reason,
+    Rules,
+    SideBetPlay,
+    SideBets,
+    Stake,
+    Text,
+    Version,
+    ref,
+)
+from .params import DEBT_ID, ID, NUMBER, PAYMENT_ID, SESSION_ID
+from .routes import created
 
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
 TABLE_FIELDS = ("rules", "stake", "players")  # set by the session, not by each hand
-NEW_SESSION_FIELDS = frozenset({"name", "players", "rules", "stake", "currency",
-                                "first_dealer", "league", "side_bets"})
-SEATS_FIELDS = frozenset({"join", "after", "leave"})
 PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
+S, H = (SESSION_ID,), (SESSION_ID, NUMBER)
 
 
-# -- reading the request ---------------------------------------------------------------------
+# -- the bodies ------------------------------------------------------------------------------
+
+class NewSession(Body):
+    """A session to start."""
+
+    what: ClassVar[str] = "a session"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"name": "Friday", "players": ["Ann", "Bob", "Cy"], "rules": "pagat", "stake": "0.25",
+         "currency": "USD", "first_dealer": "Bob"},)
+    name: Text = needed()
+    players: Players = needed()
+    rules: Rules = ABSENT
+    stake: Stake = ABSENT
+    currency: Currency = ABSENT
+    first_dealer: SkipValidation[str | None] = Field(
+        ABSENT, description="Default (null or empty): the first player.")
+    league: SkipValidation[Id | None] = Field(
+        ABSENT, description="A league you run: the players are its members (a new name "
+                            "becomes one), and its default rules, stake and currency fill in "
+                            "what is not sent.")
+    side_bets: SkipValidation[SideBets | None] = ABSENT
+
+
+class RulesChange(Body):
+    """Applies to the hands recorded from now on."""
+
+    what: ClassVar[str] = "a change of rules"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"rules": {"preset": "pagat", "catch": "alt3"}, "stake": "0.50"},)
+    rules: Rules = ABSENT
+    stake: Stake = ABSENT
+
+
+class Close(Body):
+    """Closing a session; the body may be empty."""
+
+    what: ClassVar[str] = "closing a session"
+    optional: ClassVar[bool] = True
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"carry_over": True},)
+    carry_over: Flag = Field(False, json_schema_extra={"default": False}, description=(
+        "Close even though transfers are open, keeping them as debts until marked paid "
+        "(without it: 422)."))
+
+
+class SeatsChange(Body):
+    """One change: join (at the dealer's right, so dealing last in the rotation, or after a
+    seated player), or leave (taking back what the leaver has in the side bets' pots:
+    nothing dealt after can move their total)."""
+
+    what: ClassVar[str] = "a change of seats"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"join": "Fay"}, {"join": "Fay", "after": "Bob"}, {"leave": "Bob"})
+    join: Name = ABSENT
+    after: Name = ABSENT
+    leave: Name = ABSENT
+
+
+class Archive(Body):
+    """Put a session away off the home page, or bring it back."""
+
+    what: ClassVar[str] = "archiving a session"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"archived": True},)
+    archived: Flag = Field(True, json_schema_extra={"default": True},
+                           description="true: off the home page; false: back.")
+
+
+class TableHand(Deal):
+    """A hand of a session: its players, rules and stake are the session's. The dealer
+    defaults to the next one."""
+
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"end": {"kind": "tonk_out", "player": "Ann"}, "multiplier": 2},)
+    dealer: SkipValidation[str | None] = Field(
+        ABSENT, description="Default (null or empty): who deals next.")
+    side_bets: SkipValidation[list[SideBetPlay] | None] = Field(
+        ABSENT, description="This deal's side bets (docs/rules.md §9).")
+
+
+class Correction(TableHand):
+    """A hand corrected: the hand as it should have been, and why."""
+
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"end": {"kind": "run_out", "player": "Cy"}, "reason": "it was Cy"},)
+    required: ClassVar[tuple[str, ...] | None] = ("end", "reason")
+    reason: Reason = Field(ABSENT, description="Why: kept in the hand's history.")
+    version: Version = ABSENT
+
+
+class Void(Body):
+    """A hand voided: it no longer counts."""
+
+    what: ClassVar[str] = "voiding a hand"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"reason": "never played"},)
+    reason: Reason = needed(description="Why: kept in the hand's history.")
+    version: Version = ABSENT
+
+
+class NewPayment(Body):
+    """Money paid at settle-up."""
+
+    what: ClassVar[str] = "a payment"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"from": "Ann", "to": "Cy", "amount": "0.25"},)
+    payer: SkipValidation[str] = needed(alias="from")
+    payee: SkipValidation[str] = needed(alias="to")
+    amount: Annotated[Any, WithJsonSchema({"anyOf": [AMOUNT_TEXT, {"type": "number"}],
+                       "description": "Along a planned transfer: at most what is open on "
+                                      "it. Outside the plan: at most what both still have "
+                                      "open."})] = needed()
+
+
+class UndoPayment(Body):
+    """A payment undone: it stays in the history, marked undone."""
+
+    what: ClassVar[str] = "undoing a payment"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"reason": "mis-tap"},)
+    reason: Reason = needed(description="Why: kept beside it.")
+
 
 # -- answers ---------------------------------------------------------------------------------
 
@@ -202,89 +335,75 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
 
 # -- sessions --------------------------------------------------------------------------------
 
-@bp.post("/sessions")
-@token_required
-def create_session(user: User) -> Response:
-    data = json_body()
-    only_keys(data, NEW_SESSION_FIELDS, "a session")
+@api.post("/sessions", "Start a session.", {"201": ("The session.", "Session")})
+def create_session(user: User, body: NewSession) -> Response:
     gs = sessions.create_session(  # in a league, its defaults fill in rules, stake, currency
-        user, name=data.get("name"), players=data.get("players"),
-        first_dealer=data.get("first_dealer"), **session_table(user, data))
+        user, name=body.name, players=body.players, first_dealer=body.first_dealer,
+        **session_table(user, body.sent()))
     return created(session_json(gs), url_for("api.get_session", session_id=gs.id))
 
 
-@bp.get("/sessions")
-@token_required
+@api.get("/sessions", "Your sessions, newest first.",
+         {"200": ("Summaries.", {"type": "array", "items": ref("SessionSummary")})})
 def list_sessions(user: User) -> Response:
     return jsonify([session_summary(gs) for gs in sessions.sessions_of(user)])
 
 
-@bp.get("/sessions/<int:session_id>")
-@token_required
+@api.get("/sessions/<int:session_id>", "A session: players, dealer, rules, stake.",
+         {"200": ("The session.", "Session")}, S)
 def get_session(user: User, session_id: int) -> Response:
     return jsonify(session_json(sessions.owned_session(user, session_id)))
 
 
-@bp.post("/sessions/<int:session_id>/share")
-@token_required
+@api.post("/sessions/<int:session_id>/share", "Revoke the share link and make a new one: "
+          "the old link stops working at once.",
+          {"200": ("The session, with its new share_url.", "Session")}, S, change=False)
 def replace_share(user: User, session_id: int) -> Response:
-    """Revoke the session's share link and answer the session with its new one."""
     gs = sessions.owned_session(user, session_id)
     sessions.replace_share_link(gs)
     return jsonify(session_json(gs))
 
 
-@bp.put("/sessions/<int:session_id>/rules")
-@token_required
-def change_rules(user: User, session_id: int) -> Response:
+@api.put("/sessions/<int:session_id>/rules", "Change the house rules or stake for the hands "
+         "to come.", {"200": ("The session.", "Session")}, S)
+def change_rules(user: User, session_id: int, body: RulesChange) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    data = json_body()
-    only_keys(data, frozenset({"rules", "stake"}), "a change of rules")
-    if not data:
+    if not body.sent():
         raise TonkError(Message("api.rules_or_stake"), "rules")
-    rules = data.get("rules")
-    sessions.change_rules(gs, user, rules=gs.rules_spec if rules is None else rules,
-                         stake=data.get("stake"))
+    sessions.change_rules(gs, user, rules=gs.rules_spec if body.rules is None else body.rules,
+                          stake=body.stake)
     return jsonify(session_json(gs))
 
 
-@bp.post("/sessions/<int:session_id>/close")
-@token_required
-def close_session(user: User, session_id: int) -> Response:
-    """Close; ``{"carry_over": true}`` keeps what is still open as debts."""
+@api.post("/sessions/<int:session_id>/close", "Close a session: once everything is paid, or "
+          "with carry_over the open transfers are kept as debts. The body may be empty.",
+          {"200": ("The session, closed.", "Session")}, S)
+def close_session(user: User, session_id: int, body: Close) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    data = json_body(required=False)
-    only_keys(data, frozenset({"carry_over"}), "closing a session")
-    sessions.close_session(gs, data.get("carry_over", False))
+    sessions.close_session(gs, body.carry_over)
     return jsonify(session_json(gs))
 
 
-@bp.post("/sessions/<int:session_id>/seats")
-@token_required
-def change_seats(user: User, session_id: int) -> Response:
-    """A player joins (at the dealer's right, or ``after`` a named player) or leaves."""
+@api.post("/sessions/<int:session_id>/seats", "A player joins (at the dealer's right, or "
+          "after a named player) or leaves; earlier hands keep their seats.",
+          {"200": ("The session as it is now.", "Session")}, S)
+def change_seats(user: User, session_id: int, body: SeatsChange) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    data = json_body()
-    only_keys(data, SEATS_FIELDS, "a change of seats")
-    gs = sessions.change_seats(gs, user, join=data.get("join"), after=data.get("after"),
-                            leave=data.get("leave"))
+    gs = sessions.change_seats(gs, user, join=body.join, after=body.after, leave=body.leave)
     return jsonify(session_json(gs))
 
 
-@bp.post("/sessions/<int:session_id>/archive")
-@token_required
-def archive_session(user: User, session_id: int) -> Response:
-    """``{"archived": true}`` puts the session away off the home page; false brings it back."""
+@api.post("/sessions/<int:session_id>/archive", "Archive the session off the home page, or "
+          "bring it back.", {"200": ("The session.", "Session")}, S)
+def archive_session(user: User, session_id: int, body: Archive) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    data = json_body()
-    only_keys(data, frozenset({"archived"}), "archiving a session")
-    return jsonify(session_json(set_archived(gs, data.get("archived", True))))
+    return jsonify(session_json(set_archived(gs, body.archived)))
 
 
-@bp.delete("/sessions/<int:session_id>")
-@token_required
+@api.delete("/sessions/<int:session_id>", "Delete a session with no hand and no payment (409 "
+            "once it has one: archive it instead).",
+            {"200": ("Deleted.", {"type": "object", "properties": {"deleted": ID}})}, S)
 def delete_session(user: User, session_id: int) -> Response:
-    """Delete a session with no hand and no payment; 409 once it has any."""
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.delete_session(gs)
     return jsonify({"deleted": session_id})
@@ -292,44 +411,43 @@ def delete_session(user: User, session_id: int) -> Response:
 
 # -- hands -----------------------------------------------------------------------------------
 
-@bp.post("/sessions/<int:session_id>/hands")
-@token_required
-def record_hand(user: User, session_id: int) -> Response:
+@api.post("/sessions/<int:session_id>/hands", "Record the next hand under the session's rules.",
+          {"201": ("The hand, its number and result.", "RecordedHand")}, S)
+def record_hand(user: User, session_id: int, body: TableHand) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    hand = sessions.record_hand(gs, user, json_body())
+    hand = sessions.record_hand(gs, user, body.sent())
     return created(hand_json(hand), url_for("api.get_hand", session_id=gs.id,
                                              number=hand.number))
 
 
-@bp.get("/sessions/<int:session_id>/hands/<int:number>")
-@token_required
+@api.get("/sessions/<int:session_id>/hands/<int:number>", "A hand's current version.",
+         {"200": ("The hand.", "RecordedHand")}, H)
 def get_hand(user: User, session_id: int, number: int) -> Response:
     return jsonify(hand_json(sessions.get_hand(sessions.owned_session(user, session_id), number)))
 
 
-@bp.put("/sessions/<int:session_id>/hands/<int:number>")
-@token_required
-def correct_hand(user: User, session_id: int, number: int) -> Response:
+@api.put("/sessions/<int:session_id>/hands/<int:number>", "Correct a hand; the old version "
+         "stays in its history.", {"200": ("The new version.", "RecordedHand")}, H)
+def correct_hand(user: User, session_id: int, number: int, body: Correction) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.get_hand(gs, number)
-    data = json_body()
+    data = dict(body.sent())
     reason, version = data.pop("reason", None), data.pop("version", None)
     return jsonify(hand_json(sessions.correct_hand(gs, user, number, data, reason, version)))
 
 
-@bp.delete("/sessions/<int:session_id>/hands/<int:number>")
-@token_required
-def void_hand(user: User, session_id: int, number: int) -> Response:
+@api.delete("/sessions/<int:session_id>/hands/<int:number>", "Void a hand: it no longer "
+            "counts, and stays in the history.", {"200": ("The voided hand.", "RecordedHand")},
+            H)
+def void_hand(user: User, session_id: int, number: int, body: Void) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.get_hand(gs, number)
-    data = json_body()
-    only_keys(data, frozenset({"reason", "version"}), "voiding a hand")
-    return jsonify(hand_json(sessions.void_hand(gs, user, number, data.get("reason"),
-                                               data.get("version"))))
+    return jsonify(hand_json(sessions.void_hand(gs, user, number, body.reason, body.version)))
 
 
-@bp.get("/sessions/<int:session_id>/hands/<int:number>/history")
-@token_required
+@api.get("/sessions/<int:session_id>/hands/<int:number>/history", "Every version of a hand, "
+         "oldest first: when, by whom, why.",
+         {"200": ("The versions.", {"type": "array", "items": ref("HandVersion")})}, H)
 def hand_history(user: User, session_id: int, number: int) -> Response:
     gs = sessions.owned_session(user, session_id)
     return jsonify(history_json(sessions.get_hand(gs, number)))
@@ -342,8 +460,8 @@ def hand_history(user: User, session_id: int, number: int) -> Response:
 LEDGERS: StateCache[bytes] = StateCache(512)
 
 
-@bp.get("/sessions/<int:session_id>/ledger")
-@token_required
+@api.get("/sessions/<int:session_id>/ledger", "Totals, what is paid and the transfers still "
+         "open.", {"200": ("The ledger.", "Ledger")}, S)
 def get_ledger(user: User, session_id: int) -> Response:
     stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
     body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
@@ -351,47 +469,40 @@ def get_ledger(user: User, session_id: int) -> Response:
     return Response(body, mimetype="application/json")
 
 
-@bp.post("/sessions/<int:session_id>/payments")
-@token_required
-def record_payment(user: User, session_id: int) -> Response:
+@api.post("/sessions/<int:session_id>/payments", "Mark a transfer paid, in full or in part.",
+          {"200": ("The ledger after the payment.", "Ledger")}, S)
+def record_payment(user: User, session_id: int, body: NewPayment) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    data = json_body()
-    only_keys(data, frozenset(PAYMENT_FIELDS), "a payment")
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
-        if data.get(field) in (None, ""):
-            raise TonkError(Message("api.payment_field", what=what),
-                            field)
+        if body.sent().get(field) in (None, ""):
+            raise TonkError(Message("api.payment_field", what=what), field)
     try:
-        sessions.record_payment(gs, user, data["from"], data["to"], data["amount"])
+        sessions.record_payment(gs, user, body.payer, body.payee, body.amount)
     except TonkError as exc:  # the ledger names payer/payee; the API says from/to
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
     except InvalidOperation:  # an amount too large for two decimal places, like "1e999"
-        raise TonkError(Message("api.payment_amount", value=repr(data['amount'])),
+        raise TonkError(Message("api.payment_amount", value=repr(body.amount)),
                         "amount") from None
     return jsonify(ledger_json(gs))
 
 
-@bp.delete("/sessions/<int:session_id>/payments/<int:payment_id>")
-@token_required
-def undo_payment(user: User, session_id: int, payment_id: int) -> Response:
-    """Undo a payment with a reason: it stays in the history, marked undone."""
+@api.delete("/sessions/<int:session_id>/payments/<int:payment_id>", "Undo a payment with a "
+            "reason: it stays in the history, marked undone; what it paid is open again.",
+            {"200": ("The ledger after the undo.", "Ledger")}, (SESSION_ID, PAYMENT_ID))
+def undo_payment(user: User, session_id: int, payment_id: int, body: UndoPayment) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
-    data = json_body()
-    only_keys(data, frozenset({"reason"}), "undoing a payment")
-    sessions.undo_payment(gs, user, payment_id, data.get("reason"))
+    sessions.undo_payment(gs, user, payment_id, body.reason)
     return jsonify(ledger_json(gs))
 
 
-@bp.get("/debts")
-@token_required
+@api.get("/debts", "The unpaid debts carried over from your sessions.",
+         {"200": ("The debts.", {"type": "array", "items": ref("Debt")})})
 def list_debts(user: User) -> Response:
-    """The unpaid debts carried over from the sessions the caller keeps."""
     return jsonify([debt_json(d) for d in open_debts_of(user)])
 
 
-@bp.post("/debts/<int:debt_id>/paid")
-@token_required
+@api.post("/debts/<int:debt_id>/paid", "Mark a carried debt paid (who and when are kept).",
+          {"200": ("The debt, paid.", "Debt")}, (DEBT_ID,))
 def mark_debt_paid(user: User, debt_id: int) -> Response:
-    """Mark a carried debt paid (who and when are kept)."""
     return jsonify(debt_json(mark_paid(user, debt_id)))

@@ -33,6 +33,9 @@ from ..services import sessions
 from ..services.errors import NotFoundError
 from ..services.sessions import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
+from .door import api
+from .kinds import ref
+from .params import SHARE_TOKEN
 from .sessions import iso_time
 
 if TYPE_CHECKING:
@@ -95,7 +98,16 @@ def _live(response: Response, tag: str) -> Response:
     return response
 
 
-@bp.get("/share/<token>")
+@api.get("/share/<token>", "The live state of a session for its read-only view: the share "
+         "link is the credential. Poll it with If-None-Match: 304 until something changes.", {
+             "200": {"description": "The state, with its ETag.", "headers": {
+                 "ETag": {"schema": {"type": "string"}}}, "content": {"application/json": {
+                     "schema": ref("Share")}}},
+             "304": ("Nothing changed since the ETag you sent.", None),
+             "404": ("No session behind this link (or it was replaced).", "Error")},
+         (SHARE_TOKEN, {"name": "If-None-Match", "in": "header", "required": False,
+                        "schema": {"type": "string"},
+                        "description": "The ETag of the state you have."}))
 def share(token: str) -> Response:
     stamp = stamp_by_token(token, poll=True)  # one indexed row: enough for "unchanged"
     tag = etag(stamp)

@@ -48,6 +48,8 @@ from ..services.events import EventNotFoundError, board_event
 from ..services.events import board_state as state_of_board
 from ..services.sessions import Stamp, listen_for_moves, on_moved, stamp_by_token
 from . import bp
+from .door import api
+from .params import SHARE_TOKEN, query
 
 Scope = MutableMapping[str, Any]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -74,7 +76,20 @@ BOARDS = "/board/"
 Key = int | str
 
 
-@bp.get("/share/<token>/stream")
+@api.get("/share/<token>/stream", "The same state's changes pushed (server-sent events, under "
+         "`tonk serve`): each event's `id` and `data` are the session's state tag (the start "
+         "of the ETag); fetch the state when one comes. A reconnect with Last-Event-ID (or "
+         "?seen=) is told of a change since at once, once; a heartbeat comment every 20 s.", {
+             "200": {"description": "The stream (text/event-stream).", "content": {
+                 "text/event-stream": {"schema": {"type": "string"}}}},
+             "204": ("This server holds no streams: poll instead.", None),
+             "404": ("No session behind this link (or it was replaced).", "Error"),
+             "503": ("The server holds as many streams as it can: poll (Retry-After says "
+                     "when to try a stream again).", None)},
+         (SHARE_TOKEN, query("seen", {"type": "string"}, "The state tag (or ETag) the page has."),
+          {"name": "Last-Event-ID", "in": "header", "required": False,
+           "schema": {"type": "string"},
+           "description": "The last event's id, sent by a reconnecting browser."}))
 def share_stream(token: str) -> Response:
     """Under a server that holds no streams (the tests' client, ``flask run``): 204, which
     tells the browser's EventSource not to ask again (the page polls), or 404 for a share
