@@ -11,8 +11,7 @@ from flask import Response, request
 from ..core.errors import TonkError
 from ..db import idempotency
 from ..db.models import User
-from ..db.unit import once, unit_of_work
-from ..extensions import db
+from ..db.unit import once, take_back, unit_of_work
 from .errors import BadRequest, known_error
 
 HEADER = "Idempotency-Key"
@@ -45,7 +44,7 @@ def _answered(run: Callable[[], Response]) -> Response:
     try:
         return run()
     except (TonkError, BadRequest) as exc:
-        db.session.rollback()
+        take_back()
         return known_error(exc)
 
 

@@ -18,7 +18,7 @@ from pydantic import Field, SkipValidation, WithJsonSchema, create_model
 from pydantic.fields import FieldInfo
 
 from ..db.models import User
-from ..extensions import db
+from ..db.unit import take_back
 from ..services import sessions
 from ..services.leagues import session_table
 from ..services.sessions import (
@@ -148,7 +148,7 @@ def send_night(user: User, uid: str, body: NightEvents) -> Response:
 
     sent = sessions.send_night(user, uid, body.events, table=table)
     if not sent.taken:  # nothing of the list is kept, not even the session's revision moved
-        db.session.rollback()  # on by its lock (a tab that waited for another's send)
+        take_back()  # on by its lock (a tab that waited for another's send)
     about = _night_json(uid, sent)
     if sent.refused is None:
         response = jsonify(about)
