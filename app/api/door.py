@@ -255,10 +255,20 @@ def _reading(view: Callable[..., Any], name: str, kind: type[Body]) -> Callable[
 
 # -- the document ----------------------------------------------------------------------------
 
+def schema_name(kind: type[BaseModel]) -> str:
+    """A body's (or a part's) name in the document: its class's, without a trailing ``Body``
+    where the name alone is a class of the core's or the database's (``HandBody``: ``Hand``;
+    no two classes of the app share a name, tests/test_names.py)."""
+    return kind.__name__.removesuffix("Body") or kind.__name__
+
+
 class _Document(GenerateJsonSchema):
     """Bodies as the document shows them: no titles, defaults only where a field says one
     (a missing value is the service's to fill), required fields from :func:`needed`, no key
-    but the declared ones."""
+    but the declared ones; each by its :func:`schema_name`."""
+
+    def normalize_name(self, name: str) -> str:
+        return super().normalize_name(name).removesuffix("Body") or name
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
@@ -302,7 +312,7 @@ def body_schemas(extra: tuple[type[BaseModel], ...] = ()) -> dict[str, Any]:
     """The schemas of every declared body (and of ``extra``), by name: made once (28 ms),
     handed out afresh (the caller may change them)."""
     bodies = {e.body for e in ENDPOINTS if e.body is not None} | set(extra)
-    return json.loads(_schemas_of(tuple(sorted(bodies, key=lambda k: k.__name__))))
+    return json.loads(_schemas_of(tuple(sorted(bodies, key=schema_name))))
 
 
 @functools.cache
@@ -316,4 +326,4 @@ def request_body(endpoint: Endpoint) -> dict[str, Any] | None:
     if endpoint.body is None:
         return None
     return {"required": not endpoint.body.optional, "content": {"application/json": {
-        "schema": {"$ref": REF.format(model=endpoint.body.__name__)}}}}
+        "schema": {"$ref": REF.format(model=schema_name(endpoint.body))}}}}

@@ -89,7 +89,7 @@ class Fee(Body):
     paid: Flag = needed()
 
 
-class Draw(Body):
+class DrawBody(Body):
     """The next round to draw; the body may be empty."""
 
     what: ClassVar[str] = "a draw"
@@ -247,7 +247,7 @@ def withdraw(user: User, event_id: int, name: str) -> Response:
 
 @api.post("/events/<int:event_id>/rounds", "Draw the next round and start its tables (409 "
           "while a round is open).", {"201": ("The round.", "EventRound")}, E)
-def draw_round(user: User, event_id: int, body: Draw) -> Response:
+def draw_round(user: User, event_id: int, body: DrawBody) -> Response:
     event = service.owned_event(user, event_id)
     this = service.draw_next_round(event, user, body.seed, body.unpaid)
     event = service.owned_event(user, event_id)

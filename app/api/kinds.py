@@ -104,7 +104,7 @@ class SideBetPlay(BaseModel):
         ABSENT, description="One of players, or null for nobody.")
 
 
-class End(BaseModel):
+class EndBody(BaseModel):
     """How the hand ended."""
 
     kind: SkipValidation[Annotated[str, Field(json_schema_extra={"enum": list(END_KINDS)})]]
@@ -116,7 +116,7 @@ class End(BaseModel):
     five_face_cards: SkipValidation[list[Name]] = ABSENT
 
 
-class Deal(CoreBody):
+class DealBody(CoreBody):
     """What a hand's body holds besides its table (its keys: the core's, ``HAND_FIELDS``)."""
 
     required: ClassVar[tuple[str, ...] | None] = ("end",)

@@ -15,7 +15,7 @@ from ..core.series import MAX_POINTS
 from ..core.settle import OUTCOMES
 from ..services.leagues import SCORINGS
 from .door import ENDPOINTS, Answer, Endpoint, body_schemas, request_body
-from .kinds import DAY, End, ref
+from .kinds import DAY, EndBody, ref
 from .openapi_events import event_schemas
 from .openapi_nights import extend_nights
 from .openapi_pay import extend_pay
@@ -312,7 +312,7 @@ def openapi_document() -> dict[str, Any]:
     schemas.update(_session_schemas())
     schemas.update(_league_schemas())
     schemas.update(event_schemas())
-    schemas.update(body_schemas(extra=(End,)))
+    schemas.update(body_schemas(extra=(EndBody,)))
     extend(schemas)
     extend_pay(schemas)
     extend_nights(schemas)

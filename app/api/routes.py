@@ -12,7 +12,7 @@ from ..core.compare import compare
 from ..core.transfers import MAX_PEOPLE, fewest_transfers, parse_balances
 from .door import ABSENT, Body, api, needed
 from .errors import BadRequest
-from .kinds import AMOUNT_TEXT, Deal, Name, Players, Rules, Stake
+from .kinds import AMOUNT_TEXT, DealBody, Name, Players, Rules, Stake
 
 HAND_EXAMPLE = {"rules": "pagat", "stake": "0.25", "multiplier": 1,
                 "players": ["Ann", "Bob", "Cy"], "dealer": "Cy",
@@ -20,7 +20,7 @@ HAND_EXAMPLE = {"rules": "pagat", "stake": "0.25", "multiplier": 1,
                 "counts": {"Ann": 12, "Bob": 9, "Cy": 9}}
 
 
-class Hand(Deal):
+class HandBody(DealBody):
     """A hand with its table: players, dealer, house rules and stake."""
 
     required: ClassVar[tuple[str, ...] | None] = ("players", "end")
@@ -48,14 +48,14 @@ class Balances(Body):
 
 @api.post("/settle", "Settle one hand (the dispute checker). Stores nothing.",
           {"200": ("The hand's result.", "Result")})
-def settle_hand(body: Hand) -> Response:
+def settle_hand(body: HandBody) -> Response:
     return jsonify(settle(parse_hand(body.sent())).to_json())
 
 
 @api.post("/compare", "The same hand under every preset, the table's own rules (if the hand "
                       "gives them) first. Stores nothing.",
           {"200": ("One ruling a rule set.", "Comparison")})
-def compare_hand(body: Hand) -> Response:
+def compare_hand(body: HandBody) -> Response:
     return jsonify({"results": [ruling.to_json() for ruling in compare(body.sent())]})
 
 

@@ -41,7 +41,7 @@ from .events import session_event
 from .kinds import (
     AMOUNT_TEXT,
     Currency,
-    Deal,
+    DealBody,
     Flag,
     Id,
     Name,
@@ -87,7 +87,7 @@ class NewSession(Body):
     side_bets: SkipValidation[SideBets | None] = ABSENT
 
 
-class RulesChange(Body):
+class RulesChangeBody(Body):
     """Applies to the hands recorded from now on."""
 
     what: ClassVar[str] = "a change of rules"
@@ -130,7 +130,7 @@ class Archive(Body):
                            description="true: off the home page; false: back.")
 
 
-class TableHand(Deal):
+class TableHand(DealBody):
     """A hand of a session: its players, rules and stake are the session's. The dealer
     defaults to the next one."""
 
@@ -366,7 +366,7 @@ def replace_share(user: User, session_id: int) -> Response:
 
 @api.put("/sessions/<int:session_id>/rules", "Change the house rules or stake for the hands "
          "to come.", {"200": ("The session.", "Session")}, S)
-def change_rules(user: User, session_id: int, body: RulesChange) -> Response:
+def change_rules(user: User, session_id: int, body: RulesChangeBody) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     if not body.sent():
         raise TonkError(Message("api.rules_or_stake"), "rules")
