@@ -164,11 +164,14 @@
     var later = function () {
       try { if (sessionStorage.getItem("tonk-night-kept")) return; } catch (e) { /* again */ }
       navigator.serviceWorker.ready.then(function () {
+        // A page the worker does not control yet (the first, while it installs) fetches past
+        // it: nothing would be kept, and the mark would stop the next page from trying.
+        if (!navigator.serviceWorker.controller) return false;
         return Promise.all(["/sessions/new", "/phone/nights/-"].map(function (url) {
           return fetch(url, {credentials: "same-origin", priority: "low"});
-        }));
-      }).then(function () {
-        try { sessionStorage.setItem("tonk-night-kept", "1"); } catch (e) { /* again */ }
+        })).then(function () { return true; });
+      }).then(function (kept) {
+        if (kept) try { sessionStorage.setItem("tonk-night-kept", "1"); } catch (e) { /* again */ }
       }).catch(function () { /* the next page tries again */ });
     };
     if (document.readyState === "complete") setTimeout(later, 0); else window.addEventListener("load", later);
