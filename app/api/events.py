@@ -19,7 +19,7 @@ from ..core.money import from_minor, money_data
 from ..core.placings import TIE_BREAKS, tie_break_words
 from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
-from ..services.events import MAX_HANDS, MAX_ROUNDS, MAX_SEED, SCORINGS
+from ..services.events import MAX_HANDS, MAX_ROUNDS, MAX_SEED, SCORINGS, UNPAID
 from .door import ABSENT, Body, api, needed
 from .kinds import AMOUNT_TEXT, DAY, Currency, Flag, Id, Rules, Word
 from .params import EVENT_ID, EVENT_PLAYER, ROUND, TABLE
@@ -98,7 +98,7 @@ class DrawBody(Body):
         ABSENT, description="Draw from this seed (repeatable); default: a random one, "
                             "answered.")
     unpaid: Annotated[Any, WithJsonSchema(
-        {"type": ["string", "null"], "enum": ["draw", "leave_out", None]})] = Field(
+        {"type": ["string", "null"], "enum": [*UNPAID, None]})] = Field(
         ABSENT, description="With an entry fee not marked paid for some players: seat them "
                             "anyway (draw) or leave them out of this round (leave_out); "
                             "without it such a draw is refused (409, field unpaid, naming "

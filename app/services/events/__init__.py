@@ -5,6 +5,7 @@ from ..errors import EventConflictError, EventError
 from .export import export_event, standings_csv
 from .rounds import (
     MAX_SEED,
+    UNPAID,
     close_round,
     draw_next_round,
     get_round,
@@ -50,7 +51,7 @@ from .standings import (
 
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "MAX_HANDS", "MAX_ROUNDS",
-    "MAX_SEED", "SCORINGS", "active_players", "board_event", "board_state", "check_in",
+    "MAX_SEED", "SCORINGS", "UNPAID", "active_players", "board_event", "board_state", "check_in",
     "close_round",
     "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
     "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
