@@ -90,9 +90,9 @@ class SQLiteCounts(Storage):
         if held is not None and held[0] == os.getpid():
             return held[1]  # type: ignore[no-any-return]
         private_file(self.path)
-        connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None,
+        # (no busy handler of SQLite's: each step waits in short steps of its own, _again)
+        connection = sqlite3.connect(self.path, timeout=0, isolation_level=None,
                                      check_same_thread=False)
-        connection.execute("PRAGMA busy_timeout = 0")  # a count waits in short steps
         _again(lambda: connection.execute("PRAGMA journal_mode = WAL"), opening=True)
         connection.execute("PRAGMA synchronous = NORMAL")
         _again(lambda: connection.execute(_SCHEMA), opening=True)
