@@ -173,8 +173,8 @@ ENDPOINTS: list[Endpoint] = []
 _RULE_PART = re.compile(r"<(?:(\w+):)?(\w+)>")
 
 
-def _body_of(view: Callable[..., Any]) -> tuple[str, type[Body]] | None:
-    hints = get_type_hints(view)
+def _body_of(view: Callable[..., Any], hints: Mapping[str, Any]
+             ) -> tuple[str, type[Body]] | None:
     for name in inspect.signature(view).parameters:
         kind = hints.get(name)
         if isinstance(kind, type) and issubclass(kind, Body):
@@ -189,9 +189,10 @@ class Door:
               params: tuple[Mapping[str, Any], ...] = (), *, change: bool | None = None
               ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(view: Callable[..., Any]) -> Callable[..., Any]:
-            body = _body_of(view)
+            hints = get_type_hints(view)
+            body = _body_of(view, hints)
             first = next(iter(inspect.signature(view).parameters), None)
-            signed_in = first is not None and get_type_hints(view).get(first) is User
+            signed_in = first is not None and hints.get(first) is User
             door = view
             if body is not None:
                 door = _reading(view, *body)
