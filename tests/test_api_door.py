@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
+from app.api.answers import LedgerJson, SessionJson
 from app.api.door import ENDPOINTS
 from app.core.hand import HAND_FIELDS
+from app.services.pay import SERVICES
 
 
 def test_every_api_route_is_declared_once_and_in_the_document(open_client):
@@ -40,6 +42,24 @@ def test_a_body_is_checked_and_documented_by_one_declaration(open_client):
                                                                   "stakes": 1}),
                               content_type="application/json")
     assert answer.status_code == 422 and answer.get_json()["field"] == "stakes"
+
+
+def test_an_answer_is_documented_by_its_type(open_client):
+    """An answer's TypedDict is its schema: its keys (required unless NotRequired), a key's
+    docstring as its description, the registries' names as enums; nothing written apart."""
+    schemas = open_client.get("/api/v1/openapi.json").get_json()["components"]["schemas"]
+    session = schemas["Session"]
+    assert set(session["properties"]) == set(SessionJson.__annotations__) | {
+        "event", "round", "table"}
+    assert set(session["required"]) == set(session["properties"]) - {"table"}  # (NotRequired:
+    # only a tournament's table has it)
+    assert session["properties"]["players"]["description"] == "At the table now, in seat order."
+    assert schemas["PayLink"]["properties"]["service"]["enum"] == list(SERVICES)
+    transfer = schemas["Transfer"]
+    assert transfer["required"] == ["from", "to", "amount"]
+    assert "pay links" in transfer["properties"]["pay"]["description"]
+    ledger = next(e for e in ENDPOINTS if e.path.endswith("/ledger") and e.method == "get")
+    assert ledger.answers["200"][1] is LedgerJson  # type: ignore[index]
 
 
 def test_a_body_is_read_after_what_it_names_is_found(api):

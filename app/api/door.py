@@ -1,6 +1,7 @@
 """One door for a request of the JSON API: an endpoint declares its route, its body and its
 answers once, on the view (:data:`api`), and the door reads the body, checks it and
-describes it in the OpenAPI document (:func:`body_schemas`, :func:`.openapi.operation`).
+describes it in the OpenAPI document (:func:`schemas`, :func:`.openapi.operation`), and
+its answers' types (:mod:`.answers`) likewise.
 
 A body is a :class:`Body`: its fields are the keys it takes, each typed as the document
 shows it (with the core's constants: lengths, ranges, enums). The door refuses a body that
@@ -16,7 +17,7 @@ the document; when it is missing, the service says what to send.
         archived: Flag = Field(True, json_schema_extra={"default": True})
 
     @api.post("/sessions/<int:session_id>/archive", "Archive the session.",
-              {"200": ("The session.", "Session")})
+              {"200": ("The session.", SessionJson)})
     def archive_session(user: User, session_id: int, body: Archive) -> Response: ...
 
 A view whose first parameter is ``user: User`` needs a personal token
@@ -44,13 +45,8 @@ from typing import Any, ClassVar, get_type_hints
 
 from flask import request
 from flask_babel import gettext as _
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
-from pydantic.json_schema import (
-    GenerateJsonSchema,
-    JsonRef,
-    JsonSchemaValue,
-    models_json_schema,
-)
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
+from pydantic.json_schema import GenerateJsonSchema, JsonRef, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ..core.errors import TonkError
@@ -150,9 +146,10 @@ def json_body(required: bool = True) -> dict[str, Any]:
 
 # -- endpoints -------------------------------------------------------------------------------
 
-#: An answer: (description, a schema's name or a schema, or None for no body), or the
-#: OpenAPI response object itself.
-Answer = tuple[str, str | Mapping[str, Any] | None] | Mapping[str, Any]
+#: An answer: (description, what its body is: an answer's type (:mod:`.answers`, or a list of
+#: one), a body's schema by name, or None for no body; and its headers, if any), or the OpenAPI
+#: response object itself.
+Answer = tuple[str, Any] | tuple[str, Any, Mapping[str, Any]] | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -256,11 +253,19 @@ def _reading(view: Callable[..., Any], name: str, kind: type[Body]) -> Callable[
 
 # -- the document ----------------------------------------------------------------------------
 
-def schema_name(kind: type[BaseModel]) -> str:
-    """A body's (or a part's) name in the document: its class's, without a trailing ``Body``
-    where the name alone is a class of the core's or the database's (``HandBody``: ``Hand``;
-    no two classes of the app share a name, tests/test_names.py)."""
-    return kind.__name__.removesuffix("Body") or kind.__name__
+#: What a class's name ends in that its schema's name does not: a body's ``Body`` where the name
+#: alone is a class of the core's or the database's (``HandBody``: ``Hand``), an answer's
+#: ``Json`` (``SessionJson``: ``Session``); no two classes of the app share a name
+#: (tests/test_names.py).
+_SUFFIXES = ("Body", "Json")
+
+
+def schema_name(kind: type) -> str:
+    """A body's (or an answer's) name in the document."""
+    name = kind.__name__
+    for suffix in _SUFFIXES:
+        name = name.removesuffix(suffix) or name
+    return name
 
 
 class _Document(GenerateJsonSchema):
@@ -269,7 +274,10 @@ class _Document(GenerateJsonSchema):
     but the declared ones; each by its :func:`schema_name`."""
 
     def normalize_name(self, name: str) -> str:
-        return super().normalize_name(name).removesuffix("Body") or name
+        name = super().normalize_name(name)
+        for suffix in _SUFFIXES:
+            name = name.removesuffix(suffix) or name
+        return name
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
@@ -292,6 +300,11 @@ class _Document(GenerateJsonSchema):
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         return self.generate_inner(schema["schema"])
 
+    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
+        out = super().typed_dict_schema(schema)
+        out.pop("title", None)
+        return out
+
     def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
         out = super().model_schema(schema)
         cls = schema["cls"]
@@ -309,21 +322,35 @@ class _Document(GenerateJsonSchema):
         return out
 
 
-def body_schemas(extra: tuple[type[BaseModel], ...] = ()) -> dict[str, Any]:
-    """The schemas of every declared body (and of ``extra``), by name: made once (28 ms),
-    handed out afresh (the caller may change them)."""
+def _is_kind(given: Any) -> bool:
+    """An answer's body given as a type (not a schema's name, a schema, or none)."""
+    return not (given is None or isinstance(given, (str, Mapping)))
+
+
+def schemas(extra: tuple[type[BaseModel], ...] = (), answers: tuple[Any, ...] = ()
+            ) -> tuple[dict[str, Any], dict[Any, Any]]:
+    """The schemas of every declared body and answer (and of ``extra`` bodies and
+    ``answers``), by name, and each answer's type's own schema (a reference, or a list of
+    one): made once, handed out afresh (the caller may change them)."""
     bodies = {e.body for e in ENDPOINTS if e.body is not None} | set(extra)
-    return json.loads(_schemas_of(tuple(sorted(bodies, key=schema_name))))
+    answers = tuple({given[1] for e in ENDPOINTS for given in e.answers.values()
+                     if isinstance(given, tuple) and _is_kind(given[1])} | set(answers))
+    made = json.loads(_schemas_of(tuple(sorted(bodies, key=schema_name)),
+                                  tuple(sorted(answers, key=repr))))
+    return made["schemas"], dict(zip(sorted(answers, key=repr), made["answers"], strict=True))
 
 
 @functools.cache
-def _schemas_of(bodies: tuple[type[BaseModel], ...]) -> str:
-    _top, found = models_json_schema([(kind, "validation") for kind in bodies],
-                                     ref_template=REF, schema_generator=_Document)
-    return json.dumps(found.get("$defs", {}))
+def _schemas_of(bodies: tuple[type[BaseModel], ...], answers: tuple[Any, ...]) -> str:
+    inputs = [(kind, "validation", TypeAdapter(kind)) for kind in bodies] + [
+        (kind, "serialization", TypeAdapter(kind)) for kind in answers]
+    tops, found = TypeAdapter.json_schemas(inputs, ref_template=REF, schema_generator=_Document)
+    return json.dumps({"schemas": found.get("$defs", {}),
+                       "answers": [tops[(kind, "serialization")] for kind in answers]})
 
 
 def request_body(endpoint: Endpoint) -> dict[str, Any] | None:
+    """An endpoint's body in the document: its schema by name."""
     if endpoint.body is None:
         return None
     return {"required": not endpoint.body.optional, "content": {"application/json": {

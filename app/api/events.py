@@ -11,7 +11,8 @@ from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
 from flask import Response, jsonify, url_for
-from pydantic import Field, SkipValidation, WithJsonSchema
+from pydantic import Field, SkipValidation, WithJsonSchema, with_config
+from typing_extensions import TypedDict
 
 from ..core.draw import LARGEST_TABLE, SMALLEST_TABLE
 from ..core.messages import Message
@@ -20,8 +21,22 @@ from ..core.placings import TIE_BREAKS, tie_break_words
 from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
 from ..services.events import MAX_HANDS, MAX_ROUNDS, MAX_SEED, SCORINGS, UNPAID
+from .answers import AtEventJson, ErrorJson
 from .door import ABSENT, Body, api, needed
-from .kinds import AMOUNT_TEXT, DAY, Currency, Flag, Id, Rules, Word
+from .kinds import (
+    AMOUNT_TEXT,
+    DAY,
+    DOCSTRINGS,
+    Count,
+    Currency,
+    Flag,
+    Id,
+    Key,
+    Money,
+    Rules,
+    Word,
+    choice,
+)
 from .params import EVENT_ID, EVENT_PLAYER, ROUND, TABLE
 from .routes import created
 
@@ -113,6 +128,130 @@ class CloseRound(Body):
     force: SkipValidation[bool | None] = Field(
         False, description="Close although tables played fewer hands.")
 
+# -- answers ---------------------------------------------------------------------------------
+
+@with_config(DOCSTRINGS)
+class EventPlayerJson(TypedDict):
+    """A player checked in."""
+
+    name: str
+    paid: bool
+    """The entry fee is paid (or there is none)."""
+    withdrawn: bool
+
+
+@with_config(DOCSTRINGS)
+class EventTableJson(TypedDict):
+    """A table of a round."""
+
+    table: Key
+    session: Key
+    """The table's session."""
+    players: list[str]
+    dealer: str
+    link: str
+    """The table's scorekeeping link: it records, corrects and voids hands at this table
+    while the round is open, with no account."""
+    hands: Count
+    done: bool
+    """It has played the round's hands."""
+    closed: bool
+
+
+@with_config(DOCSTRINGS)
+class EventRoundJson(TypedDict):
+    """A round: its seat draw's seed and its tables."""
+
+    round: Key
+    seed: int
+    closed: bool
+    forced: bool
+    """Closed although tables played fewer hands."""
+    tables: list[EventTableJson]
+
+
+@with_config(DOCSTRINGS)
+class FixedPrizesJson(TypedDict):
+    """Prizes of fixed amounts, first place first."""
+
+    fixed: list[Money]
+
+
+@with_config(DOCSTRINGS)
+class EventJson(TypedDict):
+    """An event: its settings, players, rounds and state."""
+
+    id: Key
+    name: str
+    held_on: Annotated[str, WithJsonSchema(DAY)]
+    rules: Rules
+    scoring: Annotated[str, choice(SCORINGS)]
+    currency: str
+    table_size: int
+    rounds: int
+    hands_per_round: int
+    entry_fee: Money
+    house_share: str
+    """The house's share of the fees, a decimal fraction (0.1: a tenth)."""
+    prizes: list[str] | FixedPrizesJson
+    """Each place's share of the pool, or fixed amounts."""
+    tie_breaks: list[str]
+    league: Key | None
+    state: Annotated[str, choice(["checking_in", "playing", "between_rounds", "finished"])]
+    players: list[EventPlayerJson]
+    rounds_played: list[EventRoundJson]
+    board: str
+    """The TV leaderboard's link."""
+
+
+@with_config(DOCSTRINGS)
+class PlacingJson(TypedDict):
+    """A player's place in the standings."""
+
+    place: Key
+    player: str
+    total: str
+    hands: Count
+    rounds: list[str]
+    """The total of each round."""
+    won: Count
+    """Hands won."""
+    caught: Count
+    """Times caught."""
+
+
+@with_config(DOCSTRINGS)
+class EventStandingsJson(TypedDict):
+    """The standings, best first, and the tie-breaks in the order they apply."""
+
+    standings: list[PlacingJson]
+    tie_breaks: list[str]
+
+
+@with_config(DOCSTRINGS)
+class PrizeJson(TypedDict):
+    """A place's prize."""
+
+    place: Key
+    players: list[str]
+    """Who share the place."""
+    amount: Money
+    """What each of the players receives."""
+
+
+@with_config(DOCSTRINGS)
+class PrizesJson(TypedDict):
+    """The prize list: the fees, the house's part, the pool and each place's prize."""
+
+    fees: Money
+    house: Money
+    pool: Money
+    currency: str
+    prizes: list[PrizeJson]
+    rule: str
+    """How ties share a prize."""
+
+
 KEEPER_PATH = "/t/{token}"  # the table's scorekeeping page (web.keeper), for the phone
 BOARD_PATH = "/board/{token}"  # the TV leaderboard (web.board)
 
@@ -130,7 +269,7 @@ def keeper_link(table: EventTable) -> str:
     return KEEPER_PATH.format(token=table.keeper_token)
 
 
-def table_json(event: Event, table: EventTable) -> dict[str, Any]:
+def table_json(event: Event, table: EventTable) -> EventTableJson:
     gs = table.session
     return {"table": table.number, "session": gs.id,
             "players": [s.name for s in gs.seats], "dealer": gs.dealer,
@@ -138,12 +277,12 @@ def table_json(event: Event, table: EventTable) -> dict[str, Any]:
             "done": service.table_done(event, table), "closed": gs.is_closed}
 
 
-def round_json(event: Event, this: EventRound) -> dict[str, Any]:
+def round_json(event: Event, this: EventRound) -> EventRoundJson:
     return {"round": this.number, "seed": this.seed, "closed": this.closed_at is not None,
             "forced": this.forced, "tables": [table_json(event, t) for t in this.tables]}
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: Event) -> EventJson:
     """The event: its settings, players, rounds and state."""
     money = _money(event)
     payout = service.payout_of(event)
@@ -172,7 +311,7 @@ def event_json(event: Event) -> dict[str, Any]:
     }
 
 
-def standings_json(event: Event) -> dict[str, Any]:
+def standings_json(event: Event) -> EventStandingsJson:
     fmt = _points(event)
     return {"standings": [
         {"place": s.place, "player": s.record.player, "total": fmt(s.record.total),
@@ -182,7 +321,7 @@ def standings_json(event: Event) -> dict[str, Any]:
         "tie_breaks": [str(w) for w in tie_break_words(service.tie_breaks_of(event))]}
 
 
-def prizes_json(event: Event) -> dict[str, Any]:
+def prizes_json(event: Event) -> PrizesJson:
     money = _money(event)
     prizes = service.prizes_of(event)
     return {"fees": money(prizes.fees), "house": money(prizes.house),
@@ -192,7 +331,7 @@ def prizes_json(event: Event) -> dict[str, Any]:
             "rule": str(Message("prizes.rule"))}
 
 
-def session_event(gs: GameSession) -> dict[str, Any]:
+def session_event(gs: GameSession) -> AtEventJson:
     """``{"event": id, "round": n}`` for a session that is an event's table, else nulls."""
     table = service.table_of_session(gs)
     if table is None:
@@ -201,7 +340,7 @@ def session_event(gs: GameSession) -> dict[str, Any]:
             "table": table.number}
 
 
-@api.post("/events", "Set up an event.", {"201": ("The event.", "Event")})
+@api.post("/events", "Set up an event.", {"201": ("The event.", EventJson)})
 def create_event(user: User, body: NewEvent) -> Response:
     event = service.create_event(user, **body.sent())
     return created(event_json(event), url_for("api.get_event", event_id=event.id))
@@ -215,13 +354,13 @@ def list_events(user: User) -> Response:
 
 
 @api.get("/events/<int:event_id>", "The event, its players, rounds and state.",
-         {"200": ("The event.", "Event")}, E)
+         {"200": ("The event.", EventJson)}, E)
 def get_event(user: User, event_id: int) -> Response:
     return jsonify(event_json(service.owned_event(user, event_id)))
 
 
 @api.post("/events/<int:event_id>/players", "Check a player in (409 if the name is checked "
-          "in).", {"200": ("The event.", "Event")}, E)
+          "in).", {"200": ("The event.", EventJson)}, E)
 def check_in(user: User, event_id: int, body: CheckIn) -> Response:
     event = service.owned_event(user, event_id)
     service.check_in(event, body.name, body.sent().get("paid", False))
@@ -229,7 +368,7 @@ def check_in(user: User, event_id: int, body: CheckIn) -> Response:
 
 
 @api.put("/events/<int:event_id>/players/<name>", "Record the player's fee as paid, or not.",
-         {"200": ("The event.", "Event")}, (EVENT_ID, EVENT_PLAYER))
+         {"200": ("The event.", EventJson)}, (EVENT_ID, EVENT_PLAYER))
 def set_paid(user: User, event_id: int, name: str, body: Fee) -> Response:
     event = service.owned_event(user, event_id)
     service.set_paid(event, name, body.paid)
@@ -237,7 +376,7 @@ def set_paid(user: User, event_id: int, name: str, body: Fee) -> Response:
 
 
 @api.delete("/events/<int:event_id>/players/<name>", "Withdraw the player from the next round "
-            "on; earlier hands stay.", {"200": ("The event.", "Event")},
+            "on; earlier hands stay.", {"200": ("The event.", EventJson)},
             (EVENT_ID, EVENT_PLAYER))
 def withdraw(user: User, event_id: int, name: str) -> Response:
     event = service.owned_event(user, event_id)
@@ -246,7 +385,7 @@ def withdraw(user: User, event_id: int, name: str) -> Response:
 
 
 @api.post("/events/<int:event_id>/rounds", "Draw the next round and start its tables (409 "
-          "while a round is open).", {"201": ("The round.", "EventRound")}, E)
+          "while a round is open).", {"201": ("The round.", EventRoundJson)}, E)
 def draw_round(user: User, event_id: int, body: DrawBody) -> Response:
     event = service.owned_event(user, event_id)
     this = service.draw_next_round(event, user, body.seed, body.unpaid)
@@ -256,7 +395,7 @@ def draw_round(user: User, event_id: int, body: DrawBody) -> Response:
 
 
 @api.post("/events/<int:event_id>/rounds/<int:number>/close", "Close the round (409 naming "
-          "short tables unless forced).", {"200": ("The round.", "EventRound")}, R)
+          "short tables unless forced).", {"200": ("The round.", EventRoundJson)}, R)
 def close_round(user: User, event_id: int, number: int, body: CloseRound) -> Response:
     event = service.owned_event(user, event_id)
     service.close_round(event, number, body.sent().get("force", False))
@@ -265,7 +404,7 @@ def close_round(user: User, event_id: int, number: int, body: CloseRound) -> Res
 
 
 @api.post("/events/<int:event_id>/rounds/<int:number>/tables/<int:table>/link", "Replace the "
-          "table's scorekeeping link.", {"200": ("The table.", "EventTable")}, (*R, TABLE))
+          "table's scorekeeping link.", {"200": ("The table.", EventTableJson)}, (*R, TABLE))
 def replace_link(user: User, event_id: int, number: int, table: int) -> Response:
     """A new scorekeeping link for the table; the old one stops working at once."""
     event = service.owned_event(user, event_id)
@@ -274,13 +413,13 @@ def replace_link(user: User, event_id: int, number: int, table: int) -> Response
 
 
 @api.get("/events/<int:event_id>/standings", "Standings over every round, best first.",
-         {"200": ("The standings.", "EventStandings")}, E)
+         {"200": ("The standings.", EventStandingsJson)}, E)
 def standings(user: User, event_id: int) -> Response:
     return jsonify(standings_json(service.owned_event(user, event_id)))
 
 
 @api.get("/events/<int:event_id>/prizes", "The prize list, exact to the cent: it sums to the "
-         "pool.", {"200": ("The prizes.", "Prizes"),
-                   "422": ("Fixed prizes more than the pool.", "Error")}, E)
+         "pool.", {"200": ("The prizes.", PrizesJson),
+                   "422": ("Fixed prizes more than the pool.", ErrorJson)}, E)
 def prizes(user: User, event_id: int) -> Response:
     return jsonify(prizes_json(service.owned_event(user, event_id)))

@@ -4,6 +4,7 @@ the value goes on as sent to the core or the service that checks it (see :mod:`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, WithJsonSchema
@@ -126,3 +127,28 @@ class DealBody(CoreBody):
     counts: SkipValidation[dict[Name, int] | None] = ABSENT
     cards: SkipValidation[dict[Name, list[Annotated[str, Field(
         examples=["KS", "10H"])]]] | None] = ABSENT
+
+
+# -- what the answers hold (:mod:`.answers`) ---------------------------------------------------
+
+#: An amount as the API answers it: a decimal string, never a binary float.
+MONEY = {"type": "string", "pattern": r"^-?\d+(\.\d{1,2})?$",
+         "description": "An exact decimal amount, never a binary float.", "examples": ["1.25"]}
+Money = Annotated[str, WithJsonSchema(MONEY)]
+#: A moment as ISO 8601 (UTC).
+When = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+Count = Annotated[int, Field(ge=0)]
+#: An answer's keys described by the docstring below each (``@with_config(DOCSTRINGS)``).
+DOCSTRINGS = ConfigDict(use_attribute_docstrings=True)
+Key = Annotated[int, Field(ge=1)]
+
+
+def choice(values: Iterable[str]) -> WithJsonSchema:
+    """A string, one of ``values`` (a registry's names): ``Annotated[str, choice(...)]``."""
+    return WithJsonSchema({"type": "string", "enum": list(values)})
+
+
+def about(description: str) -> Any:
+    """A key's description where it cannot be the docstring below it (a key named ``from``,
+    declared in a TypedDict's call form): ``Annotated[str, about("...")]``."""
+    return Field(description=description)

@@ -12,19 +12,36 @@ import json
 from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from flask import Response, jsonify, request, url_for
 from flask_babel import gettext as _
-from pydantic import Field, SkipValidation
+from pydantic import Field, SkipValidation, WithJsonSchema, with_config
+from typing_extensions import TypedDict
 
 from ..core.money import CENT_PLACES, average_of_minor, from_minor
 from ..db.models import League, Player, Season, User
 from ..services import leagues as service
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
+from .answers import ErrorJson
 from .door import ABSENT, Body, api, needed
 from .errors import BadRequest
-from .kinds import Currency, Day, Name, Rules, SideBets, Stake, Text, ref
+from .kinds import (
+    DAY,
+    DOCSTRINGS,
+    Count,
+    Currency,
+    Day,
+    Key,
+    Money,
+    Name,
+    Rules,
+    SideBets,
+    Stake,
+    Text,
+    When,
+    choice,
+)
 from .params import LEAGUE_ID, PLAYER_ID, query
 from .routes import created
 from .sessions import iso_time
@@ -76,6 +93,186 @@ class NewSeason(Body):
     ends_on: Day = needed()
 
 
+# -- answers ---------------------------------------------------------------------------------
+
+Scoring = Annotated[str, choice(SCORINGS)]
+
+
+@with_config(DOCSTRINGS)
+class LeagueSummaryJson(TypedDict):
+    """A league in the list of those you run."""
+
+    id: Key
+    name: str
+    scoring: Scoring
+    currency: str
+    created_at: When
+
+
+@with_config(DOCSTRINGS)
+class MemberJson(TypedDict):
+    """A member of a league."""
+
+    id: Key
+    name: str
+
+
+@with_config(DOCSTRINGS)
+class AdminJson(TypedDict):
+    """An account that runs a league."""
+
+    email: str
+    name: str
+    owner: bool
+
+
+@with_config(DOCSTRINGS)
+class SeasonJson(TypedDict):
+    """A season of a league."""
+
+    id: Key
+    name: str
+    starts_on: Annotated[str, WithJsonSchema(DAY)]
+    ends_on: Annotated[str, WithJsonSchema(DAY)]
+
+
+@with_config(DOCSTRINGS)
+class LeagueJson(TypedDict):
+    """A league: its defaults for new sessions, members, admins and seasons."""
+
+    id: Key
+    name: str
+    rules: Rules
+    """Default house rules."""
+    scoring: Scoring
+    stake: str
+    currency: str
+    side_bets: dict[str, Any]
+    """What its sessions play unless told otherwise."""
+    members: list[MemberJson]
+    admins: list[AdminJson]
+    seasons: list[SeasonJson]
+    created_at: When
+
+
+@with_config(DOCSTRINGS)
+class RecordJson(TypedDict):
+    """A player's numbers over a season or all time. Money and points are decimal strings
+    (points whole)."""
+
+    player: MemberJson
+    net: Money
+    """Money or points won; under push-ups, points pushed up (lower is better)."""
+    sessions: Count
+    hands: Count
+    hands_won: Count
+    tonks_out: Count
+    drops_won: Count
+    times_caught: Count
+    win_rate: str
+    """Hands won / hands, 4 places."""
+    average: str
+    """Net per hand, 2 places."""
+
+
+@with_config(DOCSTRINGS)
+class StandingJson(RecordJson):
+    """A row of the standings."""
+
+    place: Key
+    """By net, best first (push-ups: lowest total first); equal nets share a place."""
+
+
+@with_config(DOCSTRINGS)
+class StandingsJson(TypedDict):
+    """Standings for a season or all time."""
+
+    season: SeasonJson | None
+    """null: all time."""
+    scoring: Scoring
+    scorings: list[Scoring]
+    """The scorings played in the league."""
+    currency: str
+    sort: str
+    dir: Annotated[str, choice(["asc", "desc"])]
+    rows: list[StandingJson]
+
+
+@with_config(DOCSTRINGS)
+class SessionResultJson(TypedDict):
+    """A session's result for a player."""
+
+    session: Key
+    name: str
+    played_at: When
+    net: Money
+    hands: Count
+
+
+@with_config(DOCSTRINGS)
+class SeasonRecordJson(TypedDict):
+    """A player's record in a season (null: did not play in it)."""
+
+    season: SeasonJson
+    record: RecordJson | None
+
+
+@with_config(DOCSTRINGS)
+class RunningJson(TypedDict):
+    """The running total after a session."""
+
+    session: Count
+    """The session's place in the player's sessions, from 1."""
+    total: Money
+
+
+@with_config(DOCSTRINGS)
+class HeadToHeadJson(TypedDict):
+    """A player against one opponent, over the sessions both played."""
+
+    player: MemberJson
+    sessions: Count
+    ahead: Count
+    behind: Count
+    even: Count
+    net: Money
+    their_net: Money
+
+
+@with_config(DOCSTRINGS)
+class PlayerRecordJson(TypedDict):
+    """A member's record: by season, running total, best and worst sessions, head to head."""
+
+    player: MemberJson
+    scoring: Scoring
+    scorings: list[Scoring]
+    sessions: Count
+    all_time: RecordJson | None
+    seasons: list[SeasonRecordJson]
+    running: list[RunningJson]
+    """Running total after each session (thinned to at most MAX_POINTS points, keeping
+    every swing)."""
+    best: list[SessionResultJson]
+    """Biggest wins (push-ups: lowest totals), at most 5."""
+    worst: list[SessionResultJson]
+    """Biggest losses (push-ups: highest totals), at most 5."""
+    head_to_head: list[HeadToHeadJson]
+
+
+@with_config(DOCSTRINGS)
+class RatingJson(TypedDict):
+    """A member's openskill (Plackett-Luce) rating."""
+
+    player: MemberJson
+    mu: float
+    """openskill (Plackett-Luce) rating."""
+    sigma: float
+    """Its uncertainty."""
+    ordinal: float
+    """mu - 3 sigma: the skill shown."""
+    sessions: Count
+
+
 def _amounts(scoring: str) -> Callable[[int], str]:
     """Hundredths → a decimal string: money with two places, points as whole numbers."""
     if scoring == "money":
@@ -88,26 +285,26 @@ def _exact(value: Fraction, places: Decimal) -> str:
                .quantize(places, rounding=ROUND_HALF_EVEN))
 
 
-def season_json(season: Season) -> dict[str, Any]:
+def season_json(season: Season) -> SeasonJson:
     return {"id": season.id, "name": season.name, "starts_on": season.starts_on.isoformat(),
             "ends_on": season.ends_on.isoformat()}
 
 
-def member_json(player: Player) -> dict[str, Any]:
+def member_json(player: Player) -> MemberJson:
     return {"id": player.id, "name": player.name}
 
 
-def admin_json(user: User, league: League) -> dict[str, Any]:
+def admin_json(user: User, league: League) -> AdminJson:
     return {"email": user.email, "name": user.name, "owner": user.id == league.owner_id}
 
 
-def league_summary(league: League) -> dict[str, Any]:
+def league_summary(league: League) -> LeagueSummaryJson:
     return {"id": league.id, "name": league.name,
             "scoring": service.league_scoring(league), "currency": league.currency,
             "created_at": iso_time(league.created_at)}
 
 
-def league_json(league: League) -> dict[str, Any]:
+def league_json(league: League) -> LeagueJson:
     """A league: its defaults for new sessions, members, admins and seasons."""
     return {"id": league.id, "name": league.name,
             "rules": json.loads(league.rules_json),
@@ -120,12 +317,12 @@ def league_json(league: League) -> dict[str, Any]:
             "created_at": iso_time(league.created_at)}
 
 
-def standing_json(row: service.Standing, scoring: str) -> dict[str, Any]:
+def standing_json(row: service.Standing, scoring: str) -> StandingJson:
     """A row of the standings: its place, the player and their numbers."""
     return {"place": row.place, **record_json(row, scoring)}
 
 
-def record_json(row: service.Standing, scoring: str) -> dict[str, Any]:
+def record_json(row: service.Standing, scoring: str) -> RecordJson:
     """A player's numbers over a season or all time."""
     amount = _amounts(scoring)
     return {"player": {"id": row.player_id, "name": row.name},
@@ -161,13 +358,13 @@ def _league(user: User, league_id: int) -> League:
 
 
 @api.get("/leagues", "The leagues you run.",
-         {"200": ("Summaries.", {"type": "array", "items": ref("LeagueSummary")})})
+         {"200": ("Summaries.", list[LeagueSummaryJson])})
 def list_leagues(user: User) -> Response:
     return jsonify([league_summary(league) for league in service.my_leagues(user)])
 
 
 @api.post("/leagues", "Start a league: you are its owner and first admin.",
-          {"201": ("The league.", "League")})
+          {"201": ("The league.", LeagueJson)})
 def create_league(user: User, body: NewLeague) -> Response:
     league = service.create_league(user, name=body.name,
                                    rules=body.sent().get("rules", "pagat"), stake=body.stake,
@@ -176,13 +373,13 @@ def create_league(user: User, body: NewLeague) -> Response:
 
 
 @api.get("/leagues/<int:league_id>", "A league: defaults, members, admins, seasons.",
-         {"200": ("The league.", "League")}, LG)
+         {"200": ("The league.", LeagueJson)}, LG)
 def get_league(user: User, league_id: int) -> Response:
     return jsonify(league_json(_league(user, league_id)))
 
 
 @api.post("/leagues/<int:league_id>/members", "Add a member.",
-          {"201": ("The member.", "Member")}, LG)
+          {"201": ("The member.", MemberJson)}, LG)
 def add_member(user: User, league_id: int, body: NewMember) -> Response:
     league = _league(user, league_id)
     player = service.add_member(league, user, body.name)
@@ -191,7 +388,7 @@ def add_member(user: User, league_id: int, body: NewMember) -> Response:
 
 
 @api.post("/leagues/<int:league_id>/admins", "Let another account run the league.",
-          {"201": ("The admin.", "Admin")}, LG)
+          {"201": ("The admin.", AdminJson)}, LG)
 def add_admin(user: User, league_id: int, body: NewAdmin) -> Response:
     league = _league(user, league_id)
     admin = service.add_admin(league, body.email)
@@ -199,7 +396,7 @@ def add_admin(user: User, league_id: int, body: NewAdmin) -> Response:
 
 
 @api.post("/leagues/<int:league_id>/seasons", "Add a season.",
-          {"201": ("The season.", "Season")}, LG)
+          {"201": ("The season.", SeasonJson)}, LG)
 def add_season(user: User, league_id: int, body: NewSeason) -> Response:
     league = _league(user, league_id)
     season = service.add_season(league, name=body.name, starts_on=body.starts_on,
@@ -208,8 +405,8 @@ def add_season(user: User, league_id: int, body: NewSeason) -> Response:
 
 
 @api.get("/leagues/<int:league_id>/standings", "Standings for a season or all time.", {
-    "200": ("The standings.", "Standings"),
-    "422": ("An unknown scoring, sort or direction.", "Error")},
+    "200": ("The standings.", StandingsJson),
+    "422": ("An unknown scoring, sort or direction.", ErrorJson)},
     (LEAGUE_ID, {**query("season", {"type": "string"}, "A season's id, or all (the default, "
                          "as is an empty value): all time."), "allowEmptyValue": True},
      _SCORING_QUERY, query("sort", {"type": "string", "enum": list(SORTS)}, "Default: net."),
@@ -218,16 +415,17 @@ def get_standings(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     table = service.standings(league, _season(league), _query("scoring"),
                               sort=_query("sort") or "net", direction=_query("dir"))
-    return jsonify({
+    answer: StandingsJson = {
         "season": season_json(table.season) if table.season else None,
         "scoring": table.scoring, "scorings": list(table.scorings),
         "currency": league.currency, "sort": table.sort, "dir": table.direction,
-        "rows": [standing_json(row, table.scoring) for row in table.rows]})
+        "rows": [standing_json(row, table.scoring) for row in table.rows]}
+    return jsonify(answer)
 
 
 @api.get("/leagues/<int:league_id>/players/<int:player_id>", "A member's record: by season, "
          "running total, best and worst sessions, head to head.", {
-             "200": ("The record.", "PlayerRecord"), "422": ("An unknown scoring.", "Error")},
+             "200": ("The record.", PlayerRecordJson), "422": ("An unknown scoring.", ErrorJson)},
          (LEAGUE_ID, PLAYER_ID, _SCORING_QUERY))
 def get_player(user: User, league_id: int, player_id: int) -> Response:
     league = _league(user, league_id)
@@ -235,11 +433,11 @@ def get_player(user: User, league_id: int, player_id: int) -> Response:
     record = service.player_record(league, player, _query("scoring"))
     amount = _amounts(record.scoring)
 
-    def result(r: service.SessionResult) -> dict[str, Any]:
+    def result(r: service.SessionResult) -> SessionResultJson:
         return {"session": r.session_id, "name": r.name, "played_at": iso_time(r.played_at),
                 "net": amount(r.net_minor), "hands": r.hands}
 
-    return jsonify({
+    answer: PlayerRecordJson = {
         "player": member_json(player), "scoring": record.scoring,
         "scorings": list(record.scorings), "sessions": record.sessions,
         "all_time": record_json(record.all_time, record.scoring)
@@ -254,18 +452,21 @@ def get_player(user: User, league_id: int, player_id: int) -> Response:
                           "sessions": h.sessions, "ahead": h.ahead, "behind": h.behind,
                           "even": h.even, "net": amount(h.net_minor),
                           "their_net": amount(h.their_net_minor)}
-                         for h in record.head_to_head]})
+                         for h in record.head_to_head]}
+    return jsonify(answer)
 
 
 @api.get("/leagues/<int:league_id>/ratings", "The members' openskill ratings, best skill "
-         "first.", {"200": ("The ratings.", {"type": "array", "items": ref("Rating")}),
-                    "422": ("An unknown sort or direction.", "Error")},
+         "first.", {"200": ("The ratings.", list[RatingJson]),
+                    "422": ("An unknown sort or direction.", ErrorJson)},
          (LEAGUE_ID, query("sort", {"type": "string", "enum": list(RATING_SORTS)},
                            "Default: ordinal."), _DIR_QUERY))
 def get_ratings(user: User, league_id: int) -> Response:
     league = _league(user, league_id)
     sort = _query("sort") or "ordinal"
     direction = _query("dir") or ("asc" if sort == "player" else "desc")
-    return jsonify([{"player": {"id": r.player_id, "name": r.name}, "mu": r.mu,
-                     "sigma": r.sigma, "ordinal": r.ordinal, "sessions": r.sessions}
-                    for r in service.ratings(league, sort, direction)])
+    answer: list[RatingJson] = [
+        {"player": {"id": r.player_id, "name": r.name}, "mu": r.mu, "sigma": r.sigma,
+         "ordinal": r.ordinal, "sessions": r.sessions}
+        for r in service.ratings(league, sort, direction)]
+    return jsonify(answer)

@@ -11,7 +11,7 @@ not even the session's revision.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union, cast
 
 from flask import Response, json, jsonify, url_for
 from pydantic import Field, SkipValidation, WithJsonSchema, create_model
@@ -31,6 +31,7 @@ from ..services.sessions import (
     NightSent,
     money_of,
 )
+from .answers import NightMoneyJson, NightSentJson
 from .door import ABSENT, Body, api, needed
 from .errors import known_error
 from .kinds import Flag, Id, Name, ref
@@ -140,8 +141,8 @@ _UID = path("uid", "The night's uid, made on the phone (a UUID's 32 hex digits):
          "skipped. A refused event stops the list: its error (404, 409 or 422) names the "
          "event and index, with what the server holds (taken, held, next, and the session "
          "and its money as here); the events before it stay taken.", {
-             "200": ("What the server holds now.", "NightSent"),
-             "201": ("The night's session was made now.", "NightSent")}, (_UID,))
+             "200": ("What the server holds now.", NightSentJson),
+             "201": ("The night's session was made now.", NightSentJson)}, (_UID,))
 def send_night(user: User, uid: str, body: NightEvents) -> Response:
     def table(started: Mapping[str, Any]) -> dict[str, Any]:
         return session_table(user, started)
@@ -162,16 +163,18 @@ def send_night(user: User, uid: str, body: NightEvents) -> Response:
     return response
 
 
-def _night_json(uid: str, sent: NightSent) -> dict[str, Any]:
+def _night_json(uid: str, sent: NightSent) -> NightSentJson:
     """What the server holds of the night: the events taken now and those it had, how many
     it holds (the next to send is ``next``), and its session with its money, if started."""
-    about: dict[str, Any] = {"night": uid, "taken": sent.taken, "already": sent.already,
-                             "held": sent.held, "next": sent.held + 1}
     gs = sent.session
+    about: NightSentJson = {"night": uid, "taken": sent.taken, "already": sent.already,
+                            "held": sent.held, "next": sent.held + 1, "session": None,
+                            "url": None}
     if gs is None:
-        return {**about, "session": None, "url": None}
+        return about
     return {**about, "session": session_json(gs),
             "url": url_for("api.get_session", session_id=gs.id),
             "page": url_for("web.session", session_id=gs.id),
-            "money": {name: m.to_json() for name, m in money_of(gs).items()},
+            "money": {name: cast(NightMoneyJson, m.to_json())  # (the core's: its four parts)
+                      for name, m in money_of(gs).items()},
             "ledger": ledger_json(gs)}

@@ -2,6 +2,7 @@
 fewest transfers, and the OpenAPI document. They store nothing."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
 from flask import Response, jsonify
@@ -10,6 +11,7 @@ from pydantic import ConfigDict, Field, SkipValidation, WithJsonSchema
 from ..core import parse_hand, settle
 from ..core.compare import compare
 from ..core.transfers import MAX_PEOPLE, fewest_transfers, parse_balances
+from .answers import ComparisonJson, ResultJson, TransfersJson, transfer_json
 from .door import ABSENT, Body, api, needed
 from .errors import BadRequest
 from .kinds import AMOUNT_TEXT, DealBody, Name, Players, Rules, Stake
@@ -47,37 +49,35 @@ class Balances(Body):
 
 
 @api.post("/settle", "Settle one hand (the dispute checker). Stores nothing.",
-          {"200": ("The hand's result.", "Result")})
+          {"200": ("The hand's result.", ResultJson)})
 def settle_hand(body: HandBody) -> Response:
     return jsonify(settle(parse_hand(body.sent())).to_json())
 
 
 @api.post("/compare", "The same hand under every preset, the table's own rules (if the hand "
                       "gives them) first. Stores nothing.",
-          {"200": ("One ruling a rule set.", "Comparison")})
+          {"200": ("One ruling a rule set.", ComparisonJson)})
 def compare_hand(body: HandBody) -> Response:
     return jsonify({"results": [ruling.to_json() for ruling in compare(body.sent())]})
 
 
 @api.post("/transfers", "The fewest transfers that settle balances summing to zero.",
-          {"200": ("The transfers.", "Transfers")})
+          {"200": ("The transfers.", TransfersJson)})
 def transfers(body: Balances) -> Response:
     if "balances" not in body.sent():
         raise BadRequest('send {"balances": {"Ann": "4.50", "Bob": "-4.50"}}', "balances")
-    return jsonify({"transfers": [
-        {"from": t.payer, "to": t.payee, "amount": str(t.amount)}
-        for t in fewest_transfers(parse_balances(body.balances))
-    ]})
+    return jsonify(TransfersJson(transfers=[
+        transfer_json(t) for t in fewest_transfers(parse_balances(body.balances))]))
 
 
 @api.get("/openapi.json", "This document.", {"200": ("The OpenAPI document.", None)})
 def openapi() -> Response:
-    from .openapi_settle import whole_document  # (made of every endpoint's declaration)
+    from .openapi import openapi_document  # (made of every endpoint's declaration)
 
-    return jsonify(whole_document())
+    return jsonify(openapi_document())
 
 
-def created(body: dict[str, Any], location: str) -> Response:
+def created(body: Mapping[str, object], location: str) -> Response:
     response = jsonify(body)
     response.status_code = 201
     response.headers["Location"] = location

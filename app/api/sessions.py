@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, cast, overload
 
 from flask import Response, json, jsonify, url_for
 from flask_babel import get_locale
@@ -36,6 +36,21 @@ from ..services.sessions import (
     owned_stamp,
     set_archived,
 )
+from .answers import (
+    DebtJson,
+    DeletedJson,
+    HandVersionJson,
+    LedgerJson,
+    PaymentMadeJson,
+    RecordedHandJson,
+    ResultJson,
+    SessionJson,
+    SessionSummaryJson,
+    SettledJson,
+    TransferJson,
+    pay_link_json,
+    transfer_json,
+)
 from .door import ABSENT, Body, api, needed
 from .events import session_event
 from .kinds import (
@@ -53,9 +68,8 @@ from .kinds import (
     Stake,
     Text,
     Version,
-    ref,
 )
-from .params import DEBT_ID, ID, NUMBER, PAYMENT_ID, SESSION_ID
+from .params import DEBT_ID, NUMBER, PAYMENT_ID, SESSION_ID
 from .routes import created
 
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
@@ -185,6 +199,12 @@ class UndoPayment(Body):
 
 # -- answers ---------------------------------------------------------------------------------
 
+@overload
+def iso_time(moment: datetime) -> str: ...
+@overload
+def iso_time(moment: datetime | None) -> str | None: ...
+
+
 def iso_time(moment: datetime | None) -> str | None:
     """A stored time (aware UTC, :class:`app.db.types.UTCDateTime`) as ISO 8601."""
     return None if moment is None else moment.isoformat()
@@ -208,14 +228,14 @@ def _stake(gs: GameSession) -> str | None:
         CENT_PLACES else str(stake)
 
 
-def session_summary(gs: GameSession) -> dict[str, Any]:
+def session_summary(gs: GameSession) -> SessionSummaryJson:
     return {"id": gs.id, "name": gs.name, "players": list(sessions.seated_names(gs)),
             "currency": gs.currency, "closed": gs.is_closed,
             "hands": sessions.counted_hands(gs), "voided_hands": gs.voided_hands,
             "archived": gs.is_archived, "created_at": iso_time(gs.created_at)}
 
 
-def session_json(gs: GameSession) -> dict[str, Any]:
+def session_json(gs: GameSession) -> SessionJson:
     """A session: the players at the table in seat order, who left, who deals next, its
     rules, stake and side bets as stored, and the money in each pot."""
     fmt = amount_formatter(sessions.session_rules(gs), gs.currency)
@@ -233,11 +253,12 @@ def session_json(gs: GameSession) -> dict[str, Any]:
             "created_at": iso_time(gs.created_at), **session_event(gs)}
 
 
-def _split(stored: Mapping[str, Any]) -> dict[str, Any]:
+def _split(stored: Mapping[str, Any], result: Mapping[str, Any]) -> SettledJson:
     """A stored hand → the hand as a client sends it (no table facts, so it can be sent
-    back corrected), and the rules and stake it was settled under beside it."""
+    back corrected), the rules and stake it was settled under beside it, and its result."""
     hand = {k: v for k, v in stored.items() if k not in TABLE_FIELDS}
-    return {"hand": hand, "rules": stored.get("rules"), "stake": stored.get("stake")}
+    return {"hand": hand, "rules": stored["rules"], "stake": stored["stake"],
+            "result": cast(ResultJson, result)}  # (the core's: :meth:`app.core.Result.to_json`)
 
 
 def _worded(hand: Mapping[str, Any], result: Mapping[str, Any],
@@ -265,7 +286,7 @@ def _worded(hand: Mapping[str, Any], result: Mapping[str, Any],
     return out
 
 
-def hand_json(hand: Hand) -> dict[str, Any]:
+def hand_json(hand: Hand) -> RecordedHandJson:
     """A hand's current version; its result adds how its side bets were settled (apart from
     the hand's own lines), if it had any."""
     result = dict(_worded(hand.data, hand.result, hand.session.currency))
@@ -274,26 +295,26 @@ def hand_json(hand: Hand) -> dict[str, Any]:
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
                                                  scoring)
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
-            **_split(hand.data), "result": result}
+            **_split(hand.data, result)}
 
 
-def history_json(hand: Hand) -> list[dict[str, Any]]:
+def history_json(hand: Hand) -> list[HandVersionJson]:
     """Every version of a hand, oldest first, with when, by whom and why."""
     return [{"version": v["version"], "action": v["action"],
              "at": iso_time(v["at"]), "by": v["by"],
-             "reason": v["reason"], **_split(v["hand"]),
-             "result": _worded(v["hand"], v["result"], hand.session.currency)}
+             "reason": v["reason"],
+             **_split(v["hand"], _worded(v["hand"], v["result"], hand.session.currency))}
             for v in sessions.history(hand)]
 
 
-def payment_json(p: PaymentMade, fmt: Callable[[Decimal], str]) -> dict[str, Any]:
+def payment_json(p: PaymentMade, fmt: Callable[[Decimal], str]) -> PaymentMadeJson:
     return {"id": p.id, "from": p.payer, "to": p.payee, "amount": fmt(p.amount),
             "planned": p.planned, "at": iso_time(p.at), "by": p.by, "undone": p.undone,
             "undone_at": iso_time(p.undone_at), "undone_by": p.undone_by,
             "undo_reason": p.undo_reason}
 
 
-def debt_json(d: Debt) -> dict[str, Any]:
+def debt_json(d: Debt) -> DebtJson:
     fmt = amount_formatter(d, d.currency)
     return {"id": d.id, "session": d.session_id, "session_name": d.session,
             "from": d.payer, "to": d.payee, "amount": fmt(d.amount), "currency": d.currency,
@@ -301,17 +322,16 @@ def debt_json(d: Debt) -> dict[str, Any]:
             "paid_at": iso_time(d.paid_at), "paid_by": d.paid_by}
 
 
-def ledger_json(gs: GameSession) -> dict[str, Any]:
+def ledger_json(gs: GameSession) -> LedgerJson:
     """Totals, counted hands, the plan in force, the transfers still open, every payment
     (undone ones marked), what each player still has open, and any debts carried over."""
     state = sessions.ledger_of(gs)
     fmt = amount_formatter(sessions.session_rules(gs), gs.currency)
-    transfers = [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
-                 for t in state.transfers]
+    transfers = [transfer_json(t, fmt) for t in state.transfers]
     handles = session_handles(gs)  # each open transfer: the payee's pay links (docs/api.md)
-    open_ = [{**t, "pay": [link.to_json() for link in transfer_links(gs, handles, s.payee,
-                                                                     s.amount)]}
-             for t, s in zip(transfers, state.transfers, strict=True)]
+    open_: list[TransferJson] = [
+        {**transfer_json(t, fmt), "pay": [pay_link_json(link) for link in transfer_links(
+            gs, handles, t.payee, t.amount)]} for t in state.transfers]
     return {
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
         "hands": state.hands,
@@ -335,7 +355,7 @@ def ledger_json(gs: GameSession) -> dict[str, Any]:
 
 # -- sessions --------------------------------------------------------------------------------
 
-@api.post("/sessions", "Start a session.", {"201": ("The session.", "Session")})
+@api.post("/sessions", "Start a session.", {"201": ("The session.", SessionJson)})
 def create_session(user: User, body: NewSession) -> Response:
     gs = sessions.create_session(  # in a league, its defaults fill in rules, stake, currency
         user, name=body.name, players=body.players, first_dealer=body.first_dealer,
@@ -344,20 +364,20 @@ def create_session(user: User, body: NewSession) -> Response:
 
 
 @api.get("/sessions", "Your sessions, newest first.",
-         {"200": ("Summaries.", {"type": "array", "items": ref("SessionSummary")})})
+         {"200": ("Summaries.", list[SessionSummaryJson])})
 def list_sessions(user: User) -> Response:
     return jsonify([session_summary(gs) for gs in sessions.sessions_of(user)])
 
 
 @api.get("/sessions/<int:session_id>", "A session: players, dealer, rules, stake.",
-         {"200": ("The session.", "Session")}, S)
+         {"200": ("The session.", SessionJson)}, S)
 def get_session(user: User, session_id: int) -> Response:
     return jsonify(session_json(sessions.owned_session(user, session_id)))
 
 
 @api.post("/sessions/<int:session_id>/share", "Revoke the share link and make a new one: "
           "the old link stops working at once.",
-          {"200": ("The session, with its new share_url.", "Session")}, S, change=False)
+          {"200": ("The session, with its new share_url.", SessionJson)}, S, change=False)
 def replace_share(user: User, session_id: int) -> Response:
     gs = sessions.owned_session(user, session_id)
     sessions.replace_share_link(gs)
@@ -365,7 +385,7 @@ def replace_share(user: User, session_id: int) -> Response:
 
 
 @api.put("/sessions/<int:session_id>/rules", "Change the house rules or stake for the hands "
-         "to come.", {"200": ("The session.", "Session")}, S)
+         "to come.", {"200": ("The session.", SessionJson)}, S)
 def change_rules(user: User, session_id: int, body: RulesChangeBody) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     if not body.sent():
@@ -377,7 +397,7 @@ def change_rules(user: User, session_id: int, body: RulesChangeBody) -> Response
 
 @api.post("/sessions/<int:session_id>/close", "Close a session: once everything is paid, or "
           "with carry_over the open transfers are kept as debts. The body may be empty.",
-          {"200": ("The session, closed.", "Session")}, S)
+          {"200": ("The session, closed.", SessionJson)}, S)
 def close_session(user: User, session_id: int, body: Close) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.close_session(gs, body.carry_over)
@@ -386,7 +406,7 @@ def close_session(user: User, session_id: int, body: Close) -> Response:
 
 @api.post("/sessions/<int:session_id>/seats", "A player joins (at the dealer's right, or "
           "after a named player) or leaves; earlier hands keep their seats.",
-          {"200": ("The session as it is now.", "Session")}, S)
+          {"200": ("The session as it is now.", SessionJson)}, S)
 def change_seats(user: User, session_id: int, body: SeatsChange) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     gs = sessions.change_seats(gs, user, join=body.join, after=body.after, leave=body.leave)
@@ -394,7 +414,7 @@ def change_seats(user: User, session_id: int, body: SeatsChange) -> Response:
 
 
 @api.post("/sessions/<int:session_id>/archive", "Archive the session off the home page, or "
-          "bring it back.", {"200": ("The session.", "Session")}, S)
+          "bring it back.", {"200": ("The session.", SessionJson)}, S)
 def archive_session(user: User, session_id: int, body: Archive) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     return jsonify(session_json(set_archived(gs, body.archived)))
@@ -402,17 +422,17 @@ def archive_session(user: User, session_id: int, body: Archive) -> Response:
 
 @api.delete("/sessions/<int:session_id>", "Delete a session with no hand and no payment (409 "
             "once it has one: archive it instead).",
-            {"200": ("Deleted.", {"type": "object", "properties": {"deleted": ID}})}, S)
+            {"200": ("Deleted.", DeletedJson)}, S)
 def delete_session(user: User, session_id: int) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.delete_session(gs)
-    return jsonify({"deleted": session_id})
+    return jsonify(DeletedJson(deleted=session_id))
 
 
 # -- hands -----------------------------------------------------------------------------------
 
 @api.post("/sessions/<int:session_id>/hands", "Record the next hand under the session's rules.",
-          {"201": ("The hand, its number and result.", "RecordedHand")}, S)
+          {"201": ("The hand, its number and result.", RecordedHandJson)}, S)
 def record_hand(user: User, session_id: int, body: TableHand) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     hand = sessions.record_hand(gs, user, body.sent())
@@ -421,13 +441,13 @@ def record_hand(user: User, session_id: int, body: TableHand) -> Response:
 
 
 @api.get("/sessions/<int:session_id>/hands/<int:number>", "A hand's current version.",
-         {"200": ("The hand.", "RecordedHand")}, H)
+         {"200": ("The hand.", RecordedHandJson)}, H)
 def get_hand(user: User, session_id: int, number: int) -> Response:
     return jsonify(hand_json(sessions.get_hand(sessions.owned_session(user, session_id), number)))
 
 
 @api.put("/sessions/<int:session_id>/hands/<int:number>", "Correct a hand; the old version "
-         "stays in its history.", {"200": ("The new version.", "RecordedHand")}, H)
+         "stays in its history.", {"200": ("The new version.", RecordedHandJson)}, H)
 def correct_hand(user: User, session_id: int, number: int, body: Correction) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.get_hand(gs, number)
@@ -437,7 +457,7 @@ def correct_hand(user: User, session_id: int, number: int, body: Correction) -> 
 
 
 @api.delete("/sessions/<int:session_id>/hands/<int:number>", "Void a hand: it no longer "
-            "counts, and stays in the history.", {"200": ("The voided hand.", "RecordedHand")},
+            "counts, and stays in the history.", {"200": ("The voided hand.", RecordedHandJson)},
             H)
 def void_hand(user: User, session_id: int, number: int, body: Void) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
@@ -447,7 +467,7 @@ def void_hand(user: User, session_id: int, number: int, body: Void) -> Response:
 
 @api.get("/sessions/<int:session_id>/hands/<int:number>/history", "Every version of a hand, "
          "oldest first: when, by whom, why.",
-         {"200": ("The versions.", {"type": "array", "items": ref("HandVersion")})}, H)
+         {"200": ("The versions.", list[HandVersionJson])}, H)
 def hand_history(user: User, session_id: int, number: int) -> Response:
     gs = sessions.owned_session(user, session_id)
     return jsonify(history_json(sessions.get_hand(gs, number)))
@@ -461,7 +481,7 @@ LEDGERS: StateCache[bytes] = StateCache(512)
 
 
 @api.get("/sessions/<int:session_id>/ledger", "Totals, what is paid and the transfers still "
-         "open.", {"200": ("The ledger.", "Ledger")}, S)
+         "open.", {"200": ("The ledger.", LedgerJson)}, S)
 def get_ledger(user: User, session_id: int) -> Response:
     stamp, share_token = owned_stamp(user, session_id)  # one row while nothing changed
     body = LEDGERS.get((stamp.tag, share_token), lambda: json.dumps(
@@ -470,7 +490,7 @@ def get_ledger(user: User, session_id: int) -> Response:
 
 
 @api.post("/sessions/<int:session_id>/payments", "Mark a transfer paid, in full or in part.",
-          {"200": ("The ledger after the payment.", "Ledger")}, S)
+          {"200": ("The ledger after the payment.", LedgerJson)}, S)
 def record_payment(user: User, session_id: int, body: NewPayment) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     for field, what in (("from", "who paid"), ("to", "who was paid"), ("amount", "how much")):
@@ -489,7 +509,7 @@ def record_payment(user: User, session_id: int, body: NewPayment) -> Response:
 
 @api.delete("/sessions/<int:session_id>/payments/<int:payment_id>", "Undo a payment with a "
             "reason: it stays in the history, marked undone; what it paid is open again.",
-            {"200": ("The ledger after the undo.", "Ledger")}, (SESSION_ID, PAYMENT_ID))
+            {"200": ("The ledger after the undo.", LedgerJson)}, (SESSION_ID, PAYMENT_ID))
 def undo_payment(user: User, session_id: int, payment_id: int, body: UndoPayment) -> Response:
     gs = sessions.owned_session(user, session_id, to_change=True)
     sessions.undo_payment(gs, user, payment_id, body.reason)
@@ -497,12 +517,12 @@ def undo_payment(user: User, session_id: int, payment_id: int, body: UndoPayment
 
 
 @api.get("/debts", "The unpaid debts carried over from your sessions.",
-         {"200": ("The debts.", {"type": "array", "items": ref("Debt")})})
+         {"200": ("The debts.", list[DebtJson])})
 def list_debts(user: User) -> Response:
     return jsonify([debt_json(d) for d in open_debts_of(user)])
 
 
 @api.post("/debts/<int:debt_id>/paid", "Mark a carried debt paid (who and when are kept).",
-          {"200": ("The debt, paid.", "Debt")}, (DEBT_ID,))
+          {"200": ("The debt, paid.", DebtJson)}, (DEBT_ID,))
 def mark_debt_paid(user: User, debt_id: int) -> Response:
     return jsonify(debt_json(mark_paid(user, debt_id)))

@@ -33,8 +33,8 @@ from ..services import sessions
 from ..services.errors import NotFoundError
 from ..services.sessions import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
+from .answers import ErrorJson, LastHandJson, ShareJson, transfer_json
 from .door import api
-from .kinds import ref
 from .params import SHARE_TOKEN
 from .sessions import iso_time
 
@@ -45,16 +45,16 @@ if TYPE_CHECKING:
 BODIES: StateCache[bytes] = StateCache(512)
 
 
-def _hand(hand: Hand) -> dict[str, Any]:
+def _hand(hand: Hand) -> LastHandJson:
     result = hand.result
-    values = result.get("net") if result.get("net") is not None else result.get("pushed", {})
+    values = result["net"] if result.get("net") is not None else result.get("pushed", {})
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
             "corrected": hand.version > 1 and not hand.voided,
             "multiplier": hand.data.get("multiplier", 1), "outcome": result["outcome"],
             "winners": result["winners"], "values": values}
 
 
-def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
+def share_json(gs: GameSession, stamp: Stamp) -> ShareJson:
     """What the read-only view shows: the session, its seats with their totals, who deals
     next, the counted hands, the last hands, the transfers still open, the pots, and when
     it last changed."""
@@ -76,8 +76,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> dict[str, Any]:
         "hands": state.hands,
         "voided_hands": gs.voided_hands,
         "last_hands": [_hand(h) for h in last_hands(gs)],
-        "transfers": [{"from": t.payer, "to": t.payee, "amount": fmt(t.amount)}
-                      for t in state.transfers],
+        "transfers": [transfer_json(t, fmt) for t in state.transfers],
         "pots": {bet: fmt(amount) for bet, amount in state.pots.items()},
         "revision": stamp.revision,
         "updated_at": iso_time(stamp.updated_at),
@@ -100,11 +99,10 @@ def _live(response: Response, tag: str) -> Response:
 
 @api.get("/share/<token>", "The live state of a session for its read-only view: the share "
          "link is the credential. Poll it with If-None-Match: 304 until something changes.", {
-             "200": {"description": "The state, with its ETag.", "headers": {
-                 "ETag": {"schema": {"type": "string"}}}, "content": {"application/json": {
-                     "schema": ref("Share")}}},
+             "200": ("The state, with its ETag.", ShareJson,
+                     {"ETag": {"schema": {"type": "string"}}}),
              "304": ("Nothing changed since the ETag you sent.", None),
-             "404": ("No session behind this link (or it was replaced).", "Error")},
+             "404": ("No session behind this link (or it was replaced).", ErrorJson)},
          (SHARE_TOKEN, {"name": "If-None-Match", "in": "header", "required": False,
                         "schema": {"type": "string"},
                         "description": "The ETag of the state you have."}))

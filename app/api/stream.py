@@ -48,6 +48,7 @@ from ..services.events import EventNotFoundError, board_event
 from ..services.events import board_state as state_of_board
 from ..services.sessions import Stamp, listen_for_moves, on_moved, stamp_by_token
 from . import bp
+from .answers import ErrorJson
 from .door import api
 from .params import SHARE_TOKEN, query
 
@@ -83,7 +84,7 @@ Key = int | str
              "200": {"description": "The stream (text/event-stream).", "content": {
                  "text/event-stream": {"schema": {"type": "string"}}}},
              "204": ("This server holds no streams: poll instead.", None),
-             "404": ("No session behind this link (or it was replaced).", "Error"),
+             "404": ("No session behind this link (or it was replaced).", ErrorJson),
              "503": ("The server holds as many streams as it can: poll (Retry-After says "
                      "when to try a stream again).", None)},
          (SHARE_TOKEN, query("seen", {"type": "string"}, "The state tag (or ETag) the page has."),

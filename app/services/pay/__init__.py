@@ -14,9 +14,9 @@ from decimal import Decimal
 from ...db.models import GameSession
 from .handles import FIELDS, Handles, PayError, handle_problems, read_handles, session_handles
 from .handles import set_handles as set_handles
-from .links import PayLink, epc_payload, epc_qr, pay_links
+from .links import SERVICES, PayLink, epc_payload, epc_qr, pay_links
 
-__all__ = ["FIELDS", "Handles", "PayError", "PayLink", "epc_payload", "epc_qr",
+__all__ = ["FIELDS", "SERVICES", "Handles", "PayError", "PayLink", "epc_payload", "epc_qr",
            "handle_problems", "read_handles", "session_handles", "set_handles",
            "transfer_links", "transfer_note"]
 

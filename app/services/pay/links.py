@@ -25,6 +25,10 @@ MAX_EPC_TEXT = 140
 MAX_EPC_AMOUNT = Decimal("999999999.99")
 
 
+#: What a link can be, in the order :func:`pay_links` offers them.
+SERVICES = ("epc", "paypal", "venmo", "cashapp", "revolut", "iban", "note")
+
+
 @dataclass(frozen=True)
 class PayLink:
     """One way to pay: a ``url`` to open, or (``epc``) a ``payload`` for a QR code, or
@@ -35,13 +39,6 @@ class PayLink:
     payload: str = ""
     text: str = ""
     amount: bool = False
-
-    def to_json(self) -> dict[str, str]:
-        out = {"service": self.service}
-        for key in ("url", "payload", "text"):
-            if getattr(self, key):
-                out[key] = getattr(self, key)
-        return out
 
 
 def pay_links(handles: Handles, payee: str, amount: Decimal, currency: str,
