@@ -21,16 +21,6 @@ from ..db.models import User
 from ..db.unit import take_back
 from ..services import sessions
 from ..services.leagues import session_table
-from ..services.sessions import (
-    MAX_NIGHT_EVENTS,
-    MAX_NIGHT_SEQ,
-    NIGHT_EVENT_ID,
-    NIGHT_FIELDS,
-    NIGHT_SHARE_TOKEN,
-    NIGHT_UID,
-    NightSent,
-    money_of,
-)
 from .answers import NightMoneyJson, NightSentJson
 from .door import ABSENT, Body, api, needed
 from .errors import known_error
@@ -58,7 +48,7 @@ _KINDS = {
     "undone": "The payment of the paid event with id payment undone.",
     "closed": "The night closes (carry_over: what is open is kept as debts).",
 }
-_EventId = SkipValidation[Annotated[str, Field(pattern=f"^{NIGHT_EVENT_ID.pattern}$",
+_EventId = SkipValidation[Annotated[str, Field(pattern=f"^{sessions.NIGHT_EVENT_ID.pattern}$",
                                                examples=["e1"])]]
 _Said = SkipValidation[str]
 _Seated = SkipValidation[Name | None]
@@ -88,7 +78,7 @@ def _event_fields() -> dict[str, tuple[Any, Any]]:
             ABSENT, description="The id of the paid event.")),
         "carry_over": (Flag, ABSENT),
         "share_token": (_Said, Field(
-            ABSENT, pattern=f"^{NIGHT_SHARE_TOKEN.pattern}$",
+            ABSENT, pattern=f"^{sessions.NIGHT_SHARE_TOKEN.pattern}$",
             description="The session's share token, made on the phone (16 or more random "
                         "bytes, base64url) so that its share QR could be shown before the "
                         "night was sent; refused if another session has it. Absent: the "
@@ -98,7 +88,7 @@ def _event_fields() -> dict[str, tuple[Any, Any]]:
 
 def _event(kind: str, names: tuple[str, ...], fields: dict[str, tuple[Any, Any]]) -> Any:
     """The schema of one kind of event."""
-    seq = Field(ABSENT, ge=1, le=MAX_NIGHT_SEQ,
+    seq = Field(ABSENT, ge=1, le=sessions.MAX_NIGHT_SEQ,
                 description="The event's place in the night, from 1.",
                 json_schema_extra={"const": 1} if kind == "started" else {"minimum": 2})
     head: dict[str, Any] = {
@@ -111,7 +101,8 @@ def _event(kind: str, names: tuple[str, ...], fields: dict[str, tuple[Any, Any]]
     return model
 
 
-_EVENTS = [_event(kind, names, _event_fields()) for kind, names in NIGHT_FIELDS.items()]
+_EVENTS = [_event(kind, names, _event_fields())
+           for kind, names in sessions.NIGHT_FIELDS.items()]
 _Event: Any = Union[tuple(_EVENTS)]  # noqa: UP007  (made of the kinds: no | to write)
 
 
@@ -125,14 +116,15 @@ class NightEvents(Body):
         {"id": "e2", "seq": 2, "kind": "hand",
          "hand": {"end": {"kind": "tonk_out", "player": "Ann"}}}]},)
     events: SkipValidation[list[_Event]] = needed(
-        min_length=1, max_length=MAX_NIGHT_EVENTS,
+        min_length=1, max_length=sessions.MAX_NIGHT_EVENTS,
         description="Events of the night in order, their seqs one after another, each id "
                     "once: from the first the server does not hold (any before it are "
                     "skipped, as held).")
 
 
 _UID = path("uid", "The night's uid, made on the phone (a UUID's 32 hex digits): the "
-            "session's own once sent.", {"type": "string", "pattern": f"^{NIGHT_UID.pattern}$"},
+            "session's own once sent.",
+            {"type": "string", "pattern": f"^{sessions.NIGHT_UID.pattern}$"},
             example="0f8e6c1d2b3a49e5a7c6d5e4f3a2b1c0")
 
 
@@ -163,7 +155,7 @@ def send_night(user: User, uid: str, body: NightEvents) -> Response:
     return response
 
 
-def _night_json(uid: str, sent: NightSent) -> NightSentJson:
+def _night_json(uid: str, sent: sessions.NightSent) -> NightSentJson:
     """What the server holds of the night: the events taken now and those it had, how many
     it holds (the next to send is ``next``), and its session with its money, if started."""
     gs = sent.session
@@ -176,5 +168,5 @@ def _night_json(uid: str, sent: NightSent) -> NightSentJson:
             "url": url_for("api.get_session", session_id=gs.id),
             "page": url_for("web.session", session_id=gs.id),
             "money": {name: cast(NightMoneyJson, m.to_json())  # (the core's: its four parts)
-                      for name, m in money_of(gs).items()},
+                      for name, m in sessions.money_of(gs).items()},
             "ledger": ledger_json(gs)}
