@@ -358,9 +358,6 @@ def _catchers_explained(c: CaughtDrop, hand: CaughtHand, lines: list[Message]) -
     players, rules = hand.players, hand.rules
     names = join_and(players[s] for s in c.catchers)
     dropper = players[c.dropper]
-    if rules.preset == "rushville" and rules.catch_factor == 2 * rules.run_out_pays:
-        # Rushville's own words: a bumped head pays double rum
-        return [Message("explain.bumped_head", catchers=names, dropper=dropper)]
     return [Message("explain.catchers_paid", catchers=names, dropper=dropper,
                     pays=multiple_word(rules.catch_factor))]
 

@@ -16,6 +16,7 @@ from .catches import CaughtDrop, find_catch
 from .hand import PlayedHand, catch_groups, deal_claims
 from .messages import Message, join_and, multiple_word, render
 from .money import spoken_amount, with_sign
+from .rules import PRESETS
 
 
 class Paid(Protocol):
@@ -165,7 +166,10 @@ def _catch_winners(result: Settled, caught: CaughtDrop) -> list[Message]:
     else:
         lines = [Message("explain.lowest_tie", players=join_and(low), count=lowest)]
     explained = find_catch(hand.rules.catch).explained
-    return lines if explained is None else explained(caught, hand, lines)
+    if explained is not None:
+        lines = explained(caught, hand, lines)
+    preset = PRESETS[hand.rules.preset]
+    return [preset.worded(hand.rules, line) for line in lines]
 
 
 def _explain_stock_out(result: Settled) -> list[Message]:

@@ -484,6 +484,9 @@ class Preset:
     name: str
     changes: Mapping[str, Any]
     sources: Mapping[str, str] = field(default_factory=dict)
+    #: Its own sentence for a general one (a message id → its own, and the options that
+    #: sentence speaks of): said while those options are as the preset sets them.
+    words: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     rules: Rules = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -502,6 +505,14 @@ class Preset:
     def summary(self) -> Message:
         return Message(f"preset.{self.name}.summary")
 
+    def worded(self, rules: Rules, line: Message) -> Message:
+        """``line`` in the preset's own words, where it has some and ``rules`` keep the
+        options they speak of as the preset sets them."""
+        own = self.words.get(line.id)
+        if own is None or any(getattr(rules, o) != getattr(self.rules, o) for o in own[1]):
+            return line
+        return Message(own[0], **dict(line.params))
+
 
 _WIKIPEDIA: dict[str, Any] = {"deck": "jokers", "deal_wins": [], "catch": "wikipedia",
                               "double_double_pays": 4, "stock_out_tie": "draw"}
@@ -516,7 +527,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            {"deal": "encyclopedia.texas", "catch.alt1": "encyclopedia.texas"}),
     Preset("rushville", {"deal_wins": [{"five_face_cards": True, "pays": 2}], "run_out_pays": 2,
                          "catch": "catchers", "catch_factor": 4, "stock_out_tie": "draw"},
-           {"stock_out.draw": "pagat.rushville.7"}),
+           {"stock_out.draw": "pagat.rushville.7"},
+           # a bumped head pays double rum: while the catch factor is twice the rum's pay
+           {"explain.catchers_paid": ("explain.bumped_head", ("catch_factor", "run_out_pays"))}),
     Preset("chicago", {"deck": "jokers",
                        "deal_wins": [{"totals": [50], "pays": 2}, {"at_most": 13, "pays": 2},
                                      {"totals": [49], "pays": 1}],
