@@ -246,6 +246,24 @@ def test_only_the_configuration_reads_the_environment():
     assert not wrong, "the environment is read in app/config.py only:\n" + "\n".join(wrong)
 
 
+def ends_a_change(tree: ast.AST) -> list[int]:
+    """The lines that end a transaction themselves: a rollback or a commit called."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("rollback", "commit")]
+
+
+def test_only_the_write_boundary_ends_a_change():
+    """A commit or a rollback is the write boundary's (app/db): views, error handlers,
+    services and commands go through it (``unit_of_work``, ``once``, ``take_back``, a
+    ``Part``)."""
+    wrong = [f"{module} line {line}" for module, path in MODULES.items()
+             if not module.startswith("app.db") for line in ends_a_change(
+                 ast.parse(path.read_text()))]
+    assert not wrong, "only app/db commits or rolls back:\n" + "\n".join(wrong)
+    assert ends_a_change(ast.parse(MODULES["app.db.unit"].read_text()))
+
+
 def test_the_layers_are_checked_at_all():
     """The checks above see the app: each layer, imports across them, names taken."""
     assert layer("app.services.leagues.admin") == "services"

@@ -62,9 +62,26 @@ def unit_of_work(*, begin: bool = True) -> Iterator[None]:
 def take_back() -> None:
     """Give up what the request has changed so far (a refusal shown beside its field, a
     form's token refused, a night the server did not take): nothing of it is kept, and the
-    boundary around it commits nothing of it. Pages and API views call this, never the
-    database session's rollback: the write boundary is the one place that ends a change."""
+    boundary around it commits nothing of it; the handlers of a database fault, before they
+    answer. They call this, never the database session's rollback: the write boundary is the
+    one place that ends a change."""
     db.session.rollback()
+
+
+class Part:
+    """A part of the change under way that can be taken back alone (a savepoint): an
+    import's rows, given up when the import is refused, and nothing else of the request."""
+
+    def __init__(self) -> None:
+        self._nested = db.session.begin_nested()
+
+    def keep(self) -> None:
+        """Keep it in the change under way (the boundary's commit keeps it)."""
+        self._nested.commit()
+
+    def take_back(self) -> None:
+        """Give up what was written since it began, and nothing before."""
+        self._nested.rollback()
 
 
 def changed() -> bool:

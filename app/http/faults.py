@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from ..db import storage
+from ..db.unit import take_back
 from ..extensions import db
 from .errors import error_response, is_api_request
 
@@ -35,7 +36,7 @@ def fault_response(meaning: str) -> Response:
             response = make_response(render_template("unavailable.html",
                                                       meaning=meaning), 503)
         except Exception:  # noqa: BLE001 - a last resort: the page failed to draw
-            db.session.rollback()
+            take_back()
             response = make_response(meaning, 503)
             response.mimetype = "text/plain"
     response.headers["Retry-After"] = str(storage.RETRY_AFTER)
@@ -70,7 +71,7 @@ def end_session(_exc: BaseException | None) -> None:
 def database_fault(exc: DBAPIError | PoolTimeout) -> ResponseReturnValue:
     """The 503 of a database fault (registered in :mod:`app.errors`); any other database
     error stays a 500."""
-    db.session.rollback()
+    take_back()
     meaning = storage.fault(exc)
     if meaning is None:
         raise exc

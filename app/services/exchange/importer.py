@@ -18,7 +18,6 @@ from typing import IO, Any, NamedTuple, cast
 from sqlalchemy import Boolean, Table, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlalchemy.orm import SessionTransaction
 
 from ...core import Rules, TonkError, resolve_rules
 from ...core.messages import Message
@@ -44,6 +43,7 @@ from ...db.models import (
 )
 from ...db.storage import begin_write
 from ...db.types import UTCDateTime
+from ...db.unit import Part
 from ...extensions import db
 from ..sessions import is_league_admin, parse_currency, side_bets_text
 from .checked import Checked
@@ -117,7 +117,7 @@ class Importer:
         self._statements: dict[str, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
         self._checker = Checker()
         self._started = False
-        self._savepoint: SessionTransaction | None = None
+        self._savepoint: Part | None = None
         self._league_plan: _LeaguePlan | None = None
         # SQLite has one write lock for the whole database: read and check everything
         # first, keeping the checked batches in a file, and hold the lock only to write.
@@ -372,7 +372,7 @@ class Importer:
             self.report.league_id = None
             return self.report
         if self._savepoint is not None:
-            self._savepoint.commit()  # (released: the caller's commit keeps it)
+            self._savepoint.keep()  # (released: the caller's commit keeps it)
             self._savepoint = None
         db.session.flush()
         if self.league_id is not None and self.report.sessions:
@@ -386,12 +386,12 @@ class Importer:
         """Open the import's savepoint before its first write (on SQLite once the write
         lock is held: taking it ends a transaction that only read)."""
         if self._savepoint is None:
-            self._savepoint = db.session.begin_nested()
+            self._savepoint = Part()
 
     def undo(self) -> None:
         """Take back everything the import wrote (its savepoint), and nothing else."""
         if self._savepoint is not None:
-            self._savepoint.rollback()
+            self._savepoint.take_back()
             self._savepoint = None
         self._conn = None
         self._players, self._next_id = None, {}
