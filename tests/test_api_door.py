@@ -55,6 +55,9 @@ def test_an_answer_is_documented_by_its_type(open_client):
     # only a tournament's table has it)
     assert session["properties"]["players"]["description"] == "At the table now, in seat order."
     assert schemas["PayLink"]["properties"]["service"]["enum"] == list(SERVICES)
+    # a key taken on from another answer's type keeps its description
+    assert schemas["HandVersion"]["properties"]["stake"]["description"] == \
+        "The stake it was settled under."
     transfer = schemas["Transfer"]
     assert transfer["required"] == ["from", "to", "amount"]
     assert "pay links" in transfer["properties"]["pay"]["description"]

@@ -1,8 +1,9 @@
 """What the API answers, declared once: each answer is a TypedDict that the view building it
 returns (so the type checker holds the view to it) and that the OpenAPI document shows (the
-door makes its schema, :func:`.door.answer_schemas`). A key's description is the docstring
-below it; a key named ``from`` needs the call form of a TypedDict, and says its own
-(:func:`.kinds.about`). The schema's name is the class's without ``Json``.
+door makes its schema, :func:`.door.schemas`). A key's description is the docstring below
+it; a key named ``from`` needs the call form of a TypedDict, and a key another TypedDict takes
+on (a base's) loses its docstring: they say theirs with :func:`.kinds.about`. The schema's
+name is the class's without ``Json``.
 
 What the core builds itself (a hand's result, a ruling, a player's money by part) is
 declared here all the same, and the view takes it as that (``cast``): the schemathesis test
@@ -181,12 +182,9 @@ class SessionSummaryJson(TypedDict):
 class AtEventJson(TypedDict):
     """Where a session is a table of a tournament."""
 
-    event: Key | None
-    """The tournament it is a table of, if any."""
-    round: Key | None
-    """The tournament's round it is a table of, if any."""
-    table: NotRequired[Key]
-    """Its table's number in that round."""
+    event: Annotated[Key | None, about("The tournament it is a table of, if any.")]
+    round: Annotated[Key | None, about("The tournament's round it is a table of, if any.")]
+    table: NotRequired[Annotated[Key, about("Its table's number in that round.")]]
 
 
 @with_config(DOCSTRINGS)
@@ -232,10 +230,8 @@ class SettledJson(TypedDict):
     """A hand as a client sends it, the rules and stake it was settled under, its result."""
 
     hand: SentHand
-    rules: Rules
-    """The house rules it was settled under."""
-    stake: str
-    """The stake it was settled under."""
+    rules: Annotated[Rules, about("The house rules it was settled under.")]
+    stake: Annotated[str, about("The stake it was settled under.")]
     result: ResultJson
 
 

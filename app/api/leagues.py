@@ -20,6 +20,7 @@ from pydantic import Field, SkipValidation, WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
 from ..core.money import CENT_PLACES, average_of_minor, from_minor
+from ..core.series import MAX_POINTS
 from ..db.models import League, Player, Season, User
 from ..services import leagues as service
 from ..services.leagues import RATING_SORTS, SCORINGS, SORTS
@@ -40,6 +41,7 @@ from .kinds import (
     Stake,
     Text,
     When,
+    about,
     choice,
 )
 from .params import LEAGUE_ID, PLAYER_ID, query
@@ -161,18 +163,16 @@ class RecordJson(TypedDict):
     (points whole)."""
 
     player: MemberJson
-    net: Money
-    """Money or points won; under push-ups, points pushed up (lower is better)."""
+    net: Annotated[Money, about("Money or points won; under push-ups, points pushed up (lower "
+                                "is better).")]
     sessions: Count
     hands: Count
     hands_won: Count
     tonks_out: Count
     drops_won: Count
     times_caught: Count
-    win_rate: str
-    """Hands won / hands, 4 places."""
-    average: str
-    """Net per hand, 2 places."""
+    win_rate: Annotated[str, about("Hands won / hands, 4 places.")]
+    average: Annotated[str, about("Net per hand, 2 places.")]
 
 
 @with_config(DOCSTRINGS)
@@ -249,9 +249,9 @@ class PlayerRecordJson(TypedDict):
     sessions: Count
     all_time: RecordJson | None
     seasons: list[SeasonRecordJson]
-    running: list[RunningJson]
-    """Running total after each session (thinned to at most MAX_POINTS points, keeping
-    every swing)."""
+    running: Annotated[list[RunningJson], about(
+        f"Running total after each session (thinned to at most {MAX_POINTS} points, keeping "
+        "every swing).")]
     best: list[SessionResultJson]
     """Biggest wins (push-ups: lowest totals), at most 5."""
     worst: list[SessionResultJson]
