@@ -16,7 +16,7 @@ from .catches import CaughtDrop, find_catch
 from .hand import PlayedHand, catch_groups, deal_claims
 from .messages import Message, join_and, multiple_word, render
 from .money import spoken_amount, with_sign
-from .rules import PRESETS
+from .rules import PRESETS, Rules
 
 
 class Paid(Protocol):
@@ -168,8 +168,17 @@ def _catch_winners(result: Settled, caught: CaughtDrop) -> list[Message]:
     explained = find_catch(hand.rules.catch).explained
     if explained is not None:
         lines = explained(caught, hand, lines)
-    preset = PRESETS[hand.rules.preset]
-    return [preset.worded(hand.rules, line) for line in lines]
+    return [in_own_words(hand.rules, line) for line in lines]
+
+
+def in_own_words(rules: Rules, line: Message) -> Message:
+    """``line`` in the preset's own words (:attr:`~app.core.rules.Preset.words`), where it
+    has some and ``rules`` keep the options they speak of as the preset sets them."""
+    preset = PRESETS[rules.preset]
+    own = preset.words.get(line.id)
+    if own is None or any(getattr(rules, o) != getattr(preset.rules, o) for o in own[1]):
+        return line
+    return Message(own[0], **dict(line.params))
 
 
 def _explain_stock_out(result: Settled) -> list[Message]:

@@ -485,7 +485,8 @@ class Preset:
     changes: Mapping[str, Any]
     sources: Mapping[str, str] = field(default_factory=dict)
     #: Its own sentence for a general one (a message id → its own, and the options that
-    #: sentence speaks of): said while those options are as the preset sets them.
+    #: sentence speaks of): said while those options are as the preset sets them
+    #: (:func:`app.core.explain.in_own_words`).
     words: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     rules: Rules = field(init=False, repr=False, compare=False)
 
@@ -504,14 +505,6 @@ class Preset:
     @property
     def summary(self) -> Message:
         return Message(f"preset.{self.name}.summary")
-
-    def worded(self, rules: Rules, line: Message) -> Message:
-        """``line`` in the preset's own words, where it has some and ``rules`` keep the
-        options they speak of as the preset sets them."""
-        own = self.words.get(line.id)
-        if own is None or any(getattr(rules, o) != getattr(self.rules, o) for o in own[1]):
-            return line
-        return Message(own[0], **dict(line.params))
 
 
 _WIKIPEDIA: dict[str, Any] = {"deck": "jokers", "deal_wins": [], "catch": "wikipedia",
@@ -591,8 +584,7 @@ def resolve_rules(spec: Any = None) -> Rules:
     preset = find_preset(preset_name)
     if not options:
         return preset.rules
-    key = repr(sorted(options.items(), key=lambda kv: str(kv[0])))
-    key += "|" + preset_name
+    key = repr(sorted(options.items(), key=lambda kv: str(kv[0]))) + "|" + preset_name
     cached = _CACHE.get(key)
     if cached is None:
         cached = _CACHE[key] = _with_options(preset.rules, options)
