@@ -308,8 +308,11 @@ def session_refusals(read: SessionForm) -> dict[str, TonkError]:
                                exc)
             return None
 
-    checked("name", lambda: session_name(read.name))
-    checked("currency", lambda: session_currency(read.currency))
+    checked("name", lambda: session_name(read.name))  # (in about the form's order)
+    checked("players", lambda: parse_players(read.players))
+    if read.players and not read.dealer:  # (a seat of nobody's; with no seats, "players")
+        refused["first_dealer"] = TonkError(
+            Message("session.dealer_seat", seat=read.dealer_seat + 1), "first_dealer")
     rules = checked("preset", lambda: resolve_rules(read.spec))
     if rules is not None:
         currency = read.currency or None
@@ -318,10 +321,7 @@ def session_refusals(read: SessionForm) -> dict[str, TonkError]:
             checked("side_bets", lambda: parse_side_bets(
                 spec_of_options(read.side_bets), stake=stake, scoring=rules.scoring,
                 currency=currency))
-    checked("players", lambda: parse_players(read.players))
-    if read.players and not read.dealer:  # (a seat of nobody's; with no seats, "players")
-        refused["first_dealer"] = TonkError(
-            Message("session.dealer_seat", seat=read.dealer_seat + 1), "first_dealer")
+    checked("currency", lambda: session_currency(read.currency))
     return refused
 
 
