@@ -29,6 +29,7 @@ import brotli
 import pytest
 
 from app.core import PRESETS, TonkError, parse_hand, settle
+from app.core.hand import parse_players
 from app.core.money import loads
 from app.core.night import Money, Night, apply, night_json, start
 from app.core.phone import LANGUAGES, answer, answer_json, catalogue_translator, door
@@ -648,8 +649,33 @@ def test_the_events_op_counts_a_night_kept_on_the_phone_as_the_fold_does():
                              "stake": "0.25", "currency": "EUR", "dealer": "Bob"}
     assert [r["name"] for r in read["rows"]] == ["Ann", "Bob", "Cy"]
     refused = answer({"op": "events", "events": [], "start": EMPTY_DEALER}, translators)
-    assert refused["added"] is None and refused["refusal"]["field"] == "first_dealer"
+    assert refused["added"] is None and list(refused["refusals"]) == ["first_dealer"]
     assert answer({"op": "events", "events": [1]}, translators)["field"] == "events"
+
+
+def test_the_new_session_form_on_the_phone_says_every_problem_at_once():
+    """The phone's new-session form (a night started with no signal) stopped at its first
+    problem; the server's page said them all. Both now show the core's refusals of the
+    whole form at once (:func:`app.core.tableform.session_refusals`), each by its field, in
+    the reader's language, with the form's own problems (codes) beside them; a name too
+    long is refused, not cut."""
+    translators = _translators()
+    long = "Bartholomew Fitzgerald-Montgomery the Third"
+    form = [["name", " "], ["player-0", "Ann"], ["player-1", long], ["player-2", "Cy"],
+            ["first_dealer", "5"], ["stake", "lots"], ["currency", "EUR"],
+            ["preset", "pagat"], ["opt-hand_size", "six"]]
+    read = answer({"op": "events", "events": [], "start": form}, translators)
+    assert read["added"] is None and read["night"] is None
+    assert read["problems"] == {"opt-hand_size": "not_number"}
+    assert list(read["refusals"]) == ["name", "player-1", "first_dealer", "stake"], read
+    assert "40" in read["refusals"]["player-1"]
+    german = answer({"op": "events", "lang": "de", "events": [], "start": form},
+                    translators)["refusals"]
+    with pytest.raises(TonkError) as too_long:
+        parse_players(["Ann", long, "Cy"])
+    with speaking("de"):
+        assert german["player-1"] == too_long.value.message
+    assert german["player-1"] != read["refusals"]["player-1"]
 
 
 def test_the_events_op_reads_a_correction_as_the_hand_s_own_form():
@@ -722,7 +748,7 @@ def test_the_events_op_reads_the_house_rules_form_and_closes_the_night():
                       "add": {"kind": "closed", "carry_over": False}}, translators)
     assert refused["added"] is None and refused["refusal"]["field"] == "carry_over"
     nameless = answer({"op": "events", "events": [], "start": START_FORM[1:]}, translators)
-    assert nameless["added"] is None and nameless["refusal"]["field"] == "name"
+    assert nameless["added"] is None and list(nameless["refusals"]) == ["name"]
 
 
 def test_side_bets_are_started_and_played_on_the_phone_as_the_server_reads_them():
@@ -741,7 +767,7 @@ def test_side_bets_are_started_and_played_on_the_phone_as_the_server_reads_them(
         ("high_card", "H", "€0.25"), ("naturals", None, "€0.10")]
     bad = answer({"op": "events", "events": [], "start": [["sb-naturals-stake", "x"], *form]},
                  translators)
-    assert bad["added"] is None and bad["refusal"]["field"] == "sb-naturals-stake"
+    assert bad["added"] is None and list(bad["refusals"]) == ["sb-naturals-stake"]
     started = {"id": "e1", "seq": 1, **read["added"]}
     hand = [["kind", "tonk_out"], ["player", "Ann"], ["sb-naturals-shown", "1"],
             ["sb-naturals-in", "Ann"], ["sb-naturals-in", "Bob"], ["sb-naturals-in", "Cy"],

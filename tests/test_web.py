@@ -177,7 +177,6 @@ def test_new_session_errors_show_beside_the_field(app, form, args, field):
     ({"opt-deal_wins": "whatever"}, "opt-deal_wins",
      "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
      "50 = 2 left gives a rule its own tie."),
-    ({"first_dealer": "5"}, "first_dealer", "Choose a seat that has a player."),
 ])
 def test_what_the_page_itself_cannot_read(app, form, field, message):
     client = app.test_client()
@@ -187,6 +186,41 @@ def test_what_the_page_itself_cannot_read(app, form, field, message):
     resp = client.post("/sessions/new", data=data)
     assert resp.status_code == 422
     shown_beside(resp, field, message)
+
+
+def test_the_new_session_form_says_every_problem_at_once_in_the_core_s_words(app):
+    """Every problem of the form, as the phone's night says them too: the core's refusals of
+    the whole form (:func:`app.core.tableform.session_refusals`), each beside its field and
+    counted at the top; a name too long is refused and shown again as typed (the seat's
+    field no longer cuts it at 40 as it is typed), the first dealer an empty seat in the
+    core's words."""
+    from app.core.handform import Fields
+    from app.core.tableform import session_of_form, session_refusals
+
+    client = app.test_client()
+    sign_up(client)
+    long = "Bartholomew Fitzgerald-Montgomery the Third"
+    assert len(long) > 40
+    data = {"name": " ", "player-0": "Ann", "player-1": long, "player-2": "Cy",
+            "first_dealer": "5", "stake": "lots", "currency": "USD", "preset": "pagat",
+            "opt-hand_size": "six"}
+    form = client.get("/sessions/new").get_data(as_text=True)
+    seat = re.search(r'<input name="player-1"[^>]*>', form)
+    assert seat is not None and "maxlength" not in seat.group(0)
+    resp = client.post("/sessions/new", data=data)
+    page = resp.get_data(as_text=True)
+    assert "5 things to fix" in page, errors_of(resp)
+    with app.test_request_context():
+        read = session_of_form(Fields(data.items()))
+        core = {f: e.message for f, e in session_refusals(read).items()}
+    assert sorted(core) == ["first_dealer", "name", "player-1", "stake"], core
+    for field, message in core.items():
+        shown_beside(resp, field, message)
+    shown_beside(resp, "opt-hand_size", "Enter a whole number.")
+    assert "40" in core["player-1"]
+    assert f'value="{long}"' in page
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(GameSession)) == 0
 
 
 # -- recording hands -------------------------------------------------------------------------

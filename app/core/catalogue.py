@@ -429,6 +429,8 @@ CATALOGUE: dict[str, str] = {
     "debt.not_found": "there is no debt {debt_id} that you keep",
     "debt.paid": "this debt was already marked paid by {name}",
     "session.first_dealer": "the first dealer, {first_dealer}, is not at the table",
+    "session.dealer_seat": "seat {seat} has no player: choose a seat that has one to deal "
+                           "first",
     "session.not_settled": "not everything is paid yet: mark the open transfers paid first",
     "session.not_yours": "there is no session {session_id} in your account",
     "session.what_name": "the session's name",

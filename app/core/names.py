@@ -80,6 +80,22 @@ def session_name(value: Any, error: type[TonkError] = TonkError) -> str:
     return clean_text(value, error, "name", Message("session.what_name"), MAX_SESSION_NAME)
 
 
+def seat_name(value: Any, field: str, error: type[TonkError] = TonkError) -> str:
+    """The name of a player who joins the table or leaves it, as typed → the name kept
+    (:func:`clean_text`, at most :data:`MAX_NAME`), or ``error`` naming ``field``: the
+    server's rule (the seats form, the API), and the phone's for a night it keeps."""
+    return clean_text(value, error, field, Message("seats.name"), MAX_NAME)
+
+
+def session_currency(value: Any, error: type[TonkError] = TonkError) -> str:
+    """A session's currency as typed (a short code or sign) → the code kept ("" or none:
+    USD), or ``error`` naming the ``currency`` field: the server's rule, and the phone's
+    for a night it starts offline."""
+    if value is None or value == "":
+        return "USD"
+    return clean_text(value, error, "currency", Message("session.what_currency"), 8)
+
+
 def change_reason(value: Any, error: type[TonkError] = TonkError) -> str:
     """Why a hand is corrected or voided or a payment undone, as typed → the reason kept (it
     is required; several lines may be), or ``error`` naming the ``reason`` field: the

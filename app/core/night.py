@@ -30,7 +30,7 @@ from .errors import TonkError
 from .hand import MAX_PLAYERS, MIN_PLAYERS, parse_hand, parse_players
 from .messages import Message
 from .money import amount_formatter, from_minor, parse_stake, to_minor
-from .names import name_key
+from .names import name_key, seat_name
 from .parts import seat_nets
 from .rules import Rules, resolve_rules
 from .settle import Result, settle
@@ -406,9 +406,7 @@ def _find(names: Sequence[str], name: Any) -> str | None:
 
 
 def _joined(night: Night, event: Mapping[str, Any]) -> Night:
-    name, after = event.get("player"), event.get("after")
-    if not isinstance(name, str) or not name.strip():
-        raise NightError(Message("seats.name"), "join")
+    name, after = seat_name(event.get("player"), "join", NightError), event.get("after")
     if _find(night.seated, name) is not None:
         raise NightError(Message("seats.seated", player=name), "join")
     if len(night.seated) >= MAX_PLAYERS:

@@ -29,7 +29,9 @@ A request is ``{"op": ..., "lang": "en"|"de"|"ja", ...}``:
   the form to read it from (``start``: the new-session form's fields; ``hand``: the record
   form's fields; ``correct``: the correct form's, with ``correcting`` the hand whose form
   to show; ``rules``: the house-rules form's), as ``[name, value]`` pairs → the event read
-  from the form, each event's refusal (by its index), and the night folded: its state
+  from the form (or the form's problems: its own by code, ``problems``, and for the
+  new-session form every refusal of the core at once, ``refusals``, each by field), each
+  event's refusal (by its index), and the night folded: its state
   (:func:`night_json`), each player's money by part as data and as written, the hands, who
   deals next, the fewest transfers of what is open (and whether all is paid), the rules as
   the house-rules form shows them and what the hand fields ask under the night's rules;
@@ -91,6 +93,7 @@ from .tableform import (
     rules_of_form,
     session_form_field,
     session_of_form,
+    session_refusals,
     spec_of_options,
 )
 from .transfers import fewest_transfers, parse_balances
@@ -330,6 +333,8 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                 "type": "RequestError"}
     except _FormProblems as exc:
         answer.update(added=None, problems=exc.problems)
+        if exc.refused:
+            answer["refusals"] = {field: e.message for field, e in exc.refused.items()}
     except TonkError as exc:
         answer.update(added=None, refusal=_refusal(exc))
     if night is None:
@@ -453,11 +458,14 @@ def _bets_shown(night: Night, lang: str) -> list[dict[str, Any]]:
 
 
 class _FormProblems(Exception):
-    """A form's own problems (codes by field, as :mod:`.tableform` gives them)."""
+    """A form's own problems (codes by field, as :mod:`.tableform` gives them), and the
+    core's refusals of the whole form by field (the new-session form's)."""
 
-    def __init__(self, problems: Mapping[str, str]) -> None:
+    def __init__(self, problems: Mapping[str, str],
+                 refused: Mapping[str, TonkError] | None = None) -> None:
         super().__init__(problems)
         self.problems = dict(problems)
+        self.refused = dict(refused or {})
 
 
 def _pairs(fields: Any, name: str) -> list[list[str]]:
@@ -482,8 +490,9 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     rules and the side bets played as the core reads the form (:mod:`.tableform`), checked
     by the core's start (a refusal names the form's field)."""
     read = session_of_form(Fields(fields))
-    if read.problems:
-        raise _FormProblems(read.problems)
+    refused = session_refusals(read)
+    if read.problems or refused:
+        raise _FormProblems(read.problems, refused)
     started: dict[str, Any] = {
         "kind": "started", "name": session_name(read.name), "players": read.players,
         "rules": read.spec, "stake": read.stake, "currency": read.currency or None,
@@ -498,9 +507,6 @@ def _started_of_form(fields: list[list[str]]) -> dict[str, Any]:
     except TonkError as exc:
         raise TonkError(exc.said, session_form_field(exc.field, read.seats) or exc.field
                         ) from exc
-    if not read.dealer:  # a seat with nobody in it (the core would take the first player)
-        raise TonkError(Message("session.first_dealer",
-                                first_dealer=f"#{read.dealer_seat + 1}"), "first_dealer")
     return started
 
 

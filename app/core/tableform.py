@@ -12,7 +12,7 @@ seat) as the core's error, by the form's field.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,8 @@ from .errors import TonkError
 from .hand import parse_players
 from .handform import MAX_TEXT, FormFields, hand_of_form
 from .messages import Message
-from .money import takes_stake
+from .money import parse_stake, takes_stake
+from .names import session_currency, session_name
 from .rules import (
     OPTIONS,
     PRESETS,
@@ -28,7 +29,7 @@ from .rules import (
     Rules,
     resolve_rules,
 )
-from .sidebets import BETS
+from .sidebets import BETS, parse_side_bets
 
 #: The most of the players' field that is read.
 MAX_PLAYERS_TEXT = 400
@@ -288,6 +289,40 @@ def session_of_form(form: FormFields) -> SessionForm:
         dealer_seat, spec, problems, amount_text(form.get("stake", "")),
         stake_of_form(form.get("stake", ""), spec), form.get("currency", "").strip()[:MAX_TEXT],
         form.get("league", "").strip()[:MAX_TEXT], options_of_form(form))
+
+
+def session_refusals(read: SessionForm) -> dict[str, TonkError]:
+    """Every refusal of the new-session form at once, in the core's words, by the field it is
+    shown beside: the name, the currency, the rules (an option's field, or ``preset``), the
+    stake and the side bets played at it, the seats (a seat's field, or ``players``) and
+    the first dealer's seat. What the core's start refuses, all of it where its start stops
+    at the first: the server's page and the phone's night started with no signal show them
+    (the form's own problems are :attr:`SessionForm.problems`)."""
+    refused: dict[str, TonkError] = {}
+
+    def checked(where: str, check: Callable[[], Any]) -> Any:
+        try:
+            return check()
+        except TonkError as exc:
+            refused.setdefault(session_form_field(exc.field, read.seats) or exc.field or where,
+                               exc)
+            return None
+
+    checked("name", lambda: session_name(read.name))  # (in about the form's order)
+    checked("players", lambda: parse_players(read.players))
+    if read.players and not read.dealer:  # (a seat of nobody's; with no seats, "players")
+        refused["first_dealer"] = TonkError(
+            Message("session.dealer_seat", seat=read.dealer_seat + 1), "first_dealer")
+    rules = checked("preset", lambda: resolve_rules(read.spec))
+    if rules is not None:
+        currency = read.currency or None
+        stake = checked("stake", lambda: parse_stake(read.stake, rules, currency))
+        if stake is not None:
+            checked("side_bets", lambda: parse_side_bets(
+                spec_of_options(read.side_bets), stake=stake, scoring=rules.scoring,
+                currency=currency))
+    checked("currency", lambda: session_currency(read.currency))
+    return refused
 
 
 def session_form_field(field: str | None, seats: Sequence[str]) -> str | None:

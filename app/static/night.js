@@ -62,14 +62,43 @@
     if (target) { target.setAttribute("aria-invalid", "true"); target.focus(); }
   }
 
+  // Every problem of a form at once, as the server's page shows them (macros.html
+  // error_summary): each beside its field, and listed at the form's top under their count,
+  // each linking to its field; the first field to fix has the focus. found: [field, words].
+  function showAll(form, found, words) {
+    var seat = {players: "player-0"};  // (the seats' own problem: shown by the first seat)
+    found.forEach(function (f) { showProblem(form, seat[f[0]] || f[0], f[1]); });
+    var box = el("div", "error-summary"), list = el("ul");
+    box.id = "error-summary";
+    box.setAttribute("role", "alert");
+    box.setAttribute("aria-labelledby", "error-summary-title");
+    var one = new Intl.PluralRules(document.documentElement.lang || "en").select(found.length) === "one";
+    var title = el("h2", "", words(one ? "fix-one" : "fix-other", {n: found.length}));
+    title.id = "error-summary-title";
+    box.appendChild(title);
+    found.forEach(function (f) {
+      var item = el("li"), link = el("a", "", f[1]), to = seat[f[0]] || f[0];
+      link.href = "#" + to;
+      link.setAttribute("data-field", to);
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+    box.appendChild(list);
+    form.insertBefore(box, form.firstChild);
+    var first = found.length && document.getElementById(seat[found[0][0]] || found[0][0]);
+    if (first) first.focus();
+  }
+
   // -- the new-session form with no signal ----------------------------------------------------
   var newForm = document.getElementById("new-session");
   if (newForm && account && window.TonkCount) {
-    var sayNew = wordsOf("offline-words");
+    var sayNew = wordsOf("new-session-words");
     newForm.addEventListener("submit", function (e) {
       if (!offline()) return;  // with a signal the server starts the night, as ever
       e.preventDefault();
       clearProblems(newForm);
+      // (and what the server said of it when it was last sent)
+      each(newForm, "#error-summary, p.err[id^=err-]", function (p) { p.remove(); });
       var pairs = pairsOf(newForm);
       // (tonk.js rests the button while a form is sent: this one is not, it is read here)
       function again() {
@@ -78,10 +107,14 @@
       }
       ask({op: "events", events: [], start: pairs}).then(function (read) {
         if (!read.added) setTimeout(again, 0);
-        if (read.problems) {
-          Object.keys(read.problems).forEach(function (field) {
-            showProblem(newForm, field, sayNew("phone-check"));
+        if (read.problems) {  // the form's own (codes) and the core's refusals, all at once
+          var found = Object.keys(read.problems).map(function (field) {
+            return [field, sayNew("problem-" + read.problems[field]) || read.problems[field]];
           });
+          Object.keys(read.refusals || {}).forEach(function (field) {
+            found.push([field, read.refusals[field]]);
+          });
+          showAll(newForm, found, sayNew);
           return null;
         }
         if (!read.added) {

@@ -123,6 +123,7 @@ def test_payments_move_what_is_open_and_a_night_closes_once_paid_or_carried():
     ({"kind": "voided", "number": 9}, "number"),
     ({"kind": "corrected", "number": 1, "version": 3, "hand": {}}, "version"),
     ({"kind": "joined", "player": "ann"}, "join"),
+    ({"kind": "joined", "player": "Bartholomew Fitzgerald-Montgomery the Third"}, "join"),
     ({"kind": "joined", "player": "Eve", "after": "Zed"}, "after"),
     ({"kind": "left", "player": "Zed"}, "leave"),
     ({"kind": "paid", "payer": "Bob", "payee": "Bob", "amount": "1"}, "payee"),

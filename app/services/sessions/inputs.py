@@ -11,16 +11,14 @@ from typing import Any
 from ...core.messages import Message
 from ...core.money import CENT_PLACES, currency_code, decimal_places, fits_currency, parse_decimal
 from ...core.names import MAX_SESSION_NAME as MAX_SESSION_NAME  # (the sessions area's front)
-from ...core.names import change_reason, clean_text, session_name
+from ...core.names import change_reason, session_currency, session_name
 from ..errors import LedgerError
 
 MAX_AMOUNT = Decimal(10) ** 12
 
 
 def parse_currency(value: Any) -> str:
-    if value is None or value == "":
-        return "USD"
-    return clean_text(value, LedgerError, "currency", Message("session.what_currency"), 8)
+    return session_currency(value, LedgerError)
 
 
 def parse_session_name(name: Any) -> str:

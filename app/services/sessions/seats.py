@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.messages import Message, in_english
-from ...core.names import MAX_NAME, clean_text, name_key
+from ...core.names import name_key, seat_name
 from ...core.night import apply
 from ...db.models import GameSession, SeatChange, SessionPlayer, User, utcnow
 from ...extensions import db
@@ -30,7 +30,7 @@ def _find(seats: list[SessionPlayer], name: str) -> SessionPlayer | None:
 
 
 def _name(value: Any, field: str) -> str:
-    return clean_text(value, LedgerError, field, Message("seats.name"), MAX_NAME)
+    return seat_name(value, field, LedgerError)
 
 
 def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = None,

@@ -66,7 +66,15 @@ from ..shared.chart import WIDTH as CHART_WIDTH
 from ..shared.chart import chart_height, chart_svg
 from ..shared.fields import hand_fields_context, rules_context
 from ..shared.form_tokens import once_per_form
-from ..shared.forms import Errors, HandValues, RulesValues, hand_field, read_hand_form, read_rules
+from ..shared.forms import (
+    Errors,
+    HandValues,
+    RulesValues,
+    hand_field,
+    problem_words,
+    read_hand_form,
+    read_rules,
+)
 from ..shared.links import card_url, decode_data, qr_code
 from ..shared.pagecache import kept_page
 from ..shared.present import (
@@ -175,7 +183,7 @@ def new_session() -> ResponseReturnValue:
              else known_player_names(me()))
     return form_page("sessions/new_session.html", errors, values=values, seats=range(MAX_SEATS),
                      more_seats=any(values.players[FEW_SEATS:]), few_seats=FEW_SEATS,
-                     known=known, leagues=list(leagues.values()),
+                     known=known, leagues=list(leagues.values()), problem_words=problem_words(),
                      **rules_context(values.rules, errors))
 
 
