@@ -256,7 +256,7 @@ def ends_a_change(tree: ast.AST) -> list[int]:
 def test_only_the_write_boundary_ends_a_change():
     """A commit or a rollback is the write boundary's (app/db): views, error handlers,
     services and commands go through it (``unit_of_work``, ``once``, ``take_back``, a
-    ``Part``)."""
+    ``Savepoint``)."""
     wrong = [f"{module} line {line}" for module, path in MODULES.items()
              if not module.startswith("app.db") for line in ends_a_change(
                  ast.parse(path.read_text()))]

@@ -68,7 +68,7 @@ def take_back() -> None:
     db.session.rollback()
 
 
-class Part:
+class Savepoint:
     """A part of the change under way that can be taken back alone (a savepoint): an
     import's rows, given up when the import is refused, and nothing else of the request."""
 

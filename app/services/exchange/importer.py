@@ -43,7 +43,7 @@ from ...db.models import (
 )
 from ...db.storage import begin_write
 from ...db.types import UTCDateTime
-from ...db.unit import Part
+from ...db.unit import Savepoint
 from ...extensions import db
 from ..sessions import is_league_admin, parse_currency, side_bets_text
 from .checked import Checked
@@ -117,7 +117,7 @@ class Importer:
         self._statements: dict[str, tuple[str, list[tuple[int, Callable[[Any], Any]]]]] = {}
         self._checker = Checker()
         self._started = False
-        self._savepoint: Part | None = None
+        self._savepoint: Savepoint | None = None
         self._league_plan: _LeaguePlan | None = None
         # SQLite has one write lock for the whole database: read and check everything
         # first, keeping the checked batches in a file, and hold the lock only to write.
@@ -386,7 +386,7 @@ class Importer:
         """Open the import's savepoint before its first write (on SQLite once the write
         lock is held: taking it ends a transaction that only read)."""
         if self._savepoint is None:
-            self._savepoint = Part()
+            self._savepoint = Savepoint()
 
     def undo(self) -> None:
         """Take back everything the import wrote (its savepoint), and nothing else."""
