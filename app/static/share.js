@@ -1,5 +1,6 @@
 /* Tonk Tally: print buttons and "Share the result". Plain script, no build step;
-   kept apart from tonk.js so that only the pages that need it load it. The result's part
+   kept apart from tonk.js so that only the pages that need it load it (after tonk.js,
+   whose copying it uses: window.TonkPage.copy). The result's part
    of the page is replaced when the score changes (tonk.js), so buttons are shown again for
    each new part and clicks are taken at the document. */
 (function () {
@@ -74,16 +75,7 @@
     var id = b.getAttribute("data-copy-text") || b.getAttribute("data-share-text");
     var box = id && document.getElementById(id);
     if (box && b.hasAttribute("data-copy-text")) {
-      var done = function () { said(b.getAttribute("data-done") || "✓"); };
-      var fallback = function () {
-        box.select();
-        try { document.execCommand("copy"); done(); } catch (err) { /* selected: copy by hand */ }
-      };
-      if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(box.value).then(done, fallback);
-      } else {
-        fallback();
-      }
+      window.TonkPage.copy(box, function () { said(b.getAttribute("data-done") || "✓"); });  // (tonk.js)
     } else if (box) {
       navigator.share({title: b.getAttribute("data-title") || document.title, text: box.value})
         .catch(function () { /* the sheet was closed */ });

@@ -44,7 +44,20 @@
       mark.parentNode.insertBefore(flash, mark.nextSibling);
     }
   } catch (e) { /* no storage, or not what this script wrote: nothing to show */ }
-  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext};
+  // Copy a field's text (share.js copies with it too): through the clipboard where the
+  // page may use it, else selected and copied the old way; done() once it is copied.
+  function copyText(input, done) {
+    function fallback() {
+      input.select();
+      try { document.execCommand("copy"); done(); } catch (e) { /* selected: copy by hand */ }
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(done, fallback);
+    } else {
+      fallback();
+    }
+  }
+  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext, copy: copyText};
 
   function handForm(form, cfg) {
     var copies = {}, worth = {}, picker = null, current = null;
@@ -413,16 +426,7 @@
       if (!input || !(navigator.clipboard || document.queryCommandSupported)) return;
       b.hidden = false;
       b.addEventListener("click", function () {
-        function done() { if (said) said.textContent = b.getAttribute("data-done") || "✓"; }
-        function fallback() {
-          input.select();
-          try { document.execCommand("copy"); done(); } catch (e) { /* selected: copy by hand */ }
-        }
-        if (navigator.clipboard && window.isSecureContext) {
-          navigator.clipboard.writeText(input.value).then(done, fallback);
-        } else {
-          fallback();
-        }
+        copyText(input, function () { if (said) said.textContent = b.getAttribute("data-done") || "✓"; });
       });
     });
     each(document, "button[data-share]", function (b) {

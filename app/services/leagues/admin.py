@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     func,
@@ -20,7 +20,7 @@ from ...core.dates import parse_day
 from ...core.messages import Message
 from ...core.money import parse_stake, stake_of, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
-from ...db.ids import is_id
+from ...db.ids import is_id, row_by_id
 from ...db.models import League, LeagueAdmin, Player, Season, User, utcnow
 from ...extensions import db
 from ..accounts import normal_email
@@ -48,27 +48,30 @@ def my_leagues(user: User) -> list[League]:
 def admin_league(user: User, league_id: Any) -> League:
     """The league ``league_id`` if ``user`` is one of its admins, else
     :class:`LeagueNotFoundError`."""
-    found = _id(league_id)
-    league = db.session.get(League, found) if found is not None else None
+    league = row_by_id(League, _id(league_id))
     if league is None or not is_league_admin(user, league.id):
         raise LeagueNotFoundError(Message("league.not_yours", league_id=league_id), "league")
     return league
 
 
 def get_member(league: League, player_id: Any) -> Player:
-    found = _id(player_id)
-    player = db.session.get(Player, found) if found is not None else None
-    if player is None or player.league_id != league.id:
-        raise LeagueNotFoundError(Message("league.no_member", player_id=player_id), "player")
-    return player
+    return _of_league(league, row_by_id(Player, _id(player_id)),
+                      Message("league.no_member", player_id=player_id), "player")
 
 
 def get_season(league: League, season_id: Any) -> Season:
-    found = _id(season_id)
-    season = db.session.get(Season, found) if found is not None else None
-    if season is None or season.league_id != league.id:
-        raise LeagueNotFoundError(Message("league.no_season", season_id=season_id), "season")
-    return season
+    return _of_league(league, row_by_id(Season, _id(season_id)),
+                      Message("league.no_season", season_id=season_id), "season")
+
+
+_Held = TypeVar("_Held", Player, Season)
+
+
+def _of_league(league: League, row: _Held | None, missing: Message, field: str) -> _Held:
+    """``row`` if it is ``league``'s, else :class:`LeagueNotFoundError` (``missing``)."""
+    if row is None or row.league_id != league.id:
+        raise LeagueNotFoundError(missing, field)
+    return row
 
 
 def league_rules(league: League) -> Rules:
