@@ -30,11 +30,7 @@ class CatchRules(Protocol):
     registry, so it is not imported here)."""
 
     @property
-    def preset(self) -> str: ...
-    @property
     def catch_factor(self) -> int: ...
-    @property
-    def run_out_pays(self) -> int: ...
 
 
 class CaughtHand(Protocol):
