@@ -45,7 +45,7 @@ class ErrorJson(TypedDict):
 
 PaymentJson = TypedDict("PaymentJson", {
     "from": str, "to": str, "amount": Money,
-    "rule": Annotated[str, about("The rule that made it (a message id of the catalogue).")]})
+    "rule": Annotated[str, about("The rule that made it, in words.")]})
 
 
 @with_config(DOCSTRINGS)
