@@ -66,13 +66,27 @@ class Follower:
     def status(self) -> int:
         return int(self.head.split(b" ", 2)[1]) if self.head else 0
 
+    def answered(self, timeout: float = 5.0) -> None:
+        """Wait for the answer's head (its connection is kept alive after a 404)."""
+        deadline = time.monotonic() + timeout
+        while not self.head and not self.closed.is_set() and time.monotonic() < deadline:
+            time.sleep(0.005)
+
     def wait(self, count: int, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout
         while len(self.events) < count and time.monotonic() < deadline:
             time.sleep(0.005)
 
     def close(self) -> None:
+        """The phone goes: its connection ends (shut down first: a socket closed while its
+        reading thread waits in recv stays open in the kernel until that recv returns, so
+        the server would go on streaming to a phone that is gone)."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # (the server ended it already)
         self.sock.close()
+        self.thread.join(timeout=5)
 
 
 def _stream(share: str) -> str:
@@ -146,8 +160,9 @@ def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
         assert same.events[0][1].split(".")[1] == "4"
         same.close()
         gone = Follower(served.base, _stream("no-such-link-at-all"))
-        gone.closed.wait(5)
+        gone.answered()
         assert gone.status == 404
+        gone.close()
         assert served.errors() == []
 
 
