@@ -17,11 +17,6 @@ from tests.live import HOST, Client, prepare, tonk_serve
 pytestmark = [pytest.mark.server, pytest.mark.xdist_group("serve")]
 
 PLAYERS = ["Ann", "Bob", "Cy"]
-#: Each server's stop is not what these tests test (its log is read before): it is killed
-#: this many seconds after being asked. A worker still holding a stream when asked (the
-#: phone's close not read yet, on a busy machine) is otherwise waited for until granian
-#: kills it (app.cli.serving.STOP_SECONDS, 10 s).
-GRACE = 3
 #: How long the idle-timeout test's server gives a connection to send its headers.
 HEADER_SECONDS = 3
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}}
@@ -117,7 +112,7 @@ def test_a_hand_reaches_every_open_stream_within_a_second(database, tmp_path, re
     url = (f"sqlite:///{tmp_path / 'stream.sqlite'}" if database == "sqlite"
            else request.getfixturevalue("pg_url"))
     token = prepare(url)
-    with tonk_serve(url, workers=2, log=tmp_path / "serve.log", grace=GRACE) as served:
+    with tonk_serve(url, workers=2, log=tmp_path / "serve.log") as served:
         api = Client(served.base, token)
         session_id, share = _session(api)
         # ten phones: both workers hold some (a connection each, taken in turn)
@@ -141,7 +136,7 @@ def test_a_hand_reaches_every_open_stream_within_a_second(database, tmp_path, re
 def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
     url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
     token = prepare(url)
-    with tonk_serve(url, workers=2, log=tmp_path / "serve.log", grace=GRACE) as served:
+    with tonk_serve(url, workers=2, log=tmp_path / "serve.log") as served:
         api = Client(served.base, token)
         session_id, share = _session(api)
         hands = f"/api/v1/sessions/{session_id}/hands"
@@ -179,7 +174,7 @@ def test_a_stream_outlives_the_idle_timeout_of_connections(tmp_path):
     nothing happens for longer still hears its next hand."""
     url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
     token = prepare(url)
-    with tonk_serve(url, workers=1, log=tmp_path / "serve.log", grace=GRACE,
+    with tonk_serve(url, workers=1, log=tmp_path / "serve.log",
                     env={"TONK_HEADER_SECONDS": str(HEADER_SECONDS)}) as served:
         api = Client(served.base, token)
         session_id, share = _session(api)
@@ -200,7 +195,7 @@ def test_a_tournament_board_follows_its_event_by_stream(tmp_path):
     change to the event (a player checked in) reaches it within a second."""
     url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
     token = prepare(url)
-    with tonk_serve(url, workers=2, log=tmp_path / "serve.log", grace=GRACE) as served:
+    with tonk_serve(url, workers=2, log=tmp_path / "serve.log") as served:
         api = Client(served.base, token)
         event = api.call("POST", "/api/v1/events", {
             "name": "Open", "rules": "pagat", "currency": "USD", "table_size": 4,
@@ -229,10 +224,8 @@ def test_a_tournament_board_follows_its_event_by_stream(tmp_path):
 def test_a_hand_on_one_server_reaches_a_phone_on_another(pg_url, tmp_path):
     token = prepare(pg_url)
     with ExitStack() as stack:
-        one = stack.enter_context(tonk_serve(pg_url, workers=1, log=tmp_path / "one.log",
-                                               grace=GRACE))
-        two = stack.enter_context(tonk_serve(pg_url, workers=1, log=tmp_path / "two.log",
-                                               grace=GRACE))
+        one = stack.enter_context(tonk_serve(pg_url, workers=1, log=tmp_path / "one.log"))
+        two = stack.enter_context(tonk_serve(pg_url, workers=1, log=tmp_path / "two.log"))
         api = Client(one.base, token)
         session_id, share = _session(api)
         phone = Follower(two.base, _stream(share))
