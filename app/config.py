@@ -196,3 +196,9 @@ def public_url() -> str:
     """``TONK_URL``, else :data:`DEFAULT_URL`: the address the command line's links start
     with (``tonk user reset-password``)."""
     return os.environ.get("TONK_URL", "").strip() or DEFAULT_URL
+
+
+def header_seconds_given() -> str:
+    """``TONK_HEADER_SECONDS`` as the environment gives it (blank: not given), which
+    :func:`app.cli.serving.header_seconds` reads and checks."""
+    return os.environ.get("TONK_HEADER_SECONDS", "").strip()

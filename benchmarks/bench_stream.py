@@ -362,7 +362,8 @@ def run(name: str, url: str, sizes: list[int], seconds: float, servers: int,
                 print(f"    {error} x{step.errors.count(error)}")
             failed |= (bool(step.errors) or bool(step.missed) or not step.delays
                        or (not quick and not step.ok))
-            time.sleep(2)
+            if n != sizes[-1]:
+                time.sleep(2)  # the step's connections gone before the next step opens its
         for s in served:
             for line in s.errors()[:5]:
                 print(f"    server: {line}")

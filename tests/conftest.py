@@ -23,7 +23,8 @@ server"``. Under xdist (``-n 2 --dist loadgroup``) both workers share the browse
 server tests: each worker has its own Chromium, its own PostgreSQL database and free ports,
 and a test's SQLite files are its own. The server tests of one module run on one worker,
 one after another (a module's server is started once; one benchmark at a time), and so do
-the browser tests of one module (they share the module's ``tonk serve``).
+the browser tests of one module (module-scoped fixtures; each worker's browser tests share
+one ``tonk serve``).
 """
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def pytest_collection_modifyitems(config, items):
             # worker, its tests one after another; the other worker runs other tests
             item.add_marker(pytest.mark.xdist_group(f"server-{pathlib.Path(item.path).stem}"))
         elif item.get_closest_marker("browser"):
-            # likewise a browser module's one `tonk serve` (tests/browser/conftest.py)
+            # likewise a browser module's module-scoped fixtures (tests/browser/)
             item.add_marker(pytest.mark.xdist_group(f"browser-{pathlib.Path(item.path).stem}"))
 
 

@@ -235,3 +235,21 @@ def test_the_commands_on_the_database_speak_the_chosen_language(app, tmp_path, m
     assert pages.get("/rules/pagat", headers={"Accept-Language": "de"}).text == german_page
     assert pages.get("/rules/pagat", headers={"Accept-Language": "en"}).text == english_page
     assert german_page != english_page
+
+
+@pytest.mark.parametrize("given", ["ten", "0", "-3", "1.5"])
+def test_serve_refuses_a_header_timeout_that_is_no_whole_number_of_seconds(
+        tmp_path, monkeypatch, given):
+    """``TONK_HEADER_SECONDS`` (how long a connection may take over its headers): anything
+    but 1 or more whole seconds is one clear line, before anything is served."""
+    from granian.server import Server
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'serve.sqlite'}")
+    monkeypatch.setenv("TONK_HEADER_SECONDS", given)
+    monkeypatch.setattr(Server, "serve", lambda *a, **k: pytest.fail("served"))
+    from tests.live import free_port
+
+    out = CliRunner().invoke(cli, ["serve", "--port", str(free_port())])
+    assert out.exit_code == 1, out.output
+    assert out.output.count("\n") == 1 and out.output.endswith(
+        f": TONK_HEADER_SECONDS must be a whole number of seconds, 1 or more (not {given!r})\n")

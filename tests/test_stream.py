@@ -17,6 +17,8 @@ from tests.live import HOST, Client, prepare, tonk_serve
 pytestmark = [pytest.mark.server, pytest.mark.xdist_group("serve")]
 
 PLAYERS = ["Ann", "Bob", "Cy"]
+#: How long the idle-timeout test's server gives a connection to send its headers.
+HEADER_SECONDS = 3
 HAND = {"end": {"kind": "tonk_out", "player": "Ann"}}
 
 
@@ -66,13 +68,27 @@ class Follower:
     def status(self) -> int:
         return int(self.head.split(b" ", 2)[1]) if self.head else 0
 
+    def answered(self, timeout: float = 5.0) -> None:
+        """Wait for the answer's head (its connection is kept alive after a 404)."""
+        deadline = time.monotonic() + timeout
+        while not self.head and not self.closed.is_set() and time.monotonic() < deadline:
+            time.sleep(0.005)
+
     def wait(self, count: int, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout
         while len(self.events) < count and time.monotonic() < deadline:
             time.sleep(0.005)
 
     def close(self) -> None:
+        """The phone goes: its connection ends (shut down first: a socket closed while its
+        reading thread waits in recv stays open in the kernel until that recv returns, so
+        the server would go on streaming to a phone that is gone)."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # (the server ended it already)
         self.sock.close()
+        self.thread.join(timeout=5)
 
 
 def _stream(share: str) -> str:
@@ -146,24 +162,29 @@ def test_a_stream_killed_mid_night_resumes_and_misses_nothing(tmp_path):
         assert same.events[0][1].split(".")[1] == "4"
         same.close()
         gone = Follower(served.base, _stream("no-such-link-at-all"))
-        gone.closed.wait(5)
+        gone.answered()
         assert gone.status == 404
+        gone.close()
         assert served.errors() == []
 
 
 def test_a_stream_outlives_the_idle_timeout_of_connections(tmp_path):
-    """granian cuts a connection idle for HEADER_SECONDS, not one an answer streams on:
-    a table where nothing happens for longer still hears its next hand."""
-    from app.cli.serving import HEADER_SECONDS
-
+    """granian cuts a connection idle for HEADER_SECONDS (here ``TONK_HEADER_SECONDS``,
+    shorter, not to wait ten seconds for it), not one an answer streams on: a table where
+    nothing happens for longer still hears its next hand."""
     url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
     token = prepare(url)
-    with tonk_serve(url, workers=1, log=tmp_path / "serve.log") as served:
+    with tonk_serve(url, workers=1, log=tmp_path / "serve.log",
+                    env={"TONK_HEADER_SECONDS": str(HEADER_SECONDS)}) as served:
         api = Client(served.base, token)
         session_id, share = _session(api)
         phone = Follower(served.base, _stream(share))
         _opened(phone)
+        host, port = served.base.rsplit("/", 1)[1].split(":")
+        idle = socket.create_connection((host, int(port)), timeout=5)  # sends nothing
         assert not phone.closed.wait(HEADER_SECONDS + 2)
+        assert idle.recv(1) == b"", "the idle connection beside it was not cut"
+        idle.close()
         assert api.call("POST", f"/api/v1/sessions/{session_id}/hands", HAND).status == 201
         _opened(phone, 2)
         phone.close()

@@ -20,11 +20,11 @@ from .files import files_warning
 from .serving import (
     BACKLOG,
     CONNECTIONS,
-    HEADER_SECONDS,
     STOP_SECONDS,
     addresses,
     check_free,
     database_shown,
+    header_seconds,
     room_for,
     worker_app,
 )
@@ -80,14 +80,14 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
     """Bring the database up to date and serve the app (granian).
 
     granian reads every connection in its own event loop, without tying up a thread: a
-    client that takes longer than HEADER_SECONDS over its headers is cut off (a connection
-    that sends nothing too, and one idle that long after its last answer: HTTP/1 only,
-    since granian's HTTP/2 detection waits for a first byte without a timeout), and a request
-    reaches the app's threads only once its whole body is in (:mod:`app.http.bodies`), so
-    slow or stalled phones cannot hold the threads that answer everyone else. A worker
-    process that dies is replaced, and the others answer meanwhile. (Chosen by measurement
-    over waitress, uvicorn, Hypercorn and gunicorn: benchmarks/bench_servers.py, and
-    docs/running.md for the table.)
+    client that takes longer than HEADER_SECONDS (or ``TONK_HEADER_SECONDS``) over its
+    headers is cut off (a connection that sends nothing too, and one idle that long after
+    its last answer: HTTP/1 only, since granian's HTTP/2 detection waits for a first byte
+    without a timeout), and a request reaches the app's threads only once its whole body
+    is in (:mod:`app.http.bodies`), so slow or stalled phones cannot hold the threads that
+    answer everyone else. A worker process that dies is replaced, and the others answer
+    meanwhile. (Chosen by measurement over waitress, uvicorn, Hypercorn and gunicorn:
+    benchmarks/bench_servers.py, and docs/running.md for the table.)
 
     Each worker builds its own app (:func:`worker_app`), so ``--proxy`` and ``--certfile``
     reach it as the factory's configuration: ``TONK_PROXY`` and ``TONK_HTTPS`` as
@@ -106,6 +106,7 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
         raise click.UsageError("give both --certfile and --keyfile, or neither")
     transport = transport_config(proxy=proxy, https=certfile is not None)
     check_free(host, port)
+    header = header_seconds()
     app = _create_app(transport)
     with app.app_context():
         upgrade_quietly(fresh_only=False)
@@ -114,7 +115,7 @@ def serve_command(host: str, port: int, workers: int, proxy: bool, certfile: str
         "app:create_app", address=host, port=port, interface=Interfaces.ASGINL,
         workers=workers, websockets=False, http=HTTPModes.http1,
         backlog=BACKLOG, backpressure=room_for(CONNECTIONS),
-        http1_settings=HTTP1Settings(header_read_timeout=HEADER_SECONDS * 1000,
+        http1_settings=HTTP1Settings(header_read_timeout=header * 1000,
                                      keep_alive=True),
         log_access=True, respawn_failed_workers=True, respawn_interval=0.5,
         workers_kill_timeout=STOP_SECONDS,

@@ -51,6 +51,20 @@ APP_THREADS = 2 * (os.cpu_count() or 1) + 1
 STOP_SECONDS = 10
 
 
+def header_seconds() -> int:
+    """HEADER_SECONDS, or ``TONK_HEADER_SECONDS`` from the environment (whole seconds, 1 or
+    more): the tests that wait for the cut give their servers a shorter one."""
+    from ..config import header_seconds_given
+
+    given = header_seconds_given()
+    if not given:
+        return HEADER_SECONDS
+    if not given.isdigit() or int(given) < 1:
+        raise click.ClickException(
+            f"TONK_HEADER_SECONDS must be a whole number of seconds, 1 or more (not {given!r})")
+    return int(given)
+
+
 def database_shown(url: str) -> str:
     """The database as an operator reads it: a SQLite file's path, else the URL without
     its password."""

@@ -15,63 +15,46 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from flask_migrate import stamp
 
 from app.extensions import db
-from tests.apps import make_app, sqlite_copy, stored_problems
+from tests.apps import stored_problems
 from tests.browser.helpers import (
     ARTIFACTS,
     PHONE_CONTEXT,
     assert_accessible,
     closed,
     phone_page,
+    site_served,
 )
-from tests.live import Served, tonk_serve
+from tests.live import Served
 
 BROWSER_DIR = pathlib.Path(__file__).parent
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 
 
-#: A module's tests share its server, as the phones of several people at one table share
-#: their café's address: each test signs up accounts of its own, so more sign-ups and tokens
-#: come from 127.0.0.1 in an hour than the defaults let one address make (the limits
-#: themselves are tests/test_accounts.py's and tests/test_signin_load.py's).
-SHARED_LIMITS = {"TONK_LIMIT_SIGNUP_IP": "200 per hour", "TONK_LIMIT_TOKEN_IP": "200 per hour",
-                 "TONK_LIMIT_SIGNIN_IP": "200 per minute"}
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def _site(tmp_path_factory, sqlite_schema) -> Iterator[tuple[Flask, Served]]:
-    """One ``tonk serve`` (the server the README starts, one worker) for a module's browser
-    tests, on an SQLite database of the module's, and the app on that database (starting a
-    server for each test cost 2-3 s a test). No browser test stops or restarts its server;
-    each test's accounts and data are its own (its own e-mail address), so no test depends
-    on an empty database."""
-    folder = tmp_path_factory.mktemp("browser")
-    app = make_app(sqlite_copy(sqlite_schema, folder, "browser.sqlite"), WTF_CSRF_ENABLED=True)
-    with app.app_context():
-        stamp()  # the test's schema is made whole without Alembic: nothing to migrate
-        db.engine.dispose()
-    # Its stop is not what the tests test (its log is read before): killed 3 s after being
-    # asked. A granian worker whose request was cut off mid-answer never ends by itself
-    # (a thread of a2wsgi's waits for the stopped event loop, and granian's
-    # workers_kill_timeout is unset): 15 s of waiting for it in four modules of a run.
-    with tonk_serve(app.config["SQLALCHEMY_DATABASE_URI"], workers=1,
-                    env={"SECRET_KEY": "test", **SHARED_LIMITS},
-                    log=folder / "serve.log", grace=3) as served:
-        yield app, served
+    """One ``tonk serve`` for this process's browser tests (each xdist worker's own), on an
+    SQLite database of its own, and the app on that database: started by the first browser
+    test, stopped at the end (a server a module cost 2-3 s to start and about 1 s to stop,
+    twenty modules a run). No browser test stops or restarts it; each test's accounts and
+    data are its own (an e-mail address no other test uses, and what it counts is its
+    own), so no test depends on an empty database. A module that must see the server alone
+    (what its log gains) has one of its own: ``site_served`` in its own ``_site``."""
+    with site_served(tmp_path_factory, sqlite_schema) as site:
+        yield site
 
 
 @pytest.fixture
 def live_app(_site):
-    """The app ``live_server`` serves, on the module's SQLite database: for a test to store
+    """The app ``live_server`` serves, on the server's SQLite database: for a test to store
     through the services what it needs but does not test through the pages."""
     return _site[0]
 
 
 @pytest.fixture
 def live_served(_site):
-    """The module's ``tonk serve``; after each test, what its log gained must hold no error
+    """The browser tests' ``tonk serve``; after each test, what its log gained must hold no error
     and ``tonk check`` must find nothing wrong with what is stored."""
     app, served = _site
     before = len(served.errors())

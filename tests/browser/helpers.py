@@ -5,6 +5,7 @@ module imports another.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -14,6 +15,7 @@ import signal
 import threading
 import urllib.request
 import warnings
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -69,6 +71,39 @@ PHONE = {"width": 390, "height": 844}
 #: and drawing every page at twice the pixels cost Chromium an eighth of its CPU in a run.
 PHONE_CONTEXT: dict[str, Any] = {"viewport": PHONE, "device_scale_factor": 1,
                                  "is_mobile": True, "has_touch": True}
+
+
+#: The browser tests share a server, as the phones of several people at one table share
+#: their café's address: each test signs up accounts of its own, so more sign-ups and tokens
+#: come from 127.0.0.1 in an hour than the defaults let one address make (the limits
+#: themselves are tests/test_accounts.py's and tests/test_signin_load.py's).
+SHARED_LIMITS = {"TONK_LIMIT_SIGNUP_IP": "200 per hour", "TONK_LIMIT_TOKEN_IP": "200 per hour",
+                 "TONK_LIMIT_SIGNIN_IP": "200 per minute"}
+
+
+@contextlib.contextmanager
+def site_served(tmp_path_factory, sqlite_schema) -> Iterator[tuple[Any, Any]]:
+    """``tonk serve`` (the server the README starts, one worker) on an SQLite database of
+    its own, and the app on that database (conftest's ``_site``)."""
+    from flask_migrate import stamp
+
+    from app.extensions import db
+    from tests.apps import make_app, sqlite_copy
+    from tests.live import tonk_serve
+
+    folder = tmp_path_factory.mktemp("browser")
+    app = make_app(sqlite_copy(sqlite_schema, folder, "browser.sqlite"), WTF_CSRF_ENABLED=True)
+    with app.app_context():
+        stamp()  # the test's schema is made whole without Alembic: nothing to migrate
+        db.engine.dispose()
+    # Its stop is not what the tests test (its log is read before): killed 3 s after being
+    # asked. A granian worker whose request was cut off mid-answer never ends by itself
+    # (a thread of a2wsgi's waits for the stopped event loop, and granian's
+    # workers_kill_timeout is unset): 15 s of waiting for it in four modules of a run.
+    with tonk_serve(app.config["SQLALCHEMY_DATABASE_URI"], workers=1,
+                    env={"SECRET_KEY": "test", **SHARED_LIMITS},
+                    log=folder / "serve.log", grace=3) as served:
+        yield app, served
 
 
 def api(base: str, token: str, path: str, method: str = "GET", body: Any = None) -> Any:

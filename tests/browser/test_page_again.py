@@ -1,13 +1,22 @@
 """A page seen again costs the phone one request: its files are kept on the phone. In a
-module of its own: it reads what its server's log gained while it looked, which only its own
-server's log says of it alone (a module's tests share their server, and a page left behind
-by the test before may still ask it for something)."""
+module of its own, with a server of its own: it reads what its server's log gained while it
+looked, which only its own server's log says of it alone (the other browser tests share
+theirs, and a page left behind by the test before may still ask it for something)."""
 from __future__ import annotations
 
 import re
 from urllib.parse import urlsplit
 
-from tests.browser.helpers import kept_on_phone, night
+import pytest
+
+from tests.browser.helpers import kept_on_phone, night, site_served
+
+
+@pytest.fixture(scope="module")
+def _site(tmp_path_factory, sqlite_schema):
+    """This module's own server (not the one the other browser tests share)."""
+    with site_served(tmp_path_factory, sqlite_schema) as site:
+        yield site
 
 
 def test_a_page_seen_again_asks_the_server_for_itself_alone(live_served, page):

@@ -46,7 +46,7 @@ HANDS: list[dict[str, Any]] = [
 def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
         live_server, live_app, page, shot):
     base = live_server
-    sign_up(page, base, "basement@example.com")
+    sign_up(page, base, "phone-night@example.com")
     token = made_token(page, base)
 
     opened_once(page, base)
@@ -209,8 +209,10 @@ def test_a_night_started_with_no_signal_is_kept_counted_and_sent_once(
     assert api(base, token, f"/sessions/{sid}")["share_url"] == f"/s/{share_token}"
     assert page.request.get(f"{base}/s/{share_token}").status == 200  # the QR leads there
     with live_app.app_context():
-        assert db.session.scalar(select(func.count()).select_from(NightEvent)) == 11
-        assert db.session.scalar(select(func.count()).select_from(Hand)) == 4
+        assert db.session.scalar(select(func.count()).select_from(NightEvent).where(
+            NightEvent.session_id == sid)) == 11
+        assert db.session.scalar(select(func.count()).select_from(Hand).where(
+            Hand.session_id == sid)) == 4
         db.session.remove()
     # The night's page, asked again (another tab, a bookmark), leads to the session too.
     page.unroute(re.compile(r".*/phone/nights/[0-9a-f]+/events$"))

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.core.night import fold
-from app.db.models import Hand, NightEvent
+from app.db.models import GameSession, Hand, NightEvent, User
 from app.extensions import db
 from tests.browser.helpers import (
     ARTIFACTS,
@@ -57,11 +57,16 @@ def snap(page, name: str) -> None:
                     scale="css")
 
 
-def held(live_app) -> tuple[int, int]:
-    """How many of the night's events and hands the server holds."""
+def held(live_app, email: str = "kept@example.com") -> tuple[int, int]:
+    """How many of the night's events and hands the server holds (the account's: the
+    server is shared with other tests)."""
     with live_app.app_context():
-        counts = (db.session.scalar(select(func.count()).select_from(NightEvent)),
-                  db.session.scalar(select(func.count()).select_from(Hand)))
+        mine = select(GameSession.id).join(User, User.id == GameSession.owner_id).where(
+            User.email == email)
+        counts = (db.session.scalar(select(func.count()).select_from(NightEvent).where(
+                      NightEvent.session_id.in_(mine))),
+                  db.session.scalar(select(func.count()).select_from(Hand).where(
+                      Hand.session_id.in_(mine))))
         db.session.remove()
     return counts  # type: ignore[return-value]
 
