@@ -29,11 +29,25 @@
   try {
     var keptFor = localStorage.getItem("tonk-account");
     if (account && keptFor && +keptFor !== account) {
-      if (window.caches) caches.delete("tonk-pages");
+      forgetPages();
       forgetTables();
     }
     if (account) localStorage.setItem("tonk-account", String(account));
   } catch (e) { /* no storage: nothing kept either */ }
+
+  // The pages the phone kept, forgotten by the service worker (which then keeps none whose
+  // answer was on its way: sw.js) and here; done when both have, or after two seconds.
+  function forgetPages() {
+    if (!window.caches) return Promise.resolve();
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    var told = !worker ? Promise.resolve() : new Promise(function (done) {
+      var channel = new MessageChannel();
+      channel.port1.onmessage = function () { done(); };
+      worker.postMessage("forget-pages", [channel.port2]);
+      setTimeout(done, 2000);
+    });
+    return told.then(function () { return caches.delete("tonk-pages"); });
+  }
 
   // The sessions' states counting.js keeps: another account's are not this one's to show.
   function forgetTables() {
@@ -343,7 +357,7 @@
           });
           return null;
         }
-        return (window.caches ? caches.delete("tonk-pages") : Promise.resolve()).then(function () {
+        return forgetPages().then(function () {
           try { localStorage.removeItem("tonk-account"); forgetTables(); } catch (x) { /* nothing kept */ }
           f.setAttribute("data-cleared", "1");
           f.submit();

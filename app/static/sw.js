@@ -52,15 +52,33 @@ function kept(path) {
   return KEPT.some(function (re) { return re.test(path); });
 }
 
+/* The pages kept are forgotten when the account signs out (offline.js asks, "forget-pages"):
+   a page whose answer was still on its way then is not kept after it, so nothing of the
+   account that left stays on the phone. */
+var forgotten = 0;
+
+self.addEventListener("message", function (event) {
+  if (event.data !== "forget-pages") return;
+  forgotten += 1;
+  var port = event.ports && event.ports[0];
+  event.waitUntil(caches.delete(PAGES).then(function () { if (port) port.postMessage(true); }));
+});
+
+/* Put a page in the kept pages, unless they were forgotten since ``at``. */
+function putKept(at, url, response) {
+  if (at !== forgotten) return Promise.resolve();
+  return caches.open(PAGES).then(function (cache) {
+    if (at === forgotten) return cache.put(url, response);
+  });
+}
+
 function keep(request, response) {
   if (!response.ok || response.redirected || response.type !== "basic") return response;
-  var copy = response.clone();
+  var copy = response.clone(), at = forgotten;
   copy.blob().then(function (body) {
     var headers = new Headers(copy.headers);
     headers.set("X-Tonk-Kept", new Date().toISOString());
-    return caches.open(PAGES).then(function (cache) {
-      return cache.put(request.url, new Response(body, {status: copy.status, headers: headers}));
-    });
+    return putKept(at, request.url, new Response(body, {status: copy.status, headers: headers}));
   }).catch(function () { /* full: the page still shows */ });
   return response;
 }
@@ -80,8 +98,7 @@ function nightPage(request) {
   var shell = new URL(NIGHT_PAGE, self.location.href).href;
   return fetch(request).then(function (response) {
     if (response.ok && !response.redirected && response.type === "basic") {
-      var copy = response.clone();
-      caches.open(PAGES).then(function (cache) { return cache.put(shell, copy); })
+      putKept(forgotten, shell, response.clone())
         .catch(function () { /* full: the page still shows */ });
     }
     return response;
