@@ -260,12 +260,15 @@ def _reading(view: Callable[..., Any], name: str, kind: type[Body]) -> Callable[
 _SUFFIXES = ("Body", "Json")
 
 
-def schema_name(kind: type) -> str:
-    """A body's (or an answer's) name in the document."""
-    name = kind.__name__
+def _bare(name: str) -> str:
     for suffix in _SUFFIXES:
         name = name.removesuffix(suffix) or name
     return name
+
+
+def schema_name(kind: type) -> str:
+    """A body's (or an answer's) name in the document."""
+    return _bare(kind.__name__)
 
 
 class _Document(GenerateJsonSchema):
@@ -274,10 +277,7 @@ class _Document(GenerateJsonSchema):
     but the declared ones; each by its :func:`schema_name`."""
 
     def normalize_name(self, name: str) -> str:
-        name = super().normalize_name(name)
-        for suffix in _SUFFIXES:
-            name = name.removesuffix(suffix) or name
-        return name
+        return _bare(super().normalize_name(name))
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
@@ -333,11 +333,11 @@ def schemas(extra: tuple[type[BaseModel], ...] = (), answers: tuple[Any, ...] = 
     ``answers``), by name, and each answer's type's own schema (a reference, or a list of
     one): made once, handed out afresh (the caller may change them)."""
     bodies = {e.body for e in ENDPOINTS if e.body is not None} | set(extra)
-    answers = tuple({given[1] for e in ENDPOINTS for given in e.answers.values()
-                     if isinstance(given, tuple) and _is_kind(given[1])} | set(answers))
-    made = json.loads(_schemas_of(tuple(sorted(bodies, key=schema_name)),
-                                  tuple(sorted(answers, key=repr))))
-    return made["schemas"], dict(zip(sorted(answers, key=repr), made["answers"], strict=True))
+    answers = tuple(sorted({given[1] for e in ENDPOINTS for given in e.answers.values()
+                            if isinstance(given, tuple) and _is_kind(given[1])} | set(answers),
+                           key=repr))
+    made = json.loads(_schemas_of(tuple(sorted(bodies, key=schema_name)), answers))
+    return made["schemas"], dict(zip(answers, made["answers"], strict=True))
 
 
 @functools.cache

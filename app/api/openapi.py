@@ -73,13 +73,13 @@ def _rules() -> dict[str, Any]:
 _SIGNED_IN: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
-def operation(endpoint: Endpoint, made: dict[Any, Any]) -> dict[str, Any]:
-    """An endpoint's operation (``made``: the answers' types' schemas). A signed-in one needs
-    a personal token; one that changes nothing (``change`` false) answers no 400, 409 or 422,
-    and takes no Idempotency-Key."""
+def operation(endpoint: Endpoint, made: dict[Any, Any],
+              errors_of: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """An endpoint's operation (``made``: the answers' types' schemas; ``errors_of``: the
+    shared error answers). A signed-in one needs a personal token; one that changes nothing
+    (``change`` false) answers no 400, 409 or 422, and takes no Idempotency-Key."""
     answers = {status: answer(given[0], given[1], made, *given[2:]) if isinstance(
         given, tuple) else dict(given) for status, given in endpoint.answers.items()}
-    errors_of = {status: answer(text, body, made) for status, (text, body) in _ERRORS.items()}
     params = list(endpoint.params)
     found: dict[str, Any] = {"summary": endpoint.summary}
     if endpoint.signed_in:
@@ -104,9 +104,11 @@ def openapi_document() -> dict[str, Any]:
     """The whole document, as JSON-ready data."""
     found, made = schemas(extra=(EndBody,), answers=(ErrorJson,))
     found["Rules"] = _rules()
+    errors_of = {status: answer(text, body, made) for status, (text, body) in _ERRORS.items()}
     paths: dict[str, Any] = {}
     for endpoint in ENDPOINTS:
-        paths.setdefault(endpoint.path, {})[endpoint.method] = operation(endpoint, made)
+        paths.setdefault(endpoint.path, {})[endpoint.method] = operation(endpoint, made,
+                                                                         errors_of)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tonk Tally API", "version": "1.0.0",
