@@ -75,9 +75,9 @@ def explain(result: Settled) -> list[Message]:
         lines.append(Message("explain.big_one", n=hand.multiplier))
     if result.pushed is not None:
         lines.append(_explain_push_ups(result))
-        return lines
-    lines.extend(_explain_payments(result))
-    return lines
+    else:
+        lines.extend(_explain_payments(result))
+    return [in_own_words(hand.rules, line) for line in lines]
 
 
 def _amount(result: Settled) -> Callable[[Decimal], Message]:
@@ -166,9 +166,7 @@ def _catch_winners(result: Settled, caught: CaughtDrop) -> list[Message]:
     else:
         lines = [Message("explain.lowest_tie", players=join_and(low), count=lowest)]
     explained = find_catch(hand.rules.catch).explained
-    if explained is not None:
-        lines = explained(caught, hand, lines)
-    return [in_own_words(hand.rules, line) for line in lines]
+    return lines if explained is None else explained(caught, hand, lines)
 
 
 def in_own_words(rules: Rules, line: Message) -> Message:

@@ -521,7 +521,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("rushville", {"deal_wins": [{"five_face_cards": True, "pays": 2}], "run_out_pays": 2,
                          "catch": "catchers", "catch_factor": 4, "stock_out_tie": "draw"},
            {"stock_out.draw": "pagat.rushville.7"},
-           # a bumped head pays double rum: while the catch factor is twice the rum's pay
+           # a bumped head pays double rum: while its catch factor and rum pay are its own
            {"explain.catchers_paid": ("explain.bumped_head", ("catch_factor", "run_out_pays"))}),
     Preset("chicago", {"deck": "jokers",
                        "deal_wins": [{"totals": [50], "pays": 2}, {"at_most": 13, "pays": 2},
