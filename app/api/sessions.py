@@ -22,6 +22,7 @@ from ..core.errors import TonkError
 from ..core.messages import Message
 from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_places
 from ..core.restate import reworded, reworded_side_bets
+from ..core.stored import own_facts
 from ..db.models import GameSession, Hand, User
 from ..services import sessions
 from ..services.leagues import session_table
@@ -73,7 +74,6 @@ from .params import DEBT_ID, NUMBER, PAYMENT_ID, SESSION_ID
 from .routes import created
 
 SHARE_PATH = "/s/{token}"  # the read-only page of a session (web.shared), for the table
-TABLE_FIELDS = ("rules", "stake", "players")  # set by the session, not by each hand
 PAYMENT_FIELDS = {"from": "payer", "to": "payee", "amount": "amount"}
 S, H = (SESSION_ID,), (SESSION_ID, NUMBER)
 
@@ -256,8 +256,7 @@ def session_json(gs: GameSession) -> SessionJson:
 def _split(stored: Mapping[str, Any], result: Mapping[str, Any]) -> SettledJson:
     """A stored hand → the hand as a client sends it (no table facts, so it can be sent
     back corrected), the rules and stake it was settled under beside it, and its result."""
-    hand = {k: v for k, v in stored.items() if k not in TABLE_FIELDS}
-    return {"hand": hand, "rules": stored["rules"], "stake": stored["stake"],
+    return {"hand": own_facts(stored), "rules": stored["rules"], "stake": stored["stake"],
             "result": cast(ResultJson, result)}  # (the core's: :meth:`app.core.Result.to_json`)
 
 

@@ -38,6 +38,9 @@ _END_FIELDS: dict[str, frozenset[str]] = {
 }
 HAND_FIELDS = frozenset({"rules", "stake", "multiplier", "players", "dealer", "end", "counts",
                          "cards"})
+#: What a stored hand holds of its table, set by the session, not by each hand
+#: (:meth:`PlayedHand.to_json` with ``with_table``).
+TABLE_FIELDS = ("rules", "stake", "players")
 #: Seats from the dealer's left, the dealer last: ``_FROM_LEFT[players][dealer]``.
 _FROM_LEFT = {n: tuple(tuple((d + 1 + i) % n for i in range(n)) for d in range(n))
               for n in range(1, MAX_PLAYERS + 1)}
@@ -592,3 +595,4 @@ def catch_groups(hand: PlayedHand) -> CaughtDrop | None:
                 catchers.append(seat)
     return _make_caught(dropper, tuple(winners), tuple(catchers), tuple(others), counts,
                         everyone, hand.rules.catch_factor)
+

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: What a stored hand holds of its table (a hand event takes it from the night).
-_TABLE = ("rules", "stake", "players")
+from .hand import TABLE_FIELDS
 
 
 def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any], bool]],
@@ -48,8 +47,7 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
         now = _moved(now, moves[since:told], events)
         events += _seating(now, data["players"])
         now = data["players"]
-        events.append({"kind": "hand", "hand": {k: v for k, v in data.items()
-                                                if k not in _TABLE}})
+        events.append({"kind": "hand", "hand": own_facts(data)})
         if voided:
             events.append({"kind": "voided", "number": number})
     now = _moved(now, moves[told:], events)
@@ -60,6 +58,12 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
         if name not in sat:
             events += [{"kind": "joined", "player": name}, {"kind": "left", "player": name}]
     return events
+
+
+def own_facts(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored hand's own facts, as a client sends it (and a night's hand event holds it):
+    without what it holds of its table (:data:`TABLE_FIELDS`)."""
+    return {k: v for k, v in stored.items() if k not in TABLE_FIELDS}
 
 
 def _moved(seated: Sequence[str], moves: Sequence[tuple[int, Mapping[str, Any]]],

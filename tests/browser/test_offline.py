@@ -60,6 +60,18 @@ def wait_stored(page, base: str, token: str, session_id: int, n: int, seconds: f
     return stored(base, token, session_id)
 
 
+def wait_reloaded(page, seconds: float = 10) -> None:
+    """Wait until the page marked ``window.beforeSending`` has been loaded again."""
+    for _ in range(int(seconds * 4)):
+        try:
+            if page.evaluate("() => !window.beforeSending && document.readyState === 'complete'"):
+                return
+        except Exception:  # playwright's Error: the context went with the reload
+            pass
+        page.wait_for_timeout(250)
+    raise AssertionError(f"{page.url} was not loaded again in {seconds:g} s")
+
+
 def totals_equal_hands(base: str, token: str, session_id: int, hands: list[dict[str, Any]]) -> None:
     ledger = api(base, token, f"/sessions/{session_id}/ledger")
     summed = dict.fromkeys(PLAYERS, Decimal(0))
@@ -219,13 +231,14 @@ def test_a_waiting_hand_whose_session_was_closed_needs_you_and_blocks_nothing(
     record_offline(page, upstairs, THREE[0])  # … the one recorded after it
     api(live_server, token, f"/sessions/{closed_id}/close", "POST", {})  # meanwhile, elsewhere
 
+    page.evaluate("() => { window.beforeSending = true; }")
     page.context.set_offline(False)
     hands = wait_stored(page, live_server, token, upstairs_id, 1)
     assert [(h["number"], h["hand"]["end"]["kind"]) for h in hands] == [(1, "drop")]
-    # the phone reloads the page whose hand went (offline.js): let it, before leaving it (a
-    # page.goto while it reloads is interrupted by the reload)
-    page.locator("#live ol.hands li.hand").first.wait_for()
-    page.wait_for_load_state()
+    # the phone reloads the page whose hand went (offline.js) once it has marked the hand
+    # sent: let it. Left before that, the hand is still waiting on the phone and the next
+    # page sends it again (the server answers it once; the page reloads, under axe)
+    wait_reloaded(page)
     page.goto(closed)
     needs = page.locator("#outbox li.needs-you")
     needs.wait_for()

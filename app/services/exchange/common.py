@@ -26,7 +26,6 @@ EXPORT_BATCH = 200  # sessions read from the database at a time while exporting
 IMPORT_BATCH_HANDS = 20_000  # hands validated and written at a time while importing
 PARALLEL_BATCH_HANDS = 5_000  # … when other processes check them
 UID = re.compile(r"[0-9A-Za-z_-]{1,32}")
-TABLE_FIELDS = ("rules", "stake", "players")
 PART = len(Part._fields)
 NO_COUNTS = (0,) * len(STAT_FIELDS)
 #: json.dumps, less its check for cycles (parsed JSON has none): the same text, sooner.

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
-from ...core.hand import parse_players
+from ...core.hand import TABLE_FIELDS, parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     amount_formatter,
@@ -31,7 +31,7 @@ from ...core.sidebets import (
     play_json,
     side_bets_json,
 )
-from ...core.stored import events_of
+from ...core.stored import events_of, own_facts
 from ...core.versions import check_action, voided_after
 from ..sessions import (
     MAX_SESSION_NAME,
@@ -44,7 +44,6 @@ from ..sessions import (
 from .checked import Checked, CheckedHand, CheckedSession, CheckedVersion, SeatMove
 from .common import (
     MAX_BY,
-    TABLE_FIELDS,
     ExchangeError,
     fast_dumps,
     field_of,
@@ -255,8 +254,8 @@ class Checker:
         hand (``deal``), settled here otherwise; None after noting its problem."""
         if deal is not None and deal.result is not None and last.core is None and \
                 last.plain and _same_table(deal.data, last):
-            last.text, last.data = self._stored(last.table, last.seated, {
-                k: v for k, v in deal.data.items() if k not in TABLE_FIELDS})
+            last.text, last.data = self._stored(last.table, last.seated,
+                                                own_facts(deal.data))
             return deal.result
         if last.data is None:
             try:
@@ -488,7 +487,7 @@ class Checker:
                 table.rules != first.rules or table.stake != first.stake):
             raise BadVersion(Message("import.correction_table"))
         return LastVersion(0, table, first or table, seated,
-                     {k: v for k, v in data.items() if k not in TABLE_FIELDS}, None, where,
+                     own_facts(data), None, where,
                      number)
 
     def _parse(self, last: LastVersion) -> None:
