@@ -1,10 +1,13 @@
 """The live view's stream on a real ``tonk serve`` (:mod:`app.api.stream`): a hand recorded
 through the API reaches an open stream within a second, whichever worker (or, on
 PostgreSQL, whichever server) recorded it; a stream killed mid-night and opened again with
-``Last-Event-ID`` misses nothing and is told nothing twice; past its limit a worker answers
+``Last-Event-ID`` misses nothing and is told nothing twice; Ctrl+C stops a server whose
+streams are open at once; past its limit a worker answers
 503 with Retry-After, and a server that holds no streams 204 (the page polls)."""
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 import time
@@ -188,6 +191,30 @@ def test_a_stream_outlives_the_idle_timeout_of_connections(tmp_path):
         assert api.call("POST", f"/api/v1/sessions/{session_id}/hands", HAND).status == 201
         _opened(phone, 2)
         phone.close()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_server_told_to_stop_ends_its_streams_and_stops_at_once(stop, tmp_path):
+    """Ctrl+C (or a service manager's SIGTERM) with phones following: each stream ends
+    with the end of its answer, and the server stops within seconds, not after the
+    STOP_SECONDS (10 s) granian waits before killing a worker whose connection is open."""
+    url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
+    token = prepare(url)
+    with tonk_serve(url, workers=2, log=tmp_path / "serve.log", grace=30) as served:
+        _session_id, share = _session(Client(served.base, token))
+        phones = [Follower(served.base, _stream(share)) for _ in range(4)]  # (both workers)
+        for phone in phones:
+            _opened(phone)
+        asked = time.monotonic()
+        os.killpg(served.process.pid, stop)  # as a terminal's Ctrl+C reaches every process
+        served.process.wait(timeout=15)
+        took = time.monotonic() - asked
+        for phone in phones:
+            assert phone.closed.wait(1), "a stream was left open"
+            phone.close()
+        assert took < 3, f"the server took {took:.1f} s to stop"
+        assert served.process.returncode == 0
+        assert served.errors() == []
 
 
 def test_a_tournament_board_follows_its_event_by_stream(tmp_path):

@@ -20,14 +20,17 @@ then (and every :data:`EVERY_LISTENING` seconds, in case a change came by a path
 no word). A board's state is its event's revision and every table's, read in a thread of
 its own every :data:`EVERY_SQLITE` seconds on any database (boards are few).
 Past ``limit`` open streams a worker answers 503 with ``Retry-After``: the page
-polls instead. Under a server that is not ``tonk serve`` the app's own route answers 204
-(no stream here; a board's stream 404): the browser does not ask again and the page
-polls.
+polls instead. When the worker is told to stop (Ctrl+C, SIGTERM) its streams end at once,
+each with the end of its answer (the page comes back after ``retry:``, to whatever serves
+then): granian ends a worker only once its connections have, and a stream's never does by
+itself. Under a server that is not ``tonk serve`` the app's own route answers 204 (no stream
+here; a board's stream 404): the browser does not ask again and the page polls.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
@@ -153,6 +156,7 @@ class Watch:
         self.task: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.deafen: Callable[[], None] | None = None
+        self.stopping = False
 
     def start(self) -> None:
         """Start reading (once, in the worker's event loop), and hear this worker's own
@@ -161,6 +165,7 @@ class Watch:
             return
         self.loop = asyncio.get_running_loop()
         self.task = self.loop.create_task(self.run())
+        on_stop(self.loop, self.end_streams)
         self.deafen = on_moved(self.heard)
         try:
             self.listening = listen_for_moves(self.engine, self.heard, self.deaf) is not None
@@ -181,6 +186,13 @@ class Watch:
 
     def deaf(self) -> None:
         self.listening = False
+
+    def end_streams(self) -> None:
+        """The worker stops: every stream ends (the ones still to open are answered 503)."""
+        self.stopping = True
+        for waiters in self.waiting.values():
+            for waiter in waiters:
+                waiter.set()
 
     def _woken(self, ids: set[int]) -> None:
         followed: set[Key] = set(ids & self.waiting.keys())
@@ -281,6 +293,24 @@ class Watch:
             self.boards_pool, self.boards, [token]))[token]
 
 
+def on_stop(loop: asyncio.AbstractEventLoop, then: Callable[[], None]) -> None:
+    """Call ``then`` in ``loop`` when the worker is told to stop (SIGINT, SIGTERM), before
+    the handler its server put there (granian's, which stops taking connections and waits
+    for the open ones to end). asyncio keeps one handler a signal and does not say which:
+    read from the loop's own table (``_signal_handlers``, asyncio's Unix loop); with none
+    there (another loop, or no handler), nothing is added."""
+    table = getattr(loop, "_signal_handlers", None)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        theirs = table.get(number) if isinstance(table, dict) else None
+        if not isinstance(theirs, asyncio.Handle) or theirs.cancelled():
+            continue
+
+        def both(theirs: asyncio.Handle = theirs) -> None:
+            then()
+            theirs._run()
+        loop.add_signal_handler(number, both)
+
+
 def board_state(token: str) -> str:
     """The state of a tournament's board (in an app context): the event's revision and
     every table session's, digested as its poll's ETag is before the language (any hand at
@@ -324,7 +354,7 @@ class Streams:
         if asked is None:
             await self.app(scope, receive, send)
             return
-        if self.open >= self.limit:
+        if self.open >= self.limit or self.watch.stopping:
             self.refused += 1
             await self.answers.send(scope, send, 503, RETRY_AFTER)
             return
@@ -381,6 +411,9 @@ class Streams:
                                    return_when=asyncio.FIRST_COMPLETED)
                 woke.cancel()
                 if gone.done():
+                    break
+                if watch.stopping:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
                     break
                 waiter.clear()
                 tag = watch.tags.get(key, sent)
