@@ -201,7 +201,7 @@ def test_the_new_session_form_says_every_problem_at_once_in_the_core_s_words(app
     sign_up(client)
     long = "Bartholomew Fitzgerald-Montgomery the Third"
     assert len(long) > 40
-    data = {"name": " ", "player-0": "Ann", "player-1": long, "player-2": "Cy",
+    data = {"name": " ", "player-0": "Ann", "player-1": long, "player-2": "Cy", "player-3": long,
             "first_dealer": "5", "stake": "lots", "currency": "USD", "preset": "pagat",
             "opt-hand_size": "six"}
     form = client.get("/sessions/new").get_data(as_text=True)
@@ -209,15 +209,15 @@ def test_the_new_session_form_says_every_problem_at_once_in_the_core_s_words(app
     assert seat is not None and "maxlength" not in seat.group(0)
     resp = client.post("/sessions/new", data=data)
     page = resp.get_data(as_text=True)
-    assert "5 things to fix" in page, errors_of(resp)
+    assert "6 things to fix" in page, errors_of(resp)
     with app.test_request_context():
         read = session_of_form(Fields(data.items()))
         core = {f: e.message for f, e in session_refusals(read).items()}
-    assert sorted(core) == ["first_dealer", "name", "player-1", "stake"], core
+    assert sorted(core) == ["first_dealer", "name", "player-1", "player-3", "stake"], core
     for field, message in core.items():
         shown_beside(resp, field, message)
     shown_beside(resp, "opt-hand_size", "Enter a whole number.")
-    assert "40" in core["player-1"]
+    assert "40" in core["player-1"] and "player 4" in core["player-3"], core
     assert f'value="{long}"' in page
     with app.app_context():
         assert db.session.scalar(db.select(db.func.count()).select_from(GameSession)) == 0

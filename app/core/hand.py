@@ -17,7 +17,7 @@ from .errors import CardError, HandError
 from .frozen import maker
 from .messages import Message
 from .money import parse_stake
-from .names import MAX_NAME, clean_text, name_key
+from .names import name_key, player_name
 from .rules import Rules, resolve_rules
 
 END_KINDS: dict[str, Message] = {kind: Message(f"end.{kind}") for kind in (
@@ -186,8 +186,7 @@ def _parse_players(value: Any) -> tuple[str, ...]:
     names: list[str] = []
     seen: dict[str, str] = {}
     for i, raw in enumerate(value):
-        name = clean_text(raw, HandError, f"players[{i}]", Message("players.name", n=i + 1),
-                          MAX_NAME)
+        name = player_name(raw, i, HandError)
         key = name_key(name)
         if key in seen:
             raise HandError(Message("players.twice", player=name, first=seen[key]),

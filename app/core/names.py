@@ -80,6 +80,13 @@ def session_name(value: Any, error: type[TonkError] = TonkError) -> str:
     return clean_text(value, error, "name", Message("session.what_name"), MAX_SESSION_NAME)
 
 
+def player_name(value: Any, seat: int, error: type[TonkError] = TonkError) -> str:
+    """The name at seat ``seat`` (from 0) of a table's players as typed → the name kept
+    (:func:`clean_text`, at most :data:`MAX_NAME`), or ``error`` naming ``players[seat]``."""
+    return clean_text(value, error, f"players[{seat}]", Message("players.name", n=seat + 1),
+                      MAX_NAME)
+
+
 def seat_name(value: Any, field: str, error: type[TonkError] = TonkError) -> str:
     """The name of a player who joins the table or leaves it, as typed → the name kept
     (:func:`clean_text`, at most :data:`MAX_NAME`), or ``error`` naming ``field``: the

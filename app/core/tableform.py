@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .errors import TonkError
@@ -21,7 +22,7 @@ from .hand import parse_players
 from .handform import MAX_TEXT, FormFields, hand_of_form
 from .messages import Message
 from .money import parse_stake, takes_stake
-from .names import session_currency, session_name
+from .names import player_name, session_currency, session_name
 from .rules import (
     OPTIONS,
     PRESETS,
@@ -309,7 +310,9 @@ def session_refusals(read: SessionForm) -> dict[str, TonkError]:
             return None
 
     checked("name", lambda: session_name(read.name))  # (in about the form's order)
-    checked("players", lambda: parse_players(read.players))
+    if checked("players", lambda: parse_players(read.players)) is None:
+        for seat, name in enumerate(read.players):  # (each seat's own, past the first refused)
+            checked("players", partial(player_name, name, seat))
     if read.players and not read.dealer:  # (a seat of nobody's; with no seats, "players")
         refused["first_dealer"] = TonkError(
             Message("session.dealer_seat", seat=read.dealer_seat + 1), "first_dealer")
