@@ -46,12 +46,15 @@
 
   // Each problem beside its field (a note err-<field>), else at the form's top.
   function clearProblems(form) {
-    each(form, "p.err[data-phone]", function (p) { p.remove(); });
+    each(form, "p.err[data-phone], .error-summary", function (p) { p.remove(); });
     each(form, "[aria-invalid=true]", function (i) { i.removeAttribute("aria-invalid"); });
   }
-  function showProblem(form, field, text) {
-    var target = field && (document.getElementById(field) || document.getElementById(field + "-0") ||
+  function targetOf(form, field) {
+    return field && (document.getElementById(field) || document.getElementById(field + "-0") ||
       form.querySelector('[name="' + CSS.escape(field) + '"]'));
+  }
+  function showProblem(form, field, text) {
+    var target = targetOf(form, field);
     var note = el("p", "err", text);
     note.setAttribute("data-phone", "1");
     note.setAttribute("role", "alert");
@@ -64,11 +67,13 @@
 
   // Every problem of a form at once, as the server's page shows them (macros.html
   // error_summary): each beside its field, and listed at the form's top under their count,
-  // each linking to its field; the first field to fix has the focus. found: [field, words].
+  // each linking to its field (one of no field on the form: said there only); the first to fix has
+  // the focus. found: [field, words]; words: the page's words with fix-one and fix-other.
   function showAll(form, found, words) {
     var seat = {players: "player-0"};  // (the seats' own problem: shown by the first seat)
-    found.forEach(function (f) { showProblem(form, seat[f[0]] || f[0], f[1]); });
-    var box = el("div", "error-summary"), list = el("ul");
+    var gone = document.getElementById("error-summary");  // (another form's, shown before)
+    if (gone) gone.remove();
+    var box = el("div", "error-summary"), list = el("ul"), first = null;
     box.id = "error-summary";
     box.setAttribute("role", "alert");
     box.setAttribute("aria-labelledby", "error-summary-title");
@@ -77,15 +82,23 @@
     title.id = "error-summary-title";
     box.appendChild(title);
     found.forEach(function (f) {
-      var item = el("li"), link = el("a", "", f[1]), to = seat[f[0]] || f[0];
-      link.href = "#" + to;
-      link.setAttribute("data-field", to);
-      item.appendChild(link);
+      var item = el("li"), field = f[0] && (seat[f[0]] || f[0]), target = targetOf(form, field);
+      if (target) {
+        showProblem(form, field, f[1]);
+        var link = el("a", "", f[1]), to = target.id || field;
+        link.href = "#" + to;
+        link.setAttribute("data-field", to);
+        item.appendChild(link);
+        first = first || target;
+      } else {
+        var said = el("span", "err", f[1]);
+        said.id = "err-" + (field || "form");
+        item.appendChild(said);
+      }
       list.appendChild(item);
     });
     box.appendChild(list);
     form.insertBefore(box, form.firstChild);
-    var first = found.length && document.getElementById(seat[found[0][0]] || found[0][0]);
     if (first) first.focus();
   }
 
@@ -475,7 +488,7 @@
     form.addEventListener("submit", function (e) {
       e.preventDefault();
       var reason = input.value.trim();
-      if (!reason) { clearProblems(form); showProblem(form, input.id, ask); return; }
+      if (!reason) { clearProblems(form); showAll(form, [[input.id, ask]], say); return; }
       add({add: event(reason)}, form);
     });
     box.appendChild(form);
@@ -506,16 +519,17 @@
     request.events = night.events;
     clearProblems(form);
     return ask(request).then(function (read) {
-      if (!read.added && read.problems) {  // the form's own (codes by field)
-        Object.keys(read.problems).forEach(function (field) {
-          showProblem(form, field, say("problem-" + read.problems[field]) || read.problems[field]);
+      if (!read.added) {  // the form's own problems (codes by field), else the core's refusal
+        var found = Object.keys(read.problems || {}).map(function (field) {
+          return [field, say("problem-" + read.problems[field]) || read.problems[field]];
         });
-        return false;
-      }
-      if (!read.added) {
-        var refusal = read.refusal || {error: read.error, field: read.field};
-        var reason = refusal.field === "reason" && form.querySelector("[name=reason]");
-        showProblem(form, reason ? reason.id : refusal.field, say("problem-" + refusal.error) || refusal.error);
+        if (!found.length) {
+          var refusal = read.refusal || {error: read.error, field: read.field};
+          var reason = refusal.field === "reason" && form.querySelector("[name=reason]");
+          found.push([reason ? reason.id : refusal.field,
+                      say("problem-" + refusal.error) || refusal.error]);
+        }
+        showAll(form, found, say);
         return false;
       }
       var event = {id: hex(), seq: night.events.length + 1};

@@ -123,6 +123,9 @@ def test_a_night_started_offline_survives_the_browser_closed_and_is_sent_once(
     step.locator(".count-row[data-name='Bob'] input.count").fill("2")
     page.get_by_role("button", name="Save the correction").click()
     page.wait_for_selector("#err-reason")  # no reason: asked for, nothing kept
+    summary = page.locator("#hand-form #error-summary")  # as the server's page says it
+    assert summary.locator("h2").inner_text() == "One thing to fix"
+    assert summary.locator("a[data-field]").get_attribute("data-field") == "reason"
     page.fill("#reason", "Bob had 2")
     page.get_by_role("button", name="Save the correction").click()
     page.wait_for_selector("#night-hands [data-hand='2'][data-corrected='2']")
@@ -296,8 +299,17 @@ def test_a_night_on_the_phone_plays_a_side_bet_changes_its_stake_closes_and_is_s
     page.fill("#stake", "1")
     page.get_by_text("Change single rules").click()  # (folded away)
     page.fill("#opt-hand_size", "six")
+    page.fill("#opt-tonk_out_pays", "many")
     page.get_by_role("button", name="Play by these rules").click()
     page.wait_for_selector("#err-opt-hand_size")  # refused beside its field, nothing kept
+    summary = page.locator("#night-rules #error-summary")  # each, counted, as the server's
+    assert summary.locator("h2").inner_text() == "2 things to fix"
+    assert summary.locator("a[data-field]").evaluate_all(
+        "links => links.map((a) => a.dataset.field)") == ["opt-hand_size", "opt-tonk_out_pays"]
+    assert page.locator("#err-opt-tonk_out_pays").is_visible()
+    page.locator("#error-summary").scroll_into_view_if_needed()
+    snap(page, "rules-two-things-to-fix")
+    page.fill("#opt-tonk_out_pays", "")
     page.fill("#opt-hand_size", "")
     page.select_option("#preset", "texas")
     page.get_by_role("button", name="Play by these rules").click()
