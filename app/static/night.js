@@ -67,8 +67,9 @@
 
   // Every problem of a form at once, as the server's page shows them (macros.html
   // error_summary): each beside its field, and listed at the form's top under their count,
-  // each linking to its field (one of no field on the form: said there only); the first to fix has
-  // the focus. found: [field, words]; words: the page's words with fix-one and fix-other.
+  // each linking to its field (one of no field on the form: said there only); the first
+  // field to fix has the focus. found: [field, words]; words: the page's words (fix-one,
+  // fix-other).
   function showAll(form, found, words) {
     var seat = {players: "player-0"};  // (the seats' own problem: shown by the first seat)
     var gone = document.getElementById("error-summary");  // (another form's, shown before)
