@@ -7,13 +7,12 @@ from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
+from ...core.handform import MAX_TEXT
 from ...services.sessions import change_seats, seated_names
 from ..shared import bp
 from ..shared.form_tokens import once_per_form
 from ..shared.site import attempt, login_required, me
 from .pages import open_session
-
-MAX_TEXT = 500
 
 
 @bp.route("/sessions/<int:session_id>/seats", methods=["GET", "POST"])
