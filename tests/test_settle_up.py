@@ -149,6 +149,16 @@ def test_close_needs_a_choice_then_carries_the_debts_over(api, other):
     assert marked["paid"] and marked["paid_by"] == "Ann" and marked["paid_at"]
     api_error(api("POST", f"/debts/{debts[0]['id']}/paid"), 422, "debt", "already")
     assert [d["id"] for d in api.ok("GET", "/debts")] == [d["id"] for d in debts[1:]]
+    # the debt paid is paid on every screen: the session's open transfers and balances too
+    book = api.ok("GET", f"/sessions/{sid}/ledger")
+    assert without_pay(book["open"]) == [{"from": "Cy", "to": "Ann", "amount": "0.25"},
+                                         {"from": "Cy", "to": "Dee", "amount": "0.50"}]
+    assert book["balances"]["Bob"] == "0.00" and book["balances"]["Ann"] == "0.25"
+    assert [(d["from"], d["paid"]) for d in book["carried_over"]] == [
+        ("Bob", True), ("Cy", False), ("Cy", False)]
+    share = api.ok("GET", f"/sessions/{sid}")["share_url"].rsplit("/", 1)[1]
+    shared = api.client.get(f"/api/v1/share/{share}").get_json()
+    assert [(t["from"], t["to"]) for t in shared["transfers"]] == [("Cy", "Ann"), ("Cy", "Dee")]
     # a closed session takes no payment and no undo
     assert api("POST", f"/sessions/{sid}/payments",
                {"from": "Cy", "to": "Dee", "amount": "0.10"}).status_code == 409

@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, insert, select
 
 from ...core.money import from_minor, to_minor
 from ...core.night import Money, left_open, player_money
 from ...core.transfers import Transfer, fewest_transfers
-from ...db.models import GameSession, PlannedTransfer, SettlePayment, User
+from ...db.models import CarriedDebt, GameSession, PlannedTransfer, SettlePayment, User
 from ...extensions import db
 from .kept import plays_side_bets
 from .pots import pot_returns, pot_totals
@@ -82,7 +82,6 @@ class Ledger:
     scoring: str
     totals: dict[str, Decimal]
     hands: int
-    paid: list[tuple[str, str, Decimal]]
     open: dict[str, Decimal]
     transfers: tuple[Transfer, ...]
     plan: tuple[Planned, ...] = ()
@@ -206,10 +205,11 @@ def keep_plan(gs: GameSession, scoring: str, *, totals_moved: bool = False) -> N
 
 
 def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
-    """Totals, the plan in force with what was paid along it, and every payment."""
+    """Totals, the plan in force with what was paid along it (and, once closed, the debts
+    carried over marked paid since), and every payment."""
     totals = _totals(gs)
     if scoring == "push_ups":
-        return Ledger(scoring, totals, hands, [], dict.fromkeys(totals, _ZERO), (),
+        return Ledger(scoring, totals, hands, dict.fromkeys(totals, _ZERO), (),
                       money=player_money(totals, {}, {}))
     seats = [s.name for s in gs.seats]
     rows = _payment_rows(gs)
@@ -221,15 +221,40 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
                                  p.transfer_id is not None,
                                  p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
     money = money_of(gs)
-    left = _moved({name: m.total for name, m in money.items()}, seats, rows)
-    plan = _planned(gs, _plan_rows(gs), rows)
+    plan_rows = _plan_rows(gs)
+    moves: list[SettlePayment | _Move] = [*rows, *(
+        _debts_paid(gs, plan_rows) if gs.closed_at is not None else ())]
+    left = _moved({name: m.total for name, m in money.items()}, seats, moves)
+    plan = _planned(gs, plan_rows, moves)
     if not settles(plan, left):  # not kept yet (an old database): what would be kept
         plan = tuple(Planned(0, t.payer, t.payee, t.amount, _ZERO)
                      for t in fewest_transfers(left))
     transfers = tuple(Transfer(t.payer, t.payee, t.open) for t in plan if t.open)
-    paid = [(p.payer, p.payee, p.amount) for p in payments if not p.undone]
-    return Ledger(scoring, totals, hands, paid, left, transfers, plan, payments, pot_totals(gs),
+    return Ledger(scoring, totals, hands, left, transfers, plan, payments, pot_totals(gs),
                   {n: m.pots_back for n, m in money.items() if m.pots_back}, money)
+
+
+class _Move(NamedTuple):
+    """A payment as the plan reads it (:data:`_MOVES`'s columns)."""
+
+    payer_seat: int
+    payee_seat: int
+    amount_minor: int
+    transfer_id: int | None
+    undone_at: datetime | None = None
+
+
+def _debts_paid(gs: GameSession, plan: Sequence[PlannedTransfer]) -> list[_Move]:
+    """A closed session's carried debts marked paid (:mod:`.debts`), as payments along the
+    transfers of the plan it closed with that they were: what was open, paid, so that its
+    open transfers and balances say so as the debts do."""
+    seat = {s.player_id: i for i, s in enumerate(gs.seats)}
+    along = {(t.payer_id, t.payee_id): t.id for t in plan}
+    return [_Move(seat[d.payer_id], seat[d.payee_id], d.amount_minor,
+                  along.get((d.payer_id, d.payee_id)))
+            for d in db.session.scalars(select(CarriedDebt).where(
+                CarriedDebt.session_id == gs.id, CarriedDebt.paid_at.is_not(None))
+                .order_by(CarriedDebt.id))]
 
 
 def planned_transfer(gs: GameSession, payer: str, payee: str) -> Planned | None:
