@@ -11,8 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.db.models import GameSession
 from tests.apps import statements_sent
-from tests.clients import Api, account, api_error, record, sign_up, start
+from tests.clients import Api, account, api_error, record, shown_beside, sign_up, start
+from tests.expect import fetched
 
 DEAD = {"end": {"kind": "dead"}}
 BOTH = {"high_card": {"stake": "0.25", "unclaimed": "return"}, "naturals": {"stake": "0.10"}}
@@ -145,6 +147,10 @@ def test_settle_up_gives_back_what_is_left_in_a_pot(api):
 @pytest.mark.parametrize("spec, play, field, words", [
     ({"naturals": {}}, {"bet": "high_card", "suit": "S"}, "side_bets[0].bet", "no high_card"),
     ({"naturals": {}}, {"bet": "naturals", "winner": "Eve"}, "side_bets[0].winner", "Eve"),
+    ({"high_card": {}}, {"bet": "high_card", "suit": "H", "players": ["Ann", "Bob"],
+                         "winner": "Cy"}, "side_bets[0].winner", "'Cy', did not bet"),
+    ({"high_card": {}}, {"bet": "high_card", "suit": "H", "players": [], "winner": "Cy"},
+     "side_bets[0].winner", "'Cy', did not bet"),
     ({"high_card": {"suit": "S"}}, {"bet": "high_card", "suit": "H"}, "side_bets[0].suit",
      "always S"),
     ({"naturals": {}}, {"bet": "naturals", "players": ["Ann", "Zed"]},
@@ -355,6 +361,33 @@ def test_the_hand_form_has_a_line_per_side_bet_and_the_session_page_the_pots(db_
         "sb-naturals-shown": "1", "sb-naturals-in": ["Ann"], "sb-naturals-winner": "Bob"})
     assert resp.status_code == 422
     assert 'id="err-sb-naturals-winner"' in resp.get_data(as_text=True)
+
+
+def test_a_dead_hand_with_a_high_card_winner_nobody_ticked_is_refused_not_dropped(db_app):
+    """A dead hand leaves everyone out of the high-card bet; a winner chosen for it anyway is
+    an error beside the bet's winner (docs/rules.md §9), not a bet silently left out while
+    the winner's pot stays where it is."""
+    client = db_app.test_client()
+    sign_up(client)
+    players = ["Ann", "Bob", "Cy", "Dee"]
+    sid = start(client, players=players, **{
+        "sb-high_card": "1", "sb-high_card-stake": "0.25", "sb-naturals": "1",
+        "sb-naturals-stake": "0.10"})
+    naturals_in = {"sb-naturals-shown": "1", "sb-naturals-in": players}
+    resp = record(client, sid, kind="dead", **naturals_in, **{
+        "sb-high_card-shown": "1", "sb-high_card-suit": "H", "sb-high_card-winner": "Cy"})
+    shown_beside(resp, "sb-high_card-winner",
+                 "the high_card side bet's winner, 'Cy', did not bet")
+    assert 'value="Cy" checked' in resp.get_data(as_text=True)  # the choice is kept, to mend
+    with db_app.app_context():
+        assert fetched(GameSession, sid).hand_count == 0  # nothing stored
+    resp = record(client, sid, kind="dead", **naturals_in, **{
+        "sb-high_card-shown": "1", "sb-high_card-suit": "H", "sb-high_card-in": ["Ann", "Bob"],
+        "sb-high_card-winner": "Cy"})
+    shown_beside(resp, "sb-high_card-winner",
+                 "the high_card side bet's winner, 'Cy', did not bet")
+    with db_app.app_context():
+        assert fetched(GameSession, sid).hand_count == 0
 
 
 def test_push_ups_sessions_refuse_side_bets_on_the_form(db_app):

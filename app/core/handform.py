@@ -177,12 +177,16 @@ def chosen_of_form(form: FormFields, spec: Mapping[str, Any],
 
 def read_side_bets(chosen: Mapping[str, Chosen]) -> tuple[list[dict[str, Any]], list[str]]:
     """The lines as typed → the hand's ``side_bets`` (a bet nobody is in is not played this
-    deal), and the bet of each entry, in order (to place an error)."""
+    deal), and the bet of each entry, in order (to place an error). A bet nobody is in with
+    a winner chosen stays, for the core to refuse beside its winner: a winner who did not
+    bet is an error (docs/rules.md §9), never a bet silently left out."""
     plays: list[dict[str, Any]] = []
     for bet in BETS:
-        if bet not in chosen or not chosen[bet][0]:
+        if bet not in chosen:
             continue
         ticked, winner, suit = chosen[bet]
+        if not ticked and not winner:
+            continue
         play: dict[str, Any] = {"bet": bet, "players": list(ticked), "winner": winner or None}
         if bet == "high_card" and suit:
             play["suit"] = suit

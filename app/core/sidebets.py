@@ -151,14 +151,15 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
         if any(p.bet == bet for p in plays):
             raise _error(Message("side_bets.twice", bet=bet), f"{field}.bet")
         who = item.get("players", list(players))
+        winner = item.get("winner")
+        if winner is not None and isinstance(who, list) and winner not in who:
+            # before the players: a winner named for a bet nobody is in did not bet
+            raise _error(Message("side_bets.winner", bet=bet, player=repr(winner)),
+                         f"{field}.winner")
         if not isinstance(who, list) or not who or \
                 any(not isinstance(p, str) or p not in players for p in who) or \
                 len(set(who)) != len(who):
             raise _error(Message("side_bets.players", bet=bet), f"{field}.players")
-        winner = item.get("winner")
-        if winner is not None and winner not in who:
-            raise _error(Message("side_bets.winner", bet=bet, player=repr(winner)),
-                         f"{field}.winner")
         suit = item.get("suit")
         if bet == "high_card":
             if rule.suit is not None and suit not in (None, rule.suit):

@@ -102,9 +102,12 @@
         check(row);
       });
       // A dead hand (thrown in) is not dealt out: nobody is in its high-card bet, unless
-      // the scorekeeper ticked someone themselves.
+      // the scorekeeper ticked someone themselves; so nobody won it either (a winner who
+      // did not bet is refused: docs/rules.md §9).
       each(form, "[data-dead-empty]:not([data-touched])", function (set) {
         each(set, "input[name$=-in]", function (box) { box.checked = kind !== "dead"; });
+        var nobody = set.querySelector("input[name$=-winner][value='']");
+        if (kind === "dead" && nobody) nobody.checked = true;
       });
     }
 

@@ -115,3 +115,36 @@ def test_the_whole_night_on_a_phone(live_server, page, shot):
     for path in ("", "/settle", "/hands/4"):
         page.goto(session_url + path)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+
+
+def test_a_dead_hand_leaves_nobody_in_the_high_card_bet_nor_its_winner(live_server, page):
+    """Choosing a dead hand unticks everyone from the high-card bet and puts its winner back
+    to nobody; a winner chosen anyway, who did not bet, is refused beside the bet's winner
+    (docs/rules.md §9), and no hand is saved."""
+    sign_up(page, live_server, "keeper-dead@example.com")
+    page.goto(live_server + "/sessions/new")
+    page.fill("#name", "Friday")
+    for i, name in enumerate(["Ann", "Bob", "Cy", "Dee"]):
+        page.fill(f"#player-{i}", name)
+    page.fill("#stake", "0.25")
+    page.locator("details.side-bets summary").click()
+    page.locator("label[for='sb-high_card']").click()
+    page.fill("#sb-high_card-stake", "0.25")
+    page.locator("label[for='sb-naturals']").click()
+    page.fill("#sb-naturals-stake", "0.10")
+    submit(page, page.get_by_role("button", name="Start the session"))
+    session_url = page.url
+
+    submit(page, page.get_by_role("link", name="+ Record hand"))
+    page.locator("label[for='kind-tonk_out']").click()
+    page.locator("label[for='sb-high_card-won-2']").click()  # Cy, while everyone is in
+    page.locator("label[for='kind-dead']").click()
+    boxes = page.locator("#sb-high_card input[name=sb-high_card-in]").all()
+    assert [box.is_checked() for box in boxes] == [False] * 4
+    assert page.locator("#sb-high_card-nobody").is_checked()
+    page.locator("label[for='sb-high_card-won-2']").click()  # Cy again, as the newcomer did
+    submit(page, page.get_by_role("button", name="Save hand"))
+    assert page.locator("#err-sb-high_card-winner").text_content() == \
+        "the high_card side bet's winner, 'Cy', did not bet"
+    page.goto(session_url)
+    assert not page.locator("ol.hands .hand").count()

@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.errors import HandError
+from app.core.handform import Fields, chosen_of_form, read_side_bets, side_bet_field
+from app.core.phone import answer
 from app.core.sidebets import (
     Play,
     Pot,
@@ -93,6 +95,35 @@ def test_bad_side_bets_are_named_by_their_field(spec, hand, field):
     with pytest.raises(HandError) as caught:
         parse_plays(hand, enabled(spec), PLAYERS)
     assert caught.value.field == field
+
+
+# A dead hand, as the form leaves it: nobody ticked into the high-card bet, yet Cy chosen
+# as its winner; everyone in the naturals.
+DEAD_FORM = [["kind", "dead"], ["sb-high_card-shown", "1"], ["sb-high_card-suit", "H"],
+             ["sb-high_card-winner", "Cy"], ["sb-naturals-shown", "1"],
+             *(["sb-naturals-in", name] for name in PLAYERS)]
+TWO_BETS = {"high_card": {"stake": "0.25"}, "naturals": {"stake": "0.10"}}
+
+
+@pytest.mark.parametrize("ticked", [(), ("Ann", "Bob")])
+def test_a_winner_chosen_for_a_bet_they_are_not_in_is_refused_beside_it(ticked):
+    """docs/rules.md §9: a winner not among the players is an error, even when nobody is
+    in the bet (a dead hand unticks everyone): never a bet silently left out."""
+    form = Fields([*DEAD_FORM, *(["sb-high_card-in", name] for name in ticked)])
+    plays, bets = read_side_bets(chosen_of_form(form, TWO_BETS, PLAYERS))
+    with pytest.raises(HandError) as caught:
+        parse_plays(plays, enabled(TWO_BETS), PLAYERS)
+    assert side_bet_field(caught.value.field, bets) == "sb-high_card-winner"
+    assert "'Cy', did not bet" in str(caught.value)
+
+
+def test_the_phone_refuses_a_winner_of_a_bet_nobody_is_in_and_counts_nothing():
+    started = {"kind": "started", "players": PLAYERS, "stake": "0.25",
+               "side_bets": TWO_BETS}
+    out = answer({"op": "events", "lang": "en", "events": [started], "hand": DEAD_FORM}, {})
+    assert out["added"] is None and out["hands"] == []
+    assert out["refusal"]["field"] == "sb-high_card-winner", out.get("refusal")
+    assert "'Cy', did not bet" in out["refusal"]["error"]
 
 
 def test_side_bets_are_for_money_and_points_only():
