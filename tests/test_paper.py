@@ -28,3 +28,34 @@ def test_the_printed_night_holds_every_hand(client):
     assert shared.get_data(as_text=True).count('<td class="num">') == page.count(
         '<td class="num">')
     assert client.get("/s/nope/print").status_code == 404
+
+
+def test_the_printed_night_adds_up_with_side_bets_and_says_its_void_hands(api):
+    """The totals printed are the session page's lines that add up (hands + side bets +
+    what the pots give back = total), the hands' column sums to the hands' part, and the
+    count of hands says the void ones, as the page does."""
+    from decimal import Decimal
+
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    tonk = {"end": {"kind": "tonk_out", "player": "Ann"}}
+    naturals = {"bet": "naturals", "winner": None}
+    for hand in (tonk, {"end": {"kind": "run_out", "player": "Bob"}}, tonk):
+        api.ok("POST", f"/sessions/{sid}/hands", {**hand, "side_bets": [naturals]}, 201)
+    api.ok("DELETE", f"/sessions/{sid}/hands/2", {"reason": "misdeal"})
+    share = api.ok("GET", f"/sessions/{sid}")["share_url"]
+    page = api.client.get(share + "/print").get_data(as_text=True)
+    assert "3 hands, 1 of them void" in page
+    ledger = api.ok("GET", f"/sessions/{sid}/ledger")
+    rows = re.findall(r'<tr data-player="(\w+)" data-total="([-\d.]+)">.*?'
+                      r'data-part="hands" data-amount="([-\d.]+)".*?'
+                      r'data-part="side_bets" data-amount="([-\d.]+)".*?'
+                      r'data-part="pots_back" data-amount="([-\d.]+)"', page)
+    assert [r[0] for r in rows] == ["Ann", "Bob", "Cy", "Dee"]
+    nets = re.findall(r'<tr><td class="num">\d+</td>.*?</tr>', page, re.S)  # counted hands
+    for i, (name, total, hands, side, back) in enumerate(rows):
+        assert Decimal(hands) + Decimal(side) + Decimal(back) == Decimal(total)
+        assert Decimal(total) == Decimal(ledger["balances"][name])  # (nothing paid yet)
+        column = [re.findall(r'<span class="amt \w+">([^<]*)</span>', row)[i] for row in nets]
+        assert sum(Decimal(v.replace("+", "").replace("−", "-")) for v in column) == Decimal(
+            hands), (name, column)
+    assert Decimal(rows[1][3]) != 0  # (the side bets moved money: the test says something)

@@ -25,7 +25,7 @@ from ...services.sessions import (
 )
 from ..shared import bp
 from ..shared.links import card_url
-from ..shared.present import facts, hand_row, table, use_currency
+from ..shared.present import facts, hand_row, table, total_rows, use_currency
 from ..shared.site import login_required, me
 from .pay import SERVICES, pay_views
 
@@ -61,7 +61,8 @@ def paper(gs: GameSession, token: str | None) -> ResponseReturnValue:
     link = card_url(session_rules(gs))
     return render_template(
         "sessions/paper.html", gs=gs, token=token, table=table(gs), state=state, names=names,
-        hands=paper_hands(gs, names), card_link=link, services=SERVICES,
+        totals=total_rows(state, gs), hands=paper_hands(gs, names), card_link=link,
+        services=SERVICES,
         pay=pay_views(gs, ((t.payer, t.payee, t.amount) for t in state.transfers)),
         card_qr=Markup(segno.make(link, error="m").svg_inline(
             scale=2, title=_("QR code of the house-rule card"))))
