@@ -219,6 +219,11 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Bob", "payee": "Ann", "amount": "0.30"})
     assert resp.status_code == 422 and any("at most 0.25" in e for e in errors_of(resp))
+    shown = resp.get_data(as_text=True)  # at the top too, leading to its field far below
+    summary = shown[shown.index('id="error-summary"'):shown.index("</div>", shown.index(
+        'id="error-summary"'))]
+    assert "One thing to fix" in summary and 'href="#part-1"' in summary
+    assert 'id="part-1"' in shown and 'aria-describedby="err-part-1"' in shown
     assert client.post(f"/sessions/{sid}/payments", data={
         "payer": "Cy", "payee": "Dee", "amount": "0.50"}).status_code == 302
     page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)

@@ -41,6 +41,9 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
     submit(page, bob_ann.get_by_role("button", name="Paid in part"))
     assert "at most 0.25" in page.locator("ul.transfers").inner_text()
     assert page.url == session_url + "/settle"  # not /payments: a reload sends nothing again
+    # said at the top too, and the field far below it has the focus (a phone's screen)
+    assert "at most 0.25" in page.locator("#error-summary").inner_text()
+    assert page.evaluate("document.activeElement.id") == "part-1"
     shot("03-overpaid-says-its-own-limit")
 
     undo = page.locator("ul.paid > li").first
