@@ -24,6 +24,20 @@
   // -- the worker, and storage the browser should not clear ----------------------------------
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("/sw.js", {scope: "/"}).catch(function () {});
+    // Kept before it is opened (sw.js): this page, if no worker served it (the first since
+    // the worker came), and a session's record form, for a hand saved with no signal.
+    var servedBy = navigator.serviceWorker.controller;
+    var keepAhead = function () {
+      var worker = navigator.serviceWorker.controller, paths = [];
+      if (!worker || !navigator.onLine || body.getAttribute("data-offline-as-of")) return;
+      if (!servedBy) paths.push(location.pathname);
+      var form = /^\/sessions\/\d+$/.test(location.pathname) &&
+        document.querySelector('a[href="' + location.pathname + '/hands/new"]');
+      if (form) paths.push(location.pathname + "/hands/new");
+      if (paths.length) worker.postMessage({keep: paths});
+    };
+    if (servedBy) keepAhead();
+    else navigator.serviceWorker.addEventListener("controllerchange", keepAhead, {once: true});
   }
   // A different account on this phone than the pages kept: they are not this one's to show.
   try {

@@ -58,6 +58,10 @@ function kept(path) {
 var forgotten = 0;
 
 self.addEventListener("message", function (event) {
+  if (event.data && event.data.keep) {
+    event.waitUntil(keepAhead(event.data.keep));
+    return;
+  }
   if (event.data !== "forget-pages") return;
   forgotten += 1;
   var port = event.ports && event.ports[0];
@@ -74,13 +78,36 @@ function putKept(at, url, response) {
 
 function keep(request, response) {
   if (!response.ok || response.redirected || response.type !== "basic") return response;
-  var copy = response.clone(), at = forgotten;
-  copy.blob().then(function (body) {
+  keptCopy(request.url, response.clone()).catch(function () { /* full: the page still shows */ });
+  return response;
+}
+
+function keptCopy(url, copy) {
+  var at = forgotten;
+  return copy.blob().then(function (body) {
     var headers = new Headers(copy.headers);
     headers.set("X-Tonk-Kept", new Date().toISOString());
-    return putKept(at, request.url, new Response(body, {status: copy.status, headers: headers}));
-  }).catch(function () { /* full: the page still shows */ });
-  return response;
+    return putKept(at, url, new Response(body, {status: copy.status, headers: headers}));
+  });
+}
+
+/* Pages kept before they are opened, as a page asks (offline.js): the page itself when it
+   was shown before this worker served it (the phone's first page since the worker came),
+   and a session's record form, so that a hand is saved with no signal on a phone that never
+   opened it. Each is fetched once, unless it is kept already. */
+function keepAhead(paths) {
+  return caches.open(PAGES).then(function (cache) {
+    return Promise.all(paths.filter(kept).map(function (path) {
+      var url = new URL(path, self.location.href).href;
+      return cache.match(url).then(function (hit) {
+        if (hit) return null;
+        return fetch(url, {credentials: "same-origin"}).then(function (response) {
+          if (!response.ok || response.redirected) return null;
+          return keptCopy(url, response);
+        });
+      }).catch(function () { /* no signal, or full: kept when it is opened */ });
+    }));
+  });
 }
 
 /* A kept page, marked: the page's script shows "offline, as of HH:MM". */

@@ -372,3 +372,33 @@ def test_the_seats_page_and_a_rule_card_once_opened_open_with_no_signal(live_ser
     page.goto(live_server + "/rules/texas")  # never opened
     assert page.locator("h1").inner_text() == "No signal"
     page.context.set_offline(False)
+
+
+def test_a_record_form_never_opened_is_there_when_the_signal_goes(live_server, page, shot):
+    """The scorekeeper opens the session page (the phone's first page since the worker came:
+    the home page seen at sign-up may have come before it) and the signal goes before they
+    ever opened the record form: the phone kept it with the page, so the hand is saved on
+    the phone and sent once when the signal is back."""
+    session, session_id, token = night(page, live_server, "ahead@example.com")
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.goto(session)  # shown, then kept with its record form, never opened
+    settled(page, """async () => {
+        for (;;) {
+            const cache = await caches.open("tonk-pages");
+            if (await cache.match(location.pathname + "/hands/new") &&
+                await cache.match(location.pathname)) return true;
+            await new Promise((r) => setTimeout(r, 100));
+        }
+    }""", seconds=10)
+    page.context.set_offline(True)
+    page.get_by_role("link", name="Record hand").first.click()
+    page.wait_for_url(session + "/hands/new")
+    assert page.locator("#hand-form").is_visible()
+    fill_hand(page, THREE[1])
+    page.get_by_role("button", name="Save hand").click()
+    page.wait_for_url(session)
+    page.wait_for_selector("#outbox:not([hidden])")
+    shot("01-saved-on-a-form-never-opened")
+    page.context.set_offline(False)
+    hands = wait_stored(page, live_server, token, session_id, 1)
+    assert [h["hand"]["end"]["kind"] for h in hands] == ["tonk_out"]
