@@ -2,8 +2,9 @@
 
    Pages: from the network when there is one; the scorekeeper's session pages, record forms
    and hands, the share views and the home page are kept on the phone as they were last
-   opened, and served from there with no signal, marked with the time they were kept. A
-   page never opened answers with the offline page, never the browser's error.
+   opened, and served from there with no signal, marked with the time they were kept (a
+   session's record form with its page, before it is opened: keepAhead). A page never
+   opened answers with the offline page, never the browser's error.
    Saving a hand with no signal: the record form's POST that fails for want of network is
    kept in the outbox (outbox.js) and the phone goes to the session page, where it shows as
    "not sent yet"; Background Sync sends the outbox where the browser has it.
