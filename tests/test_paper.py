@@ -59,3 +59,19 @@ def test_the_printed_night_adds_up_with_side_bets_and_says_its_void_hands(api):
         assert sum(Decimal(v.replace("+", "").replace("−", "-")) for v in column) == Decimal(
             hands), (name, column)
     assert Decimal(rows[1][3]) != 0  # (the side bets moved money: the test says something)
+
+
+def test_the_pages_headers_say_the_rules_the_table_changed(client):
+    """A table that changed a rule of its preset is not shown the preset's name alone: the
+    session page, its share view and the printed night say each rule changed."""
+    sign_up(client)
+    sid = start(client, **{"opt-tonk_out_pays": "3"})
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    meta = matched(r'<p class="meta">(.*?)</p>', page, re.S).group(1)
+    assert "Standard (pagat.com) (Tonk out pays: 3)" in " ".join(meta.split()), meta
+    share = matched(r'id="share-url" class="share" readonly value="([^"]+)"', page).group(1)
+    for shown in (client.get(share), client.get(f"/sessions/{sid}/print")):
+        assert "(Tonk out pays: 3)" in shown.get_data(as_text=True)
+    plain = start(client)
+    assert "Standard (pagat.com) ·" in " ".join(
+        client.get(f"/sessions/{plain}").get_data(as_text=True).split())
