@@ -224,7 +224,7 @@ def test_check_shows_each_error_beside_its_field(client):
     resp = client.post("/check", data={**form, "stake": "0.001"})
     shown_beside(resp, "stake", "the stake has at most two decimal places, not 0.001")
     resp = client.post("/check", data={**form, "opt-catch_factor": "x"})
-    shown_beside(resp, "opt-catch_factor", "Enter a whole number.")
+    shown_beside(resp, "opt-catch_factor", "Catch factor: enter a whole number.")
     resp = client.post("/check", data={**form, "opt-hand_size": "40"})
     shown_beside(resp, "opt-hand_size", "hand_size must be from 1 to 13, not 40")
     resp = client.post("/check", data={**form, "count-3": "60"})

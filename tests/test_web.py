@@ -173,7 +173,7 @@ def test_new_session_errors_show_beside_the_field(app, form, args, field):
 
 
 @pytest.mark.parametrize("form, field, message", [
-    ({"opt-catch_factor": "x"}, "opt-catch_factor", "Enter a whole number."),
+    ({"opt-catch_factor": "x"}, "opt-catch_factor", "Catch factor: enter a whole number."),
     ({"opt-deal_wins": "whatever"}, "opt-deal_wins",
      "Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for none; "
      "50 = 2 left gives a rule its own tie."),
@@ -216,7 +216,7 @@ def test_the_new_session_form_says_every_problem_at_once_in_the_core_s_words(app
     assert sorted(core) == ["first_dealer", "name", "player-1", "player-3", "stake"], core
     for field, message in core.items():
         shown_beside(resp, field, message)
-    shown_beside(resp, "opt-hand_size", "Enter a whole number.")
+    shown_beside(resp, "opt-hand_size", "Cards dealt: enter a whole number.")
     assert "40" in core["player-1"] and "player 4" in core["player-3"], core
     assert f'value="{long}"' in page
     with app.app_context():
@@ -427,7 +427,7 @@ def test_the_hand_form_says_every_counts_problem_at_once_and_keeps_what_was_type
         gs, user, {"end": {"kind": "stock_out"},
                    "counts": {"Ann": -3, "Bob": 7, "Cy": 7, "Dee": 7}})))
     assert "cannot be negative" in page
-    shown_beside(resp, "count-1", "Enter a whole number of points.")
+    shown_beside(resp, "count-1", "Enter a whole number of points for Bob.")
     shown_beside(resp, "count-2", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
         gs, user, {"end": {"kind": "stock_out"},
                    "counts": {"Ann": 7, "Bob": 7, "Cy": 99, "Dee": 7}})))
@@ -478,7 +478,7 @@ def test_bad_hands_show_the_message_and_change_nothing(db_app, scorer, case):
 
 @pytest.mark.parametrize("form, field, message", [
     ({**DROP, "count-0": "ten", "count-1": "9", "count-2": "9"}, "count-0",
-     "Enter a whole number of points."),
+     "Enter a whole number of points for Ann."),
     ({"player": "Ann"}, "kind", "Choose how the hand ended."),
     ({"kind": "dead", "big_one": "lots"}, "big_one",
      "The Big One doubles the stakes: tick it or leave it."),

@@ -90,7 +90,7 @@
   function showProblems(read) {
     var found = [];
     Object.keys(read.problems || {}).forEach(function (field) {
-      found.push([field, say("problem-" + read.problems[field]) || read.problems[field]]);
+      found.push([field, window.TonkPage.problem(say, read.problems[field], field)]);
     });
     Object.keys(read.refused || {}).forEach(function (field) { found.push([field, read.refused[field]]); });
     found.forEach(function (f) {

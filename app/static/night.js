@@ -123,7 +123,7 @@
         if (!read.added) setTimeout(again, 0);
         if (read.problems) {  // the form's own (codes) and the core's refusals, all at once
           var found = Object.keys(read.problems).map(function (field) {
-            return [field, sayNew("problem-" + read.problems[field]) || read.problems[field]];
+            return [field, window.TonkPage.problem(sayNew, read.problems[field], field)];
           });
           Object.keys(read.refusals || {}).forEach(function (field) {
             found.push([field, read.refusals[field]]);
@@ -522,7 +522,7 @@
     return ask(request).then(function (read) {
       if (!read.added) {  // the form's own problems (codes by field), else the core's refusal
         var found = Object.keys(read.problems || {}).map(function (field) {
-          return [field, say("problem-" + read.problems[field]) || read.problems[field]];
+          return [field, window.TonkPage.problem(say, read.problems[field], field)];
         });
         if (!found.length) {
           var refusal = read.refusal || {error: read.error, field: read.field};

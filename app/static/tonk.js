@@ -57,7 +57,15 @@
       fallback();
     }
   }
-  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext, copy: copyText};
+  // A form's own problem in the page's words (say: wordsOf's, with problem-<code>), naming
+  // whose count or which rule it is about, as the server's pages do (forms.problem_said).
+  function problemSaid(say, code, field) {
+    var target = document.getElementById(field), row = target && target.closest(".count-row");
+    var label = document.querySelector('label[for="' + CSS.escape(field) + '"]');
+    return (say("problem-" + code, {player: row ? row.getAttribute("data-name") : "",
+                                    option: label ? label.textContent.trim() : ""}) || code);
+  }
+  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext, copy: copyText, problem: problemSaid};
 
   function handForm(form, cfg) {
     var copies = {}, worth = {}, picker = null, current = null;
@@ -81,7 +89,7 @@
         if (/^-\d+$/.test(value)) {
           msg = cfg.msg.negative.split("{player}").join(row.getAttribute("data-name"))
             .split("{n}").join(value);
-        } else if (!/^\d+$/.test(value)) msg = cfg.msg.whole;
+        } else if (!/^\d+$/.test(value)) msg = cfg.msg.whole.split("{player}").join(row.getAttribute("data-name"));
         else if (+value > cfg.maxCount) msg = cfg.msg.max;
         else if ((deal ? cfg.dealTotals : cfg.playCounts).indexOf(+value) < 0) {
           msg = (deal ? cfg.msg.deal : cfg.msg.play).replace("{n}", value);

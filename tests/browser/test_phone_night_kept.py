@@ -306,6 +306,8 @@ def test_a_night_on_the_phone_plays_a_side_bet_changes_its_stake_closes_and_is_s
     assert summary.locator("h2").inner_text() == "2 things to fix"
     assert summary.locator("a[data-field]").evaluate_all(
         "links => links.map((a) => a.dataset.field)") == ["opt-hand_size", "opt-tonk_out_pays"]
+    assert summary.locator("a").all_inner_texts() == [  # which rule, as the server says it
+        "Cards dealt: enter a whole number.", "Tonk out pays: enter a whole number."]
     assert page.locator("#err-opt-tonk_out_pays").is_visible()
     page.locator("#error-summary").scroll_into_view_if_needed()
     snap(page, "rules-two-things-to-fix")

@@ -100,13 +100,13 @@ def rules_typed(form: Form) -> RulesValues:
 def rules_problems(problems: Mapping[str, str]) -> Errors:
     """The core's problems with the options typed (:mod:`app.core.tableform`), in the
     reader's words."""
-    return {field: str(_RULE_PROBLEMS[problem]) for field, problem in problems.items()}
+    return {field: problem_said(problem, field) for field, problem in problems.items()}
 
 
 _RULE_PROBLEMS = {
     NOT_DEAL_WINS: _l("Write the instant wins like 49 50 = 2; <=13 = 2; face = 2, or - for "
                       "none; 50 = 2 left gives a rule its own tie."),
-    NOT_NUMBER: _l("Enter a whole number.")}
+    NOT_NUMBER: _l("%(option)s: enter a whole number.")}
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,8 @@ def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
         dealer=form.get("dealer", ""), reason=form.get("reason", "")[:MAX_TEXT * 2])
     data, problems = hand_of_form(form, names, rules, asks)
     values.multiplier = data["multiplier"]
-    errors: Errors = {field: str(_FORM_PROBLEMS[problem]) for field, problem in problems.items()}
+    errors: Errors = {field: problem_said(problem, field, names)
+                      for field, problem in problems.items()}
     kind = values.kind
     if kind in END_KINDS and (kind not in PLAYER_ENDS or values.player in names):
         given = set(data.get("counts", ())) | set(data.get("cards", ()))
@@ -212,15 +213,33 @@ def read_hand_form(form: Form, names: Sequence[str], rules: Rules, asks: Asks
 
 #: The form's own problems (:mod:`app.core.handform`), in the reader's words.
 _FORM_PROBLEMS = {NO_END: _l("Choose how the hand ended."),
-                  NOT_WHOLE: _l("Enter a whole number of points."),
+                  NOT_WHOLE: _l("Enter a whole number of points for %(player)s."),
                   NOT_BIG_ONE: _l("The Big One doubles the stakes: tick it or leave it.")}
+
+
+#: What a form's problem names, by its field: the player of a count, the option of a rule.
+_NAMED = {NOT_WHOLE: "player", NOT_NUMBER: "option"}
+
+
+def problem_said(code: str, field: str, names: Sequence[str] = ()) -> str:
+    """A form's own problem (:mod:`app.core.handform`, :mod:`app.core.tableform`) beside its
+    ``field``, in the reader's words, naming whose count (``count-1``: the second of
+    ``names``) or which rule (``opt-hand_size``: its label) it is about."""
+    word = {**_FORM_PROBLEMS, **_RULE_PROBLEMS}[code]
+    named = _NAMED.get(code)
+    if named == "player":
+        return str(word) % {"player": names[int(field.rsplit("-", 1)[1])]}
+    if named == "option":
+        return str(word) % {"option": option_label(field.removeprefix("opt-"))}
+    return str(word)
 
 
 def problem_words() -> dict[str, str]:
     """The core's codes for what only a form gets wrong (:mod:`app.core.handform`,
     :mod:`app.core.tableform`), in the reader's words: for a page that reads its form on
-    the phone."""
-    return {code: str(word) for code, word in {**_FORM_PROBLEMS, **_RULE_PROBLEMS}.items()}
+    the phone, which fills in ``{player}`` or ``{option}`` (``TonkPage.problem``)."""
+    return {code: str(word) % {_NAMED[code]: "{" + _NAMED[code] + "}"} if code in _NAMED
+            else str(word) for code, word in {**_FORM_PROBLEMS, **_RULE_PROBLEMS}.items()}
 
 
 _HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "method",
@@ -253,7 +272,7 @@ def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
 def picker_words(max_count: int | str, hand_size: int | str) -> dict[str, str]:
     """The hand script's messages (``max_count`` and ``hand_size`` filled in: a page that
     draws the fields itself passes ``{max}`` and ``{size}``)."""
-    return {"whole": str(_FORM_PROBLEMS[NOT_WHOLE]),
+    return {"whole": str(_FORM_PROBLEMS[NOT_WHOLE]) % {"player": "{player}"},
             "negative": str(Message("counts.negative", player="{player}", count="{n}")),
             "max": _("At most %(max)s points.", max=max_count),
             "play": _("No hand of this deck adds up to {n}."),
