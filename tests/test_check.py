@@ -216,8 +216,9 @@ def test_a_damaged_permalink_is_a_message_not_a_500(client, token):
 # -- bad input beside its field ----------------------------------------------------------------
 
 def test_check_shows_each_error_beside_its_field(client):
-    resp = client.post("/check", data={"players": "", "step": "check"})
-    shown_beside(resp, "players", "Write the players’ names, clockwise, with commas.")
+    for step in ("check", "setup"):  # "Next: the hand" with no players says so too
+        resp = client.post("/check", data={"players": "", "step": step})
+        shown_beside(resp, "players", "Write the players’ names, clockwise, with commas.")
     resp = client.post("/check", data={"players": "Ann, ann", "step": "check", "kind": "dead"})
     shown_beside(resp, "players", "ann sits at the table twice (as Ann)")
     form = hand_form("pagat", "drop")

@@ -251,7 +251,7 @@
         Object.keys(read.refused).forEach(function (f) {
           if (f === "players" || f === "preset" || f.indexOf("opt-") === 0) table[f] = read.refused[f];
         });
-        if (step === "check" && !read.players.length) table.players = say("no-players");
+        if (!read.players.length) table.players = say("no-players");
         var options = {};
         Object.keys(read.problems).forEach(function (f) {
           if (f.indexOf("opt-") === 0) options[f] = read.problems[f];

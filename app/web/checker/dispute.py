@@ -138,7 +138,7 @@ def check() -> ResponseReturnValue:
     if request.method == "POST":
         form, rules, data, errors = read_check_form(request.form)
         if request.form.get("step") == "setup" or not form.players.strip():
-            if not form.players.strip() and request.form.get("step") != "setup":
+            if not form.players.strip():  # (either step: the hand needs its players first)
                 errors = {"players": _("Write the players’ names, clockwise, with commas.")}
             return _page(form, rules, {k: v for k, v in errors.items()
                                        if k in ("players", "preset") or k.startswith("opt-")})
