@@ -205,7 +205,7 @@ def test_new_league_errors_show_beside_the_field(db_app):
              "the stake has at most two decimal places, not 0.333"),
             ({"name": "L", "preset": "bogus"}, "preset", None),
             ({"name": "L", "opt-catch_factor": "x"}, "opt-catch_factor",
-             "Enter a whole number.")]:
+             "Catch factor: enter a whole number.")]:
         resp = client.post("/leagues/new", data={"stake": "1", "preset": "pagat", **data})
         if message is None:
             assert resp.status_code == 422 and 'id="err-preset"' in text(resp)

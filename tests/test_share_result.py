@@ -39,6 +39,16 @@ def test_the_result_text_of_a_night_in_german(client):
         re.S).group(1)))
     assert picture["rows"][0] == ["Ann", "+2,00\xa0€", "pos"]
     assert picture["title"] == "Freitag bei Dee"
+    # a void hand: said as the page says it ("2 Hände, 1 davon ungültig"), not "1 Hand"
+    assert record(client, sid, kind="run_out", player="Bob").status_code == 302
+    assert client.post(f"/sessions/{sid}/hands/2/void", data={"reason": "misdeal"}
+                        ).status_code in (302, 303)
+    page = client.get(f"/sessions/{sid}", headers={"Accept-Language": "de"}).get_data(
+        as_text=True)
+    meta = " ".join(matched(r'<p class="meta">(.*?)</p>', page, re.S).group(1).split())
+    first = _text(page).splitlines()[0]
+    said = first.removeprefix("Freitag bei Dee: Tonk, ")
+    assert said == "2 Hände, davon 1 ungültig" and f" · {said}" in meta, (said, meta)
 
 
 def test_no_result_to_share_before_the_first_hand(client):

@@ -10,12 +10,11 @@ from decimal import Decimal
 from typing import Any
 
 from flask_babel import gettext as _
-from flask_babel import ngettext
 
 from ...core.money import with_sign
 from ...db.models import GameSession
 from ...services.sessions import Ledger
-from ..shared.present import money, standings
+from ..shared.present import hand_count, money, standings
 from .pay import PayView
 
 
@@ -37,7 +36,7 @@ def result_text(gs: GameSession, state: Ledger, scoring: str,
                 pay: Mapping[tuple[str, str], PayView], link: str) -> str:
     """The night as a message for the chat."""
     lines = [_("%(name)s: Tonk, %(hands)s", name=gs.name,
-               hands=ngettext("%(num)s hand", "%(num)s hands", state.hands))]
+               hands=hand_count(state.hands, gs.voided_hands))]
     lines.append("")
     lines.append(_("Totals:") if scoring != "push_ups" else _("Points (lowest is best)") + ":")
     for name, value in _totals(state, scoring):
@@ -67,7 +66,7 @@ def result_text(gs: GameSession, state: Ledger, scoring: str,
 def result_picture(gs: GameSession, state: Ledger, scoring: str) -> dict[str, Any]:
     """What the picture of the totals shows, for the page's canvas."""
     return {"title": gs.name,
-            "subtitle": ngettext("%(num)s hand", "%(num)s hands", state.hands),
+            "subtitle": hand_count(state.hands, gs.voided_hands),
             "rows": [[name, money(value, gs.currency, scoring) if scoring == "push_ups"
                       else _signed(value, gs.currency, scoring),
                       "pos" if value > 0 else "neg" if value < 0 else "zero"]

@@ -26,7 +26,10 @@ from .form_tokens import once_token  # noqa: E402
 
 bp.add_app_template_global(once_token, "once_token")  # macros see globals, not the context
 
+from .present import hand_count  # noqa: E402
 from .sidebets import side_bet_choices  # noqa: E402
+
+bp.add_app_template_global(hand_count, "hand_count")
 
 bp.add_app_template_global(side_bet_choices, "side_bet_choices")
 

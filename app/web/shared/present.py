@@ -16,7 +16,7 @@ from typing import Any
 
 from babel.numbers import get_decimal_symbol, get_group_symbol
 from flask import g, has_app_context
-from flask_babel import get_locale
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
@@ -363,6 +363,15 @@ def hand_detail(hand: Hand) -> HandDetail:
         seats=[Seat(n, counts.get(n), tuple(cards.get(n, ()))) for n in data["players"]],
         rules_title=rules_title(rules), rules_words=rules_words(rules), history=versions,
         version=hand.version, scoring=rules.scoring, side_bets=side_bet_lines(hand))
+
+
+def hand_count(hands: int, voided: int) -> str:
+    """A session's hands as its pages and its result for the chat say them: "13 hands, 1 of
+    them void" (``hands``: those that count)."""
+    said = ngettext("%(num)s hand", "%(num)s hands", hands + voided)
+    if voided:
+        said += ", " + ngettext("%(num)s of them void", "%(num)s of them void", voided)
+    return said
 
 
 # -- rules -----------------------------------------------------------------------------------
