@@ -259,7 +259,7 @@ def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
            "dealer&#39;s left (Dee dealt), wins." in page
     resp = client.post("/check", data={**form, "opt-deal_wins": "50 = 2 first"})
     shown_beside(resp, "opt-deal_wins",
-                 "deal_wins[0].tie must be one of draw, nearest_left, not 'first'")
+                 'deal_wins[0].tie must be one of draw, nearest_left, not "first"')
 
 
 # -- a recorded hand's page ----------------------------------------------------------------------

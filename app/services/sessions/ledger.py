@@ -38,7 +38,7 @@ from sqlalchemy.orm import (
 
 from ...core import resolve_rules
 from ...core.hand import parse_players
-from ...core.messages import Message, in_english
+from ...core.messages import Message, as_sent, in_english
 from ...core.money import (
     parse_stake,
     to_minor,
@@ -302,7 +302,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
     try:
         version = int(expected)
     except (TypeError, ValueError):
-        raise LedgerError(Message("change.version", value=repr(expected)),
+        raise LedgerError(Message("change.version", value=as_sent(expected)),
                           "version") from None
     if isinstance(expected, bool) or version != hand.version:
         raise VersionConflictError(hand, version)
