@@ -226,7 +226,7 @@ def test_check_shows_each_error_beside_its_field(client):
     resp = client.post("/check", data={**form, "opt-catch_factor": "x"})
     shown_beside(resp, "opt-catch_factor", "Enter a whole number.")
     resp = client.post("/check", data={**form, "opt-hand_size": "40"})
-    shown_beside(resp, "opt-hand_size", "hand_size must be from 1 to 13, not 40")
+    shown_beside(resp, "opt-hand_size", '"Cards dealt" must be from 1 to 13, not 40')
     resp = client.post("/check", data={**form, "count-3": "60"})
     shown_beside(resp, "count-3", "Dee's count of 60 is more than five cards can hold "
                                          "(at most 50)")

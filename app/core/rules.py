@@ -101,13 +101,17 @@ class DealWin:
 
 # -- option validation ---------------------------------------------------------------------
 
+def _named(name: str) -> object:
+    """An option by its label as the forms show it, quoted; a path (``deal_wins[0].pays``) as is."""
+    return Message("rules.option_named", label=OPTIONS[name].label) if name in OPTIONS else name
+
+
 def _whole(name: str, value: Any, low: int, high: int) -> int:
+    said = {"name": _named(name), "low": low, "high": high}
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(Message("rules.not_whole", name=name, low=low, high=high,
-                                 value=as_sent(value)), f"rules.{name}")
+        raise RulesError(Message("rules.not_whole", **said, value=as_sent(value)), f"rules.{name}")
     if not low <= value <= high:
-        raise RulesError(Message("rules.out_of_range", name=name, low=low, high=high,
-                                 value=value), f"rules.{name}")
+        raise RulesError(Message("rules.out_of_range", **said, value=value), f"rules.{name}")
     return value
 
 
@@ -122,7 +126,7 @@ def _optional_multiple(name: str, value: Any) -> int | None:
 def _choice(choices: Mapping[str, object]) -> Callable[[str, Any], str]:
     def check(name: str, value: Any) -> str:
         if not isinstance(value, str) or value not in choices:
-            raise RulesError(Message("rules.not_a_choice", name=name,
+            raise RulesError(Message("rules.not_a_choice", name=_named(name),
                                      choices=", ".join(choices), value=as_sent(value)),
                              f"rules.{name}")
         return value

@@ -40,7 +40,7 @@ def fails(data, error=HandError):
     ({"rules": {"preset": "reno"}}, UnknownPresetError, "rules.preset", 'called "reno"'),
     ({"rules": {"catch_everything": True}}, UnknownOptionError, "rules.catch_everything",
      'no rule option called "catch_everything"'),
-    ({"rules": {"catch": "alt9"}}, RulesError, "rules.catch", "catch must be one of"),
+    ({"rules": {"catch": "alt9"}}, RulesError, "rules.catch", '"Caught drop" must be one of'),
     ({"rules": {"hand_size": 14}}, RulesError, "rules.hand_size", "from 1 to 13, not 14"),
     ({"rules": {"tonk_out_pays": True}}, RulesError, "rules.tonk_out_pays", "whole number"),
     ({"rules": {"stock_out_pays": -1}}, RulesError, "rules.stock_out_pays", "from 0 to"),
@@ -231,9 +231,9 @@ def test_the_jokers_deck_holds_two_unless_the_table_adds_more():
 @pytest.mark.parametrize("spec, words", [
     ({"preset": "pagat", "jokers": 3}, "3 jokers need the deck with jokers"),
     ({"preset": "chicago", "jokers": 3, "deck": "forty"}, "3 jokers need the deck with jokers"),
-    ({"preset": "wikipedia", "jokers": 1}, "jokers must be from 2 to 4, not 1"),
-    ({"preset": "wikipedia", "jokers": 5}, "jokers must be from 2 to 4, not 5"),
-    ({"preset": "wikipedia", "jokers": "3"}, "jokers must be a whole number"),
+    ({"preset": "wikipedia", "jokers": 1}, '"Jokers in the deck" must be from 2 to 4, not 1'),
+    ({"preset": "wikipedia", "jokers": 5}, '"Jokers in the deck" must be from 2 to 4, not 5'),
+    ({"preset": "wikipedia", "jokers": "3"}, '"Jokers in the deck" must be a whole number'),
 ])
 def test_a_number_of_jokers_the_rules_cannot_hold_is_refused(spec, words):
     with pytest.raises(RulesError, match=words) as info:
