@@ -11,7 +11,10 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
+from app.db.models import RulesChange
+from app.extensions import db
 from tests.clients import Api, api_error
 from tests.hands import DROP_CAUGHT, EVERY_END
 
@@ -438,3 +441,13 @@ def test_a_hands_multiplier_is_quoted_back_as_sent_not_as_python(api):
     api_error(resp, 422, "multiplier", "not 1000000000")
     assert "Decimal(" not in resp.get_json()["error"]
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
+
+
+def test_rules_sent_unchanged_store_no_change(api, db_app):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
+    before = api.ok("GET", f"/sessions/{sid}")
+    assert api.ok("PUT", f"/sessions/{sid}/rules", {"rules": "pagat", "stake": "0.25"}) == before
+    assert api.ok("PUT", f"/sessions/{sid}/rules", {"rules": "pagat"}) == before
+    with db_app.app_context():
+        assert not db.session.scalars(select(RulesChange)).all()

@@ -775,6 +775,28 @@ def test_a_rule_out_of_range_is_named_by_its_label_on_the_form(db_app, scorer, l
         assert not db.session.scalars(select(RulesChange)).all()  # nothing stored
 
 
+
+@pytest.mark.parametrize("stake", ["", "0.25"])
+def test_the_rules_form_sent_unchanged_stores_nothing_and_says_so(db_app, scorer, stake):
+    """The form sent back as shown (or its stake emptied: an empty stake keeps the
+    session's, as the API and the phone read it) flashed "New house rules from hand 2 on."
+    and stored a change: it says nothing changed and stores nothing."""
+    client, sid = scorer
+    record(client, sid, kind="tonk_out", player="Ann")
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "pagat", "stake": stake})
+    assert resp.status_code == 302
+    page = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "Nothing changed" in page and "New house rules" not in page
+    with db_app.app_context():
+        assert not db.session.scalars(select(RulesChange)).all()
+        gs = db.session.get(GameSession, sid)
+        assert gs is not None and gs.stake_minor == 25
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "chicago", "stake": ""})
+    assert resp.status_code == 302  # a real change is still one
+    with db_app.app_context():
+        assert len(db.session.scalars(select(RulesChange)).all()) == 1
+
+
 # -- weight ----------------------------------------------------------------------------------
 
 def test_pages_stay_light_with_many_hands(db_app, scorer):
