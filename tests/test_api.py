@@ -127,3 +127,28 @@ def test_the_number_of_jokers_is_an_option_of_the_api(open_client):
     assert resp.get_json()["net"]["Ann"] == "4.00"
     resp = post(open_client, "/api/v1/settle", {**hand, "rules": {"jokers": 3}})
     assert resp.status_code == 422 and resp.get_json()["field"] == "rules.jokers"
+
+
+HAND = '"players": ["Ann", "Bob"], "end": {"kind": "run_out", "player": "Ann"}'
+
+
+@pytest.mark.parametrize("raw, field, shown", [
+    ('{"multiplier": 1e9, ' + HAND + "}", "multiplier", "not 1000000000"),
+    ('{"multiplier": 2.5, ' + HAND + "}", "multiplier", "not 2.5"),
+    ('{"multiplier": 1e400, ' + HAND + "}", "multiplier", "not 1e400"),
+    ('{"multiplier": true, ' + HAND + "}", "multiplier", "not true"),
+    ('{"multiplier": null, ' + HAND + "}", "multiplier", "not null"),
+    ('{"multiplier": "x", ' + HAND + "}", "multiplier", 'not "x"'),
+    ('{"multiplier": [2], ' + HAND + "}", "multiplier", "not [2]"),
+    ('{"stake": true, ' + HAND + "}", "stake", "not true"),
+    ('{"dealer": ["Ann"], ' + HAND + "}", "dealer", 'not ["Ann"]'),
+    ('{"reason": 1, ' + HAND + "}", "reason", 'no field "reason"'),
+])
+def test_an_error_quotes_a_value_as_the_user_wrote_it_not_as_python(open_client, raw, field,
+                                                                     shown):
+    resp = post(open_client, "/api/v1/settle", raw)
+    assert 400 <= resp.status_code < 500
+    body = resp.get_json()
+    assert body["field"] == field and shown in body["error"], body
+    for python in ("Decimal(", "True", "None", "['", "'x'"):
+        assert python not in body["error"], body

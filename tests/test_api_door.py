@@ -74,5 +74,5 @@ def test_a_body_is_read_after_what_it_names_is_found(api):
     sid = api.start()
     answer = api("POST", f"/sessions/{sid}/payments", {"payer": "Ann"})
     assert answer.status_code == 422
-    assert answer.get_json() == {"error": "a payment has no field 'payer' (it takes amount, "
+    assert answer.get_json() == {"error": 'a payment has no field "payer" (it takes amount, '
                                           "from, to)", "field": "payer"}

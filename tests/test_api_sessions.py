@@ -11,7 +11,10 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
+from app.db.models import RulesChange
+from app.extensions import db
 from tests.clients import Api, api_error
 from tests.hands import DROP_CAUGHT, EVERY_END
 
@@ -323,7 +326,7 @@ def test_text_with_a_nul_character_is_refused_before_the_database(api):
     ({"name": "x", "players": PLAYERS, "stake": "0.001"}, "stake", "two decimal places"),
     ({"name": "x", "players": PLAYERS, "rules": {"catch": "sideways"}}, "rules.catch", ""),
     ({"name": "x", "players": PLAYERS, "first_dealer": "Zed"}, "first_dealer", "Zed"),
-    ({"name": "x", "players": PLAYERS, "stakes": "1"}, "stakes", "no field 'stakes'"),
+    ({"name": "x", "players": PLAYERS, "stakes": "1"}, "stakes", 'no field "stakes"'),
 ])
 def test_starting_a_session_checks_its_fields(api, body, field, words):
     resp = api("POST", "/sessions", body)
@@ -429,3 +432,22 @@ def test_a_yen_table_answers_whole_yen(api):
     assert api.ok("POST", f"/sessions/{usd}/hands", {"end": {"kind": "tonk_out",
                                                              "player": "Ann"}}, 201)[
         "result"]["net"]["Ann"] == "1.50"
+
+
+def test_a_hands_multiplier_is_quoted_back_as_sent_not_as_python(api):
+    sid = api.start()
+    raw = json.dumps(DROP_CAUGHT)[:-1] + ', "multiplier": 1e9}'
+    resp = api("POST", f"/sessions/{sid}/hands", raw)
+    api_error(resp, 422, "multiplier", "not 1000000000")
+    assert "Decimal(" not in resp.get_json()["error"]
+    assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
+
+
+def test_rules_sent_unchanged_store_no_change(api, db_app):
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
+    before = api.ok("GET", f"/sessions/{sid}")
+    assert api.ok("PUT", f"/sessions/{sid}/rules", {"rules": "pagat", "stake": "0.25"}) == before
+    assert api.ok("PUT", f"/sessions/{sid}/rules", {"rules": "pagat"}) == before
+    with db_app.app_context():
+        assert not db.session.scalars(select(RulesChange)).all()

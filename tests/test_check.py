@@ -227,7 +227,7 @@ def test_check_shows_each_error_beside_its_field(client):
     resp = client.post("/check", data={**form, "opt-catch_factor": "x"})
     shown_beside(resp, "opt-catch_factor", "Catch factor: enter a whole number.")
     resp = client.post("/check", data={**form, "opt-hand_size": "40"})
-    shown_beside(resp, "opt-hand_size", "hand_size must be from 1 to 13, not 40")
+    shown_beside(resp, "opt-hand_size", '"Cards dealt" must be from 1 to 13, not 40')
     resp = client.post("/check", data={**form, "count-3": "60"})
     shown_beside(resp, "count-3", "Dee's count of 60 is more than five cards can hold "
                                          "(at most 50)")
@@ -260,7 +260,7 @@ def test_change_any_rule_gives_a_deal_win_its_own_tie(client):
            "dealer&#39;s left (Dee dealt), wins." in page
     resp = client.post("/check", data={**form, "opt-deal_wins": "50 = 2 first"})
     shown_beside(resp, "opt-deal_wins",
-                 "deal_wins[0].tie must be one of draw, nearest_left, not 'first'")
+                 'deal_wins[0].tie must be one of draw, nearest_left, not "first"')
 
 
 # -- a recorded hand's page ----------------------------------------------------------------------

@@ -263,7 +263,7 @@ def test_settings_change_the_league(db_app, keeper):
      "the season's name cannot be empty"),
     ("seasons", {"season-name": "S", "season-starts_on": "soon",
                  "season-ends_on": "2025-04-01"}, "season-starts_on",
-     "the first day must be a date like 2026-01-31, not 'soon'"),
+     'the first day must be a date like 2026-01-31, not "soon"'),
     ("settings", {"name": "", "stake": "1", "preset": "pagat"}, "name",
      "the league's name cannot be empty"),
 ])

@@ -191,11 +191,11 @@ def _refused(resp: Any, status: int, field: str, words: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("change", "status", "field", "words"), [
-    (lambda e: e[4].update(kind="tea"), 422, "events[0].kind", "no event 'tea'"),
+    (lambda e: e[4].update(kind="tea"), 422, "events[0].kind", 'no event "tea"'),
     (lambda e: e[4].update(seq=7), 409, "events[0].seq", "send the events from number 5"),
     (lambda e: e[4]["hand"]["end"].update(player="Zed"), 422, "end.player",
      "Zed is not at the table"),
-    (lambda e: e[4].update(colour="red"), 422, "events[0].colour", "no field 'colour'"),
+    (lambda e: e[4].update(colour="red"), 422, "events[0].colour", 'no field "colour"'),
     (lambda e: e[4].update(id="e2"), 422, "events[0].id", "other contents"),
     (lambda e: e[4].update(kind="voided", number=9, reason="x", hand=None) or
      e[4].pop("hand"), 422, "number", "no hand 9"),

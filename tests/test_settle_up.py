@@ -423,3 +423,31 @@ def test_any_payments_then_settling_what_remains_squares_everyone(db_app, steps)
         assert final.all_paid and final.transfers == ()
         assert set(final.open.values()) == {Decimal(0)}
         ledger.close_session(gs)
+
+
+HOOK = re.compile(r'data-from="([^"]*)" data-to="([^"]*)" data-amount="([^"]*)"')
+
+
+def test_a_closed_sessions_settle_page_hooks_each_debt_still_open(client, app):
+    """API.md (fourth round): /sessions/{id}/settle carries [data-from][data-to][data-amount]
+    once per open transfer; closed with debts carried over, those debts are what is open."""
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy", "Dee"))
+    with app.app_context(), unit_of_work():
+        gs = fetched(GameSession, sid)
+        user = fetched(User, gs.owner_id)
+        for hand in NIGHT:
+            ledger.record_hand(gs, user, hand)
+        owner = user.id
+    before = HOOK.findall(client.get(f"/sessions/{sid}/settle").get_data(as_text=True))
+    assert sorted(before) == sorted((t["from"], t["to"], t["amount"]) for t in PLAN)
+    assert client.post(f"/sessions/{sid}/close", data={"carry_over": "1"}).status_code == 302
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    assert "Debts carried over" in page and sorted(HOOK.findall(page)) == sorted(before)
+    with app.app_context():
+        debt = next(d for d in open_debts_of(fetched(User, owner)) if d.payee == "Dee")
+    assert client.post(f"/debts/{debt.id}/paid").status_code == 302
+    page = client.get(f"/sessions/{sid}/settle").get_data(as_text=True)
+    assert sorted(HOOK.findall(page)) == sorted(h for h in before if h[1] != "Dee")
+    home = client.get("/").get_data(as_text=True)
+    assert "Debts carried over" in home and "data-from" not in home  # the settle page's hook

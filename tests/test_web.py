@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
+from sqlalchemy import select
 
 from app.core import TonkError
 from app.core.series import MAX_POINTS, downsample
-from app.db.models import GameSession, Hand
+from app.db.models import GameSession, Hand, RulesChange
 from app.db.unit import unit_of_work
 from app.extensions import db
 from app.services.sessions import ledger
@@ -753,6 +754,47 @@ def test_change_rules_applies_to_later_hands(db_app, scorer):
     assert "Standard (pagat.com)" in first
     second = client.get(f"/sessions/{sid}/hands/2").get_data(as_text=True)
     assert "Chicago" in second
+
+
+
+@pytest.mark.parametrize("lang, message", [
+    ("en", '"Tonk out pays" must be from 1 to 100, not -5'),
+    ("de", "„Tonk zahlt“ muss zwischen 1 und 100 liegen, nicht -5"),
+    ("ja", "「トンクアウトの支払い」は1～100にしてください（-5ではなく）"),
+])
+def test_a_rule_out_of_range_is_named_by_its_label_on_the_form(db_app, scorer, lang, message):
+    """The house-rules form said "tonk_out_pays must be from 1 to 100" under the label
+    "Tonk out pays": the option is named as the form shows it, in the reader's language."""
+    client, sid = scorer
+    resp = client.post(f"/sessions/{sid}/rules", headers={"Accept-Language": lang},
+                       data={"preset": "pagat", "stake": "0.25", "opt-tonk_out_pays": "-5"})
+    page = resp.get_data(as_text=True).replace("<wbr>", "")  # Japanese phrases: unbroken
+    assert resp.status_code == 422 and f'id="err-opt-tonk_out_pays">{escape(message)}<' in page
+    assert "tonk_out_pays" not in " ".join(errors_of(resp))
+    with db_app.app_context():
+        assert not db.session.scalars(select(RulesChange)).all()  # nothing stored
+
+
+
+@pytest.mark.parametrize("stake", ["", "0.25"])
+def test_the_rules_form_sent_unchanged_stores_nothing_and_says_so(db_app, scorer, stake):
+    """The form sent back as shown (or its stake emptied: an empty stake keeps the
+    session's, as the API and the phone read it) flashed "New house rules from hand 2 on."
+    and stored a change: it says nothing changed and stores nothing."""
+    client, sid = scorer
+    record(client, sid, kind="tonk_out", player="Ann")
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "pagat", "stake": stake})
+    assert resp.status_code == 302
+    page = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "Nothing changed" in page and "New house rules" not in page
+    with db_app.app_context():
+        assert not db.session.scalars(select(RulesChange)).all()
+        gs = db.session.get(GameSession, sid)
+        assert gs is not None and gs.stake_minor == 25
+    resp = client.post(f"/sessions/{sid}/rules", data={"preset": "chicago", "stake": ""})
+    assert resp.status_code == 302  # a real change is still one
+    with db_app.app_context():
+        assert len(db.session.scalars(select(RulesChange)).all()) == 1
 
 
 # -- weight ----------------------------------------------------------------------------------

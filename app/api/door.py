@@ -50,7 +50,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonRef, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ..core.errors import TonkError
-from ..core.messages import Message
+from ..core.messages import Message, as_sent
 from ..core.money import DuplicateKeyError, loads
 from ..db.models import User
 from . import bp
@@ -96,7 +96,7 @@ class Body(BaseModel):
             if not unknown:  # (values are not checked here: no other error can come)
                 raise
             raise TonkError(Message("api.unknown_field", what=cls.what,
-                                    field_name=repr(unknown[0]),
+                                    field_name=as_sent(unknown[0]),
                                     fields=", ".join(sorted(cls.keys()))), unknown[0]) from None
         body._sent = data
         return body

@@ -19,7 +19,7 @@ from pydantic import Field, SkipValidation, WithJsonSchema
 from werkzeug.routing import BuildError
 
 from ..core.errors import TonkError
-from ..core.messages import Message
+from ..core.messages import Message, as_sent
 from ..core.money import CENT_PLACES, amount_formatter, currency_places, money_places
 from ..core.restate import reworded, reworded_side_bets
 from ..core.stored import own_facts
@@ -501,7 +501,7 @@ def record_payment(user: User, session_id: int, body: NewPayment) -> Response:
         exc.field = {v: k for k, v in PAYMENT_FIELDS.items()}.get(exc.field or "", exc.field)
         raise
     except InvalidOperation:  # an amount too large for two decimal places, like "1e999"
-        raise TonkError(Message("api.payment_amount", value=repr(body.amount)),
+        raise TonkError(Message("api.payment_amount", value=as_sent(body.amount)),
                         "amount") from None
     return jsonify(ledger_json(gs))
 

@@ -13,7 +13,7 @@ from functools import cache
 from itertools import combinations
 
 from .errors import CardError
-from .messages import Message
+from .messages import Message, as_sent
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
@@ -58,7 +58,7 @@ class Card:
 def parse_card(text: object) -> Card:
     """``"10h"`` → ``Card("10", "H")``; raises :class:`CardError` for anything else."""
     if not isinstance(text, str):
-        raise CardError(Message("card.not_text", value=repr(text)))
+        raise CardError(Message("card.not_text", value=as_sent(text)))
     word = text.strip().upper()
     if word == JOKER:
         return Card(JOKER)

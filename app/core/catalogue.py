@@ -261,6 +261,7 @@ CATALOGUE: dict[str, str] = {
     "deal.no_claim": "nobody wins on the deal with {given} (these rules: {wins})",
     # -- errors: house rules -----------------------------------------------------------------
     "rules.not_whole": "{name} must be a whole number from {low} to {high}, not {value}",
+    "rules.option_named": '"{label}"',
     "rules.out_of_range": "{name} must be from {low} to {high}, not {value}",
     "rules.jokers_without_deck": "{n} jokers need the deck with jokers: choose that deck, "
                                  "or leave the jokers at {usual}",

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from .catalogue import CATALOGUE
 from .errors import RulesError
-from .messages import Message, join_and, multiple_word
+from .messages import Message, as_sent, join_and, multiple_word
 
 
 class CatchRules(Protocol):
@@ -168,7 +168,7 @@ def find_catch(name: str) -> CatchScheme:
         return CATCH_SCHEMES[name]
     except (KeyError, TypeError):
         raise RulesError(Message("rules.not_a_choice", name="catch",
-                                 choices=", ".join(CATCH_SCHEMES), value=repr(name)),
+                                 choices=", ".join(CATCH_SCHEMES), value=as_sent(name)),
                          "rules.catch") from None
 
 

@@ -8,7 +8,7 @@ from datetime import date, datetime
 from typing import Any
 
 from .errors import TonkError
-from .messages import Message
+from .messages import Message, as_sent
 
 FIRST_YEAR, LAST_YEAR = 2000, 2100
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # not the other forms fromisoformat reads
@@ -36,7 +36,7 @@ def parse_day(value: Any, error: type[TonkError], field: str | None,
                 raise ValueError(value)
             day = date.fromisoformat(value.strip())
         except ValueError:
-            raise error(Message("day.not_a_day", what=what, value=repr(value)),
+            raise error(Message("day.not_a_day", what=what, value=as_sent(value)),
                         field) from None
     check_year(day, error, field, what)
     return day

@@ -15,7 +15,7 @@ from .cards import Card, check_available, check_in_deck, five_face_totals, parse
 from .catches import CaughtDrop
 from .errors import CardError, HandError
 from .frozen import maker
-from .messages import Message
+from .messages import Message, as_sent
 from .money import parse_stake
 from .names import name_key, player_name
 from .rules import Rules, resolve_rules
@@ -222,7 +222,7 @@ def _seats(players: tuple[str, ...]) -> _Seats:
 
 def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
     if not isinstance(name, str):
-        raise HandError(Message("seat.not_name", what=what, value=repr(name)), field)
+        raise HandError(Message("seat.not_name", what=what, value=as_sent(name)), field)
     seats = _seats(players)
     seat = seats.by_name.get(name)
     if seat is None:
@@ -236,7 +236,7 @@ def _seat(players: tuple[str, ...], name: Any, field: str, what: str) -> int:
 def _flag(end: Mapping[str, Any], key: str) -> bool:
     value = end.get(key, False)
     if not isinstance(value, bool):
-        raise HandError(Message("end.not_flag", key=key, value=repr(value)), f"end.{key}")
+        raise HandError(Message("end.not_flag", key=key, value=as_sent(value)), f"end.{key}")
     return value
 
 
@@ -258,11 +258,11 @@ def parse_end(value: Any, players: tuple[str, ...], rules: Rules,
     kind = value.get("kind")
     if not isinstance(kind, str) or kind not in END_KINDS:
         raise HandError(Message("end.unknown_kind", kinds=", ".join(END_KINDS),
-                                value=repr(kind)), "end.kind")
+                                value=as_sent(kind)), "end.kind")
     fields = _END_FIELDS[kind]
     extra = [] if fields.issuperset(value) else sorted(set(value) - fields)
     if extra:
-        raise HandError(Message("end.no_field", end=END_KINDS[kind], field=repr(extra[0])),
+        raise HandError(Message("end.no_field", end=END_KINDS[kind], field=as_sent(extra[0])),
                         f"end.{extra[0]}")
     if kind in ("tonk_out", "run_out", "drop"):
         if value.get("player") is None:
@@ -274,7 +274,7 @@ def parse_end(value: Any, players: tuple[str, ...], rules: Rules,
     if kind == "tonk_out":
         method = value.get("method", "spread")
         if method not in METHODS:
-            raise HandError(Message("end.method", value=repr(method)), "end.method")
+            raise HandError(Message("end.method", value=as_sent(method)), "end.method")
         double_double = _flag(value, "double_double")
         if double_double and rules.double_double_pays is None:
             raise HandError(Message("end.no_double_double"), "end.double_double")
@@ -317,7 +317,7 @@ def _parse_counts(value: Any, players: tuple[str, ...], rules: Rules, kind: str,
             raise HandError(Message("counts.twice", player=players[seat]), field)
         if not _is_int(count):
             raise HandError(Message("counts.not_whole", player=players[seat],
-                                    value=repr(count)), field)
+                                    value=as_sent(count)), field)
         _check_count(rules, kind, players[seat], count, field)
         counts[seat] = count
     return counts
@@ -408,7 +408,7 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
         raise HandError(Message("hand.not_object"), None)
     unknown = [] if HAND_FIELDS.issuperset(data) else sorted(set(data) - HAND_FIELDS, key=str)
     if unknown:
-        raise HandError(Message("hand.no_field", field=repr(unknown[0])), str(unknown[0]))
+        raise HandError(Message("hand.no_field", field=as_sent(unknown[0])), str(unknown[0]))
     if rules is not None or stake is not None or players is not None:
         for name, given in (("rules", rules), ("stake", stake), ("players", players)):
             if given is not None and name in data:
@@ -422,7 +422,7 @@ def parse_hand(data: Any, *, rules: Rules | None = None, stake: Decimal | None =
     if type(multiplier) is not int or not 1 <= multiplier <= MAX_MULTIPLIER:
         if not _is_int(multiplier) or not 1 <= multiplier <= MAX_MULTIPLIER:
             raise HandError(Message("hand.multiplier", max=MAX_MULTIPLIER,
-                                    value=repr(multiplier)), "multiplier")
+                                    value=as_sent(multiplier)), "multiplier")
     seats = _seats(players)
     dealer = data.get("dealer")
     if dealer is None:

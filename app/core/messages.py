@@ -9,9 +9,11 @@ in the app) can give the template in the reader's language. Pure Python: no Flas
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from decimal import Decimal
 
 from babel.lists import format_list
 
@@ -84,6 +86,42 @@ def render(msg_id: str, /, **params: object) -> str:
     if not _AS_WRITTEN.get():
         template = _translator(msg_id, template)
     return template.format_map({k: str(v) for k, v in params.items()})
+
+
+#: A number longer than this, written out, is quoted back with an exponent (``1e400``).
+_LONGEST_NUMBER = 30
+
+
+def as_sent(value: object) -> str:
+    """A value someone sent, written as they would write it, for a message that quotes it
+    back: JSON's words (``"Zed"``, ``true``, ``null``, ``[2]``) and numbers as numbers
+    (``1000000000``, ``2.5``, ``1e400``), never Python's repr (``Decimal('1E+9')``,
+    ``True``, ``'Zed'``). The one home for that: every message that quotes a value uses it."""
+    if value is None or isinstance(value, bool | str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int | float | Decimal):
+        return _number(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{as_sent(k)}: {as_sent(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(map(as_sent, value)) + "]"
+    return str(value)
+
+
+def _number(value: int | float | Decimal) -> str:
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        return str(number)
+    sign, digits, _ = number.as_tuple()
+    if len(digits) <= _LONGEST_NUMBER and abs(number.adjusted()) < _LONGEST_NUMBER:
+        plain = f"{number:f}"  # short: never written out to a billion zeros
+        if len(plain) <= _LONGEST_NUMBER:
+            return plain
+    shown = "".join(map(str, digits)).rstrip("0") or "0"
+    if len(shown) > _LONGEST_NUMBER:
+        shown = shown[:_LONGEST_NUMBER] + "…"
+    mantissa = shown[0] + ("." + shown[1:] if len(shown) > 1 else "")
+    return f"{'-' if sign else ''}{mantissa}e{number.adjusted()}"
 
 
 class Message:

@@ -24,7 +24,7 @@ from babel.numbers import (
 )
 
 from .errors import HandError, TonkError
-from .messages import Message, reader_language
+from .messages import Message, as_sent, reader_language
 
 #: Money has at most two decimal places (cents); points are whole.
 CENT_PLACES = 2
@@ -318,7 +318,7 @@ _STAKES: dict[tuple[type, Any, str, str | None], Decimal] = {}
 
 def _parse_stake(value: Any, rules: Scored, currency: str | None) -> Decimal:
     amount = parse_decimal(value, HandError,
-                           Message("stake.not_amount", value=repr(value)), "stake")
+                           Message("stake.not_amount", value=as_sent(value)), "stake")
     if not takes_stake(rules):
         return Decimal(0)
     if amount <= 0:

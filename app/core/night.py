@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import TonkError
 from .hand import MAX_PLAYERS, MIN_PLAYERS, parse_hand, parse_players
-from .messages import Message
+from .messages import Message, as_sent
 from .money import amount_formatter, from_minor, parse_stake, to_minor
 from .names import name_key, seat_name
 from .parts import seat_nets
@@ -265,7 +265,7 @@ def apply(night: Night, event: Mapping[str, Any]) -> Night:
         return start(event)
     step = _STEPS.get(kind)  # type: ignore[arg-type]
     if step is None:
-        raise NightError(Message("night.event", kind=repr(kind)), "kind")
+        raise NightError(Message("night.event", kind=as_sent(kind)), "kind")
     if night.closed:
         raise NightError(Message("session.closed"))
     return step(night, event)
@@ -277,7 +277,7 @@ def fold(events: Iterable[Mapping[str, Any]], night: Night | None = None) -> Nig
     for event in events:
         night = start(event) if night is None else apply(night, event)
     if night is None:
-        raise NightError(Message("night.event", kind=repr(None)), "kind")
+        raise NightError(Message("night.event", kind=as_sent(None)), "kind")
     return night
 
 

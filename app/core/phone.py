@@ -66,7 +66,7 @@ from .handform import (
     read_side_bets,
     side_bet_field,
 )
-from .messages import Message, Translator, set_translator, translator_hooked
+from .messages import Message, Translator, as_sent, set_translator, translator_hooked
 from .money import (
     MINUS,
     amount_formatter,
@@ -129,10 +129,11 @@ def answer(request: Mapping[str, Any], translators: Mapping[str, Translator]) ->
     ``translators`` of the languages other than English."""
     lang = request.get("lang", "en")
     if lang not in LANGUAGES or (lang != "en" and lang not in translators):
-        return {"error": f"no language {lang!r}", "field": "lang", "type": "RequestError"}
+        return {"error": f"no language {as_sent(lang)}", "field": "lang", "type": "RequestError"}
     op = _OPS.get(request.get("op"))  # type: ignore[arg-type]
     if op is None:
-        return {"error": f"no op {request.get('op')!r}", "field": "op", "type": "RequestError"}
+        return {"error": f"no op {as_sent(request.get('op'))}", "field": "op",
+                "type": "RequestError"}
     before = translator_hooked()
     set_translator(translators.get(lang) if lang != "en" else None, lambda: lang)
     try:
@@ -224,8 +225,8 @@ def _money(request: Mapping[str, Any]) -> dict[str, Any]:
     currency, lang = request.get("currency"), request.get("lang", "en")
     out = []
     for i, value in enumerate(request.get("amounts") or ()):
-        amount = parse_decimal(value, TonkError, Message("api.payment_amount", value=repr(value)),
-                               f"amounts[{i}]")
+        amount = parse_decimal(value, TonkError,
+                               Message("api.payment_amount", value=as_sent(value)), f"amounts[{i}]")
         out.append({"data": money_data(amount, currency),
                     "shown": format_money(amount, currency, lang),
                     "signed": with_sign(amount, format_number(amount, 2, lang))})

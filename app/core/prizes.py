@@ -20,7 +20,7 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from .errors import TonkError
-from .messages import Message
+from .messages import Message, as_sent
 from .money import parse_decimal
 
 #: Most places an event pays.
@@ -61,7 +61,7 @@ class PrizeList:
 
 
 def _amount(value: Any, field: str, places: int) -> Decimal:
-    amount = parse_decimal(value, PrizeError, Message("prizes.not_amount", value=repr(value)),
+    amount = parse_decimal(value, PrizeError, Message("prizes.not_amount", value=as_sent(value)),
                            field)
     if amount < 0 or amount > MAX_AMOUNT:
         raise PrizeError(Message("prizes.range", value=value, most=MAX_AMOUNT), field)
@@ -79,7 +79,7 @@ def parse_house_share(value: Any) -> Decimal:
     """The house's share of the fees: from 0 up to (not including) 1."""
     if value is None:
         return Decimal(0)
-    share = parse_decimal(value, PrizeError, Message("prizes.not_amount", value=repr(value)),
+    share = parse_decimal(value, PrizeError, Message("prizes.not_amount", value=as_sent(value)),
                           "house_share")
     if not Decimal(0) <= share < 1:
         raise PrizeError(Message("prizes.house_share", value=value), "house_share")
@@ -101,7 +101,7 @@ def parse_payout(value: Any, places: int) -> Payout:
         return Payout(kind, amounts)
     shares = []
     for i, item in enumerate(items):
-        share = parse_decimal(item, PrizeError, Message("prizes.not_amount", value=repr(item)),
+        share = parse_decimal(item, PrizeError, Message("prizes.not_amount", value=as_sent(item)),
                               f"prizes.{i}")
         if not Decimal(0) < share <= 1:
             raise PrizeError(Message("prizes.share", value=item), f"prizes.{i}")

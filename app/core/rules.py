@@ -17,7 +17,7 @@ from .cards import DECKS, FACE_VALUES, JOKERS, MAX_JOKERS, card_word, deal_total
 from .catalogue import CATALOGUE
 from .catches import CATCH_SCHEMES
 from .errors import RulesError, UnknownOptionError, UnknownPresetError
-from .messages import Message, join_or
+from .messages import Message, as_sent, join_or
 from .messages import multiple_word as multiple_word  # where the pages find it
 
 
@@ -101,13 +101,17 @@ class DealWin:
 
 # -- option validation ---------------------------------------------------------------------
 
+def _named(name: str) -> object:
+    """An option by its label as the forms show it, quoted; a path (``deal_wins[0].pays``) as is."""
+    return Message("rules.option_named", label=OPTIONS[name].label) if name in OPTIONS else name
+
+
 def _whole(name: str, value: Any, low: int, high: int) -> int:
+    said = {"name": _named(name), "low": low, "high": high}
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(Message("rules.not_whole", name=name, low=low, high=high,
-                                 value=repr(value)), f"rules.{name}")
+        raise RulesError(Message("rules.not_whole", **said, value=as_sent(value)), f"rules.{name}")
     if not low <= value <= high:
-        raise RulesError(Message("rules.out_of_range", name=name, low=low, high=high,
-                                 value=value), f"rules.{name}")
+        raise RulesError(Message("rules.out_of_range", **said, value=value), f"rules.{name}")
     return value
 
 
@@ -122,8 +126,8 @@ def _optional_multiple(name: str, value: Any) -> int | None:
 def _choice(choices: Mapping[str, object]) -> Callable[[str, Any], str]:
     def check(name: str, value: Any) -> str:
         if not isinstance(value, str) or value not in choices:
-            raise RulesError(Message("rules.not_a_choice", name=name,
-                                     choices=", ".join(choices), value=repr(value)),
+            raise RulesError(Message("rules.not_a_choice", name=_named(name),
+                                     choices=", ".join(choices), value=as_sent(value)),
                              f"rules.{name}")
         return value
     return check
@@ -146,7 +150,7 @@ def _deal_win(i: int, item: Any) -> DealWin:
         raise RulesError(Message("rules.deal_win_not_object"), where)
     unknown = set(item) - {"totals", "at_most", "five_face_cards", "pays", "tie"}
     if unknown:
-        raise RulesError(Message("rules.deal_win_unknown", option=repr(sorted(unknown)[0])),
+        raise RulesError(Message("rules.deal_win_unknown", option=as_sent(sorted(unknown)[0])),
                          where)
     kinds = [k for k in ("totals", "at_most", "five_face_cards") if k in item]
     if len(kinds) != 1:
@@ -438,7 +442,7 @@ def _with_options(base: Rules, options: Mapping[str, Any]) -> Rules:
     values: dict[str, Any] = {}
     for name, value in options.items():
         if name not in OPTIONS:
-            raise UnknownOptionError(Message("rules.unknown_option", name=repr(name)),
+            raise UnknownOptionError(Message("rules.unknown_option", name=as_sent(name)),
                                      f"rules.{name}")
         values[name] = OPTIONS[name].check(name, value)
     rules = replace(base, **values)
@@ -556,7 +560,7 @@ def find_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except (KeyError, TypeError):
-        raise UnknownPresetError(Message("rules.unknown_preset", name=repr(name),
+        raise UnknownPresetError(Message("rules.unknown_preset", name=as_sent(name),
                                          presets=", ".join(PRESETS)), "rules.preset") from None
 
 

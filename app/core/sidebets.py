@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import HandError
-from .messages import Message, join_and
+from .messages import Message, as_sent, join_and
 from .money import currency_code, fits_currency, parse_decimal
 
 #: The side bets of the texts, in the order a form shows them.
@@ -98,7 +98,7 @@ def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
     for bet, options in spec.items():
         field = f"side_bets.{bet}"
         if bet not in BETS:
-            raise _error(Message("side_bets.unknown", bet=repr(bet), bets=", ".join(BETS)),
+            raise _error(Message("side_bets.unknown", bet=as_sent(bet), bets=", ".join(BETS)),
                          field)
         options = {} if options is None else options
         if not isinstance(options, Mapping):
@@ -106,23 +106,24 @@ def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
         known = {"stake"} | ({"suit", "unclaimed"} if bet == "high_card" else set())
         for key in options:
             if key not in known:
-                raise _error(Message("side_bets.option", bet=bet, option=repr(key)),
+                raise _error(Message("side_bets.option", bet=bet, option=as_sent(key)),
                              f"{field}.{key}")
         amount = stake if options.get("stake") in (None, "") else parse_decimal(
-            options["stake"], HandError, Message("side_bets.stake", value=repr(options["stake"])),
+            options["stake"], HandError,
+            Message("side_bets.stake", value=as_sent(options["stake"])),
             f"{field}.stake", places=2 if scoring == "money" else 0)
         if amount <= 0:
-            raise _error(Message("side_bets.stake", value=repr(options.get("stake"))),
+            raise _error(Message("side_bets.stake", value=as_sent(options.get("stake"))),
                          f"{field}.stake")
         if scoring == "money" and not fits_currency(amount, currency):
             raise _error(Message("side_bets.currency_whole", value=options.get("stake"),
                                  currency=currency_code(currency)), f"{field}.stake")
         suit = options.get("suit")
         if suit is not None and suit not in SUITS:
-            raise _error(Message("side_bets.suit", value=repr(suit)), f"{field}.suit")
+            raise _error(Message("side_bets.suit", value=as_sent(suit)), f"{field}.suit")
         unclaimed = options.get("unclaimed", "carry")
         if unclaimed not in UNCLAIMED:
-            raise _error(Message("side_bets.unclaimed", value=repr(unclaimed)),
+            raise _error(Message("side_bets.unclaimed", value=as_sent(unclaimed)),
                          f"{field}.unclaimed")
         enabled[bet] = SideBet(bet, amount, suit, unclaimed)
     return enabled
@@ -143,7 +144,7 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
             raise _error(Message("side_bets.not_object"), field)
         bet = item.get("bet")
         if bet not in BETS:
-            raise _error(Message("side_bets.unknown", bet=repr(bet), bets=", ".join(BETS)),
+            raise _error(Message("side_bets.unknown", bet=as_sent(bet), bets=", ".join(BETS)),
                          f"{field}.bet")
         rule = enabled.get(bet)
         if rule is None:
@@ -154,7 +155,7 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
         winner = item.get("winner")
         if winner is not None and isinstance(who, list) and winner not in who:
             # before the players: a winner named for a bet nobody is in did not bet
-            raise _error(Message("side_bets.winner", bet=bet, player=repr(winner)),
+            raise _error(Message("side_bets.winner", bet=bet, player=as_sent(winner)),
                          f"{field}.winner")
         if not isinstance(who, list) or not who or \
                 any(not isinstance(p, str) or p not in players for p in who) or \
@@ -166,7 +167,7 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
                 raise _error(Message("side_bets.fixed_suit", suit=rule.suit), f"{field}.suit")
             suit = rule.suit or suit
             if suit not in SUITS:
-                raise _error(Message("side_bets.suit", value=repr(suit)), f"{field}.suit")
+                raise _error(Message("side_bets.suit", value=as_sent(suit)), f"{field}.suit")
         elif suit is not None:
             raise _error(Message("side_bets.no_suit", bet=bet), f"{field}.suit")
         plays.append(Play(bet, tuple(who), winner, suit))

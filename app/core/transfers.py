@@ -74,7 +74,7 @@ from decimal import Decimal
 from typing import Final
 
 from .errors import TonkError
-from .messages import Message
+from .messages import Message, as_sent
 from .money import CENT_PLACES, parse_decimal
 from .names import MAX_NAME, clean_text, name_key
 
@@ -157,7 +157,7 @@ def parse_balances(data: object) -> dict[str, Decimal]:
         keys[name_key(name)] = name
         out[name] = parse_decimal(
             value, TransferError,
-            Message("balances.not_amount", name=name, value=repr(value)), field,
+            Message("balances.not_amount", name=name, value=as_sent(value)), field,
             places=CENT_PLACES)
     return out
 
@@ -171,11 +171,11 @@ def _read_balances(balances: Mapping[str, Decimal]) -> tuple[list[tuple[str, int
     places = 0
     for name, value in balances.items():
         if not isinstance(name, str):
-            raise TransferError(Message("balances.name_not_text", value=repr(name)),
+            raise TransferError(Message("balances.name_not_text", value=as_sent(name)),
                                 "balances")
         field = f"balances.{name}"
         if not isinstance(value, Decimal):
-            raise TransferError(Message("balances.not_decimal", name=name, value=repr(value)),
+            raise TransferError(Message("balances.not_decimal", name=name, value=as_sent(value)),
                                 field)
         if not value.is_finite():
             raise TransferError(Message("balances.not_finite", name=name, value=value), field)

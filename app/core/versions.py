@@ -5,7 +5,7 @@ void already); a void keeps the hand's facts and result as they were."""
 from __future__ import annotations
 
 from .errors import TonkError
-from .messages import Message
+from .messages import Message, as_sent
 
 #: What a version does, in the order a history may hold them.
 ACTIONS = ("recorded", "corrected", "voided")
@@ -20,7 +20,7 @@ def check_action(version: int, action: object, voided: bool) -> str:
     else :class:`VersionError`."""
     if not isinstance(action, str) or action not in ACTIONS or \
             (action == "recorded") != (version == 1):
-        raise VersionError(Message("version.order", action=repr(action)), "action")
+        raise VersionError(Message("version.order", action=as_sent(action)), "action")
     if action == "voided" and voided:
         raise VersionError(Message("version.void_twice"), "action")
     return action

@@ -36,11 +36,11 @@ def fails(data, error=HandError):
 
 @pytest.mark.parametrize("changes, error, field, message", [
     # rules
-    ({"rules": "vegas"}, UnknownPresetError, "rules.preset", "no house rules called 'vegas'"),
-    ({"rules": {"preset": "reno"}}, UnknownPresetError, "rules.preset", "called 'reno'"),
+    ({"rules": "vegas"}, UnknownPresetError, "rules.preset", 'no house rules called "vegas"'),
+    ({"rules": {"preset": "reno"}}, UnknownPresetError, "rules.preset", 'called "reno"'),
     ({"rules": {"catch_everything": True}}, UnknownOptionError, "rules.catch_everything",
-     "no rule option called 'catch_everything'"),
-    ({"rules": {"catch": "alt9"}}, RulesError, "rules.catch", "catch must be one of"),
+     'no rule option called "catch_everything"'),
+    ({"rules": {"catch": "alt9"}}, RulesError, "rules.catch", '"Caught drop" must be one of'),
     ({"rules": {"hand_size": 14}}, RulesError, "rules.hand_size", "from 1 to 13, not 14"),
     ({"rules": {"tonk_out_pays": True}}, RulesError, "rules.tonk_out_pays", "whole number"),
     ({"rules": {"stock_out_pays": -1}}, RulesError, "rules.stock_out_pays", "from 0 to"),
@@ -85,7 +85,7 @@ def fails(data, error=HandError):
     ({"end": {"kind": "tonk_out", "player": "Ann", "double_double": True}, "counts": None},
      HandError, "end.double_double", "do not play double-doubles"),
     ({"end": {"kind": "stock_out", "player": "Ann"}}, HandError, "end.player",
-     "has no field 'player'"),
+     'has no field "player"'),
     ({"end": {"kind": "deal", "five_face_cards": ["Ann"]}, "counts": {"Ann": 50}},
      HandError, "end.five_face_cards", "no instant win for five face cards"),
     # counts
@@ -96,11 +96,11 @@ def fails(data, error=HandError):
     ({"counts": {"Ann": 4, "Bob": 5, "Cy": 2, "Zed": 3}}, HandError, "counts.Zed",
      "Zed is not at the table"),
     ({"counts": {"Ann": "7", "Bob": 5, "Cy": 2, "Dee": 3}}, HandError, "counts.Ann",
-     "whole number, not '7'"),
+     'whole number, not "7"'),
     ({"counts": {"Ann": Decimal("7.5"), "Bob": 5, "Cy": 2, "Dee": 3}}, HandError,
      "counts.Ann", "whole number"),
     ({"counts": {"Ann": True, "Bob": 5, "Cy": 2, "Dee": 3}}, HandError, "counts.Ann",
-     "whole number, not True"),
+     "whole number, not true"),
     ({"counts": {"Ann": -1, "Bob": 5, "Cy": 2, "Dee": 3}}, HandError, "counts.Ann",
      "cannot be negative"),
     ({"counts": {"Ann": 4, "Bob": 51, "Cy": 2, "Dee": 3}}, HandError, "counts.Bob",
@@ -147,7 +147,7 @@ def fails(data, error=HandError):
       "cards": {"Ann": ["KS", "KH", "KD", "KC", "10S"]}}, HandError, "cards.Ann",
      "not five face cards"),
     # the hand itself
-    ({"reason": "typo"}, HandError, "reason", "a hand has no field 'reason'"),
+    ({"reason": "typo"}, HandError, "reason", 'a hand has no field "reason"'),
 ])
 def test_bad_input_is_named(changes, error, field, message):
     data = hand(**changes)
@@ -231,9 +231,9 @@ def test_the_jokers_deck_holds_two_unless_the_table_adds_more():
 @pytest.mark.parametrize("spec, words", [
     ({"preset": "pagat", "jokers": 3}, "3 jokers need the deck with jokers"),
     ({"preset": "chicago", "jokers": 3, "deck": "forty"}, "3 jokers need the deck with jokers"),
-    ({"preset": "wikipedia", "jokers": 1}, "jokers must be from 2 to 4, not 1"),
-    ({"preset": "wikipedia", "jokers": 5}, "jokers must be from 2 to 4, not 5"),
-    ({"preset": "wikipedia", "jokers": "3"}, "jokers must be a whole number"),
+    ({"preset": "wikipedia", "jokers": 1}, '"Jokers in the deck" must be from 2 to 4, not 1'),
+    ({"preset": "wikipedia", "jokers": 5}, '"Jokers in the deck" must be from 2 to 4, not 5'),
+    ({"preset": "wikipedia", "jokers": "3"}, '"Jokers in the deck" must be a whole number'),
 ])
 def test_a_number_of_jokers_the_rules_cannot_hold_is_refused(spec, words):
     with pytest.raises(RulesError, match=words) as info:

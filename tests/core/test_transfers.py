@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core import transfers as transfers_module
+from app.core.messages import as_sent
 from app.core.transfers import (
     EXACT_LIMIT,
     Transfer,
@@ -239,7 +240,7 @@ def test_not_a_decimal(value: Any) -> None:
     with pytest.raises(TransferError) as caught:
         fewest_transfers({"Ann": value, "Bob": Decimal(0)})
     assert str(caught.value) == (
-        f"Ann's balance must be an exact decimal amount, not {value!r}"
+        f"Ann's balance must be an exact decimal amount, not {as_sent(value)}"
     )
     assert caught.value.field == "balances.Ann"
 

@@ -18,7 +18,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from ...core.draw import draw_round, pairs_of
-from ...core.messages import Message, join_and
+from ...core.messages import Message, as_sent, join_and
 from ...core.money import stake_of
 from ...core.names import name_key
 from ...core.placings import Record, standings
@@ -60,7 +60,7 @@ def _seed(value: Any) -> int:
     if value is None:
         return secrets.randbelow(2**31)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
-        raise EventError(Message("event.seed", most=MAX_SEED, value=repr(value)), "seed")
+        raise EventError(Message("event.seed", most=MAX_SEED, value=as_sent(value)), "seed")
     return value
 
 
@@ -88,7 +88,7 @@ def _drawn_names(event: Event, unpaid: Any) -> list[str]:
     naming them (409), so that nobody is seated unpaid without the director knowing."""
     owing = unpaid_players(event)
     if unpaid not in (None, *UNPAID):
-        raise EventError(Message("event.unpaid_choice", value=repr(unpaid)), "unpaid")
+        raise EventError(Message("event.unpaid_choice", value=as_sent(unpaid)), "unpaid")
     if owing and unpaid is None:
         raise EventConflictError(Message("event.unpaid", players=join_and(owing)), "unpaid")
     left_out = set(owing) if unpaid == "leave_out" else set()

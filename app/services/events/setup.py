@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...core.dates import parse_day
 from ...core.draw import check_table_size
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.money import currency_places, parse_stake, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...core.placings import parse_tie_breaks
@@ -44,7 +44,7 @@ class EventNotFoundError(NotFoundError):
 def _whole(value: Any, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise EventError(Message("event.whole", field_name=field, low=low, high=high,
-                                 value=repr(value)), field)
+                                 value=as_sent(value)), field)
     return value
 
 
@@ -70,7 +70,7 @@ def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = No
                                      "league")
     scoring = "points" if scoring is None else scoring
     if scoring not in SCORINGS:
-        raise EventError(Message("event.scoring", value=repr(scoring)), "scoring")
+        raise EventError(Message("event.scoring", value=as_sent(scoring)), "scoring")
     resolved = resolve_rules({**resolve_rules(rules).to_json(), "scoring": scoring})
     code = parse_currency(currency)
     places = currency_places(code)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...core import TonkError
 from ...core.dates import check_year, parse_day
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.parts import STAT_FIELDS, Part
 from ...db.types import as_utc
 
@@ -58,18 +58,18 @@ def field_of(owner: Message, field: str) -> Message:
 def parse_time(value: Any, what: str | Message) -> datetime:
     """ISO 8601 text → an aware UTC time (a time without an offset is read as UTC)."""
     if not isinstance(value, str):
-        raise ExchangeError(Message("import.time", what=what, value=repr(value)))
+        raise ExchangeError(Message("import.time", what=what, value=as_sent(value)))
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise ExchangeError(Message("import.time", what=what, value=repr(value))) from None
+        raise ExchangeError(Message("import.time", what=what, value=as_sent(value))) from None
     check_year(moment.date(), ExchangeError, None, what)
     return as_utc(moment)
 
 
 def read_day(value: Any, what: str | Message) -> date:
     if not isinstance(value, str):
-        raise ExchangeError(Message("import.day", what=what, value=repr(value)))
+        raise ExchangeError(Message("import.day", what=what, value=as_sent(value)))
     return parse_day(value, ExchangeError, None, what)
 
 

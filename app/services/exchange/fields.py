@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ...core import Rules, TonkError
 from ...core.hand import PlayedHand
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.money import MAX_STAKE, parse_decimal, parse_stake
 from ...core.names import name_key
 from ...core.settle import Result
@@ -44,13 +44,13 @@ def _short(text: str, limit: int = 80) -> str:
 
 def read_uid(value: Any, what: Message) -> str:
     if not isinstance(value, str) or not UID.fullmatch(value):
-        raise ExchangeError(Message("import.uid", what=what, value=repr(value)))
+        raise ExchangeError(Message("import.uid", what=what, value=as_sent(value)))
     return value
 
 
 def whole_number(value: Any, what: str | Message, low: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_ID:
-        raise ExchangeError(Message("import.whole", what=what, low=low, value=repr(value)))
+        raise ExchangeError(Message("import.whole", what=what, low=low, value=as_sent(value)))
     return value
 
 
@@ -113,7 +113,7 @@ def hand_stake(value: Any, rules: Rules) -> Decimal:
     if rules.scoring == "money":
         return parse_stake(value, rules)
     amount = parse_decimal(value, ExchangeError,
-                           Message("import.stake_number", value=repr(value)), "stake")
+                           Message("import.stake_number", value=as_sent(value)), "stake")
     exact = amount == amount.to_integral_value() if rules.scoring == "points" \
         else amount == amount.quantize(Decimal("0.01"))
     if not exact or not 0 <= amount <= MAX_STAKE:
@@ -122,13 +122,13 @@ def hand_stake(value: Any, rules: Rules) -> Decimal:
 
 
 def names_text(value: Any) -> str:
-    return ", ".join(map(str, value)) if isinstance(value, list) else repr(value)
+    return ", ".join(map(str, value)) if isinstance(value, list) else as_sent(value)
 
 
 def league_name_of(doc: Any) -> str:
     if isinstance(doc, Mapping):
         return f"{doc.get('name')} ({doc.get('uid')})"
-    return repr(doc)
+    return as_sent(doc)
 
 
 _RESULT_FIELDS = {"net": frozenset({"outcome", "winners", "payments", "explanation", "net"}),
@@ -142,10 +142,10 @@ def compare_result(result: Result, given: dict[str, Any], fmt: Callable[[Decimal
     key = "pushed" if result.pushed is not None else "net"
     if not given.keys() <= _RESULT_FIELDS[key]:
         extra = sorted(set(given) - _RESULT_FIELDS[key])
-        raise BadVersion(Message("import.result_field", field=repr(extra[0])))
+        raise BadVersion(Message("import.result_field", field=as_sent(extra[0])))
     if given.get("outcome") != result.outcome:
-        raise BadVersion(Message("import.result.outcome", given=repr(given.get("outcome")),
-                           outcome=repr(result.outcome)))
+        raise BadVersion(Message("import.result.outcome", given=as_sent(given.get("outcome")),
+                           outcome=as_sent(result.outcome)))
     if given.get("winners") != list(result.winners):
         raise BadVersion(Message("import.result.winners", given=names_text(given.get("winners")),
                            winners=", ".join(result.winners)) if result.winners else
@@ -162,7 +162,7 @@ def compare_result(result: Result, given: dict[str, Any], fmt: Callable[[Decimal
         for name, value in values.items():
             if not isinstance(said, dict) or said.get(name) != value:
                 stored = said.get(name) if isinstance(said, dict) else None
-                raise BadVersion(Message(words, player=name, value=value, stored=repr(stored)))
+                raise BadVersion(Message(words, player=name, value=value, stored=as_sent(stored)))
         raise BadVersion(Message("import.result.players"))
     payments = [{"from": p.payer, "to": p.payee, "amount": fmt(p.amount), "rule": p.rule}
                 for p in result.payments]

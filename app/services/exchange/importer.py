@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ...core import Rules, TonkError, resolve_rules
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.money import parse_stake, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...db.models import (
@@ -154,11 +154,11 @@ class Importer:
         self._started = True
         fmt, version = header.get("format"), header.get("version")
         if fmt != FORMAT:
-            self.problem(Message("import.other_format", format=FORMAT, value=repr(fmt))
+            self.problem(Message("import.other_format", format=FORMAT, value=as_sent(fmt))
                          if fmt is not None else Message("import.no_format", format=FORMAT))
             return False
         if type(version) is not int or version not in READS:  # not 2.0, nor true
-            self.problem(Message("import.version", version=repr(version), first=READS[0],
+            self.problem(Message("import.version", version=as_sent(version), first=READS[0],
                                  last=VERSION) if version is not None else
                          Message("import.no_version"))
             return False

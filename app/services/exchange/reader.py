@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.money import DuplicateKeyError, refuse_repeats
 
 
@@ -160,7 +160,7 @@ class Reader:
                 key = self._value()
                 if key in seen:
                     raise ReadError(Message("read.key_twice", where=self._where(),
-                                            key=repr(key)))
+                                            key=as_sent(key)))
                 if key not in FIELDS:
                     raise ReadError(Message("read.unknown_field", where=at,
                                             key=_shown(key)))

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...core import Rules, TonkError, parse_hand, resolve_rules, settle
 from ...core.hand import TABLE_FIELDS, parse_players
-from ...core.messages import Message, in_english
+from ...core.messages import Message, as_sent, in_english
 from ...core.money import (
     amount_formatter,
     from_minor,
@@ -290,7 +290,7 @@ class Checker:
         for who in (payer, payee):
             if who not in names:
                 raise ExchangeError(Message("import.of_payment", number=i, problem=Message(
-                    "payment.not_at_table", who=repr(who))))
+                    "payment.not_at_table", who=as_sent(who))))
         if payer == payee:
             raise ExchangeError(Message("import.of_payment", number=i, problem=Message(
                 "payment.themselves", payer=payer)))
@@ -331,7 +331,7 @@ class Checker:
         given = doc.get("next_dealer")
         if given is not None:
             if given not in names:
-                raise ExchangeError(Message("import.next_dealer", player=repr(given)))
+                raise ExchangeError(Message("import.next_dealer", player=as_sent(given)))
             return names.index(given)
         return names.index(night.dealer)
 
@@ -379,7 +379,7 @@ class Checker:
                 return None
             if v.get("version") != i or isinstance(v.get("version"), bool):
                 self.problem(at_hand(), Message("import.version_gap", number=i,
-                                              value=repr(v.get("version"))))
+                                              value=as_sent(v.get("version"))))
                 return None
             try:
                 action = check_action(i, v.get("action"), voided=i > 1 and void)
@@ -418,7 +418,7 @@ class Checker:
             done.append(CheckedVersion(i, action, _LATER, _LATER, reason, by, at))
         given_void = doc.get("voided")
         if given_void is not None and given_void is not void:
-            self.problem(at_hand(), Message("import.voided", value=repr(given_void),
+            self.problem(at_hand(), Message("import.voided", value=as_sent(given_void),
                                           action=done[-1].action))
             return None
         assert table is not None and last is not None

@@ -17,7 +17,7 @@ from sqlalchemy import (
     select,
 )
 
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.money import from_minor
 from ...db.models import GameSession, Hand, HandEntry, League, Player, Season
 from ...extensions import db
@@ -168,15 +168,15 @@ def _placed(rows: Iterable[Standing], scoring: str) -> list[Standing]:
 def check_sort(column: str, direction: str | None, columns: Sequence[str]) -> None:
     if column not in columns:
         raise LeagueError(Message("standings.sort", choices=", ".join(columns),
-                                  value=repr(column)), "sort")
+                                  value=as_sent(column)), "sort")
     if direction not in (None, "asc", "desc"):
-        raise LeagueError(Message("standings.direction", value=repr(direction)), "dir")
+        raise LeagueError(Message("standings.direction", value=as_sent(direction)), "dir")
 
 
 def check_scoring(scoring: str | None) -> None:
     if scoring is not None and scoring not in SCORINGS:
         raise LeagueError(Message("standings.scoring", choices=", ".join(SCORINGS),
-                                  value=repr(scoring)), "scoring")
+                                  value=as_sent(scoring)), "scoring")
 
 
 def sort_rows(rows: Sequence[Standing], column: str, direction: str) -> list[Standing]:
@@ -270,7 +270,7 @@ def hands_behind(league: League, player: Player, stat: str, season: Season | Non
     The sessions of the page are found from each session's count in PlayerSessionStat (the
     same numbers the standings add up); only those sessions' hand entries are read."""
     if stat not in STATS:
-        raise LeagueError(Message("standings.stat", choices=", ".join(STATS), value=repr(stat)),
+        raise LeagueError(Message("standings.stat", choices=", ".join(STATS), value=as_sent(stat)),
                           "stat")
     check_scoring(scoring)
     flag = STATS[stat]

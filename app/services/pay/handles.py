@@ -18,7 +18,7 @@ from schwifty.exceptions import SchwiftyException
 from sqlalchemy import select, update
 
 from ...core.errors import TonkError
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...db.models import GameSession, Player, SessionPlayer, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
@@ -73,7 +73,7 @@ def read_handles(data: Any) -> Handles:
         raise PayError(Message("pay.not_object"), None)
     for key in data:
         if key not in FIELDS:
-            raise PayError(Message("pay.unknown", field=repr(key), fields=", ".join(FIELDS)),
+            raise PayError(Message("pay.unknown", field=as_sent(key), fields=", ".join(FIELDS)),
                            str(key))
     said: dict[str, str] = {}
     for key in FIELDS:

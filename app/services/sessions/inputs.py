@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...core.money import CENT_PLACES, currency_code, decimal_places, fits_currency, parse_decimal
 from ...core.names import MAX_SESSION_NAME as MAX_SESSION_NAME  # (the sessions area's front)
 from ...core.names import change_reason, session_currency, session_name
@@ -31,7 +31,7 @@ def parse_reason(reason: Any) -> str:
 
 def parse_amount(value: Any, currency: str | None = None) -> Decimal:
     """A payment's amount: more than zero, with at most the currency's places (yen: none)."""
-    amount = parse_decimal(value, LedgerError, Message("payment.not_amount", value=repr(value)),
+    amount = parse_decimal(value, LedgerError, Message("payment.not_amount", value=as_sent(value)),
                            "amount")
     if amount <= 0 or amount > MAX_AMOUNT or decimal_places(amount) > CENT_PLACES:
         raise LedgerError(Message("payment.amount"), "amount")

@@ -38,7 +38,7 @@ from sqlalchemy.orm import (
 
 from ...core import resolve_rules
 from ...core.hand import parse_players
-from ...core.messages import Message, in_english
+from ...core.messages import Message, as_sent, in_english
 from ...core.money import (
     parse_stake,
     to_minor,
@@ -203,13 +203,17 @@ def start_session(user: User, *, name: Any, players: Any, rules: Any = "pagat",
     return gs
 
 
-def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> None:
-    """New house rules (and stake) for the hands recorded from now on."""
+def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) -> bool:
+    """New house rules (and stake) for the hands recorded from now on. No stake keeps the
+    session's. Rules and stake the session plays already are no change: nothing is stored
+    and the answer is False (the pages say nothing changed)."""
     gs = locked(gs)
     check_open(gs)
     resolved = resolve_rules(rules)
     kept = str(session_stake(gs)) if gs.stake_minor else None  # from push-ups: default 1
     amount = parse_stake(stake if stake is not None else kept, resolved, gs.currency)
+    if resolved == session_rules(gs) and to_minor(amount) == gs.stake_minor:
+        return False
     if gs.side_bets_json:  # the side bets must still be playable (their stakes as set)
         side_bets_text(gs.side_bets_spec, stake=amount, rules=resolved, currency=gs.currency)
     gs.rules_json = json.dumps(resolved.to_json())
@@ -219,6 +223,7 @@ def change_rules(gs: GameSession, user: User, *, rules: Any, stake: Any = None) 
                                created_by_id=user.id))
     _keep_plan(gs)  # money, points or push-ups: what settle-up moves may change
     db.session.flush()
+    return True
 
 
 def locked(gs: GameSession) -> GameSession:
@@ -302,7 +307,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
     try:
         version = int(expected)
     except (TypeError, ValueError):
-        raise LedgerError(Message("change.version", value=repr(expected)),
+        raise LedgerError(Message("change.version", value=as_sent(expected)),
                           "version") from None
     if isinstance(expected, bool) or version != hand.version:
         raise VersionConflictError(hand, version)

@@ -35,7 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...core.errors import TonkError
-from ...core.messages import Message
+from ...core.messages import Message, as_sent
 from ...db.models import GameSession, NightEvent, User
 from ...extensions import db
 from ..errors import LedgerError, NightOrderError, NotFoundError
@@ -134,16 +134,16 @@ def read_events(events: Any) -> list[Sent]:
             raise LedgerError(Message("sync.event", index=index + 1), where)
         event_id, seq, kind = (event.get(k) for k in _HEAD)
         if not isinstance(event_id, str) or not NIGHT_EVENT_ID.fullmatch(event_id):
-            raise LedgerError(Message("sync.event_id", value=repr(event_id)[:70]), where + ".id")
+            raise LedgerError(Message("sync.event_id", value=as_sent(event_id)[:70]), where + ".id")
         if type(seq) is not int or not 1 <= seq <= MAX_NIGHT_SEQ:
-            raise LedgerError(Message("sync.seq", value=repr(seq)[:30]), where + ".seq")
+            raise LedgerError(Message("sync.seq", value=as_sent(seq)[:30]), where + ".seq")
         if not isinstance(kind, str) or kind not in NIGHT_FIELDS:
-            raise LedgerError(Message("night.event", kind=repr(kind)[:30]), where + ".kind")
+            raise LedgerError(Message("night.event", kind=as_sent(kind)[:30]), where + ".kind")
         allowed = (*_HEAD, *NIGHT_FIELDS[kind])
         unknown = sorted(k for k in event if k not in allowed)
         if unknown:
             raise LedgerError(Message("sync.unknown_field", kind=kind,
-                                      field_name=repr(unknown[0])[:70],
+                                      field_name=as_sent(unknown[0])[:70],
                                       fields=", ".join(allowed)), f"{where}.{unknown[0]}")
         if (kind == "started") != (seq == 1):
             raise LedgerError(Message("sync.first"), where + ".kind")
@@ -164,7 +164,7 @@ def send_night(user: User, uid: Any, events: Any, *, table: Table) -> NightSent:
     another account's night, raises and changes nothing; a refused event stops the list
     (:attr:`NightSent.refused`), the events before it taken."""
     if not isinstance(uid, str) or not NIGHT_UID.fullmatch(uid):
-        raise LedgerError(Message("sync.uid", value=repr(uid)[:40]), "uid")
+        raise LedgerError(Message("sync.uid", value=as_sent(uid)[:40]), "uid")
     sent = read_events(events)
     done = _send(user, uid, sent, table)
     if done is None:  # another request started the night meanwhile: go on from its
@@ -245,7 +245,7 @@ def _send(user: User, uid: str, sent: list[Sent], table: Table) -> NightSent | N
                     row = _row(gs, s, _step(user, gs, night, s))
         except (TonkError, InvalidOperation) as exc:
             error = exc if isinstance(exc, TonkError) else LedgerError(
-                Message("api.payment_amount", value=repr(s.event.get("amount"))), "amount")
+                Message("api.payment_amount", value=as_sent(s.event.get("amount"))), "amount")
             done.refused = Refusal(s.id, s.index, error)
             break
         night.add(row)
@@ -296,7 +296,7 @@ def _share_token(token: Any) -> str:
     server held the night): random URL-safe text as :func:`.reading.new_share_token` makes
     it, and no other session's."""
     if not isinstance(token, str) or not NIGHT_SHARE_TOKEN.fullmatch(token):
-        raise LedgerError(Message("sync.share_token", value=repr(token)[:50]), "share_token")
+        raise LedgerError(Message("sync.share_token", value=as_sent(token)[:50]), "share_token")
     if db.session.scalar(select(GameSession.id).where(GameSession.share_token == token)):
         raise LedgerError(Message("sync.share_token_taken"), "share_token")
     return token

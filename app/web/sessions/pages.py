@@ -487,9 +487,12 @@ def rules(session_id: int) -> ResponseReturnValue:
         values, spec, errors = read_rules(request.form)
         stake = amount_text(request.form.get("stake", ""))
         if not errors:
-            _done, exc = attempt(lambda: change_rules(gs, me(), rules=spec, stake=stake or None))
+            changed, exc = attempt(lambda: change_rules(gs, me(), rules=spec,
+                                                        stake=stake or None))
             if exc is None:
-                flash(_("New house rules from hand %(n)s on.", n=gs.hand_count + 1), "ok")
+                flash(_("New house rules from hand %(n)s on.", n=gs.hand_count + 1) if changed
+                      else _("Nothing changed: the house rules and stake stay as they were."),
+                      "ok" if changed else "info")
                 return redirect(url_for(".session", session_id=gs.id))
             errors = {change_rules_field(exc.field): exc.message}
     return form_page("sessions/rules.html", errors, gs=gs, table=table(gs), stake=stake,
