@@ -114,7 +114,7 @@ def test_a_winner_chosen_for_a_bet_they_are_not_in_is_refused_beside_it(ticked):
     with pytest.raises(HandError) as caught:
         parse_plays(plays, enabled(TWO_BETS), PLAYERS)
     assert side_bet_field(caught.value.field, bets) == "sb-high_card-winner"
-    assert "'Cy', did not bet" in str(caught.value)
+    assert '"Cy", did not bet' in str(caught.value)
 
 
 def test_the_phone_refuses_a_winner_of_a_bet_nobody_is_in_and_counts_nothing():
@@ -123,7 +123,7 @@ def test_the_phone_refuses_a_winner_of_a_bet_nobody_is_in_and_counts_nothing():
     out = answer({"op": "events", "lang": "en", "events": [started], "hand": DEAD_FORM}, {})
     assert out["added"] is None and out["hands"] == []
     assert out["refusal"]["field"] == "sb-high_card-winner", out.get("refusal")
-    assert "'Cy', did not bet" in out["refusal"]["error"]
+    assert '"Cy", did not bet' in out["refusal"]["error"]
 
 
 def test_side_bets_are_for_money_and_points_only():
