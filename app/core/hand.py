@@ -594,4 +594,3 @@ def catch_groups(hand: PlayedHand) -> CaughtDrop | None:
                 catchers.append(seat)
     return _make_caught(dropper, tuple(winners), tuple(catchers), tuple(others), counts,
                         everyone, hand.rules.catch_factor)
-
