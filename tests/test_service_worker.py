@@ -71,7 +71,15 @@ vm.runInContext(fs.readFileSync(process.argv[2], "utf8"), context);
   listeners.fetch(event("fetch", { request: { ...request, url: "http://127.0.0.1/check" } }));
   await new Promise((done) => setTimeout(done, 20));
   const after = stores.has("tonk-pages") ? [...stores.get("tonk-pages").keys()] : [];
-  console.log(JSON.stringify({ answered, kept, after }));
+  // a page asks for its record form to be kept before it is opened (offline.js): kept,
+  // what is kept already not fetched again, and what the worker never keeps left out
+  let fetched = 0;
+  context.fetch = async () => { fetched += 1; return new Body("<html>a form"); };
+  listeners.message(event("message", { data: { keep: ["/sessions/7/hands/new", "/check",
+                                                      "/account"] } }));
+  await Promise.all(waits); await new Promise((done) => setTimeout(done, 20));
+  const ahead = [...stores.get("tonk-pages").keys()];
+  console.log(JSON.stringify({ answered, kept, after, ahead, fetched }));
 })();
 """
 
@@ -88,3 +96,5 @@ def test_a_page_on_its_way_at_sign_out_is_not_kept(tmp_path):
     assert seen["kept"] == []  # the signed-out account's page is not kept after
     assert seen["answered"]  # the page waits for the worker to have forgotten
     assert seen["after"] == ["http://127.0.0.1/check"]
+    assert seen["ahead"] == ["http://127.0.0.1/check", "http://127.0.0.1/sessions/7/hands/new"]
+    assert seen["fetched"] == 1

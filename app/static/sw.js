@@ -77,14 +77,17 @@ function putKept(at, url, response) {
   });
 }
 
-function keep(request, response) {
+/* Keep a page's answer (a page asked for when the pages had been forgotten ``at`` times). */
+function keep(request, response, at) {
   if (!response.ok || response.redirected || response.type !== "basic") return response;
-  keptCopy(request.url, response.clone()).catch(function () { /* full: the page still shows */ });
+  keptCopy(request.url, response.clone(), at)
+    .catch(function () { /* full: the page still shows */ });
   return response;
 }
 
-function keptCopy(url, copy) {
-  var at = forgotten;
+/* Keep a copy of a page's answer, marked with when, unless the pages were forgotten since
+   ``at`` (putKept). */
+function keptCopy(url, copy, at) {
   return copy.blob().then(function (body) {
     var headers = new Headers(copy.headers);
     headers.set("X-Tonk-Kept", new Date().toISOString());
@@ -102,9 +105,10 @@ function keepAhead(paths) {
       var url = new URL(path, self.location.href).href;
       return cache.match(url).then(function (hit) {
         if (hit) return null;
+        var at = forgotten;  // (a sign-out while it is on its way: not kept)
         return fetch(url, {credentials: "same-origin"}).then(function (response) {
           if (!response.ok || response.redirected) return null;
-          return keptCopy(url, response);
+          return keptCopy(url, response, at);
         });
       }).catch(function () { /* no signal, or full: kept when it is opened */ });
     }));
@@ -143,8 +147,9 @@ function offlinePage() {
 }
 
 function page(request, path) {
+  var at = forgotten;  // (a sign-out while it is on its way: not kept)
   return fetch(request).then(function (response) {
-    return kept(path) ? keep(request, response) : response;
+    return kept(path) ? keep(request, response, at) : response;
   }, function () {
     return caches.open(PAGES).then(function (cache) { return cache.match(request.url); })
       .then(function (hit) { return hit ? marked(hit) : offlinePage(); });
@@ -284,8 +289,9 @@ self.addEventListener("fetch", function (event) {
   } else if (url.pathname.indexOf("/static/") === 0) {
     event.respondWith(url.searchParams.has("v") ? asset(request) : revalidated(request));
   } else if (kept(url.pathname)) {  // a session's live part and chart
+    var at = forgotten;
     event.respondWith(fetch(request).then(function (response) {
-      return keep(request, response);
+      return keep(request, response, at);
     }, function () {
       return caches.open(PAGES).then(function (cache) { return cache.match(request.url); })
         .then(function (hit) { return hit || Response.error(); });
