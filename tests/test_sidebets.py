@@ -145,7 +145,7 @@ def test_settle_up_gives_back_what_is_left_in_a_pot(api):
 
 
 @pytest.mark.parametrize("spec, play, field, words", [
-    ({"naturals": {}}, {"bet": "high_card", "suit": "S"}, "side_bets[0].bet", "no high_card"),
+    ({"naturals": {}}, {"bet": "high_card", "suit": "S"}, "side_bets[0].bet", "no high-card"),
     ({"naturals": {}}, {"bet": "naturals", "winner": "Eve"}, "side_bets[0].winner", "Eve"),
     ({"high_card": {}}, {"bet": "high_card", "suit": "H", "players": ["Ann", "Bob"],
                          "winner": "Cy"}, "side_bets[0].winner", '"Cy", did not bet'),
@@ -377,7 +377,7 @@ def test_a_dead_hand_with_a_high_card_winner_nobody_ticked_is_refused_not_droppe
     resp = record(client, sid, kind="dead", **naturals_in, **{
         "sb-high_card-shown": "1", "sb-high_card-suit": "H", "sb-high_card-winner": "Cy"})
     shown_beside(resp, "sb-high_card-winner",
-                 "the high_card side bet's winner, \"Cy\", did not bet")
+                 "the high-card side bet's winner, \"Cy\", did not bet")
     assert 'value="Cy" checked' in resp.get_data(as_text=True)  # the choice is kept, to mend
     with db_app.app_context():
         assert fetched(GameSession, sid).hand_count == 0  # nothing stored
@@ -385,7 +385,7 @@ def test_a_dead_hand_with_a_high_card_winner_nobody_ticked_is_refused_not_droppe
         "sb-high_card-shown": "1", "sb-high_card-suit": "H", "sb-high_card-in": ["Ann", "Bob"],
         "sb-high_card-winner": "Cy"})
     shown_beside(resp, "sb-high_card-winner",
-                 "the high_card side bet's winner, \"Cy\", did not bet")
+                 "the high-card side bet's winner, \"Cy\", did not bet")
     with db_app.app_context():
         assert fetched(GameSession, sid).hand_count == 0
 

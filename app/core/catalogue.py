@@ -291,6 +291,9 @@ CATALOGUE: dict[str, str] = {
     "money.places": "{message}: at most {places} decimal places",
     "side_bet.high_card": "High-card side bet",
     "side_bet.naturals": "Naturals side bet",
+    # a side bet's name inside a sentence ("the high-card side bet's winner …")
+    "side_bet.high_card.name": "high-card",
+    "side_bet.naturals.name": "naturals",
     "suit.S": "spades", "suit.H": "hearts", "suit.D": "diamonds", "suit.C": "clubs",
     "side_bets.scoring": "side bets are played for money or points, not under {scoring}",
     "side_bets.not_object": "side bets must be a JSON object, like "

@@ -84,6 +84,11 @@ def _error(message: Message, field: str) -> HandError:
     return HandError(message, field)
 
 
+def _named(bet: str) -> Message:
+    """A side bet's name inside a sentence of the reader's language ("high-card")."""
+    return Message(f"side_bet.{bet}.name")
+
+
 def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
                     currency: str | None = None) -> dict[str, SideBet]:
     """A session's (or league's) ``side_bets`` → the enabled bets; each stake defaults to
@@ -106,7 +111,7 @@ def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
         known = {"stake"} | ({"suit", "unclaimed"} if bet == "high_card" else set())
         for key in options:
             if key not in known:
-                raise _error(Message("side_bets.option", bet=bet, option=as_sent(key)),
+                raise _error(Message("side_bets.option", bet=_named(bet), option=as_sent(key)),
                              f"{field}.{key}")
         amount = stake if options.get("stake") in (None, "") else parse_decimal(
             options["stake"], HandError,
@@ -148,19 +153,19 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
                          f"{field}.bet")
         rule = enabled.get(bet)
         if rule is None:
-            raise _error(Message("side_bets.not_enabled", bet=bet), f"{field}.bet")
+            raise _error(Message("side_bets.not_enabled", bet=_named(bet)), f"{field}.bet")
         if any(p.bet == bet for p in plays):
-            raise _error(Message("side_bets.twice", bet=bet), f"{field}.bet")
+            raise _error(Message("side_bets.twice", bet=_named(bet)), f"{field}.bet")
         who = item.get("players", list(players))
         winner = item.get("winner")
         if winner is not None and isinstance(who, list) and winner not in who:
             # before the players: a winner named for a bet nobody is in did not bet
-            raise _error(Message("side_bets.winner", bet=bet, player=as_sent(winner)),
+            raise _error(Message("side_bets.winner", bet=_named(bet), player=as_sent(winner)),
                          f"{field}.winner")
         if not isinstance(who, list) or not who or \
                 any(not isinstance(p, str) or p not in players for p in who) or \
                 len(set(who)) != len(who):
-            raise _error(Message("side_bets.players", bet=bet), f"{field}.players")
+            raise _error(Message("side_bets.players", bet=_named(bet)), f"{field}.players")
         suit = item.get("suit")
         if bet == "high_card":
             if rule.suit is not None and suit not in (None, rule.suit):
@@ -169,7 +174,7 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
             if suit not in SUITS:
                 raise _error(Message("side_bets.suit", value=as_sent(suit)), f"{field}.suit")
         elif suit is not None:
-            raise _error(Message("side_bets.no_suit", bet=bet), f"{field}.suit")
+            raise _error(Message("side_bets.no_suit", bet=_named(bet)), f"{field}.suit")
         plays.append(Play(bet, tuple(who), winner, suit))
     return tuple(plays)
 

@@ -145,6 +145,6 @@ def test_a_dead_hand_leaves_nobody_in_the_high_card_bet_nor_its_winner(live_serv
     page.locator("label[for='sb-high_card-won-2']").click()  # Cy again, as the newcomer did
     submit(page, page.get_by_role("button", name="Save hand"))
     assert page.locator("#err-sb-high_card-winner").text_content() == \
-        "the high_card side bet's winner, \"Cy\", did not bet"
+        "the high-card side bet's winner, \"Cy\", did not bet"
     page.goto(session_url)
     assert not page.locator("ol.hands .hand").count()
