@@ -62,3 +62,22 @@ def test_the_session_page_links_the_players_csv(client):
     assert resp.status_code == 200 and resp.mimetype == "text/csv"
     assert f"/sessions/{sid}/players.csv" in client.get(f"/sessions/{sid}").get_data(
         as_text=True)
+
+
+def test_a_player_s_nets_and_side_bets_sum_to_their_total(db_app):
+    """With side bets the hands' nets alone are not the total: each row says what the side
+    bets played at that hand made the player, and a player's rows sum to their total."""
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Side", players=["Ann", "Bob", "Cy"],
+                                   side_bets={"naturals": {"stake": "0.10"}})
+        for winner in (None, "Bob", None):
+            ledger.record_hand(gs, owner, {"end": {"kind": "run_out", "player": "Ann"},
+                                           "side_bets": [{"bet": "naturals",
+                                                          "winner": winner}]})
+        rows = list(csv.DictReader(io.StringIO(document(exchange.players_csv([gs.id])))))
+        totals: dict[str, Decimal] = defaultdict(Decimal)
+        for row in rows:
+            totals[row["player"]] += Decimal(row["net"]) + Decimal(row["side_bets"])
+        assert any(Decimal(r["side_bets"]) for r in rows)
+        assert totals == {s.name: Decimal(s.total_minor) / 100 for s in gs.seats}

@@ -28,8 +28,8 @@ HANDS_CSV = ("session", "session_uid", "played_at", "hand", "dealer", "outcome",
 PAYMENTS_CSV = ("session", "session_uid", "played_at", "hand", "from", "to", "amount",
                 "currency", "scoring", "rule")
 PLAYERS_CSV = ("session", "session_uid", "played_at", "hand", "voided", "player", "dealer",
-               "ended", "count", "cards", "won", "net", "paid", "received", "currency",
-               "scoring", "stake")
+               "ended", "count", "cards", "won", "net", "side_bets", "paid", "received",
+               "currency", "scoring", "stake")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
 
@@ -90,7 +90,7 @@ def _csv_rows(ids: Sequence[int]) -> Iterator[tuple[Any, list[str], Any]]:
                          .where(SessionPlayer.session_id.in_(batch))
                          .order_by(SessionPlayer.session_id, SessionPlayer.seat))
         hands = grouped(select(h.session_id, h.number, h.voided, h.hand_json, h.result_json,
-                                h.nets_json)
+                                h.nets_json, h.side_nets_json)
                          .where(h.session_id.in_(batch)).order_by(h.session_id, h.number))
         for session_id in batch:
             names = [s.name for s in seats[session_id]]
@@ -181,9 +181,10 @@ def _ended(end: dict[str, Any], name: str) -> str:
 def players_csv(ids: Sequence[int]) -> Iterator[str]:
     """One row per player per hand (its current version): whether they dealt, what they did
     to end it, their count and cards, whether they won, their net (a void: 0) and each
-    payment they made or took with its rule ("Ann 0.50: tonk out pays double"). The nets of
-    a player's rows sum to what their hands made (the hands part of their money: side bets
-    and what the pots give back are in the JSON export's ``money``)."""
+    payment they made or took with its rule ("Ann 0.50: tonk out pays double"), and what the
+    side bets played at it made them. A player's nets and side bets sum to their total in
+    the session (what the pots still hold goes back at settle-up: the JSON export's
+    ``money`` has it)."""
     out = _CsvOut()
     out.row(PLAYERS_CSV)
     yield out.take()
@@ -192,6 +193,7 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
         data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
         rules, fmt = rules_for(data["rules"], session.currency)
         stored, played = json.loads(hand.nets_json), set(data["players"])
+        side = json.loads(hand.side_nets_json)
         counts, cards = data.get("counts") or {}, data.get("cards") or {}
         pays = [] if hand.voided else result["payments"]
         for seat, name in enumerate(names):
@@ -205,6 +207,7 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
                 counts.get(name, ""), " ".join(cards.get(name, ())),
                 "yes" if name in result["winners"] and not hand.voided else "no",
                 fmt(from_minor(net)),
+                fmt(from_minor(side[seat] if seat < len(side) else 0)),
                 "; ".join(f"{p['to']} {fmt(Decimal(p['amount']))}: {p['rule']}"
                           for p in pays if p["from"] == name),
                 "; ".join(f"{p['from']} {fmt(Decimal(p['amount']))}: {p['rule']}"
