@@ -40,6 +40,13 @@ def test_the_director_runs_an_event_through_the_pages(client):
     # Each link with Copy, Open and Share; and all of them on one sheet to print.
     assert [f'href="{link}" target="_blank"' in page for link in links] == [True, True]
     assert page.count('data-copy="link-') == page.count('data-share="link-') == 2
+    # replacing a link (the old one stops working) takes a second tap: the button that
+    # sends it is folded in a confirmation, the first tap only opens it
+    replace = page[page.index(f'tables/1/link">'):]
+    replace = replace[:replace.index("</form>")]
+    assert '<details class="confirm"><summary class="btn small">Replace this link</summary>' \
+        in replace and replace.index("</summary>") < replace.index(
+            "Yes, replace the link of table 1</button>")
     sheet = client.get(f"/events/{eid}/rounds/1/links")
     assert sheet.status_code == 200
     body = sheet.get_data(as_text=True)
