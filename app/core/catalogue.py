@@ -480,7 +480,7 @@ CATALOGUE: dict[str, str] = {
                          "records",
     # -- tournaments: the draw, standings and prizes -----------------------------------------
     "draw.table_size": "the table size is a whole number from {least} to {most}, not {value}",
-    "draw.too_few": "{count} players cannot make a table: at least {least} are needed",
+    "draw.too_few": "a table needs at least {least} players, not {count}",
     "draw.too_many": "{count} players are more than one event seats (at most {most})",
     "draw.uneven": "{count} players cannot all sit at tables of {size}: one would be alone",
     "draw.twice": "a player is named twice",

@@ -204,3 +204,11 @@ def test_prizes_always_sum_to_the_pool(fee_units, house_pct, share_list, places_
     for place in {p.place for p in result.prizes}:
         amounts = [p.amount for p in result.prizes if p.place == place]
         assert max(amounts) - min(amounts) <= unit
+
+
+def test_too_few_players_for_a_table_reads_right_for_one():
+    """"1 players cannot make a table" read wrong: the count stands where no plural needs it."""
+    with pytest.raises(DrawError) as caught:
+        table_sizes(1, 4)
+    assert str(caught.value) == "a table needs at least 2 players, not 1"
+    assert caught.value.field == "players"
