@@ -42,7 +42,7 @@ def test_the_director_runs_an_event_through_the_pages(client):
     assert page.count('data-copy="link-') == page.count('data-share="link-') == 2
     # replacing a link (the old one stops working) takes a second tap: the button that
     # sends it is folded in a confirmation, the first tap only opens it
-    replace = page[page.index(f'tables/1/link">'):]
+    replace = page[page.index('tables/1/link">'):]
     replace = replace[:replace.index("</form>")]
     assert '<details class="confirm"><summary class="btn small">Replace this link</summary>' \
         in replace and replace.index("</summary>") < replace.index(
