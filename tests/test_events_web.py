@@ -80,6 +80,12 @@ def test_a_bad_event_is_refused_beside_its_field(client):
                  "table_size", "the table size is a whole number from 2 to 4, not 6")
     shown_beside(client.post("/events/new", data={**EVENT_FORM, "prizes": "0.6, 0.3"}),
                  "prizes", "the shares must add up to 1, not 0.9")
+    # every setting refused at once, each beside its field (it said the first only)
+    resp = client.post("/events/new", data={**EVENT_FORM, "name": "", "rounds": "0",
+                                            "hands_per_round": "-3", "entry_fee": "-20"})
+    assert "4 things to fix" in resp.get_data(as_text=True), errors_of(resp)
+    for field in ("name", "rounds", "hands_per_round", "entry_fee"):
+        assert f'id="err-{field}"' in resp.get_data(as_text=True), field
     assert "No tournaments yet" in client.get("/events").get_data(as_text=True)
 
 

@@ -53,6 +53,16 @@ class EventError(TonkError):
     """A change the event cannot take: bad settings or names."""
 
 
+class EventSettingsError(EventError):
+    """Settings of a new event refused: the first (its message and field, as the API
+    answers), and every one by its field (``refused``), as the form shows them."""
+
+    def __init__(self, refused: dict[str, TonkError]) -> None:
+        first = next(iter(refused.values()))
+        super().__init__(first.said, first.field)
+        self.refused = refused
+
+
 class EventConflictError(EventError):
     """A change that clashes with the event's state: a round open, a name checked in."""
 

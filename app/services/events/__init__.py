@@ -1,7 +1,7 @@
 """Tournaments: an event's settings and players, its rounds and tables (each a session with
 a scorekeeping link), its live standings and its prize list. The public front of the
 package; the pages, the API and the command line use these names only."""
-from ..errors import EventConflictError, EventError
+from ..errors import EventConflictError, EventError, EventSettingsError
 from .export import export_event, standings_csv
 from .rounds import (
     MAX_SEED,
@@ -50,7 +50,7 @@ from .standings import (
 )
 
 __all__ = [
-    "EventConflictError", "EventError", "EventNotFoundError", "MAX_HANDS", "MAX_ROUNDS",
+    "EventConflictError", "EventError", "EventNotFoundError", "EventSettingsError", "MAX_HANDS", "MAX_ROUNDS",
     "MAX_SEED", "SCORINGS", "UNPAID", "active_players", "board_event", "board_state", "check_in",
     "close_round",
     "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",

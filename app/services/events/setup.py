@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...core.dates import parse_day
 from ...core.draw import check_table_size
+from ...core.errors import TonkError
 from ...core.messages import Message, as_sent
 from ...core.money import currency_places, parse_stake, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
@@ -27,7 +29,7 @@ from ...db.ids import MAX_ID
 from ...db.models import Event, EventPlayer, Player, User, utcnow
 from ...db.storage import begin_write
 from ...extensions import db
-from ..errors import EventConflictError, EventError, NotFoundError
+from ..errors import EventConflictError, EventError, EventSettingsError, NotFoundError
 from ..sessions import findable_token, is_league_admin, keeps_score_of, parse_currency
 
 MAX_EVENT_NAME = 80
@@ -35,6 +37,7 @@ MAX_ROUNDS = 20
 MAX_HANDS = 200
 SCORINGS = ("points", "money")
 DEFAULT_PRIZES = ["0.5", "0.3", "0.2"]
+T = TypeVar("T")
 
 
 class EventNotFoundError(NotFoundError):
@@ -60,8 +63,19 @@ def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = No
                  scoring: Any = None, house_share: Any = None, stake: Any = None,
                  held_on: Any = None, tie_breaks: Any = None) -> Event:
     """A new event run by ``user`` (in ``league``, if they run it): every setting checked,
-    nothing stored if one is wrong."""
-    title = clean_text(name, EventError, "name", Message("event.what_name"), MAX_EVENT_NAME)
+    nothing stored if one is wrong (:class:`EventSettingsError`: each one refused, by its
+    field; a league not theirs is not found)."""
+    refused: dict[str, TonkError] = {}
+
+    def checked(check: Callable[[], T], instead: T) -> T:
+        try:
+            return check()
+        except TonkError as exc:
+            refused.setdefault(exc.field or "form", exc)
+            return instead
+
+    title = checked(lambda: clean_text(name, EventError, "name", Message("event.what_name"),
+                                       MAX_EVENT_NAME), "")
     league_id = None
     if league is not None:
         league_id = _id(league, "league")
@@ -70,25 +84,36 @@ def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = No
                                      "league")
     scoring = "points" if scoring is None else scoring
     if scoring not in SCORINGS:
-        raise EventError(Message("event.scoring", value=as_sent(scoring)), "scoring")
-    resolved = resolve_rules({**resolve_rules(rules).to_json(), "scoring": scoring})
-    code = parse_currency(currency)
+        refused["scoring"] = EventError(Message("event.scoring", value=as_sent(scoring)),
+                                        "scoring")
+        scoring = "points"
+    resolved = checked(lambda: resolve_rules({**resolve_rules(rules).to_json(),
+                                              "scoring": scoring}),
+                       resolve_rules({"scoring": scoring}))
+    code = checked(lambda: parse_currency(currency), "USD")
     places = currency_places(code)
-    amount = parse_stake(stake, resolved, code)
-    payout = parse_payout(DEFAULT_PRIZES if prizes is None else prizes, places)
-    day = date.today() if held_on is None else parse_day(
-        held_on, EventError, "held_on", Message("event.what_day"))
+    amount = checked(lambda: parse_stake(stake, resolved, code), Decimal(1))
+    payout = checked(lambda: parse_payout(DEFAULT_PRIZES if prizes is None else prizes,
+                                          places), None)
+    day = checked(lambda: date.today() if held_on is None else parse_day(
+        held_on, EventError, "held_on", Message("event.what_day")), None)
+    size = checked(lambda: check_table_size(table_size), 0)
+    how_many = checked(lambda: _whole(rounds, "rounds", 1, MAX_ROUNDS), 0)
+    hands = checked(lambda: _whole(hands_per_round, "hands_per_round", 1, MAX_HANDS), 0)
+    fee = checked(lambda: parse_fee(entry_fee, places), Decimal(0))
+    share = checked(lambda: parse_house_share(house_share), Decimal(0))
+    ties: list[str] = checked(lambda: list(parse_tie_breaks(tie_breaks)), [])
+    if refused:
+        raise EventSettingsError(refused)
+    assert payout is not None and day is not None
     event = Event(
         owner_id=user.id, league_id=league_id, name=title, held_on=day,
         rules_json=json.dumps(resolved.to_json()), stake_minor=to_minor(amount),
-        currency=code, table_size=check_table_size(table_size),
-        rounds=_whole(rounds, "rounds", 1, MAX_ROUNDS),
-        hands_per_round=_whole(hands_per_round, "hands_per_round", 1, MAX_HANDS),
-        fee_minor=to_minor(parse_fee(entry_fee, places)),
-        house_share=str(parse_house_share(house_share)),
+        currency=code, table_size=size, rounds=how_many, hands_per_round=hands,
+        fee_minor=to_minor(fee), house_share=str(share),
         payout_json=json.dumps({"kind": payout.kind,
                                 "amounts": [str(a) for a in payout.amounts]}),
-        tie_breaks_json=json.dumps(list(parse_tie_breaks(tie_breaks))),
+        tie_breaks_json=json.dumps(ties),
         board_token=secrets.token_urlsafe(16), revision=0, created_at=utcnow())
     db.session.add(event)
     db.session.flush()

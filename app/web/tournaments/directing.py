@@ -91,8 +91,10 @@ def new_event() -> ResponseReturnValue:
         if made is not None:
             flash(_("The event is set up: check the players in."), "ok")
             return redirect(url_for(".event", event_id=made.id))
-        if exc is not None:
-            errors = {_field(exc.field): exc.message}
+        if exc is not None:  # (every setting refused, each beside its field)
+            every = exc.refused if isinstance(exc, service.EventSettingsError) else {
+                exc.field: exc}
+            errors = {_field(field): refusal.message for field, refusal in every.items()}
     return render_template(
         "events/new.html", values=values, errors=errors, presets=preset_choices(),
         tie_breaks=[(k, str(w)) for k, w in zip(TIE_BREAKS, tie_break_words(list(TIE_BREAKS)),
