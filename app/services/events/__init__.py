@@ -50,9 +50,9 @@ from .standings import (
 )
 
 __all__ = [
-    "EventConflictError", "EventError", "EventNotFoundError", "EventSettingsError", "MAX_HANDS", "MAX_ROUNDS",
-    "MAX_SEED", "SCORINGS", "UNPAID", "active_players", "board_event", "board_state", "check_in",
-    "close_round",
+    "EventConflictError", "EventError", "EventNotFoundError", "EventSettingsError", "MAX_HANDS",
+    "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "UNPAID", "active_players", "board_event",
+    "board_state", "check_in", "close_round",
     "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
     "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
     "linked_table", "open_round", "owned_event", "payout_of", "prizes_of", "records",
