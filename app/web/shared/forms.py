@@ -217,6 +217,8 @@ _FORM_PROBLEMS = {NO_END: _l("Choose how the hand ended."),
                   NOT_BIG_ONE: _l("The Big One doubles the stakes: tick it or leave it.")}
 
 
+#: Every problem only a form gets (the hand's and the rules'), by its code.
+_PROBLEMS = {**_FORM_PROBLEMS, **_RULE_PROBLEMS}
 #: What a form's problem names, by its field: the player of a count, the option of a rule.
 _NAMED = {NOT_WHOLE: "player", NOT_NUMBER: "option"}
 
@@ -225,8 +227,7 @@ def problem_said(code: str, field: str, names: Sequence[str] = ()) -> str:
     """A form's own problem (:mod:`app.core.handform`, :mod:`app.core.tableform`) beside its
     ``field``, in the reader's words, naming whose count (``count-1``: the second of
     ``names``) or which rule (``opt-hand_size``: its label) it is about."""
-    word = {**_FORM_PROBLEMS, **_RULE_PROBLEMS}[code]
-    named = _NAMED.get(code)
+    word, named = _PROBLEMS[code], _NAMED.get(code)
     if named == "player":
         return str(word) % {"player": names[int(field.rsplit("-", 1)[1])]}
     if named == "option":
@@ -238,8 +239,13 @@ def problem_words() -> dict[str, str]:
     """The core's codes for what only a form gets wrong (:mod:`app.core.handform`,
     :mod:`app.core.tableform`), in the reader's words: for a page that reads its form on
     the phone, which fills in ``{player}`` or ``{option}`` (``TonkPage.problem``)."""
-    return {code: str(word) % {_NAMED[code]: "{" + _NAMED[code] + "}"} if code in _NAMED
-            else str(word) for code, word in {**_FORM_PROBLEMS, **_RULE_PROBLEMS}.items()}
+    return {code: _left_blank(code) for code in _PROBLEMS}
+
+
+def _left_blank(code: str) -> str:
+    """A problem's words with what it names left as ``{player}`` or ``{option}``."""
+    named = _NAMED.get(code)
+    return str(_PROBLEMS[code]) % {named: "{" + named + "}"} if named else str(_PROBLEMS[code])
 
 
 _HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "method",
@@ -272,7 +278,7 @@ def picker_config(rules: Rules, asks: Asks) -> dict[str, Any]:
 def picker_words(max_count: int | str, hand_size: int | str) -> dict[str, str]:
     """The hand script's messages (``max_count`` and ``hand_size`` filled in: a page that
     draws the fields itself passes ``{max}`` and ``{size}``)."""
-    return {"whole": str(_FORM_PROBLEMS[NOT_WHOLE]) % {"player": "{player}"},
+    return {"whole": _left_blank(NOT_WHOLE),
             "negative": str(Message("counts.negative", player="{player}", count="{n}")),
             "max": _("At most %(max)s points.", max=max_count),
             "play": _("No hand of this deck adds up to {n}."),
