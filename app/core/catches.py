@@ -22,7 +22,7 @@ from typing import Protocol
 
 from .catalogue import CATALOGUE
 from .errors import RulesError
-from .messages import Message, as_sent, join_and, multiple_word
+from .messages import Message, Named, as_sent, join_and, multiple_word
 
 
 class CatchRules(Protocol):
@@ -124,13 +124,8 @@ class CatchScheme:
     pays_option: str | None = None
     explained: Explained | None = None
 
-    @property
-    def title(self) -> Message:
-        return Message(f"catch.{self.name}.title")
-
-    @property
-    def summary(self) -> Message:
-        return Message(f"catch.{self.name}.summary")
+    title = Named("catch.{0.name}.title")
+    summary = Named("catch.{0.name}.summary")
 
     @property
     def rule_keys(self) -> list[str]:

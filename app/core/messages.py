@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
+from typing import overload
 
 from babel.lists import format_list
 
@@ -162,6 +163,25 @@ class Message:
 
 def _message(msg_id: str, params: dict[str, object]) -> Message:
     return Message(msg_id, **params)
+
+
+class Named:
+    """An attribute of a registry's entry that is the message its name names: ``title =
+    Named("catch.{0.name}.title")`` reads ``Message("catch.alt1.title")`` on the scheme
+    ``alt1`` (the pattern is filled in with the entry, as :meth:`str.format` does)."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    @overload
+    def __get__(self, entry: None, owner: type) -> Named: ...
+    @overload
+    def __get__(self, entry: object, owner: type | None = None) -> Message: ...
+
+    def __get__(self, entry: object, owner: type | None = None) -> Named | Message:
+        return self if entry is None else Message(self.pattern.format(entry))
 
 
 def join_and(items: Iterable[object]) -> Message:

@@ -17,7 +17,7 @@ from .cards import DECKS, FACE_VALUES, JOKERS, MAX_JOKERS, card_word, deal_total
 from .catalogue import CATALOGUE
 from .catches import CATCH_SCHEMES
 from .errors import RulesError, UnknownOptionError, UnknownPresetError
-from .messages import Message, as_sent, join_or
+from .messages import Message, Named, as_sent, join_or
 from .messages import multiple_word as multiple_word  # where the pages find it
 
 
@@ -498,17 +498,9 @@ class Preset:
         base = Rules(preset=self.name)
         object.__setattr__(self, "rules", _with_options(base, self.changes))
 
-    @property
-    def title(self) -> Message:
-        return Message(f"preset.{self.name}.title")
-
-    @property
-    def source(self) -> Message:
-        return Message(f"preset.{self.name}.source")
-
-    @property
-    def summary(self) -> Message:
-        return Message(f"preset.{self.name}.summary")
+    title = Named("preset.{0.name}.title")
+    source = Named("preset.{0.name}.source")
+    summary = Named("preset.{0.name}.summary")
 
 
 _WIKIPEDIA: dict[str, Any] = {"deck": "jokers", "deal_wins": [], "catch": "wikipedia",

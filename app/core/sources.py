@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .catches import find_catch
 from .hand import deal_claims
-from .messages import Message
+from .messages import Message, Named
 from .rules import PRESETS, DealWin, Rules
 from .settle import Result
 
@@ -38,14 +38,9 @@ class Source:
     def url(self) -> str:
         return TEXTS[self.text]
 
-    @property
-    def title(self) -> Message:
-        return Message(f"source.text.{self.text}")
-
-    @property
-    def summary(self) -> Message:
-        """What the rule says, in the app's own words."""
-        return Message(f"source.{self.id}")
+    title = Named("source.text.{0.text}")
+    #: What the rule says, in the app's own words.
+    summary = Named("source.{0.id}")
 
     @property
     def where(self) -> Message:
