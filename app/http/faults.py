@@ -33,8 +33,10 @@ def fault_response(meaning: str) -> Response:
         response = error_response(meaning, 503)
     else:
         try:
-            response = make_response(render_template("unavailable.html",
-                                                      meaning=meaning), 503)
+            response = make_response(render_template(
+                "not_changed.html", heading=_("Not saved"), why=meaning,
+                then=_("Nothing was changed. Go back and try again in a moment: what you "
+                       "typed is still in the form.")), 503)
         except Exception:  # noqa: BLE001 - a last resort: the page failed to draw
             take_back()
             response = make_response(meaning, 503)

@@ -113,6 +113,14 @@ def retry_after() -> int:
     return max(1, int(limit.reset_at - time.time()))
 
 
+def _too_many_page(message: str) -> Response:
+    return Response(render_template(
+        "not_changed.html", heading=_("Too many tries"), why=message,
+        then=_('Nothing was changed. If this is your account and you have lost its password, '
+               'whoever runs this server can give you a new link with "tonk user '
+               'reset-password".')), 429)
+
+
 def too_many(exc: RateLimitExceeded) -> Response:
     """429: when to try again, as a page or, under ``/api/``, as the API's JSON error."""
     seconds = retry_after()
@@ -124,8 +132,7 @@ def too_many(exc: RateLimitExceeded) -> Response:
 
         response = error_response(message, 429)
     else:
-        response = Response(render_template("too_many.html", message=message,
-                                            seconds=seconds), 429)
+        response = _too_many_page(message)
     response.headers["Retry-After"] = str(seconds)
     return response
 
@@ -136,7 +143,7 @@ def checks_busy() -> Response:
     given back, and the page says to try again in a second."""
     _give_back()
     message = _("Many passwords are being checked at this moment. Try again in a second.")
-    response = Response(render_template("too_many.html", message=message, seconds=1), 429)
+    response = _too_many_page(message)
     response.headers["Retry-After"] = "1"
     return response
 
