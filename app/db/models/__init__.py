@@ -415,16 +415,22 @@ class Rating(db.Model):  # type: ignore[name-defined,misc]
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class PlannedTransfer(db.Model):  # type: ignore[name-defined,misc]
+class OfSession:
+    """A row of one session's: its own id and its session's (deleted with the session), the
+    table's first two columns."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, sort_order=-2)
+    session_id: Mapped[int] = mapped_column(
+        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True, sort_order=-1)
+
+
+class PlannedTransfer(OfSession, db.Model):  # type: ignore[name-defined,misc]
     """One transfer of a session's settle-up plan (the fewest transfers): made when the
     totals change, not when money moves, so a payment along it shrinks it alone. Each plan
     has its number (``plan``); the session's ``plan_no`` names the one in force, and older
     plans stay for the payments made along them."""
 
     __tablename__ = "planned_transfers"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    session_id: Mapped[int] = mapped_column(
-        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
     plan: Mapped[int] = mapped_column(Integer)
     payer_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     payee_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
@@ -432,14 +438,11 @@ class PlannedTransfer(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
+class SettlePayment(OfSession, db.Model):  # type: ignore[name-defined,misc]
     """Money actually handed over at settle-up, in full or in part: along a planned transfer
     (``transfer_id``) or outside the plan (None). Undone, it stays, with who, when and why."""
 
     __tablename__ = "settle_payments"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    session_id: Mapped[int] = mapped_column(
-        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
     payer_seat: Mapped[int] = mapped_column(Integer)
     payee_seat: Mapped[int] = mapped_column(Integer)
     amount_minor: Mapped[int] = mapped_column(BigInteger)
@@ -455,14 +458,11 @@ class SettlePayment(db.Model):  # type: ignore[name-defined,misc]
     created_by: Mapped[User] = relationship()
 
 
-class CarriedDebt(db.Model):  # type: ignore[name-defined,misc]
+class CarriedDebt(OfSession, db.Model):  # type: ignore[name-defined,misc]
     """A transfer still open when its session was closed with the debts carried over: shown
     on the players' and the league's pages until marked paid (who, when)."""
 
     __tablename__ = "carried_debts"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    session_id: Mapped[int] = mapped_column(
-        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
     payer_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     payee_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     amount_minor: Mapped[int] = mapped_column(BigInteger)
@@ -475,13 +475,10 @@ class CarriedDebt(db.Model):  # type: ignore[name-defined,misc]
     payee: Mapped[Player] = relationship(foreign_keys=[payee_id])
 
 
-class RulesChange(db.Model):  # type: ignore[name-defined,misc]
+class RulesChange(OfSession, db.Model):  # type: ignore[name-defined,misc]
     """A change of house rules or stake during a session: applies from ``from_hand`` on."""
 
     __tablename__ = "rules_changes"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    session_id: Mapped[int] = mapped_column(
-        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
     from_hand: Mapped[int] = mapped_column(Integer)
     rules_json: Mapped[str] = mapped_column(Text)
     stake_minor: Mapped[int] = mapped_column(BigInteger)
@@ -489,7 +486,7 @@ class RulesChange(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class SeatChange(db.Model):  # type: ignore[name-defined,misc]
+class SeatChange(OfSession, db.Model):  # type: ignore[name-defined,misc]
     """A player who joined the table (just ``after`` a seated player) or left it, once
     ``hands`` hands had been recorded, in the order of ``id``: the night's seat events
     (:mod:`app.core.night`) as the table made them, so that a fold of the stored night
@@ -497,9 +494,6 @@ class SeatChange(db.Model):  # type: ignore[name-defined,misc]
     other trace)."""
 
     __tablename__ = "seat_changes"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    session_id: Mapped[int] = mapped_column(
-        ForeignKey("game_sessions.id", ondelete="CASCADE"), index=True)
     hands: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(8))  # joined, left
     player: Mapped[str] = mapped_column(String(40))
