@@ -348,6 +348,9 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
     written = _writer(night, lang)
     fmt = amount_formatter(night.rules, night.currency)
     asks = Asks.of(night.rules)
+
+    def shown(amount: Any) -> str:
+        return _money_shown(Decimal(amount), night.currency, lang, night.scoring)
     return {**answer, "night": night_json(night),
             "rows": [{"name": n, "seated": n in night.seated, "hands": written(m.hands),
                       "side_bets": written(m.side_bets), "returned": written(m.pots_back),
@@ -357,8 +360,11 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                        "end": d.data.get("end"), "voided": d.voided,
                        "version": d.version, "corrected": d.version > 1 and not d.voided,
                        "multiplier": d.data.get("multiplier", 1),
-                       "nets": {n: written(from_minor(v))["shown"] for n, v in d.nets.items()}}
+                       "nets": {n: written(from_minor(v))["shown"] for n, v in d.nets.items()},
+                       "side_bets": [{**o, "pot_shown": shown(o["pot"])} for o in d.outcomes]}
                       for d in night.hands],
+            "pots": {bet: shown(pot.total) for bet, pot in sorted(night.pots.items())
+                     if pot.total},
             "players": list(night.seated), "dealer": night.dealer, "scoring": night.scoring,
             "transfers": [] if night.scoring == "push_ups" else [
                 {**t, "shown": _money_shown(Decimal(t["amount"]), night.currency, lang,

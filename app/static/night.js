@@ -206,10 +206,12 @@
   }
 
   // The pages a night started offline needs are kept while there is a signal: the
-  // new-session form and the night's page (the service worker keeps what the phone fetches).
+  // new-session form and the night's page (the service worker keeps what the phone fetches),
+  // in the page's language: kept again once the reader has chosen another.
+  var lang = document.documentElement.lang || "en";
   if (account && !offline() && !body.getAttribute("data-offline-as-of") && navigator.serviceWorker) {
     var later = function () {
-      try { if (sessionStorage.getItem("tonk-night-kept")) return; } catch (e) { /* again */ }
+      try { if (sessionStorage.getItem("tonk-night-kept") === lang) return; } catch (e) { /* again */ }
       navigator.serviceWorker.ready.then(function () {
         // A page the worker does not control yet (the first, while it installs) fetches past
         // it: nothing would be kept, and the mark would stop the next page from trying.
@@ -218,7 +220,7 @@
           return fetch(url, {credentials: "same-origin", priority: "low"});
         })).then(function () { return true; });
       }).then(function (kept) {
-        if (kept) try { sessionStorage.setItem("tonk-night-kept", "1"); } catch (e) { /* again */ }
+        if (kept) try { sessionStorage.setItem("tonk-night-kept", lang); } catch (e) { /* again */ }
       }).catch(function () { /* the next page tries again */ });
     };
     if (document.readyState === "complete") setTimeout(later, 0); else window.addEventListener("load", later);
@@ -280,16 +282,51 @@
     drawRules(read.rules);
     document.getElementById("night-name").textContent = night.name || uid;
     status();
-    var totals = document.getElementById("night-totals");
-    totals.textContent = "";
-    read.rows.forEach(function (r) {
-      var li = el("li");
-      if (r.seated) { li.setAttribute("data-player", r.name); li.setAttribute("data-total", r.data); }
-      li.appendChild(el("span", "who", r.name));
-      var amt = el("span", "amt " + (+r.data > 0 ? "pos" : +r.data < 0 ? "neg" : "zero"), r.total.shown);
-      li.appendChild(amt);
-      totals.appendChild(li);
+    // Each total; in a night with side bets, by part (hands, side bets, pots back) as the
+    // session page shows it, each part's hook [data-part][data-amount] (API.md).
+    var totals = document.getElementById("night-totals"), parts = document.getElementById("night-parts");
+    var byPart = !!read.night.side_bets || read.rows.some(function (r) {
+      return +r.side_bets.data !== 0 || +r.returned.data !== 0;
     });
+    var partRows = parts.querySelector("tbody");
+    totals.textContent = "";
+    partRows.textContent = "";
+    totals.hidden = byPart;
+    parts.hidden = !byPart;
+    read.rows.forEach(function (r) {
+      var row = el(byPart ? "tr" : "li");
+      if (r.seated) { row.setAttribute("data-player", r.name); row.setAttribute("data-total", r.data); }
+      var who = el("span", "who", r.name);
+      if (!byPart) {
+        row.appendChild(who);
+        row.appendChild(el("span", "amt " + (+r.data > 0 ? "pos" : +r.data < 0 ? "neg" : "zero"), r.total.shown));
+        totals.appendChild(row);
+        return;
+      }
+      var th = el("th");
+      th.scope = "row";
+      th.appendChild(who);
+      row.appendChild(th);
+      [["hands", r.hands], ["side_bets", r.side_bets], ["pots_back", r.returned]].forEach(function (p) {
+        var td = el("td", "", p[1].shown);
+        td.setAttribute("data-part", p[0]);
+        td.setAttribute("data-amount", p[1].data);
+        row.appendChild(td);
+      });
+      row.appendChild(el("td", "sum", r.total.shown));
+      partRows.appendChild(row);
+    });
+    var pots = document.getElementById("night-pots"), potList = pots.querySelector("ul");
+    potList.textContent = "";
+    Object.keys(read.pots || {}).forEach(function (bet) {
+      var li = el("li");
+      li.setAttribute("data-bet", bet);
+      li.appendChild(el("span", "who", say("bet-" + bet) || bet));
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(el("strong", "amt", read.pots[bet]));
+      potList.appendChild(li);
+    });
+    pots.hidden = closed || !potList.children.length;
     document.getElementById("night-dealer").textContent = say("deals", {name: read.dealer});
     var transfers = document.getElementById("night-transfers");
     transfers.textContent = "";
@@ -327,6 +364,18 @@
                         (kind ? kind.textContent : h.end.kind) + (h.end.player ? " · " + h.end.player : "")));
       li.appendChild(el("p", "hint", say("dealt", {name: h.dealer})));
       li.appendChild(el("p", "hint", Object.keys(h.nets).map(function (n) { return n + " " + h.nets[n]; }).join(", ")));
+      (h.side_bets || []).forEach(function (b) {  // (as the session page's side_bet_lines)
+        var line = el("div", "side-bet-lines"), title = el("p", "side-bet-title");
+        line.setAttribute("data-bet", b.bet);
+        title.appendChild(el("strong", "", say("bet-" + b.bet) || b.bet));
+        title.appendChild(document.createTextNode(" · "));
+        title.appendChild(el("span", "amt", say("pot-after", {amount: b.pot_shown})));
+        line.appendChild(title);
+        var said = el("ul", "explain");
+        (b.explanation || []).forEach(function (text) { said.appendChild(el("li", "", text)); });
+        line.appendChild(said);
+        li.appendChild(line);
+      });
       if (h.corrected) {  // (as the session page marks it)
         li.setAttribute("data-corrected", String(h.version));
         li.firstChild.appendChild(document.createTextNode(" "));

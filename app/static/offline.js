@@ -103,14 +103,14 @@
   }
   if (body.getAttribute("data-offline-as-of")) showMark(true);
 
-  // Corrections, voids, payments, seats, closing: they need a connection, and say so.
-  // (A new session does not: with no signal it is started on the phone, night.js.)
+  // Corrections, voids, payments, seats, closing, another language: they need a connection,
+  // and say so. (A new session does not: with no signal it is started on the phone, night.js.)
   function needsNet(form) {
     var action = form.getAttribute("action") || "";
     var recording = form.id === "hand-form" && !form.querySelector('input[name="version"]');
     // (a new session with no signal is started on the phone: night.js)
     var starting = form.id === "new-session" && !!window.indexedDB && !!window.TonkCount;
-    return !recording && !starting && !/signout|language/.test(action);
+    return !recording && !starting && !/signout/.test(action);
   }
   function offlineForms(off) {
     Array.prototype.forEach.call(document.querySelectorAll('form[method="post"]'), function (form) {

@@ -322,6 +322,20 @@ def test_a_night_on_the_phone_plays_a_side_bet_changes_its_stake_closes_and_is_s
     events = kept_night(page)["events"]
     assert events[2]["kind"] == "rules" and events[2]["stake"] == "1"
     assert events[2]["rules"] == {"preset": "texas"}
+    # As the session page shows a night with side bets: each total by part (the parts
+    # summing to it), the side bet's lines under each hand, and the pot nobody won yet.
+    assert page.locator("#night-totals").is_hidden()
+    rows = page.locator("#night-parts tr[data-player]")
+    assert rows.count() == 3
+    for row in rows.all():
+        parts = [Decimal(c.get_attribute("data-amount")) for c in row.locator("[data-part]").all()]
+        assert len(parts) == 3 and sum(parts) == Decimal(row.get_attribute("data-total"))
+    first = page.locator("#night-hands [data-hand='1'] .side-bet-lines[data-bet='naturals']")
+    assert "Naturals" in first.inner_text() and "Cy" in first.locator(".explain").inner_text()
+    assert page.locator("#night-hands [data-hand='2'] .side-bet-lines").count() == 1
+    pot = page.locator("#night-pots li[data-bet='naturals']")
+    assert pot.is_visible() and "0.30" in pot.inner_text()  # (three in at 0.10, nobody won)
+    snap(page, "side-bets-by-part-on-the-phone")
     assert page.locator("#close-paid").is_hidden()  # not all paid: closing keeps debts
     page.locator("#close-debts summary").click()
     page.get_by_role("button", name="Yes, close and keep the debts").click()
@@ -331,8 +345,9 @@ def test_a_night_on_the_phone_plays_a_side_bet_changes_its_stake_closes_and_is_s
     assert events[-1] == {**events[-1], "kind": "closed", "carry_over": True}
     folded = fold(events)
     assert folded.closed and folded.carried
-    phone = shown_totals(page, "#night-totals")
+    phone = shown_totals(page, "#night-parts")
     assert phone == {n: m.total for n, m in folded.money().items()} and any(phone.values())
+    assert page.locator("#night-pots").is_hidden()  # (closed: what was in it went back)
     snap(page, "6-closed-on-the-phone")
 
     page.context.set_offline(False)

@@ -38,7 +38,7 @@ from ...services.sessions import NightSent, money_of
 from ..shared import bp
 from ..shared.fields import hand_fields_context, rules_context
 from ..shared.forms import HandValues, RulesValues, picker_words, problem_words
-from ..shared.sidebets import side_bet_lines
+from ..shared.sidebets import BET_TITLES, side_bet_lines
 from ..shared.site import me
 
 
@@ -53,7 +53,8 @@ def phone_night(uid: str) -> ResponseReturnValue:
         seat_marks=seat_marks, bet_lines=side_bet_lines(dict.fromkeys(BETS, {"stake": 0}),
                                                         seat_marks, None),
         marked_config={"msg": picker_words("{max}", "{size}")},
-        problem_words=problem_words(), **{k: v for k, v in fields.items() if k != "config"})
+        problem_words=problem_words(), bet_titles=BET_TITLES,
+        **{k: v for k, v in fields.items() if k != "config"})
 
 
 @bp.post("/phone/nights/<uid>/events")
