@@ -144,6 +144,18 @@ def test_compare_marks_what_differs_from_the_tables_ruling(client):
     assert washington["note"] == "points scoring: a stake of 1 point"
 
 
+def test_the_tables_own_changed_rules_are_not_named_as_the_preset(client):
+    """A table that changed pagat's catch is not playing "Standard (pagat.com)": its row
+    says what it changed, and the preset's own row keeps the preset's name."""
+    body = {**hand_json("pagat", "drop"), "rules": {"preset": "pagat", "catch": "alt3"}}
+    results = client.post("/api/v1/compare", json=body).get_json()["results"]
+    assert results[0]["title"] == (
+        "Your table's rules: Standard (pagat.com), with Caught drop changed")
+    assert [r["title"] for r in results[1:] if r["rules"] == "pagat"] == ["Standard (pagat.com)"]
+    assert client.post("/api/v1/compare", json=hand_json("pagat", "drop")).get_json()[
+        "results"][0]["title"] == "Your table's rules: Standard (pagat.com)"
+
+
 def test_compare_without_rules_lists_every_preset(client):
     body = hand_json("pagat", "stock_out")
     del body["rules"]

@@ -74,6 +74,23 @@ def test_own_rules_travel_in_the_link(open_client):
     page = resp.get_data(as_text=True)
     assert "catch, alternative 3" in page
     assert page.count('class="badge">not as pagat') >= 3
+    # Under the preset's summary (pagat's catch), the card says what it changes of it.
+    changed = matched(r'<p class="flash info" id="card-changed">([^<]*)</p>', page).group(1)
+    assert changed.startswith("Changed from Standard (pagat.com): ")
+    assert "Caught drop: " in changed and "Run out pays: 2" in changed
+    assert 'id="card-changed"' not in open_client.get("/rules/pagat").get_data(as_text=True)
+
+
+def test_the_push_ups_card_says_nobody_pays(open_client):
+    """Under push-ups nobody pays: the card says how its rules push players up, not who
+    pays (a newcomer read "tonk out pays double" as money)."""
+    page = open_client.get("/rules/push_ups").get_data(as_text=True)
+    assert "Who wins, and where it is written" in page and "Who pays" not in page
+    said = matched(r'id="card-push-ups">([^<]*)<', page).group(1)
+    assert said.startswith("Push-ups: nobody pays money.") and "a caught drop: once" in said
+    assert 'id="card-push-ups"' not in open_client.get("/rules/pagat").get_data(as_text=True)
+    de = open_client.get("/rules/push_ups", headers={"Accept-Language": "de"})
+    assert "Hochtreiben: niemand zahlt Geld." in de.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("query", ["rules=nonsense!", "rules=" + encode_data([1, 2]),

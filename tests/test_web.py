@@ -968,3 +968,16 @@ def test_no_paragraph_holds_a_fields_error_paragraph():
                 line = text.count("\n", 0, opened.start()) + 1
                 found.append(f"{path.relative_to(root)}:{line}")
     assert found == []
+
+
+@pytest.mark.parametrize("address", ["/nope", "/rules/nonexistent", "/static/nope.js"])
+def test_an_address_with_no_page_is_the_sites_not_found_page(open_client, address):
+    """Werkzeug's own 404 was bare English with no way home; the site's page says it in the
+    reader's language. The API's stays JSON."""
+    resp = open_client.get(address, headers={"Accept-Language": "de"})
+    assert resp.status_code == 404 and resp.mimetype == "text/html"
+    page = resp.get_data(as_text=True)
+    assert '<html lang="de">' in page and "Nicht gefunden" in page
+    assert "Unter dieser Adresse gibt es keine Seite" in page and 'href="/"' in page
+    api = open_client.get("/api/v1/nope")
+    assert api.status_code == 404 and set(api.get_json()) == {"error"}

@@ -12,7 +12,7 @@ from flask import Response
 from werkzeug.exceptions import HTTPException
 
 from ..core.errors import TonkError
-from ..http.errors import error_response, is_api_request
+from ..http.errors import error_response
 from ..services.errors import VersionConflictError, status_of
 
 REALM = "Tonk Tally API"
@@ -67,9 +67,8 @@ def token_error(exc: TokenError) -> Response:
     return response
 
 
-def http_error(exc: HTTPException) -> Response | HTTPException:
-    if not is_api_request():
-        return exc
+def http_error(exc: HTTPException) -> Response:
+    """An HTTP error of the API's, as its JSON error."""
     response = error_response(exc.description or exc.name, exc.code or 500)
     for name, value in exc.get_headers():  # Allow of a 405, Retry-After of a 429, ...
         if name.lower() != "content-type":

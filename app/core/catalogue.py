@@ -180,6 +180,7 @@ CATALOGUE: dict[str, str] = {
     "explain.deal_best": "Only the best instant win is paid: {player}'s.",
     # -- comparing house rules ---------------------------------------------------------------
     "compare.own": "Your table's rules: {title}",
+    "compare.own_changed": "Your table's rules: {title}, with {changed} changed",
     "compare.points_stake": "points scoring: a stake of 1 point",
     "compare.pushed": "points each player is pushed up, not money",
     # -- errors: text, players, seats --------------------------------------------------------

@@ -15,8 +15,8 @@ from typing import Any
 
 from .errors import TonkError
 from .hand import parse_hand
-from .messages import Message
-from .rules import PRESETS, Rules, resolve_rules
+from .messages import Message, join_and
+from .rules import OPTIONS, PRESETS, Rules, resolve_rules
 from .settle import Result, settle
 
 
@@ -88,8 +88,10 @@ def _ruling(data: Mapping[str, Any], name: str, spec: Any, *, own: bool) -> Ruli
     # RulesError naming the option), not a row of the comparison.
     rules = resolve_rules(spec)
     title = PRESETS[rules.preset].title
-    if own:
-        title = Message("compare.own", title=title)
+    changed = [OPTIONS[name].label for name in rules.overrides()]
+    if own:  # (a table that changed its preset's rules is not playing the preset)
+        title = Message("compare.own_changed", title=title, changed=join_and(changed)
+                        ) if changed else Message("compare.own", title=title)
     hand_data = dict(data)
     note = Message("compare.pushed") if rules.scoring == "push_ups" else None
     if rules.scoring == "points" and not _whole_stake(data.get("stake")):

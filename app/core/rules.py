@@ -201,13 +201,8 @@ class Option:
     accepts: str | None
     changes: str
 
-    @property
-    def label(self) -> Message:
-        return Message(f"option.{self.name}.label")
-
-    @property
-    def meaning(self) -> Message:
-        return Message(f"option.{self.name}")
+    label = Named("option.{0.name}.label")
+    meaning = Named("option.{0.name}")
 
 
 def _option(default: Any, how: OptionCheck | Mapping[str, Message], *,

@@ -27,7 +27,7 @@ from ...core.rule_card import (
 from ..shared import bp
 from ..shared.forms import option_label
 from ..shared.links import card_url, decode_data, encode_data
-from ..shared.present import option_words
+from ..shared.present import option_words, rules_words
 
 
 def card_rules(preset: str, token: str | None) -> Rules:
@@ -47,6 +47,7 @@ def card_context(rules: Rules) -> dict[str, Any]:
     link = card_url(rules)
     return {
         "card_rules": rules, "preset": PRESETS[rules.preset],
+        "changed": "; ".join(f"{label}: {words}" for label, words in rules_words(rules)),
         "setup": [(option_label(n), option_words(rules, n), differs[n])
                   for n in setup_options(rules)],
         "lines": rule_card(rules), "dropped": dropped_pagat_rules(rules),

@@ -2,12 +2,14 @@
 :mod:`app.api.errors`); :mod:`app.errors` registers it. Not found is the not-found page (the
 league pages' says where the leagues are); a closed session or a table that has played its
 round's hands sends the sender back, told why; an event's conflict is a page of its own;
-any other refusal goes back to the page the form came from, with its message."""
+any other refusal goes back to the page the form came from, with its message. An address
+with no page behind it (an HTTP 404) is the not-found page too, in the reader's language."""
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
+from werkzeug.exceptions import HTTPException
 
 from ...core.errors import TonkError
 from ...services.errors import (
@@ -17,6 +19,14 @@ from ...services.errors import (
     SessionClosedError,
 )
 from .site import back
+
+
+def page_http_error(exc: HTTPException) -> ResponseReturnValue:
+    """A page's HTTP error: no page at the address is the site's not-found page (werkzeug's
+    own is bare English); any other is werkzeug's."""
+    if exc.code == 404:
+        return render_template("not_found.html", address=True), 404
+    return exc
 
 
 def page_refusal(exc: TonkError) -> ResponseReturnValue:
