@@ -309,10 +309,11 @@
   }
 
   // Hands went (from this page or the worker's Background Sync): the page as the server has
-  // it now (the session page and a page from the phone whole, so nothing on it is older
-  // than the hands), else the live part.
-  function sentSome(count) {
-    if (count && (box || body.getAttribute("data-offline-as-of"))) {
+  // it now (the page of the session whose hands went, and a page from the phone, whole, so
+  // nothing on it is older than the hands), else the live part and the hands still here.
+  function sentSome(report) {
+    var count = report.sent, ours = (report.sessions || []).indexOf(sessionId) >= 0;
+    if (count && ((box && ours) || body.getAttribute("data-offline-as-of"))) {
       location.reload();
       return Promise.resolve();
     }
@@ -322,7 +323,7 @@
   }
   if (navigator.serviceWorker) {
     navigator.serviceWorker.addEventListener("message", function (e) {
-      if (e.data && e.data.outbox) sentSome(e.data.outbox.sent);
+      if (e.data && e.data.outbox) sentSome(e.data.outbox);
       if (e.data && e.data.send) sendNow();
     });
   }
@@ -350,7 +351,7 @@
     sending = true;
     return draw().then(function () { return TonkOutbox.sendAll(); }).then(function (report) {
       sending = false;
-      return sentSome(report.sent);
+      return sentSome(report);
     }, function () { sending = false; return draw(); });
   }
 

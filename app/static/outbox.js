@@ -74,11 +74,12 @@
   }
 
   /* Send every waiting hand of the signed-in account, oldest first. Resolves to
-     {sent, needs, left, offline}: ``offline`` when the network failed on the way (the rest
-     is left for the next try, in order). */
+     {sent, sessions, needs, left, offline}: ``sessions`` the sessions whose hands went,
+     ``offline`` when the network failed on the way (the rest is left for the next try, in
+     order). */
   function sendAll() {
     return locked(function () {
-      var report = {sent: 0, needs: 0, left: 0, offline: false};
+      var report = {sent: 0, sessions: [], needs: 0, left: 0, offline: false};
       return all().then(function (entries) {
         var waiting = entries.filter(function (e) { return e.state === "waiting"; });
         if (!waiting.length) return report;
@@ -103,6 +104,7 @@
                   return answer.json().then(function (said) {
                     if (answer.ok) {
                       report.sent += 1;
+                      if (report.sessions.indexOf(entry.session) < 0) report.sessions.push(entry.session);
                       var number = said.number || numberIn(said.location);
                       if (!number) return remove(entry.id).then(function () { return false; });
                       entry.state = "sent";

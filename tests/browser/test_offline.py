@@ -16,6 +16,7 @@ from tests.browser.helpers import (
     phone_page,
     settled,
     shown_once_sent,
+    sign_up,
 )
 
 PLAYERS = ["Ann", "Bob", "Cy"]
@@ -402,3 +403,38 @@ def test_a_record_form_never_opened_is_there_when_the_signal_goes(live_server, p
     page.context.set_offline(False)
     hands = wait_stored(page, live_server, token, session_id, 1)
     assert [h["hand"]["end"]["kind"] for h in hands] == ["tonk_out"]
+
+
+#: The night's page as the phone keeps it, once it is in ``lang``.
+_NIGHT_KEPT_IN = """async (lang) => {
+    for (;;) {
+        const hit = await (await caches.open("tonk-pages")).match("/phone/nights/-");
+        if (hit && (await hit.text()).includes(`<html lang="${lang}"`)) return true;
+        await new Promise((r) => setTimeout(r, 250));
+    }
+}"""
+
+
+def test_a_night_started_with_no_signal_is_in_the_readers_language(live_server, page, shot):
+    """A newcomer who chose Deutsch and then lost the signal started a night in English: the
+    pages it needs had been kept once, in the language of the first page. They are kept again
+    in the language chosen; with no signal, the language buttons say they need a connection
+    (they led to the offline page)."""
+    base = live_server
+    sign_up(page, base, "sprache@example.com")
+    page.goto(base + "/")
+    page.wait_for_function("() => !!navigator.serviceWorker.controller")
+    page.goto(base + "/")
+    settled(page, _NIGHT_KEPT_IN, "en")
+    page.get_by_role("button", name="Deutsch").click()
+    page.wait_for_selector("html[lang='de']")
+    settled(page, _NIGHT_KEPT_IN, "de")
+    page.context.set_offline(True)
+    page.goto(base + "/phone/nights/" + "0" * 32)
+    assert page.locator("html").get_attribute("lang") == "de"
+    assert page.title().startswith("Ein Spielabend auf diesem Handy")
+    languages = page.locator("footer form")
+    assert languages.locator("button[value='en']").is_disabled()
+    assert languages.locator(".needs-net").is_visible()
+    shot("night-page-kept-in-german")
+
