@@ -77,9 +77,10 @@ def test_the_home_card_counts_what_the_pots_give_back_as_the_session_page_does(d
         for total, parts in rows.values():
             assert set(parts) == {"hands", "side_bets", "pots_back"}
             assert sum(parts.values()) == total, path
-    state = api.ok("GET", f"/sessions/{sid}/ledger")
-    assert {n: D(v) + D(state["pot_returns"].get(n, "0"))
-            for n, v in state["totals"].items()} == want
+    state = api.ok("GET", f"/sessions/{sid}/ledger")  # the API's totals: the same, by part too
+    assert {n: D(v) for n, v in state["totals"].items()} == want
+    assert {n: {k: D(v) for k, v in m.items()} for n, m in state["money"].items()} == {
+        n: {**parts, "total": total} for n, (total, parts) in rows.items()}
 
 
 def test_the_chart_ends_at_the_totals_the_page_shows_with_a_pot_open(db_app):
@@ -142,8 +143,7 @@ def _agree(db_app, api, client, sid, night):
         assert {b: p.total for b, p in other.pots.items() if p.total} == {
             b: p.total for b, p in night.pots.items()}
     state = api.ok("GET", f"/sessions/{sid}/ledger")
-    kept = {n: D(v) + D(state["pot_returns"].get(n, "0")) for n, v in state["totals"].items()}
-    assert kept == {n: m.total for n, m in money.items()}
+    assert {n: D(v) for n, v in state["totals"].items()} == {n: m.total for n, m in money.items()}
     assert {b: D(v) for b, v in state["pots"].items() if D(v)} == {
         b: p.total for b, p in night.pots.items()}
     if night.scoring != "push_ups":
@@ -337,5 +337,5 @@ def test_random_nights_the_phone_counts_its_waiting_hands_as_the_server_then_doe
             n: [m.hands, m.side_bets, m.pots_back] for n, m in money.items()}
         assert phone["dealer"] == night.dealer
         state = api.ok("GET", f"/sessions/{sid}/ledger")
-        assert {n: D(v) + D(state["pot_returns"].get(n, "0"))
-                for n, v in state["totals"].items()} == {n: m.total for n, m in money.items()}
+        assert {n: D(v) for n, v in state["totals"].items()} == {
+            n: m.total for n, m in money.items()}

@@ -71,7 +71,8 @@ def test_the_result_text_totals_are_the_settled_ones_when_a_pot_holds_money(db_a
                                               "side_bets": []}, 201)
     state = api.ok("GET", f"/sessions/{sid}/ledger")
     assert state["pots"] == {"naturals": "0.40"}
-    settled = {name: Decimal(total) + Decimal("0.10") for name, total in state["totals"].items()}
+    settled = {name: Decimal(total) for name, total in state["totals"].items()}  # (pot back)
+    assert state["pot_returns"] == dict.fromkeys(settled, "0.10")
     share = api.ok("GET", f"/sessions/{sid}")["share_url"]
     page = db_app.test_client().get(share).get_data(as_text=True)
     lines = _text(page).split("\n\n")[1].splitlines()[1:]

@@ -32,11 +32,24 @@ def deal(api, sid, *plays, hand=DEAD):
 
 
 def ledger(api, sid):
-    return api.ok("GET", f"/sessions/{sid}/ledger")
+    """The ledger, checked: each total is its parts' sum, the totals sum to zero (what is in
+    the pots goes back: pot_returns, the parts' pots_back), and ``played``, each player's
+    hands and side bets (what the hands' expected values below are), sums to less the pots."""
+    state = api.ok("GET", f"/sessions/{sid}/ledger")
+    money = {n: {k: Decimal(v) for k, v in m.items()} for n, m in state["money"].items()}
+    assert {n: Decimal(v) for n, v in state["totals"].items()} == {
+        n: m["hands"] + m["side_bets"] + m["pots_back"] for n, m in money.items()}
+    assert {n: m["total"] for n, m in money.items()} == {
+        n: Decimal(v) for n, v in state["totals"].items()}
+    assert sum(map(Decimal, state["totals"].values())) == 0
+    assert {n: Decimal(v) for n, v in state["pot_returns"].items()} == {
+        n: m["pots_back"] for n, m in money.items() if m["pots_back"]}
+    return {**state, "played": {n: f"{m['hands'] + m['side_bets']:.2f}"
+                                for n, m in money.items()}}
 
 
 def zero_sum(state):
-    assert sum(map(Decimal, state["totals"].values())) + \
+    assert sum(map(Decimal, state["played"].values())) + \
         sum(map(Decimal, state["pots"].values())) == 0
 
 
@@ -57,7 +70,7 @@ def test_a_naturals_pot_carries_over_three_deals_then_is_won(api):
     assert "1.20 of it carried over" in line["explanation"][-1]
     state = ledger(api, sid)
     assert state["pots"] == {"naturals": "0.00"}
-    assert state["totals"] == {"Ann": "-0.40", "Bob": "1.20", "Cy": "-0.40", "Dee": "-0.40"}
+    assert state["played"] == {"Ann": "-0.40", "Bob": "1.20", "Cy": "-0.40", "Dee": "-0.40"}
     zero_sum(state)
 
 
@@ -67,10 +80,10 @@ def test_a_high_card_deal_nobody_wins_under_return_moves_nothing(api):
     assert hand["result"]["side_bets"][0]["rule"] == "side_bet.returned"
     state = ledger(api, sid)
     assert state["pots"] == {"high_card": "0.00"}
-    assert set(state["totals"].values()) == {"0.00"}
+    assert set(state["played"].values()) == {"0.00"}
     hand = deal(api, sid, {"bet": "high_card", "suit": "S", "winner": "Cy",
                            "players": ["Ann", "Cy"]})
-    assert ledger(api, sid)["totals"] == {"Ann": "-0.25", "Bob": "0.00", "Cy": "0.25",
+    assert ledger(api, sid)["played"] == {"Ann": "-0.25", "Bob": "0.00", "Cy": "0.25",
                                           "Dee": "0.00"}
 
 
@@ -80,7 +93,7 @@ def test_side_bet_money_moves_totals_apart_from_the_hands_result(api):
     assert hand["result"]["net"]["Ann"] == "-0.50"  # the hand's own, without the side bet
     assert hand["hand"]["side_bets"] == [
         {"bet": "naturals", "players": ["Ann", "Bob", "Cy", "Dee"], "winner": "Ann"}]
-    assert ledger(api, sid)["totals"]["Ann"] == "-0.20"  # and the pot of 0.40, less 0.10
+    assert ledger(api, sid)["played"]["Ann"] == "-0.20"  # and the pot of 0.40, less 0.10
 
 
 def test_correcting_an_earlier_hand_resettles_the_pot_later_hands_used(api):
@@ -88,19 +101,19 @@ def test_correcting_an_earlier_hand_resettles_the_pot_later_hands_used(api):
     deal(api, sid, naturals())                # 0.40 in the pot
     deal(api, sid, naturals())                # 0.80
     deal(api, sid, naturals("Cy"))            # Cy takes 1.20
-    assert ledger(api, sid)["totals"]["Cy"] == "0.90"
+    assert ledger(api, sid)["played"]["Cy"] == "0.90"
     corrected = api.ok("PUT", f"/sessions/{sid}/hands/1",
                        {**DEAD, "side_bets": [naturals("Dee")], "reason": "Dee had three 7s"})
     assert corrected["result"]["side_bets"][0]["net"]["Dee"] == "0.30"
     state = ledger(api, sid)  # Dee took 0.40; Cy then took only what hands 2 and 3 put in
-    assert state["totals"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.50", "Dee": "0.10"}
+    assert state["played"] == {"Ann": "-0.30", "Bob": "-0.30", "Cy": "0.50", "Dee": "0.10"}
     later = api.ok("GET", f"/sessions/{sid}/hands/3")["result"]["side_bets"][0]
     assert later["net"]["Cy"] == "0.70"
     zero_sum(state)
     api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "not played"})
     state = ledger(api, sid)  # the pot keeps hand 2's stakes
     assert state["pots"] == {"naturals": "0.40"}
-    assert state["totals"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20", "Dee": "0.20"}
+    assert state["played"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20", "Dee": "0.20"}
     zero_sum(state)
     history = api.ok("GET", f"/sessions/{sid}/hands/1/history")
     assert history[0]["hand"].get("side_bets") == [
@@ -123,7 +136,7 @@ def test_a_hand_recorded_last_settles_its_own_deal_alone_however_long_the_night(
     state = ledger(api, sid)  # naturals carried 30 deals: 30 x 4 x 0.10; high_card returned
     assert state["pots"] == {"naturals": "12.00", "high_card": "0.00"}  # or won by Bob
     # each put 30 x 0.10 in naturals; Bob took high card 4 times, 0.25 from each of the rest
-    assert state["totals"] == {"Ann": "-4.00", "Bob": "0.00", "Cy": "-4.00", "Dee": "-4.00"}
+    assert state["played"] == {"Ann": "-4.00", "Bob": "0.00", "Cy": "-4.00", "Dee": "-4.00"}
     zero_sum(state)
 
 
@@ -135,7 +148,7 @@ def test_settle_up_gives_back_what_is_left_in_a_pot(api):
     state = ledger(api, sid)
     assert state["pots"] == {"naturals": "0.50"}
     assert state["pot_returns"] == {"Ann": "0.20", "Bob": "0.20", "Cy": "0.10"}
-    assert state["totals"] == {"Ann": "-0.70", "Bob": "-0.70", "Cy": "-0.60", "Dee": "1.50"}
+    assert state["played"] == {"Ann": "-0.70", "Bob": "-0.70", "Cy": "-0.60", "Dee": "1.50"}
     assert state["balances"] == {"Ann": "-0.50", "Bob": "-0.50", "Cy": "-0.50", "Dee": "1.50"}
     for t in state["transfers"]:
         api.ok("POST", f"/sessions/{sid}/payments",
@@ -174,7 +187,7 @@ def test_a_leaver_cannot_bet_and_takes_their_stakes_back_as_they_leave(api):
     assert hand["result"]["side_bets"][0]["players"] == ["Ann", "Cy", "Dee"]
     state = ledger(api, sid)
     assert state["pot_returns"] == {"Ann": "0.20", "Cy": "0.20", "Dee": "0.20"}
-    assert state["totals"]["Bob"] == "0.00" and state["pots"] == {"naturals": "0.60"}
+    assert state["played"]["Bob"] == "0.00" and state["pots"] == {"naturals": "0.60"}
     assert all(Decimal(v) == 0 for v in state["balances"].values())
     first = api.ok("GET", f"/sessions/{sid}/hands/1")["result"]["side_bets"]
     assert [(s["rule"], s["players"], s["net"], s["pot"]) for s in first] == [
@@ -221,7 +234,7 @@ def _dee_leaves_after_two_deals_nobody_wins(api, spec):
 ])
 def test_a_leaver_who_settled_up_owes_nothing_whatever_is_dealt_after(api, spec, dee, pots):
     sid, paid = _dee_leaves_after_two_deals_nobody_wins(api, spec)
-    assert paid["totals"]["Dee"] == dee and paid["pots"] == pots  # hand −0.50, side 0
+    assert paid["played"]["Dee"] == dee and paid["pots"] == pots  # hand −0.50, side 0
     dee_pays = [(p["from"], p["to"], p["amount"]) for p in paid["paid"]]
     assert dee_pays == [("Dee", "Bob", "0.50")]
     # the next deal: Ann wins every pot, Dee's money no longer in any of them
@@ -230,7 +243,7 @@ def test_a_leaver_who_settled_up_owes_nothing_whatever_is_dealt_after(api, spec,
     hand = deal(api, sid, *won)
     assert {s["rule"] for s in hand["result"]["side_bets"]} == {"side_bet.won"}
     state = ledger(api, sid)
-    assert state["totals"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
+    assert state["played"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
     assert not [t for t in state["open"] if "Dee" in (t["from"], t["to"])]
     assert [(p["from"], p["to"], p["amount"]) for p in state["paid"]] == dee_pays
     zero_sum(state)
@@ -239,7 +252,7 @@ def test_a_leaver_who_settled_up_owes_nothing_whatever_is_dealt_after(api, spec,
     deal(api, sid, *[{**HIGH_CARD, "winner": None} if bet == "high_card" else naturals()
                      for bet in spec])
     state = ledger(api, sid)
-    assert state["totals"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
+    assert state["played"]["Dee"] == dee and state["balances"]["Dee"] == "0.00"
     assert sum(map(Decimal, state["pots"].values())) == \
         sum(map(Decimal, state["pot_returns"].values()))
     assert "Dee" not in state["pot_returns"]
@@ -252,35 +265,35 @@ def test_a_change_of_a_hand_the_leaver_played_moves_their_total_one_after_does_n
     and what she had in the pot when she left): that is the correction, not a later deal."""
     sid, _ = _dee_leaves_after_two_deals_nobody_wins(api, {"high_card": {"stake": "0.25"}})
     deal(api, sid, {**HIGH_CARD, "winner": "Ann"})  # hand 3: Ann takes 1.50 + 0.75
-    assert ledger(api, sid)["totals"] == {"Ann": "1.00", "Bob": "0.75", "Cy": "-1.25",
+    assert ledger(api, sid)["played"] == {"Ann": "1.00", "Bob": "0.75", "Cy": "-1.25",
                                           "Dee": "-0.50"}
     # hand 3 (after she left), corrected: Bob won it instead; then voided: Dee stays
     api.ok("PUT", f"/sessions/{sid}/hands/3", {**DEAD, "side_bets": [
         {**HIGH_CARD, "winner": "Bob"}], "reason": "Bob held the ace"})
     state = ledger(api, sid)
-    assert state["totals"] == {"Ann": "-1.25", "Bob": "3.00", "Cy": "-1.25", "Dee": "-0.50"}
+    assert state["played"] == {"Ann": "-1.25", "Bob": "3.00", "Cy": "-1.25", "Dee": "-0.50"}
     api.ok("DELETE", f"/sessions/{sid}/hands/3", {"reason": "misdeal"})
     state = ledger(api, sid)
-    assert state["totals"]["Dee"] == "-0.50" and state["pots"] == {"high_card": "1.50"}
+    assert state["played"]["Dee"] == "-0.50" and state["pots"] == {"high_card": "1.50"}
     assert state["balances"]["Dee"] == "0.00"
     zero_sum(state)
     # hand 2 (she played it), corrected: she held the ace and took the 2.00: her total moves
     api.ok("PUT", f"/sessions/{sid}/hands/2", {**DEAD, "side_bets": [
         {**HIGH_CARD, "winner": "Dee"}], "reason": "Dee held the ace"})
     state = ledger(api, sid)
-    assert state["totals"] == {"Ann": "-1.00", "Bob": "1.00", "Cy": "-1.00", "Dee": "1.00"}
+    assert state["played"] == {"Ann": "-1.00", "Bob": "1.00", "Cy": "-1.00", "Dee": "1.00"}
     assert state["pots"] == {"high_card": "0.00"} and state["balances"]["Dee"] == "1.50"
     zero_sum(state)
     # hand 1 (she played it) voided: her stake of hand 1 and Bob's tonk out are gone
     api.ok("DELETE", f"/sessions/{sid}/hands/1", {"reason": "misdeal"})
     state = ledger(api, sid)
-    assert state["totals"] == {"Ann": "-0.25", "Bob": "-0.25", "Cy": "-0.25", "Dee": "0.75"}
+    assert state["played"] == {"Ann": "-0.25", "Bob": "-0.25", "Cy": "-0.25", "Dee": "0.75"}
     zero_sum(state)
     # and a deal after all that still leaves her alone
     deal(api, sid, {**HIGH_CARD, "winner": None})
     deal(api, sid, {**HIGH_CARD, "winner": "Cy"})
     state = ledger(api, sid)
-    assert state["totals"]["Dee"] == "0.75"
+    assert state["played"]["Dee"] == "0.75"
     zero_sum(state)
 
 
@@ -288,12 +301,12 @@ def test_a_player_back_before_the_next_deal_keeps_their_stake_in_the_pot(api):
     sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
     deal(api, sid, naturals())
     api.ok("POST", f"/sessions/{sid}/seats", {"leave": "Dee"})
-    assert ledger(api, sid)["totals"]["Dee"] == "0.00"
+    assert ledger(api, sid)["played"]["Dee"] == "0.00"
     api.ok("POST", f"/sessions/{sid}/seats", {"join": "Dee"})
     state = ledger(api, sid)  # as if she had never gone: her 0.10 rides in the pot again
-    assert state["totals"]["Dee"] == "-0.10" and state["pots"] == {"naturals": "0.40"}
+    assert state["played"]["Dee"] == "-0.10" and state["pots"] == {"naturals": "0.40"}
     deal(api, sid, naturals("Dee"))
-    assert ledger(api, sid)["totals"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20",
+    assert ledger(api, sid)["played"] == {"Ann": "-0.20", "Bob": "-0.20", "Cy": "-0.20",
                                           "Dee": "0.60"}
 
 
@@ -458,6 +471,7 @@ def test_totals_and_pots_always_sum_to_zero_and_no_hand_after_a_leave_moves_the_
         for name, at in left_after.items():  # no hand after they left moves their money
             if name not in now["players"] and not (
                     step[0] in ("correct", "void") and step[1] <= at):
+                assert state["played"][name] == before["played"][name], (name, at, step)
                 assert state["totals"][name] == before["totals"][name], (name, at, step)
                 assert state["balances"][name] == before["balances"][name], (name, at, step)
                 assert name not in state["pot_returns"]
@@ -507,8 +521,8 @@ def test_a_night_with_two_joins_a_leave_and_both_side_bets_exact_at_every_step(a
 
     def step(totals, naturals_pot, high_card_pot="0.00"):
         state = ledger(api, sid)
-        assert state["totals"] == dict(zip(["Ann", "Bob", "Cy", "Dee", "Fay", "Gus"],
-                                           totals.split(), strict=False)), state["totals"]
+        assert state["played"] == dict(zip(["Ann", "Bob", "Cy", "Dee", "Fay", "Gus"],
+                                           totals.split(), strict=False)), state["played"]
         assert state["pots"] == {"high_card": high_card_pot, "naturals": naturals_pot}
         zero_sum(state)
 

@@ -35,13 +35,20 @@ def state(api, sid):
     return api.ok("GET", f"/sessions/{sid}/ledger")
 
 
-def exact(api, sid, totals, pots, transfers):
-    """Totals, pots and the open transfers as the table reads them; totals + pots = 0."""
+def exact(api, sid, played, pots, transfers):
+    """What each player's hands and side bets made (``played``: + pots = 0), the pots and
+    the open transfers as the table reads them; each total is that and what the pots give
+    back (pot_returns): the totals sum to zero. The answer, with ``played``."""
     now = state(api, sid)
-    assert now["totals"] == totals, now["totals"]
+    money = {n: {k: Decimal(v) for k, v in m.items()} for n, m in now["money"].items()}
+    now["played"] = {n: f"{m['hands'] + m['side_bets']:.2f}" for n, m in money.items()}
+    assert now["played"] == played, now["played"]
     assert now["pots"] == pots, now["pots"]
     assert [(t["from"], t["to"], t["amount"]) for t in now["open"]] == transfers, now["open"]
-    assert sum(map(Decimal, [*now["totals"].values(), *now["pots"].values()])) == 0
+    assert sum(map(Decimal, [*played.values(), *now["pots"].values()])) == 0
+    assert {n: Decimal(v) for n, v in now["totals"].items()} == {
+        n: Decimal(played[n]) + Decimal(now["pot_returns"].get(n, "0")) for n in played}
+    assert sum(map(Decimal, now["totals"].values())) == 0
     return now
 
 
@@ -102,7 +109,7 @@ def test_the_whole_night_exact_at_every_step(db_app, api):
     assert [t["from"] for t in state(api, sid)["open"]] == ["Cy", "Cy", "Dee", "Fay"]
     mistake = state(api, sid)["paid"][-1]["id"]
     api.ok("DELETE", f"/sessions/{sid}/payments/{mistake}", {"reason": "Ann has not paid yet"})
-    book = exact(api, sid, book["totals"], book["pots"], plan)
+    book = exact(api, sid, book["played"], book["pots"], plan)
     undone = book["payments"][-1]
     assert undone["undone"] and undone["undo_reason"] == "Ann has not paid yet"
     assert [p["amount"] for p in book["paid"]] == ["0.10"]

@@ -19,6 +19,7 @@ from typing import Annotated, Any, NotRequired
 from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
 
+from ..core.night import Money as PlayerMoney
 from ..core.settle import OUTCOMES
 from ..core.sidebets import BETS
 from ..core.transfers import Transfer
@@ -279,6 +280,10 @@ class LedgerJson(TypedDict):
     """Where the money of a session stands."""
 
     totals: dict[str, Money]
+    """Each player's total as every page shows it: the hands, the side bets and what the
+    pots give back (pot_returns); they sum to zero."""
+    money: dict[str, NightMoneyJson]
+    """Each total by part, as the session's page shows it."""
     hands: int
     """Hands that count (voided ones not)."""
     voided_hands: int
@@ -373,6 +378,9 @@ class ShareJson(TypedDict):
     dealer: str | None
     """Who deals next (null once closed)."""
     totals: dict[str, Money]
+    """Each player's total as the view shows it (the pots' returns in it): they sum to zero."""
+    money: dict[str, NightMoneyJson]
+    """Each total by part, as the view shows it."""
     hands: int
     """Hands that count (not voided)."""
     voided_hands: int
@@ -398,6 +406,12 @@ class NightMoneyJson(TypedDict):
     side_bets: Money
     pots_back: Money
     total: Money
+
+
+def money_json(money: PlayerMoney, fmt: Callable[[Decimal], str] = str) -> NightMoneyJson:
+    """A player's money by part (the core's :class:`~app.core.night.Money`)."""
+    return {"hands": fmt(money.hands), "side_bets": fmt(money.side_bets),
+            "pots_back": fmt(money.pots_back), "total": fmt(money.total)}
 
 
 @with_config(DOCSTRINGS)

@@ -11,7 +11,7 @@ not even the session's revision.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal, Union, cast
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from flask import Response, json, jsonify, url_for
 from pydantic import Field, SkipValidation, WithJsonSchema, create_model
@@ -21,7 +21,7 @@ from ..db.models import User
 from ..db.unit import take_back
 from ..services import sessions
 from ..services.leagues import session_table
-from .answers import NightMoneyJson, NightSentJson
+from .answers import NightSentJson, money_json
 from .door import ABSENT, Body, api, needed
 from .errors import known_error
 from .kinds import Flag, Id, Name, ref
@@ -167,6 +167,5 @@ def _night_json(uid: str, sent: sessions.NightSent) -> NightSentJson:
     return {**about, "session": session_json(gs),
             "url": url_for("api.get_session", session_id=gs.id),
             "page": url_for("web.session", session_id=gs.id),
-            "money": {name: cast(NightMoneyJson, m.to_json())  # (the core's: its four parts)
-                      for name, m in sessions.money_of(gs).items()},
+            "money": {name: money_json(m) for name, m in sessions.money_of(gs).items()},
             "ledger": ledger_json(gs)}

@@ -49,6 +49,7 @@ from .answers import (
     SessionSummaryJson,
     SettledJson,
     TransferJson,
+    money_json,
     pay_link_json,
     transfer_json,
 )
@@ -333,6 +334,7 @@ def ledger_json(gs: GameSession) -> LedgerJson:
             gs, handles, t.payee, t.amount)]} for t in state.transfers]
     return {
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
+        "money": {name: money_json(m, fmt) for name, m in state.money.items()},
         "hands": state.hands,
         "voided_hands": gs.voided_hands,
         "transfers": transfers,

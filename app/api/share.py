@@ -33,7 +33,7 @@ from ..services import sessions
 from ..services.errors import NotFoundError
 from ..services.sessions import Stamp, StateCache, last_hands, stamp_by_token
 from . import bp
-from .answers import ErrorJson, LastHandJson, ShareJson, transfer_json
+from .answers import ErrorJson, LastHandJson, ShareJson, money_json, transfer_json
 from .door import api
 from .params import SHARE_TOKEN
 from .sessions import iso_time
@@ -73,6 +73,7 @@ def share_json(gs: GameSession, stamp: Stamp) -> ShareJson:
         "players": list(sessions.seated_names(gs)),
         "dealer": None if gs.is_closed else gs.dealer,
         "totals": {name: fmt(amount) for name, amount in state.totals.items()},
+        "money": {name: money_json(m, fmt) for name, m in state.money.items()},
         "hands": state.hands,
         "voided_hands": gs.voided_hands,
         "last_hands": [_hand(h) for h in last_hands(gs)],

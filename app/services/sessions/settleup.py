@@ -77,7 +77,9 @@ class Planned:
 
 @dataclass(frozen=True)
 class Ledger:
-    """A session's standing: totals, what has been paid, and what is still open."""
+    """A session's standing: totals, what has been paid, and what is still open.
+    ``totals``: each player's total as every screen shows it (:attr:`money`'s, the pots'
+    returns in it: they sum to zero)."""
 
     scoring: str
     totals: dict[str, Decimal]
@@ -87,7 +89,7 @@ class Ledger:
     plan: tuple[Planned, ...] = ()
     payments: tuple[PaymentMade, ...] = ()
     #: Money waiting in each side bet's pot, and what of it goes back to each player at
-    #: settle-up (already in ``open`` and ``transfers``).
+    #: settle-up (already in ``totals``, ``open`` and ``transfers``).
     pots: dict[str, Decimal] = field(default_factory=dict)
     returns: dict[str, Decimal] = field(default_factory=dict)
     #: Each player's money by part (hands, side bets, pots back) and its total: what every
@@ -207,8 +209,8 @@ def keep_plan(gs: GameSession, scoring: str, *, totals_moved: bool = False) -> N
 def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
     """Totals, the plan in force with what was paid along it (and, once closed, the debts
     carried over marked paid since), and every payment."""
-    totals = _totals(gs)
     if scoring == "push_ups":
+        totals = _totals(gs)
         return Ledger(scoring, totals, hands, dict.fromkeys(totals, _ZERO), (),
                       money=player_money(totals, {}, {}))
     seats = [s.name for s in gs.seats]
@@ -221,10 +223,11 @@ def read_ledger(gs: GameSession, scoring: str, hands: int) -> Ledger:
                                  p.transfer_id is not None,
                                  p.undone_at, p.undone_by_name, p.undo_reason) for p in rows)
     money = money_of(gs)
+    totals = {name: m.total for name, m in money.items()}
     plan_rows = _plan_rows(gs)
     moves: list[SettlePayment | _Move] = [*rows, *(
         _debts_paid(gs, plan_rows) if gs.closed_at is not None else ())]
-    left = _moved({name: m.total for name, m in money.items()}, seats, moves)
+    left = _moved(totals, seats, moves)
     plan = _planned(gs, plan_rows, moves)
     if not settles(plan, left):  # not kept yet (an old database): what would be kept
         plan = tuple(Planned(0, t.payer, t.payee, t.amount, _ZERO)
