@@ -765,11 +765,18 @@ def test_a_players_net_is_their_money_as_the_session_page_shows_it(db_app):
             page = {n: to_minor(m.total) for n, m in money_of(gs).items()}
             nets = {r.name: r.net_minor for r in leagues.standings(league).rows}
             assert nets == {n: v for n, v in page.items() if n in nets}
+            money = money_of(gs)
             for member in leagues.members(league):
                 record = leagues.player_record(league, member)
                 if record.all_time is not None:
                     assert record.all_time.net_minor == page[member.name]
                     assert all(h.their_net_minor == page[h.name] for h in record.head_to_head)
+                    # the hands behind the net: what they list, and the side bets' rest
+                    net, by_hands = leagues.net_parts(league, member)
+                    listed = leagues.hands_behind(league, member, "net").items
+                    assert (to_minor(net), by_hands) == (page[member.name],
+                                                         money[member.name].hands)
+                    assert sum(h.amount for h in listed) == by_hands
             assert integrity.problems() == []
             return nets
 

@@ -141,6 +141,30 @@ def test_the_hands_behind_a_number(keeper):
     assert client.get(f"/leagues/{lid}/hands?player=999&stat=hands").status_code == 404
 
 
+def test_the_hands_behind_a_net_say_what_the_side_bets_made(db_app):
+    """A newcomer found a member's net (+0.30) whose hands, listed, summed to 0.00: the
+    side bets are in the net, on no hand. The page says the net's parts."""
+    client = db_app.test_client()
+    sign_up(client)
+    lid = new_league(client, preset="pagat")
+    with db_app.app_context(), unit_of_work():
+        user = db.session.scalar(db.select(User))
+        gs = ledger.create_session(user, name="Bets", players=["Ann", "Bob", "Cy"],
+                                   stake="0.50", league_id=lid,
+                                   side_bets={"naturals": {"stake": "0.10"}})
+        ledger.record_hand(gs, user, {"end": {"kind": "run_out", "player": "Bob"},
+                                      "side_bets": [{"bet": "naturals", "winner": "Ann"}]})
+        ann = db.session.scalar(db.select(Player.id).where(Player.name == "Ann"))
+    page = text(client.get(f"/leagues/{lid}/hands?player={ann}&stat=net&scoring=money"))
+    said = re.search(r'<p class="hint" id="net-parts">(.*?)</p>', page)
+    assert said is not None, page
+    # Ann: the run out -0.50, the naturals pot +0.20 (Bob's and Cy's 0.10)
+    assert re.sub(r"<[^>]+>", "", said.group(1)) == (
+        "Net −0.30: the hands below −0.50, the side bets and what the pots gave back +0.20.")
+    plain = text(client.get(f"/leagues/{lid}/hands?player={ann}&stat=tonks_out"))
+    assert 'id="net-parts"' not in plain
+
+
 def test_the_sessions_behind_a_number(keeper):
     """The standings' Sessions number leads to that member's sessions, not their hands."""
     client, lid, ids = keeper

@@ -71,6 +71,7 @@ from .standings import (
     default_direction,
     hands_behind,
     league_scoring,
+    net_parts,
     sort_rows,
     standings,
 )
@@ -83,7 +84,7 @@ __all__ = [
     'add_admin', 'add_member', 'add_season', 'admin_league', 'admins', 'best_first',
     'counted_mark', 'create_league', 'current_season', 'default_direction', 'edit_league',
     'forget', 'get_member', 'get_season', 'hands_behind', 'head_to_head', 'league_rules',
-    'league_scoring', 'league_stake', 'members', 'my_leagues', 'player_record',
+    'league_scoring', 'league_stake', 'members', 'my_leagues', 'net_parts', 'player_record',
     'rate_session', 'ratings', 'remove_admin', 'remove_season', 'rename_member',
     'rerate_league', 'session_table', 'sessions_query', 'sort_rows', 'standings',
 ]

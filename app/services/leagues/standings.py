@@ -261,6 +261,21 @@ class Page:
         return self.page + 1
 
 
+def net_parts(league: League, player: Player, season: Season | None = None,
+              scoring: str = "money") -> tuple[Decimal, Decimal]:
+    """``player``'s net in the standings (``season``: its days; None: all time) and what
+    their hands made of it: the rest is their side bets and what the pots gave back, which
+    no hand holds (the hands behind the net, listed, sum to the second)."""
+    check_scoring(scoring)
+    mine = (PSS.league_id == league.id, PSS.player_id == player.id, PSS.scoring == scoring,
+            *Window.of(season).where(PSS.played_at))
+    net = db.session.scalar(select(func.coalesce(func.sum(PSS.net_minor), 0)).where(*mine))
+    hands = db.session.scalar(select(func.coalesce(func.sum(HandEntry.amount_minor), 0)).where(
+        HandEntry.player_id == player.id, HandEntry.scoring == scoring,
+        HandEntry.session_id.in_(select(PSS.session_id).where(*mine))))
+    return from_minor(net or 0), from_minor(hands or 0)
+
+
 def hands_behind(league: League, player: Player, stat: str, season: Season | None = None,
                  scoring: str = "money", page: int = 1,
                  per_page: int = HANDS_PER_PAGE) -> Page:

@@ -396,8 +396,11 @@ def hands(league_id: int) -> ResponseReturnValue:
     scoring = chosen(request.args.get("scoring"), service.SCORINGS) or \
         service.league_scoring(league)
     pages = service.hands_behind(league, member, stat, season, scoring, page_arg())
+    net, by_hands = service.net_parts(league, member, season, scoring) if stat == "net" \
+        else (None, None)
     return render_template(
-        "leagues/hands.html", league=league, member=member, stat=stat,
+        "leagues/hands.html", league=league, member=member, stat=stat, net=net,
+        by_hands=by_hands,
         stat_title=str(STAT_TITLES[stat]), season=season, scoring=scoring, pages=pages,
         outcome_word=outcome_word,
         query={"player": member.id, "stat": stat, "season": season_value(season),
