@@ -384,3 +384,15 @@ def test_a_yen_leagues_average_per_hand_is_written_in_whole_yen(db_app):
     averages = re.findall(r'<td[^>]*class="[^"]*average[^"]*"[^>]*>.*?</td>', page, re.S)
     cells = re.findall(r'<span class="amt [a-z]+">([^<]*)</span>', " ".join(averages))
     assert cells and all(re.search(r"\.\d\d$", c) for c in cells), cells
+
+
+def test_a_leagues_header_names_the_rules_it_changed(client):
+    """The header said "Standard (pagat.com)" of a league that plays another catch: it
+    names each rule changed, as a session's does."""
+    sign_up(client)
+    lid = new_league(client, preset="pagat", **{"opt-catch": "alt3"})
+    page = text(client.get(f"/leagues/{lid}"))
+    meta = re.search(r'<p class="meta">(.*?) · ', page, re.S)
+    assert meta is not None and meta.group(1).startswith("Standard (pagat.com) (Caught drop: ")
+    plain = text(client.get(f"/leagues/{new_league(client, preset='pagat')}"))
+    assert "Standard (pagat.com) · " in plain

@@ -44,7 +44,7 @@ from ..shared.chart import chart_svg
 from ..shared.fields import rules_context
 from ..shared.forms import Errors, RulesValues, read_rules
 from ..shared.links import card_url
-from ..shared.present import minor_label, outcome_word, rules_title, score, session_card
+from ..shared.present import minor_label, outcome_word, rules_named, score, session_card
 from ..shared.queries import page_arg, player_sessions_page
 from ..shared.site import attempt, form_change, login_required, me
 
@@ -344,7 +344,7 @@ def league(league_id: int) -> ResponseReturnValue:
             lambda c, way: url_for(".league", league_id=league.id, rsort=c, rdir=way,
                                    **here) + "#ratings"),
         pages=pages, cards=[session_card(gs) for gs in pages.items],
-        rules_title=rules_title(service.league_rules(league)),
+        rules=rules_named(service.league_rules(league)),
         card_link=card_url(service.league_rules(league)),
         stake=service.league_stake(league), scoring=service.league_scoring(league),
         debts=open_debts_of_league(league.id), can_mark=is_league_admin(me(), league.id))

@@ -380,6 +380,12 @@ def rules_title(rules: Rules) -> str:
     return str(PRESETS[rules.preset].title)
 
 
+def rules_named(rules: Rules) -> dict[str, Any]:
+    """What the ``rules_said`` macro reads of a rule set: its preset's title and each option
+    that differs from it (a league's header, as a session's names its rules)."""
+    return {"rules_title": rules_title(rules), "rules_words": rules_words(rules)}
+
+
 def rules_words(rules: Rules) -> list[tuple[str, str]]:
     """Each option that differs from the preset, as (what it is, its value in words)."""
     return [(option_label(name), option_words(rules, name)) for name in rules.overrides()]
