@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -111,6 +112,18 @@ def test_help_builds_no_app(runner, monkeypatch):
         out = runner.invoke(cli, args)
         assert out.exit_code == 0, out.output
     assert "backup" in runner.invoke(cli, ["--help"]).output
+
+
+def test_help_and_version_are_tonk_tallys(runner):
+    """A newcomer read `tonk --help` as Flask's (its app loader's options, `run`, `shell`,
+    `routes`, the limiter's commands) and `tonk --version` gave Flask's version."""
+    out = runner.invoke(cli, ["--version"])
+    assert out.exit_code == 0 and out.output == "Tonk Tally 0.1.0\n"
+    listed = runner.invoke(cli, ["--help"]).output
+    assert "serve" in listed and "settle" in listed
+    commands = re.findall(r"^  ([a-z-]+) ", listed.split("Commands:")[1], re.M)
+    assert "serve" in commands and not {"run", "shell", "routes", "limiter"} & set(commands)
+    assert "--app" not in listed and "--env-file" not in listed
 
 
 def test_the_first_command_on_a_fresh_database_says_so_in_one_line(tmp_path):

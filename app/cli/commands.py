@@ -44,15 +44,31 @@ def _create_app(config: dict[str, Any] | None = None) -> Any:
 
 class _Tonk(FlaskGroup):
     """Flask's command group, which lists its commands without building the app (so that
-    ``tonk --help`` writes nothing: no secret key, no database)."""
+    ``tonk --help`` writes nothing: no secret key, no database). Flask's own commands and
+    its app loader's options are for developers: they work, unlisted (a newcomer read
+    ``tonk --help`` as Flask's)."""
+
+    _UNLISTED = ("run", "shell", "routes", "limiter")
+
+    def __init__(self, **extra: Any) -> None:
+        super().__init__(**extra)
+        for param in self.params:
+            if param.name in ("env_file", "app"):  # (the app is always Tonk Tally's)
+                param.hidden = True  # type: ignore[attr-defined]
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()
+        for name in self._UNLISTED:
+            if name in self.commands:
+                self.commands[name].hidden = True
         return sorted(self.commands)
 
 
 @click.group(cls=_Tonk, create_app=_create_app, add_default_commands=True,
+             add_version_option=False,
              help="Tonk Tally: settle hands of Tonk, settle up, and keep score.")
+@click.version_option(package_name="tonk-tally", prog_name="Tonk Tally",
+                      message="%(prog)s %(version)s")
 def cli() -> None:
     pass
 
