@@ -151,8 +151,7 @@ def reader(bases: list[str], clients: list[Client], browsers: list[Browser],
             etag = answer.headers.get("ETag", etag)
             night.read("share API", answer.status, answer.body)
             if answer.status == 200 and isinstance(answer.body, dict):
-                _balanced("share API", answer.body.get("totals"), answer.body.get("pots"),
-                          night)
+                _balanced("share API", answer.body, night)
         elif kind == 1:
             status, page = browsers[n].get(f"/s/{token}")
             night.read("share page", status, page[:300])
@@ -166,25 +165,30 @@ def reader(bases: list[str], clients: list[Client], browsers: list[Browser],
             answer = clients[n].call("GET", f"/api/v1/sessions/{session_id}/ledger")
             night.read("ledger API", answer.status, answer.body)
             if answer.status == 200:
-                _balanced("ledger API", answer.body.get("totals"), answer.body.get("pots"),
-                          night)
+                _balanced("ledger API", answer.body, night)
 
 
-def _balanced(what: str, totals: Any, pots: Any, night: Night) -> None:
-    """Totals and pots sum to zero in every state (a read between two halves of a change
-    would not)."""
+def _balanced(what: str, body: Any, night: Night) -> None:
+    """The totals sum to zero, and what the hands and side bets made (each total's parts but
+    what the pots give back) and the pots do too, in every state (a read between two halves
+    of a change would not)."""
     from decimal import Decimal
 
     def amounts(values: Any) -> list[Decimal]:
         if isinstance(values, dict):
             return [Decimal(str(v)) for v in values.values() if isinstance(v, str | int)]
-        if isinstance(values, list):
-            return [Decimal(str(p.get("amount", 0))) for p in values if isinstance(p, dict)]
         return []
 
-    if isinstance(totals, dict) and sum(amounts(totals)) + sum(amounts(pots)) != 0:
+    if not isinstance(body, dict) or not isinstance(body.get("money"), dict):
         with night.lock:
-            night.bad.append(f"{what}: totals {totals} and pots {pots} do not sum to zero")
+            night.bad.append(f"{what}: no money by part in {body!r:.200}")
+        return
+    totals, pots = body.get("totals"), body.get("pots")
+    played = [Decimal(m["hands"]) + Decimal(m["side_bets"]) for m in body["money"].values()]
+    if sum(amounts(totals)) != 0 or sum(played) + sum(amounts(pots)) != 0:
+        with night.lock:
+            night.bad.append(f"{what}: totals {totals}, money {body['money']} and pots {pots} "
+                             "do not sum to zero")
 
 
 def run_night(bases: list[str], token: str, seconds: float, writers: int = 4,
