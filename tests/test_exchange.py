@@ -295,6 +295,14 @@ def _totals_off(doc):
     doc["sessions"][0]["totals"]["Ann"] = "100.00"
 
 
+def _money_off(doc):
+    doc["sessions"][0]["money"]["Ann"]["total"] = "0.55"
+
+
+def _money_part_missing(doc):
+    del doc["sessions"][0]["money"]["Ann"]["pots_back"]
+
+
 def _no_players(doc):
     del doc["sessions"][0]["players"]
 
@@ -337,6 +345,8 @@ BROKEN = [
     (_other_rules_in_correction, "a correction keeps the house rules and stake"),
     (_not_the_table, "are not the session's"),
     (_totals_off, "the totals do not match the hands: Ann's total"),
+    (_money_off, "the money does not match the hands: Ann's total is "),
+    (_money_part_missing, "money must give every player's hands, side_bets, pots_back and total"),
     (_no_players, "players must be a list of names"),
     (_no_uid, "a session needs a uid"),
     (_bad_time, "at must be a time like"),

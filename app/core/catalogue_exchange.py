@@ -75,6 +75,10 @@ EXCHANGE: dict[str, str] = {
     "import.total_amount": "{name}'s total must be an amount like \"4.50\"",
     "import.totals_differ": "the totals do not match the hands: {name}'s total is {total} by "
                             "the hands, not {given}",
+    "import.money": "money must give every player's hands, side_bets, pots_back and total",
+    "import.money_amount": "{name}'s {part} in money must be an amount like \"4.50\"",
+    "import.money_differ": "the money does not match the hands: {name}'s {part} is {amount} "
+                           "by the hands, not {given}",
     "import.next_dealer": "the next dealer, {player}, is not at the table",
     "import.not_paid": "the session is closed, but its payments and carried debts do not "
                        "settle the totals (still open: {still_open})",
