@@ -119,6 +119,8 @@ def test_the_importer_matches_members_by_key(db_app):
         doc["sessions"][0]["uid"] = "b" * 32
         doc["sessions"][0]["players"] = ["élise", "Bob"]
         doc["sessions"][0]["totals"] = {"élise": "0.00", "Bob": "0.00"}
+        money = doc["sessions"][0]["money"]
+        doc["sessions"][0]["money"] = {"élise": money["Élise"], "Bob": money["Bob"]}
         doc["sessions"][0]["next_dealer"] = "élise"
         report = exchange.import_file(io.BytesIO(json.dumps(doc).encode()), owner)
         assert report.ok, report

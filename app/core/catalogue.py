@@ -304,6 +304,8 @@ CATALOGUE: dict[str, str] = {
     "side_bets.unknown": "there is no side bet {bet}: the side bets are {bets}",
     "side_bets.option": "the {bet} side bet has no option {option}",
     "side_bets.stake": "a side bet's stake must be an amount more than zero, not {value}",
+    "side_bets.stake_points": "under points scoring a side bet's stake is a whole number of "
+                              "points, not {value}",
     "side_bets.currency_whole": "a side bet's stake in {currency} is a whole amount "
                                 "({currency} has no smaller unit), not {value}",
     "side_bets.suit": "the suit must be S, H, D or C, not {value}",
@@ -340,7 +342,6 @@ CATALOGUE: dict[str, str] = {
     "day.years": "{what} must be in the years {first} to {last}, not {day}",
     "day.missing": "say {what}, like 2026-01-31",
     "day.not_a_day": "{what} must be a date like 2026-01-31, not {value}",
-    "money.whole": "{message}: a whole number",
     "balances.not_amount": "{name}'s balance must be an amount like \"4.50\", not {value}",
     "balances.not_mapping": "the balances must map each name to an amount",
     "balances.name_not_text": "every name must be text, not {value}",

@@ -51,8 +51,7 @@ def parse_decimal(value: Any, error: type[TonkError], message: str | Message, fi
     if not amount.is_finite():
         raise error(message, field)
     if places is not None and decimal_places(amount) > places:
-        raise error(Message("money.places", message=message, places=places) if places
-                    else Message("money.whole", message=message), field)
+        raise error(Message("money.places", message=message, places=places), field)
     return amount
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import HandError
 from .messages import Message, as_sent, join_and
-from .money import currency_code, fits_currency, parse_decimal
+from .money import currency_code, decimal_places, fits_currency, parse_decimal
 
 #: The side bets of the texts, in the order a form shows them.
 BETS = ("high_card", "naturals")
@@ -116,7 +116,10 @@ def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
         amount = stake if options.get("stake") in (None, "") else parse_decimal(
             options["stake"], HandError,
             Message("side_bets.stake", value=as_sent(options["stake"])),
-            f"{field}.stake", places=2 if scoring == "money" else 0)
+            f"{field}.stake", places=2 if scoring == "money" else None)
+        if scoring != "money" and decimal_places(amount):  # (a league's 0.10, under points)
+            raise _error(Message("side_bets.stake_points", value=as_sent(options.get("stake"))),
+                         f"{field}.stake")
         if amount <= 0:
             raise _error(Message("side_bets.stake", value=as_sent(options.get("stake"))),
                          f"{field}.stake")

@@ -132,6 +132,15 @@ def test_side_bets_are_for_money_and_points_only():
     assert caught.value.field == "side_bets"
     assert enabled({"naturals": {"stake": "2"}}, stake="1", scoring="points")[
         "naturals"].stake == 2
+    # a league's 0.10 under points: said as what it is, beside the bet's stake (it read
+    # "must be an amount more than zero, not "0.10": a whole number")
+    with pytest.raises(HandError) as caught:
+        enabled({"naturals": {"stake": "0.10"}}, stake="1", scoring="points")
+    assert caught.value.field == "side_bets.naturals.stake"
+    assert str(caught.value.said) == (
+        "under points scoring a side bet's stake is a whole number of points, not \"0.10\"")
+    assert enabled({"naturals": {"stake": "3.00"}}, stake="1", scoring="points")[
+        "naturals"].stake == 3
 
 
 deals = st.lists(st.tuples(st.lists(st.sampled_from(PLAYERS), min_size=1, max_size=4,
