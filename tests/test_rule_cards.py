@@ -95,6 +95,8 @@ def test_the_push_ups_card_says_nobody_pays(open_client):
 
 @pytest.mark.parametrize("query", ["rules=nonsense!", "rules=" + encode_data([1, 2]),
                                    "rules=" + encode_data({"catch": "nope"}),
+                                   "rules=" + encode_data({"preset": "nope"}),
+                                   "rules=" + encode_data({"preset": "texas"}),
                                    "rules=" + "A" * 7000])
 def test_a_bad_link_says_so(open_client, query):
     resp = open_client.get(f"/rules/pagat?{query}")

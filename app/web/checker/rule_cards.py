@@ -36,8 +36,8 @@ def card_rules(preset: str, token: str | None) -> Rules:
     if token is None:
         return resolve_rules(preset)
     changes = decode_data(token)
-    if not isinstance(changes, Mapping):
-        raise ValueError("not a rule set")
+    if not isinstance(changes, Mapping) or changes.get("preset", preset) != preset:
+        raise ValueError("not a rule set")  # (a card's link names no preset but its path's)
     return resolve_rules({**changes, "preset": preset})
 
 
