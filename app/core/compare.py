@@ -88,8 +88,8 @@ def _ruling(data: Mapping[str, Any], name: str, spec: Any, *, own: bool) -> Ruli
     # RulesError naming the option), not a row of the comparison.
     rules = resolve_rules(spec)
     title = PRESETS[rules.preset].title
-    changed = [OPTIONS[name].label for name in rules.overrides()]
     if own:  # (a table that changed its preset's rules is not playing the preset)
+        changed = [OPTIONS[name].label for name in rules.overrides()]
         title = Message("compare.own_changed", title=title, changed=join_and(changed)
                         ) if changed else Message("compare.own", title=title)
     hand_data = dict(data)
