@@ -163,6 +163,8 @@ def test_the_hands_behind_a_net_say_what_the_side_bets_made(db_app):
         "Net −0.30: the hands below −0.50, the side bets and what the pots gave back +0.20.")
     plain = text(client.get(f"/leagues/{lid}/hands?player={ann}&stat=tonks_out"))
     assert 'id="net-parts"' not in plain
+    average = text(client.get(f"/leagues/{lid}/hands?player={ann}&stat=average"))
+    assert 'id="net-parts"' in average  # (the net a hand: the same parts)
 
 
 def test_the_sessions_behind_a_number(keeper):

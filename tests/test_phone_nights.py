@@ -40,6 +40,22 @@ def _events() -> list[dict[str, Any]]:
     return events
 
 
+def test_a_hands_side_bet_lines_are_worded_as_the_servers_page_words_them():
+    """The phone's own night wrote a side bet's amounts bare ("0.10", a German reader's
+    "0.40") where the server's page writes them in the reader's money ("$0.10", "0,40 €")."""
+    start = [*FORM, ["sb-naturals", "on"], ["sb-naturals-stake", "0.10"]]
+    started = answer({"op": "events", "events": [], "start": start}, {})["added"]
+    assert started["side_bets"] == {"naturals": {"stake": "0.10"}}, started
+    events = [{"id": "e1", "seq": 1, **started},
+              {"id": "e2", "seq": 2, "kind": "hand", "hand": {
+                  "end": {"kind": "dead"}, "side_bets": [{"bet": "naturals", "winner": None}]}}]
+    read = answer({"op": "events", "events": events}, {})
+    (line,) = read["hands"][0]["side_bets"]
+    assert line["pot_shown"] == "$0.30" and read["pots"] == {"naturals": "$0.30"}
+    said = " ".join(line["explanation"])
+    assert "$0.10" in said and "$0.30" in said and " 0.30" not in said, said
+
+
 def _count(app, model) -> int:
     with app.app_context():
         return db.session.scalar(select(func.count()).select_from(model)) or 0

@@ -78,7 +78,10 @@ def test_own_rules_travel_in_the_link(open_client):
     changed = matched(r'<p class="flash info" id="card-changed">([^<]*)</p>', page).group(1)
     assert changed.startswith("Changed from Standard (pagat.com): ")
     assert "Caught drop: " in changed and "Run out pays: 2" in changed
-    assert 'id="card-changed"' not in open_client.get("/rules/pagat").get_data(as_text=True)
+    # … in place of the preset's summary, which says pagat's catch (no longer played)
+    assert "a caught dropper pays double" not in page.split('id="setup-title"')[0]
+    pagat = open_client.get("/rules/pagat").get_data(as_text=True)
+    assert 'id="card-changed"' not in pagat and "a caught dropper pays double" in pagat
 
 
 def test_the_push_ups_card_says_nobody_pays(open_client):
@@ -91,6 +94,13 @@ def test_the_push_ups_card_says_nobody_pays(open_client):
     assert 'id="card-push-ups"' not in open_client.get("/rules/pagat").get_data(as_text=True)
     de = open_client.get("/rules/push_ups", headers={"Accept-Language": "de"})
     assert "Hochtreiben: niemand zahlt Geld." in de.get_data(as_text=True)
+    # the catch's lines say who wins, not what is paid (a caught drop pushes up once)
+    catch = [line for line in re.findall(r'<li(?: class="differs")?>(.*?)</li>', page, re.S)
+             if "standard catch" in line]
+    assert catch and all("under push-ups nobody pays: whoever this rule pays wins the hand"
+                         in line for line in catch), catch
+    assert "under push-ups nobody pays" not in open_client.get("/rules/pagat").get_data(
+        as_text=True)
 
 
 @pytest.mark.parametrize("query", ["rules=nonsense!", "rules=" + encode_data([1, 2]),

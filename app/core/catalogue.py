@@ -115,6 +115,8 @@ CATALOGUE: dict[str, str] = {
     "rule.drop_won": "a won drop pays {pays}",
     "rule.stock_out": "stock out: the lowest count is paid {pays}",
     # -- how a rule that reads two ways is read (on the house-rule card) ---------------------
+    "reading.push_ups_catch": "under push-ups nobody pays: whoever this rule pays wins the "
+                              "hand, and every other player is pushed up by their count, once",
     "reading.tonk_out.hits": "one card hit onto a spread already on the table makes it a tonk "
                              "out with a hit; only a tonk out whose cards all went down in new "
                              "spreads of the player's own (pagat's second spread, the "

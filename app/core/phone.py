@@ -82,6 +82,7 @@ from .money import (
 )
 from .names import change_reason, session_name
 from .night import Deal, Night, apply, night_json, night_of_json, settled_hand, start
+from .restate import reworded_side_bets
 from .rules import resolve_rules
 from .settle import settle
 from .sidebets import parse_plays, side_bets_json
@@ -351,6 +352,7 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
 
     def shown(amount: Any) -> str:
         return _money_shown(Decimal(amount), night.currency, lang, night.scoring)
+    spec = side_bets_json(night.bets)  # (hands' side-bet lines worded as the server's page)
     return {**answer, "night": night_json(night),
             "rows": [{"name": n, "seated": n in night.seated, "hands": written(m.hands),
                       "side_bets": written(m.side_bets), "returned": written(m.pots_back),
@@ -361,7 +363,9 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                        "version": d.version, "corrected": d.version > 1 and not d.voided,
                        "multiplier": d.data.get("multiplier", 1),
                        "nets": {n: written(from_minor(v))["shown"] for n, v in d.nets.items()},
-                       "side_bets": [{**o, "pot_shown": shown(o["pot"])} for o in d.outcomes]}
+                       "side_bets": [{**o, "pot_shown": shown(o["pot"])} for o in
+                                     reworded_side_bets(d.outcomes, spec, night.scoring,
+                                                        night.currency)]}
                       for d in night.hands],
             "pots": {bet: shown(pot.total) for bet, pot in sorted(night.pots.items())
                      if pot.total},

@@ -62,9 +62,13 @@ def _said(rules: Rules) -> dict[str, tuple[str, str]]:
 
 def rule_card(rules: Rules) -> list[CardLine]:
     """The card's payment rules; a line differs when pagat has no rule of the same words
-    and source (pagat's own card marks nothing)."""
+    and source (pagat's own card marks nothing). Under push-ups a caught drop's rules say
+    who wins, not what is paid (docs/rules.md §6): each says so."""
     pagat = set(_said(PRESETS["pagat"].rules).values())
     readings = {**READINGS, **find_catch(rules.catch).readings}
+    if rules.scoring == "push_ups":
+        readings |= {key: Message("reading.push_ups_catch")
+                     for key in find_catch(rules.catch).rule_keys}
     return [CardLine(key, rule_text(rules, key), source_of(rules, key),
                      (text, source) not in pagat, readings.get(key))
             for key, (text, source) in _said(rules).items()]

@@ -1,9 +1,10 @@
 """The fields of a document's session read one by one, as the checker reads them
 (:class:`.verify.Checker`): where a problem is named, uids, whole numbers and lists, who sat
 where and when they left, who came and went when, a hand's stake, a stored result held
-against what settling the hand says, and each seat's records (counts and money) as the
-ledger keeps them; and what the checker holds of a hand while it reads it (:class:`Terms`,
-:class:`LastVersion`, :class:`ReadHand`)."""
+against what settling the hand says, a session's totals and money by part held against its
+hands, and each seat's records (counts and money) as the ledger keeps them; and what the
+checker holds of a hand while it reads it (:class:`Terms`, :class:`LastVersion`,
+:class:`ReadHand`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -15,8 +16,9 @@ from typing import Any, NamedTuple
 from ...core import Rules, TonkError
 from ...core.hand import PlayedHand
 from ...core.messages import Message, as_sent
-from ...core.money import MAX_STAKE, parse_decimal, parse_stake
+from ...core.money import MAX_STAKE, from_minor, parse_decimal, parse_stake
 from ...core.names import name_key
+from ...core.night import Money
 from ...core.settle import Result
 from ...db.ids import MAX_ID
 from .checked import CheckedHand, CheckedVersion, SeatMove
@@ -261,3 +263,41 @@ class ReadHand(NamedTuple):
     scoring: str
     versions: list[CheckedVersion]
     last: LastVersion
+
+
+#: A player's money by part, as an export writes it.
+_PARTS = ("hands", "side_bets", "pots_back", "total")
+
+
+def check_totals(given: Any, names: tuple[str, ...], totals: list[int]) -> None:
+    """A file's totals, if it gives them, are the hands' (minor units) to the cent."""
+    if given is None:
+        return
+    if not isinstance(given, Mapping) or set(given) != set(names):
+        raise ExchangeError(Message("import.totals"))
+    for name, total in zip(names, totals, strict=True):
+        value = parse_decimal(given[name], ExchangeError,
+                              Message("import.total_amount", name=name), "totals")
+        if value * 100 != total:
+            raise ExchangeError(Message("import.totals_differ", name=name,
+                                        total=from_minor(total), given=given[name]))
+
+
+def check_money(given: Any, names: tuple[str, ...], money: list[Money]) -> None:
+    """A file's money by part, if it gives it, is the hands' to the cent (it was taken as
+    made again, whatever it said)."""
+    if given is None:
+        return
+    if not isinstance(given, Mapping) or set(given) != set(names) or not all(
+            isinstance(given[name], Mapping) and set(given[name]) == set(_PARTS)
+            for name in names):
+        raise ExchangeError(Message("import.money"))
+    for name, kept in zip(names, money, strict=True):
+        for part in _PARTS:
+            value = parse_decimal(given[name][part], ExchangeError,
+                                  Message("import.money_amount", name=name, part=part),
+                                  "money")
+            if value != getattr(kept, part):
+                raise ExchangeError(Message("import.money_differ", name=name, part=part,
+                                            amount=getattr(kept, part),
+                                            given=given[name][part]))

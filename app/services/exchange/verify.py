@@ -16,7 +16,6 @@ from ...core.messages import Message, as_sent, in_english
 from ...core.money import (
     amount_formatter,
     from_minor,
-    parse_decimal,
     parse_stake,
     to_minor,
 )
@@ -54,6 +53,8 @@ from .fields import (
     LastVersion,
     ReadHand,
     Terms,
+    check_money,
+    check_totals,
     compare_result,
     hand_stake,
     names_text,
@@ -73,7 +74,6 @@ _LATER = "(not settled yet)"
 _HAND_NUMBER = Message("import.what.hand_number")
 _NONE = Decimal("0.00")
 _NO_MONEY = Money(_NONE, _NONE, _NONE)  # who never played a hand
-_PARTS = ("hands", "side_bets", "pots_back", "total")  # a player's money, as exported
 
 
 class Checker:
@@ -134,8 +134,8 @@ class Checker:
             kept = night.money()
             money = [kept.get(name, _NO_MONEY) for name in names]
             totals = [to_minor(m.hands + m.side_bets) for m in money]
-            self._check_totals(doc.get("totals"), names, totals)
-            self._check_money(doc.get("money"), names, money)
+            check_totals(doc.get("totals"), names, totals)
+            check_money(doc.get("money"), names, money)
             dealer = self._next_dealer(doc, names, night)
             if head.closed_at is not None and head.rules.scoring != "push_ups":
                 _check_paid(names, _still_open(night, head))
@@ -314,39 +314,6 @@ class Checker:
         return (whole_number(doc.get("from_hand"), field_of(change, "from_hand")),
                 json.dumps(rules.to_json()), to_minor(stake),
                 parse_time(doc.get("at"), field_of(change, "at")))
-
-    @staticmethod
-    def _check_totals(given: Any, names: tuple[str, ...], totals: list[int]) -> None:
-        if given is None:
-            return
-        if not isinstance(given, Mapping) or set(given) != set(names):
-            raise ExchangeError(Message("import.totals"))
-        for name, total in zip(names, totals, strict=True):
-            value = parse_decimal(given[name], ExchangeError,
-                                  Message("import.total_amount", name=name), "totals")
-            if value * 100 != total:
-                raise ExchangeError(Message("import.totals_differ", name=name,
-                                            total=from_minor(total), given=given[name]))
-
-    @staticmethod
-    def _check_money(given: Any, names: tuple[str, ...], money: list[Money]) -> None:
-        """A file's money by part (optional, as its totals are) must be the hands' to the cent
-        (it was taken as made again, whatever it said)."""
-        if given is None:
-            return
-        if not isinstance(given, Mapping) or set(given) != set(names) or not all(
-                isinstance(given[name], Mapping) and set(given[name]) == set(_PARTS)
-                for name in names):
-            raise ExchangeError(Message("import.money"))
-        for name, kept in zip(names, money, strict=True):
-            for part in _PARTS:
-                value = parse_decimal(given[name][part], ExchangeError,
-                                      Message("import.money_amount", name=name, part=part),
-                                      "money")
-                if value != getattr(kept, part):
-                    raise ExchangeError(Message("import.money_differ", name=name, part=part,
-                                                amount=getattr(kept, part),
-                                                given=given[name][part]))
 
     @staticmethod
     def _next_dealer(doc: Mapping[str, Any], names: tuple[str, ...], night: Night) -> int:

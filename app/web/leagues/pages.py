@@ -396,8 +396,8 @@ def hands(league_id: int) -> ResponseReturnValue:
     scoring = chosen(request.args.get("scoring"), service.SCORINGS) or \
         service.league_scoring(league)
     pages = service.hands_behind(league, member, stat, season, scoring, page_arg())
-    net, by_hands = service.net_parts(league, member, season, scoring) if stat == "net" \
-        else (None, None)
+    net, by_hands = service.net_parts(league, member, season, scoring) \
+        if stat in ("net", "average") else (None, None)  # (the average: the net a hand)
     return render_template(
         "leagues/hands.html", league=league, member=member, stat=stat, net=net,
         by_hands=by_hands,
