@@ -293,13 +293,24 @@ class Watch:
             self.boards_pool, self.boards, [token]))[token]
 
 
+#: How long a worker told to stop by a signal of its own waits for its server to tell it
+#: too before it stops by itself (see :func:`on_stop`).
+STOP_WAIT = 0.5
+
+
 def on_stop(loop: asyncio.AbstractEventLoop, then: Callable[[], None]) -> None:
     """Call ``then`` in ``loop`` when the worker is told to stop (SIGINT, SIGTERM), before
     the handler its server put there (granian's, which stops taking connections and waits
     for the open ones to end). asyncio keeps one handler a signal and does not say which:
     read from the loop's own table (``_signal_handlers``, asyncio's Unix loop); with none
-    there (another loop, or no handler), nothing is added."""
+    there (another loop, or no handler), nothing is added.
+
+    A Ctrl+C, or a service manager's SIGTERM to the whole group, reaches the worker and its
+    server at once; a worker that stopped before its server told it is one granian counts as
+    crashed (``tonk serve`` then exits 1). So the first signal runs granian's handler only
+    :data:`STOP_WAIT` seconds later, and the server's own (the next) at once."""
     table = getattr(loop, "_signal_handlers", None)
+    waiting: list[asyncio.TimerHandle] = []
     for number in (signal.SIGINT, signal.SIGTERM):
         theirs = table.get(number) if isinstance(table, dict) else None
         if not isinstance(theirs, asyncio.Handle) or theirs.cancelled():
@@ -307,7 +318,11 @@ def on_stop(loop: asyncio.AbstractEventLoop, then: Callable[[], None]) -> None:
 
         def both(theirs: asyncio.Handle = theirs) -> None:
             then()
-            theirs._run()
+            if not waiting:
+                waiting.append(loop.call_later(STOP_WAIT, theirs._run))
+            elif not waiting[0].cancelled():
+                waiting[0].cancel()
+                theirs._run()
         loop.add_signal_handler(number, both)
 
 
