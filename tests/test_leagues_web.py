@@ -398,3 +398,21 @@ def test_a_leagues_header_names_the_rules_it_changed(client):
     assert meta is not None and meta.group(1).startswith("Standard (pagat.com) (Caught drop: ")
     plain = text(client.get(f"/leagues/{new_league(client, preset='pagat')}"))
     assert "Standard (pagat.com) · " in plain
+
+
+def test_a_points_debt_says_points(db_app):
+    """A league's carried debts listed "Bob → Ann 2" beside "$1.50": a points debt says
+    its unit."""
+    client = db_app.test_client()
+    sign_up(client)
+    lid = new_league(client, preset="pagat")
+    with db_app.app_context(), unit_of_work():
+        user = db.session.scalar(db.select(User))
+        gs = ledger.create_session(user, name="Points", players=["Ann", "Bob"],
+                                   rules={"preset": "pagat", "scoring": "points"},
+                                   stake="1", league_id=lid)
+        ledger.record_hand(gs, user, {"end": {"kind": "tonk_out", "player": "Ann"}})
+        ledger.close_session(gs, carry_over=True)
+    page = text(client.get(f"/leagues/{lid}"))
+    debt = re.search(r'<ul class="debts">.*?</ul>', page, re.S)
+    assert debt is not None and '<span class="amt">2 points</span>' in debt.group(0)
