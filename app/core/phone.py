@@ -353,6 +353,7 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
     def shown(amount: Any) -> str:
         return _money_shown(Decimal(amount), night.currency, lang, night.scoring)
     spec = side_bets_json(night.bets)  # (hands' side-bet lines worded as the server's page)
+    left = night.open()
     return {**answer, "night": night_json(night),
             "rows": [{"name": n, "seated": n in night.seated, "hands": written(m.hands),
                       "side_bets": written(m.side_bets), "returned": written(m.pots_back),
@@ -371,11 +372,10 @@ def _events(request: Mapping[str, Any]) -> dict[str, Any]:
                      if pot.total},
             "players": list(night.seated), "dealer": night.dealer, "scoring": night.scoring,
             "transfers": [] if night.scoring == "push_ups" else [
-                {**t, "shown": _money_shown(Decimal(t["amount"]), night.currency, lang,
-                                            night.scoring)}
-                for t in _transfers({"balances": night.open()})["transfers"]],
+                {**t, "shown": shown(t["amount"])}
+                for t in _transfers({"balances": left})["transfers"]],
             "asks": asks.to_json(), "picker": picker_data(night.rules, asks),
-            "rules": _rules_shown(night), "all_paid": not any(night.open().values()),
+            "rules": _rules_shown(night), "all_paid": not any(left.values()),
             "side_bets": _bets_shown(night, lang)}
 
 
