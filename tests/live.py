@@ -84,9 +84,7 @@ def tonk_serve(url: str, workers: int = 2, timeout: float = 60.0,
                probe: str = "/api/v1/openapi.json", grace: float = 3.0) -> Iterator[Served]:
     """``tonk serve`` (the server the README starts) with ``workers`` workers on a free
     loopback port, on the database at ``url``; stopped by its PID afterwards (killed if it
-    has not stopped ``grace`` seconds after being asked to: only test_stream tests that stop, and a
-    worker that will not end, e.g. one whose request was cut off mid-answer, is
-    otherwise waited for until granian kills it, app.cli.serving.STOP_SECONDS, 10 s). Its
+    has not stopped ``grace`` seconds after being asked to: test_stream tests how it stops). Its
     ``TONK_HOME`` (where its rate limits count) is a folder of its own unless ``env`` gives
     one."""
     port = free_port()

@@ -217,6 +217,34 @@ def test_a_server_told_to_stop_ends_its_streams_and_stops_at_once(stop, tmp_path
         assert served.errors() == []
 
 
+def test_a_server_told_to_stop_while_answering_clients_that_went_stops_at_once(tmp_path):
+    """Clients that go before their answer (a phone that gives up, a load tool's end), then
+    the stop at once: the app's threads still answering them find the worker's loop stopped
+    and give up, so the worker ends (a2wsgi's thread waits for that loop forever, and the
+    worker with it until granian kills it, app.cli.serving.STOP_SECONDS later)."""
+    url = f"sqlite:///{tmp_path / 'stream.sqlite'}"
+    prepare(url)
+    with tonk_serve(url, workers=2, log=tmp_path / "serve.log", grace=30) as served:
+        port = int(served.base.rsplit(":", 1)[1])
+        until = time.monotonic() + 1.0
+
+        def leave() -> None:  # asks for the home page and goes before the answer
+            while time.monotonic() < until:
+                with socket.create_connection((HOST, port), timeout=5) as sock:
+                    sock.sendall(f"GET / HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+        clients = [threading.Thread(target=leave) for _ in range(16)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        asked = time.monotonic()
+        os.killpg(served.process.pid, signal.SIGTERM)
+        served.process.wait(timeout=15)
+        took = time.monotonic() - asked
+        assert took < 3, f"the server took {took:.1f} s to stop"
+        assert served.process.returncode == 0
+
+
 def test_a_tournament_board_follows_its_event_by_stream(tmp_path):
     """The TV board's stream: its state is its poll's ETag before the language, and a
     change to the event (a player checked in) reaches it within a second."""

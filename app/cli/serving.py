@@ -45,9 +45,9 @@ APP_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
 #: Seconds a worker has to end its answers when the server stops (Ctrl+C, SIGTERM) before it
-#: is killed: a worker whose request was cut off mid-answer never ends by itself (a thread
-#: waits for its event loop, stopped already), and granian waits for it without end unless
-#: told how long.
+#: is killed: a worker whose app is stuck in a request would otherwise be waited for
+#: without end (one whose thread answered a client that went ends at once:
+#: app.http.threads).
 STOP_SECONDS = 10
 
 

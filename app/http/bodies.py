@@ -92,10 +92,11 @@ def too_large(exc: RequestEntityTooLarge) -> Response | HTTPException:
 def whole_requests(wsgi_app: Any, threads: int, limit_of: Callable[[str, str], int],
                    seconds: float, answers: Answers) -> WholeBodies:
     """``wsgi_app`` (Flask's) served to an ASGI server: run in ``threads`` threads
-    (a2wsgi), each request handed over once its whole body is in."""
-    from a2wsgi import WSGIMiddleware
+    (a2wsgi's, :mod:`app.http.threads`), each request handed over once its whole body is
+    in."""
+    from .threads import AppThreads
 
-    return WholeBodies(WSGIMiddleware(wsgi_app, workers=threads), limit_of, seconds, answers)
+    return WholeBodies(AppThreads(wsgi_app, workers=threads), limit_of, seconds, answers)
 
 
 class WholeBodies:

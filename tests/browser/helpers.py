@@ -97,9 +97,7 @@ def site_served(tmp_path_factory, sqlite_schema) -> Iterator[tuple[Any, Any]]:
         stamp()  # the test's schema is made whole without Alembic: nothing to migrate
         db.engine.dispose()
     # Its stop is not what the tests test (its log is read before): killed 3 s after being
-    # asked. A granian worker whose request was cut off mid-answer never ends by itself
-    # (a thread of a2wsgi's waits for the stopped event loop, and granian's
-    # workers_kill_timeout is unset): 15 s of waiting for it in four modules of a run.
+    # asked.
     with tonk_serve(app.config["SQLALCHEMY_DATABASE_URI"], workers=1,
                     env={"SECRET_KEY": "test", **SHARED_LIMITS},
                     log=folder / "serve.log", grace=3) as served:
