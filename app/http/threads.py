@@ -7,7 +7,9 @@ load tool's end) leaves its thread answering; when the worker is told to stop ju
 its loop stops first, the thread waits for it without end, and Python waits for the thread
 before the worker may exit: the worker ended only when granian killed it
 (``app.cli.serving.STOP_SECONDS`` later). Here a thread that has waited ``CHECK`` seconds
-looks whether the loop still runs, and gives up if it does not.
+looks whether the loop still runs, and gives up if it does not; a request still queued for
+a thread when the loop stopped is not run at all (Python runs what is queued before it
+exits).
 """
 from __future__ import annotations
 
@@ -30,15 +32,21 @@ def waited(future: concurrent.futures.Future[Any], loop: asyncio.AbstractEventLo
     """``future``'s result (a coroutine run in ``loop`` from a thread), waited for as long
     as ``loop`` runs; :class:`LoopStopped` once it does not."""
     while True:
+        if not loop.is_running() and not future.done():
+            future.cancel()
+            raise LoopStopped
         try:
             return future.result(timeout=CHECK)
         except concurrent.futures.TimeoutError:
-            if not loop.is_running():
-                future.cancel()
-                raise LoopStopped from None
+            pass
 
 
 class _Responder(WSGIResponder):
+    def wsgi(self, environ: Any, start_response: Any) -> None:
+        if not self.loop.is_running():  # taken from the queue once the worker stopped:
+            raise LoopStopped  # nobody waits for its answer
+        super().wsgi(environ, start_response)
+
     def send(self, message: Any) -> None:
         waited(asyncio.run_coroutine_threadsafe(self.send_queue.put(message), self.loop),
                self.loop)
