@@ -506,8 +506,9 @@ CATALOGUE: dict[str, str] = {
     "prizes.shares_sum": "the shares must add up to 1, not {total}",
     "prizes.over_pool": "the fixed prizes add up to {total}, more than the pool of {pool}",
     "prizes.rule": "The house share is rounded down to the smallest unit of the currency. "
-                   "Each place gets its share rounded down; what that leaves, and the prizes "
-                   "of places nobody reached, go to first place. Tied players share the "
-                   "prizes of the places they cover equally; a remainder too small to divide "
-                   "goes one unit each to them in the order of their names.",
+                   "Each place gets its share rounded down (players tied, the shares of the "
+                   "places they cover added first); what that leaves, and the prizes of "
+                   "places nobody reached, go to first place. Tied players share the prizes "
+                   "of the places they cover equally; a remainder too small to divide goes "
+                   "one unit each to them in the order of their names.",
 }

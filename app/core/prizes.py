@@ -2,7 +2,9 @@
 
 * The pool is the fees paid less the house share; the house share is rounded down to the
   currency's smallest unit (a cent; a yen), so rounding never takes from the players.
-* Each paid place gets its share of the pool rounded down, or its fixed amount.
+* Each paid place gets its share of the pool rounded down, or its fixed amount; players
+  tied get the shares of the places they cover added before they are rounded down (so
+  rounding takes nothing from them that the places' shares together do not leave).
 * What rounding leaves, what fixed amounts leave, and the prizes of places no player
   reached all go to first place (shared like any prize if first place is tied).
 * Players tied cover as many places as they are: they share the sum of those places'
@@ -118,21 +120,24 @@ def prize_list(fees: Decimal, house_share: Decimal, payout: Payout,
     unit = Decimal(1).scaleb(-currency_places)
     house = (fees * house_share).quantize(unit, rounding=ROUND_FLOOR)
     pool = fees - house
-    if payout.kind == "shares":
-        amounts = [(pool * share).quantize(unit, rounding=ROUND_FLOOR)
-                   for share in payout.amounts]
-    else:
-        amounts = list(payout.amounts)
-        if sum(amounts, Decimal(0)) > pool:
-            raise PrizeError(Message("prizes.over_pool", total=sum(amounts), pool=pool),
-                             "prizes")
+    if payout.kind == "fixed" and sum(payout.amounts, Decimal(0)) > pool:
+        raise PrizeError(Message("prizes.over_pool", total=sum(payout.amounts), pool=pool),
+                         "prizes")
+
+    def worth(first: int, count: int) -> Decimal:
+        """What the ``count`` places from place ``first + 1`` pay together: their fixed
+        amounts, or their shares of the pool added, then rounded down."""
+        part = sum(payout.amounts[first:first + count], Decimal(0))
+        return part if payout.kind == "fixed" else (pool * part).quantize(
+            unit, rounding=ROUND_FLOOR)
+
     groups: list[tuple[int, list[str], Decimal]] = []
     covered = 0
     for place, players in places:
-        if covered >= len(amounts) or not players:
+        if covered >= len(payout.amounts) or not players:
             break
         names = sorted(players, key=lambda n: (n.casefold(), n))
-        groups.append((place, names, sum(amounts[covered:covered + len(names)], Decimal(0))))
+        groups.append((place, names, worth(covered, len(names))))
         covered += len(names)
     if groups:
         place, names, first = groups[0]

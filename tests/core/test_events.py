@@ -141,6 +141,20 @@ def test_leftover_cents_and_house_share():
         (("Ann", "Bob"), D("33.34")), (("Cy",), D("33.33"))]
 
 
+def test_players_tied_lose_nothing_to_rounding_their_places_one_by_one():
+    """A newcomer's tournament: 12 fees of 20.00 less a house share of 7 % leave 223.20;
+    four players tied for fourth cover the paid places 4 and 5, worth 0.20 of the pool
+    together: 44.64, 11.16 each. Rounded down one place at a time (26.78 + 17.85) they had
+    44.63, and first place the cent."""
+    payout = parse_payout(["0.4", "0.25", "0.15", "0.12", "0.08"], 2)
+    prizes = prize_list(D(240), parse_house_share("0.07"), payout,
+                        places(["Ann"], ["Bob"], ["Eve"], ["Cy", "Dee", "Jo", "Kim"]), 2)
+    assert prizes.pool == D("223.20")
+    assert [(p.players, p.amount) for p in prizes.prizes] == [
+        (("Ann",), D("89.28")), (("Bob",), D("55.80")), (("Eve",), D("33.48")),
+        (("Cy", "Dee", "Jo", "Kim"), D("11.16"))]
+
+
 def test_yen_is_whole_and_unreached_places_go_to_first():
     payout = parse_payout(["0.6", "0.3", "0.1"], 0)
     prizes = prize_list(D(1001), D(0), payout, places(["Ann"], ["Bob"]), 0)
