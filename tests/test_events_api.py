@@ -248,6 +248,27 @@ def test_a_league_event_counts_in_the_league_and_late_arrivals_sit_next_round(ap
     assert standings[0]["player"] == "Ann"  # checked in as the league names her
 
 
+def test_nobody_is_checked_in_once_every_round_is_drawn(api):
+    """A player checked in during the last round, or after it, would play no hand and yet
+    stand in the standings on 0, above the players who lost, and take their prize (a
+    newcomer's one-round event: Zed, checked in while it was played, was second with
+    20.00). Refused, saying why; the event is as it was."""
+    eid = new_event(api, rounds=1, hands_per_round=1, prizes=["0.6", "0.4"])["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy", "Dee"])
+    table = api.ok("POST", f"/events/{eid}/rounds", {"seed": 3}, 201)["tables"][0]
+    before = api.ok("GET", f"/events/{eid}")
+    api_error(api("POST", f"/events/{eid}/players", {"name": "Zed", "paid": True}), 409,
+              "name", "every round")
+    play(api, table, [table["players"][0]])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    api_error(api("POST", f"/events/{eid}/players", {"name": "Zed", "paid": True}), 409,
+              "name", "every round")
+    after = api.ok("GET", f"/events/{eid}")
+    assert after["players"] == before["players"]
+    prizes = api.ok("GET", f"/events/{eid}/prizes")
+    assert "Zed" not in [n for p in prizes["prizes"] for n in p["players"]]
+
+
 def test_an_event_played_for_money_keeps_open_transfers_as_debts(api):
     eid = new_event(api, scoring="money", stake="0.25", rounds=1, hands_per_round=1)["id"]
     check_in_all(api, eid, ["Ann", "Bob"])

@@ -68,6 +68,14 @@ def test_the_director_runs_an_event_through_the_pages(client):
     assert client.post(f"/events/{eid}/rounds", data={}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "Round 2 is being played" in page
+    # the last round drawn, nobody more is checked in: they would play no hand (a page
+    # left open still sends the form: refused, said where the form was)
+    assert 'id="check-in"' not in page and "players for the next draw" not in page
+    assert "Every round is drawn: a player checked in now would play no hand." in page
+    shown_beside(client.post(f"/events/{eid}/players", data={"name": "Zed", "paid": "1"}),
+                 "name", "every round of this event is drawn (2): a player checked in now "
+                 "would play no hand")
+    assert "Zed" not in client.get(f"/events/{eid}").get_data(as_text=True)
     assert client.post(f"/events/{eid}/rounds/2/close", data={"force": "1"}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "All rounds are played" in page and "closed early" in page

@@ -469,6 +469,8 @@ CATALOGUE: dict[str, str] = {
     "event.seed": "the seed is a whole number from 0 to {most}, not {value}",
     "event.round_open": "round {number} is still being played: close it before the next draw",
     "event.all_drawn": "all {rounds} rounds of this event have been drawn",
+    "event.no_draw_left": "every round of this event is drawn ({rounds}): a player checked "
+                          "in now would play no hand",
     "event.force": "force is true or false",
     "event.unpaid": "the entry fee is not marked paid for {players}: draw them anyway, or "
                     "leave them out of this round",

@@ -214,10 +214,13 @@ def _paid(value: Any) -> bool:
 
 def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
     """Check ``name`` in (a late arrival sits from the next draw on); 409 if the name is
-    already checked in."""
+    already checked in, or once every round is drawn (there is no draw left to sit in: a
+    player checked in then would play no hand and yet stand on 0 in the standings)."""
     clean = clean_text(name, EventError, "name", Message("event.what_player"), MAX_NAME)
     is_paid = _paid(paid)
     event = locked(event)
+    if len(event.round_rows) >= event.rounds:
+        raise EventConflictError(Message("event.no_draw_left", rounds=event.rounds), "name")
     if event.league_id is not None:  # a member is named as the league knows them
         member = db.session.scalar(select(Player.name).where(
             Player.league_id == event.league_id, Player.name_key == name_key(clean)))
