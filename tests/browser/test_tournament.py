@@ -74,7 +74,7 @@ def test_tournament_day(live_server, browser, page, shot):
     page.get_by_role("button", name="Draw the tables").click()
     assert f"not marked paid for {late}" in page.inner_text("#err-unpaid")
     shot("01b-unpaid-fee")
-    page.locator("#players li", has_text=late).get_by_role("button", name="Paid").click()
+    page.locator("#players li", has_text=late).get_by_role("button", name="Mark paid").click()
     page.wait_for_url(director)
     assert page.locator("#unpaid").count() == 0
     page.fill("#seed", "24")
