@@ -248,6 +248,32 @@ def test_a_league_event_counts_in_the_league_and_late_arrivals_sit_next_round(ap
     assert standings[0]["player"] == "Ann"  # checked in as the league names her
 
 
+def test_a_player_withdrawn_is_checked_in_again(api):
+    """Withdrawn by mistake (or back after all): checked in again by name, the player sits
+    from the next draw on, paid as before; their hands so far still count. A newcomer's
+    director was told "Fay is already checked in" and had no way back."""
+    eid = new_event(api, rounds=3, hands_per_round=1, table_size=3)["id"]
+    check_in_all(api, eid, ["Ann", "Bob", "Cy", "Fay"])
+    first = api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)["tables"]
+    for table in first:
+        play(api, table, [table["players"][0]])
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {})
+    api.ok("DELETE", f"/events/{eid}/players/Fay")
+    second = api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)["tables"]
+    assert "Fay" not in [p for t in second for p in t["players"]]
+    for table in second:
+        play(api, table, [table["players"][0]])
+    api.ok("POST", f"/events/{eid}/rounds/2/close", {})
+    back = api.ok("POST", f"/events/{eid}/players", {"name": "fay"})
+    fay = next(p for p in back["players"] if p["name"] == "Fay")
+    assert fay == {"name": "Fay", "paid": True, "withdrawn": False}
+    assert [p["name"] for p in back["players"]].count("Fay") == 1
+    api_error(api("POST", f"/events/{eid}/players", {"name": "Fay"}), 409, "name",
+              "already checked in")
+    third = api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)["tables"]
+    assert "Fay" in [p for t in third for p in t["players"]]
+
+
 def test_nobody_is_checked_in_once_every_round_is_drawn(api):
     """A player checked in during the last round, or after it, would play no hand and yet
     stand in the standings on 0, above the players who lost, and take their prize (a

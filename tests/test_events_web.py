@@ -65,6 +65,13 @@ def test_the_director_runs_an_event_through_the_pages(client):
     assert "done" in client.get(f"/events/{eid}").get_data(as_text=True)
     assert client.post(f"/events/{eid}/rounds/1/close", data={}).status_code == 302
     assert client.post(f"/events/{eid}/players/Eve/withdraw", data={}).status_code == 302
+    # withdrawn by mistake: checked in again from the list, then withdrawn after all
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert 'aria-label="Check Eve in again"' in page
+    assert client.post(f"/events/{eid}/players", data={"name": "Eve"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Eve is checked in." in page and 'aria-label="Withdraw Eve"' in page
+    assert client.post(f"/events/{eid}/players/Eve/withdraw", data={}).status_code == 302
     assert client.post(f"/events/{eid}/rounds", data={}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "Round 2 is being played" in page

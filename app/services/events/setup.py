@@ -213,9 +213,10 @@ def _paid(value: Any) -> bool:
 
 
 def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
-    """Check ``name`` in (a late arrival sits from the next draw on); 409 if the name is
-    already checked in, or once every round is drawn (there is no draw left to sit in: a
-    player checked in then would play no hand and yet stand on 0 in the standings)."""
+    """Check ``name`` in (a late arrival, or a player withdrawn and back, sits from the next
+    draw on; a fee paid before stays paid); 409 if the name is already checked in, or once
+    every round is drawn (there is no draw left to sit in: a player checked in then would
+    play no hand and yet stand on 0 in the standings)."""
     clean = clean_text(name, EventError, "name", Message("event.what_player"), MAX_NAME)
     is_paid = _paid(paid)
     event = locked(event)
@@ -226,6 +227,12 @@ def check_in(event: Event, name: Any, paid: Any = False) -> EventPlayer:
             Player.league_id == event.league_id, Player.name_key == name_key(clean)))
         clean = member or clean
     here = next((p for p in event.players if p.name_key == name_key(clean)), None)
+    if here is not None and here.withdrawn_after is not None:  # back: from the next draw
+        here.withdrawn_after = None
+        if is_paid:
+            here.paid_minor = event.fee_minor
+        db.session.flush()
+        return here
     if here is not None:  # named as they were checked in
         raise EventConflictError(Message("event.checked_in", player=here.name), "name")
     player = EventPlayer(name=clean, paid_minor=event.fee_minor if is_paid else 0,
