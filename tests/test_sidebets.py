@@ -374,6 +374,13 @@ def test_the_hand_form_has_a_line_per_side_bet_and_the_session_page_the_pots(db_
         "sb-naturals-shown": "1", "sb-naturals-in": ["Ann"], "sb-naturals-winner": "Bob"})
     assert resp.status_code == 422
     assert 'id="err-sb-naturals-winner"' in resp.get_data(as_text=True)
+    # the list tags a hand that played side bets; voided, it plays none (its page shows
+    # none, the pots give its stakes back): no tag (a newcomer saw "void + side bets")
+    assert page.count('class="badge side-bets"') == 1
+    assert client.post(f"/sessions/{sid}/hands/1/void",
+                       data={"reason": "misdeal", "version": "1"}).status_code == 302
+    page = client.get(f"/sessions/{sid}").get_data(as_text=True)
+    assert 'class="badge side-bets"' not in page and ">void<" in page
 
 
 def test_a_dead_hand_with_a_high_card_winner_nobody_ticked_is_refused_not_dropped(db_app):

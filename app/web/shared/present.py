@@ -199,7 +199,8 @@ class HandRow:
     voided: bool
     multiplier: int
     corrected: bool = False  # counts as corrected (a void hand is marked void instead)
-    side_bets: bool = False  # side bets were played (their money is shown on the hand)
+    side_bets: bool = False  # side bets were played (their money is shown on the hand;
+    # a void hand plays none)
 
 
 def hand_row(hand: Hand) -> HandRow:
@@ -207,7 +208,8 @@ def hand_row(hand: Hand) -> HandRow:
     return HandRow(hand.number, hand_line(hand.outcome, result["winners"], hand.data),
                    tuple(result["winners"]),
                    _values(result), hand.voided, hand.data.get("multiplier", 1),
-                   hand.version > 1 and not hand.voided, bool(hand.data.get("side_bets")))
+                   hand.version > 1 and not hand.voided,
+                   bool(hand.data.get("side_bets")) and not hand.voided)
 
 
 @dataclass(frozen=True)
