@@ -27,11 +27,12 @@ sits there now in seat order and ``left`` when the others left; ``seat_changes``
 (none: the import finds them from the hands' players, as for a file written before them);
 each hand gives its own
 ``players`` and, in ``hand``, its ``side_bets`` (docs/rules.md §9); ``pots`` is what the side
-bets leave waiting (an import replays them); ``totals`` is each seat's running total as
-kept (hands and side bets: an import checks it against the hands), and ``money`` each
-player's money as the session page shows it (:func:`app.services.sessions.money_of`:
-``hands``, ``side_bets``, ``pots_back`` and their sum, ``total``, what settle-up squares; an
-import works it out again). Version 1 (no seats that change, no side bets)
+bets leave waiting (an import replays them); ``totals`` is each player's total as every
+page and the API show it, and ``money`` that total by part
+(:func:`app.services.sessions.money_of`: ``hands``, ``side_bets``, ``pots_back`` and their
+sum, ``total``, what settle-up squares): an import works both out again from the hands and
+refuses a file whose figures differ (a file exported before 8 December 2026 gave as
+``totals`` the hands and side bets alone, and is read as it was written). Version 1 (no seats that change, no side bets)
 is still read.
 
 Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored

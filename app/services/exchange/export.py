@@ -176,8 +176,7 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
             ("next_dealer", names[s.next_dealer] if names else None),
             ("side_bets", _Raw(s.side_bets_json or "{}")),
             ("pots", _pots(s.pots_json, s.side_bets_json, s.currency)),
-            ("totals", {name: money_data(m.hands + m.side_bets, s.currency)
-                        for name, m in of.items()}),
+            ("totals", {name: money_data(m.total, s.currency) for name, m in of.items()}),
             ("money", {name: {part: money_data(amount, s.currency) for part, amount in (
                 ("hands", m.hands), ("side_bets", m.side_bets), ("pots_back", m.pots_back),
                 ("total", m.total))} for name, m in of.items()}),

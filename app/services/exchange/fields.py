@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from ...core import Rules, TonkError
 from ...core.hand import PlayedHand
 from ...core.messages import Message, as_sent
-from ...core.money import MAX_STAKE, from_minor, parse_decimal, parse_stake
+from ...core.money import MAX_STAKE, parse_decimal, parse_stake
 from ...core.names import name_key
 from ...core.night import Money
 from ...core.settle import Result
@@ -269,18 +269,24 @@ class ReadHand(NamedTuple):
 _PARTS = ("hands", "side_bets", "pots_back", "total")
 
 
-def check_totals(given: Any, names: tuple[str, ...], totals: list[int]) -> None:
-    """A file's totals, if it gives them, are the hands' (minor units) to the cent."""
+def check_totals(given: Any, names: tuple[str, ...], money: list[Money]) -> None:
+    """A file's totals, if it gives them, are each player's total to the cent (the hands,
+    the side bets and what the pots give back, as every page shows it). A file exported
+    before they held what the pots give back (8 December 2026) gave the hands and the side
+    bets: read as it was written."""
     if given is None:
         return
     if not isinstance(given, Mapping) or set(given) != set(names):
         raise ExchangeError(Message("import.totals"))
-    for name, total in zip(names, totals, strict=True):
-        value = parse_decimal(given[name], ExchangeError,
-                              Message("import.total_amount", name=name), "totals")
-        if value * 100 != total:
-            raise ExchangeError(Message("import.totals_differ", name=name,
-                                        total=from_minor(total), given=given[name]))
+    values = [parse_decimal(given[name], ExchangeError,
+                            Message("import.total_amount", name=name), "totals")
+              for name in names]
+    if all(value == m.hands + m.side_bets for value, m in zip(values, money, strict=True)):
+        return  # an older file's totals
+    for name, value, m in zip(names, values, money, strict=True):
+        if value != m.total:
+            raise ExchangeError(Message("import.totals_differ", name=name, total=m.total,
+                                        given=given[name]))
 
 
 def check_money(given: Any, names: tuple[str, ...], money: list[Money]) -> None:

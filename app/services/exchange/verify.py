@@ -133,8 +133,8 @@ class Checker:
         try:
             kept = night.money()
             money = [kept.get(name, _NO_MONEY) for name in names]
-            totals = [to_minor(m.hands + m.side_bets) for m in money]
-            check_totals(doc.get("totals"), names, totals)
+            totals = [to_minor(m.hands + m.side_bets) for m in money]  # as seats keep them
+            check_totals(doc.get("totals"), names, money)
             check_money(doc.get("money"), names, money)
             dealer = self._next_dealer(doc, names, night)
             if head.closed_at is not None and head.rules.scoring != "push_ups":
