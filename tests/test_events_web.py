@@ -161,6 +161,12 @@ def test_check_in_starts_with_the_fee_not_paid(client):
                        ).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "Fees paid $10.00, house $0.00: pool $10.00" in page
+    # Bob stands in the prizes, his fee not paid: the director's prize list says so (the
+    # board, public, does not)
+    said = matched(r'<p class="flash info" id="prizes-unpaid">([^<]*)</p>', page).group(1)
+    assert said == "In the prizes with the entry fee not marked paid: Bob."
+    board = matched(r'href="(http://localhost/board/[^"]+)"', page).group(1)
+    assert "prizes-unpaid" not in client.get(board).get_data(as_text=True)
     # Shown again after a refusal, the box keeps what was ticked.
     again = client.post(f"/events/{eid}/players", data={"name": "bob", "paid": "1"})
     assert again.status_code == 422

@@ -32,8 +32,8 @@ page and the API show it, and ``money`` that total by part
 (:func:`app.services.sessions.money_of`: ``hands``, ``side_bets``, ``pots_back`` and their
 sum, ``total``, what settle-up squares): an import works both out again from the hands and
 refuses a file whose figures differ (a file exported before 8 December 2026 gave as
-``totals`` the hands and side bets alone, and is read as it was written). Version 1 (no seats that change, no side bets)
-is still read.
+``totals`` the hands and side bets alone, and is read as it was written). Version 1 (no
+seats that change, no side bets) is still read.
 
 Times are ISO 8601 in UTC; money is decimal strings; ``hand`` and ``result`` are the stored
 JSON of docs/rules.md §1 and §8. It is written as a stream of text chunks, one session a line,

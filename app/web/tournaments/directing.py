@@ -115,11 +115,14 @@ def director_page(event: Event, errors: Errors | None = None,
                            "done": service.table_done(event, table),
                            "hands": table.session.hand_count - table.session.voided_hands})
     context = board_context(event)
+    not_paid = {p.name for p in event.players if event.fee_minor and p.paid_minor <= 0}
+    unpaid_winners = [name for prize in context["prizes"].prizes for name in prize.players
+                      if name in not_paid] if context["prizes"] else []
     return render_template(
         "events/director.html", errors=errors or {}, typed=typed,
         playing=playing, tables=tables, board_url=board_url, fee=from_minor(event.fee_minor),
         offered=service.league_names(event), active=len(service.active_players(event)),
-        unpaid=service.unpaid_players(event),
+        unpaid=service.unpaid_players(event), unpaid_winners=unpaid_winners,
         **context), 422 if errors else 200
 
 
