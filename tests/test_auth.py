@@ -105,7 +105,9 @@ def test_personal_tokens_are_shown_once_and_can_be_revoked(db_app):
     assert caught.value.message in errors_of(resp)
     resp = client.post("/account/tokens", data={"label": "league sheet"})
     assert resp.status_code == 200 and resp.headers["Cache-Control"] == "no-store"
-    token = matched(r'value="(tt_[^"]+)"', resp.get_data(as_text=True)).group(1)
+    token = matched(r'id="new-token" readonly value="(tt_[^"]+)"', resp.get_data(as_text=True)
+                    ).group(1)
+    assert 'data-copy="new-token"' in resp.get_data(as_text=True)  # a button copies it
     with db_app.app_context():
         owner = user_for_token(token)
         assert owner is not None and owner.email == "sam@example.com"
