@@ -163,8 +163,8 @@ def test_check_in_starts_with_the_fee_not_paid(client):
     assert "Fees paid $10.00, house $0.00: pool $10.00" in page
     # Bob stands in the prizes, his fee not paid: the director's prize list says so (the
     # board, public, does not)
-    said = matched(r'<p class="flash info" id="prizes-unpaid">([^<]*)</p>', page).group(1)
-    assert said == "In the prizes with the entry fee not marked paid: Bob."
+    note = matched(r'<p class="flash info" id="prizes-unpaid">([^<]*)</p>', page).group(1)
+    assert note == "In the prizes with the entry fee not marked paid: Bob."
     board = matched(r'href="(http://localhost/board/[^"]+)"', page).group(1)
     assert "prizes-unpaid" not in client.get(board).get_data(as_text=True)
     # Shown again after a refusal, the box keeps what was ticked.
