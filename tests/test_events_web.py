@@ -131,6 +131,22 @@ def test_the_board_and_a_players_view_need_no_account_and_follow(client):
     assert tv.get(f"/events/{eid}").status_code == 302  # the director's page needs the account
 
 
+def test_amounts_with_a_decimal_comma_are_read_as_the_german_pages_write_them(client):
+    """A newcomer's German director typed "20,50" and "0,1" (the pages show "240,00 $") and
+    shares "0,5; 0,3; 0,2": all were refused, the shares as a "0" never typed. Read as the
+    stakes are (``amount_text``): one or two digits after the comma; shares with decimal
+    commas are separated by semicolons."""
+    sign_up(client)
+    eid = _new_event(client, entry_fee="20,50", house_share="0,1", prizes="0,5; 0,3; 0,2")
+    for name in ("Ann", "Bob", "Cy"):
+        client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Fees paid $61.50, house $6.15: pool $55.35" in page
+    # nothing played yet: the three tie for places 1 to 3, all three shares of the pool
+    assert '<span class="amt">$18.45</span> each' in page
+
+
 def test_check_in_starts_with_the_fee_not_paid(client):
     """The "Fee paid" box started ticked, so a player checked in without looking counted
     as paid and the pool held a fee nobody handed over. It starts unticked; a check-in sent

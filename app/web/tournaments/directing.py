@@ -15,6 +15,7 @@ from markupsafe import Markup
 from ...core.money import from_minor
 from ...core.placings import TIE_BREAKS, tie_break_words
 from ...core.rules import PRESETS
+from ...core.tableform import amount_text
 from ...db.models import Event
 from ...services import events as service
 from ...services.leagues import my_leagues
@@ -51,19 +52,27 @@ def _field(field: str | None) -> str:
     return field if field in EVENT_FIELDS else "name"
 
 
+def _amounts(text: str) -> list[str]:
+    """Prizes typed as a list: ``"0.5, 0.3, 0.2"``, or with decimal commas (as the German
+    pages write amounts) ``"0,5; 0,3; 0,2"``: split at semicolons when there are any, each
+    read as a stake is (:func:`amount_text`)."""
+    return [amount_text(p) for p in text.split(";" if ";" in text else ",") if p.strip()]
+
+
 def _event_from_form(form: Any) -> tuple[dict[str, Any], Errors]:
     values = {name: form.get(name, "").strip() for name in EVENT_FIELDS}
-    parts = [p.strip() for p in values["prizes"].replace(";", ",").split(",") if p.strip()]
+    parts = _amounts(values["prizes"])
     ties = [t for t in (values["tie_break_1"], values["tie_break_2"]) if t]
     league = values["league"]
     spec = {"name": values["name"], "rules": values["preset"] or "pagat",
             "scoring": values["scoring"] or "points", "currency": values["currency"] or None,
-            "stake": values["stake"] or None, "table_size": _number(values["table_size"]),
+            "stake": amount_text(values["stake"]) or None,
+            "table_size": _number(values["table_size"]),
             "rounds": _number(values["rounds"]),
             "hands_per_round": _number(values["hands_per_round"]),
-            "entry_fee": values["entry_fee"] or None,
+            "entry_fee": amount_text(values["entry_fee"]) or None,
             "prizes": ({"fixed": parts} if values["prize_kind"] == "fixed" else parts) or None,
-            "house_share": values["house_share"] or None, "tie_breaks": ties,
+            "house_share": amount_text(values["house_share"]) or None, "tie_breaks": ties,
             "held_on": values["held_on"] or None,
             "league": _number(league) if league else None}
     return {"values": values, "spec": spec}, {}
