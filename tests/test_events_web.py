@@ -32,6 +32,9 @@ def test_the_director_runs_an_event_through_the_pages(client):
                  "name", "Ann is already checked in")
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "5 players for the next draw" in page and "Draw the tables" in page
+    # what it was set up with, before any prize list: a newcomer's director could not see it
+    assert matched(r'<p id="event-money">([^<]*)</p>', page).group(1) == (
+        "Entry fee $10.00 · house share 0% · prizes for places 1, 2, 3, …: 60%, 40%")
     assert client.post(f"/events/{eid}/rounds", data={"seed": "4"}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "Round 1 is being played" in page and "seed 4" in page
@@ -138,6 +141,12 @@ def test_amounts_with_a_decimal_comma_are_read_as_the_german_pages_write_them(cl
     commas are separated by semicolons."""
     sign_up(client)
     eid = _new_event(client, entry_fee="20,50", house_share="0,1", prizes="0,5; 0,3; 0,2")
+    assert matched(r'<p id="event-money">([^<]*)</p>', client.get(f"/events/{eid}").get_data(
+        as_text=True)).group(1) == ("Entry fee $20.50 · house share 10% · prizes for places 1, "
+                                    "2, 3, …: 50%, 30%, 20%")
+    fixed = _new_event(client, prize_kind="fixed", prizes="100; 60,5")
+    assert "prizes for places 1, 2, 3, …: $100.00, $60.50" in client.get(
+        f"/events/{fixed}").get_data(as_text=True)
     for name in ("Ann", "Bob", "Cy"):
         client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
     assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302

@@ -5,10 +5,12 @@ round, and read the standings and the prize list. Thin: read the form, call
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any, TypeVar
 
 from flask import flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import format_percent
 from flask_babel import gettext as _
 from markupsafe import Markup
 
@@ -124,6 +126,12 @@ def director_page(event: Event, errors: Errors | None = None,
                            "done": service.table_done(event, table),
                            "hands": table.session.hand_count - table.session.voided_hands})
     context = board_context(event)
+    payout = service.payout_of(event)
+    # what the event was set up with, read before the first draw (no prize list yet)
+    settings = {"house": format_percent(Decimal(event.house_share), format="#,##0.##%"),
+                "fixed": payout.kind == "fixed",
+                "prizes": [format_percent(a, format="#,##0.##%") for a in payout.amounts]
+                if payout.kind == "shares" else list(payout.amounts)}
     not_paid = {p.name for p in event.players if event.fee_minor and p.paid_minor <= 0}
     unpaid_winners = [name for prize in context["prizes"].prizes for name in prize.players
                       if name in not_paid] if context["prizes"] else []
@@ -132,6 +140,7 @@ def director_page(event: Event, errors: Errors | None = None,
         playing=playing, tables=tables, board_url=board_url, fee=from_minor(event.fee_minor),
         offered=service.league_names(event), active=len(service.active_players(event)),
         unpaid=service.unpaid_players(event), unpaid_winners=unpaid_winners,
+        settings=settings,
         **context), 422 if errors else 200
 
 
