@@ -246,6 +246,10 @@ def test_a_league_event_counts_in_the_league_and_late_arrivals_sit_next_round(ap
     assert {r["player"]["name"] for r in ratings} >= {"Ann", "Bob", "Cy"}
     standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
     assert standings[0]["player"] == "Ann"  # checked in as the league names her
+    # Dee did not sit in round 1: none, not a round broken even
+    dee = next(s for s in standings if s["player"] == "Dee")
+    assert dee["sat_in"] == [False, True] and dee["rounds"][0] == "0"
+    assert all(s["sat_in"] == [True, True] for s in standings if s["player"] != "Dee")
 
 
 def test_a_player_withdrawn_is_checked_in_again(api):

@@ -89,6 +89,9 @@ def test_the_director_runs_an_event_through_the_pages(client):
     assert client.post(f"/events/{eid}/rounds/2/close", data={"force": "1"}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "All rounds are played" in page and "closed early" in page
+    # Eve, withdrawn, did not sit in round 2: not a round broken even
+    eve = matched(r'<tr[^>]*>(?:(?!</tr>).)*>Eve<(?:(?!</tr>).)*</tr>', page, re.S).group(0)
+    assert eve.count('<abbr title="not played">–</abbr>') == 1
     assert "pool $50.00" in page and "ties broken by: best single round" in page
 
 

@@ -213,7 +213,9 @@ class PlacingJson(TypedDict):
     total: str
     hands: Count
     rounds: list[str]
-    """The total of each round."""
+    """The total of each round (0 for a round they did not sit in: see ``sat_in``)."""
+    sat_in: list[bool]
+    """Whether they sat in each round (a late arrival, a withdrawal)."""
     won: Count
     """Hands won."""
     caught: Count
@@ -315,7 +317,9 @@ def standings_json(event: Event) -> EventStandingsJson:
     fmt = _points(event)
     return {"standings": [
         {"place": s.place, "player": s.record.player, "total": fmt(s.record.total),
-         "hands": s.record.hands, "rounds": [fmt(r) for r in s.record.rounds],
+         "hands": s.record.hands,
+         "rounds": [fmt(Decimal(0) if r is None else r) for r in s.record.rounds],
+         "sat_in": [r is not None for r in s.record.rounds],
          "won": s.record.won, "caught": s.record.caught}
         for s in service.standings_of(event)],
         "tie_breaks": [str(w) for w in tie_break_words(service.tie_breaks_of(event))]}

@@ -30,24 +30,29 @@ class StandingsError(TonkError):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One player's play over the event: their total in each round (0 for a round they
-    did not sit in), hands played, hands won and hands caught."""
+    """One player's play over the event: their total in each round (None for a round they
+    did not sit in: no round broken even), hands played, hands won and hands caught."""
 
     player: str
-    rounds: tuple[Decimal, ...]
+    rounds: tuple[Decimal | None, ...]
     hands: int = 0
     won: int = 0
     caught: int = 0
 
     @property
+    def played(self) -> tuple[Decimal, ...]:
+        """The totals of the rounds they sat in."""
+        return tuple(r for r in self.rounds if r is not None)
+
+    @property
     def total(self) -> Decimal:
         """The sum of the rounds."""
-        return sum(self.rounds, Decimal(0))
+        return sum(self.played, Decimal(0))
 
     @property
     def best_round(self) -> Decimal:
-        """The best single round (0 before any round)."""
-        return max(self.rounds, default=Decimal(0))
+        """The best single round they played (0 before any)."""
+        return max(self.played, default=Decimal(0))
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,17 @@ def test_standings_share_places_without_tie_breaks_and_break_them_with():
     assert [(s.place, s.record.player) for s in caught] == [(1, "Bob"), (2, "Ann"), (3, "Cy")]
 
 
+def test_a_round_not_played_is_no_round_broken_even():
+    """A late arrival's first round is none, not 0: their best round is one they played (a
+    round they sat out stood as a 0 best round above the −1 of those who played), and the
+    pages say it was not played."""
+    late, early = Record("Lou", (None, D(-2))), Record("Ann", (D(-1), D(-1)))
+    assert (late.total, late.best_round) == (D(-2), D(-2))
+    best = standings([late, early, Record("Bob", (D(2), D(-2)))], ("best_round",))
+    assert [(s.place, s.record.player) for s in best] == [(1, "Bob"), (2, "Ann"), (3, "Lou")]
+    assert Record("Zed", (None, None)).best_round == 0
+
+
 def test_tie_break_names_are_checked():
     assert parse_tie_breaks(["best_round", "fewest_caught"]) == ("best_round", "fewest_caught")
     for bad in (["luck"], "best_round", ["best_round", "best_round"], [3]):

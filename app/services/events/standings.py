@@ -37,7 +37,7 @@ def records(event: Event) -> list[Record]:
     before the first draw has none."""
     points = event_rules(event).scoring != "money"
     drawn = len(event.round_rows)
-    totals: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * drawn)
+    totals: dict[str, list[Decimal | None]] = defaultdict(lambda: [None] * drawn)
     hands: dict[str, int] = defaultdict(int)
     won: dict[str, int] = defaultdict(int)
     caught: dict[str, int] = defaultdict(int)
@@ -47,8 +47,9 @@ def records(event: Event) -> list[Record]:
             gs = table.session
             session_ids.append(gs.id)
             counted = gs.hand_count - gs.voided_hands
-            for name, money in money_of(gs, parts=False).items():
-                totals[name_key(name)][index] += _amount(to_minor(money.total), points)
+            for name, money in money_of(gs, parts=False).items():  # who sat there
+                kept = totals[name_key(name)]
+                kept[index] = (kept[index] or Decimal(0)) + _amount(to_minor(money.total), points)
                 hands[name_key(name)] += counted
     if session_ids:
         rows = db.session.execute(select(Hand.outcome, Hand.hand_json, Hand.result_json).where(
