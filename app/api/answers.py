@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, cast
 
 from pydantic import WithJsonSchema, with_config
 from typing_extensions import TypedDict
@@ -410,8 +410,7 @@ class NightMoneyJson(TypedDict):
 
 def money_json(money: PlayerMoney, fmt: Callable[[Decimal], str] = str) -> NightMoneyJson:
     """A player's money by part (the core's :class:`~app.core.night.Money`)."""
-    return {"hands": fmt(money.hands), "side_bets": fmt(money.side_bets),
-            "pots_back": fmt(money.pots_back), "total": fmt(money.total)}
+    return cast(NightMoneyJson, money.to_json(fmt))
 
 
 @with_config(DOCSTRINGS)

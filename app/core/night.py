@@ -21,7 +21,7 @@ Pure (no Flask, no SQLAlchemy): it runs unchanged in the phone's Pyodide.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -73,9 +73,10 @@ class Money:
     def total(self) -> Decimal:
         return self.hands + self.side_bets + self.pots_back
 
-    def to_json(self) -> dict[str, str]:
-        return {"hands": str(self.hands), "side_bets": str(self.side_bets),
-                "pots_back": str(self.pots_back), "total": str(self.total)}
+    def to_json(self, fmt: Callable[[Decimal], str] = str) -> dict[str, str]:
+        """Each part and the total, each written by ``fmt``."""
+        return {"hands": fmt(self.hands), "side_bets": fmt(self.side_bets),
+                "pots_back": fmt(self.pots_back), "total": fmt(self.total)}
 
 
 def player_money(totals: Mapping[str, Decimal], side: Mapping[str, Decimal],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from typing import IO, Any
 
 from sqlalchemy import select
@@ -177,9 +178,8 @@ def _sessions_json(ids: Sequence[int]) -> Iterator[str]:
             ("side_bets", _Raw(s.side_bets_json or "{}")),
             ("pots", _pots(s.pots_json, s.side_bets_json, s.currency)),
             ("totals", {name: money_data(m.total, s.currency) for name, m in of.items()}),
-            ("money", {name: {part: money_data(amount, s.currency) for part, amount in (
-                ("hands", m.hands), ("side_bets", m.side_bets), ("pots_back", m.pots_back),
-                ("total", m.total))} for name, m in of.items()}),
+            ("money", {name: m.to_json(partial(money_data, currency=s.currency))
+                       for name, m in of.items()}),
             ("hands", hand_list),
             ("payments", [{"from": names[p.payer_seat], "to": names[p.payee_seat],
                            "amount": money_data(from_minor(p.amount_minor), s.currency),
