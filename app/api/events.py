@@ -318,8 +318,7 @@ def standings_json(event: Event) -> EventStandingsJson:
     return {"standings": [
         {"place": s.place, "player": s.record.player, "total": fmt(s.record.total),
          "hands": s.record.hands,
-         "rounds": [fmt(Decimal(0) if r is None else r) for r in s.record.rounds],
-         "sat_in": [r is not None for r in s.record.rounds],
+         "rounds": [fmt(r) for r in s.record.round_totals], "sat_in": list(s.record.sat_in),
          "won": s.record.won, "caught": s.record.caught}
         for s in service.standings_of(event)],
         "tie_breaks": [str(w) for w in tie_break_words(service.tie_breaks_of(event))]}

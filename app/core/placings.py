@@ -45,6 +45,17 @@ class Record:
         return tuple(r for r in self.rounds if r is not None)
 
     @property
+    def sat_in(self) -> tuple[bool, ...]:
+        """Whether they sat in each round."""
+        return tuple(r is not None for r in self.rounds)
+
+    @property
+    def round_totals(self) -> tuple[Decimal, ...]:
+        """Each round's total as data carries it: 0 for a round they did not sit in (which
+        :attr:`sat_in` tells apart)."""
+        return tuple(Decimal(0) if r is None else r for r in self.rounds)
+
+    @property
     def total(self) -> Decimal:
         """The sum of the rounds."""
         return sum(self.played, Decimal(0))

@@ -66,8 +66,8 @@ def export_event(event: Event) -> dict[str, Any]:
         "standings": [{"place": s.place, "player": s.record.player,
                        "total": str(s.record.total), "hands": s.record.hands,
                        "won": s.record.won, "caught": s.record.caught,
-                       "rounds": [str(Decimal(0) if x is None else x) for x in s.record.rounds],
-                       "sat_in": [x is not None for x in s.record.rounds]}
+                       "rounds": [str(x) for x in s.record.round_totals],
+                       "sat_in": list(s.record.sat_in)}
                       for s in standings_of(event)],
         "prizes": {"fees": str(prizes.fees), "house": str(prizes.house),
                    "pool": str(prizes.pool),
