@@ -306,7 +306,7 @@ def event_json(event: Event) -> EventJson:
         else {"fixed": [money(a) for a in payout.amounts]},
         "tie_breaks": list(service.tie_breaks_of(event)),
         "league": event.league_id, "state": state,
-        "players": [{"name": p.name, "paid": p.paid_minor > 0 or event.fee_minor == 0,
+        "players": [{"name": p.name, "paid": not service.owes_fee(event, p),
                      "withdrawn": p.withdrawn_after is not None} for p in event.players],
         "rounds_played": [round_json(event, r) for r in event.round_rows],
         "board": BOARD_PATH.format(token=event.board_token),

@@ -23,7 +23,7 @@ from ...core.money import stake_of
 from ...core.names import name_key
 from ...core.placings import Record, standings
 from ...db.ids import MAX_ID
-from ...db.models import Event, EventRound, EventTable, GameSession, User, utcnow
+from ...db.models import Event, EventPlayer, EventRound, EventTable, GameSession, User, utcnow
 from ...extensions import db
 from ..errors import EventConflictError, EventError
 from ..sessions import (
@@ -74,12 +74,15 @@ def _session_name(event: Event, number: int, table: int) -> str:
 UNPAID = ("draw", "leave_out")
 
 
+def owes_fee(event: Event, player: EventPlayer) -> bool:
+    """Whether ``player``'s entry fee is not marked paid (never, when the event has none)."""
+    return bool(event.fee_minor) and player.paid_minor <= 0
+
+
 def unpaid_players(event: Event) -> list[str]:
     """The players the next draw would seat whose entry fee is not marked paid (none when
     the event has no fee)."""
-    if not event.fee_minor:
-        return []
-    return [p.name for p in active_players(event) if p.paid_minor <= 0]
+    return [p.name for p in active_players(event) if owes_fee(event, p)]
 
 
 def _drawn_names(event: Event, unpaid: Any) -> list[str]:

@@ -132,7 +132,7 @@ def director_page(event: Event, errors: Errors | None = None,
                 "fixed": payout.kind == "fixed",
                 "prizes": [format_percent(a, format="#,##0.##%") for a in payout.amounts]
                 if payout.kind == "shares" else list(payout.amounts)}
-    not_paid = {p.name for p in event.players if event.fee_minor and p.paid_minor <= 0}
+    not_paid = {p.name for p in event.players if service.owes_fee(event, p)}
     unpaid_winners = [name for prize in context["prizes"].prizes for name in prize.players
                       if name in not_paid] if context["prizes"] else []
     return render_template(
