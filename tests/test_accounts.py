@@ -4,6 +4,7 @@ password policy, the ``tonk user`` commands, and the rate limits with their 429.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 
 import pytest
@@ -503,28 +504,30 @@ def test_a_new_file_opened_at_once_by_two_workers_threads_counts_every_try(tmp_p
 
 class _SlowCountingHasher:
     """The test's argon2, made slow enough that tries sent together overlap, counting the
-    passwords it is asked to check (or, for an unknown account, to hash instead)."""
+    passwords it is asked to check (or, for an unknown account, to hash instead). With a
+    ``gate``, a check waits until the test opens it (tries that must overlap do, however
+    slowly a loaded machine starts their threads); without, it takes 0.2 s."""
 
-    def __init__(self, hasher) -> None:
+    def __init__(self, hasher, gate=None) -> None:
         import threading
 
-        self.hasher, self.checked, self.lock = hasher, 0, threading.Lock()
+        self.hasher, self.checked, self.lock, self.gate = hasher, 0, threading.Lock(), gate
 
-    def verify(self, stored: str, password: str) -> bool:
-        import time
-
+    def _wait(self) -> None:
         with self.lock:
             self.checked += 1
-        time.sleep(0.2)
+        if self.gate is None:
+            time.sleep(0.2)
+        else:
+            assert self.gate.wait(60), "the test never opened the gate"
+
+    def verify(self, stored: str, password: str) -> bool:
+        self._wait()
         return self.hasher.verify(stored, password)
 
     def hash(self, password: str) -> str:
         """(What a sign-in to an unknown account checks, to take as long.)"""
-        import time
-
-        with self.lock:
-            self.checked += 1
-        time.sleep(0.2)
+        self._wait()
         return self.hasher.hash(password)
 
     def __getattr__(self, name: str):
@@ -622,7 +625,8 @@ def test_a_worker_checks_a_few_passwords_at_once_and_asks_the_rest_to_try_again(
     app = make_app(f"sqlite:///{tmp_path / 'c.sqlite'}", TONK_LIMIT_SIGNIN_IP="6 per minute")
     with app.app_context():
         db.create_all()
-    hasher = _SlowCountingHasher(accounts.HASHER)
+    gate = threading.Event()
+    hasher = _SlowCountingHasher(accounts.HASHER, gate)
     monkeypatch.setattr(accounts, "HASHER", hasher)
     together = threading.Barrier(6)
     answers: list[tuple[int, str | None]] = []
@@ -636,9 +640,13 @@ def test_a_worker_checks_a_few_passwords_at_once_and_asks_the_rest_to_try_again(
     threads = [threading.Thread(target=guess, args=(i,)) for i in range(6)]
     for thread in threads:
         thread.start()
+    checked = accounts.CHECKS_AT_ONCE
+    deadline = time.monotonic() + 60
+    while len(answers) < 6 - checked and time.monotonic() < deadline:
+        time.sleep(0.02)  # the checks are held until every other try has its answer
+    gate.set()
     for thread in threads:
         thread.join(timeout=60)
-    checked = accounts.CHECKS_AT_ONCE
     assert hasher.checked == checked
     assert sorted(answers) == [(422, None)] * checked + [(429, "1")] * (6 - checked)
     monkeypatch.setattr(accounts, "HASHER", hasher.hasher)
