@@ -400,3 +400,39 @@ def test_tonk_check_finds_a_table_past_its_rounds_hands(db_app, api, monkeypatch
         "round's 1"]
     api.ok("DELETE", f"/sessions/{table['session']}/hands/2", {"reason": "one too many"})
     assert stored_problems(db_app) == []
+
+
+
+def test_an_events_settings_change_until_its_tables_play_under_them(api):
+    """``PUT /events/{id}/settings``: any of a new event's settings, the others as they are,
+    each checked as a new event's; once a round is drawn what the tables play under is 409
+    by its field, and so are fewer rounds than drawn; the fee, prizes and rounds still
+    change (the prize list is made from them), and players marked paid are paid at the new
+    fee."""
+    eid = new_event(api, table_size=2, rounds=1, hands_per_round=1, entry_fee="100",
+                    rules={"preset": "pagat", "hand_size": 7})["id"]
+    url = f"/events/{eid}/settings"
+    check_in_all(api, eid, ["Ann", "Bob"])
+    api_error(api("PUT", url, {"entry_fee": "-5", "rounds": 99}), 422, "rounds", "1 to 20")
+    api_error(api("PUT", url, {"colour": "red"}), 422, "colour", "has no field")
+    event = api.ok("PUT", url, {"entry_fee": "10", "table_size": 3})
+    assert (event["entry_fee"], event["table_size"], event["name"]) == ("10.00", 3,
+                                                                        "Malone Open")
+    assert event["rules"] == {"preset": "pagat", "hand_size": 7, "scoring": "points"}
+    assert api.ok("PUT", url, {})["entry_fee"] == "10.00"
+    api.ok("POST", f"/events/{eid}/rounds", {"seed": 1}, 201)
+    for body, field in (({"table_size": 4}, "table_size"), ({"scoring": "money"}, "scoring"),
+                        ({"rules": "washington"}, "rules"), ({"stake": "2"}, "stake"),
+                        ({"currency": "EUR"}, "currency"), ({"hands_per_round": 2},
+                                                            "hands_per_round")):
+        api_error(api("PUT", url, body), 409, field, "the first round is drawn")
+    api_error(api("PUT", url, {"rounds": 0}), 422, "rounds", "not 0")
+    # the tables' settings sent as they are change nothing, and are no conflict
+    api.ok("PUT", url, {"table_size": 3, "rules": {"preset": "pagat", "hand_size": 7}})
+    event = api.ok("PUT", url, {"rounds": 2, "entry_fee": "12", "name": "Open"})
+    assert (event["rounds"], event["name"], event["state"]) == (2, "Open", "playing")
+    assert api.ok("GET", f"/events/{eid}/prizes")["fees"] == "24.00"
+    api.ok("POST", f"/events/{eid}/rounds/1/close", {"force": True})
+    api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)
+    api_error(api("PUT", url, {"rounds": 1}), 409, "rounds", "2 rounds are drawn already")
+    assert api.ok("PUT", url, {"rounds": 2})["state"] == "playing"

@@ -200,3 +200,55 @@ def test_check_in_starts_with_the_fee_not_paid(client):
     assert again.status_code == 422
     ticked = matched(r'<input type="checkbox" name="paid"[^>]*>', again.get_data(as_text=True))
     assert "checked" in ticked.group(0)
+
+
+def test_the_director_puts_a_setting_typed_wrong_right(client):
+    """A director who typed the entry fee wrong (200 for 20) had no way to put it right but
+    a new event with everyone checked in again. The settings page shows the event's settings
+    as set up; until the first draw every one may change, players marked paid are paid at
+    the new fee; after it, what the tables play under is greyed out and a page left open
+    that sends it anyway is refused beside the field; rounds may grow, not below those
+    drawn."""
+    sign_up(client)
+    eid = _new_event(client, entry_fee="200", house_share="0,1")
+    for name in ("Ann", "Bob", "Cy"):
+        client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert f'href="/events/{eid}/settings" id="settings-link"' in page
+    form = client.get(f"/events/{eid}/settings").get_data(as_text=True)
+    shown = dict(re.findall(r'<input type="[a-z]+" name="([a-z_]+)" id="[a-z_]+" '
+                            r'value="([^"]*)"', form))
+    assert shown == {"name": "Malone Open", "held_on": "2026-11-24", "stake": "1.00",
+                     "table_size": "4", "rounds": "2", "hands_per_round": "1",
+                     "currency": "USD", "entry_fee": "200.00", "prizes": "0.6, 0.4",
+                     "house_share": "0.1"}
+    assert "disabled" not in form and 'id="save-event"' in form
+    sent = {**EVENT_FORM, "entry_fee": "20", "house_share": "0.1", "rounds": "3",
+            "table_size": "3"}
+    shown_beside(client.post(f"/events/{eid}/settings", data={**sent, "prizes": "0.6, 0.3"}),
+                 "prizes", "the shares must add up to 1, not 0.9")
+    assert "Entry fee $200.00" in client.get(f"/events/{eid}").get_data(as_text=True)
+    saved = client.post(f"/events/{eid}/settings", data=sent)
+    assert saved.status_code == 302 and saved.location == f"/events/{eid}"
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "The settings are saved." in page and "tables of up to 3" in page
+    assert matched(r'<p id="event-money">([^<]*)</p>', page).group(1) == (
+        "Entry fee $20.00 · house share 10% · prizes for places 1, 2, 3, …: 60%, 40%")
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Fees paid $60.00, house $6.00: pool $54.00" in page  # three paid at 20, not 200
+    form = client.get(f"/events/{eid}/settings").get_data(as_text=True)
+    assert 'id="locked-hint"' in form
+    for field in ("preset", "scoring", "stake", "table_size", "hands_per_round", "currency"):
+        assert re.search(rf'id="{field}"[^>]*disabled', form), field
+    assert not re.search(r'id="(entry_fee|rounds|prizes|name)"[^>]*disabled', form)
+    # the disabled fields are not sent: the rest changes, the tables' settings stay
+    locked = ("preset", "scoring", "stake", "table_size", "hands_per_round", "currency")
+    after = {k: v for k, v in sent.items() if k not in locked}
+    assert client.post(f"/events/{eid}/settings", data={**after, "name": "Malone Open 2026",
+                                                         "prizes": "1"}).status_code == 302
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "<h1>Malone Open 2026</h1>" in page and "tables of up to 3" in page
+    shown_beside(client.post(f"/events/{eid}/settings", data={**after, "rounds": "0"}),
+                 "rounds", "rounds is a whole number from 1 to 20, not 0")
+    assert "round 1 of 3" in client.get(f"/events/{eid}").get_data(as_text=True)

@@ -88,6 +88,18 @@ class NewEvent(Body):
         "Applied in order when totals are equal; none: tied players share a place."))
 
 
+class EventChange(NewEvent):
+    """An event's settings to change: any of a new event's; those not sent stay as they are."""
+
+    what: ClassVar[str] = "an event's settings"
+    examples: ClassVar[tuple[dict[str, Any], ...]] = ({"entry_fee": "25", "rounds": 4},)
+    optional: ClassVar[bool] = True
+    name: Word = ABSENT
+    table_size: _Count = Field(ABSENT, ge=SMALLEST_TABLE, le=LARGEST_TABLE)
+    rounds: _Count = Field(ABSENT, ge=1, le=MAX_ROUNDS)
+    hands_per_round: _Count = Field(ABSENT, ge=1, le=MAX_HANDS)
+
+
 class CheckIn(Body):
     """A player checked in."""
 
@@ -359,6 +371,15 @@ def list_events(user: User) -> Response:
 @api.get("/events/<int:event_id>", "The event, its players, rounds and state.",
          {"200": ("The event.", EventJson)}, E)
 def get_event(user: User, event_id: int) -> Response:
+    return jsonify(event_json(service.owned_event(user, event_id)))
+
+
+@api.put("/events/<int:event_id>/settings", "Change the event's settings (those not sent "
+         "stay; 409 for what its tables play under once a round is drawn).",
+         {"200": ("The event.", EventJson)}, E)
+def change_event(user: User, event_id: int, body: EventChange) -> Response:
+    event = service.owned_event(user, event_id)
+    service.change_event(user, event, **body.sent())
     return jsonify(event_json(service.owned_event(user, event_id)))
 
 

@@ -471,6 +471,9 @@ CATALOGUE: dict[str, str] = {
     "event.all_drawn": "all {rounds} rounds of this event have been drawn",
     "event.no_draw_left": "every round of this event is drawn ({rounds}): a player checked "
                           "in now would play no hand",
+    "event.setting_drawn": "the first round is drawn and the tables play under this "
+                           "setting: it stays as it is",
+    "event.fewer_rounds": "{rounds} rounds are drawn already: the event has at least {rounds}",
     "event.force": "force is true or false",
     "event.unpaid": "the entry fee is not marked paid for {players}: draw them anyway, or "
                     "leave them out of this round",

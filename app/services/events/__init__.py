@@ -26,9 +26,11 @@ from .setup import (
     MAX_HANDS,
     MAX_ROUNDS,
     SCORINGS,
+    TABLE_SETTINGS,
     EventNotFoundError,
     active_players,
     board_event,
+    change_event,
     check_in,
     create_event,
     event_rules,
@@ -38,6 +40,7 @@ from .setup import (
     owned_event,
     payout_of,
     set_paid,
+    settings_of,
     tie_breaks_of,
     withdraw,
 )
@@ -52,12 +55,12 @@ from .standings import (
 
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "EventSettingsError", "MAX_HANDS",
-    "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "UNPAID", "active_players", "board_event",
-    "board_state", "check_in", "close_round",
+    "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "TABLE_SETTINGS", "UNPAID", "active_players",
+    "board_event", "board_state", "change_event", "check_in", "close_round",
     "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
     "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
     "linked_table", "open_round", "owes_fee", "owned_event", "payout_of", "prizes_of", "records",
-    "replace_keeper_link", "round_over", "set_paid", "standings_csv", "standings_of",
+    "replace_keeper_link", "round_over", "set_paid", "settings_of", "standings_csv", "standings_of",
     "table_done", "table_of_session", "table_result", "table_revisions", "tie_breaks_of",
     "unpaid_players", "withdraw",
 ]

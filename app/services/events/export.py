@@ -17,7 +17,7 @@ from ...core.money import from_minor
 from ...db.models import Event, EventTable, Hand
 from ...extensions import db
 from ..sessions import money_of
-from .setup import payout_of, tie_breaks_of
+from .setup import payout_of, settings_of
 from .standings import prizes_of, standings_of
 
 FORMAT = "tonk-tally-event"
@@ -48,15 +48,9 @@ def export_event(event: Event) -> dict[str, Any]:
     prizes = prizes_of(event)
     return {
         "format": FORMAT, "version": VERSION,
-        "event": {"id": event.id, "name": event.name, "held_on": event.held_on.isoformat(),
-                  "rules": json.loads(event.rules_json), "currency": event.currency,
-                  "stake": str(from_minor(event.stake_minor)),
-                  "table_size": event.table_size, "rounds": event.rounds,
-                  "hands_per_round": event.hands_per_round,
-                  "entry_fee": str(from_minor(event.fee_minor)),
-                  "house_share": event.house_share,
-                  "prizes": {payout.kind: [str(a) for a in payout.amounts]},
-                  "tie_breaks": list(tie_breaks_of(event)), "league": event.league_id},
+        "event": {"id": event.id, **{k: v for k, v in settings_of(event).items()
+                                     if k != "scoring"},  # (the rules hold it)
+                  "prizes": {payout.kind: [str(a) for a in payout.amounts]}},
         "players": [{"name": p.name, "paid": str(from_minor(p.paid_minor)),
                      "checked_in_at": _time(p.checked_in_at),
                      "withdrawn_after": p.withdrawn_after} for p in event.players],

@@ -20,7 +20,7 @@ from ...core.dates import parse_day
 from ...core.draw import check_table_size
 from ...core.errors import TonkError
 from ...core.messages import Message, as_sent
-from ...core.money import currency_places, parse_stake, to_minor
+from ...core.money import currency_places, from_minor, parse_stake, to_minor
 from ...core.names import MAX_NAME, clean_text, name_key
 from ...core.placings import parse_tie_breaks
 from ...core.prizes import Payout, parse_fee, parse_house_share, parse_payout
@@ -57,14 +57,13 @@ def _id(value: Any, field: str) -> int:
     return value
 
 
-def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = None,
-                 table_size: Any = 4, rounds: Any = 3, hands_per_round: Any = 8,
-                 entry_fee: Any = None, prizes: Any = None, league: Any = None,
-                 scoring: Any = None, house_share: Any = None, stake: Any = None,
-                 held_on: Any = None, tie_breaks: Any = None) -> Event:
-    """A new event run by ``user`` (in ``league``, if they run it): every setting checked,
-    nothing stored if one is wrong (:class:`EventSettingsError`: each one refused, by its
-    field; a league not theirs is not found)."""
+def _settings(user: User, *, name: Any, rules: Any = None, currency: Any = None,
+              table_size: Any = 4, rounds: Any = 3, hands_per_round: Any = 8,
+              entry_fee: Any = None, prizes: Any = None, league: Any = None,
+              scoring: Any = None, house_share: Any = None, stake: Any = None,
+              held_on: Any = None, tie_breaks: Any = None) -> dict[str, Any]:
+    """An event's settings as its columns, every one checked (:class:`EventSettingsError`:
+    each one refused, by its field; a league not ``user``'s is not found)."""
     refused: dict[str, TonkError] = {}
 
     def checked(check: Callable[[], T], instead: T) -> T:
@@ -106,16 +105,77 @@ def create_event(user: User, *, name: Any, rules: Any = None, currency: Any = No
     if refused:
         raise EventSettingsError(refused)
     assert payout is not None and day is not None
-    event = Event(
-        owner_id=user.id, league_id=league_id, name=title, held_on=day,
-        rules_json=json.dumps(resolved.to_json()), stake_minor=to_minor(amount),
-        currency=code, table_size=size, rounds=how_many, hands_per_round=hands,
-        fee_minor=to_minor(fee), house_share=str(share),
-        payout_json=json.dumps({"kind": payout.kind,
-                                "amounts": [str(a) for a in payout.amounts]}),
-        tie_breaks_json=json.dumps(ties),
-        board_token=secrets.token_urlsafe(16), revision=0, created_at=utcnow())
+    return {"league_id": league_id, "name": title, "held_on": day,
+            "rules_json": json.dumps(resolved.to_json()), "stake_minor": to_minor(amount),
+            "currency": code, "table_size": size, "rounds": how_many,
+            "hands_per_round": hands, "fee_minor": to_minor(fee), "house_share": str(share),
+            "payout_json": json.dumps({"kind": payout.kind,
+                                       "amounts": [str(a) for a in payout.amounts]}),
+            "tie_breaks_json": json.dumps(ties)}
+
+
+def create_event(user: User, **settings: Any) -> Event:
+    """A new event run by ``user`` (in ``league``, if they run it), with the settings
+    :func:`_settings` takes: every one checked, nothing stored if one is wrong."""
+    event = Event(owner_id=user.id, **_settings(user, **settings),
+                  board_token=secrets.token_urlsafe(16), revision=0, created_at=utcnow())
     db.session.add(event)
+    db.session.flush()
+    return event
+
+
+def settings_of(event: Event) -> dict[str, Any]:
+    """The event's settings as :func:`create_event` and :func:`change_event` take them."""
+    payout = payout_of(event)
+    rules = json.loads(event.rules_json)
+    amounts = [str(a) for a in payout.amounts]
+    return {"name": event.name, "held_on": event.held_on.isoformat(), "rules": rules,
+            "scoring": rules.get("scoring", "points"), "currency": event.currency,
+            "stake": str(from_minor(event.stake_minor)), "table_size": event.table_size,
+            "rounds": event.rounds, "hands_per_round": event.hands_per_round,
+            "entry_fee": str(from_minor(event.fee_minor)), "house_share": event.house_share,
+            "prizes": {"fixed": amounts} if payout.kind == "fixed" else amounts,
+            "tie_breaks": list(tie_breaks_of(event)), "league": event.league_id}
+
+
+#: The settings the tables play under, named as :func:`create_event` takes them: once a round
+#: is drawn they stay as they are, since its tables already play under them.
+TABLE_SETTINGS = ("scoring", "rules", "stake", "currency", "table_size", "hands_per_round",
+                  "league")
+
+
+def _table_settings(columns: dict[str, Any]) -> dict[str, Any]:
+    rules = json.loads(columns["rules_json"])
+    return {"scoring": resolve_rules(rules).scoring, "rules": rules,
+            "stake": columns["stake_minor"], "currency": columns["currency"],
+            "table_size": columns["table_size"],
+            "hands_per_round": columns["hands_per_round"], "league": columns["league_id"]}
+
+
+def change_event(user: User, event: Event, **given: Any) -> Event:
+    """The event with the settings ``given`` changed (the others as they are), checked as a
+    new event's are. Once a round is drawn, what the tables play under (the house rules,
+    scoring, stake, currency, table size, hands a round, league) stays: 409 naming it;
+    the rounds may not be fewer than those drawn. The name, the date, the entry fee, the
+    house share and the prizes may change until the end (the prize list is made from them).
+    A player marked paid is paid at the new fee (a fee typed wrong is put right for
+    everyone)."""
+    event = locked(event)
+    columns = _settings(user, **{**settings_of(event), **given})
+    drawn = len(event.round_rows)
+    if drawn:
+        now = _table_settings({column: getattr(event, column) for column in columns})
+        wanted = _table_settings(columns)
+        for field in TABLE_SETTINGS:
+            if wanted[field] != now[field]:
+                raise EventConflictError(Message("event.setting_drawn"), field)
+        if columns["rounds"] < drawn:
+            raise EventConflictError(Message("event.fewer_rounds", rounds=drawn), "rounds")
+    for column, value in columns.items():
+        setattr(event, column, value)
+    for player in event.players:
+        if player.paid_minor > 0:
+            player.paid_minor = event.fee_minor
     db.session.flush()
     return event
 

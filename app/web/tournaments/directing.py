@@ -86,21 +86,51 @@ def events() -> ResponseReturnValue:
     return render_template("events/list.html", events=service.events_of(me()))
 
 
-@bp.route("/events/new", methods=["GET", "POST"])
-@once_per_form
-@login_required
-def new_event() -> ResponseReturnValue:
-    values: dict[str, str] = {"table_size": "4", "rounds": "3", "hands_per_round": "8",
-                              "prizes": "0.5, 0.3, 0.2", "prize_kind": "shares",
-                              "scoring": "points", "currency": "USD", "entry_fee": "0",
-                              "preset": "pagat"}
+#: What the new-event form holds before anything is typed.
+NEW_EVENT = {"table_size": "4", "rounds": "3", "hands_per_round": "8", "prizes": "0.5, 0.3, 0.2",
+             "prize_kind": "shares", "scoring": "points", "currency": "USD", "entry_fee": "0",
+             "preset": "pagat"}
+
+
+def _values_of(event: Event) -> dict[str, str]:
+    """The event's settings as its form holds them (``preset`` empty: rules changed from
+    their preset, kept as they are unless another preset is chosen)."""
+    settings = service.settings_of(event)
+    rules, prizes, ties = settings["rules"], settings["prizes"], settings["tie_breaks"]
+    changed = set(rules) - {"preset", "scoring"}
+    return {"name": settings["name"], "held_on": settings["held_on"],
+            "preset": "" if changed else rules.get("preset", "pagat"),
+            "scoring": settings["scoring"], "currency": settings["currency"],
+            "stake": settings["stake"], "entry_fee": settings["entry_fee"],
+            "table_size": str(settings["table_size"]), "rounds": str(settings["rounds"]),
+            "hands_per_round": str(settings["hands_per_round"]),
+            "prize_kind": "fixed" if isinstance(prizes, dict) else "shares",
+            "prizes": ", ".join(prizes["fixed"] if isinstance(prizes, dict) else prizes),
+            "house_share": settings["house_share"],
+            "tie_break_1": ties[0] if ties else "", "tie_break_2": ties[1] if ties[1:] else "",
+            "league": str(settings["league"] or "")}
+
+
+def _settings_page(event: Event | None) -> ResponseReturnValue:
+    """A new event's form, or an event's settings (what its tables play under greyed out
+    once a round is drawn); saved, the director's page."""
+    values = NEW_EVENT if event is None else _values_of(event)
+    locked = {"preset" if f == "rules" else f for f in service.TABLE_SETTINGS} \
+        if event is not None and event.round_rows else set()
     errors: Errors = {}
     if request.method == "POST":
         read, errors = _event_from_form(request.form)
-        values = read["values"]
-        made, exc = attempt(lambda: service.create_event(me(), **read["spec"]))
+        values = {**values, **{k: v for k, v in read["values"].items() if k not in locked}}
+        spec = read["spec"]
+        if event is not None and not values["preset"]:
+            spec.pop("rules")  # (rules changed from a preset: kept as they are)
+        spec = {k: v for k, v in spec.items() if k not in locked and
+                not (k == "rules" and "preset" in locked)}
+        made, exc = attempt(lambda: service.create_event(me(), **spec) if event is None
+                            else service.change_event(me(), event, **spec))
         if made is not None:
-            flash(_("The event is set up: check the players in."), "ok")
+            flash(_("The event is set up: check the players in.") if event is None
+                  else _("The settings are saved."), "ok")
             return redirect(url_for(".event", event_id=made.id))
         if exc is not None:  # (every setting refused, each beside its field)
             every = exc.refused if isinstance(exc, service.EventSettingsError) else {
@@ -110,7 +140,22 @@ def new_event() -> ResponseReturnValue:
         "events/new.html", values=values, errors=errors, presets=preset_choices(),
         tie_breaks=[(k, str(w)) for k, w in zip(TIE_BREAKS, tie_break_words(list(TIE_BREAKS)),
                                                  strict=True)],
-        leagues=my_leagues(me()), known_presets=PRESETS), 422 if errors else 200
+        leagues=my_leagues(me()), known_presets=PRESETS, event=event,
+        locked=locked), 422 if errors else 200
+
+
+@bp.route("/events/new", methods=["GET", "POST"])
+@once_per_form
+@login_required
+def new_event() -> ResponseReturnValue:
+    return _settings_page(None)
+
+
+@bp.route("/events/<int:event_id>/settings", methods=["GET", "POST"])
+@once_per_form
+@login_required
+def event_settings(event_id: int) -> ResponseReturnValue:
+    return _settings_page(service.owned_event(me(), event_id))
 
 
 def director_page(event: Event, errors: Errors | None = None,
