@@ -291,6 +291,31 @@ def test_a_recorded_hand_shows_the_other_house_rules(client):
     assert 'class="num diff"' in section  # Standard pays Ann more than Chicago does
 
 
+def test_a_push_ups_hand_is_compared_under_the_rules_that_pay_at_a_stake_of_1(client):
+    """A push-ups hand is written with a stake of 0 (push-ups take none): every other house
+    rule said "the stake must be more than zero, not 0", on /check (whose link keeps the
+    hand so) and on a push-ups night's hand page. Under rules that pay, it is compared at
+    a stake of 1, and the row says so; a stake that is not one is still refused."""
+    written = parse_hand({**hand_json("push_ups", "tonk_out"), "stake": "1"}).to_json()
+    assert written["stake"] == "0"
+    results = client.post("/api/v1/compare", json=written).get_json()["results"]
+    assert [r.get("error") for r in results] == [None] * len(results)
+    paying = [r for r in results[1:] if PRESETS[r["rules"]].rules.scoring != "push_ups"]
+    assert paying and {r["note"] for r in paying} == {
+        "no stake at this table (push-ups): a stake of 1"}
+    refused = client.post("/api/v1/compare", json={**written, "stake": "-5"}).get_json()
+    assert {r["error"] for r in refused["results"] if r["rules"] in [p["rules"] for p in paying]
+            } == {"the stake must be more than zero, not -5"}
+    sign_up(client)
+    sid = start(client, players=("Ann", "Bob", "Cy"), preset="push_ups")
+    resp = record(client, sid, kind="tonk_out", player="Ann", dealer="Cy",
+                  **{"count-1": "12", "count-2": "3"})
+    assert resp.status_code == 302, errors_of(resp)
+    page = text(client.get(f"/sessions/{sid}/hands/1"))
+    section = page[page.index('class="rulings"'):]
+    assert "Cannot be settled" not in section and "a stake of 1" in section
+
+
 def test_the_same_name_twice_is_refused_as_soon_as_the_players_are_typed(open_client):
     """"Ann, ann" is one player written twice: refused at the first step, beside the
     players' field, in the core's one message (not later, under two different names)."""

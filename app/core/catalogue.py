@@ -184,6 +184,7 @@ CATALOGUE: dict[str, str] = {
     "compare.own": "Your table's rules: {title}",
     "compare.own_changed": "Your table's rules: {title}, with {changed} changed",
     "compare.points_stake": "points scoring: a stake of 1 point",
+    "compare.no_stake": "no stake at this table (push-ups): a stake of 1",
     "compare.pushed": "points each player is pushed up, not money",
     # -- errors: text, players, seats --------------------------------------------------------
     "text.empty": "{what} cannot be empty",

@@ -16,6 +16,7 @@ from typing import Any
 from .errors import TonkError
 from .hand import parse_hand
 from .messages import Message, join_and
+from .money import takes_stake
 from .rules import OPTIONS, PRESETS, Rules, resolve_rules
 from .settle import Result, settle
 
@@ -94,13 +95,24 @@ def _ruling(data: Mapping[str, Any], name: str, spec: Any, *, own: bool) -> Ruli
                         ) if changed else Message("compare.own", title=title)
     hand_data = dict(data)
     note = Message("compare.pushed") if rules.scoring == "push_ups" else None
-    if rules.scoring == "points" and not _whole_stake(data.get("stake")):
+    if takes_stake(rules) and _no_stake(data.get("stake")):
+        # a push-ups hand (its stake written 0): under rules that pay, a stake of 1
+        hand_data["stake"], note = 1, Message("compare.no_stake")
+    elif rules.scoring == "points" and not _whole_stake(data.get("stake")):
         hand_data["stake"], note = 1, Message("compare.points_stake")
     try:
         result = settle(parse_hand({**hand_data, "rules": rules}))
     except TonkError as exc:
         return Ruling(name, title, own, spec, rules, error=exc)
     return Ruling(name, title, own, spec, rules, result=result, note=note)
+
+
+def _no_stake(stake: Any) -> bool:
+    """A stake of nothing, as a push-ups hand is written."""
+    try:
+        return stake is not None and not isinstance(stake, bool) and Decimal(str(stake)) == 0
+    except ArithmeticError:
+        return False  # not an amount: parse_hand says so
 
 
 def _whole_stake(stake: Any) -> bool:
