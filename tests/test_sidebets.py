@@ -120,6 +120,29 @@ def test_correcting_an_earlier_hand_resettles_the_pot_later_hands_used(api):
         {"bet": "naturals", "players": ["Ann", "Bob", "Cy", "Dee"], "winner": None}]
 
 
+def test_a_correction_that_names_no_side_bets_keeps_the_hands_own(api):
+    """A newcomer corrected a hand's end through the API (``PUT …/hands/2`` with its end
+    and a reason, no ``side_bets``): Ann's naturals win of that deal went with no word, the
+    pots and her total moved; the correction form carries them over. Left out, they stay as
+    recorded; ``[]`` plays none."""
+    sid = api.start(side_bets={"naturals": {"stake": "0.10"}})
+    deal(api, sid, naturals())
+    deal(api, sid, naturals("Ann"))
+    before = ledger(api, sid)
+    corrected = api.ok("PUT", f"/sessions/{sid}/hands/2",
+                       {"end": {"kind": "run_out", "player": "Dee"}, "reason": "Dee ran out"})
+    assert corrected["hand"]["side_bets"] == [
+        {"bet": "naturals", "players": ["Ann", "Bob", "Cy", "Dee"], "winner": "Ann"}]
+    after = ledger(api, sid)
+    assert after["pots"] == before["pots"] and after["money"]["Ann"]["side_bets"] == \
+        before["money"]["Ann"]["side_bets"] == "0.60"
+    none = api.ok("PUT", f"/sessions/{sid}/hands/2", {"end": {"kind": "dead"},
+                                                      "side_bets": [], "reason": "no bets"})
+    assert "side_bets" not in none["hand"]
+    assert ledger(api, sid)["pots"] == {"naturals": "0.40"}
+    zero_sum(ledger(api, sid))
+
+
 def test_a_hand_recorded_last_settles_its_own_deal_alone_however_long_the_night(db_app, api):
     """A hand recorded after all the others settles its side bets from the pots as stored
     (what the others left): the 30th costs the statements the 8th did and reads none of the

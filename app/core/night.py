@@ -300,12 +300,14 @@ def money_by_hand(events: Iterable[Mapping[str, Any]]) -> list[tuple[Deal, dict[
 def settled_hand(night: Night, data: Any, table: Mapping[str, Any] | None = None
                  ) -> tuple[Result, dict[str, Any]]:
     """A hand's facts settled under the night's rules and the players seated now (or a stored
-    hand's own ``table``: its rules, stake, players and dealer): the result and the hand as
-    stored (docs/rules.md §1, with its side-bet plays checked, §9)."""
+    hand's own ``table``: its rules, stake, players and dealer, and its side-bet plays when
+    ``data`` does not name any: a correction of who won leaves who bet as it was): the
+    result and the hand as stored (docs/rules.md §1, with its side-bet plays checked, §9)."""
     if not isinstance(data, Mapping):
         raise NightError(Message("hand.not_object"))
     given = dict(data)
-    side = given.pop("side_bets", None)
+    side = given.pop("side_bets", None) if "side_bets" in given or table is None else \
+        table.get("side_bets")
     dealer: Any
     if table is None:
         rules, stake, players, dealer = night.rules, night.stake, night.seated, night.dealer
