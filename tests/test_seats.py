@@ -12,6 +12,10 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from app.db.models import League, Player
+from app.db.unit import unit_of_work
+from app.extensions import db
+from app.services.leagues import rename_member
 from tests.clients import api_error, errors_of, record, sign_up, start
 from tests.expect import fetched
 
@@ -148,6 +152,27 @@ def test_the_stored_night_seats_its_players_as_the_table_did(db_app, api, hands)
 def test_bad_changes_of_seats_name_their_field(api, body, field, words):
     sid = api.start()
     api_error(api("POST", f"/sessions/{sid}/seats", body), 422, field, words)
+
+
+def test_a_member_renamed_while_seated_cannot_join_again_under_the_new_name(db_app, api):
+    """A newcomer's organiser renamed Cy to Cyrus during an open night, then had Cyrus join:
+    a 500 (the member found by the new name was the seat already at the table). Refused,
+    naming the seat."""
+
+    league = api.ok("POST", "/leagues", {"name": "Thursday", "stake": "0.25"}, 201)["id"]
+    for name in ("Ann", "Bob", "Cy"):
+        api.ok("POST", f"/leagues/{league}/members", {"name": name}, 201)
+    sid = api.start(players=["Ann", "Bob", "Cy"], league=league, first_dealer="Ann")
+    with db_app.app_context(), unit_of_work():
+        row = fetched(League, league)
+        cy = db.session.scalar(select(Player).where(Player.league_id == league,
+                                                    Player.name == "Cy"))
+        assert cy is not None
+        rename_member(row, cy.id, "Cyrus")
+        assert fetched(Player, cy.id).name == "Cyrus"
+    api_error(api("POST", f"/sessions/{sid}/seats", {"join": "Cyrus"}), 422, "join",
+              "Cyrus is already at the table, as Cy")
+    assert api.ok("GET", f"/sessions/{sid}")["players"] == ["Ann", "Bob", "Cy"]
 
 
 def test_a_table_keeps_two_players_at_least_and_eight_at_most(api):

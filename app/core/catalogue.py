@@ -324,6 +324,7 @@ CATALOGUE: dict[str, str] = {
                         '"after": "Bob"}} or {{"leave": "Bob"}}',
     "seats.name": "the name of who joins or leaves",
     "seats.seated": "{player} is already at the table",
+    "seats.seated_as": "{player} is already at the table, as {seat}",
     "seats.not_seated": "{player} is not at the table (at the table: {players})",
     "seats.full": "a table seats at most {max} players",
     "seats.too_few": "{player} cannot leave: a table needs at least {min} players",

@@ -18,6 +18,7 @@ from ...core import Rules, resolve_rules
 from ...core.money import amount_formatter, from_minor
 from ...db.models import GameSession, Hand, SessionPlayer
 from ...extensions import db
+from ..sessions import money_of
 from .common import EXPORT_BATCH, iso
 from .export import grouped
 
@@ -29,7 +30,9 @@ PAYMENTS_CSV = ("session", "session_uid", "played_at", "hand", "from", "to", "am
                 "currency", "scoring", "rule")
 PLAYERS_CSV = ("session", "session_uid", "played_at", "hand", "voided", "player", "dealer",
                "ended", "count", "cards", "won", "net", "side_bets", "paid", "received",
-               "currency", "scoring", "stake")
+               "currency", "scoring", "stake", "pots_back")
+#: The ``ended`` of a players CSV row that is no hand: what the pots give back at settle-up.
+POTS_BACK = "pots back at settle-up"
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
 
@@ -182,16 +185,21 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
     """One row per player per hand (its current version): whether they dealt, what they did
     to end it, their count and cards, whether they won, their net (a void: 0) and each
     payment they made or took with its rule ("Ann 0.50: tonk out pays double"), and what the
-    side bets played at it made them. A player's nets and side bets sum to their total in
-    the session (what the pots still hold goes back at settle-up: the JSON export's
-    ``money`` has it)."""
+    side bets played at it made them; after a session's hands, a row for each player whom
+    the pots give money back at settle-up (``pots_back``, its ``hand`` empty). A player's
+    nets, side bets and pots back sum to their total in the session, as every page shows
+    it."""
     out = _CsvOut()
     out.row(PLAYERS_CSV)
     yield out.take()
     rules_for = _RulesCache()
+    last: tuple[Any, str, Callable[[Decimal], str]] | None = None  # (the last hand's)
     for n, (session, names, hand) in enumerate(_csv_rows(ids), start=1):
+        if last is not None and last[0].id != session.id:
+            _pots_back_rows(out, *last)
         data, result = json.loads(hand.hand_json), json.loads(hand.result_json)
         rules, fmt = rules_for(data["rules"], session.currency)
+        last = (session, rules.scoring, fmt)
         stored, played = json.loads(hand.nets_json), set(data["players"])
         side = json.loads(hand.side_nets_json)
         counts, cards = data.get("counts") or {}, data.get("cards") or {}
@@ -212,10 +220,24 @@ def players_csv(ids: Sequence[int]) -> Iterator[str]:
                           for p in pays if p["from"] == name),
                 "; ".join(f"{p['from']} {fmt(Decimal(p['amount']))}: {p['rule']}"
                           for p in pays if p["to"] == name),
-                session.currency, rules.scoring, data["stake"]])
+                session.currency, rules.scoring, data["stake"], fmt(Decimal(0))])
         if n % 500 == 0:
             yield out.take()
+    if last is not None:
+        _pots_back_rows(out, *last)
     yield out.take()
+
+
+def _pots_back_rows(out: _CsvOut, session: Any, scoring: str,
+                    fmt: Callable[[Decimal], str]) -> None:
+    """A row for each player the session's pots give money back at settle-up."""
+    gs = db.session.get(GameSession, session.id)
+    assert gs is not None
+    for name, money in money_of(gs).items():
+        if money.pots_back:
+            out.row([session.name, session.uid, iso(session.created_at), "", "no", name, "no",
+                     POTS_BACK, "", "", "no", fmt(Decimal(0)), fmt(Decimal(0)), "", "",
+                     session.currency, scoring, "", fmt(money.pots_back)])
 
 
 # == reading a document =======================================================================

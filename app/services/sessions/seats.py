@@ -54,6 +54,9 @@ def change_seats(gs: GameSession, user: User, *, join: Any = None, after: Any = 
         now = apply(before, event)
         if join is not None:
             seat = _seat_for(gs, user, name)
+            if seat.name in before.seated and seat.name != name:  # (renamed since they sat)
+                raise LedgerError(Message("seats.seated_as", player=name, seat=seat.name),
+                                  "join")
             if seat.name not in now.seated:  # a member known by another spelling
                 now = apply(before, {**event, "player": seat.name})
     by_name = {s.name: s for s in gs.seats}
