@@ -337,6 +337,10 @@ def test_a_player_back_before_the_next_deal_keeps_their_stake_in_the_pot(api):
     ({"rules": "push_ups", "stake": "1", "side_bets": {"naturals": {}}}, "side_bets"),
     ({"side_bets": {"spades": {}}}, "side_bets.spades"),
     ({"side_bets": {"naturals": {"stake": "-1"}}}, "side_bets.naturals.stake"),
+    # at most the table's own most (a newcomer's 999999999999 made a night no payment
+    # could settle: a payment is at most 1,000,000,000,000)
+    ({"side_bets": {"naturals": {"stake": "999999999999"}}}, "side_bets.naturals.stake"),
+    ({"side_bets": {"high_card": {"stake": "1000000.01"}}}, "side_bets.high_card.stake"),
     ({"side_bets": ["naturals"]}, "side_bets"),
 ])
 def test_bad_side_bets_of_a_session_name_their_field(api, body, field):

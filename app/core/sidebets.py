@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import HandError
 from .messages import Message, as_sent, join_and
-from .money import currency_code, decimal_places, fits_currency, parse_decimal
+from .money import MAX_STAKE, currency_code, decimal_places, fits_currency, parse_decimal
 
 #: The side bets of the texts, in the order a form shows them.
 BETS = ("high_card", "naturals")
@@ -123,6 +123,8 @@ def parse_side_bets(spec: Any, *, stake: Decimal, scoring: str,
         if amount <= 0:
             raise _error(Message("side_bets.stake", value=as_sent(options.get("stake"))),
                          f"{field}.stake")
+        if amount > MAX_STAKE:  # (as the table's own: a night's money stays payable)
+            raise _error(Message("stake.too_large"), f"{field}.stake")
         if scoring == "money" and not fits_currency(amount, currency):
             raise _error(Message("side_bets.currency_whole", value=options.get("stake"),
                                  currency=currency_code(currency)), f"{field}.stake")
