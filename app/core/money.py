@@ -218,9 +218,10 @@ def average_places(scoring: str, currency: str | None) -> int:
 
 def average_of_minor(average_minor: Fraction, places: int) -> Decimal:
     """An exact average of amounts kept in hundredths (a league's net per hand) as an
-    amount, rounded half to even to ``places`` decimal places."""
+    amount, rounded half to even to ``places`` decimal places (a small loss rounded to
+    nothing is 0.00, not -0.00)."""
     value = Decimal(average_minor.numerator) / Decimal(average_minor.denominator) / _HUNDRED
-    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN) + 0
 
 
 # -- stakes: one rule for the table, the ledger, leagues and import -------------------------

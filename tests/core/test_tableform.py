@@ -4,12 +4,14 @@ server's page and the phone's night started with no signal both show them); a na
 as typed, never cut."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from app.core.errors import TonkError
 from app.core.hand import parse_players
 from app.core.handform import Fields
-from app.core.money import parse_stake
+from app.core.money import average_of_minor, parse_stake
 from app.core.names import session_name
 from app.core.rules import resolve_rules
 from app.core.tableform import session_of_form, session_refusals
@@ -63,3 +65,10 @@ def test_rules_side_bets_and_currency_are_refused_by_their_fields():
 def test_a_name_is_read_as_typed_not_cut():
     read = session_of_form(Fields({**FORM, "player-0": f"  {LONG}   x "}.items()))
     assert read.seats[0] == f"{LONG} x"
+
+
+def test_a_small_average_loss_rounded_to_nothing_is_written_0_00():
+    """The standings API wrote Bob's net of -0.05 over 14 hands as "-0.00" (the page, 0.00)."""
+    assert str(average_of_minor(Fraction(-5, 14), 2)) == "0.00"
+    assert [str(average_of_minor(Fraction(n, 14), 2)) for n in (-500, -7, 7, 5)] == [
+        "-0.36", "0.00", "0.00", "0.00"]
