@@ -558,6 +558,9 @@ def test_a_closed_session_refuses_changes(db_app, scorer):
     assert client.post(f"/sessions/{sid}/close").status_code == 302
     page = client.get(f"/sessions/{sid}").get_data(as_text=True)
     assert f"/sessions/{sid}/hands/new" not in page and "closed" in page
+    # a night that is over is not "so far", and its payments are no longer "now"
+    assert "Who pays whom now" not in page and '<h2 id="open-title">Who pays whom</h2>' in page
+    assert "The night so far" not in page and "The night, hand by hand" in page
     assert "Correct this hand" not in client.get(f"/sessions/{sid}/hands/1").get_data(
         as_text=True)
     for path, form in [(f"/sessions/{sid}/hands/new", {"kind": "run_out", "player": "Ann"}),
