@@ -48,6 +48,10 @@ def test_a_league_through_the_api(db_app, api):
     assert admin == {"email": "pat@example.com", "name": "Pat", "owner": False}
     season = api.ok("POST", f"/leagues/{lid}/seasons", {
         "name": "All of it", "starts_on": "2000-01-01", "ends_on": "2100-12-31"}, 201)
+    # two seasons alike made the season picker ambiguous (a newcomer's organiser)
+    api_error(api("POST", f"/leagues/{lid}/seasons", {
+        "name": "all of IT", "starts_on": "2001-01-01", "ends_on": "2001-12-31"}), 422, "name",
+        "the league has a season called All of it already")
     play_a_night(api, lid)
     league = api.ok("GET", f"/leagues/{lid}")
     assert [m["name"] for m in league["members"]] == ["Ann", "Bob", "Cy", "Dee"]

@@ -105,6 +105,9 @@ def test_standings_page(keeper):
     early = db_season(client, lid)
     season_page = text(client.get(f"/leagues/{lid}?season={early}&scoring=push_ups"))
     assert "Standings: Early" in season_page and "No hands counted here yet." in season_page
+    # the ratings do not follow the season: they say so (a newcomer took them for Early's)
+    assert "<h2>Ratings: all time</h2>" in season_page and 'id="ratings-all-time"' in season_page
+    assert 'id="ratings-all-time"' not in page
 
 
 def db_season(client, lid) -> int:

@@ -373,6 +373,7 @@ CATALOGUE: dict[str, str] = {
                           "round without it (hands per round: {most}): it cannot count again",
     "league.already_admin": "{address} already runs this league",
     "league.member_twice": "{name} is already a member of this league",
+    "league.season_twice": "the league has a season called {name} already",
     "league.no_account": "there is no account with the email {address}: they sign up first",
     "league.no_admin": "there is no admin {user_id} in this league",
     "league.no_member": "there is no member {player_id} in this league",

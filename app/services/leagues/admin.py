@@ -223,6 +223,9 @@ def add_season(league: League, *, name: Any, starts_on: Any, ends_on: Any) -> Se
     if last < first:
         raise LeagueError(Message("league.season_order", last=last, first=first),
                           "ends_on")
+    twin = next((s for s in league.seasons if name_key(s.name) == name_key(name)), None)
+    if twin is not None:  # (the season picker would show two alike)
+        raise LeagueError(Message("league.season_twice", name=twin.name), "name")
     season = Season(league_id=league.id, name=name, starts_on=first, ends_on=last)
     db.session.add(season)
     db.session.flush()
