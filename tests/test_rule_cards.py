@@ -65,6 +65,14 @@ def test_card_in_the_readers_language(open_client):
     page = open_client.get("/rules/texas", headers={"Accept-Language": "ja"}).get_data(
         as_text=True)
     assert '<html lang="ja">' in page and "ハウスルール" in page
+    # where each rule stands, under the heading the reader's pagat text gives it (a
+    # newcomer read English headings on both cards)
+    page = open_client.get("/rules/pagat", headers={"Accept-Language": "de"}).get_data(
+        as_text=True)
+    assert "„Spielende und Zahlungen“, Regel 1" in page
+    page = open_client.get("/rules/pagat", headers={"Accept-Language": "ja"}).get_data(
+        as_text=True).replace("<wbr>", "")  # (phrased for line breaks)
+    assert "「プレイの終了－支払い」、ルール1" in page
 
 
 def test_own_rules_travel_in_the_link(open_client):

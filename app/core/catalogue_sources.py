@@ -9,6 +9,22 @@ from __future__ import annotations
 SOURCE_TEXTS: dict[str, str] = {
     "source.text.pagat": "pagat.com rules",
     "source.text.encyclopedia": "encyclopedia article",
+    # the headings the rules stand under, as the texts write them (the German and Japanese
+    # pagat texts, shared/seeds, give theirs)
+    "source.section.deal": "The Deal",
+    "source.section.end": "End of the play - payments",
+    "source.section.variations": "Variations",
+    "source.section.alternatives": "Variations: five alternative ways of paying",
+    "source.section.dc": "Variations: Washington DC",
+    "source.section.newark": "Variations: Newark",
+    "source.section.baton_rouge": "Variations: Baton Rouge",
+    "source.section.rushville": "Variations: Rushville, Indiana",
+    "source.section.chicago": "Variations: Chicago",
+    "source.section.washington": "Variations: Washington State",
+    "source.section.play": "Play",
+    "source.section.double_double": "Tonking out (Doubles)",
+    "source.section.low_count": "High count or Low count",
+    "source.section.texas": "Texas Tonk",
     "source.where": "{text}, “{section}”",
     "source.where_numbered": "{text}, “{section}”, rule {number}",
     "source.pagat.deal": "Dealt 49 or 50: shown at once, the hand is not played and each "

@@ -26,8 +26,9 @@ TEXTS = {"pagat": PAGAT_URL, "encyclopedia": ENCYCLOPEDIA_URL}
 @dataclass(frozen=True, slots=True)
 class Source:
     """One rule of a source text: ``text`` is ``pagat`` or ``encyclopedia``; ``section`` the
-    heading it stands under, as the text writes it; ``number`` its number in a numbered list
-    (None when the text does not number it)."""
+    heading it stands under (its key: :attr:`heading` is its words, the text's own heading in
+    the reader's language, as the German and Japanese pagat texts write it); ``number`` its
+    number in a numbered list (None when the text does not number it)."""
 
     id: str
     text: str
@@ -39,6 +40,7 @@ class Source:
         return TEXTS[self.text]
 
     title = Named("source.text.{0.text}")
+    heading = Named("source.section.{0.section}")
     #: What the rule says, in the app's own words.
     summary = Named("source.{0.id}")
 
@@ -46,45 +48,43 @@ class Source:
     def where(self) -> Message:
         """"pagat.com, End of the play – payments, rule 3"."""
         if self.number is None:
-            return Message("source.where", text=self.title, section=self.section)
-        return Message("source.where_numbered", text=self.title, section=self.section,
+            return Message("source.where", text=self.title, section=self.heading)
+        return Message("source.where_numbered", text=self.title, section=self.heading,
                        number=self.number)
 
 
-_END = "End of the play - payments"
-_ALTERNATIVES = "Variations: five alternative ways of paying"
 #: Every rule the app pays by, with where it is written.
 SOURCES: dict[str, Source] = {s.id: s for s in (
-    Source("pagat.deal", "pagat", "The Deal"),
-    Source("pagat.tonk_out", "pagat", _END, 1),
-    Source("pagat.run_out", "pagat", _END, 2),
-    Source("pagat.drop_won", "pagat", _END, 3),
-    Source("pagat.caught", "pagat", _END, 3),
-    Source("pagat.stock_out", "pagat", _END, 4),
-    Source("pagat.hits", "pagat", "Variations"),
-    Source("pagat.single_tonk", "pagat", "Variations"),
-    Source("pagat.fifty_double", "pagat", "Variations"),
-    Source("pagat.low_deal", "pagat", "Variations"),
-    Source("pagat.dead_stock", "pagat", "Variations"),
-    *(Source(f"pagat.alt{n}", "pagat", _ALTERNATIVES, n) for n in range(1, 6)),
-    Source("pagat.dc", "pagat", "Variations: Washington DC"),
-    Source("pagat.newark", "pagat", "Variations: Newark"),
-    Source("pagat.baton_rouge", "pagat", "Variations: Baton Rouge"),
-    Source("pagat.rushville.2", "pagat", "Variations: Rushville, Indiana", 2),
-    Source("pagat.rushville.4", "pagat", "Variations: Rushville, Indiana", 4),
-    Source("pagat.rushville.5", "pagat", "Variations: Rushville, Indiana", 5),
-    Source("pagat.rushville.7", "pagat", "Variations: Rushville, Indiana", 7),
-    Source("pagat.chicago.2", "pagat", "Variations: Chicago", 2),
-    Source("pagat.chicago.3", "pagat", "Variations: Chicago", 3),
-    Source("pagat.chicago.4", "pagat", "Variations: Chicago", 4),
-    Source("pagat.chicago.6", "pagat", "Variations: Chicago", 6),
-    Source("pagat.chicago.7", "pagat", "Variations: Chicago", 7),
-    Source("pagat.washington.2", "pagat", "Variations: Washington State", 2),
-    Source("pagat.washington.4", "pagat", "Variations: Washington State", 4),
-    Source("encyclopedia.play", "encyclopedia", "Play"),
-    Source("encyclopedia.double_double", "encyclopedia", "Tonking out (Doubles)"),
-    Source("encyclopedia.low_count", "encyclopedia", "High count or Low count"),
-    Source("encyclopedia.texas", "encyclopedia", "Texas Tonk"),
+    Source("pagat.deal", "pagat", "deal"),
+    Source("pagat.tonk_out", "pagat", "end", 1),
+    Source("pagat.run_out", "pagat", "end", 2),
+    Source("pagat.drop_won", "pagat", "end", 3),
+    Source("pagat.caught", "pagat", "end", 3),
+    Source("pagat.stock_out", "pagat", "end", 4),
+    Source("pagat.hits", "pagat", "variations"),
+    Source("pagat.single_tonk", "pagat", "variations"),
+    Source("pagat.fifty_double", "pagat", "variations"),
+    Source("pagat.low_deal", "pagat", "variations"),
+    Source("pagat.dead_stock", "pagat", "variations"),
+    *(Source(f"pagat.alt{n}", "pagat", "alternatives", n) for n in range(1, 6)),
+    Source("pagat.dc", "pagat", "dc"),
+    Source("pagat.newark", "pagat", "newark"),
+    Source("pagat.baton_rouge", "pagat", "baton_rouge"),
+    Source("pagat.rushville.2", "pagat", "rushville", 2),
+    Source("pagat.rushville.4", "pagat", "rushville", 4),
+    Source("pagat.rushville.5", "pagat", "rushville", 5),
+    Source("pagat.rushville.7", "pagat", "rushville", 7),
+    Source("pagat.chicago.2", "pagat", "chicago", 2),
+    Source("pagat.chicago.3", "pagat", "chicago", 3),
+    Source("pagat.chicago.4", "pagat", "chicago", 4),
+    Source("pagat.chicago.6", "pagat", "chicago", 6),
+    Source("pagat.chicago.7", "pagat", "chicago", 7),
+    Source("pagat.washington.2", "pagat", "washington", 2),
+    Source("pagat.washington.4", "pagat", "washington", 4),
+    Source("encyclopedia.play", "encyclopedia", "play"),
+    Source("encyclopedia.double_double", "encyclopedia", "double_double"),
+    Source("encyclopedia.low_count", "encyclopedia", "low_count"),
+    Source("encyclopedia.texas", "encyclopedia", "texas"),
 )}
 
 def source_of(rules: Rules, key: str) -> Source:
