@@ -75,7 +75,7 @@ CATALOGUE: dict[str, str] = {
     "preset.rushville.title": "Rushville, Indiana",
     "preset.rushville.source": "pagat.com, Rushville",
     "preset.rushville.summary": "Five face cards win on the deal; a rum pays double; a bumped "
-                                "head pays double rum to each bumper; a tied stock-out is dead.",
+                                "head pays double rum to each bumper; a tied stock-out is a draw.",
     "preset.chicago.title": "Chicago",
     "preset.chicago.source": "pagat.com, Chicago",
     "preset.chicago.summary": "Jokers; Big 50 and 13 or fewer pay double, 49 single; a tonk "
