@@ -243,6 +243,12 @@ def test_check_shows_each_error_beside_its_field(client):
     resp = client.post("/check", data={**form, "count-3": "60"})
     shown_beside(resp, "count-3", "Dee's count of 60 is more than five cards can hold "
                                          "(at most 50)")
+    # every problem at once: a stake typed wrong beside a count typed wrong (a newcomer
+    # was shown the count, then, once it was put right, the stake)
+    resp = client.post("/check", data={**form, "stake": "abc", "count-3": "60"})
+    shown_beside(resp, "stake", 'the stake must be an amount like "0.25", not "abc"')
+    shown_beside(resp, "count-3", "Dee's count of 60 is more than five cards can hold "
+                                  "(at most 50)")
 
 
 def test_face_value_rank_on_check_refuses_a_49_claim(client):

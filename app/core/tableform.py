@@ -196,6 +196,10 @@ def check_of_form(form: FormFields) -> CheckRead:
     data, hand_problems = hand_of_form(form, names, rules)
     data.update({"rules": spec, "players": names,
                  "stake": amount_text(form.get("stake", "")) or None})
+    try:  # (said with the hand's own problems, not once they are put right)
+        parse_stake(data["stake"], rules)
+    except TonkError as exc:
+        refused["stake"] = exc
     return CheckRead(names, rules, data, {**problems, **hand_problems}, refused)
 
 
