@@ -15,6 +15,11 @@ EVENT_FORM = {"name": "Malone Open", "preset": "pagat", "scoring": "points", "cu
               "tie_break_1": "best_round", "tie_break_2": "", "held_on": "2026-11-24"}
 
 
+def event_money(page: str) -> str:
+    """What the director's page says of the event's money (fee, house share, prizes)."""
+    return matched(r'<p id="event-money">([^<]*)</p>', page).group(1)
+
+
 def _new_event(client, **form):
     resp = client.post("/events/new", data={**EVENT_FORM, **form})
     assert resp.status_code == 302, errors_of(resp)
@@ -33,7 +38,7 @@ def test_the_director_runs_an_event_through_the_pages(client):
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "5 players for the next draw" in page and "Draw the tables" in page
     # what it was set up with, before any prize list: a newcomer's director could not see it
-    assert matched(r'<p id="event-money">([^<]*)</p>', page).group(1) == (
+    assert event_money(page) == (
         "Entry fee $10.00 · house share 0% · prizes for places 1, 2, 3, …: 60%, 40%")
     assert client.post(f"/events/{eid}/rounds", data={"seed": "4"}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)
@@ -144,9 +149,8 @@ def test_amounts_with_a_decimal_comma_are_read_as_the_german_pages_write_them(cl
     commas are separated by semicolons."""
     sign_up(client)
     eid = _new_event(client, entry_fee="20,50", house_share="0,1", prizes="0,5; 0,3; 0,2")
-    assert matched(r'<p id="event-money">([^<]*)</p>', client.get(f"/events/{eid}").get_data(
-        as_text=True)).group(1) == ("Entry fee $20.50 · house share 10% · prizes for places 1, "
-                                    "2, 3, …: 50%, 30%, 20%")
+    assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)) == (
+        "Entry fee $20.50 · house share 10% · prizes for places 1, 2, 3, …: 50%, 30%, 20%")
     fixed = _new_event(client, prize_kind="fixed", prizes="100; 60,5")
     assert "prizes for places 1, 2, 3, …: $100.00, $60.50" in client.get(
         f"/events/{fixed}").get_data(as_text=True)
@@ -232,7 +236,7 @@ def test_the_director_puts_a_setting_typed_wrong_right(client):
     assert saved.status_code == 302 and saved.location == f"/events/{eid}"
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "The settings are saved." in page and "tables of up to 3" in page
-    assert matched(r'<p id="event-money">([^<]*)</p>', page).group(1) == (
+    assert event_money(page) == (
         "Entry fee $20.00 · house share 10% · prizes for places 1, 2, 3, …: 60%, 40%")
     assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
     page = client.get(f"/events/{eid}").get_data(as_text=True)

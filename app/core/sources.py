@@ -56,35 +56,17 @@ class Source:
 #: Every rule the app pays by, with where it is written.
 SOURCES: dict[str, Source] = {s.id: s for s in (
     Source("pagat.deal", "pagat", "deal"),
-    Source("pagat.tonk_out", "pagat", "end", 1),
-    Source("pagat.run_out", "pagat", "end", 2),
-    Source("pagat.drop_won", "pagat", "end", 3),
-    Source("pagat.caught", "pagat", "end", 3),
-    Source("pagat.stock_out", "pagat", "end", 4),
-    Source("pagat.hits", "pagat", "variations"),
-    Source("pagat.single_tonk", "pagat", "variations"),
-    Source("pagat.fifty_double", "pagat", "variations"),
-    Source("pagat.low_deal", "pagat", "variations"),
-    Source("pagat.dead_stock", "pagat", "variations"),
+    *(Source(f"pagat.{end}", "pagat", "end", n) for end, n in (
+        ("tonk_out", 1), ("run_out", 2), ("drop_won", 3), ("caught", 3), ("stock_out", 4))),
+    *(Source(f"pagat.{rule}", "pagat", "variations") for rule in (
+        "hits", "single_tonk", "fifty_double", "low_deal", "dead_stock")),
     *(Source(f"pagat.alt{n}", "pagat", "alternatives", n) for n in range(1, 6)),
-    Source("pagat.dc", "pagat", "dc"),
-    Source("pagat.newark", "pagat", "newark"),
-    Source("pagat.baton_rouge", "pagat", "baton_rouge"),
-    Source("pagat.rushville.2", "pagat", "rushville", 2),
-    Source("pagat.rushville.4", "pagat", "rushville", 4),
-    Source("pagat.rushville.5", "pagat", "rushville", 5),
-    Source("pagat.rushville.7", "pagat", "rushville", 7),
-    Source("pagat.chicago.2", "pagat", "chicago", 2),
-    Source("pagat.chicago.3", "pagat", "chicago", 3),
-    Source("pagat.chicago.4", "pagat", "chicago", 4),
-    Source("pagat.chicago.6", "pagat", "chicago", 6),
-    Source("pagat.chicago.7", "pagat", "chicago", 7),
-    Source("pagat.washington.2", "pagat", "washington", 2),
-    Source("pagat.washington.4", "pagat", "washington", 4),
-    Source("encyclopedia.play", "encyclopedia", "play"),
-    Source("encyclopedia.double_double", "encyclopedia", "double_double"),
-    Source("encyclopedia.low_count", "encyclopedia", "low_count"),
-    Source("encyclopedia.texas", "encyclopedia", "texas"),
+    *(Source(f"pagat.{place}", "pagat", place) for place in ("dc", "newark", "baton_rouge")),
+    *(Source(f"pagat.{place}.{n}", "pagat", place, n) for place, numbers in (
+        ("rushville", (2, 4, 5, 7)), ("chicago", (2, 3, 4, 6, 7)), ("washington", (2, 4)))
+      for n in numbers),
+    *(Source(f"encyclopedia.{section}", "encyclopedia", section) for section in (
+        "play", "double_double", "low_count", "texas")),
 )}
 
 def source_of(rules: Rules, key: str) -> Source:
