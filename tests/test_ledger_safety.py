@@ -60,6 +60,24 @@ def test_a_correction_from_an_old_version_is_a_conflict_naming_who_and_when(api)
     assert bad.status_code == 422 and bad.get_json()["field"] == "version"
 
 
+@pytest.mark.parametrize("version", ["1", True, 1.0, "", [1], {"v": 1}])
+def test_a_version_that_is_not_a_whole_number_is_refused_and_changes_nothing(api, version):
+    """``"version": "1"`` was taken as 1 (the correction applied) and ``true`` as 1 (a 409
+    for a hand at version 2): a version is a whole number, else 422 naming it."""
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", TONK_OUT, 201)
+    before = api.ok("GET", f"/sessions/{sid}/hands/1")
+    for method, body in (("PUT", {"end": {"kind": "dead"}, "reason": "x", "version": version}),
+                         ("DELETE", {"reason": "x", "version": version})):
+        resp = api(method, f"/sessions/{sid}/hands/1", body)
+        assert resp.status_code == 422, resp.get_json()
+        assert resp.get_json()["field"] == "version"
+        assert "the version must be a whole number, not " in resp.get_json()["error"]
+        assert api.ok("GET", f"/sessions/{sid}/hands/1") == before  # nothing changed
+    assert api.ok("PUT", f"/sessions/{sid}/hands/1",
+                  {"end": {"kind": "dead"}, "reason": "x", "version": None})["version"] == 2
+
+
 def test_the_correction_form_shows_both_when_someone_changed_the_hand(db_app):
     client = db_app.test_client()
     sign_up(client)

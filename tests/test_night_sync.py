@@ -199,6 +199,10 @@ def _refused(resp: Any, status: int, field: str, words: str) -> dict[str, Any]:
     (lambda e: e[4].update(id="e2"), 422, "events[0].id", "other contents"),
     (lambda e: e[4].update(kind="voided", number=9, reason="x", hand=None) or
      e[4].pop("hand"), 422, "number", "no hand 9"),
+    (lambda e: e[4].update(kind="corrected", number=1, reason="x", version="1"), 422,
+     "version", 'the version must be a whole number, not "1"'),
+    (lambda e: e[4].update(kind="voided", number=1, reason="x", version=True) or
+     e[4].pop("hand"), 422, "version", "the version must be a whole number, not true"),
 ])
 def test_a_refused_event_is_named_and_changes_nothing(db_app, api, change, status, field,
                                                      words):

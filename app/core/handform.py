@@ -32,6 +32,12 @@ NO_END, NOT_WHOLE, NOT_BIG_ONE = "no_end", "not_whole", "not_big_one"
 Chosen = tuple[tuple[str, ...], str, str]
 
 
+def form_whole(text: str) -> int | str:
+    """A whole number a form gives as text (a hand's number, the version a correction is
+    made from) as a number; anything else as typed, for the core to refuse by name."""
+    return int(text) if text.isascii() and text.isdigit() else text
+
+
 class FormFields(Protocol):
     """What a form gives: Werkzeug's ``MultiDict``, or :class:`Fields`."""
 

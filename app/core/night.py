@@ -48,6 +48,7 @@ from .sidebets import (
     side_bets_json,
     stored_plays,
 )
+from .versions import made_from
 
 _ZERO = Decimal(0)
 _NONE = Decimal("0.00")  # no money, written as money is (a part of a total)
@@ -396,7 +397,8 @@ def _voided(night: Night, event: Mapping[str, Any]) -> Night:
 
 
 def _check_version(deal: Deal, expected: Any) -> None:
-    if expected not in (None, "") and expected != deal.version:
+    version = made_from(expected)
+    if version is not None and version != deal.version:
         raise NightError(Message("night.version", number=deal.number, version=deal.version),
                          "version")
 

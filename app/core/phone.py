@@ -61,6 +61,7 @@ from .handform import (
     Asks,
     Fields,
     chosen_of_form,
+    form_whole,
     hand_of_form,
     picker_data,
     read_side_bets,
@@ -410,8 +411,8 @@ def _corrected_of_form(fields: list[list[str]], night: Night) -> dict[str, Any]:
     and the ``reason``) → the night's ``corrected`` event; the hand read as its own players
     and rules, as the server's correct form reads it."""
     form = Fields(fields)
-    deal = night.hand(_whole(form.get("number", "")))  # type: ignore[arg-type]
-    version = _whole(form.get("version", "")) if form.get("version") else deal.version
+    deal = night.hand(form_whole(form.get("number", "")))  # type: ignore[arg-type]
+    version = form_whole(form.get("version", "")) if form.get("version") else deal.version
     hand = _form_hand(fields, night, side_bets_json(night.enabled), deal)
     return {"kind": "corrected", "number": deal.number, "version": version,
             "hand": hand, "reason": change_reason(form.get("reason", ""))}
@@ -442,11 +443,6 @@ def _rules_shown(night: Night) -> dict[str, Any]:
     rules = night.rules
     return {"preset": rules.preset, "stake": str(night.stake),
             "options": {n: option_text(n, v) for n, v in rules.overrides().items()}}
-
-
-def _whole(text: str) -> int | str:
-    """A form's whole number as a number (else the text, for the core to refuse by name)."""
-    return int(text) if text.isascii() and text.isdigit() else text
 
 
 def _correcting(night: Night, number: Any, lang: str) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """The one rule of a hand's history, for the ledger (which writes it a change at a time) and
 the importer (which reads a whole history back): version 1 records the hand; every later
 version corrects it (a voided hand too: that restores it) or voids it (not a hand that is
-void already); a void keeps the hand's facts and result as they were."""
+void already); a void keeps the hand's facts and result as they were. And what a correction
+or a void says of the version it was made from (:func:`made_from`), for the ledger and the
+phone's night alike."""
 from __future__ import annotations
 
 from .errors import TonkError
@@ -12,7 +14,8 @@ ACTIONS = ("recorded", "corrected", "voided")
 
 
 class VersionError(TonkError):
-    """A version that cannot follow the hand's history so far."""
+    """A version that cannot follow the hand's history so far, or one that is not a whole
+    number."""
 
 
 def check_action(version: int, action: object, voided: bool) -> str:
@@ -29,3 +32,15 @@ def check_action(version: int, action: object, voided: bool) -> str:
 def voided_after(action: str) -> bool:
     """Whether the hand is void once a version with ``action`` is its last."""
     return action == "voided"
+
+
+def made_from(version: object) -> int | None:
+    """The version a correction or a void says it was made from: None when it says none
+    (absent, null), else a whole number as sent (not true or false, not text, not 2.0);
+    anything else is :class:`VersionError` naming ``version``, whatever the hand's version.
+    A form's hidden field is read as a number first (:func:`app.core.handform.form_whole`)."""
+    if version is None:
+        return None
+    if type(version) is not int:
+        raise VersionError(Message("change.version", value=as_sent(version)[:40]), "version")
+    return version

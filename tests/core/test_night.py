@@ -22,6 +22,7 @@ from app.core.night import (
     night_json,
     night_of_json,
 )
+from app.core.versions import VersionError
 
 D = Decimal
 
@@ -137,6 +138,23 @@ def test_a_refused_event_names_its_field_and_changes_nothing(event, field):
     with pytest.raises(NightError) as refused:
         apply(night, event)
     assert refused.value.field == field
+    assert night_json(night) == before
+
+
+@pytest.mark.parametrize("event", [
+    {"kind": "corrected", "number": 1, "version": "1", "hand": {}},
+    {"kind": "corrected", "number": 1, "version": 1.0, "hand": {}},
+    {"kind": "voided", "number": 1, "version": True},
+    {"kind": "voided", "number": 1, "version": ""},
+])
+def test_a_version_that_is_not_a_whole_number_is_refused_as_the_servers_is(event):
+    """The phone's night took ``"version": true`` as version 1 (and ``"1"`` as a change
+    meanwhile): a version is a whole number (:func:`app.core.versions.made_from`)."""
+    night = fold([started(), ran_out("Ann")])
+    before = night_json(night)
+    with pytest.raises(VersionError, match="the version must be a whole number") as refused:
+        apply(night, event)
+    assert refused.value.field == "version"
     assert night_json(night) == before
 
 

@@ -38,7 +38,7 @@ from sqlalchemy.orm import (
 
 from ...core import resolve_rules
 from ...core.hand import parse_players
-from ...core.messages import Message, as_sent, in_english
+from ...core.messages import Message, in_english
 from ...core.money import (
     parse_stake,
     to_minor,
@@ -47,6 +47,7 @@ from ...core.names import name_key
 from ...core.night import Night, apply
 from ...core.parts import seat_nets
 from ...core.settle import Result
+from ...core.versions import made_from
 from ...db.ids import is_id, row_by_id
 from ...db.models import (
     Author,
@@ -301,15 +302,10 @@ def _unlocked(session: Session, transaction: SessionTransaction) -> None:
 
 
 def _check_version(hand: Hand, expected: Any) -> None:
-    """A correction or void made from version ``expected`` (None: from whatever is there)."""
-    if expected is None or expected == "":
-        return
-    try:
-        version = int(expected)
-    except (TypeError, ValueError):
-        raise LedgerError(Message("change.version", value=as_sent(expected)),
-                          "version") from None
-    if isinstance(expected, bool) or version != hand.version:
+    """A correction or void made from version ``expected`` (None: from whatever is there;
+    else a whole number, :func:`app.core.versions.made_from`)."""
+    version = made_from(expected)
+    if version is not None and version != hand.version:
         raise VersionConflictError(hand, version)
 
 

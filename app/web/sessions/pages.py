@@ -28,7 +28,7 @@ from markupsafe import Markup
 from werkzeug.http import quote_etag
 
 from ...core import Rules, TonkError, resolve_rules
-from ...core.handform import Asks, chosen_of_form, read_side_bets, side_bet_field
+from ...core.handform import Asks, chosen_of_form, form_whole, read_side_bets, side_bet_field
 from ...core.tableform import amount_text, options_of_spec
 from ...db.models import Author, GameSession, Hand
 from ...db.unit import writes
@@ -395,6 +395,13 @@ def record_view(gs: GameSession, author: Author, back: str,
     return hand_form(gs, rules, values, errors, keeper=keeper)
 
 
+def _version_seen() -> int | str | None:
+    """The version the correct or void form was made from (its hidden field), as a number
+    (None: the form says none)."""
+    seen = request.form.get("version", "")
+    return form_whole(seen) if seen else None
+
+
 def correct_view(gs: GameSession, number: int, author: Author, back: str,
                  keeper: str | None = None) -> ResponseReturnValue:
     """The correct form of a hand; saved, on to ``back`` (the hand's page)."""
@@ -405,7 +412,7 @@ def correct_view(gs: GameSession, number: int, author: Author, back: str,
     errors: Errors = {}
     version, conflict = hand.version, None
     if request.method == "POST":
-        reason, seen = request.form.get("reason", ""), request.form.get("version")
+        reason, seen = request.form.get("reason", ""), _version_seen()
         values, errors, saved, exc = save_hand(
             gs, rules, lambda data: correct_hand(gs, author, number, data, reason, seen), hand)
         if saved is not None:
@@ -415,7 +422,7 @@ def correct_view(gs: GameSession, number: int, author: Author, back: str,
             hand = get_hand(gs, number)
             version, conflict = hand.version, hand
         else:
-            version = int(seen) if seen and seen.isdigit() else hand.version
+            version = seen if isinstance(seen, int) else hand.version
     return hand_form(gs, rules, values, errors, correcting=hand, version=version,
                      conflict=conflict, keeper=keeper)
 
@@ -446,7 +453,7 @@ def void_hand_view(gs: GameSession, number: int, author: Author, back: str,
     get_hand(gs, number)
     return form_change(
         lambda: void_hand(gs, author, number, request.form.get("reason", ""),
-                          request.form.get("version")),
+                          _version_seen()),
         lambda exc: hand_page(  # a conflict: the page shows the hand as it is now
             gs, get_hand(gs, number), None,
             {"reason" if exc.field == "reason" else "void": exc.message}, keeper=keeper),
