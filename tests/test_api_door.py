@@ -76,3 +76,47 @@ def test_a_body_is_read_after_what_it_names_is_found(api):
     assert answer.status_code == 422
     assert answer.get_json() == {"error": 'a payment has no field "payer" (it takes amount, '
                                           "from, to)", "field": "payer"}
+
+
+def test_every_change_refuses_a_key_it_does_not_take_in_its_document(open_client):
+    """Every POST, PUT and DELETE has a body in the document that takes no key but its own
+    (one that takes none: :class:`app.api.door.Empty`, which may be left out)."""
+    doc = open_client.get("/api/v1/openapi.json").get_json()
+    schemas = doc["components"]["schemas"]
+    for path, operations in doc["paths"].items():
+        for method, operation in operations.items():
+            if method == "get":
+                continue
+            body = operation.get("requestBody")
+            assert body is not None, (method, path)
+            ref = body["content"]["application/json"]["schema"]["$ref"]
+            assert schemas[ref.rsplit("/", 1)[1]]["additionalProperties"] is False, ref
+    assert schemas["Empty"]["properties"] == {} and "required" not in schemas["Empty"]
+
+
+def test_a_change_that_takes_no_body_refuses_a_key_and_changes_nothing(api):
+    """``POST /sessions/{id}/share`` with ``{"x": 1}`` made a new share link (so did a body
+    that is not JSON): a change that takes no body refuses a key, as every other does."""
+    sid = api.start()
+    link = api.ok("GET", f"/sessions/{sid}")["share_url"]
+    for body, status, field in (({"x": 1}, 422, "x"), ("[1", 400, "body"),
+                                ([], 400, "body")):
+        answer = api("POST", f"/sessions/{sid}/share", body)
+        assert (answer.status_code, answer.get_json()["field"]) == (status, field)
+        assert api.ok("GET", f"/sessions/{sid}")["share_url"] == link  # nothing changed
+    assert api("POST", f"/sessions/{sid}/share", {"x": 1}).get_json()["error"] == \
+        'this request has no field "x" (it takes none: send {} or no body)'
+    first = api.ok("POST", f"/sessions/{sid}/share", {})["share_url"]  # {} or none: as before
+    assert first != link and api.ok("POST", f"/sessions/{sid}/share")["share_url"] != first
+    assert api("DELETE", f"/sessions/{sid}", {"keep": True}).status_code == 422
+    assert api.ok("GET", f"/sessions/{sid}")["id"] == sid  # still there
+    assert api.ok("DELETE", f"/sessions/{sid}") == {"deleted": sid}
+
+
+def test_transfers_refuse_a_key_they_do_not_take(open_client):
+    """``POST /transfers`` read ``balances`` and let any other key by."""
+    answer = open_client.post("/api/v1/transfers", data=json.dumps(
+        {"balances": {"Ann": "1", "Bob": "-1"}, "round": 2}), content_type="application/json")
+    assert answer.status_code == 422
+    assert answer.get_json() == {"error": 'working out transfers has no field "round" (it '
+                                          'takes balances)', "field": "round"}

@@ -95,9 +95,11 @@ class Body(BaseModel):
                              if e["type"] == "extra_forbidden")
             if not unknown:  # (values are not checked here: no other error can come)
                 raise
-            raise TonkError(Message("api.unknown_field", what=cls.what,
-                                    field_name=as_sent(unknown[0]),
-                                    fields=", ".join(sorted(cls.keys()))), unknown[0]) from None
+            keys = sorted(cls.keys())
+            said = Message("api.unknown_field", what=cls.what, field_name=as_sent(unknown[0]),
+                           fields=", ".join(keys)) if keys else \
+                Message("api.no_fields", what=cls.what, field_name=as_sent(unknown[0]))
+            raise TonkError(said, unknown[0]) from None
         body._sent = data
         return body
 
@@ -108,6 +110,14 @@ class Body(BaseModel):
     def sent(self) -> dict[str, Any]:
         """The body as sent (keys checked), for a service that reads it whole."""
         return self._sent
+
+
+class Empty(Body):
+    """A change that takes no body: none, or ``{}`` (the door gives it to every POST, PUT
+    and DELETE that declares no body of its own, so that none takes a key it ignores)."""
+
+    what: ClassVar[str] = "this request"
+    optional: ClassVar[bool] = True
 
 
 class CoreBody(Body):
@@ -187,12 +197,13 @@ class Door:
               ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(view: Callable[..., Any]) -> Callable[..., Any]:
             hints = get_type_hints(view)
-            body = _body_of(view, hints)
+            declared = _body_of(view, hints)
             first = next(iter(inspect.signature(view).parameters), None)
             signed_in = first is not None and hints.get(first) is User
-            door = view
-            if body is not None:
-                door = _reading(view, *body)
+            body: tuple[str | None, type[Body]] | None = declared
+            if body is None and method != "GET":  # a change takes no key it would ignore
+                body = (None, Empty)
+            door = view if body is None else _reading(view, *body)
             if signed_in:
                 door = token_required(door)
             bp.add_url_rule(rule, view.__name__, door, methods=[method])
@@ -234,20 +245,33 @@ class _Later:
     did."""
 
     def __init__(self, kind: type[Body]) -> None:
-        self._kind, self._body = kind, None
+        self._kind: type[Body] = kind
+        self._body: Body | None = None
 
     def __getattr__(self, name: str) -> Any:
+        return getattr(self._checked(), name)
+
+    def _checked(self) -> Body:
+        """The body, read and checked now if it was not yet (a name no body's field has)."""
         if self._body is None:
             self._body = self._kind.read(json_body(required=not self._kind.optional))
-        return getattr(self._body, name)
+        return self._body
 
 
-def _reading(view: Callable[..., Any], name: str, kind: type[Body]) -> Callable[..., Any]:
-    """``view`` given its body (:class:`_Later`)."""
+def _reading(view: Callable[..., Any], name: str | None, kind: type[Body]
+             ) -> Callable[..., Any]:
+    """``view`` given its body (:class:`_Later`; ``name`` None: a view that takes none,
+    :class:`Empty`). A body the view has not read by the time it returns is read and checked
+    then: a bad one is refused all the same, and what the view changed is rolled back by the
+    write boundary around it."""
     @wraps(view)
     def with_body(*args: Any, **kwargs: Any) -> Any:
-        kwargs[name] = _Later(kind)
-        return view(*args, **kwargs)
+        body = _Later(kind)
+        if name is not None:
+            kwargs[name] = body
+        answer = view(*args, **kwargs)
+        body._checked()  # (not read by the view: checked all the same)
+        return answer
     return with_body
 
 
@@ -315,8 +339,7 @@ class _Document(GenerateJsonSchema):
             required = required if cls.required is None else list(cls.required)
             out = {"type": "object", **({"required": required} if required else {}),
                    **{k: v for k, v in out.items() if k != "type"}}
-            if cls.model_config.get("extra") != "ignore":
-                out["additionalProperties"] = False
+            out["additionalProperties"] = False  # (a key it does not take: 422)
             if cls.examples:
                 out["examples"] = list(cls.examples)
         return out

@@ -77,15 +77,17 @@ def operation(endpoint: Endpoint, made: dict[Any, Any],
               errors_of: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """An endpoint's operation (``made``: the answers' types' schemas; ``errors_of``: the
     shared error answers). A signed-in one needs a personal token; one that changes nothing
-    (``change`` false) answers no 400, 409 or 422, and takes no Idempotency-Key."""
+    (``change`` false) answers no 409, no 400 or 422 unless it reads a body, and takes no
+    Idempotency-Key."""
     answers = {status: answer(given[0], given[1], made, *given[2:]) if isinstance(
         given, tuple) else dict(given) for status, given in endpoint.answers.items()}
     params = list(endpoint.params)
     found: dict[str, Any] = {"summary": endpoint.summary}
     if endpoint.signed_in:
         found["security"] = _SIGNED_IN
+        kept = ("401", "404") if endpoint.body is None else ("400", "401", "404", "422")
         errors = errors_of if endpoint.change else {
-            k: v for k, v in errors_of.items() if k in ("401", "404")}
+            k: v for k, v in errors_of.items() if k in kept}
         if endpoint.change:
             params.append(IDEMPOTENCY_KEY)
     else:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
 from flask import Response, jsonify
-from pydantic import ConfigDict, Field, SkipValidation, WithJsonSchema
+from pydantic import Field, SkipValidation, WithJsonSchema
 
 from ..core import parse_hand, settle
 from ..core.compare import compare
@@ -37,8 +37,7 @@ class HandBody(DealBody):
 class Balances(Body):
     """What each person is owed (more than 0) or owes (less than 0), summing to zero."""
 
-    model_config = ConfigDict(extra="ignore")  # (other keys are not read)
-
+    what: ClassVar[str] = "working out transfers"
     examples: ClassVar[tuple[dict[str, Any], ...]] = (
         {"balances": {"Ann": "4.50", "Bob": "-4.50"}},)
     balances: Annotated[Any, WithJsonSchema({

@@ -363,6 +363,7 @@ CATALOGUE: dict[str, str] = {
     "api.rules_or_stake": "send the new house rules, the new stake or both: {{\"rules\": "
                           "\"pagat\", \"stake\": \"0.50\"}}",
     "api.unknown_field": "{what} has no field {field_name} (it takes {fields})",
+    "api.no_fields": "{what} has no field {field_name} (it takes none: send {{}} or no body)",
     "change.no_reason": "say why: a correction or a void needs a reason",
     "change.of_hand": "hand {number}: {error}",
     "change.version": "the version must be a whole number, not {value}",
