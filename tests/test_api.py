@@ -64,6 +64,17 @@ def test_errors_name_the_field(open_client):
                                         "player's count", "field": "counts.Bob"}
 
 
+def test_a_card_given_twice_is_named_by_its_place(open_client):
+    """Two aces of spades were refused with no field: the copy the deck does not hold is the
+    one named."""
+    resp = post(open_client, "/api/v1/settle", {
+        "players": ["Ann", "Bob"], "end": {"kind": "drop", "player": "Ann"},
+        "cards": {"Ann": ["AS", "2S"], "Bob": ["3S", "AS"]}})
+    assert resp.status_code == 422
+    assert resp.get_json() == {"error": "AS is given 2 times (Ann, Bob), but the deck holds "
+                                        "it only once", "field": "cards.Bob[1]"}
+
+
 @pytest.mark.parametrize("raw", [
     "", "not json", "[1, 2]", '"text"', "null", '{"players": NaN}', "{" * 5000,
     '{"stake": 1e999999999, "players": ["A", "B"], "end": {"kind": "dead"}}',

@@ -117,15 +117,17 @@ def test_a_whole_night_through_the_api(api):
     closed = api.ok("POST", f"/sessions/{sid}/close")
     assert closed["closed"] and closed["closed_at"]
     assert api.ok("GET", f"/sessions/{sid}")["closed"]
-    for method, path, body in [
+    for method, path, body in [  # (a payment's 409 spoke of hands, and none named a field)
         ("POST", "/hands", DROP_CAUGHT),
         ("PUT", "/hands/1", {**DROP_CAUGHT, "reason": "late"}),
         ("DELETE", "/hands/1", {"reason": "late"}),
         ("PUT", "/rules", {"rules": "texas"}),
         ("POST", "/payments", {"from": "Ann", "to": "Bob", "amount": "1"}),
+        ("POST", "/seats", {"join": "Fay"}),
         ("POST", "/close", None),
     ]:
-        api_error(api(method, f"/sessions/{sid}{path}", body), 409, None, "closed")
+        api_error(api(method, f"/sessions/{sid}{path}", body), 409, "session",
+                  "this session is closed: nothing in it can change any more")
     assert check_totals(api, sid)["totals"] == book["totals"]
 
 

@@ -65,7 +65,7 @@ def test_an_event_of_three_rounds(api):
     closed = api.ok("POST", f"/events/{eid}/rounds/1/close", {})
     assert closed["closed"] and not closed["forced"]
     api_error(api("POST", f"/sessions/{table['session']}/hands", tonk(table["players"][0])),
-              409, None, "closed")
+              409, "session", "closed")
 
     standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
     # A tonk-out takes 2 from each: the winner at the table of four 12, at the others 8.

@@ -296,8 +296,8 @@ def test_cards_from_the_card_picker(db_app, scorer):
         gs, user, {"end": drop, "counts": {"Ann": 4, "Bob": 9, "Cy": 20},
                    "cards": {"Ann": ["AS", "2S"]}})))
     resp = record(client, sid, **drop, **{"cards-0": "AS 2S", "cards-1": "as", "count-2": "20"})
-    assert resp.status_code == 422
-    shown_beside(resp, "counts", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
+    assert resp.status_code == 422  # beside the cards that hold the copy the deck has not
+    shown_beside(resp, "cards-1", ledger_says(db_app, sid, lambda gs, user: ledger.record_hand(
         gs, user, {"end": drop, "counts": {"Cy": 20},
                    "cards": {"Ann": ["AS", "2S"], "Bob": ["as"]}})))
     assert state(db_app, sid)[0] == 1

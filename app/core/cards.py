@@ -86,20 +86,22 @@ def check_in_deck(card: Card, deck: str, jokers: int = JOKERS) -> None:
 
 
 def check_available(hands: dict[str, list[Card]], deck: str, jokers: int = JOKERS) -> None:
-    """Raises :class:`CardError` when the hands together hold a card more often than the deck."""
+    """Raises :class:`CardError` when the hands together hold a card more often than the
+    deck, naming the place of the first copy the deck does not hold (``cards.Bob[0]``)."""
     seen: Counter[Card] = Counter()
-    owners: dict[Card, list[str]] = {}
+    owners: dict[Card, list[tuple[str, int]]] = {}
     for player, cards in hands.items():
-        for card in cards:
+        for index, card in enumerate(cards):
             seen[card] += 1
-            owners.setdefault(card, []).append(player)
+            owners.setdefault(card, []).append((player, index))
     contents = deck_contents(deck, jokers)
     for card, times in seen.items():
         if times > contents[card]:
+            player, index = owners[card][contents[card]]
             raise CardError(Message(
                 "card.too_often" if contents[card] == 1 else "card.too_often_copies",
-                card=str(card), times=times, who=", ".join(owners[card]),
-                copies=contents[card]))
+                card=str(card), times=times, who=", ".join(p for p, _i in owners[card]),
+                copies=contents[card]), f"cards.{player}[{index}]")
 
 
 @cache

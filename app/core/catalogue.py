@@ -431,7 +431,7 @@ CATALOGUE: dict[str, str] = {
                           "for a new request",
     "reset.expired": "this link has expired (it lasts an hour): ask for a new one",
     "reset.invalid": "this link is not valid, or was used already: ask for a new one",
-    "session.closed": "this session is closed: its hands can no longer change",
+    "session.closed": "this session is closed: nothing in it can change any more",
     "session.carry_over": "carry_over is true or false",
     "session.not_settled_carry": "not everything is paid yet: mark the open transfers paid, or "
                                  "close and carry the debts over",

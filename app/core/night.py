@@ -269,7 +269,7 @@ def apply(night: Night, event: Mapping[str, Any]) -> Night:
     if step is None:
         raise NightError(Message("night.event", kind=as_sent(kind)), "kind")
     if night.closed:
-        raise NightError(Message("session.closed"))
+        raise NightError(Message("session.closed"), "session")
     return step(night, event)
 
 

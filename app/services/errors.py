@@ -21,7 +21,7 @@ class NotFoundError(LedgerError):
 
 
 class SessionClosedError(LedgerError):
-    """The session is closed: its hands can no longer change."""
+    """The session is closed: nothing in it (hands, seats, rules, payments) can change."""
 
 
 class VersionConflictError(LedgerError):

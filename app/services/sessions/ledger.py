@@ -311,7 +311,7 @@ def _check_version(hand: Hand, expected: Any) -> None:
 
 def check_open(gs: GameSession) -> None:
     if gs.is_closed:
-        raise SessionClosedError(Message("session.closed"))
+        raise SessionClosedError(Message("session.closed"), "session")
 
 
 #: Asked for the most hands a session may count (None: no limit): what sets one (a

@@ -10,6 +10,7 @@ checked here: every fact of the game is checked by the domain core, once, throug
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -248,6 +249,8 @@ def _left_blank(code: str) -> str:
     return str(_PROBLEMS[code]) % {named: "{" + named + "}"} if named else str(_PROBLEMS[code])
 
 
+#: One card of a player's (``[0]``: the first), after their name in a field.
+_A_CARD = re.compile(r"\[\d+\]$")
 _HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "method",
                 "end.first_turn": "first_turn", "end.double_double": "double_double",
                 "end.five_face_cards": "five_face", "dealer": "dealer", "multiplier": "big_one",
@@ -256,13 +259,15 @@ _HAND_FIELDS = {"end.kind": "kind", "end.player": "player", "end.method": "metho
 
 def hand_field(exc: TonkError, names: Sequence[str]) -> str:
     """A domain error about a hand → the form field it belongs beside: ``counts.Bob`` →
-    ``count-1``, ``cards.Bob`` → ``cards-1``, ``end.player`` → ``player``; ``form`` when it
-    is about the whole hand."""
+    ``count-1``, ``cards.Bob`` (or one of them, ``cards.Bob[0]``) → ``cards-1``,
+    ``end.player`` → ``player``; ``form`` when it is about the whole hand."""
     where = exc.field
     if where is None:
         return "counts" if isinstance(exc, CardError) else "form"
     head, _dot, name = where.partition(".")
     if head in ("counts", "cards") and name:
+        if name not in names and head == "cards":
+            name = _A_CARD.sub("", name)
         if name in names:
             return f"{'count' if head == 'counts' else 'cards'}-{names.index(name)}"
         return "counts"
