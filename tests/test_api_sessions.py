@@ -274,17 +274,20 @@ def test_a_bad_hand_is_422_naming_the_field_and_changes_nothing(api, hand, field
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 1
 
 
-@pytest.mark.parametrize("reason", [None, "", "   ", 7])
-def test_a_correction_or_void_without_a_reason_changes_nothing(api, reason):
+@pytest.mark.parametrize("reason, words", [
+    (None, "needs a reason"), ("", "needs a reason"), ("   ", "needs a reason"),
+    (7, "the reason must be text, not 7"),  # (it said "needs a reason")
+])
+def test_a_correction_or_void_without_a_reason_changes_nothing(api, reason, words):
     sid = api.start()
     api.ok("POST", f"/sessions/{sid}/hands", DROP_CAUGHT, 201)
     before = api.ok("GET", f"/sessions/{sid}/ledger")
     body: dict[str, Any] = {"end": {"kind": "run_out", "player": "Ann"}}
     if reason is not None:
         body["reason"] = reason
-    api_error(api("PUT", f"/sessions/{sid}/hands/1", body), 422, "reason", "needs a reason")
+    api_error(api("PUT", f"/sessions/{sid}/hands/1", body), 422, "reason", words)
     api_error(api("DELETE", f"/sessions/{sid}/hands/1", {} if reason is None else
-              {"reason": reason}), 422, "reason", "needs a reason")
+              {"reason": reason}), 422, "reason", words)
     assert api.ok("GET", f"/sessions/{sid}/ledger") == before
     assert api.ok("GET", f"/sessions/{sid}/hands/1")["version"] == 1
     assert len(api.ok("GET", f"/sessions/{sid}/hands/1/history")) == 1
@@ -322,6 +325,10 @@ def test_text_with_a_nul_character_is_refused_before_the_database(api):
 
 @pytest.mark.parametrize("body, field, words", [
     ({"players": PLAYERS}, "name", "cannot be empty"),
+    ({"name": 5, "players": PLAYERS}, "name", "the session's name must be text, not 5"),
+    ({"name": "x", "players": ["Ann", 5]}, "players[1]", "player 2's name must be text, not 5"),
+    ({"name": "x", "players": PLAYERS, "currency": 5}, "currency", "must be text, not 5"),
+    ({"name": "x", "players": PLAYERS, "currency": True}, "currency", "must be text, not true"),
     ({"name": "x", "players": ["Ann"]}, "players", "2 to 8 players"),
     ({"name": "x", "players": ["Ann", "ann"]}, "players[1]", "twice"),
     ({"name": "x", "players": PLAYERS, "stake": 0.1}, None, None),  # an exact decimal: fine

@@ -46,6 +46,20 @@ def test_names_refuse_what_no_typed_name_needs(raw, words):
     assert words in caught.value.message and caught.value.field == "players[0]"
 
 
+@pytest.mark.parametrize("raw, words", [
+    (5, "player 1's name must be text, not 5"),
+    (True, "must be text, not true"),
+    (["Ann"], 'must be text, not ["Ann"]'),
+    ({"name": "Ann"}, 'must be text, not {"name": "Ann"}'),
+    (None, "player 1's name cannot be empty"),
+])
+def test_text_that_is_not_text_is_said_so_not_empty(raw, words):
+    """A number where a name is wanted was refused as "cannot be empty"."""
+    with pytest.raises(HandError) as caught:
+        clean_text(raw, HandError, "players[0]", "player 1's name", 40)
+    assert words in caught.value.message and caught.value.field == "players[0]"
+
+
 @pytest.mark.parametrize("name", ["\u0645\u06cc\u200c\u0631\u0632\u0627",  # Persian ZWNJ
                                   "\U0001f468\u200d\U0001f469"])  # an emoji sequence
 def test_joiners_between_visible_characters_are_kept_but_do_not_count(name):

@@ -145,8 +145,10 @@ def test_the_stored_night_seats_its_players_as_the_table_did(db_app, api, hands)
     ({}, "join", "one change"),
     ({"join": "Fay", "leave": "Bob"}, "leave", "one change"),
     ({"after": "Bob"}, "join", "one change"),
-    ({"join": "  "}, "join", "who joins"),
-    ({"join": 7}, "join", "who joins"),
+    ({"join": "  "}, "join", "the name of who joins or leaves cannot be empty"),
+    ({"join": 7}, "join", "the name of who joins or leaves must be text, not 7"),
+    ({"leave": ["Bob"]}, "leave", 'must be text, not ["Bob"]'),
+    ({"join": "Fay", "after": True}, "after", "must be text, not true"),
     ({"sit": "Fay"}, "sit", "no field"),
 ])
 def test_bad_changes_of_seats_name_their_field(api, body, field, words):

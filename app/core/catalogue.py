@@ -188,6 +188,7 @@ CATALOGUE: dict[str, str] = {
     "compare.pushed": "points each player is pushed up, not money",
     # -- errors: text, players, seats --------------------------------------------------------
     "text.empty": "{what} cannot be empty",
+    "text.not_text": "{what} must be text, not {value}",
     "text.control": "{what} cannot contain control characters ({code})",
     "text.one_line": "{what} must be one line, without line breaks or tabs ({code})",
     "text.invisible": "{what} cannot contain invisible characters ({code})",

@@ -12,7 +12,7 @@ import unicodedata
 from typing import Any
 
 from .errors import TonkError
-from .messages import Message
+from .messages import Message, as_sent
 
 #: The longest name of a player.
 MAX_NAME = 40
@@ -44,9 +44,12 @@ def clean_text(value: Any, error: type[TonkError], field: str, what: str | Messa
     ``error``: empty, longer than ``limit``, holding a character no typed text needs, or
     (one line) a line break or a tab inside it: a name that reads as two lines is refused
     with a sentence about the name, not folded into one that no longer matches what the
-    rest of a file says (an import's settle-up plan)."""
-    if not isinstance(value, str) or not value.strip():
+    rest of a file says (an import's settle-up plan). What is not text (a number, true, a
+    list) is refused as such, not as empty."""
+    if value is None or isinstance(value, str) and not value.strip():
         raise error(Message("text.empty", what=what), field)
+    if not isinstance(value, str):
+        raise error(Message("text.not_text", what=what, value=as_sent(value)[:40]), field)
     text = value.strip()
     if not multiline:
         inner = next((c for c in text if c.isspace() and unicodedata.category(c) != "Zs"),
@@ -107,7 +110,7 @@ def change_reason(value: Any, error: type[TonkError] = TonkError) -> str:
     """Why a hand is corrected or voided or a payment undone, as typed → the reason kept (it
     is required; several lines may be), or ``error`` naming the ``reason`` field: the
     server's rule, and the phone's for a night it keeps."""
-    if not isinstance(value, str) or not value.strip():
+    if value is None or isinstance(value, str) and not value.strip():
         raise error(Message("change.no_reason"), "reason")
     return clean_text(value, error, "reason", Message("session.what_reason"), MAX_REASON,
                       multiline=True)

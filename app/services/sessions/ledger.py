@@ -527,8 +527,8 @@ def undo_payment(gs: GameSession, user: User, payment_id: int, reason: Any) -> S
     why; what it paid is open again."""
     gs = locked(gs)
     check_open(gs)
-    if not isinstance(reason, str) or not reason.strip():
-        raise LedgerError(Message("payment.no_reason"), "reason")
+    if reason is None or isinstance(reason, str) and not reason.strip():
+        raise LedgerError(Message("payment.no_reason"), "reason")  # (not text: parse_reason)
     why = parse_reason(reason)
     payment = row_by_id(SettlePayment, payment_id)
     if payment is None or payment.session_id != gs.id:
