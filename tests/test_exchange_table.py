@@ -96,6 +96,30 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
         assert table_rows() == rows
 
 
+def test_a_night_whose_high_card_suit_is_fixed_comes_back(db_app):
+    """A hand stores the suit its table fixes with its high-card bet, which a hand may not
+    send (docs/rules.md §9): the import reads a file's hands as sent, without it."""
+    with db_app.app_context():
+        owner = user()
+        gs = ledger.create_session(owner, name="Spades", players=["Ann", "Bob", "Cy"],
+                                   stake="0.25", side_bets={"high_card": {"suit": "S"}})
+        ledger.record_hand(gs, owner, {**DEAD, "side_bets": [{"bet": "high_card"}]})
+        ledger.record_hand(gs, owner, {**DEAD, "side_bets": [{"bet": "high_card",
+                                                              "winner": "Bob"}]})
+        ledger.correct_hand(gs, owner, 1, {**DEAD, "side_bets": [{"bet": "high_card",
+                                                                   "winner": "Cy"}]}, "Cy")
+        before, rows = snapshot(), table_rows()
+        text = document(exchange.export_session(gs))
+        assert '"suit": "S"' in text or '"suit":"S"' in text  # (as stored)
+        wipe(db_app)
+        report = importing(text, user("new@example.com", "Newcomer"))
+        assert report.ok, report.problems
+        after = snapshot()
+        for key in before:
+            assert after[key] == before[key], key
+        assert table_rows() == rows
+
+
 def test_who_left_stays_left_after_an_import(db_app):
     with db_app.app_context():
         owner = user()

@@ -10,8 +10,11 @@ from decimal import Decimal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select
 
-from app.db.models import GameSession
+from app.db.models import GameSession, Hand
+from app.extensions import db
+from app.services.sessions import running_totals
 from tests.apps import statements_sent
 from tests.clients import Api, account, api_error, record, shown_beside, sign_up, start
 from tests.expect import fetched
@@ -189,6 +192,8 @@ def test_settle_up_gives_back_what_is_left_in_a_pot(api):
      "side_bets[0].winner", '"Cy", did not bet'),
     ({"high_card": {"suit": "S"}}, {"bet": "high_card", "suit": "H"}, "side_bets[0].suit",
      "always S"),
+    ({"high_card": {"suit": "S"}}, {"bet": "high_card", "suit": "S"}, "side_bets[0].suit",
+     "always S: give no suit"),  # even the table's own (docs/rules.md §9): it was taken
     ({"naturals": {}}, {"bet": "naturals", "players": ["Ann", "Zed"]},
      "side_bets[0].players", "players at the table"),
     (None, {"bet": "naturals"}, "side_bets[0].bet", "no naturals"),
@@ -198,6 +203,30 @@ def test_bad_side_bets_of_a_hand_name_their_field(api, spec, play, field, words)
     api_error(api("POST", f"/sessions/{sid}/hands", {**DEAD, "side_bets": [play]}), 422,
               field, words)
     assert api.ok("GET", f"/sessions/{sid}")["hands"] == 0
+
+
+def test_a_hand_of_a_fixed_suit_table_is_answered_as_it_may_be_sent_back(db_app, api):
+    """A hand stores the suit the table fixes with its high-card bet, but may not send it
+    (docs/rules.md §9): the API answers the hand without it, so that it can be sent back
+    corrected, and the stored night still folds (``tonk check`` after the test)."""
+    sid = api.start(side_bets={"high_card": {"suit": "S"}})
+    deal(api, sid, {"bet": "high_card", "winner": None})
+    hand = deal(api, sid, {"bet": "high_card", "winner": "Bob"})
+    assert hand["hand"]["side_bets"] == [{"bet": "high_card", "players": Api.PLAYERS,
+                                          "winner": "Bob"}]
+    assert "spades" in hand["result"]["side_bets"][0]["explanation"][0]
+    with db_app.app_context():  # (stored as it always was: with the table's suit)
+        stored = db.session.scalar(select(Hand).where(Hand.number == 2))
+        assert stored is not None and stored.data["side_bets"][0]["suit"] == "S"
+    fixed = api.ok("PUT", f"/sessions/{sid}/hands/2", {
+        **hand["hand"], "side_bets": [{**hand["hand"]["side_bets"][0], "winner": "Cy"}],
+        "reason": "Cy held the ace"})
+    assert fixed["result"]["side_bets"][0]["net"]["Cy"] == "1.75"  # (hand 1's pot too)
+    history = api.ok("GET", f"/sessions/{sid}/hands/2/history")
+    assert ["suit" in v["hand"]["side_bets"][0] for v in history] == [False, False]
+    api.ok("PUT", f"/sessions/{sid}/hands/1", {**history[0]["hand"], "reason": "as it was"})
+    with db_app.app_context():  # the chart folds the stored night, as tonk check does
+        assert len(running_totals(fetched(GameSession, sid))) == 3
 
 
 def test_a_leaver_cannot_bet_and_takes_their_stakes_back_as_they_leave(api):

@@ -254,10 +254,13 @@ def session_json(gs: GameSession) -> SessionJson:
             "created_at": iso_time(gs.created_at), **session_event(gs)}
 
 
-def _split(stored: Mapping[str, Any], result: Mapping[str, Any]) -> SettledJson:
-    """A stored hand → the hand as a client sends it (no table facts, so it can be sent
-    back corrected), the rules and stake it was settled under beside it, and its result."""
-    return {"hand": own_facts(stored), "rules": stored["rules"], "stake": stored["stake"],
+def _split(stored: Mapping[str, Any], result: Mapping[str, Any],
+           side_bets: Mapping[str, Any]) -> SettledJson:
+    """A stored hand → the hand as a client sends it (no table facts, no suit of a side bet
+    whose suit the table fixes: ``side_bets``, the session's; so it can be sent back
+    corrected), the rules and stake it was settled under beside it, and its result."""
+    return {"hand": own_facts(stored, side_bets), "rules": stored["rules"],
+            "stake": stored["stake"],
             "result": cast(ResultJson, result)}  # (the core's: :meth:`app.core.Result.to_json`)
 
 
@@ -295,15 +298,16 @@ def hand_json(hand: Hand) -> RecordedHandJson:
         result["side_bets"] = reworded_side_bets(hand.side_result, hand.session.side_bets_spec,
                                                  scoring)
     return {"number": hand.number, "version": hand.version, "voided": hand.voided,
-            **_split(hand.data, result)}
+            **_split(hand.data, result, hand.session.side_bets_spec)}
 
 
 def history_json(hand: Hand) -> list[HandVersionJson]:
     """Every version of a hand, oldest first, with when, by whom and why."""
+    spec = hand.session.side_bets_spec
     return [{"version": v["version"], "action": v["action"],
              "at": iso_time(v["at"]), "by": v["by"],
              "reason": v["reason"],
-             **_split(v["hand"], _worded(v["hand"], v["result"], hand.session.currency))}
+             **_split(v["hand"], _worded(v["hand"], v["result"], hand.session.currency), spec)}
             for v in sessions.history(hand)]
 
 

@@ -319,7 +319,7 @@ CATALOGUE: dict[str, str] = {
     "side_bets.players": "the {bet} side bet's players must be players at the table, each "
                          "once",
     "side_bets.winner": "the {bet} side bet's winner, {player}, did not bet",
-    "side_bets.fixed_suit": "this table's high-card suit is always {suit}",
+    "side_bets.fixed_suit": "this table's high-card suit is always {suit}: give no suit",
     "side_bets.no_suit": "the {bet} side bet has no suit",
     "seats.one_change": 'send one change of seats: {{"join": "Fay"}}, {{"join": "Fay", '
                         '"after": "Bob"}} or {{"leave": "Bob"}}',

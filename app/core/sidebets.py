@@ -173,7 +173,7 @@ def parse_plays(data: Any, enabled: Mapping[str, SideBet],
             raise _error(Message("side_bets.players", bet=_named(bet)), f"{field}.players")
         suit = item.get("suit")
         if bet == "high_card":
-            if rule.suit is not None and suit not in (None, rule.suit):
+            if rule.suit is not None and suit is not None:  # (even the same suit: §9)
                 raise _error(Message("side_bets.fixed_suit", suit=rule.suit), f"{field}.suit")
             suit = rule.suit or suit
             if suit not in SUITS:
@@ -359,6 +359,20 @@ def replay_deals(deals: Sequence[Sequence[Play]], enabled: Mapping[str, SideBet]
             outcomes += gone
         settled.append((net, outcomes))
     return settled, pots
+
+
+def sent_plays(stored: Any, spec: Mapping[str, Any] | None) -> Any:
+    """A hand's side bets as stored (:func:`play_json`: each with its suit, a suit the table
+    fixes too) → as a hand sends them (:func:`parse_plays`): without the suit of a bet whose
+    suit the table fixes (``spec``: the table's side bets, :func:`side_bets_json`), which is
+    the table's, not the hand's, and which a hand may not give (docs/rules.md §9)."""
+    fixed = {bet for bet, options in (spec or {}).items()
+             if isinstance(options, Mapping) and options.get("suit") is not None}
+    if not fixed or not isinstance(stored, list):
+        return stored
+    return [{k: v for k, v in play.items() if k != "suit"}
+            if isinstance(play, Mapping) and play.get("bet") in fixed else play
+            for play in stored]
 
 
 def stored_plays(stored: Any) -> tuple[Play, ...]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .hand import TABLE_FIELDS
+from .sidebets import sent_plays
 
 
 def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any], bool]],
@@ -47,7 +48,7 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
         now = _moved(now, moves[since:told], events)
         events += _seating(now, data["players"])
         now = data["players"]
-        events.append({"kind": "hand", "hand": own_facts(data)})
+        events.append({"kind": "hand", "hand": own_facts(data, table.get("side_bets"))})
         if voided:
             events.append({"kind": "voided", "number": number})
     now = _moved(now, moves[told:], events)
@@ -60,10 +61,16 @@ def events_of(table: Mapping[str, Any], hands: Sequence[tuple[Mapping[str, Any],
     return events
 
 
-def own_facts(stored: Mapping[str, Any]) -> dict[str, Any]:
+def own_facts(stored: Mapping[str, Any], side_bets: Mapping[str, Any] | None = None
+              ) -> dict[str, Any]:
     """A stored hand's own facts, as a client sends it (and a night's hand event holds it):
-    without what it holds of its table (:data:`TABLE_FIELDS`)."""
-    return {k: v for k, v in stored.items() if k not in TABLE_FIELDS}
+    without what it holds of its table (:data:`TABLE_FIELDS`), nor the suit of a side bet
+    whose suit the table fixes (``side_bets``: the table's, as stored;
+    :func:`~app.core.sidebets.sent_plays`)."""
+    facts = {k: v for k, v in stored.items() if k not in TABLE_FIELDS}
+    if side_bets and facts.get("side_bets"):
+        facts["side_bets"] = sent_plays(facts["side_bets"], side_bets)
+    return facts
 
 
 def _moved(seated: Sequence[str], moves: Sequence[tuple[int, Mapping[str, Any]]],

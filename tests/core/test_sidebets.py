@@ -88,6 +88,7 @@ def test_what_is_left_in_a_pot_goes_back_to_who_paid_it():
     ({"naturals": {}}, [{"bet": "naturals", "players": ["Ann", "Ann"]}],
      "side_bets[0].players"),
     ({"high_card": {"suit": "S"}}, [{"bet": "high_card", "suit": "H"}], "side_bets[0].suit"),
+    ({"high_card": {"suit": "S"}}, [{"bet": "high_card", "suit": "S"}], "side_bets[0].suit"),
     ({"high_card": {}}, [{"bet": "high_card"}], "side_bets[0].suit"),
     ({"naturals": {}}, [{"bet": "naturals"}, {"bet": "naturals"}], "side_bets[1].bet"),
 ])

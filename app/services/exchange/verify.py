@@ -28,6 +28,7 @@ from ...core.sidebets import (
     parse_plays,
     parse_side_bets,
     play_json,
+    sent_plays,
     side_bets_json,
 )
 from ...core.stored import events_of, own_facts
@@ -483,7 +484,7 @@ class Checker:
         """A version read (:meth:`_read`) re-validated through the core: the hand, and the
         hand as the ledger stores it, as JSON text and as the facts that text gives back."""
         facts = dict(last.facts)
-        plays = facts.pop("side_bets", None)
+        plays = sent_plays(facts.pop("side_bets", None), side_bets_json(self._enabled))
         last.core = parse_hand(facts, rules=last.table.rules, stake=last.table.stake,
                                players=last.seated)
         facts = last.core.to_json(with_table=False)  # never empty: it has the multiplier
