@@ -224,6 +224,10 @@ def test_a_hand_of_a_fixed_suit_table_is_answered_as_it_may_be_sent_back(db_app,
     assert fixed["result"]["side_bets"][0]["net"]["Cy"] == "1.75"  # (hand 1's pot too)
     history = api.ok("GET", f"/sessions/{sid}/hands/2/history")
     assert ["suit" in v["hand"]["side_bets"][0] for v in history] == [False, False]
+    kept = api.ok("PUT", f"/sessions/{sid}/hands/2", {  # no side_bets: the hand's own stay
+        "end": {"kind": "tonk_out", "player": "Ann"}, "reason": "Ann tonked out"})
+    assert kept["hand"]["side_bets"] == fixed["hand"]["side_bets"]
+    assert kept["result"]["side_bets"][0]["net"]["Cy"] == "1.75"
     api.ok("PUT", f"/sessions/{sid}/hands/1", {**history[0]["hand"], "reason": "as it was"})
     with db_app.app_context():  # the chart folds the stored night, as tonk check does
         assert len(running_totals(fetched(GameSession, sid))) == 3

@@ -45,6 +45,7 @@ from .sidebets import (
     play_json,
     replay_deals,
     return_pot,
+    sent_plays,
     side_bets_json,
     stored_plays,
 )
@@ -308,7 +309,7 @@ def settled_hand(night: Night, data: Any, table: Mapping[str, Any] | None = None
         raise NightError(Message("hand.not_object"))
     given = dict(data)
     side = given.pop("side_bets", None) if "side_bets" in given or table is None else \
-        table.get("side_bets")
+        sent_plays(table.get("side_bets"), side_bets_json(night.bets))  # (as sent: no fixed suit)
     dealer: Any
     if table is None:
         rules, stake, players, dealer = night.rules, night.stake, night.seated, night.dealer

@@ -55,6 +55,23 @@ def test_the_home_cards_night_counts_what_the_pot_gives_back():
     assert minor_totals(night.money()) == {"Ann": 100, "Bob": -200, "Cy": -200}
 
 
+def test_a_fixed_suit_is_the_tables_and_a_correction_keeps_the_hands_bets_without_it():
+    """A hand may not give the suit its table fixes (docs/rules.md §9), though the hand as
+    kept holds it; a correction that names no side bets keeps the hand's own, as sent."""
+    spades = started(side_bets={"high_card": {"suit": "S"}})
+    bet = {"bet": "high_card", "winner": "Bob"}
+    with pytest.raises(HandError, match="always S: give no suit") as refused:
+        fold([spades, ran_out("Ann", side_bets=[{**bet, "suit": "S"}])])
+    assert refused.value.field == "side_bets[0].suit"
+    night = fold([spades, ran_out("Ann", side_bets=[bet])])
+    assert night.hands[0].data["side_bets"][0]["suit"] == "S"  # (the hand as kept)
+    night = apply(night, {"kind": "corrected", "number": 1,
+                          "hand": {"end": {"kind": "run_out", "player": "Bob"},
+                                   "counts": {"Ann": 10, "Bob": 0, "Cy": 10}}})
+    assert night.hands[0].data["side_bets"] == [
+        {"bet": "high_card", "players": ["Ann", "Bob", "Cy"], "winner": "Bob", "suit": "S"}]
+
+
 def test_the_deal_passes_left_and_a_newcomer_sits_at_the_dealers_right():
     night = fold([started(dealer="Bob"), ran_out("Ann")])
     assert night.hands[0].data["dealer"] == "Bob" and night.dealer == "Cy"
