@@ -432,6 +432,14 @@ def test_an_events_settings_change_until_its_tables_play_under_them(api):
     event = api.ok("PUT", url, {"rounds": 2, "entry_fee": "12", "name": "Open"})
     assert (event["rounds"], event["name"], event["state"]) == (2, "Open", "playing")
     assert api.ok("GET", f"/events/{eid}/prizes")["fees"] == "24.00"
+    # an event played for money stays so when another setting changes (its rules keep no
+    # scoring of their own when it is their preset's)
+    money = new_event(api, scoring="money")["id"]
+    assert api.ok("PUT", f"/events/{money}/settings", {"name": "Cash"})["scoring"] == "money"
+    api.ok("POST", f"/events/{money}/players", {"name": "Ann"})
+    api.ok("POST", f"/events/{money}/players", {"name": "Bob"})
+    api.ok("POST", f"/events/{money}/rounds", {"seed": 1, "unpaid": "draw"}, 201)
+    assert api.ok("PUT", f"/events/{money}/settings", {"name": "Cash 2"})["scoring"] == "money"
     api.ok("POST", f"/events/{eid}/rounds/1/close", {"force": True})
     api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)
     api_error(api("PUT", url, {"rounds": 1}), 409, "rounds", "2 rounds are drawn already")

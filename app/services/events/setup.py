@@ -130,7 +130,7 @@ def settings_of(event: Event) -> dict[str, Any]:
     rules = json.loads(event.rules_json)
     amounts = [str(a) for a in payout.amounts]
     return {"name": event.name, "held_on": event.held_on.isoformat(), "rules": rules,
-            "scoring": rules.get("scoring", "points"), "currency": event.currency,
+            "scoring": resolve_rules(rules).scoring, "currency": event.currency,
             "stake": str(from_minor(event.stake_minor)), "table_size": event.table_size,
             "rounds": event.rounds, "hands_per_round": event.hands_per_round,
             "entry_fee": str(from_minor(event.fee_minor)), "house_share": event.house_share,
