@@ -550,6 +550,30 @@ def test_void_a_hand_needs_a_reason_and_strikes_it_through(db_app, scorer):
     assert state(db_app, sid)[1] == {"Ann": -25, "Bob": 50, "Cy": -25}
 
 
+def test_a_hand_recorded_meanwhile_is_shown_before_a_second_is_saved(db_app, scorer):
+    """Two tabs (or two phones) opened the record form; both saved the same hand: it was
+    counted twice, the second with the first's dealer (a newcomer's organiser). A form
+    that saw the session before another hand was recorded shows that hand and saves only
+    when sent again (as another hand); a form that says nothing of it (the phone's outbox
+    posts elsewhere) records as before."""
+    client, sid = scorer
+    other = db_app.test_client()
+    other.post("/signin", data={"email": "sam@example.com", "password": "secret-table-9"})
+    form = client.get(f"/sessions/{sid}/hands/new").get_data(as_text=True)
+    assert '<input type="hidden" name="after" value="0">' in form
+    assert record(other, sid, kind="run_out", player="Bob").status_code == 302
+    again = record(client, sid, kind="run_out", player="Bob", after="0")
+    assert again.status_code == 409
+    page = again.get_data(as_text=True)
+    assert "Hand 1 was recorded meanwhile" in page and "If yours is another hand" in page
+    assert '<input type="hidden" name="after" value="1">' in page
+    assert 'value="run_out" checked' in page  # what was typed, kept
+    assert state(db_app, sid)[0] == 1
+    assert record(client, sid, kind="run_out", player="Bob", after="1").status_code == 302
+    assert state(db_app, sid)[0] == 2
+    assert record(client, sid, kind="dead").status_code == 302  # no "after": as before
+
+
 # -- who may see and change what -------------------------------------------------------------
 
 def test_a_closed_session_refuses_changes(db_app, scorer):

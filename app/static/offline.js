@@ -157,7 +157,7 @@
       if (!once) return;
       var typed = [];
       new FormData(form).forEach(function (v, k) {
-        if (["once", "csrf_token", "outbox_summary", "outbox_account"].indexOf(k) < 0) typed.push(k + "=" + v);
+        if (["once", "csrf_token", "after", "outbox_summary", "outbox_account"].indexOf(k) < 0) typed.push(k + "=" + v);
       });
       typed = typed.join("&");
       if (lastKey === null || typed !== lastTyped) lastKey = uuid();

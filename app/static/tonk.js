@@ -288,8 +288,9 @@
     function typed() {
       var parts = [];
       new FormData(form).forEach(function (v, k) {
-        // (offline.js's outbox_ fields say what was entered: not typed)
-        if (k !== "once" && k !== "csrf_token" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
+        // (offline.js's outbox_ fields say what was entered, and "after" what the page saw
+        // of the session when it was fetched: not typed)
+        if (k !== "once" && k !== "csrf_token" && k !== "after" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
       });
       return parts.join("&");
     }

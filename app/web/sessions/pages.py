@@ -336,18 +336,30 @@ def hand_names(gs: GameSession, hand: Hand | None) -> tuple[str, ...]:
 
 def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
               correcting: Hand | None = None, version: int | None = None,
-              conflict: Hand | None = None, keeper: str | None = None) -> ResponseReturnValue:
+              conflict: Hand | None = None, keeper: str | None = None,
+              meanwhile: Hand | None = None) -> ResponseReturnValue:
     """The record or correct form; ``version``: the one a correction is made from;
-    ``conflict``: the hand as someone else changed it meanwhile, shown beside the form."""
+    ``conflict``: the hand as someone else changed it meanwhile, shown beside the form;
+    ``meanwhile``: the hand someone else recorded since the record form was opened."""
     names = hand_names(gs, correcting)
     use_currency(gs.currency)
-    return form_page("sessions/hand_form.html", errors, gs=gs, values=values,
-                     correcting=correcting, version=version,
-                     conflict=hand_detail(conflict) if conflict is not None else None,
-                     side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
-                     scoring=rules.scoring, keeper=keeper,
-                     phone=None if correcting or keeper else phone_table(gs),
-                     **hand_fields_context(rules, names))
+    return render_template(
+        "sessions/hand_form.html", errors=errors, gs=gs, values=values, correcting=correcting,
+        version=version, conflict=hand_detail(conflict) if conflict is not None else None,
+        meanwhile=hand_detail(meanwhile) if meanwhile is not None else None,
+        side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
+        scoring=rules.scoring, keeper=keeper,
+        phone=None if correcting or keeper else phone_table(gs),
+        **hand_fields_context(rules, names)), 409 if meanwhile is not None else \
+        422 if errors else 200
+
+
+def typed_hand(gs: GameSession, rules: Rules, names: tuple[str, ...]
+               ) -> tuple[HandValues, dict[str, Any], Errors]:
+    """The hand form as typed: what it shows again, the hand's data, the form's errors."""
+    values, data, errors = read_hand_form(request.form, names, rules, Asks.of(rules))
+    values.side_bets = chosen_of_form(request.form, gs.side_bets_spec, names)
+    return values, data, errors
 
 
 def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Hand],
@@ -355,9 +367,8 @@ def save_hand(gs: GameSession, rules: Rules, save: Callable[[dict[str, Any]], Ha
               ) -> tuple[HandValues, Errors, Hand | None, TonkError | None]:
     """Read the hand form and hand it to ``save`` (record or correct)."""
     names = hand_names(gs, correcting)
-    values, data, errors = read_hand_form(request.form, names, rules, Asks.of(rules))
-    values.side_bets = chosen_of_form(request.form, gs.side_bets_spec, names)
-    plays, bets = read_side_bets(values.side_bets)
+    values, data, errors = typed_hand(gs, rules, names)
+    plays, bets = read_side_bets(values.side_bets or {})
     if plays:
         data["side_bets"] = plays
     if errors:
@@ -386,6 +397,13 @@ def record_view(gs: GameSession, author: Author, back: str,
     errors: Errors = {}
     if request.method == "GET":
         check_room(gs)  # a table that has played its round's hands is not offered the form
+    seen = request.form.get("after", "") if request.method == "POST" else ""
+    if seen.isdigit() and int(seen) < gs.hand_count:
+        # A hand was recorded since this form was opened (another phone, another tab): it
+        # may be this very hand. Shown, and saved only when sent again (a form made now).
+        values, _data, _errors = typed_hand(gs, rules, hand_names(gs, None))
+        return hand_form(gs, rules, values, {}, keeper=keeper,
+                         meanwhile=get_hand(gs, gs.hand_count))
     if request.method == "POST":
         values, errors, hand, _exc = save_hand(gs, rules,
                                                lambda data: record_hand(gs, author, data))
