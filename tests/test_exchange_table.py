@@ -51,6 +51,18 @@ def table_rows():
                      for gs in db.session.scalars(select(GameSession))]}
 
 
+def comes_back(db_app, text, before, rows):
+    """``text`` imported into an empty database by a newcomer gives back the rows
+    ``before`` (:func:`snapshot`) and ``rows`` (:func:`table_rows`) exactly."""
+    wipe(db_app)
+    report = importing(text, user("new@example.com", "Newcomer"))
+    assert report.ok, report.problems
+    after = snapshot()
+    for key in before:
+        assert after[key] == before[key], key
+    assert table_rows() == rows
+
+
 def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
     with db_app.app_context():
         owner = user()
@@ -74,13 +86,7 @@ def test_a_night_with_seats_and_side_bets_comes_back_exactly(db_app):
             # each total as every page and the API show it (a newcomer read the file's
             # hands + side bets as totals that disagreed with every screen)
             assert Decimal(doc["totals"][name]) == parts
-        wipe(db_app)
-        report = importing(text, user("new@example.com", "Newcomer"))
-        assert report.ok, report.problems
-        after = snapshot()
-        for key in before:
-            assert after[key] == before[key], key
-        assert table_rows() == rows
+        comes_back(db_app, text, before, rows)
         again = db.session.scalar(select(GameSession))
         assert again is not None
         assert document(exchange.export_session(again)) == text
@@ -111,13 +117,7 @@ def test_a_night_whose_high_card_suit_is_fixed_comes_back(db_app):
         before, rows = snapshot(), table_rows()
         text = document(exchange.export_session(gs))
         assert '"suit": "S"' in text or '"suit":"S"' in text  # (as stored)
-        wipe(db_app)
-        report = importing(text, user("new@example.com", "Newcomer"))
-        assert report.ok, report.problems
-        after = snapshot()
-        for key in before:
-            assert after[key] == before[key], key
-        assert table_rows() == rows
+        comes_back(db_app, text, before, rows)
 
 
 def test_who_left_stays_left_after_an_import(db_app):
