@@ -572,6 +572,8 @@ def test_a_hand_recorded_meanwhile_is_shown_before_a_second_is_saved(db_app, sco
     assert record(client, sid, kind="run_out", player="Bob", after="1").status_code == 302
     assert state(db_app, sid)[0] == 2
     assert record(client, sid, kind="dead").status_code == 302  # no "after": as before
+    for odd in ("²", "x", "-1"):  # not a number the page wrote: as no "after", never a 500
+        assert record(client, sid, kind="dead", after=odd).status_code == 302, odd
 
 
 # -- who may see and change what -------------------------------------------------------------

@@ -397,8 +397,8 @@ def record_view(gs: GameSession, author: Author, back: str,
     errors: Errors = {}
     if request.method == "GET":
         check_room(gs)  # a table that has played its round's hands is not offered the form
-    seen = request.form.get("after", "") if request.method == "POST" else ""
-    if seen.isdigit() and int(seen) < gs.hand_count:
+    seen = form_whole(request.form.get("after", "")) if request.method == "POST" else ""
+    if isinstance(seen, int) and seen < gs.hand_count:
         # A hand was recorded since this form was opened (another phone, another tab): it
         # may be this very hand. Shown, and saved only when sent again (a form made now).
         values, _data, _errors = typed_hand(gs, rules, hand_names(gs, None))
