@@ -256,3 +256,24 @@ def test_the_director_puts_a_setting_typed_wrong_right(client):
     shown_beside(client.post(f"/events/{eid}/settings", data={**after, "rounds": "0"}),
                  "rounds", "rounds is a whole number from 1 to 20, not 0")
     assert "round 1 of 3" in client.get(f"/events/{eid}").get_data(as_text=True)
+
+
+def test_a_second_tab_of_the_settings_does_not_save_over_the_first_unseen(client):
+    """A director with the settings open in two tabs puts the fee right in one, then the
+    name in the other, whose form still holds the wrong fee: shown (409, nothing saved),
+    not saved over the first without a word."""
+    sign_up(client)
+    eid = _new_event(client, entry_fee="200")
+    seen = [matched(r'name="seen" value="([0-9a-f]+)"',
+                    client.get(f"/events/{eid}/settings").get_data(as_text=True)).group(1)
+            for _tab in range(2)]
+    sent = {**EVENT_FORM, "entry_fee": "200"}
+    assert client.post(f"/events/{eid}/settings",
+                       data={**sent, "entry_fee": "20", "seen": seen[0]}).status_code == 302
+    resp = client.post(f"/events/{eid}/settings",
+                       data={**sent, "name": "Malone Open 2026", "seen": seen[1]})
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 409 and "changed meanwhile" in page
+    assert 'value="Malone Open 2026"' in page
+    assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)).startswith(
+        "Entry fee $20.00")

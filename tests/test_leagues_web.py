@@ -17,7 +17,7 @@ from app.extensions import db
 from app.services import accounts, leagues
 from app.services.sessions import ledger
 from tests.clients import shown_beside, sign_up
-from tests.expect import fetched
+from tests.expect import fetched, matched
 
 EVIL = "<script>alert(1)</script>"
 
@@ -275,6 +275,40 @@ def test_settings_change_the_league(db_app, keeper):
         league = fetched(League, lid)
         assert [s.name for s in league.seasons] == ["Early"]
         assert len(leagues.admins(league)) == 1
+
+
+def seen_of(page: str) -> str:
+    """The mark of the settings a settings page showed, which its form carries back."""
+    return matched(r'<input type="hidden" name="seen" value="([0-9a-f]+)">', page).group(1)
+
+
+def test_two_tabs_of_settings_do_not_save_over_each_other_unseen(db_app, keeper):
+    """Two admins (or two tabs) open the league's settings; one changes the stake, the
+    other then the name from a page that still shows the old stake: the second save would
+    have put the old stake back without a word. It is shown instead (409, what was typed
+    kept, nothing saved); saved again, it goes through."""
+    client, lid, _ids = keeper
+    form = {"name": "Thursday Tonk", "stake": "1", "currency": "USD", "preset": "pagat"}
+    first = seen_of(text(client.get(f"/leagues/{lid}/settings")))
+    second = seen_of(text(client.get(f"/leagues/{lid}/settings")))
+    assert first == second
+    resp = client.post(f"/leagues/{lid}/settings", data={**form, "stake": "2", "seen": first})
+    assert resp.status_code == 302
+    resp = client.post(f"/leagues/{lid}/settings",
+                       data={**form, "name": "Friday Tonk", "seen": second})
+    page = text(resp)
+    assert resp.status_code == 409
+    assert "These settings were changed meanwhile, in another tab or by someone else" in page
+    assert 'value="Friday Tonk"' in page and seen_of(page) not in (first, second)
+    with db_app.app_context():
+        league = fetched(League, lid)
+        assert (league.name, league.stake_minor) == ("Thursday Tonk", 200)
+    resp = client.post(f"/leagues/{lid}/settings",
+                       data={**form, "name": "Friday Tonk", "seen": seen_of(page)})
+    assert resp.status_code == 302
+    with db_app.app_context():
+        league = fetched(League, lid)
+        assert (league.name, league.stake_minor) == ("Friday Tonk", 100)
 
 
 @pytest.mark.parametrize("path, data, field, message", [

@@ -42,7 +42,7 @@ from ...services import leagues as service
 from ...services.sessions import is_league_admin, open_debts_of_league, open_debts_of_player
 from ..shared.chart import chart_svg
 from ..shared.fields import rules_context
-from ..shared.forms import Errors, RulesValues, read_rules
+from ..shared.forms import Errors, RulesValues, changed_meanwhile, read_rules, settings_mark
 from ..shared.links import card_url
 from ..shared.present import minor_label, outcome_word, rules_named, score, session_card
 from ..shared.queries import page_arg, player_sessions_page
@@ -276,10 +276,10 @@ def league_field(field: str | None) -> str:
 
 
 def league_form(template: str, values: LeagueValues, errors: Errors,
-                **context: Any) -> ResponseReturnValue:
+                status: int | None = None, **context: Any) -> ResponseReturnValue:
     return render_template(template, values=values, errors=errors,
                            **rules_context(values.rules, errors), **context), \
-        422 if errors else 200
+        status or (422 if errors else 200)
 
 
 @bp.route("/leagues/new", methods=["GET", "POST"])
@@ -428,13 +428,20 @@ def sessions(league_id: int) -> ResponseReturnValue:
 # -- settings --------------------------------------------------------------------------------
 
 def settings_page(league: League, values: LeagueValues | None = None,
-                  errors: Errors | None = None, typed: Mapping[str, str] | None = None
-                  ) -> ResponseReturnValue:
+                  errors: Errors | None = None, typed: Mapping[str, str] | None = None,
+                  status: int | None = None) -> ResponseReturnValue:
     """The settings page; ``errors`` (422) beside the field of the form that failed, with
     what was ``typed`` in the small forms."""
     return league_form("leagues/settings.html", values or LeagueValues.of(league),
                        errors or {}, league=league, members=service.members(league),
-                       admins=service.admins(league), typed=typed or {})
+                       admins=service.admins(league), typed=typed or {},
+                       status=status, seen=settings_mark(_defaults_of(league)))
+
+
+def _defaults_of(league: League) -> tuple[Any, ...]:
+    """What the league's form changes, as stored."""
+    return (league.name, league.rules_json, league.stake_minor, league.currency,
+            league.side_bets_json)
 
 
 @bp.route("/leagues/<int:league_id>/settings", methods=["GET", "POST"])
@@ -444,7 +451,10 @@ def settings(league_id: int) -> ResponseReturnValue:
     league = league_of(league_id)
     if request.method == "GET":
         return settings_page(league)
+    meanwhile = changed_meanwhile(_defaults_of(league))
     values, args, errors = read_league_form(request.form)
+    if meanwhile:
+        return settings_page(league, values, {"form": meanwhile, **errors}, status=409)
     if not errors:
         _done, exc = attempt(lambda: service.edit_league(league, **args))
         if exc is None:

@@ -10,6 +10,8 @@ checked here: every fact of the game is checked by the domain core, once, throug
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +53,26 @@ from ...core.tableform import (
 
 Errors = dict[str, str]
 Form = MultiDict[str, str]
+
+def settings_mark(settings: Any) -> str:
+    """A short mark of settings as a page shows them, which its form carries back (``seen``):
+    see :func:`changed_meanwhile`."""
+    text = json.dumps(settings, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def changed_meanwhile(settings: Any) -> str | None:
+    """Whether ``settings`` were changed after the form posted was shown (in another tab, by
+    another admin): then a message to show instead of saving over that change unseen; the
+    form, shown again, carries the new mark, so that saving again puts what was typed in
+    their place. A form sent without its mark (``seen``) is saved as before."""
+    seen = request.form.get("seen")
+    if seen is None or seen == settings_mark(settings):
+        return None
+    return _("These settings were changed meanwhile, in another tab or by someone else. The "
+             "form holds what you typed: save again to put it in their place, or open the "
+             "settings again to see them as they are now.")
+
 
 def ticked(name: str) -> bool:
     """Whether the sent form's box ``name`` is ticked (a ticked box sends ``1``)."""

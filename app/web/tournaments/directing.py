@@ -23,7 +23,7 @@ from ...services import events as service
 from ...services.leagues import my_leagues
 from ..shared import bp
 from ..shared.form_tokens import once_per_form
-from ..shared.forms import Errors, preset_choices, ticked
+from ..shared.forms import Errors, changed_meanwhile, preset_choices, settings_mark, ticked
 from ..shared.links import qr_code
 from ..shared.site import attempt, form_change, login_required, me
 from .standing import board_context
@@ -118,16 +118,20 @@ def _settings_page(event: Event | None) -> ResponseReturnValue:
     locked = {"preset" if f == "rules" else f for f in service.TABLE_SETTINGS} \
         if event is not None and event.round_rows else set()
     errors: Errors = {}
+    meanwhile = None
     if request.method == "POST":
         read, errors = _event_from_form(request.form)
+        if event is not None:
+            meanwhile = changed_meanwhile(service.settings_of(event))
         values = {**values, **{k: v for k, v in read["values"].items() if k not in locked}}
         spec = read["spec"]
         if event is not None and not values["preset"]:
             spec.pop("rules")  # (rules changed from a preset: kept as they are)
         spec = {k: v for k, v in spec.items() if k not in locked and
                 not (k == "rules" and "preset" in locked)}
-        made, exc = attempt(lambda: service.create_event(me(), **spec) if event is None
-                            else service.change_event(me(), event, **spec))
+        made, exc = (None, None) if meanwhile else attempt(
+            lambda: service.create_event(me(), **spec) if event is None
+            else service.change_event(me(), event, **spec))
         if made is not None:
             flash(_("The event is set up: check the players in.") if event is None
                   else _("The settings are saved."), "ok")
@@ -136,12 +140,15 @@ def _settings_page(event: Event | None) -> ResponseReturnValue:
             every = exc.refused if isinstance(exc, service.EventSettingsError) else {
                 exc.field: exc}
             errors = {_field(field): refusal.message for field, refusal in every.items()}
+        if meanwhile:
+            errors = {"form": meanwhile, **errors}
     return render_template(
         "events/new.html", values=values, errors=errors, presets=preset_choices(),
         tie_breaks=[(k, str(w)) for k, w in zip(TIE_BREAKS, tie_break_words(list(TIE_BREAKS)),
                                                  strict=True)],
         leagues=my_leagues(me()), known_presets=PRESETS, event=event,
-        locked=locked), 422 if errors else 200
+        locked=locked, seen=event and settings_mark(service.settings_of(event))), \
+        409 if meanwhile else 422 if errors else 200
 
 
 @bp.route("/events/new", methods=["GET", "POST"])
