@@ -154,6 +154,7 @@ def test_the_outbox_hears_why_a_hand_is_refused_and_nothing_is_stored(app):
     closed = _sent(client, sid, "k-closed", **TONK_OUT)
     assert closed.status_code == 409
     assert "closed" in closed.get_json()["error"]
+    assert closed.get_json()["field"] == "session"  # (the API's field for it)
     assert _hands(app, sid) == []
 
 

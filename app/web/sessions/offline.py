@@ -123,7 +123,7 @@ def _recorded(session_id: int) -> tuple[int, dict[str, Any]]:
                      "field": None}
     except SessionClosedError:
         return 409, {"error": _("This session is closed: nothing in it can change any more."),
-                     "field": None}
+                     "field": "session"}
     if hand is None:
         field, message = next(iter(errors.items()))
         return 422, {"error": message, "field": field, "errors": errors}
