@@ -444,3 +444,19 @@ def test_an_events_settings_change_until_its_tables_play_under_them(api):
     api.ok("POST", f"/events/{eid}/rounds", {"seed": 2}, 201)
     api_error(api("PUT", url, {"rounds": 1}), 409, "rounds", "2 rounds are drawn already")
     assert api.ok("PUT", url, {"rounds": 2})["state"] == "playing"
+
+
+def test_an_event_set_up_by_mistake_is_deleted_until_its_first_draw(api, other):
+    """A director who set up an event by mistake (or twice) deletes it, with its check-in;
+    once a round is drawn its tables are sessions with hands of their own: 409."""
+    eid = new_event(api)["id"]
+    check_in_all(api, eid, TEN[:4])
+    api_error(other("DELETE", f"/events/{eid}"), 404, None, "no event")
+    assert api.ok("DELETE", f"/events/{eid}") == {"deleted": eid}
+    api_error(api("GET", f"/events/{eid}"), 404, None, "no event")
+    assert [e["id"] for e in api.ok("GET", "/events")] == []
+    kept = new_event(api)["id"]
+    check_in_all(api, kept, TEN[:4])
+    api.ok("POST", f"/events/{kept}/rounds", {"seed": 1}, 201)
+    api_error(api("DELETE", f"/events/{kept}"), 409, "event", "can no longer be deleted")
+    assert api.ok("GET", f"/events/{kept}")["players"]

@@ -277,3 +277,25 @@ def test_a_second_tab_of_the_settings_does_not_save_over_the_first_unseen(client
     assert 'value="Malone Open 2026"' in page
     assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)).startswith(
         "Entry fee $20.00")
+
+
+def test_an_event_set_up_by_mistake_is_deleted_from_its_settings(client):
+    """Until the first draw the settings page offers to delete the event; after it, not
+    (and a page left open that sends it anyway is told why)."""
+    sign_up(client)
+    eid = _new_event(client, name="Malone Open by mistake")
+    form = client.get(f"/events/{eid}/settings").get_data(as_text=True)
+    assert f'action="/events/{eid}/delete"' in form
+    gone = client.post(f"/events/{eid}/delete")
+    assert gone.status_code == 302 and gone.location == "/events"
+    page = client.get("/events").get_data(as_text=True)
+    assert "Malone Open by mistake is deleted." in page
+    assert client.get(f"/events/{eid}").status_code == 404
+    eid = _new_event(client)
+    for name in ("Ann", "Bob"):
+        client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    assert f'action="/events/{eid}/delete"' not in client.get(
+        f"/events/{eid}/settings").get_data(as_text=True)
+    kept = client.post(f"/events/{eid}/delete", follow_redirects=True).get_data(as_text=True)
+    assert "the first round of this event is drawn" in kept and "<h1>Malone Open</h1>" in kept

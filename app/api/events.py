@@ -21,7 +21,7 @@ from ..core.placings import TIE_BREAKS, tie_break_words
 from ..db.models import Event, EventRound, EventTable, GameSession, User
 from ..services import events as service
 from ..services.events import MAX_HANDS, MAX_ROUNDS, MAX_SEED, SCORINGS, UNPAID
-from .answers import AtEventJson, ErrorJson
+from .answers import AtEventJson, DeletedJson, ErrorJson
 from .door import ABSENT, Body, api, needed
 from .kinds import (
     AMOUNT_TEXT,
@@ -381,6 +381,13 @@ def change_event(user: User, event_id: int, body: EventChange) -> Response:
     event = service.owned_event(user, event_id)
     service.change_event(user, event, **body.sent())
     return jsonify(event_json(service.owned_event(user, event_id)))
+
+
+@api.delete("/events/<int:event_id>", "Delete an event set up by mistake, with its check-in "
+            "(409 once its first round is drawn).", {"200": ("Deleted.", DeletedJson)}, E)
+def delete_event(user: User, event_id: int) -> Response:
+    service.delete_event(service.owned_event(user, event_id))
+    return jsonify(DeletedJson(deleted=event_id))
 
 
 @api.post("/events/<int:event_id>/players", "Check a player in (409 if the name is checked "

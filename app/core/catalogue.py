@@ -478,6 +478,8 @@ CATALOGUE: dict[str, str] = {
                           "in now would play no hand",
     "event.setting_drawn": "the first round is drawn and the tables play under this "
                            "setting: it stays as it is",
+    "event.drawn_stays": "the first round of this event is drawn: its tables are sessions "
+                         "with their own hands, so the event can no longer be deleted",
     "event.fewer_rounds": "{rounds} rounds are drawn already: the event has at least {rounds}",
     "event.force": "force is true or false",
     "event.unpaid": "the entry fee is not marked paid for {players}: draw them anyway, or "

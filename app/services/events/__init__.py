@@ -33,6 +33,7 @@ from .setup import (
     change_event,
     check_in,
     create_event,
+    delete_event,
     event_rules,
     events_of,
     find_player,
@@ -56,8 +57,8 @@ from .standings import (
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "EventSettingsError", "MAX_HANDS",
     "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "TABLE_SETTINGS", "UNPAID", "active_players",
-    "board_event", "board_state", "change_event", "check_in", "close_round",
-    "create_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
+    "board_event", "board_state", "change_event", "check_in", "close_round", "create_event",
+    "delete_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
     "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
     "linked_table", "open_round", "owes_fee", "owned_event", "payout_of", "prizes_of", "records",
     "replace_keeper_link", "round_over", "set_paid", "settings_of", "standings_csv", "standings_of",

@@ -180,6 +180,16 @@ def change_event(user: User, event: Event, **given: Any) -> Event:
     return event
 
 
+def delete_event(event: Event) -> None:
+    """Delete an event set up by mistake, with its check-in: only until its first round is
+    drawn (then its tables are sessions with hands of their own)."""
+    event = locked(event)
+    if event.round_rows:
+        raise EventConflictError(Message("event.drawn_stays"), "event")
+    db.session.delete(event)
+    db.session.flush()
+
+
 # -- reading ---------------------------------------------------------------------------------
 
 def event_rules(event: Event) -> Rules:

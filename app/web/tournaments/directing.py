@@ -158,6 +158,20 @@ def new_event() -> ResponseReturnValue:
     return _settings_page(None)
 
 
+@bp.post("/events/<int:event_id>/delete")
+@once_per_form
+@login_required
+def delete_event(event_id: int) -> ResponseReturnValue:
+    event = service.owned_event(me(), event_id)
+    name = event.name
+    _done, exc = attempt(lambda: service.delete_event(event))
+    if exc is not None:
+        flash(exc.message, "error")
+        return redirect(url_for(".event", event_id=event_id))
+    flash(_("%(name)s is deleted.", name=name), "ok")
+    return redirect(url_for(".events"))
+
+
 @bp.route("/events/<int:event_id>/settings", methods=["GET", "POST"])
 @once_per_form
 @login_required
