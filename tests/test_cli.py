@@ -83,6 +83,16 @@ def test_transfers(runner):
     assert len(json.loads(out.stdout)["transfers"]) == 3
 
 
+def test_transfers_refuse_a_key_they_do_not_take(runner):
+    """As the API does: a key beside ``balances`` (a typo, a field of another file) is
+    refused by name, not passed over."""
+    body = {"balances": {"Ann": "4.50", "Bob": "-4.50"}, "currency": "EUR"}
+    out = runner.invoke(cli, ["transfers", "-"], input=json.dumps(body))
+    assert out.exit_code == 1 and out.stdout == ""
+    assert out.stderr == ('tonk: line 1: working out transfers has no field "currency" (it '
+                          'takes balances) (currency)\n')
+
+
 def test_transfers_not_summing_to_zero(runner):
     out = runner.invoke(cli, ["transfers", "-"], input='{"balances": {"Ann": "1", "Bob": "0"}}')
     assert out.exit_code == 1

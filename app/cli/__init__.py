@@ -19,7 +19,7 @@ from typing import IO, Any
 import click
 
 from ..core import TonkError, parse_hand, settle
-from ..core.messages import join_and
+from ..core.messages import Message, as_sent, join_and
 from ..core.money import loads
 from ..core.settle import Result
 from ..core.transfers import fewest_transfers, parse_balances
@@ -130,6 +130,11 @@ def transfers_command(file: IO[str]) -> None:
     def one(doc: Any) -> str:
         if not isinstance(doc, dict) or "balances" not in doc:
             raise InputError(_('give {"balances": {"Ann": "4.50", "Bob": "-4.50"}}'))
+        unknown = sorted(str(key) for key in doc if key != "balances")
+        if unknown:  # (the API's answer to a key it does not take)
+            raise TonkError(Message("api.unknown_field", what="working out transfers",
+                                    field_name=as_sent(unknown[0]), fields="balances"),
+                            unknown[0])
         balances = parse_balances(doc["balances"])
         return json.dumps({"transfers": [
             {"from": t.payer, "to": t.payee, "amount": str(t.amount)}
