@@ -78,6 +78,21 @@ def test_a_version_that_is_not_a_whole_number_is_refused_and_changes_nothing(api
                   {"end": {"kind": "dead"}, "reason": "x", "version": None})["version"] == 2
 
 
+@pytest.mark.parametrize("version", [0, -1])
+def test_a_version_below_one_is_422_not_a_change_meanwhile(api, version):
+    """No hand has version 0: a correction or a void made from it was a 409 "changed
+    meanwhile" naming whoever made the last change."""
+    sid = api.start()
+    api.ok("POST", f"/sessions/{sid}/hands", TONK_OUT, 201)
+    for method, body in (("PUT", {"end": {"kind": "dead"}, "reason": "x", "version": version}),
+                         ("DELETE", {"reason": "x", "version": version})):
+        resp = api(method, f"/sessions/{sid}/hands/1", body)
+        assert resp.status_code == 422, resp.get_json()
+        assert resp.get_json() == {"error": f"versions are numbered from 1, not {version}",
+                                   "field": "version"}
+    assert api.ok("GET", f"/sessions/{sid}/hands/1")["version"] == 1
+
+
 def test_the_correction_form_shows_both_when_someone_changed_the_hand(db_app):
     client = db_app.test_client()
     sign_up(client)

@@ -368,6 +368,7 @@ CATALOGUE: dict[str, str] = {
     "change.no_reason": "say why: a correction or a void needs a reason",
     "change.of_hand": "hand {number}: {error}",
     "change.version": "the version must be a whole number, not {value}",
+    "change.version_from_one": "versions are numbered from 1, not {value}",
     "hand.not_found": "there is no hand {number} in this session",
     "hand.limit": "this table has played every hand of its round (hands per round: {most}): "
                   "no more can be recorded, but its hands can still be corrected or voided",

@@ -36,11 +36,14 @@ def voided_after(action: str) -> bool:
 
 def made_from(version: object) -> int | None:
     """The version a correction or a void says it was made from: None when it says none
-    (absent, null), else a whole number as sent (not true or false, not text, not 2.0);
-    anything else is :class:`VersionError` naming ``version``, whatever the hand's version.
+    (absent, null), else a whole number as sent (not true or false, not text, not 2.0) from
+    1, as versions are numbered; anything else is :class:`VersionError` naming ``version``,
+    whatever the hand's version (0 or -1 are not "changed meanwhile": no hand had them).
     A form's hidden field is read as a number first (:func:`app.core.handform.form_whole`)."""
     if version is None:
         return None
     if type(version) is not int:
         raise VersionError(Message("change.version", value=as_sent(version)[:40]), "version")
+    if version < 1:
+        raise VersionError(Message("change.version_from_one", value=version), "version")
     return version

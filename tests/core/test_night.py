@@ -175,6 +175,17 @@ def test_a_version_that_is_not_a_whole_number_is_refused_as_the_servers_is(event
     assert night_json(night) == before
 
 
+@pytest.mark.parametrize("version", [0, -1])
+def test_a_version_below_one_is_refused_not_taken_for_a_change_meanwhile(version):
+    """Versions are numbered from 1: a correction made "from version 0" was answered as if
+    the hand had changed meanwhile (409), on the server and the phone alike."""
+    night = fold([started(), ran_out("Ann")])
+    with pytest.raises(VersionError, match=f"versions are numbered from 1, not {version}") \
+            as refused:
+        apply(night, {"kind": "voided", "number": 1, "version": version})
+    assert refused.value.field == "version"
+
+
 def test_a_refused_hand_is_the_hands_own_error_and_two_cannot_leave_a_table_of_two():
     night = fold([started(("Ann", "Bob"))])
     with pytest.raises(HandError) as refused:
