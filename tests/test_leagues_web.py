@@ -334,6 +334,10 @@ def test_settings_errors_show_beside_the_field(keeper, path, data, field, messag
     client, lid, _ids = keeper
     resp = client.post(f"/leagues/{lid}/{path}", data=data)
     shown_beside(resp, field, message)
+    # one summary, at the top: a member's error was summed up inside the league's form
+    page = text(resp)
+    assert page.count('id="error-summary"') == 1
+    assert page.index('id="error-summary"') < page.index('<section id="members">')
     for value in data.values():
         if value.strip() and path != "settings":
             assert f'value="{escape(value.strip())}"' in text(resp)  # kept as typed
