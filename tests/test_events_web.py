@@ -163,6 +163,23 @@ def test_amounts_with_a_decimal_comma_are_read_as_the_german_pages_write_them(cl
     assert '<span class="amt">$18.45</span> each' in page
 
 
+def test_thousands_grouped_in_threes_are_read_as_thousands(client):
+    """A German director typed the entry fee "1.000" (a thousand, as the German pages write
+    it): it was read as 1, saved without a word, and every paid player counted as paying
+    1 €. Thousands grouped in threes read as thousands, by a dot or a comma; shares
+    ("0.125") and cents ("0,25") as before."""
+    sign_up(client)
+    eid = _new_event(client, entry_fee="1.000", prize_kind="fixed", prizes="1.000,50; 500")
+    assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)) == (
+        "Entry fee $1,000.00 · house share 0% · prizes for places 1, 2, 3, …: $1,000.50, "
+        "$500.00")
+    eid = _new_event(client, entry_fee="1,000.50", house_share="0.125",
+                     prizes="0.125; 0.875")
+    assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)) == (
+        "Entry fee $1,000.50 · house share 12.5% · prizes for places 1, 2, 3, …: 12.5%, "
+        "87.5%")
+
+
 def test_check_in_starts_with_the_fee_not_paid(client):
     """The "Fee paid" box started ticked, so a player checked in without looking counted
     as paid and the pool held a fee nobody handed over. It starts unticked; a check-in sent

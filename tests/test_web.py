@@ -734,7 +734,8 @@ def test_settle_up_in_full_and_in_part_then_close(db_app, scorer):
         resp.get_data(as_text=True)
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Cy", "payee": "Ann", "amount": "1,000"})
-    assert resp.status_code == 422  # never read as 1.000
+    assert resp.status_code == 422  # a thousand, far more than Cy owes (never read as 1.000)
+    assert "more than" in " ".join(errors_of(resp)), errors_of(resp)
     not_yet = ledger_says(db_app, sid, lambda gs, user: ledger.close_session(gs))
     resp = client.post(f"/sessions/{sid}/close")  # no carry-over asked: the page says why
     assert resp.status_code == 422 and str(escape(not_yet)) in resp.get_data(as_text=True)

@@ -47,12 +47,22 @@ OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays
 TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
 
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d{1,2}\s*$")
+#: Thousands in groups of three, as the German pages write them ("1.000", "1.000,50") and
+#: as the English ones do ("1,000", "1,000.50").
+_GROUPED = {".": re.compile(r"^-?[1-9]\d{0,2}(?:\.\d{3})+(?:,\d{1,2})?$"),
+            ",": re.compile(r"^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d{1,2})?$")}
 
 
 def amount_text(text: str) -> str:
     """Money as typed: ``"0,25"`` (a decimal comma, as the German pages write amounts) reads as
-    ``"0.25"``. Only one or two digits after the comma are read so, never ``"1,000"``."""
+    ``"0.25"``; thousands grouped in threes read as thousands, by a dot (``"1.000"``,
+    ``"1.000,50"``, as the German pages write them) or a comma (``"1,000.50"``): money has at
+    most two decimal places, so three digits after the mark are never cents ("1.000" was
+    read as 1, a German fee of a thousand saved as one)."""
     text = text.strip()[:MAX_TEXT]
+    for mark, grouped in _GROUPED.items():
+        if grouped.match(text):
+            return text.replace(mark, "").replace(",", ".")
     return text.replace(",", ".") if _DECIMAL_COMMA.match(text) else text
 
 
