@@ -91,6 +91,20 @@ def test_an_event_of_three_rounds(api):
     api.ok("POST", f"/events/{eid}/rounds/3/close", {})
     api_error(api("POST", f"/events/{eid}/rounds", {}), 409, "round", "all 3 rounds")
     assert api.ok("GET", f"/events/{eid}")["state"] == "finished"
+    # final: what the results are made from no longer changes (a newcomer's director halved
+    # the prizes and took a fee back after the last round); the name and date still do
+    before = api.ok("GET", f"/events/{eid}/prizes")
+    for change, field in (({"house_share": "0.5"}, "house_share"), ({"prizes": ["1"]}, "prizes"),
+                          ({"entry_fee": "20.01"}, "entry_fee"), ({"rounds": 4}, "rounds"),
+                          ({"tie_breaks": ["best_round"]}, "tie_breaks")):
+        api_error(api("PUT", f"/events/{eid}/settings", change), 409, field, "results are final")
+    api_error(api("PUT", f"/events/{eid}/players/Ann", {"paid": False}), 409, "paid",
+              "results are final")
+    api_error(api("DELETE", f"/events/{eid}/players/Bob"), 409, "name", "results are final")
+    same = {"prizes": ["0.50", "0.3", "0.2"], "entry_fee": "20.00", "house_share": "0.0"}
+    assert api.ok("PUT", f"/events/{eid}/settings",
+                  {**same, "name": "Malone Open 2026"})["name"] == "Malone Open 2026"
+    assert api.ok("GET", f"/events/{eid}/prizes") == before
 
     standings = api.ok("GET", f"/events/{eid}/standings")["standings"]
     assert len(standings) == 10 and all(len(s["rounds"]) == 3 for s in standings)

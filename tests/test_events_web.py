@@ -316,3 +316,27 @@ def test_an_event_set_up_by_mistake_is_deleted_from_its_settings(client):
         f"/events/{eid}/settings").get_data(as_text=True)
     kept = client.post(f"/events/{eid}/delete", follow_redirects=True).get_data(as_text=True)
     assert "the first round of this event is drawn" in kept and "<h1>Malone Open</h1>" in kept
+
+
+def test_a_finished_events_settings_keep_its_results(client):
+    """After the last round the director's page says the results are final, yet the
+    settings page still changed the fee, the prizes and the house share: now only the name
+    and the date stay open (what a page left open sends of the rest is not read)."""
+    sign_up(client)
+    eid = _new_event(client, rounds="1")
+    for name in ("Ann", "Bob"):
+        client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    assert client.post(f"/events/{eid}/rounds/1/close", data={"force": "1"}).status_code == 302
+    form = client.get(f"/events/{eid}/settings").get_data(as_text=True)
+    assert "All rounds are played: the results are final." in form
+    for field in ("entry_fee", "prizes", "house_share", "rounds", "prize_kind", "tie_break_1"):
+        assert re.search(rf'id="{field}"[^>]*disabled', form), field
+    assert not re.search(r'id="(name|held_on)"[^>]*disabled', form)
+    assert "Mark not paid" not in client.get(f"/events/{eid}").get_data(as_text=True)
+    saved = client.post(f"/events/{eid}/settings", data={"name": "Malone Final",
+                                                         "held_on": "2026-11-25"})
+    assert saved.status_code == 302
+    client.post(f"/events/{eid}/settings", data={**EVENT_FORM, "rounds": "1", "entry_fee": "1"})
+    page = client.get(f"/events/{eid}").get_data(as_text=True)
+    assert "Entry fee $10.00" in page and "<h1>Malone Open</h1>" in page

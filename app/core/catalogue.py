@@ -481,6 +481,8 @@ CATALOGUE: dict[str, str] = {
                            "setting: it stays as it is",
     "event.drawn_stays": "the first round of this event is drawn: its tables are sessions "
                          "with their own hands, so the event can no longer be deleted",
+    "event.final": "every round of this event is played and closed: its results are final "
+                   "(only its name and date may still change)",
     "event.fewer_rounds": "{rounds} rounds are drawn already: the event has at least {rounds}",
     "event.force": "force is true or false",
     "event.unpaid": "the entry fee is not marked paid for {players}: draw them anyway, or "

@@ -25,6 +25,7 @@ from .rounds import (
 from .setup import (
     MAX_HANDS,
     MAX_ROUNDS,
+    RESULT_SETTINGS,
     SCORINGS,
     TABLE_SETTINGS,
     EventNotFoundError,
@@ -37,6 +38,7 @@ from .setup import (
     event_rules,
     events_of,
     find_player,
+    is_final,
     league_names,
     owned_event,
     payout_of,
@@ -56,12 +58,12 @@ from .standings import (
 
 __all__ = [
     "EventConflictError", "EventError", "EventNotFoundError", "EventSettingsError", "MAX_HANDS",
-    "MAX_ROUNDS", "MAX_SEED", "SCORINGS", "TABLE_SETTINGS", "UNPAID", "active_players",
-    "board_event", "board_state", "change_event", "check_in", "close_round", "create_event",
-    "delete_event", "draw_next_round", "event_rules", "events_of", "export_event", "fees_paid",
-    "find_player", "get_round", "get_table", "keeper_author", "keeper_table", "league_names",
-    "linked_table", "open_round", "owes_fee", "owned_event", "payout_of", "prizes_of", "records",
-    "replace_keeper_link", "round_over", "set_paid", "settings_of", "standings_csv", "standings_of",
-    "table_done", "table_of_session", "table_result", "table_revisions", "tie_breaks_of",
-    "unpaid_players", "withdraw",
+    "MAX_ROUNDS", "MAX_SEED", "RESULT_SETTINGS", "SCORINGS", "TABLE_SETTINGS", "UNPAID",
+    "active_players", "board_event", "board_state", "change_event", "check_in", "close_round",
+    "create_event", "delete_event", "draw_next_round", "event_rules", "events_of", "export_event",
+    "fees_paid", "find_player", "get_round", "get_table", "is_final", "keeper_author",
+    "keeper_table", "league_names", "linked_table", "open_round", "owes_fee", "owned_event",
+    "payout_of", "prizes_of", "records", "replace_keeper_link", "round_over", "set_paid",
+    "settings_of", "standings_csv", "standings_of", "table_done", "table_of_session",
+    "table_result", "table_revisions", "tie_breaks_of", "unpaid_players", "withdraw"
 ]

@@ -144,6 +144,33 @@ TABLE_SETTINGS = ("scoring", "rules", "stake", "currency", "table_size", "hands_
                   "league")
 
 
+#: What the results (the standings and the prize list) are made from, column → setting: once
+#: the last round is closed they are final, and only the name and the date still change.
+RESULT_SETTINGS = {"rounds": "rounds", "fee_minor": "entry_fee", "house_share": "house_share",
+                   "payout_json": "prizes", "tie_breaks_json": "tie_breaks"}
+
+
+def is_final(event: Event) -> bool:
+    """Every round drawn and closed: the director's page says the results are final."""
+    return len(event.round_rows) >= event.rounds and all(
+        r.closed_at is not None for r in event.round_rows)
+
+
+def _as_value(column: str, stored: Any) -> Any:
+    """A result setting as a value ("0.10" and "0.1" the same share)."""
+    if column == "house_share":
+        return Decimal(stored)
+    if column == "payout_json":
+        payout = json.loads(stored)
+        return payout["kind"], [Decimal(a) for a in payout["amounts"]]
+    return json.loads(stored) if column.endswith("_json") else stored
+
+
+def _refuse_when_final(event: Event, field: str) -> None:
+    if is_final(event):
+        raise EventConflictError(Message("event.final"), field)
+
+
 def _table_settings(columns: dict[str, Any]) -> dict[str, Any]:
     rules = json.loads(columns["rules_json"])
     return {"scoring": resolve_rules(rules).scoring, "rules": rules,
@@ -157,7 +184,8 @@ def change_event(user: User, event: Event, **given: Any) -> Event:
     new event's are. Once a round is drawn, what the tables play under (the house rules,
     scoring, stake, currency, table size, hands a round, league) stays: 409 naming it;
     the rounds may not be fewer than those drawn. The name, the date, the entry fee, the
-    house share and the prizes may change until the end (the prize list is made from them).
+    house share, the prizes and the tie-breaks may change until the last round is closed;
+    then the results are final (:data:`RESULT_SETTINGS`: 409 naming it).
     A player marked paid is paid at the new fee (a fee typed wrong is put right for
     everyone)."""
     event = locked(event)
@@ -171,6 +199,9 @@ def change_event(user: User, event: Event, **given: Any) -> Event:
                 raise EventConflictError(Message("event.setting_drawn"), field)
         if columns["rounds"] < drawn:
             raise EventConflictError(Message("event.fewer_rounds", rounds=drawn), "rounds")
+    for column, field in RESULT_SETTINGS.items():
+        if _as_value(column, getattr(event, column)) != _as_value(column, columns[column]):
+            _refuse_when_final(event, field)
     for column, value in columns.items():
         setattr(event, column, value)
     for player in event.players:
@@ -322,6 +353,8 @@ def set_paid(event: Event, name: Any, paid: Any) -> EventPlayer:
     is_paid = paid
     event = locked(event)
     player = find_player(event, name)
+    if is_paid != (player.paid_minor > 0):
+        _refuse_when_final(event, "paid")
     player.paid_minor = event.fee_minor if is_paid else 0
     db.session.flush()
     return player
@@ -334,6 +367,7 @@ def withdraw(event: Event, name: Any) -> EventPlayer:
     player = find_player(event, name)
     if player.withdrawn_after is not None:
         raise EventConflictError(Message("event.withdrawn", player=player.name), "name")
+    _refuse_when_final(event, "name")
     player.withdrawn_after = len(event.round_rows)
     db.session.flush()
     return player

@@ -117,6 +117,10 @@ def _settings_page(event: Event | None) -> ResponseReturnValue:
     values = NEW_EVENT if event is None else _values_of(event)
     locked = {"preset" if f == "rules" else f for f in service.TABLE_SETTINGS} \
         if event is not None and event.round_rows else set()
+    final = event is not None and service.is_final(event)
+    if final:  # (the results are made from these too)
+        locked |= set(service.RESULT_SETTINGS.values()) | {
+            "prize_kind", "tie_break_1", "tie_break_2"}
     errors: Errors = {}
     meanwhile = None
     if request.method == "POST":
@@ -147,7 +151,7 @@ def _settings_page(event: Event | None) -> ResponseReturnValue:
         tie_breaks=[(k, str(w)) for k, w in zip(TIE_BREAKS, tie_break_words(list(TIE_BREAKS)),
                                                  strict=True)],
         leagues=my_leagues(me()), known_presets=PRESETS, event=event,
-        locked=locked, seen=event and settings_mark(service.settings_of(event))), \
+        locked=locked, final=final, seen=event and settings_mark(service.settings_of(event))), \
         409 if meanwhile else 422 if errors else 200
 
 

@@ -50,8 +50,7 @@ def board_context(event: Event) -> dict[str, Any]:
             "withdrawn": withdrawn, "rule": str(Message("prizes.rule")),
             "tie_words": [str(w) for w in tie_break_words(service.tie_breaks_of(event))],
             "drawn": len(event.round_rows),
-            "finished": len(event.round_rows) >= event.rounds and latest is not None
-            and latest.closed_at is not None}
+            "finished": service.is_final(event)}
 
 
 def _tag(event: Event) -> str:
