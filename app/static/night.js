@@ -564,7 +564,20 @@
   }
 
   // One more event, checked by the core against the night first: kept, or its refusal shown.
+  // One at a time, each against the night as the last one left it; a form sent again while
+  // its change is still being checked (a double tap on Save or Paid in full) is that same
+  // change, not another (two taps kept the hand, or the payment, twice).
+  var adding = Promise.resolve();
   function add(request, form) {
+    if (form.hasAttribute("data-adding")) return Promise.resolve(false);
+    form.setAttribute("data-adding", "");
+    var done = adding.then(function () { return addNow(request, form); });
+    adding = done.catch(function () {});
+    function free() { form.removeAttribute("data-adding"); }
+    done.then(free, free);
+    return done;
+  }
+  function addNow(request, form) {
     request.op = "events";
     request.events = night.events;
     clearProblems(form);

@@ -51,9 +51,19 @@
   function add(entry) {
     entry.state = "waiting";
     entry.at = entry.at || new Date().toISOString();
-    return all().then(function (entries) {
-      var same = entries.filter(function (e) { return e.key === entry.key; })[0];
-      return same ? same.id : put(entry);  // a Save that reached the worker and the page
+    // Looked for and kept in one transaction: a second tap's Save (the same key) waits for
+    // the first's and finds it (two reads before either write kept the hand twice).
+    return open().then(function (conn) {
+      return new Promise(function (resolve, reject) {
+        var t = conn.transaction(STORE, "readwrite"), store = t.objectStore(STORE), id = null;
+        store.getAll().onsuccess = function (e) {
+          var same = e.target.result.filter(function (x) { return x.key === entry.key; })[0];
+          if (same) { id = same.id; return; }  // (a Save that reached the worker and the page)
+          store.put(entry).onsuccess = function (made) { id = made.target.result; };
+        };
+        t.oncomplete = function () { resolve(id); };
+        t.onerror = t.onabort = function () { reject(t.error); };
+      });
     });
   }
 

@@ -362,6 +362,10 @@
       return fetch(part, {cache: "no-store", credentials: "same-origin"})
         .then(function (page) {
           if (!page.ok) throw new Error(String(page.status));
+          // the copy the phone kept (sw.js: no signal) is not the state ``next`` names: the
+          // page stays as it is and asks again (it took the copy for the news and, back
+          // online, was told it had it)
+          if (page.headers.get("X-Tonk-Kept")) throw new TypeError("kept on the phone");
           return page.text();
         })
         .then(function (html) {
