@@ -139,6 +139,7 @@ CATALOGUE: dict[str, str] = {
                              "count × {factor}: {pushed}.",
     "explain.amount.money": "{amount}",
     "explain.amount.points": "{amount} points",
+    "explain.amount.point": "{amount} point",
     "explain.pays": "{payers} pays {payee} {amount} ({rule}).",
     "explain.each_pay": "{payers} each pay {payee} {amount} ({rule}).",
     "explain.pays_in_all": "{payer} pays {payee} {amount} in all: {parts}.",

@@ -82,8 +82,10 @@ def explain(result: Settled) -> list[Message]:
 
 def _amount(result: Settled) -> Callable[[Decimal], Message]:
     fmt = spoken_amount(result.hand.rules)
-    scoring = "money" if result.hand.rules.scoring == "money" else "points"
-    return lambda value: Message(f"explain.amount.{scoring}", amount=fmt(value))
+    if result.hand.rules.scoring == "money":
+        return lambda value: Message("explain.amount.money", amount=fmt(value))
+    return lambda value: Message("explain.amount.point" if value == 1 else "explain.amount.points",
+                                 amount=fmt(value))
 
 
 def _explain_payments(result: Settled) -> list[Message]:
