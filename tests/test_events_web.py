@@ -271,7 +271,7 @@ def test_the_director_puts_a_setting_typed_wrong_right(client):
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "<h1>Malone Open 2026</h1>" in page and "tables of up to 3" in page
     shown_beside(client.post(f"/events/{eid}/settings", data={**after, "rounds": "0"}),
-                 "rounds", "rounds is a whole number from 1 to 20, not 0")
+                 "rounds", "the rounds are a whole number from 1 to 20, not 0")
     assert "round 1 of 3" in client.get(f"/events/{eid}").get_data(as_text=True)
 
 

@@ -460,7 +460,9 @@ CATALOGUE: dict[str, str] = {
     "standings.stat": "the number is one of {choices}, not {value}",
     "token.unknown": "no such token",
     # -- tournaments: the event service --------------------------------------------------------
-    "event.whole": "{field_name} is a whole number from {low} to {high}, not {value}",
+    "event.whole.rounds": "the rounds are a whole number from {low} to {high}, not {value}",
+    "event.whole.hands_per_round": "the hands a round are a whole number from {low} to {high}, "
+                                   "not {value}",
     "event.not_yours": "there is no event {event_id} that you run",
     "event.what_name": "the event's name",
     "event.what_day": "the event's date",
@@ -513,7 +515,8 @@ CATALOGUE: dict[str, str] = {
     "tie_break.unknown": "the tie-break is one of {choices}, not {value}",
     "tie_break.twice": "a tie-break is named twice",
     "prizes.not_amount": "{value} is not an amount (write it like \"20\" or \"0.5\")",
-    "prizes.range": "{value} is not an amount from 0 to {most}",
+    "prizes.range.entry_fee": "the entry fee is an amount from 0 to {most}, not {value}",
+    "prizes.range.prize": "a prize is an amount from 0 to {most}, not {value}",
     "prizes.places": "{value} has more than {places} decimal places for this currency",
     "prizes.house_share": "the house share is from 0 up to 1 (0.1 is a tenth), not {value}",
     "prizes.shape": "the prizes are a list of shares such as [\"0.5\", \"0.3\", \"0.2\"] "

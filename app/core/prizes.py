@@ -66,7 +66,9 @@ def _amount(value: Any, field: str, places: int) -> Decimal:
     amount = parse_decimal(value, PrizeError, Message("prizes.not_amount", value=as_sent(value)),
                            field)
     if amount < 0 or amount > MAX_AMOUNT:
-        raise PrizeError(Message("prizes.range", value=value, most=MAX_AMOUNT), field)
+        what = "entry_fee" if field == "entry_fee" else "prize"
+        raise PrizeError(Message(f"prizes.range.{what}", value=as_sent(value), most=MAX_AMOUNT),
+                         field)
     if amount != amount.quantize(Decimal(1).scaleb(-places)):
         raise PrizeError(Message("prizes.places", value=value, places=places), field)
     return amount

@@ -46,7 +46,7 @@ class EventNotFoundError(NotFoundError):
 
 def _whole(value: Any, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EventError(Message("event.whole", field_name=field, low=low, high=high,
+        raise EventError(Message(f"event.whole.{field}", low=low, high=high,
                                  value=as_sent(value)), field)
     return value
 
