@@ -480,3 +480,15 @@ def test_an_event_set_up_by_mistake_is_deleted_until_its_first_draw(api, other):
     api.ok("POST", f"/events/{kept}/rounds", {"seed": 1}, 201)
     api_error(api("DELETE", f"/events/{kept}"), 409, "event", "can no longer be deleted")
     assert api.ok("GET", f"/events/{kept}")["players"]
+
+
+def test_fixed_prizes_over_the_pool_are_the_events_state_said_in_money(api):
+    """Fixed prizes of 160.50 over a pool of 40: a plain read of the prize list answered 422
+    (as if the read were wrong), saying "add up to 160.5, more than the pool of 40.00". The
+    event's state: 409, the amounts as money."""
+    eid = new_event(api, prizes={"fixed": ["100", "60.5"]})["id"]
+    check_in_all(api, eid, ["Ann", "Bob"])
+    api_error(api("GET", f"/events/{eid}/prizes"), 409, "prizes",
+              "the fixed prizes add up to $160.50, more than the pool of $40.00")
+    api.ok("PUT", f"/events/{eid}/settings", {"prizes": {"fixed": ["30", "10"]}})
+    assert api.ok("GET", f"/events/{eid}/prizes")["pool"] == "40.00"

@@ -22,8 +22,8 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from .errors import TonkError
-from .messages import Message, as_sent
-from .money import parse_decimal
+from .messages import Message, as_sent, reader_language
+from .money import format_money, parse_decimal
 
 #: Most places an event pays.
 MAX_PRIZES = 50
@@ -116,15 +116,19 @@ def parse_payout(value: Any, places: int) -> Payout:
 
 
 def prize_list(fees: Decimal, house_share: Decimal, payout: Payout,
-               places: Sequence[tuple[int, Sequence[str]]], currency_places: int) -> PrizeList:
+               places: Sequence[tuple[int, Sequence[str]]], currency_places: int,
+               currency: str | None = None) -> PrizeList:
     """The prizes for ``places`` (``(place, players)`` best first, as the standings give
-    them), in units of ``currency_places`` decimal places."""
+    them), in units of ``currency_places`` decimal places (``currency``: the money's words
+    when fixed prizes come to more than the pool)."""
     unit = Decimal(1).scaleb(-currency_places)
     house = (fees * house_share).quantize(unit, rounding=ROUND_FLOOR)
     pool = fees - house
-    if payout.kind == "fixed" and sum(payout.amounts, Decimal(0)) > pool:
-        raise PrizeError(Message("prizes.over_pool", total=sum(payout.amounts), pool=pool),
-                         "prizes")
+    fixed = sum(payout.amounts, Decimal(0))
+    if payout.kind == "fixed" and fixed > pool:
+        language = reader_language()
+        raise PrizeError(Message("prizes.over_pool", total=format_money(fixed, currency, language),
+                                 pool=format_money(pool, currency, language)), "prizes")
 
     def worth(first: int, count: int) -> Decimal:
         """What the ``count`` places from place ``first + 1`` pay together: their fixed

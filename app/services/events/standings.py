@@ -18,9 +18,10 @@ from sqlalchemy import select
 from ...core.money import currency_places, from_minor, to_minor
 from ...core.names import name_key
 from ...core.placings import Placing, Record, standings
-from ...core.prizes import PrizeList, prize_list
+from ...core.prizes import PrizeError, PrizeList, prize_list
 from ...db.models import Event, EventRound, EventTable, GameSession, Hand
 from ...extensions import db
+from ..errors import EventConflictError
 from ..sessions import money_of
 from .setup import event_rules, payout_of, tie_breaks_of
 
@@ -90,8 +91,11 @@ def prizes_of(event: Event) -> PrizeList:
             places[-1][1].append(standing.record.player)
         else:
             places.append((standing.place, [standing.record.player]))
-    return prize_list(fees_paid(event), Decimal(event.house_share), payout_of(event), places,
-                      currency_places(event.currency))
+    try:
+        return prize_list(fees_paid(event), Decimal(event.house_share), payout_of(event),
+                          places, currency_places(event.currency), event.currency)
+    except PrizeError as exc:  # (the event's state, not what was asked: 409)
+        raise EventConflictError(exc.said, exc.field) from None
 
 
 def board_state(event: Event) -> str:
