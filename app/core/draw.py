@@ -85,7 +85,9 @@ def draw_round(players: Sequence[str], table_size: int, seed: int,
 
     Without ``standing`` (round one) the seats are drawn at random from ``seed``. With it
     (best first; every player must be in it) the leaders meet, and ``met`` (pairs of
-    players who already sat together) are kept apart where the order allows.
+    players who already sat together) are kept apart where possible: tables are filled
+    from the top of the standing, then players are swapped between tables while a swap
+    seats fewer such pairs together (the nearest in the standing first).
     """
     names = list(players)
     if len(set(names)) != len(names):
@@ -126,6 +128,38 @@ def _by_standing(ranked: list[str], sizes: Sequence[int],
                 sum(frozenset((free[i], other)) in met for other in group), i))
             group.append(free.pop(best))
         groups.append(group)
+    return _fewer_repeats(groups, {name: i for i, name in enumerate(ranked)}, met)
+
+
+def _fewer_repeats(groups: list[list[str]], rank: dict[str, int],
+                   met: set[frozenset[str]]) -> list[list[str]]:
+    """``groups`` with players swapped between tables, one swap at a time, while a swap seats
+    fewer pairs of ``met`` together: of those, the one that saves most, then the one whose
+    two players stand nearest (the order by standing kept where it costs no meeting). Filling
+    the tables from the top left the last table with whoever was left, however often they
+    had met (a newcomer's round three: four pairs again where two were possible)."""
+    def meets(name: str, group: list[str], but: str) -> int:
+        return sum(frozenset((name, other)) in met for other in group if other != but)
+
+    while met:
+        best: tuple[int, int, int, int, int, int] | None = None
+        # (a swap that saves a meeting moves a player who meets someone at their table)
+        for t, group in enumerate(groups):
+            for i, a in enumerate(group):
+                if not meets(a, group, a):
+                    continue
+                for u, other in enumerate(groups):
+                    for j, b in enumerate(other if u != t else ()):
+                        saved = (meets(a, group, a) + meets(b, other, b)
+                                 - meets(b, group, a) - meets(a, other, b))
+                        if saved > 0:
+                            (t1, i1), (u1, j1) = sorted(((t, i), (u, j)))
+                            swap = (-saved, abs(rank[a] - rank[b]), t1, i1, u1, j1)
+                            best = swap if best is None else min(best, swap)
+        if best is None:
+            return groups
+        _saved, _apart, t, i, u, j = best
+        groups[t][i], groups[u][j] = groups[u][j], groups[t][i]
     return groups
 
 
