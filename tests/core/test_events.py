@@ -2,6 +2,7 @@
 tie-breaks and the prize list, by known answers and by invariants (hypothesis)."""
 from __future__ import annotations
 
+import itertools
 from decimal import Decimal
 
 import pytest
@@ -94,7 +95,7 @@ def test_a_swap_between_tables_never_seats_more_who_met(count, size, rnd):
     def meetings(groups):
         return sum(pair in met for g in groups for pair in pairs_of([g]))
     least = meetings(tables)
-    for t, u in ((t, u) for t in range(len(tables)) for u in range(t + 1, len(tables))):
+    for t, u in itertools.combinations(range(len(tables)), 2):
         for i in range(len(tables[t])):
             for j in range(len(tables[u])):
                 tried = [list(g) for g in tables]
