@@ -108,7 +108,8 @@ def test_usd_links_fill_in_what_each_service_takes(api):
                                     "Tonk%2C%20Friday%20at%20Dee%27s"},
         {"service": "cashapp", "url": "https://cash.app/$deepays/1.00"},
         {"service": "revolut", "url": "https://revolut.me/deepays"},
-        {"service": "iban", "text": "DE89370400440532013000"}]  # no GiroCode in dollars
+        {"service": "iban", "text": "DE89 3704 0044 0532 0130 00"}]  # no GiroCode in dollars;
+    # (the IBAN to read out in groups of four, as banks print it)
 
 
 def test_a_bad_iban_is_422_naming_iban_and_changes_nothing(api):

@@ -15,6 +15,7 @@ from decimal import Decimal
 from urllib.parse import quote, urlencode
 
 import segno
+from schwifty import IBAN
 from segno.helpers import make_epc_qr
 
 from ...core.money import currency_code, money_data
@@ -72,7 +73,8 @@ def pay_links(handles: Handles, payee: str, amount: Decimal, currency: str,
     if handles.revolut:
         links.append(PayLink("revolut", f"https://revolut.me/{handles.revolut}"))
     if handles.iban and code != "EUR":
-        bank = handles.iban + (f" · BIC {handles.bic}" if handles.bic else "")
+        # (written in groups of four, as banks print it and people read it out)
+        bank = IBAN(handles.iban).formatted + (f" · BIC {handles.bic}" if handles.bic else "")
         links.append(PayLink("iban", text=bank))
     if handles.note:
         links.append(PayLink("note", text=handles.note))
