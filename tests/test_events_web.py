@@ -303,6 +303,9 @@ def test_an_event_set_up_by_mistake_is_deleted_from_its_settings(client):
     eid = _new_event(client, name="Malone Open by mistake")
     form = client.get(f"/events/{eid}/settings").get_data(as_text=True)
     assert f'action="/events/{eid}/delete"' in form
+    # one tap opens the question, a second deletes (not a single tap, as at first)
+    assert re.search(r'<details class="confirm">\s*<summary class="btn">Delete this tournament'
+                     r'</summary>\s*<form method="post" action="/events/\d+/delete">', form)
     gone = client.post(f"/events/{eid}/delete")
     assert gone.status_code == 302 and gone.location == "/events"
     page = client.get("/events").get_data(as_text=True)
