@@ -343,3 +343,18 @@ def test_a_finished_events_settings_keep_its_results(client):
     client.post(f"/events/{eid}/settings", data={**EVENT_FORM, "rounds": "1", "entry_fee": "1"})
     page = client.get(f"/events/{eid}").get_data(as_text=True)
     assert "Entry fee $10.00" in page and "<h1>Malone Open</h1>" in page
+
+
+def test_a_tournaments_tables_stay_off_the_directors_home(client):
+    """Two events put fifteen table sessions among a director's own nights on the home
+    page: the tables are found on the event's page; the director's own night stays."""
+    sign_up(client)
+    client.post("/sessions/new", data={"name": "Friday at Dee's", "player-0": "Ann",
+                                       "player-1": "Bob", "preset": "pagat", "stake": "1"})
+    eid = _new_event(client)
+    for name in ("Ann", "Bob", "Cy", "Dee", "Eve"):
+        client.post(f"/events/{eid}/players", data={"name": name, "paid": "1"})
+    assert client.post(f"/events/{eid}/rounds", data={"seed": "1"}).status_code == 302
+    home = client.get("/").get_data(as_text=True)
+    assert "Friday at Dee&#39;s" in home and "Malone Open" not in home
+    assert client.get(f"/events/{eid}").get_data(as_text=True).count('class="table-card') >= 2

@@ -12,7 +12,16 @@ from flask import request
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from ...db.models import GameSession, Hand, League, Player, PlayerSessionStat, Season, User
+from ...db.models import (
+    EventTable,
+    GameSession,
+    Hand,
+    League,
+    Player,
+    PlayerSessionStat,
+    Season,
+    User,
+)
 from ...extensions import db
 from ...services.leagues import Page, Window
 from ...services.sessions import started_by
@@ -30,8 +39,11 @@ def page_arg() -> int:
 
 def sessions_page(user: User, page: int) -> Any:
     """One page of ``user``'s sessions not archived, open ones first, newest first, with
-    their seats."""
-    stmt = (select(GameSession).where(started_by(user), GameSession.archived_at.is_(None))
+    their seats; a tournament's tables not (its director finds them on its page: two events
+    put fifteen tables among a director's own nights)."""
+    table = select(EventTable.id).where(EventTable.session_id == GameSession.id)
+    stmt = (select(GameSession).where(started_by(user), GameSession.archived_at.is_(None),
+                                      ~table.exists())
             .options(selectinload(GameSession.seats))
             .order_by(GameSession.closed_at.is_not(None), GameSession.created_at.desc(),
                       GameSession.id.desc()))
