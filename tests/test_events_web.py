@@ -358,3 +358,24 @@ def test_a_tournaments_tables_stay_off_the_directors_home(client):
     home = client.get("/").get_data(as_text=True)
     assert "Friday at Dee&#39;s" in home and "Malone Open" not in home
     assert client.get(f"/events/{eid}").get_data(as_text=True).count('class="table-card') >= 2
+
+
+def test_the_german_settings_show_amounts_as_german_pages_type_them_and_keep_them(client):
+    """The German settings page held "20.00", "0.1" and "0.5, 0.3, 0.2" beside a hint
+    saying "0,5; 0,3; 0,2": the amounts are shown as the German pages write them, and saved
+    unchanged they stay what they were."""
+    sign_up(client)
+    eid = _new_event(client, entry_fee="20.5", house_share="0.1", prizes="0.6, 0.4")
+    client.post("/language", data={"code": "de", "next": "/"})
+    assert 'value="0,5; 0,3; 0,2"' in client.get("/events/new").get_data(as_text=True)
+    form = client.get(f"/events/{eid}/settings").get_data(as_text=True)
+    shown = dict(re.findall(r'<input type="[a-z]+" name="([a-z_]+)" id="[a-z_]+" '
+                            r'value="([^"]*)"', form))
+    assert (shown["entry_fee"], shown["house_share"], shown["prizes"], shown["stake"]) == (
+        "20,50", "0,1", "0,6; 0,4", "1,00")
+    seen = matched(r'name="seen" value="([0-9a-f]+)"', form).group(1)
+    sent = {**EVENT_FORM, **shown, "seen": seen}
+    assert client.post(f"/events/{eid}/settings", data=sent).status_code == 302
+    client.post("/language", data={"code": "en", "next": "/"})
+    assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)) == (
+        "Entry fee $20.50 · house share 10% · prizes for places 1, 2, 3, …: 60%, 40%")

@@ -311,6 +311,21 @@ def test_two_tabs_of_settings_do_not_save_over_each_other_unseen(db_app, keeper)
         assert (league.name, league.stake_minor) == ("Friday Tonk", 100)
 
 
+def test_the_german_settings_page_shows_the_stake_as_german_pages_type_it(db_app, keeper):
+    """"0,50" on the German page (it held "0.50" beside amounts written "0,50"), and the
+    form saved unchanged keeps 0.50."""
+    client, lid, _ids = keeper
+    client.post("/language", data={"code": "de", "next": "/"})
+    page = text(client.get(f"/leagues/{lid}/settings"))
+    assert 'id="stake" value="0,50"' in page
+    resp = client.post(f"/leagues/{lid}/settings", data={
+        "name": "Thursday Tonk", "stake": "0,50", "currency": "USD", "preset": "chicago",
+        "seen": seen_of(page)})
+    assert resp.status_code == 302
+    with db_app.app_context():
+        assert fetched(League, lid).stake_minor == 50
+
+
 @pytest.mark.parametrize("path, data, field, message", [
     ("members", {"member-name": "ANN"}, "member-name", "Ann is already a member of this league"),
     ("members", {"member-name": "  "}, "member-name", "the member's name cannot be empty"),

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import flask_login
 from babel.dates import get_datetime_format
+from babel.numbers import get_decimal_symbol
 from flask import current_app, flash, g, has_request_context, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import format_date, format_time, get_locale, pgettext
@@ -120,8 +121,23 @@ def when(moment: datetime) -> str:
         "{0}", format_time(moment, "short"))
 
 
+def typed(text: str) -> str:
+    """An amount as a form holds it to be typed in the reader's language: with a decimal
+    comma on the German pages ("0,25", as they write amounts), which
+    :func:`app.core.tableform.amount_text` reads back as the same amount."""
+    sign = get_decimal_symbol(get_locale() or "en")
+    return text.replace(".", sign) if sign != "." else text
+
+
+def typed_list(amounts: list[str]) -> str:
+    """Amounts a form holds as a list (a tournament's prizes): separated by semicolons where
+    the reader writes a decimal comma ("0,5; 0,3; 0,2"), else by commas."""
+    mark = get_decimal_symbol(get_locale() or "en")
+    return ("; " if mark == "," else ", ").join(typed(a) for a in amounts)
+
+
 FILTERS: dict[str, Callable[..., Any]] = {"amount": amount, "money": money, "score": score,
-                                          "names": names, "when": when}
+                                          "names": names, "when": when, "typed": typed}
 
 
 T = TypeVar("T")

@@ -25,7 +25,7 @@ from ..shared import bp
 from ..shared.form_tokens import once_per_form
 from ..shared.forms import Errors, changed_meanwhile, preset_choices, settings_mark, ticked
 from ..shared.links import qr_code
-from ..shared.site import attempt, form_change, login_required, me
+from ..shared.site import attempt, form_change, login_required, me, typed, typed_list
 from .standing import board_context
 
 View = TypeVar("View", bound=Callable[..., ResponseReturnValue])
@@ -87,8 +87,8 @@ def events() -> ResponseReturnValue:
 
 
 #: What the new-event form holds before anything is typed.
-NEW_EVENT = {"table_size": "4", "rounds": "3", "hands_per_round": "8", "prizes": "0.5, 0.3, 0.2",
-             "prize_kind": "shares", "scoring": "points", "currency": "USD", "entry_fee": "0",
+NEW_EVENT = {"table_size": "4", "rounds": "3", "hands_per_round": "8", "prize_kind": "shares",
+             "scoring": "points", "currency": "USD", "entry_fee": "0",
              "preset": "pagat"}
 
 
@@ -101,12 +101,12 @@ def _values_of(event: Event) -> dict[str, str]:
     return {"name": settings["name"], "held_on": settings["held_on"],
             "preset": "" if changed else rules.get("preset", "pagat"),
             "scoring": settings["scoring"], "currency": settings["currency"],
-            "stake": settings["stake"], "entry_fee": settings["entry_fee"],
+            "stake": typed(settings["stake"]), "entry_fee": typed(settings["entry_fee"]),
             "table_size": str(settings["table_size"]), "rounds": str(settings["rounds"]),
             "hands_per_round": str(settings["hands_per_round"]),
             "prize_kind": "fixed" if isinstance(prizes, dict) else "shares",
-            "prizes": ", ".join(prizes["fixed"] if isinstance(prizes, dict) else prizes),
-            "house_share": settings["house_share"],
+            "prizes": typed_list(prizes["fixed"] if isinstance(prizes, dict) else prizes),
+            "house_share": typed(settings["house_share"]),
             "tie_break_1": ties[0] if ties else "", "tie_break_2": ties[1] if ties[1:] else "",
             "league": str(settings["league"] or "")}
 
@@ -114,7 +114,8 @@ def _values_of(event: Event) -> dict[str, str]:
 def _settings_page(event: Event | None) -> ResponseReturnValue:
     """A new event's form, or an event's settings (what its tables play under greyed out
     once a round is drawn); saved, the director's page."""
-    values = NEW_EVENT if event is None else _values_of(event)
+    values = {**NEW_EVENT, "prizes": typed_list(["0.5", "0.3", "0.2"])} if event is None \
+        else _values_of(event)
     locked = {"preset" if f == "rules" else f for f in service.TABLE_SETTINGS} \
         if event is not None and event.round_rows else set()
     final = event is not None and service.is_final(event)
