@@ -166,13 +166,19 @@ def test_amounts_with_a_decimal_comma_are_read_as_the_german_pages_write_them(cl
 def test_thousands_grouped_in_threes_are_read_as_thousands(client):
     """A German director typed the entry fee "1.000" (a thousand, as the German pages write
     it): it was read as 1, saved without a word, and every paid player counted as paying
-    1 €. Thousands grouped in threes read as thousands, by a dot or a comma; shares
-    ("0.125") and cents ("0,25") as before."""
+    1 €. Thousands grouped in threes read as thousands as the reader's language groups
+    them (a German "1.000", an English "1,000"); fixed prizes of "10,000, 5,000" are two
+    prizes, not ¥10, ¥0, ¥5 and ¥0; shares ("0.125") and cents ("0,25") as before."""
     sign_up(client)
+    client.post("/language", data={"code": "de", "next": "/"})
     eid = _new_event(client, entry_fee="1.000", prize_kind="fixed", prizes="1.000,50; 500")
+    client.post("/language", data={"code": "en", "next": "/"})
     assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)) == (
         "Entry fee $1,000.00 · house share 0% · prizes for places 1, 2, 3, …: $1,000.50, "
         "$500.00")
+    eid = _new_event(client, entry_fee="10", prize_kind="fixed", prizes="10,000, 5,000")
+    assert "prizes for places 1, 2, 3, …: $10,000.00, $5,000.00" in event_money(
+        client.get(f"/events/{eid}").get_data(as_text=True))
     eid = _new_event(client, entry_fee="1,000.50", house_share="0.125",
                      prizes="0.125; 0.875")
     assert event_money(client.get(f"/events/{eid}").get_data(as_text=True)) == (

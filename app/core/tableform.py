@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from babel.numbers import get_decimal_symbol
+
 from .errors import TonkError
 from .hand import parse_players
 from .handform import MAX_TEXT, FormFields, hand_of_form
-from .messages import Message
+from .messages import Message, reader_language
 from .money import parse_stake, takes_stake
 from .names import player_name, session_currency, session_name
 from .rules import (
@@ -46,22 +48,24 @@ OPTIONAL_MULTIPLES = frozenset({"tonk_out_by_hits_pays", "first_turn_spread_pays
 #: How the deal-wins shorthand writes an entry's own tie rule (docs/rules.md §4).
 TIE_WORDS = {"left": "nearest_left", "draw": "draw"}
 
-_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d{1,2}\s*$")
-#: Thousands in groups of three, as the German pages write them ("1.000", "1.000,50") and
-#: as the English ones do ("1,000", "1,000.50").
-_GROUPED = {".": re.compile(r"^-?[1-9]\d{0,2}(?:\.\d{3})+(?:,\d{1,2})?$"),
-            ",": re.compile(r"^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d{1,2})?$")}
+_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
+#: Thousands in groups of three by ``mark``, then perhaps a decimal part by the other mark.
+_GROUPED = {".": re.compile(r"^-?[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?$"),
+            ",": re.compile(r"^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")}
+_ONE_GROUP = re.compile(r"^-?[1-9]\d{0,2}[.,]\d{3}$")
 
 
 def amount_text(text: str) -> str:
-    """Money as typed: ``"0,25"`` (a decimal comma, as the German pages write amounts) reads as
-    ``"0.25"``; thousands grouped in threes read as thousands, by a dot (``"1.000"``,
-    ``"1.000,50"``, as the German pages write them) or a comma (``"1,000.50"``): money has at
-    most two decimal places, so three digits after the mark are never cents ("1.000" was
-    read as 1, a German fee of a thousand saved as one)."""
+    """Money as typed, as the reader's language writes it (:func:`reader_language`), for
+    the core: ``"0,25"`` (a decimal comma, as the German pages write amounts) reads as
+    ``"0.25"``; thousands grouped in threes read as thousands: ``"1.000,50"`` and
+    ``"1,000.50"`` anywhere, and one group alone (``"1.000"``, ``"1,000"``) by the mark the
+    reader groups with (a German "1.000" is a thousand, "1,000" one; in English the other way
+    round). A German fee of "1.000" was read as 1."""
     text = text.strip()[:MAX_TEXT]
+    decimal = get_decimal_symbol(reader_language())
     for mark, grouped in _GROUPED.items():
-        if grouped.match(text):
+        if grouped.match(text) and (mark != decimal or not _ONE_GROUP.match(text)):
             return text.replace(mark, "").replace(",", ".")
     return text.replace(",", ".") if _DECIMAL_COMMA.match(text) else text
 
@@ -229,7 +233,7 @@ def options_of_spec(spec: Mapping[str, Any] | None) -> Options:
 def options_of_form(form: FormFields) -> Options:
     """The form's side-bet options as typed (the new-session form's, a league's)."""
     return {bet: {"on": "1" if form.get(f"sb-{bet}", "") else "",
-                  "stake": form.get(f"sb-{bet}-stake", "").strip()[:100].replace(",", "."),
+                  "stake": amount_text(form.get(f"sb-{bet}-stake", "")[:100]),
                   "suit": form.get(f"sb-{bet}-suit", "").strip()[:10],
                   "unclaimed": form.get(f"sb-{bet}-unclaimed", "carry").strip()[:10]}
             for bet in BETS}

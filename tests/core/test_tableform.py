@@ -14,7 +14,8 @@ from app.core.handform import Fields
 from app.core.money import average_of_minor, parse_stake
 from app.core.names import session_name
 from app.core.rules import resolve_rules
-from app.core.tableform import session_of_form, session_refusals
+from app.core.tableform import amount_text, options_of_form, session_of_form, session_refusals
+from app.i18n import speaking
 
 #: A name past the 40 characters a player's name may have.
 LONG = "Bartholomew Fitzgerald-Montgomery the Third"
@@ -72,3 +73,26 @@ def test_a_small_average_loss_rounded_to_nothing_is_written_0_00():
     assert str(average_of_minor(Fraction(-5, 14), 2)) == "0.00"
     assert [str(average_of_minor(Fraction(n, 14), 2)) for n in (-500, -7, 7, 5)] == [
         "-0.36", "0.00", "0.00", "0.00"]
+
+
+@pytest.mark.parametrize(("language", "typed", "read"), [
+    # a decimal comma or dot anywhere; grouped thousands with both marks anywhere
+    ("en", "0,25", "0.25"), ("de", "0.25", "0.25"), ("de", "12,5", "12.5"),
+    ("de", "1.000,50", "1000.50"), ("en", "1,000.50", "1000.50"), ("ja", "1.000.000", "1000000"),
+    # one group of three alone: thousands by the mark the reader groups with, else decimals
+    ("de", "1.000", "1000"), ("de", "1,000", "1.000"), ("de", "1,125", "1.125"),
+    ("en", "1,000", "1000"), ("en", "1.000", "1.000"), ("ja", "10,000", "10000"),
+    ("en", "0.125", "0.125"), ("de", "0,125", "0.125"), ("en", " 2 ", "2"), ("en", "x", "x"),
+])
+def test_money_is_read_as_the_readers_language_writes_it(language, typed, read):
+    """A German fee of "1.000" was read as 1; then, read as thousands everywhere, an
+    English "1.000" became a thousand and a German "1,125" (a slip: three decimals) 1125."""
+    with speaking(language):
+        assert amount_text(typed) == read
+
+
+def test_a_side_bets_stake_is_read_as_a_tables_stake_is():
+    """Its own reader turned every comma into a dot: a yen "1,000" pot stake was ¥1."""
+    with speaking("ja"):
+        assert options_of_form(Fields([("sb-naturals", "1"), ("sb-naturals-stake", "1,000")])
+                               )["naturals"]["stake"] == "1000"

@@ -4,6 +4,7 @@ round, and read the standings and the prize list. Thin: read the form, call
 :mod:`app.services.events`, show the message beside its field or go on."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -54,11 +55,23 @@ def _field(field: str | None) -> str:
     return field if field in EVENT_FIELDS else "name"
 
 
+_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def _amounts(text: str) -> list[str]:
-    """Prizes typed as a list: ``"0.5, 0.3, 0.2"``, or with decimal commas (as the German
-    pages write amounts) ``"0,5; 0,3; 0,2"``: split at semicolons when there are any, each
-    read as a stake is (:func:`amount_text`)."""
-    return [amount_text(p) for p in text.split(";" if ";" in text else ",") if p.strip()]
+    """Prizes typed as a list, each read as a stake is (:func:`amount_text`): split at
+    semicolons when there are any (``"0,5; 0,3; 0,2"``, as the German pages write them),
+    else at a comma and a space (``"0.5, 0.3, 0.2"``, ``"10,000, 5,000"``: a comma inside
+    an amount is its thousands or its decimal comma), else, when that is no one amount, at
+    every comma (``"0.5,0.3,0.2"``). Splitting at every comma made "10,000, 5,000" yen four
+    prizes, ¥10, ¥0, ¥5 and ¥0."""
+    if ";" in text:
+        parts = text.split(";")
+    else:
+        parts = re.split(r",\s+", text)
+        if len(parts) == 1 and not _PLAIN.fullmatch(amount_text(text)):
+            parts = text.split(",")
+    return [amount_text(p) for p in parts if p.strip()]
 
 
 def _event_from_form(form: Any) -> tuple[dict[str, Any], Errors]:
