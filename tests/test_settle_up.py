@@ -75,10 +75,10 @@ def test_the_issues_night_a_partial_payment_changes_no_other_transfer(api):
 def test_overpaying_a_planned_transfer_names_its_own_limit(api):
     sid = night(api)
     api_error(api("POST", f"/sessions/{sid}/payments",
-                  {"from": "Bob", "to": "Ann", "amount": "0.30"}), 422, "amount", "at most 0.25")
+                  {"from": "Bob", "to": "Ann", "amount": "0.30"}), 422, "amount", "at most $0.25")
     pay(api, sid, "Cy", "Dee", "0.40")
     api_error(api("POST", f"/sessions/{sid}/payments",
-                  {"from": "Cy", "to": "Dee", "amount": "0.61"}), 422, "amount", "at most 0.60")
+                  {"from": "Cy", "to": "Dee", "amount": "0.61"}), 422, "amount", "at most $0.60")
 
 
 def test_a_payment_outside_the_plan_is_allowed_and_replans_what_remains(api):
@@ -218,7 +218,12 @@ def test_the_settle_page_pays_in_part_undoes_and_closes_carrying_over(client, ap
         "Yes, close and keep the debts</button>")  # one tap opens, a second closes
     resp = client.post(f"/sessions/{sid}/payments",
                        data={"payer": "Bob", "payee": "Ann", "amount": "0.30"})
-    assert resp.status_code == 422 and any("at most 0.25" in e for e in errors_of(resp))
+    assert resp.status_code == 422 and any("at most $0.25" in e for e in errors_of(resp))
+    client.post("/language", data={"code": "de", "next": "/"})  # (it said "höchstens 0.25")
+    german = client.post(f"/sessions/{sid}/payments",
+                         data={"payer": "Bob", "payee": "Ann", "amount": "0,30"})
+    assert any("höchstens 0,25\xa0$" in e for e in errors_of(german)), errors_of(german)
+    client.post("/language", data={"code": "en", "next": "/"})
     shown = resp.get_data(as_text=True)  # at the top too, leading to its field far below
     summary = shown[shown.index('id="error-summary"'):shown.index("</div>", shown.index(
         'id="error-summary"'))]

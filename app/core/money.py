@@ -270,6 +270,15 @@ def format_money(amount: Decimal, currency: str | None, locale: str = "en") -> s
     return format_currency(amount, code, locale=locale)
 
 
+def said_amount(amount: Decimal, currency: str | None, scoring: str) -> str:
+    """An amount in a sentence for its reader (a refusal's "at most …"): money with its
+    currency as the reader's language writes it ("0,75 €", "¥875"), points whole. Such
+    sentences wrote "höchstens 0.75" beside "0,75 €", and yen with cents."""
+    if scoring == "money":
+        return format_money(amount, currency, reader_language())
+    return format_number(amount, 0, reader_language())
+
+
 #: The minus sign every amount is written with (U+2212), never a hyphen.
 MINUS = "\u2212"
 

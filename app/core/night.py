@@ -29,7 +29,7 @@ from typing import Any
 from .errors import TonkError
 from .hand import MAX_PLAYERS, MIN_PLAYERS, parse_hand, parse_players
 from .messages import Message, as_sent
-from .money import amount_formatter, from_minor, parse_stake, to_minor
+from .money import amount_formatter, from_minor, parse_stake, said_amount, to_minor
 from .names import name_key, seat_name
 from .parts import seat_nets
 from .rules import Rules, resolve_rules
@@ -468,7 +468,8 @@ def _paid(night: Night, event: Mapping[str, Any]) -> Night:
     most = min(-left[payer], left[payee])  # type: ignore[index]
     if amount <= 0 or amount > most:
         raise NightError(Message("payment.more_than_open", payer=payer, payee=payee,
-                                 most=max(most, _ZERO)), "amount")
+                                 most=said_amount(max(most, _ZERO), night.currency,
+                                                  night.scoring)), "amount")
     number = event.get("id", len(night.payments) + 1)
     paid = NightPayment(number, payer, payee, amount)  # type: ignore[arg-type]
     return replace(night, payments=(*night.payments, paid))

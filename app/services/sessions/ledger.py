@@ -41,6 +41,7 @@ from ...core.hand import parse_players
 from ...core.messages import Message, in_english
 from ...core.money import (
     parse_stake,
+    said_amount,
     to_minor,
 )
 from ...core.names import name_key
@@ -501,7 +502,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
     if along is not None:
         if value > along.open:
             raise LedgerError(Message("payment.more_than_planned", payer=payer, payee=payee,
-                                      most=along.open), "amount")
+                                      most=said_amount(along.open, gs.currency,
+                                                       state.scoring)), "amount")
     else:
         owes, owed = -state.open[payer], state.open[payee]
         if owes <= 0:
@@ -510,7 +512,8 @@ def record_payment(gs: GameSession, user: User, payer: Any, payee: Any,
             raise LedgerError(Message("payment.owed_nothing", payee=payee), "payee")
         if value > min(owes, owed):
             raise LedgerError(Message("payment.more_than_open", payer=payer, payee=payee,
-                                      most=min(owes, owed)), "amount")
+                                      most=said_amount(min(owes, owed), gs.currency,
+                                                       state.scoring)), "amount")
     payment = SettlePayment(session_id=gs.id, payer_seat=names.index(payer),
                             payee_seat=names.index(payee), amount_minor=to_minor(value),
                             created_by_id=user.id, by_name=user.name,
