@@ -486,7 +486,9 @@ def test_fixed_prizes_over_the_pool_are_the_events_state_said_in_money(api):
     """Fixed prizes of 160.50 over a pool of 40: a plain read of the prize list answered 422
     (as if the read were wrong), saying "add up to 160.5, more than the pool of 40.00". The
     event's state: 409, the amounts as money."""
-    eid = new_event(api, prizes={"fixed": ["100", "60.5"]})["id"]
+    made = new_event(api, prizes={"fixed": ["100", "60.5"]}, scoring="money", stake="0.25")
+    assert made["stake"] == "0.25"  # (the event's answer had no stake)
+    eid = made["id"]
     check_in_all(api, eid, ["Ann", "Bob"])
     api_error(api("GET", f"/events/{eid}/prizes"), 409, "prizes",
               "the fixed prizes add up to $160.50, more than the pool of $40.00")

@@ -199,6 +199,8 @@ class EventJson(TypedDict):
     rules: Rules
     scoring: Annotated[str, choice(SCORINGS)]
     currency: str
+    stake: Money
+    """The stake the tables play at."""
     table_size: int
     rounds: int
     hands_per_round: int
@@ -311,7 +313,8 @@ def event_json(event: Event) -> EventJson:
     return {
         "id": event.id, "name": event.name, "held_on": event.held_on.isoformat(),
         "rules": json.loads(event.rules_json), "scoring": service.event_rules(event).scoring,
-        "currency": event.currency, "table_size": event.table_size, "rounds": event.rounds,
+        "currency": event.currency, "stake": money(from_minor(event.stake_minor)),
+        "table_size": event.table_size, "rounds": event.rounds,
         "hands_per_round": event.hands_per_round, "entry_fee": money(from_minor(event.fee_minor)),
         "house_share": event.house_share,
         "prizes": [str(a) for a in payout.amounts] if payout.kind == "shares"
