@@ -12,6 +12,7 @@ seat) as the core's error, by the form's field.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -61,8 +62,9 @@ def amount_text(text: str) -> str:
     ``"0.25"``; thousands grouped in threes read as thousands: ``"1.000,50"`` and
     ``"1,000.50"`` anywhere, and one group alone (``"1.000"``, ``"1,000"``) by the mark the
     reader groups with (a German "1.000" is a thousand, "1,000" one; in English the other way
-    round). A German fee of "1.000" was read as 1."""
-    text = text.strip()[:MAX_TEXT]
+    round). A German fee of "1.000" was read as 1. Full-width digits, as a Japanese keyboard
+    types them ("２，０００"), read as digits."""
+    text = unicodedata.normalize("NFKC", text.strip()[:MAX_TEXT]).strip()
     decimal = get_decimal_symbol(reader_language())
     for mark, grouped in _GROUPED.items():
         if grouped.match(text) and (mark != decimal or not _ONE_GROUP.match(text)):

@@ -83,6 +83,7 @@ def test_a_small_average_loss_rounded_to_nothing_is_written_0_00():
     ("de", "1.000", "1000"), ("de", "1,000", "1.000"), ("de", "1,125", "1.125"),
     ("en", "1,000", "1000"), ("en", "1.000", "1.000"), ("ja", "10,000", "10000"),
     ("en", "0.125", "0.125"), ("de", "0,125", "0.125"), ("en", " 2 ", "2"), ("en", "x", "x"),
+    ("ja", "２，０００", "2000"), ("ja", "０．５", "0.5"),  # a Japanese keyboard's full width
 ])
 def test_money_is_read_as_the_readers_language_writes_it(language, typed, read):
     """A German fee of "1.000" was read as 1; then, read as thousands everywhere, an
