@@ -39,10 +39,10 @@ def test_partial_payment_undo_and_carry_over_on_a_phone(live_server, page, shot)
     bob_ann = page.locator("ul.transfers > li").filter(has_text="Bob → Ann")
     bob_ann.locator("form.part input[name=amount]").fill("0.30")
     submit(page, bob_ann.get_by_role("button", name="Paid in part"))
-    assert "at most 0.25" in page.locator("ul.transfers").inner_text()
+    assert "at most $0.25" in page.locator("ul.transfers").inner_text()
     assert page.url == session_url + "/settle"  # not /payments: a reload sends nothing again
     # said at the top too, and the field far below it has the focus (a phone's screen)
-    assert "at most 0.25" in page.locator("#error-summary").inner_text()
+    assert "at most $0.25" in page.locator("#error-summary").inner_text()
     assert page.evaluate("document.activeElement.id") == "part-1"
     shot("03-overpaid-says-its-own-limit")
 
