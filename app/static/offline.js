@@ -176,6 +176,10 @@
       });
       if (navigator.onLine) return;  // sent as a form; the worker keeps it if that fails
       e.preventDefault();
+      // a second tap while the hand is being kept is that hand (it kept it again, then the
+      // second way back to the session cut the first short)
+      if (form.hasAttribute("data-keeping")) return;
+      form.setAttribute("data-keeping", "");
       TonkOutbox.add({key: once.value, session: +recordPath[1], account: account,
                       fields: fields, summary: summary}).then(function () {
         if (navigator.serviceWorker && navigator.serviceWorker.ready) {
@@ -186,9 +190,12 @@
         location.href = "/sessions/" + recordPath[1];
       }, function () {
         form.removeAttribute("data-sending");
+        form.removeAttribute("data-keeping");
         window.alert(say("not-kept"));
       });
     });
+    // (back to the form, as the browser kept it: it may keep another hand)
+    window.addEventListener("pageshow", function () { form.removeAttribute("data-keeping"); });
   }
   function extra(f, name, value) {
     var input = f.querySelector('input[name="' + name + '"]');
