@@ -306,7 +306,7 @@ def event_json(event: Event) -> EventJson:
     drawn = len(event.round_rows)
     if playing is not None:
         state = "playing"
-    elif drawn >= event.rounds:
+    elif service.is_final(event):
         state = "finished"
     else:
         state = "checking_in" if drawn == 0 else "between_rounds"

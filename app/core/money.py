@@ -55,6 +55,11 @@ def parse_decimal(value: Any, error: type[TonkError], message: str | Message, fi
     return amount
 
 
+def plain_decimal(text: str) -> bool:
+    """Whether ``text`` is one decimal as :func:`parse_decimal` reads text (``"-4.50"``)."""
+    return _PLAIN.fullmatch(text) is not None
+
+
 def decimal_places(amount: Decimal) -> int:
     """How many decimal places ``amount`` needs (``0.250`` needs 2; ``1E+26`` none),
     exactly, whatever its size (no rounding context involved)."""

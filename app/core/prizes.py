@@ -22,8 +22,8 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from .errors import TonkError
-from .messages import Message, as_sent, reader_language
-from .money import format_money, parse_decimal
+from .messages import Message, as_sent
+from .money import parse_decimal, said_amount
 
 #: Most places an event pays.
 MAX_PRIZES = 50
@@ -126,9 +126,8 @@ def prize_list(fees: Decimal, house_share: Decimal, payout: Payout,
     pool = fees - house
     fixed = sum(payout.amounts, Decimal(0))
     if payout.kind == "fixed" and fixed > pool:
-        language = reader_language()
-        raise PrizeError(Message("prizes.over_pool", total=format_money(fixed, currency, language),
-                                 pool=format_money(pool, currency, language)), "prizes")
+        raise PrizeError(Message("prizes.over_pool", total=said_amount(fixed, currency, "money"),
+                                 pool=said_amount(pool, currency, "money")), "prizes")
 
     def worth(first: int, count: int) -> Decimal:
         """What the ``count`` places from place ``first + 1`` pay together: their fixed

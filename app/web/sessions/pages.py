@@ -110,9 +110,11 @@ from .result import result_picture, result_text
 T = TypeVar("T")
 
 
-def form_page(template: str, errors: Errors, **context: Any) -> ResponseReturnValue:
-    """A form page; 422 when it is shown again with errors."""
-    return render_template(template, errors=errors, **context), 422 if errors else 200
+def form_page(template: str, errors: Errors, status: int | None = None,
+              **context: Any) -> ResponseReturnValue:
+    """A form page; 422 when it is shown again with errors (``status``: another answer)."""
+    return render_template(template, errors=errors, **context), \
+        status or (422 if errors else 200)
 
 
 def open_session(session_id: int) -> GameSession:
@@ -343,15 +345,15 @@ def hand_form(gs: GameSession, rules: Rules, values: HandValues, errors: Errors,
     ``meanwhile``: the hand someone else recorded since the record form was opened."""
     names = hand_names(gs, correcting)
     use_currency(gs.currency)
-    return render_template(
-        "sessions/hand_form.html", errors=errors, gs=gs, values=values, correcting=correcting,
-        version=version, conflict=hand_detail(conflict) if conflict is not None else None,
+    return form_page(
+        "sessions/hand_form.html", errors, 409 if meanwhile is not None else None, gs=gs,
+        values=values, correcting=correcting, version=version,
+        conflict=hand_detail(conflict) if conflict is not None else None,
         meanwhile=hand_detail(meanwhile) if meanwhile is not None else None,
         side_bets=side_bet_lines(gs.side_bets_spec, names, values.side_bets),
         scoring=rules.scoring, keeper=keeper,
         phone=None if correcting or keeper else phone_table(gs),
-        **hand_fields_context(rules, names)), 409 if meanwhile is not None else \
-        422 if errors else 200
+        **hand_fields_context(rules, names))
 
 
 def typed_hand(gs: GameSession, rules: Rules, names: tuple[str, ...]

@@ -15,7 +15,7 @@ from flask_babel import format_percent
 from flask_babel import gettext as _
 from markupsafe import Markup
 
-from ...core.money import from_minor
+from ...core.money import from_minor, plain_decimal
 from ...core.placings import TIE_BREAKS, tie_break_words
 from ...core.rules import PRESETS
 from ...core.tableform import amount_text
@@ -55,9 +55,6 @@ def _field(field: str | None) -> str:
     return field if field in EVENT_FIELDS else "name"
 
 
-_PLAIN = re.compile(r"-?\d+(?:\.\d+)?")
-
-
 def _amounts(text: str) -> list[str]:
     """Prizes typed as a list, each read as a stake is (:func:`amount_text`): split at
     semicolons when there are any (``"0,5; 0,3; 0,2"``, as the German pages write them),
@@ -69,7 +66,7 @@ def _amounts(text: str) -> list[str]:
         parts = text.split(";")
     else:
         parts = re.split(r",\s+", text)
-        if len(parts) == 1 and not _PLAIN.fullmatch(amount_text(text)):
+        if len(parts) == 1 and not plain_decimal(amount_text(text)):
             parts = text.split(",")
     return [amount_text(p) for p in parts if p.strip()]
 
@@ -105,10 +102,10 @@ NEW_EVENT = {"table_size": "4", "rounds": "3", "hands_per_round": "8", "prize_ki
              "preset": "pagat"}
 
 
-def _values_of(event: Event) -> dict[str, str]:
-    """The event's settings as its form holds them (``preset`` empty: rules changed from
-    their preset, kept as they are unless another preset is chosen)."""
-    settings = service.settings_of(event)
+def _values_of(settings: dict[str, Any]) -> dict[str, str]:
+    """An event's settings (:func:`service.settings_of`) as its form holds them (``preset``
+    empty: rules changed from their preset, kept as they are unless another preset is
+    chosen)."""
     rules, prizes, ties = settings["rules"], settings["prizes"], settings["tie_breaks"]
     changed = set(rules) - {"preset", "scoring"}
     return {"name": settings["name"], "held_on": settings["held_on"],
@@ -127,8 +124,9 @@ def _values_of(event: Event) -> dict[str, str]:
 def _settings_page(event: Event | None) -> ResponseReturnValue:
     """A new event's form, or an event's settings (what its tables play under greyed out
     once a round is drawn); saved, the director's page."""
-    values = {**NEW_EVENT, "prizes": typed_list(["0.5", "0.3", "0.2"])} if event is None \
-        else _values_of(event)
+    shown = None if event is None else service.settings_of(event)  # (as they stand now)
+    values = {**NEW_EVENT, "prizes": typed_list(["0.5", "0.3", "0.2"])} if shown is None \
+        else _values_of(shown)
     locked = {"preset" if f == "rules" else f for f in service.TABLE_SETTINGS} \
         if event is not None and event.round_rows else set()
     final = event is not None and service.is_final(event)
@@ -139,8 +137,8 @@ def _settings_page(event: Event | None) -> ResponseReturnValue:
     meanwhile = None
     if request.method == "POST":
         read, errors = _event_from_form(request.form)
-        if event is not None:
-            meanwhile = changed_meanwhile(service.settings_of(event))
+        if shown is not None:
+            meanwhile = changed_meanwhile(shown)
         values = {**values, **{k: v for k, v in read["values"].items() if k not in locked}}
         spec = read["spec"]
         if event is not None and not values["preset"]:
@@ -165,7 +163,7 @@ def _settings_page(event: Event | None) -> ResponseReturnValue:
         tie_breaks=[(k, str(w)) for k, w in zip(TIE_BREAKS, tie_break_words(list(TIE_BREAKS)),
                                                  strict=True)],
         leagues=my_leagues(me()), known_presets=PRESETS, event=event,
-        locked=locked, final=final, seen=event and settings_mark(service.settings_of(event))), \
+        locked=locked, final=final, seen=shown and settings_mark(shown)), \
         409 if meanwhile else 422 if errors else 200
 
 
