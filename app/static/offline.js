@@ -155,11 +155,7 @@
     var lastKey = null, lastTyped = null;
     form.addEventListener("submit", function () {
       if (!once) return;
-      var typed = [];
-      new FormData(form).forEach(function (v, k) {
-        if (["once", "csrf_token", "after", "outbox_summary", "outbox_account"].indexOf(k) < 0) typed.push(k + "=" + v);
-      });
-      typed = typed.join("&");
+      var typed = window.TonkPage.typed(form);  // (tonk.js)
       if (lastKey === null || typed !== lastTyped) lastKey = uuid();
       lastTyped = typed;
       once.value = lastKey;

@@ -65,7 +65,18 @@
     return (say("problem-" + code, {player: row ? row.getAttribute("data-name") : "",
                                     option: label ? label.textContent.trim() : ""}) || code);
   }
-  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext, copy: copyText, problem: problemSaid};
+  // What was typed in a form, as text: the same form sent again unchanged is the same text.
+  // Not typed: its tokens, offline.js's outbox_ fields (what was entered) and "after" (what
+  // the page saw of the session when it was fetched).
+  function typedIn(form) {
+    var parts = [];
+    new FormData(form).forEach(function (v, k) {
+      if (k !== "once" && k !== "csrf_token" && k !== "after" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
+    });
+    return parts.join("&");
+  }
+  window.TonkPage = {words: wordsOf, el: el, sayNext: sayNext, copy: copyText, problem: problemSaid,
+                     typed: typedIn};
 
   function handForm(form, cfg) {
     var copies = {}, worth = {}, picker = null, current = null;
@@ -285,15 +296,7 @@
     var key = "tonk-sent:" + (form.getAttribute("action") || location.pathname);
     var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
     var back = nav && nav.type === "back_forward";
-    function typed() {
-      var parts = [];
-      new FormData(form).forEach(function (v, k) {
-        // (offline.js's outbox_ fields say what was entered, and "after" what the page saw
-        // of the session when it was fetched: not typed)
-        if (k !== "once" && k !== "csrf_token" && k !== "after" && k.indexOf("outbox_") !== 0) parts.push(k + "=" + v);
-      });
-      return parts.join("&");
-    }
+    function typed() { return typedIn(form); }
     form.addEventListener("submit", function () {
       var sent = null;
       try { sent = JSON.parse(sessionStorage.getItem(key)); } catch (e) { sent = null; }
